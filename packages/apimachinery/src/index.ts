@@ -15,3 +15,18 @@ export {
   tooMany,
 } from "./field-errors.js";
 export type { FieldError } from "./field-errors.js";
+export {
+  DNS1035LabelMaxLength,
+  DNS1123LabelMaxLength,
+  DNS1123SubdomainMaxLength,
+  LabelValueMaxLength,
+  QualifiedNameMaxLength,
+  isDNS1035Label,
+  isDNS1123Label,
+  isDNS1123Subdomain,
+  isEnvVarName,
+  isQualifiedName,
+  isValidLabelValue,
+  isValidPortName,
+  isValidPortNum,
+} from "./names.js";
