@@ -1,0 +1,82 @@
+// authentication.k8s.io/v1 and authorization.k8s.io/v1: the review kinds real clients post verbatim.
+import { AUTHN, AUTHZ, bool, gvk, kindSchema, link, object, str, strList, strListMap } from "./dsl.mjs";
+
+export const authSchemas = {
+  [`${AUTHN}TokenReview`]: kindSchema({
+    gvks: gvk("authentication.k8s.io", "v1", "TokenReview"),
+    description: "Asks the server to authenticate a bearer token. Not stored.",
+    properties: {
+      spec: link(`${AUTHN}TokenReviewSpec`, "The token to review."),
+      status: link(`${AUTHN}TokenReviewStatus`, "The result, filled in by the server."),
+    },
+    required: ["spec"],
+  }),
+  [`${AUTHN}TokenReviewSpec`]: object("The token to review.", {
+    token: str("The opaque bearer token."),
+    audiences: strList("Audiences the token must be valid for; the API server's audiences when empty."),
+  }),
+  [`${AUTHN}TokenReviewStatus`]: object("Result of a token review.", {
+    authenticated: bool("Whether the token is valid."),
+    user: link(`${AUTHN}UserInfo`, "The user the token belongs to."),
+    audiences: strList("Audiences the token is valid for, among those requested."),
+    error: str("Why the review could not be completed, if it could not."),
+  }),
+  [`${AUTHN}UserInfo`]: object("An authenticated user.", {
+    username: str("Name that uniquely identifies the user among all active users."),
+    uid: str("Identifier of the user that is unique across time."),
+    groups: strList("Groups the user belongs to."),
+    extra: strListMap("Extra information provided by the authenticator."),
+  }),
+  [`${AUTHN}SelfSubjectReview`]: kindSchema({
+    gvks: gvk("authentication.k8s.io", "v1", "SelfSubjectReview"),
+    description: "Returns the user the request was authenticated as (`kubectl auth whoami`). Not stored.",
+    properties: { status: link(`${AUTHN}SelfSubjectReviewStatus`, "The result, filled in by the server.") },
+  }),
+  [`${AUTHN}SelfSubjectReviewStatus`]: object("Result of a self-subject review.", {
+    userInfo: link(`${AUTHN}UserInfo`, "The user of the request."),
+  }),
+
+  [`${AUTHZ}SubjectAccessReview`]: kindSchema({
+    gvks: gvk("authorization.k8s.io", "v1", "SubjectAccessReview"),
+    description: "Asks whether a user or group may perform an action. Not stored.",
+    properties: {
+      spec: link(`${AUTHZ}SubjectAccessReviewSpec`, "The request to evaluate."),
+      status: link(`${AUTHZ}SubjectAccessReviewStatus`, "The decision, filled in by the server."),
+    },
+    required: ["spec"],
+  }),
+  [`${AUTHZ}SubjectAccessReviewSpec`]: object(
+    "The request to authorize: exactly one of resourceAttributes and nonResourceAttributes, and a user or groups.",
+    {
+      resourceAttributes: link(`${AUTHZ}ResourceAttributes`, "The request, when it is about a resource."),
+      nonResourceAttributes: link(`${AUTHZ}NonResourceAttributes`, "The request, when it is about a non-resource path."),
+      user: str("The user to evaluate."),
+      groups: strList("The groups to evaluate."),
+      extra: strListMap("Extra information of the user from the authenticator."),
+      uid: str("UID of the user."),
+    },
+  ),
+  [`${AUTHZ}SubjectAccessReviewStatus`]: object(
+    "An authorization decision.",
+    {
+      allowed: bool("Whether the action is allowed."),
+      denied: bool("Whether the action is explicitly denied; false when no authorizer had an opinion."),
+      reason: str("Why the action is allowed or denied."),
+      evaluationError: str("Errors met during evaluation, if any; the decision may still be meaningful."),
+    },
+    { required: ["allowed"] },
+  ),
+  [`${AUTHZ}ResourceAttributes`]: object("Attributes of a resource request.", {
+    namespace: str("Namespace of the action; empty for cluster-scoped resources or all namespaces."),
+    verb: str("Verb, such as get, list, watch, create, update, patch, delete, or `*`."),
+    group: str("API group of the resource; `*` for all."),
+    version: str("API version of the resource; `*` for all."),
+    resource: str("Resource, such as jobs; `*` for all."),
+    subresource: str("Subresource, such as status; empty for none."),
+    name: str("Name of the object; empty for all."),
+  }),
+  [`${AUTHZ}NonResourceAttributes`]: object("Attributes of a non-resource request.", {
+    path: str("URL path, such as /healthz."),
+    verb: str("HTTP verb in lowercase, such as get."),
+  }),
+};

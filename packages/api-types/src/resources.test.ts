@@ -1,0 +1,74 @@
+import { describe, expect, it } from "vitest";
+import { findResource, resources } from "./resources.js";
+
+describe("resources", () => {
+  it("lists the served resources with Kubernetes 1.23 discovery facts", () => {
+    const byPlural = Object.fromEntries(resources.map((r) => [r.plural, r]));
+    expect(Object.keys(byPlural).sort()).toEqual(["csidrivers", "csinodes", "events", "jobs", "namespaces", "nodes", "pods", "podtemplates"]);
+    expect(byPlural.jobs).toMatchObject({ group: "batch", kind: "Job", listKind: "JobList", singular: "job", namespaced: true, shortNames: [], categories: ["all"], subresources: ["status"] });
+    expect(byPlural.pods).toMatchObject({ group: "", shortNames: ["po"], categories: ["all"], subresources: ["status", "binding"] });
+    expect(byPlural.nodes).toMatchObject({ namespaced: false, shortNames: ["no"], subresources: ["status"] });
+    expect(byPlural.events).toMatchObject({ namespaced: true, shortNames: ["ev"] });
+    expect(byPlural.namespaces).toMatchObject({ namespaced: false, shortNames: ["ns"] });
+    expect(byPlural.namespaces?.verbs).not.toContain("deletecollection");
+    expect(byPlural.csidrivers).toMatchObject({ group: "storage.example.io", namespaced: false, shortNames: [], categories: [] });
+    expect(byPlural.csinodes).toMatchObject({ group: "storage.example.io", namespaced: false });
+    expect(byPlural.podtemplates).toMatchObject({ group: "", namespaced: true, categories: [] });
+    expect(byPlural.jobs?.verbs).toEqual(["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]);
+  });
+
+  it("keeps its invariants", () => {
+    for (const r of resources) {
+      expect(r.listKind).toBe(`${r.kind}List`);
+      expect(r.plural).toBe(r.plural.toLowerCase());
+      expect(r.singular).toBe(r.kind.toLowerCase());
+    }
+    const names = resources.flatMap((r) => [r.plural, r.singular, ...r.shortNames]);
+    expect(new Set(names).size).toBe(names.length);
+  });
+
+  it("is frozen, so no consumer can change it for the others", () => {
+    expect(Object.isFrozen(resources)).toBe(true);
+    for (const r of resources) {
+      expect(Object.isFrozen(r)).toBe(true);
+      expect(Object.isFrozen(r.shortNames)).toBe(true);
+      expect(Object.isFrozen(r.verbs)).toBe(true);
+    }
+    expect(() => (resources as unknown as unknown[]).push({})).toThrow(TypeError);
+  });
+});
+
+describe("findResource", () => {
+  it("resolves plural, singular and short names, in any case", () => {
+    expect(findResource("jobs")?.kind).toBe("Job");
+    expect(findResource("job")?.kind).toBe("Job");
+    expect(findResource("po")?.plural).toBe("pods");
+    expect(findResource("NS")?.kind).toBe("Namespace");
+    expect(findResource("CSIDrivers")?.kind).toBe("CSIDriver");
+  });
+
+  it("accepts resource.group and a separate group", () => {
+    expect(findResource("jobs.batch")?.kind).toBe("Job");
+    expect(findResource("csinodes.storage.example.io")?.kind).toBe("CSINode");
+    expect(findResource("jobs.apps")).toBeUndefined();
+    expect(findResource({ group: "", resource: "pods" })?.kind).toBe("Pod");
+    expect(findResource({ group: "batch", resource: "pods" })).toBeUndefined();
+    expect(findResource({ group: "batch", version: "v2", resource: "jobs" })).toBeUndefined();
+    expect(findResource({ group: "batch", version: "v1", resource: "jobs" })?.kind).toBe("Job");
+  });
+
+  it("finds by exact kind", () => {
+    expect(findResource({ kind: "CSINode" })?.plural).toBe("csinodes");
+    expect(findResource({ kind: "Job", group: "batch" })?.plural).toBe("jobs");
+    expect(findResource({ kind: "job" })).toBeUndefined();
+    expect(findResource({ kind: "Job", group: "" })).toBeUndefined();
+  });
+
+  it("returns undefined for unknown or empty names instead of throwing", () => {
+    expect(findResource("deployments")).toBeUndefined();
+    expect(findResource("")).toBeUndefined();
+    expect(findResource(".batch")).toBeUndefined();
+    expect(findResource({ resource: "" })).toBeUndefined();
+    expect(findResource({ kind: "" })).toBeUndefined();
+  });
+});
