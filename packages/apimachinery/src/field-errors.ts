@@ -5,8 +5,10 @@
  * Validators return `FieldError[]` and never throw; only the registry turns a non-empty list
  * into a 422 `Invalid` StatusError whose `details.causes` carry one cause per error.
  *
- * @see k8s.io/apimachinery/pkg/util/validation/field/errors.go
+ * @see staging/src/k8s.io/apimachinery/pkg/util/validation/field/errors.go
  */
+
+import { formatAggregate, goFloat, goQuote } from "./internal/go-format.js";
 
 /** The kinds of field error, named and worded as Kubernetes names them (`ErrorType`). */
 export const FieldErrorType = {
@@ -28,7 +30,7 @@ export const FieldErrorType = {
   TooMany: "FieldValueTooMany",
   /** `Internal error` — validation itself failed. */
   Internal: "InternalError",
-  /** `field not declared in schema` — used by strict field validation. */
+  /** `Invalid value` — the value does not have the schema's type for that field. */
   TypeInvalid: "FieldValueTypeInvalid",
 } as const;
 
@@ -39,7 +41,8 @@ export type FieldErrorType = (typeof FieldErrorType)[keyof typeof FieldErrorType
  * One validation problem.
  *
  * - `field`: dotted path with `[i]` for list indexes and `[key]` for map keys.
- * - `badValue`: the offending value (omitted for Required/Forbidden/TooMany as Kubernetes omits it).
+ * - `badValue`: the offending value. Kubernetes never prints it for Required, Forbidden, TooLong
+ *   and Internal errors; when the property is absent (or `undefined`) it is not printed either.
  * - `detail`: extra explanation, Kubernetes' wording where one exists; may be empty.
  */
 export interface FieldError {
@@ -64,9 +67,14 @@ const typeText: Record<FieldErrorType, string> = {
 
 /**
  * Renders the message Kubernetes gives a field error: `spec.parallelism: Invalid value: -1: must be
- * greater than or equal to 0`. Strings are quoted as Go's `%q` would; objects are JSON.
+ * greater than or equal to 0`. Strings are quoted as Go's `%q` does (`strconv.Quote`), numbers and
+ * booleans printed as Go's `%v`, non-empty lists of strings as Go's `[]string{"a", "b"}`, other
+ * values as JSON.
  *
- * @see k8s.io/apimachinery/pkg/util/validation/field/errors.go `(*Error).Error`
+ * @see staging/src/k8s.io/apimachinery/pkg/util/validation/field/errors.go `(*Error).Error`
+ * @example
+ * formatFieldError(invalid("spec.parallelism", -1, "must be greater than or equal to 0"))
+ * // 'spec.parallelism: Invalid value: -1: must be greater than or equal to 0'
  */
 export function formatFieldError(e: FieldError): string {
   return `${e.field}: ${formatFieldErrorBody(e)}`;
@@ -74,14 +82,17 @@ export function formatFieldError(e: FieldError): string {
 
 /**
  * The message without the leading field path (`Invalid value: -1: must be ...`): the form used in
- * a Status cause's `message`, whose `field` carries the path.
+ * a Status cause's `message`, whose `field` carries the path. As in Kubernetes 1.23 the bad value
+ * is left out for Required, Forbidden, TooLong and Internal errors.
+ *
+ * @see staging/src/k8s.io/apimachinery/pkg/util/validation/field/errors.go `(*Error).ErrorBody`
  */
 export function formatFieldErrorBody(e: FieldError): string {
   let s = typeText[e.type];
   const omitValue =
     e.type === FieldErrorType.Required ||
     e.type === FieldErrorType.Forbidden ||
-    e.type === FieldErrorType.TooMany ||
+    e.type === FieldErrorType.TooLong ||
     e.type === FieldErrorType.Internal ||
     e.badValue === undefined;
   if (!omitValue) s += `: ${formatBadValue(e.badValue)}`;
@@ -89,10 +100,23 @@ export function formatFieldErrorBody(e: FieldError): string {
   return s;
 }
 
+/**
+ * Joins field errors into one message the way Kubernetes' `ErrorList.ToAggregate().Error()` does:
+ * duplicate messages dropped, a single message as is, several as `[a, b]`, none as `""`.
+ *
+ * @see staging/src/k8s.io/apimachinery/pkg/util/errors/errors.go `aggregate.Error`
+ */
+export function formatFieldErrors(errs: readonly FieldError[]): string {
+  return formatAggregate(errs.map(formatFieldError));
+}
+
 function formatBadValue(v: unknown): string {
-  if (typeof v === "string") return JSON.stringify(v);
+  if (typeof v === "string") return goQuote(v);
+  // A non-empty list of strings is a Go []string, which %#v prints as []string{"a", "b"}.
+  if (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === "string")) return `[]string{${v.map(goQuote).join(", ")}}`;
   if (v === null) return "null";
-  if (typeof v === "number" || typeof v === "boolean" || typeof v === "bigint") return String(v);
+  if (typeof v === "number") return goFloat(v);
+  if (typeof v === "boolean" || typeof v === "bigint") return String(v);
   try {
     return JSON.stringify(v) ?? String(v);
   } catch {
@@ -115,7 +139,7 @@ export function invalid(field: string, badValue: unknown, detail: string): Field
  * `supported values: "Indexed", "NonIndexed"`.
  */
 export function notSupported(field: string, badValue: unknown, supported: readonly string[]): FieldError {
-  const detail = supported.length ? `supported values: ${supported.map((s) => JSON.stringify(s)).join(", ")}` : "";
+  const detail = supported.length ? `supported values: ${supported.map(goQuote).join(", ")}` : "";
   return { type: FieldErrorType.NotSupported, field, badValue, detail };
 }
 
@@ -129,12 +153,15 @@ export function forbidden(field: string, detail: string): FieldError {
   return { type: FieldErrorType.Forbidden, field, detail };
 }
 
-/** `Too long` at `field`: `must have at most <max> bytes` (or the given detail). */
+/**
+ * `Too long` at `field`: `must have at most <max> bytes` (`unit` replaces "bytes"). The value is
+ * kept on the error but, as in Kubernetes, not printed.
+ */
 export function tooLong(field: string, badValue: unknown, max: number, unit = "bytes"): FieldError {
   return { type: FieldErrorType.TooLong, field, badValue, detail: `must have at most ${max} ${unit}` };
 }
 
-/** `Too many` at `field`: `must have at most <max> items`. */
+/** `Too many` at `field`: `Too many: <actual>: must have at most <max> items`. */
 export function tooMany(field: string, actual: number, max: number): FieldError {
   return { type: FieldErrorType.TooMany, field, detail: `must have at most ${max} items`, badValue: actual };
 }

@@ -6,6 +6,7 @@ export {
   forbidden,
   formatFieldError,
   formatFieldErrorBody,
+  formatFieldErrors,
   internalError,
   invalid,
   notFound,
@@ -30,3 +31,97 @@ export {
   isValidPortName,
   isValidPortNum,
 } from "./names.js";
+export {
+  everythingSelector,
+  formatLabelSelector,
+  labelSelectorAsSelector,
+  newRequirement,
+  nothingSelector,
+  parseLabelSelector,
+  selectorFromRequirements,
+  selectorFromSet,
+} from "./label-selector.js";
+export type {
+  LabelRequirement,
+  LabelSelector,
+  LabelSelectorRequirement,
+  Labels,
+  SelectionOperator,
+  Selector,
+  SelectorResult,
+} from "./label-selector.js";
+export { escapeFieldSelectorValue, fieldSelectorFromSet, parseFieldSelector, unescapeFieldSelectorValue } from "./field-selector.js";
+export type { FieldRequirement, FieldSelectionOperator, FieldSelector, Fields } from "./field-selector.js";
+export {
+  StatusError,
+  errorToStatus,
+  internalErrorMessage,
+  isAlreadyExists,
+  isBadRequest,
+  isConflict,
+  isExpired,
+  isForbidden,
+  isGone,
+  isInternalError,
+  isInvalid,
+  isMethodNotSupported,
+  isNotFound,
+  isServerTimeout,
+  isServiceUnavailable,
+  isStatusError,
+  isTimeout,
+  isTooManyRequests,
+  isUnauthorized,
+  newAlreadyExists,
+  newBadRequest,
+  newConflict,
+  newForbidden,
+  newGenericServerResponse,
+  newGone,
+  newInternalError,
+  newInvalid,
+  newMethodNotSupported,
+  newNotAcceptable,
+  newNotFound,
+  newRequestEntityTooLarge,
+  newResourceExpired,
+  newServerTimeout,
+  newServiceUnavailable,
+  newTimeoutError,
+  newTooManyRequests,
+  newUnauthorized,
+  newUnsupportedMediaType,
+  optimisticLockErrorMessage,
+  qualifiedKind,
+  qualifiedResource,
+  reasonForError,
+  statusErrorFromObject,
+  statusReasonCodes,
+} from "./status-errors.js";
+export type { GroupKind, GroupResource, StatusBody, StatusCause, StatusDetails, StatusReason } from "./status-errors.js";
+export { PatchError, isPatchError } from "./patch-error.js";
+export type { PatchErrorReason } from "./patch-error.js";
+export { applyJSONPatch, maxJSONPatchOperations } from "./json-patch.js";
+export type { JSONPatchOperation } from "./json-patch.js";
+export { applyMergePatch, createMergePatch } from "./merge-patch.js";
+export { PatchSchemaError, emptyPatchSchema, patchSchemaFromOpenAPI } from "./patch-schema.js";
+export type { PatchField, PatchMeta, PatchSchema, PatchSchemaErrorReason, PatchSchemaOptions } from "./patch-schema.js";
+export { applyStrategicMergePatch } from "./strategic-merge-patch.js";
+export {
+  ContinueTokenError,
+  ResourceVersionError,
+  decodeContinue,
+  encodeContinue,
+  formatResourceVersion,
+  parseResourceVersion,
+} from "./resource-version.js";
+export type { ContinueToken, ResourceVersionErrorReason } from "./resource-version.js";
+export {
+  WatchDecodeError,
+  WatchEventDecoder,
+  decodeWatchStream,
+  formatWatchEvent,
+  isWatchEventType,
+  newBookmarkEvent,
+} from "./watch.js";
+export type { BookmarkObject, WatchDecodeErrorReason, WatchEvent, WatchEventDecoderOptions, WatchEventType } from "./watch.js";

@@ -2,7 +2,7 @@
  * Name and value syntax checks, with Kubernetes' error messages. Each returns the list of problems
  * (empty when valid) so callers can wrap them in field errors; none throws.
  *
- * @see k8s.io/apimachinery/pkg/util/validation/validation.go
+ * @see staging/src/k8s.io/apimachinery/pkg/util/validation/validation.go
  */
 
 const dns1123LabelFmt = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
@@ -28,25 +28,38 @@ export const QualifiedNameMaxLength = 63;
 /** Maximum length of a label value (63). */
 export const LabelValueMaxLength = 63;
 
+// Go's len(): strings are measured in UTF-8 bytes, as Kubernetes measures them.
+function byteLength(s: string): number {
+  return Buffer.byteLength(s, "utf8");
+}
+
 function maxLenError(n: number): string {
   return `must be no more than ${n} characters`;
 }
 
 function regexError(msg: string, fmt: string, ...examples: string[]): string {
-  let s = `${msg} (`;
-  if (examples.length > 0) {
-    s += `e.g. ${examples.map((e) => `'${e}'`).join(" or ")}, `;
-  }
+  if (examples.length === 0) return `${msg} (regex used for validation is '${fmt}')`;
+  // Kubernetes appends "'<example>', " per example and " or " between them, which yields the
+  // double space of "(e.g. 'my-name',  or '123-abc', regex used ...)"; kept verbatim.
+  let s = `${msg} (e.g. `;
+  examples.forEach((e, i) => {
+    if (i > 0) s += " or ";
+    s += `'${e}', `;
+  });
   return `${s}regex used for validation is '${fmt}')`;
 }
 
 /**
- * RFC 1123 label: lower-case alphanumerics and '-', starting and ending alphanumeric, at most 63.
- * @see k8s.io/apimachinery/pkg/util/validation/validation.go `IsDNS1123Label`
+ * RFC 1123 label: lower-case alphanumerics and '-', starting and ending alphanumeric, at most 63
+ * bytes. Used for namespace names and container names.
+ * @example
+ * isDNS1123Label("pi") // []
+ * isDNS1123Label("Pi") // ["a lowercase RFC 1123 label must consist of ... (e.g. 'my-name',  or '123-abc', regex used for validation is '...')"]
+ * @see staging/src/k8s.io/apimachinery/pkg/util/validation/validation.go `IsDNS1123Label`
  */
 export function isDNS1123Label(value: string): string[] {
   const errs: string[] = [];
-  if (value.length > DNS1123LabelMaxLength) errs.push(maxLenError(DNS1123LabelMaxLength));
+  if (byteLength(value) > DNS1123LabelMaxLength) errs.push(maxLenError(DNS1123LabelMaxLength));
   if (!dns1123LabelRe.test(value)) {
     errs.push(
       regexError(
@@ -62,11 +75,11 @@ export function isDNS1123Label(value: string): string[] {
 
 /**
  * RFC 1123 subdomain: dot-separated DNS-1123 labels, at most 253 characters.
- * @see k8s.io/apimachinery/pkg/util/validation/validation.go `IsDNS1123Subdomain`
+ * @see staging/src/k8s.io/apimachinery/pkg/util/validation/validation.go `IsDNS1123Subdomain`
  */
 export function isDNS1123Subdomain(value: string): string[] {
   const errs: string[] = [];
-  if (value.length > DNS1123SubdomainMaxLength) errs.push(maxLenError(DNS1123SubdomainMaxLength));
+  if (byteLength(value) > DNS1123SubdomainMaxLength) errs.push(maxLenError(DNS1123SubdomainMaxLength));
   if (!dns1123SubdomainRe.test(value)) {
     errs.push(
       regexError(
@@ -81,11 +94,11 @@ export function isDNS1123Subdomain(value: string): string[] {
 
 /**
  * RFC 1035 label: like a DNS-1123 label but starting with a letter.
- * @see k8s.io/apimachinery/pkg/util/validation/validation.go `IsDNS1035Label`
+ * @see staging/src/k8s.io/apimachinery/pkg/util/validation/validation.go `IsDNS1035Label`
  */
 export function isDNS1035Label(value: string): string[] {
   const errs: string[] = [];
-  if (value.length > DNS1035LabelMaxLength) errs.push(maxLenError(DNS1035LabelMaxLength));
+  if (byteLength(value) > DNS1035LabelMaxLength) errs.push(maxLenError(DNS1035LabelMaxLength));
   if (!dns1035LabelRe.test(value)) {
     errs.push(
       regexError(
@@ -103,7 +116,10 @@ export function isDNS1035Label(value: string): string[] {
  * Qualified name: an optional DNS-1123 subdomain prefix and '/', then a name of at most 63
  * characters of alphanumerics, '-', '_' and '.', starting and ending alphanumeric. Used for label
  * keys, annotation keys and finalizers.
- * @see k8s.io/apimachinery/pkg/util/validation/validation.go `IsQualifiedName`
+ * @example
+ * isQualifiedName("batch.example.io/job-completion-index") // []
+ * isQualifiedName("a/b/c") // ["a qualified name must consist of ... with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
+ * @see staging/src/k8s.io/apimachinery/pkg/util/validation/validation.go `IsQualifiedName`
  */
 export function isQualifiedName(value: string): string[] {
   const errs: string[] = [];
@@ -132,10 +148,10 @@ export function isQualifiedName(value: string): string[] {
   }
   if (name.length === 0) {
     errs.push("name part must be non-empty");
-  } else if (name.length > QualifiedNameMaxLength) {
+  } else if (byteLength(name) > QualifiedNameMaxLength) {
     errs.push(`name part ${maxLenError(QualifiedNameMaxLength)}`);
   }
-  if (name.length > 0 && !qualifiedNameRe.test(name)) {
+  if (!qualifiedNameRe.test(name)) {
     errs.push(
       "name part " +
         regexError(
@@ -153,11 +169,11 @@ export function isQualifiedName(value: string): string[] {
 /**
  * Label value: empty, or at most 63 characters of alphanumerics, '-', '_' and '.', starting and
  * ending alphanumeric.
- * @see k8s.io/apimachinery/pkg/util/validation/validation.go `IsValidLabelValue`
+ * @see staging/src/k8s.io/apimachinery/pkg/util/validation/validation.go `IsValidLabelValue`
  */
 export function isValidLabelValue(value: string): string[] {
   const errs: string[] = [];
-  if (value.length > LabelValueMaxLength) errs.push(maxLenError(LabelValueMaxLength));
+  if (byteLength(value) > LabelValueMaxLength) errs.push(maxLenError(LabelValueMaxLength));
   if (!labelValueRe.test(value)) {
     errs.push(
       regexError(
@@ -173,9 +189,10 @@ export function isValidLabelValue(value: string): string[] {
 }
 
 /**
- * C identifier-ish environment variable name check Kubernetes applies to `env[].name`:
- * printable ASCII without '=' (1.23 relaxed rule), not empty.
- * @see k8s.io/apimachinery/pkg/util/validation/validation.go `IsEnvVarName`
+ * Environment variable name check Kubernetes 1.23 applies to `env[].name`: letters, digits, '_',
+ * '-' and '.', not starting with a digit, and not '.', '..' or starting with '..'. (The relaxed
+ * "printable ASCII" rule is a later Kubernetes feature gate and is not applied.)
+ * @see staging/src/k8s.io/apimachinery/pkg/util/validation/validation.go `IsEnvVarName`
  */
 export function isEnvVarName(value: string): string[] {
   const errs: string[] = [];
@@ -198,7 +215,7 @@ export function isEnvVarName(value: string): string[] {
 
 /**
  * Port number in [1, 65535].
- * @see k8s.io/apimachinery/pkg/util/validation/validation.go `IsValidPortNum`
+ * @see staging/src/k8s.io/apimachinery/pkg/util/validation/validation.go `IsValidPortNum`
  */
 export function isValidPortNum(port: number): string[] {
   if (Number.isInteger(port) && port >= 1 && port <= 65535) return [];
@@ -207,14 +224,16 @@ export function isValidPortNum(port: number): string[] {
 
 /**
  * IANA service port name (used for named container ports): at most 15 characters, lower-case
- * alphanumerics and '-', at least one letter, no leading/trailing or double '-'.
- * @see k8s.io/apimachinery/pkg/util/validation/validation.go `IsValidPortName`
+ * alphanumerics and '-', at least one letter, no leading/trailing or double '-'. Every broken rule
+ * adds its own message.
+ * @see staging/src/k8s.io/apimachinery/pkg/util/validation/validation.go `IsValidPortName`
  */
 export function isValidPortName(port: string): string[] {
   const errs: string[] = [];
-  if (port.length > 15) errs.push(maxLenError(15));
+  if (byteLength(port) > 15) errs.push(maxLenError(15));
   if (!/^[-a-z0-9]+$/.test(port)) errs.push("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)");
-  if (!/[a-z]/.test(port)) errs.push("must contain at least one letter (a-z)");
+  // Kubernetes 1.23 checks for a letter but words the message "letter or number" (fixed in 1.24).
+  if (!/[a-z]/.test(port)) errs.push("must contain at least one letter or number (a-z, 0-9)");
   if (port.includes("--")) errs.push("must not contain consecutive hyphens");
   if (port.length > 0 && (port.startsWith("-") || port.endsWith("-"))) errs.push("must not begin or end with a hyphen");
   return errs;
