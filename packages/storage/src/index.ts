@@ -1,1 +1,36 @@
-export {};
+/**
+ * @skiff/storage: the MVCC storage interface of the Skiff apiserver and its backends.
+ *
+ * @see staging/src/k8s.io/apiserver/pkg/storage/interfaces.go
+ */
+export { StorageError, StorageErrorCode, isStorageError } from "./errors.js";
+export type { StorageErrorInit } from "./errors.js";
+export type {
+  DeleteOptions,
+  DeleteResult,
+  GetOptions,
+  GuaranteedUpdateOptions,
+  ListContinue,
+  ListOptions,
+  ListResult,
+  Preconditions,
+  ResourceVersionMatch,
+  Revision,
+  Storage,
+  StoragePredicate,
+  StoredObject,
+  StoredObjectMeta,
+  UpdateFunc,
+  WatchBookmarkEvent,
+  WatchChangeEvent,
+  WatchErrorEvent,
+  WatchEvent,
+  WatchEventType,
+  WatchOptions,
+  Watcher,
+  WriteResult,
+} from "./types.js";
+export { MemoryStorage } from "./memory-storage.js";
+export type { MemoryStorageOptions } from "./memory-storage.js";
+export { SqliteStorage, openSqliteStorage, sqliteFileName } from "./sqlite-storage.js";
+export type { SqliteStorageOptions } from "./sqlite-storage.js";

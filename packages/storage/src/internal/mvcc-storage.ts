@@ -1,0 +1,390 @@
+import { StorageError } from "../errors.js";
+import type {
+  DeleteOptions,
+  DeleteResult,
+  GetOptions,
+  GuaranteedUpdateOptions,
+  ListContinue,
+  ListOptions,
+  ListResult,
+  Preconditions,
+  ResourceVersionMatch,
+  Revision,
+  Storage,
+  StoredObject,
+  UpdateFunc,
+  WatchOptions,
+  Watcher,
+  WriteResult,
+} from "../types.js";
+import { decodeObject, encodeObject } from "./codec.js";
+import type { ChangeRow, Entry, MvccEngine } from "./engine.js";
+import type { KeyRange } from "./keys.js";
+import { assertKey, directoryPrefix, exactRange, inRange, prefixRange } from "./keys.js";
+import { parseRevisionOption } from "./revision.js";
+import { LogWatcher, SharedChange } from "./watcher.js";
+
+/** Options shared by the log-backed storages (SQLite, memory). */
+export interface MvccStorageOptions {
+  /**
+   * How often the compactor runs, in milliseconds; 0 disables it. Each run compacts to the
+   * revision seen at the previous run (Kubernetes' apiserver compacts every 5 minutes the same
+   * way, so about one interval of history is kept), or to `current - retainRevisions` when that
+   * is set.
+   * @defaultValue 300000
+   */
+  readonly compactionIntervalMs?: number;
+  /** Keep this many revisions of history at each compaction run instead of one interval's worth. */
+  readonly retainRevisions?: number;
+  /**
+   * Events a live watcher may have queued but not consumed before it falls back to reading the
+   * log (it then misses nothing unless compaction overtakes it).
+   * @defaultValue 1000
+   */
+  readonly watchBufferSize?: number;
+}
+
+interface ReadPoint {
+  readonly revision: number;
+  /** False when reading the latest state (revision = current). */
+  readonly historical: boolean;
+}
+
+const defaultCompactionIntervalMs = 300_000;
+const defaultBookmarkIntervalMs = 60_000;
+
+/**
+ * The storage interface implemented once over a synchronous {@link MvccEngine}: revision
+ * resolution, preconditions, compare-and-swap retries, pagination, watch fan-out, compaction timer.
+ */
+export abstract class MvccStorage implements Storage {
+  readonly #engine: MvccEngine;
+  readonly #watchers = new Set<LogWatcher>();
+  readonly #bufferSize: number;
+  #closed = false;
+  #compactionTimer: ReturnType<typeof setInterval> | undefined;
+  #compacting: Promise<number> | undefined;
+
+  protected constructor(engine: MvccEngine, options: MvccStorageOptions) {
+    this.#engine = engine;
+    this.#bufferSize = positiveInteger(options.watchBufferSize, 1000, "watchBufferSize");
+    const intervalMs = options.compactionIntervalMs ?? defaultCompactionIntervalMs;
+    if (!Number.isFinite(intervalMs) || intervalMs < 0) throw new RangeError(`compactionIntervalMs must be >= 0, got ${intervalMs}`);
+    const retain = options.retainRevisions;
+    if (retain !== undefined && !(Number.isSafeInteger(retain) && retain >= 0)) {
+      throw new RangeError(`retainRevisions must be a non-negative integer, got ${retain}`);
+    }
+    if (intervalMs > 0) {
+      let previous = engine.currentRevision;
+      this.#compactionTimer = setInterval(() => {
+        if (this.#closed) return;
+        const current = this.#engine.currentRevision;
+        const target = retain === undefined ? previous : current - retain;
+        previous = current;
+        if (target > this.#engine.compactedRevision) {
+          this.compact(target).catch(() => {
+            // The next run retries; a closed store stops the timer.
+          });
+        }
+      }, intervalMs);
+      this.#compactionTimer.unref?.();
+    }
+  }
+
+  /** The compaction horizon: reads below it fail with `ResourceVersionExpired`. 0 if never compacted. */
+  compactedRevision(): Revision {
+    return this.#engine.compactedRevision;
+  }
+
+  /** Number of watchers currently registered (for tests and metrics). */
+  watcherCount(): number {
+    return this.#watchers.size;
+  }
+
+  async create(key: string, object: StoredObject): Promise<WriteResult> {
+    const engine = this.#open();
+    assertKey(key);
+    const value = encodeObject(key, object, true);
+    const result = engine.commit(key, value, 0);
+    if (!result.ok) throw new StorageError("KeyExists", { key });
+    this.#dispatch(result.change);
+    return { object: decodeObject(value, result.change.revision), revision: result.change.revision };
+  }
+
+  get(key: string, options?: GetOptions & { readonly ignoreNotFound?: false }): Promise<StoredObject>;
+  get(key: string, options: GetOptions): Promise<StoredObject | null>;
+  async get(key: string, options: GetOptions = {}): Promise<StoredObject | null> {
+    const engine = this.#open();
+    assertKey(key);
+    const point = this.#readPoint(key, options.resourceVersion, options.resourceVersionMatch, false);
+    const entry = point.historical ? engine.getAt(key, point.revision) : engine.getLatest(key);
+    if (entry === undefined) {
+      if (options.ignoreNotFound === true) return null;
+      throw new StorageError("KeyNotFound", { key });
+    }
+    return decodeObject(entry.value, entry.revision);
+  }
+
+  async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
+    const engine = this.#open();
+    const range = prefixRange(directoryPrefix(prefix));
+    const limit = options.limit ?? 0;
+    if (!Number.isSafeInteger(limit) || limit < 0) {
+      throw new StorageError("InvalidError", { key: prefix, detail: `invalid limit: ${limit}` });
+    }
+    let point: ReadPoint;
+    let start = range.start;
+    if (options.continue !== undefined) {
+      const cont = options.continue;
+      const rv = parseRevisionOption(options.resourceVersion, prefix);
+      if (rv !== undefined && rv !== 0) {
+        throw new StorageError("InvalidError", { key: prefix, detail: "specifying resource version is not allowed when using continue" });
+      }
+      if (typeof cont.startKey !== "string" || !inRange(cont.startKey, range) || !Number.isSafeInteger(cont.revision) || cont.revision <= 0) {
+        throw new StorageError("InvalidError", { key: prefix, detail: `continue key is not valid: ${JSON.stringify(cont.startKey)}` });
+      }
+      point = this.#exact(prefix, cont.revision);
+      start = cont.startKey;
+    } else {
+      point = this.#readPoint(prefix, options.resourceVersion, options.resourceVersionMatch, limit > 0);
+    }
+
+    const predicate = options.predicate;
+    const read = (from: string, n: number): Entry[] => {
+      const r: KeyRange = { start: from, end: range.end };
+      return point.historical ? engine.listAt(r, point.revision, n) : engine.listLatest(r, n);
+    };
+    const items: StoredObject[] = [];
+    let lastKey: string | undefined;
+    let more = false;
+    const batch = limit === 0 ? 0 : predicate === undefined ? limit + 1 : Math.max(limit, 128);
+    let cursor = start;
+    for (;;) {
+      const rows = read(cursor, batch);
+      for (const row of rows) {
+        if (limit > 0 && items.length >= limit) {
+          more = true;
+          break;
+        }
+        lastKey = row.key;
+        const object = decodeObject(row.value, row.revision);
+        if (predicate === undefined || predicate(object)) items.push(object);
+      }
+      if (more || batch === 0 || rows.length < batch || lastKey === undefined) break;
+      cursor = `${lastKey}\u0000`;
+    }
+    if (!more || lastKey === undefined) return { items, revision: point.revision };
+    const next: ListContinue = { startKey: `${lastKey}\u0000`, revision: point.revision };
+    if (predicate !== undefined) return { items, revision: point.revision, continue: next };
+    const rest: KeyRange = { start: next.startKey, end: range.end };
+    const remainingItemCount = point.historical ? engine.countAt(rest, point.revision) : engine.countLatest(rest);
+    return { items, revision: point.revision, continue: next, remainingItemCount };
+  }
+
+  async guaranteedUpdate(key: string, tryUpdate: UpdateFunc, options: GuaranteedUpdateOptions = {}): Promise<WriteResult> {
+    assertKey(key);
+    for (;;) {
+      const engine = this.#open();
+      const current = engine.getLatest(key);
+      if (current === undefined && options.ignoreNotFound !== true) throw new StorageError("KeyNotFound", { key });
+      const input: StoredObject = current === undefined ? {} : decodeObject(current.value, current.revision);
+      if (options.preconditions !== undefined) checkPreconditions(key, options.preconditions, input);
+      const expected = current?.revision ?? 0;
+      const updated = await tryUpdate(input, { revision: expected });
+      const value = encodeObject(key, updated, false);
+      const engineNow = this.#open();
+      if (current !== undefined && value === current.value) {
+        // No change: keep the revision, unless the object moved on while tryUpdate ran.
+        if (engineNow.getLatest(key)?.revision === current.revision) {
+          return { object: decodeObject(current.value, current.revision), revision: current.revision };
+        }
+        continue;
+      }
+      const result = engineNow.commit(key, value, expected);
+      if (!result.ok) continue;
+      this.#dispatch(result.change);
+      return { object: decodeObject(value, result.change.revision), revision: result.change.revision };
+    }
+  }
+
+  async delete(key: string, options: DeleteOptions = {}): Promise<DeleteResult> {
+    assertKey(key);
+    for (;;) {
+      const engine = this.#open();
+      const current = engine.getLatest(key);
+      if (current === undefined) throw new StorageError("KeyNotFound", { key });
+      if (options.preconditions !== undefined) {
+        checkPreconditions(key, options.preconditions, decodeObject(current.value, current.revision));
+      }
+      if (options.validateDeletion !== undefined) {
+        await options.validateDeletion(decodeObject(current.value, current.revision));
+      }
+      const result = this.#open().commit(key, null, current.revision);
+      if (!result.ok) {
+        if (result.currentRevision === 0) throw new StorageError("KeyNotFound", { key });
+        continue;
+      }
+      this.#dispatch(result.change);
+      return { object: decodeObject(current.value, current.revision), revision: result.change.revision };
+    }
+  }
+
+  async watch(key: string, options: WatchOptions = {}): Promise<Watcher> {
+    const engine = this.#open();
+    const recursive = options.recursive === true;
+    const range = recursive ? prefixRange(directoryPrefix(key)) : exactRange(key);
+    const from = parseRevisionOption(options.resourceVersion, key);
+    let initial: Entry[] = [];
+    let startRevision: number;
+    if (from === undefined || from === 0) {
+      startRevision = engine.currentRevision;
+      if (recursive) initial = engine.listLatest(range, 0);
+      else {
+        const entry = engine.getLatest(key);
+        if (entry !== undefined) initial = [entry];
+      }
+    } else {
+      if (from < engine.compactedRevision) {
+        throw new StorageError("ResourceVersionExpired", { key, revision: from, compactedRevision: engine.compactedRevision });
+      }
+      startRevision = from;
+    }
+    let bookmarkIntervalMs: number | undefined;
+    if (options.allowBookmarks === true) {
+      bookmarkIntervalMs = options.bookmarkIntervalMs ?? defaultBookmarkIntervalMs;
+      if (!Number.isFinite(bookmarkIntervalMs) || bookmarkIntervalMs <= 0) {
+        throw new StorageError("InvalidError", { key, detail: `invalid bookmarkIntervalMs: ${bookmarkIntervalMs}` });
+      }
+    }
+    const watcher = new LogWatcher({
+      engine,
+      range,
+      predicate: options.predicate,
+      startRevision,
+      initial,
+      bufferSize: this.#bufferSize,
+      bookmarkIntervalMs,
+      onStop: (w) => this.#watchers.delete(w),
+    });
+    this.#watchers.add(watcher);
+    return watcher;
+  }
+
+  async currentRevision(): Promise<Revision> {
+    return this.#open().currentRevision;
+  }
+
+  async compact(revision: Revision): Promise<Revision> {
+    const engine = this.#open();
+    if (!Number.isSafeInteger(revision) || revision < 0) {
+      throw new StorageError("InvalidError", { detail: `invalid compaction revision: ${revision}` });
+    }
+    if (revision > engine.currentRevision) {
+      throw new StorageError("TooLargeResourceVersion", { revision, currentRevision: engine.currentRevision, retryAfterSeconds: 1 });
+    }
+    // One compaction at a time; a later target continues where the running one stops.
+    while (this.#compacting !== undefined) await this.#compacting;
+    if (revision <= engine.compactedRevision) return engine.compactedRevision;
+    const run = (async () => {
+      for (;;) {
+        const reached = this.#open().compactStep(revision);
+        if (reached >= revision) return reached;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+    })();
+    this.#compacting = run;
+    try {
+      return await run;
+    } finally {
+      this.#compacting = undefined;
+    }
+  }
+
+  async count(prefix: string): Promise<number> {
+    const engine = this.#open();
+    return engine.countLatest(prefixRange(directoryPrefix(prefix)));
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    if (this.#compacting !== undefined) await this.#compacting.catch(() => 0);
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#compactionTimer !== undefined) clearInterval(this.#compactionTimer);
+    for (const w of [...this.#watchers]) w.stop();
+    this.#engine.close();
+  }
+
+  #open(): MvccEngine {
+    if (this.#closed) throw new StorageError("Unreachable", { detail: "storage is closed" });
+    return this.#engine;
+  }
+
+  #dispatch(row: ChangeRow): void {
+    if (this.#watchers.size === 0) return;
+    const change = new SharedChange(row);
+    for (const w of this.#watchers) w.notify(change);
+  }
+
+  #exact(key: string, revision: number): ReadPoint {
+    const engine = this.#engine;
+    const current = engine.currentRevision;
+    if (revision > current) {
+      throw new StorageError("TooLargeResourceVersion", { key, revision, currentRevision: current, retryAfterSeconds: 1 });
+    }
+    if (revision < engine.compactedRevision) {
+      throw new StorageError("ResourceVersionExpired", { key, revision, compactedRevision: engine.compactedRevision });
+    }
+    return { revision, historical: revision !== current };
+  }
+
+  /** Kubernetes 1.23 resourceVersion/resourceVersionMatch semantics (etcd3 store Get and List). */
+  #readPoint(key: string, rv: string | number | undefined, match: ResourceVersionMatch | undefined, exactWhenUnmatched: boolean): ReadPoint {
+    const engine = this.#engine;
+    const current = engine.currentRevision;
+    const revision = parseRevisionOption(rv, key);
+    const latest: ReadPoint = { revision: current, historical: false };
+    const notOlderThan = (r: number): ReadPoint => {
+      if (r > current) throw new StorageError("TooLargeResourceVersion", { key, revision: r, currentRevision: current, retryAfterSeconds: 1 });
+      return latest;
+    };
+    switch (match) {
+      case "Exact":
+        if (revision === undefined || revision === 0) {
+          throw new StorageError("InvalidError", { key, detail: `resourceVersionMatch "Exact" needs a non-zero resourceVersion` });
+        }
+        return this.#exact(key, revision);
+      case "NotOlderThan":
+        return notOlderThan(revision ?? 0);
+      case undefined:
+        if (revision === undefined || revision === 0) return latest;
+        return exactWhenUnmatched ? this.#exact(key, revision) : notOlderThan(revision);
+      default:
+        throw new StorageError("InvalidError", { key, detail: `unknown resourceVersionMatch ${JSON.stringify(match)}` });
+    }
+  }
+}
+
+/** @see staging/src/k8s.io/apiserver/pkg/storage/interfaces.go `Preconditions.Check` */
+function checkPreconditions(key: string, preconditions: Preconditions, object: StoredObject): void {
+  const uid = typeof object.metadata?.uid === "string" ? object.metadata.uid : "";
+  if (preconditions.uid !== undefined && preconditions.uid !== uid) {
+    throw new StorageError("InvalidObj", {
+      key,
+      detail: `Precondition failed: UID in precondition: ${preconditions.uid}, UID in object meta: ${uid}`,
+    });
+  }
+  const rv = object.metadata?.resourceVersion ?? "";
+  if (preconditions.resourceVersion !== undefined && preconditions.resourceVersion !== rv) {
+    throw new StorageError("InvalidObj", {
+      key,
+      detail: `Precondition failed: ResourceVersion in precondition: ${preconditions.resourceVersion}, ResourceVersion in object meta: ${rv}`,
+    });
+  }
+}
+
+function positiveInteger(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value <= 0) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  return value;
+}

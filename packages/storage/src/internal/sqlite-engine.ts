@@ -1,0 +1,229 @@
+import type BetterSqlite3 from "better-sqlite3";
+import { StorageError } from "../errors.js";
+import type { ChangeRow, CommitResult, Entry, MvccEngine } from "./engine.js";
+import type { KeyRange } from "./keys.js";
+
+type Database = BetterSqlite3.Database;
+type Statement<P extends unknown[], R = unknown> = BetterSqlite3.Statement<P, R>;
+
+/** Schema version stored in `meta`; a file with a newer one is refused. */
+const schemaVersion = 1;
+/** Revisions compacted per transaction, so writers wait at most one short transaction. */
+const compactionChunk = 5_000;
+
+const schema = `
+CREATE TABLE IF NOT EXISTS log (
+  revision INTEGER PRIMARY KEY,
+  key TEXT NOT NULL,
+  value TEXT,
+  deleted INTEGER NOT NULL,
+  create_revision INTEGER NOT NULL,
+  prev_revision INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS log_key_revision ON log (key, revision);
+CREATE TABLE IF NOT EXISTS current (
+  key TEXT PRIMARY KEY,
+  revision INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS meta (
+  name TEXT PRIMARY KEY,
+  value INTEGER NOT NULL
+) WITHOUT ROWID;
+`;
+
+interface LatestRow {
+  key: string;
+  revision: number;
+  value: string;
+  create_revision: number;
+}
+
+interface HistoryRow {
+  key: string;
+  revision: number;
+  value: string | null;
+  deleted: number;
+}
+
+interface EventRow {
+  key: string;
+  revision: number;
+  value: string | null;
+  prev_revision: number;
+  prev_value: string | null;
+}
+
+/**
+ * The SQLite engine. `log` holds every retained version (a delete is a row with `deleted = 1`
+ * and a NULL value); `current` maps each live key to its latest revision; `meta` records the
+ * schema version and the compaction horizon, so `ResourceVersionExpired` survives a restart.
+ */
+export class SqliteEngine implements MvccEngine {
+  readonly #db: Database;
+  #revision: number;
+  #compacted: number;
+  readonly #s: {
+    latest: Statement<[string], LatestRow>;
+    at: Statement<[string, number], HistoryRow>;
+    listLatest: Statement<[string, string, number], LatestRow>;
+    listAt: Statement<[string, string, number, number], HistoryRow>;
+    countLatest: Statement<[string, string], { n: number }>;
+    countAt: Statement<[string, string, number], { n: number }>;
+    insert: Statement<[number, string, string | null, number, number, number]>;
+    upsertCurrent: Statement<[string, number]>;
+    deleteCurrent: Statement<[string]>;
+    events: Statement<[number, string, string, number], EventRow>;
+    compactSuperseded: Statement<[number, number]>;
+    compactTombstones: Statement<[number, number]>;
+    setMeta: Statement<[string, number]>;
+  };
+  readonly #commitTx: (key: string, value: string | null, expected: number) => CommitResult;
+  readonly #compactTx: (from: number, to: number) => void;
+
+  constructor(db: Database) {
+    this.#db = db;
+    db.exec(schema);
+    const meta = new Map(
+      (db.prepare("SELECT name, value FROM meta").all() as { name: string; value: number }[]).map((r) => [r.name, r.value]),
+    );
+    const version = meta.get("schema_version");
+    if (version !== undefined && version > schemaVersion) {
+      throw new StorageError("Unreachable", { detail: `storage file has schema version ${version}, this build reads up to ${schemaVersion}` });
+    }
+    const s = {
+      latest: db.prepare<[string], LatestRow>(
+        "SELECT c.key AS key, l.revision AS revision, l.value AS value, l.create_revision AS create_revision FROM current c JOIN log l ON l.revision = c.revision WHERE c.key = ?",
+      ),
+      at: db.prepare<[string, number], HistoryRow>(
+        "SELECT key, revision, value, deleted FROM log WHERE key = ? AND revision <= ? ORDER BY revision DESC LIMIT 1",
+      ),
+      listLatest: db.prepare<[string, string, number], LatestRow>(
+        "SELECT c.key AS key, l.revision AS revision, l.value AS value, l.create_revision AS create_revision FROM current c JOIN log l ON l.revision = c.revision WHERE c.key >= ? AND c.key < ? ORDER BY c.key LIMIT ?",
+      ),
+      // SQLite takes the bare columns of a MAX() aggregate from the row holding the maximum.
+      listAt: db.prepare<[string, string, number, number], HistoryRow>(
+        "SELECT key, value, deleted, MAX(revision) AS revision FROM log WHERE key >= ? AND key < ? AND revision <= ? GROUP BY key HAVING deleted = 0 ORDER BY key LIMIT ?",
+      ),
+      countLatest: db.prepare<[string, string], { n: number }>("SELECT COUNT(*) AS n FROM current WHERE key >= ? AND key < ?"),
+      countAt: db.prepare<[string, string, number], { n: number }>(
+        "SELECT COUNT(*) AS n FROM (SELECT deleted, MAX(revision) FROM log WHERE key >= ? AND key < ? AND revision <= ? GROUP BY key HAVING deleted = 0)",
+      ),
+      insert: db.prepare<[number, string, string | null, number, number, number]>(
+        "INSERT INTO log (revision, key, value, deleted, create_revision, prev_revision) VALUES (?, ?, ?, ?, ?, ?)",
+      ),
+      upsertCurrent: db.prepare<[string, number]>(
+        "INSERT INTO current (key, revision) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET revision = excluded.revision",
+      ),
+      deleteCurrent: db.prepare<[string]>("DELETE FROM current WHERE key = ?"),
+      events: db.prepare<[number, string, string, number], EventRow>(
+        "SELECT l.key AS key, l.revision AS revision, l.value AS value, l.prev_revision AS prev_revision, p.value AS prev_value FROM log l LEFT JOIN log p ON p.revision = l.prev_revision WHERE l.revision > ? AND l.key >= ? AND l.key < ? ORDER BY l.revision LIMIT ?",
+      ),
+      // A version is superseded at C when a later version of its key is at or below C: that later
+      // row names it in prev_revision. Tombstones at or below C go too.
+      compactSuperseded: db.prepare<[number, number]>(
+        "DELETE FROM log WHERE revision IN (SELECT prev_revision FROM log WHERE revision > ? AND revision <= ? AND prev_revision > 0)",
+      ),
+      compactTombstones: db.prepare<[number, number]>("DELETE FROM log WHERE revision > ? AND revision <= ? AND deleted = 1"),
+      setMeta: db.prepare<[string, number]>(
+        "INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+      ),
+    };
+    this.#s = s;
+    if (version === undefined) s.setMeta.run("schema_version", schemaVersion);
+    this.#compacted = meta.get("compacted_revision") ?? 0;
+    const maxRow = db.prepare("SELECT MAX(revision) AS m FROM log").get() as { m: number | null };
+    // Compaction may have removed the newest row (a tombstone), never revisions above the horizon.
+    this.#revision = Math.max(maxRow.m ?? 0, this.#compacted);
+
+    this.#commitTx = db.transaction((key: string, value: string | null, expected: number): CommitResult => {
+      const prev = s.latest.get(key);
+      const currentRevision = prev?.revision ?? 0;
+      if (currentRevision !== expected || (value === null && prev === undefined)) return { ok: false, currentRevision };
+      const revision = this.#revision + 1;
+      s.insert.run(revision, key, value, value === null ? 1 : 0, prev?.create_revision ?? revision, currentRevision);
+      if (value === null) s.deleteCurrent.run(key);
+      else s.upsertCurrent.run(key, revision);
+      return { ok: true, change: { key, revision, value, prevRevision: currentRevision, prevValue: prev?.value ?? null } };
+    });
+    this.#compactTx = db.transaction((from: number, to: number) => {
+      s.compactSuperseded.run(from, to);
+      s.compactTombstones.run(from, to);
+      s.setMeta.run("compacted_revision", to);
+    });
+  }
+
+  get currentRevision(): number {
+    return this.#revision;
+  }
+
+  get compactedRevision(): number {
+    return this.#compacted;
+  }
+
+  getLatest(key: string): Entry | undefined {
+    const row = this.#run(() => this.#s.latest.get(key));
+    return row === undefined ? undefined : { key: row.key, revision: row.revision, value: row.value };
+  }
+
+  getAt(key: string, revision: number): Entry | undefined {
+    const row = this.#run(() => this.#s.at.get(key, revision));
+    return row === undefined || row.deleted !== 0 ? undefined : { key: row.key, revision: row.revision, value: row.value as string };
+  }
+
+  listLatest(range: KeyRange, limit: number): Entry[] {
+    const rows = this.#run(() => this.#s.listLatest.all(range.start, range.end, limit > 0 ? limit : -1));
+    return rows.map((r) => ({ key: r.key, revision: r.revision, value: r.value }));
+  }
+
+  listAt(range: KeyRange, revision: number, limit: number): Entry[] {
+    const rows = this.#run(() => this.#s.listAt.all(range.start, range.end, revision, limit > 0 ? limit : -1));
+    return rows.map((r) => ({ key: r.key, revision: r.revision, value: r.value as string }));
+  }
+
+  countLatest(range: KeyRange): number {
+    return this.#run(() => (this.#s.countLatest.get(range.start, range.end) as { n: number }).n);
+  }
+
+  countAt(range: KeyRange, revision: number): number {
+    return this.#run(() => (this.#s.countAt.get(range.start, range.end, revision) as { n: number }).n);
+  }
+
+  commit(key: string, value: string | null, expectedRevision: number): CommitResult {
+    const result = this.#run(() => this.#commitTx(key, value, expectedRevision));
+    if (result.ok) this.#revision = result.change.revision;
+    return result;
+  }
+
+  readEvents(range: KeyRange, afterRevision: number, limit: number): ChangeRow[] {
+    const rows = this.#run(() => this.#s.events.all(afterRevision, range.start, range.end, limit));
+    return rows.map((r) => ({ key: r.key, revision: r.revision, value: r.value, prevRevision: r.prev_revision, prevValue: r.prev_value }));
+  }
+
+  compactStep(revision: number): number {
+    const target = Math.min(revision, this.#revision);
+    if (target <= this.#compacted) return this.#compacted;
+    const to = Math.min(target, this.#compacted + compactionChunk);
+    this.#run(() => this.#compactTx(this.#compacted, to));
+    this.#compacted = to;
+    return to;
+  }
+
+  close(): void {
+    if (!this.#db.open) return;
+    try {
+      this.#db.pragma("wal_checkpoint(TRUNCATE)");
+    } finally {
+      this.#db.close();
+    }
+  }
+
+  #run<T>(fn: () => T): T {
+    try {
+      return fn();
+    } catch (cause) {
+      if (cause instanceof StorageError) throw cause;
+      const code = (cause as { code?: unknown }).code;
+      throw new StorageError("Unreachable", { detail: `sqlite: ${String(code ?? "")} ${(cause as Error).message}`.trim(), cause });
+    }
+  }
+}
