@@ -1,0 +1,2 @@
+export { startProcessRuntime } from "./process-runtime.js";
+export type { ProcessRuntime, ProcessRuntimeOptions } from "./process-runtime.js";

@@ -1,0 +1,101 @@
+import { createHash } from "node:crypto";
+import type { Image, ImageFsInfoResponse, ImageSpec__Output, ImageStatusResponse, ListImagesResponse, PullImageResponse } from "@skiff/cri-api";
+import { nowNs } from "./clock.js";
+import { invalidArgument, notFound } from "./errors.js";
+import { defaultsForRepository, isImageId, parseImageReference, type ImageDefaults } from "./image-names.js";
+
+// Nothing is downloaded; every image claims this size (the kubelet rejects a size of 0).
+const imageSizeBytes = 1_048_576;
+
+export interface StoredImage {
+  id: string;
+  repoTags: string[];
+  repoDigests: string[];
+  /** Repository of the first name the image was pulled by, e.g. docker.io/library/busybox. */
+  repository: string;
+}
+
+/**
+ * Images "pulled" by name: PullImage records the normalised reference under the ID
+ * `sha256:<sha256 of the normalised name>`, so `busybox` and `docker.io/library/busybox:latest`
+ * are the same image, and any name succeeds without a registry.
+ */
+export class ImageStore {
+  private readonly byId = new Map<string, StoredImage>();
+  private readonly idByName = new Map<string, string>();
+
+  constructor(private readonly mountpoint: string) {}
+
+  pull(method: string, spec: ImageSpec__Output | null): PullImageResponse {
+    const name = spec?.image ?? "";
+    if (isImageId(name)) {
+      if (!this.byId.has(name)) throw notFound(method, `image ${name} not found: an image ID cannot be pulled`);
+      return { imageRef: name };
+    }
+    const parsed = parseImageReference(name);
+    if (!parsed.ok) throw invalidArgument(method, parsed.error);
+    const ref = parsed.value;
+    const id = `sha256:${createHash("sha256").update(ref.normalized).digest("hex")}`;
+    let image = this.byId.get(id);
+    if (!image) {
+      image = { id, repoTags: [], repoDigests: [], repository: ref.repository };
+      this.byId.set(id, image);
+    }
+    const names = ref.digest === undefined ? image.repoTags : image.repoDigests;
+    if (!names.includes(ref.normalized)) names.push(ref.normalized);
+    this.idByName.set(ref.normalized, id);
+    return { imageRef: id };
+  }
+
+  /** The image an ImageSpec names (ID, or any name that normalises to a pulled one). */
+  resolve(name: string): StoredImage | undefined {
+    if (isImageId(name)) return this.byId.get(name);
+    const parsed = parseImageReference(name);
+    if (!parsed.ok) return undefined;
+    const id = this.idByName.get(parsed.value.normalized);
+    return id === undefined ? undefined : this.byId.get(id);
+  }
+
+  defaults(image: StoredImage): ImageDefaults {
+    return defaultsForRepository(image.repository);
+  }
+
+  status(spec: ImageSpec__Output | null, verbose: boolean): ImageStatusResponse {
+    const image = this.resolve(spec?.image ?? "");
+    if (!image) return { image: null, info: {} };
+    return { image: toImage(image), info: verbose ? { info: JSON.stringify({ repository: image.repository }) } : {} };
+  }
+
+  list(filter: ImageSpec__Output | null): ListImagesResponse {
+    if (filter?.image) {
+      const image = this.resolve(filter.image);
+      return { images: image ? [toImage(image)] : [] };
+    }
+    return { images: [...this.byId.values()].map(toImage) };
+  }
+
+  /** Removes the image with all its names; unknown images are fine (idempotent). */
+  remove(spec: ImageSpec__Output | null): void {
+    const image = this.resolve(spec?.image ?? "");
+    if (!image) return;
+    this.byId.delete(image.id);
+    for (const name of [...image.repoTags, ...image.repoDigests]) this.idByName.delete(name);
+  }
+
+  fsInfo(): ImageFsInfoResponse {
+    return {
+      imageFilesystems: [
+        {
+          timestamp: nowNs().toString(),
+          fsId: { mountpoint: this.mountpoint },
+          usedBytes: { value: String(this.byId.size * imageSizeBytes) },
+          inodesUsed: { value: String(this.byId.size) },
+        },
+      ],
+    };
+  }
+}
+
+function toImage(image: StoredImage): Image {
+  return { id: image.id, repoTags: [...image.repoTags], repoDigests: [...image.repoDigests], size: String(imageSizeBytes), username: "" };
+}

@@ -1,0 +1,484 @@
+import { randomBytes } from "node:crypto";
+import { mkdir, rm, stat } from "node:fs/promises";
+import { hostname as hostHostname } from "node:os";
+import { isAbsolute, join } from "node:path";
+import { CRIError } from "@skiff/cri-api";
+import type {
+  Container as CRIContainer,
+  ContainerConfig__Output,
+  ContainerState__Output,
+  ContainerStatusRequest__Output,
+  ContainerStatusResponse,
+  CreateContainerRequest__Output,
+  CreateContainerResponse,
+  ExecSyncRequest__Output,
+  ExecSyncResponse,
+  ListContainersRequest__Output,
+  ListContainersResponse,
+  ListPodSandboxRequest__Output,
+  ListPodSandboxResponse,
+  NamespaceOption,
+  PodSandbox,
+  PodSandboxConfig__Output,
+  PodSandboxMetadata__Output,
+  PodSandboxState__Output,
+  PodSandboxStatusRequest__Output,
+  PodSandboxStatusResponse,
+  RunPodSandboxRequest__Output,
+  RunPodSandboxResponse,
+  StatusRequest__Output,
+  StatusResponse,
+  UpdateRuntimeConfigRequest__Output,
+  VersionRequest__Output,
+  VersionResponse,
+} from "@skiff/cri-api";
+import { nowNs } from "./clock.js";
+import { ContainerProcess, execCommand, killGroup, type ProcessExit } from "./container-process.js";
+import { alreadyExists, failedPrecondition, invalidArgument, notFound, unknownError } from "./errors.js";
+import { resolveArgv } from "./image-names.js";
+import type { ImageStore, StoredImage } from "./image-store.js";
+
+interface Sandbox {
+  id: string;
+  nameKey: string;
+  config: PodSandboxConfig__Output;
+  metadata: PodSandboxMetadata__Output;
+  state: PodSandboxState__Output;
+  createdAtNs: bigint;
+  runtimeHandler: string;
+  /** Per-sandbox scratch directory under the state dir; the default working directory. */
+  dir: string;
+  hostNetwork: boolean;
+}
+
+interface Container {
+  id: string;
+  sandbox: Sandbox;
+  config: ContainerConfig__Output;
+  image: StoredImage;
+  /** The image as ContainerStatus reports it: its first name, else what the config said. */
+  imageName: string;
+  argv: string[];
+  cwd: string;
+  env: Record<string, string>;
+  logPath: string;
+  state: ContainerState__Output;
+  createdAtNs: bigint;
+  startedAtNs: bigint;
+  finishedAtNs: bigint;
+  exitCode: number;
+  reason: string;
+  message: string;
+  starting: boolean;
+  removed: boolean;
+  process?: ContainerProcess;
+  execPids: Set<number>;
+}
+
+export interface RuntimeCoreOptions {
+  stateDir: string;
+  images: ImageStore;
+  log: (message: string) => void;
+}
+
+const defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+function newId(): string {
+  return randomBytes(32).toString("hex");
+}
+
+function matchesLabels(labels: Record<string, string>, selector: Record<string, string> | undefined): boolean {
+  if (!selector) return true;
+  for (const [key, value] of Object.entries(selector)) {
+    if (labels[key] !== value) return false;
+  }
+  return true;
+}
+
+function seconds(value: string | number): number {
+  const n = Number(value);
+  return Number.isFinite(n) && n > 0 ? n : 0;
+}
+
+function namespaceOptions(config: PodSandboxConfig__Output): NamespaceOption {
+  const ns = config.linux?.securityContext?.namespaceOptions;
+  return { network: ns?.network ?? "POD", pid: ns?.pid ?? "POD", ipc: ns?.ipc ?? "POD", targetId: ns?.targetId ?? "" };
+}
+
+/**
+ * The state and behaviour of the process runtime behind the gRPC handlers: sandboxes are records
+ * with a scratch directory, containers are host processes in their own process groups.
+ */
+export class RuntimeCore {
+  private readonly sandboxes = new Map<string, Sandbox>();
+  private readonly containers = new Map<string, Container>();
+  private podCidr = "";
+
+  constructor(private readonly options: RuntimeCoreOptions) {}
+
+  version(_req: VersionRequest__Output): VersionResponse {
+    return { version: "0.1.0", runtimeName: "skiff-process", runtimeVersion: "0.1.0", runtimeApiVersion: "v1" };
+  }
+
+  status(req: StatusRequest__Output): StatusResponse {
+    return {
+      status: {
+        conditions: [
+          { type: "RuntimeReady", status: true, reason: "", message: "" },
+          { type: "NetworkReady", status: true, reason: "", message: "" },
+        ],
+      },
+      info: req.verbose ? { config: JSON.stringify({ stateDir: this.options.stateDir, podCidr: this.podCidr }) } : {},
+    };
+  }
+
+  updateRuntimeConfig(req: UpdateRuntimeConfigRequest__Output): void {
+    this.podCidr = req.runtimeConfig?.networkConfig?.podCidr ?? "";
+  }
+
+  // --- sandboxes ------------------------------------------------------------------------------
+
+  async runPodSandbox(req: RunPodSandboxRequest__Output): Promise<RunPodSandboxResponse> {
+    const method = "RunPodSandbox";
+    const config = req.config;
+    if (!config) throw invalidArgument(method, "config is required");
+    const metadata = config.metadata;
+    if (!metadata || !metadata.name || !metadata.namespace || !metadata.uid) {
+      throw invalidArgument(method, "config.metadata with name, namespace and uid is required");
+    }
+    if (req.runtimeHandler !== "") {
+      throw invalidArgument(method, `unknown runtime handler ${JSON.stringify(req.runtimeHandler)}: only the default handler "" exists`);
+    }
+    const nameKey = `${metadata.name}_${metadata.namespace}_${metadata.uid}_${metadata.attempt}`;
+    for (const other of this.sandboxes.values()) {
+      if (other.nameKey === nameKey) throw alreadyExists(method, `sandbox name ${JSON.stringify(nameKey)} is reserved for ${other.id}`);
+    }
+    const id = newId();
+    const dir = join(this.options.stateDir, "sandboxes", id);
+    await mkdir(dir, { recursive: true });
+    const sandbox: Sandbox = {
+      id,
+      nameKey,
+      config,
+      metadata,
+      state: "SANDBOX_READY",
+      createdAtNs: nowNs(),
+      runtimeHandler: req.runtimeHandler,
+      dir,
+      hostNetwork: namespaceOptions(config).network === "NODE",
+    };
+    this.sandboxes.set(id, sandbox);
+    return { podSandboxId: id };
+  }
+
+  private getSandbox(method: string, id: string): Sandbox {
+    if (!id) throw invalidArgument(method, "pod_sandbox_id is required");
+    const sandbox = this.sandboxes.get(id);
+    if (!sandbox) throw notFound(method, `pod sandbox ${JSON.stringify(id)} not found`);
+    return sandbox;
+  }
+
+  async stopPodSandbox(id: string): Promise<void> {
+    const sandbox = this.getSandbox("StopPodSandbox", id);
+    await Promise.all([...this.containersOf(sandbox)].map((c) => this.kill(c)));
+    sandbox.state = "SANDBOX_NOTREADY";
+  }
+
+  async removePodSandbox(id: string): Promise<void> {
+    if (!id) throw invalidArgument("RemovePodSandbox", "pod_sandbox_id is required");
+    const sandbox = this.sandboxes.get(id);
+    if (!sandbox) return;
+    await Promise.all([...this.containersOf(sandbox)].map((c) => this.removeContainer(c.id)));
+    sandbox.state = "SANDBOX_NOTREADY";
+    this.sandboxes.delete(id);
+    await rm(sandbox.dir, { recursive: true, force: true });
+  }
+
+  podSandboxStatus(req: PodSandboxStatusRequest__Output): PodSandboxStatusResponse {
+    const sandbox = this.getSandbox("PodSandboxStatus", req.podSandboxId);
+    return {
+      status: {
+        id: sandbox.id,
+        metadata: sandbox.metadata,
+        state: sandbox.state,
+        createdAt: sandbox.createdAtNs.toString(),
+        network: { ip: sandbox.hostNetwork ? "" : "127.0.0.1", additionalIps: [] },
+        linux: { namespaces: { options: namespaceOptions(sandbox.config) } },
+        labels: sandbox.config.labels,
+        annotations: sandbox.config.annotations,
+        runtimeHandler: sandbox.runtimeHandler,
+      },
+      info: req.verbose ? { info: JSON.stringify({ dir: sandbox.dir, config: sandbox.config }) } : {},
+    };
+  }
+
+  listPodSandbox(req: ListPodSandboxRequest__Output): ListPodSandboxResponse {
+    const filter = req.filter;
+    const items: PodSandbox[] = [];
+    for (const s of this.sandboxes.values()) {
+      if (filter) {
+        if (filter.id && !s.id.startsWith(filter.id)) continue;
+        if (filter.state && filter.state.state !== s.state) continue;
+        if (!matchesLabels(s.config.labels, filter.labelSelector)) continue;
+      }
+      items.push({
+        id: s.id,
+        metadata: s.metadata,
+        state: s.state,
+        createdAt: s.createdAtNs.toString(),
+        labels: s.config.labels,
+        annotations: s.config.annotations,
+        runtimeHandler: s.runtimeHandler,
+      });
+    }
+    return { items };
+  }
+
+  private *containersOf(sandbox: Sandbox): Iterable<Container> {
+    for (const c of this.containers.values()) if (c.sandbox === sandbox) yield c;
+  }
+
+  // --- containers -----------------------------------------------------------------------------
+
+  createContainer(req: CreateContainerRequest__Output): CreateContainerResponse {
+    const method = "CreateContainer";
+    const config = req.config;
+    if (!config) throw invalidArgument(method, "config is required");
+    if (!config.metadata?.name) throw invalidArgument(method, "config.metadata.name is required");
+    if (!config.image?.image) throw invalidArgument(method, "config.image.image is required");
+    const sandbox = this.getSandbox(method, req.podSandboxId);
+    if (sandbox.state !== "SANDBOX_READY") throw failedPrecondition(method, `pod sandbox ${sandbox.id} is not ready`);
+    const image = this.options.images.resolve(config.image.image);
+    if (!image) throw notFound(method, `image ${JSON.stringify(config.image.image)} not found: pull it first`);
+    const argv = resolveArgv(config.command, config.args, this.options.images.defaults(image));
+    if (argv.length === 0) {
+      throw invalidArgument(method, `no command specified: image ${JSON.stringify(config.image.image)} has no default command here, set command or args`);
+    }
+    const { name, attempt } = config.metadata;
+    for (const other of this.containersOf(sandbox)) {
+      if (other.config.metadata?.name === name && other.config.metadata.attempt === attempt) {
+        throw alreadyExists(method, `container ${name} attempt ${attempt} already exists in sandbox ${sandbox.id} as ${other.id}`);
+      }
+    }
+    let logPath = "";
+    if (config.logPath) {
+      const logDirectory = sandbox.config.logDirectory;
+      if (!isAbsolute(config.logPath) && !logDirectory) {
+        throw invalidArgument(method, `log_path ${JSON.stringify(config.logPath)} is relative but the sandbox has no log_directory`);
+      }
+      logPath = isAbsolute(config.logPath) ? config.logPath : join(logDirectory, config.logPath);
+    }
+    const env: Record<string, string> = {
+      PATH: process.env.PATH ?? defaultPath,
+      HOSTNAME: sandbox.config.hostname || hostHostname(),
+    };
+    for (const { key, value } of config.envs) if (key) env[key] = value;
+    const id = newId();
+    this.containers.set(id, {
+      id,
+      sandbox,
+      config,
+      image,
+      imageName: image.repoTags[0] ?? image.repoDigests[0] ?? config.image.image,
+      argv,
+      cwd: config.workingDir || sandbox.dir,
+      env,
+      logPath,
+      state: "CONTAINER_CREATED",
+      createdAtNs: nowNs(),
+      startedAtNs: 0n,
+      finishedAtNs: 0n,
+      exitCode: 0,
+      reason: "",
+      message: "",
+      starting: false,
+      removed: false,
+      execPids: new Set(),
+    });
+    return { containerId: id };
+  }
+
+  private getContainer(method: string, id: string): Container {
+    if (!id) throw invalidArgument(method, "container_id is required");
+    const container = this.containers.get(id);
+    if (!container) throw notFound(method, `container ${JSON.stringify(id)} not found`);
+    return container;
+  }
+
+  async startContainer(id: string): Promise<void> {
+    const method = "StartContainer";
+    const c = this.getContainer(method, id);
+    if (c.state !== "CONTAINER_CREATED" || c.starting) {
+      throw failedPrecondition(method, `container ${id} is in ${c.starting ? "starting" : c.state} state, want CONTAINER_CREATED`);
+    }
+    if (c.sandbox.state !== "SANDBOX_READY") throw failedPrecondition(method, `pod sandbox ${c.sandbox.id} is not ready`);
+    c.starting = true;
+    const startedAtNs = nowNs();
+    let proc: ContainerProcess;
+    try {
+      const info = await stat(c.cwd).catch(() => undefined);
+      if (!info?.isDirectory()) throw new Error(`working directory ${JSON.stringify(c.cwd)} does not exist or is not a directory`);
+      proc = await ContainerProcess.start({ argv: c.argv, cwd: c.cwd, env: c.env, logPath: c.logPath });
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      Object.assign(c, { starting: false, state: "CONTAINER_EXITED", startedAtNs, finishedAtNs: nowNs(), exitCode: 128, reason: "StartError", message });
+      throw unknownError(method, `failed to start container ${id}: ${message}`, err);
+    }
+    c.starting = false;
+    c.process = proc;
+    c.startedAtNs = startedAtNs;
+    c.state = "CONTAINER_RUNNING";
+    void proc.exited.then((exit) => this.onExit(c, exit));
+    if (c.removed) {
+      proc.signal("SIGKILL");
+      throw notFound(method, `container ${id} was removed while starting`);
+    }
+  }
+
+  private onExit(c: Container, exit: ProcessExit): void {
+    for (const pid of c.execPids) killGroup(pid, "SIGKILL");
+    c.execPids.clear();
+    c.state = "CONTAINER_EXITED";
+    c.finishedAtNs = exit.finishedAtNs;
+    c.exitCode = exit.exitCode;
+    c.reason = exit.exitCode === 0 ? "Completed" : "Error";
+    c.message = exit.signal ? `killed by ${exit.signal}` : "";
+  }
+
+  async stopContainer(id: string, timeout: string | number): Promise<void> {
+    const c = this.getContainer("StopContainer", id);
+    const proc = c.process;
+    if (!proc || !proc.running) {
+      if (proc) await proc.exited;
+      return;
+    }
+    const graceMs = seconds(timeout) * 1000;
+    if (graceMs > 0) {
+      proc.signal("SIGTERM");
+      let timer: NodeJS.Timeout | undefined;
+      const expired = await Promise.race([
+        proc.exited.then(() => false),
+        new Promise<boolean>((resolve) => {
+          timer = setTimeout(() => resolve(true), graceMs);
+        }),
+      ]);
+      clearTimeout(timer);
+      if (!expired) return;
+    }
+    proc.signal("SIGKILL");
+    await proc.exited;
+  }
+
+  private async kill(c: Container): Promise<void> {
+    if (!c.process) return;
+    c.process.signal("SIGKILL");
+    await c.process.exited;
+  }
+
+  async removeContainer(id: string): Promise<void> {
+    if (!id) throw invalidArgument("RemoveContainer", "container_id is required");
+    const c = this.containers.get(id);
+    if (!c) return;
+    c.removed = true;
+    this.containers.delete(id);
+    await this.kill(c);
+  }
+
+  private toContainer(c: Container): CRIContainer {
+    return {
+      id: c.id,
+      podSandboxId: c.sandbox.id,
+      metadata: c.config.metadata,
+      image: { image: c.imageName, annotations: c.config.image?.annotations ?? {} },
+      imageRef: c.image.id,
+      state: c.state,
+      createdAt: c.createdAtNs.toString(),
+      labels: c.config.labels,
+      annotations: c.config.annotations,
+    };
+  }
+
+  listContainers(req: ListContainersRequest__Output): ListContainersResponse {
+    const filter = req.filter;
+    const containers: CRIContainer[] = [];
+    for (const c of this.containers.values()) {
+      if (filter) {
+        if (filter.id && !c.id.startsWith(filter.id)) continue;
+        if (filter.podSandboxId && !c.sandbox.id.startsWith(filter.podSandboxId)) continue;
+        if (filter.state && filter.state.state !== c.state) continue;
+        if (!matchesLabels(c.config.labels, filter.labelSelector)) continue;
+      }
+      containers.push(this.toContainer(c));
+    }
+    return { containers };
+  }
+
+  containerStatus(req: ContainerStatusRequest__Output): ContainerStatusResponse {
+    const c = this.getContainer("ContainerStatus", req.containerId);
+    return {
+      status: {
+        id: c.id,
+        metadata: c.config.metadata,
+        state: c.state,
+        createdAt: c.createdAtNs.toString(),
+        startedAt: c.startedAtNs.toString(),
+        finishedAt: c.finishedAtNs.toString(),
+        exitCode: c.exitCode,
+        image: { image: c.imageName, annotations: c.config.image?.annotations ?? {} },
+        imageRef: c.image.id,
+        reason: c.reason,
+        message: c.message,
+        labels: c.config.labels,
+        annotations: c.config.annotations,
+        mounts: c.config.mounts,
+        logPath: c.logPath,
+      },
+      info: req.verbose ? { info: JSON.stringify({ pid: c.process?.pid ?? 0, argv: c.argv, cwd: c.cwd, sandboxId: c.sandbox.id }) } : {},
+    };
+  }
+
+  async reopenContainerLog(id: string): Promise<void> {
+    const method = "ReopenContainerLog";
+    const c = this.getContainer(method, id);
+    if (c.state !== "CONTAINER_RUNNING" || !c.process?.running) throw failedPrecondition(method, `container ${id} is not running`);
+    await c.process.reopenLog();
+  }
+
+  async execSync(req: ExecSyncRequest__Output): Promise<ExecSyncResponse> {
+    const method = "ExecSync";
+    const c = this.getContainer(method, req.containerId);
+    if (req.cmd.length === 0) throw invalidArgument(method, "cmd is required");
+    if (c.state !== "CONTAINER_RUNNING") throw failedPrecondition(method, `container ${c.id} is in ${c.state} state, want CONTAINER_RUNNING`);
+    const timeoutSeconds = seconds(req.timeout);
+    let pid: number | undefined;
+    try {
+      const result = await execCommand(req.cmd, {
+        cwd: c.cwd,
+        env: c.env,
+        timeoutMs: timeoutSeconds * 1000,
+        onSpawn: (p) => {
+          pid = p;
+          c.execPids.add(p);
+        },
+      });
+      if (result.timedOut) {
+        throw new CRIError({ code: "DeadlineExceeded", method, details: `command ${JSON.stringify(req.cmd)} timed out after ${timeoutSeconds}s` });
+      }
+      return { stdout: result.stdout, stderr: result.stderr, exitCode: result.exitCode };
+    } catch (err) {
+      if (err instanceof CRIError) throw err;
+      throw unknownError(method, `failed to exec in container ${c.id}: ${err instanceof Error ? err.message : String(err)}`, err);
+    } finally {
+      if (pid !== undefined) c.execPids.delete(pid);
+    }
+  }
+
+  /** Kills every container (and exec) process and waits for them; used on shutdown. */
+  async killAll(): Promise<void> {
+    await Promise.all([...this.containers.values()].map((c) => this.kill(c)));
+  }
+
+  get containerCount(): number {
+    return this.containers.size;
+  }
+}

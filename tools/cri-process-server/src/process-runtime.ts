@@ -1,0 +1,113 @@
+import { Server, ServerCredentials } from "@grpc/grpc-js";
+import { connect } from "node:net";
+import { mkdir, rm, stat } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import { loadRuntimeProto } from "@skiff/cri-api";
+import { imageHandlers, runtimeHandlers } from "./internal/grpc-handlers.js";
+import { ImageStore } from "./internal/image-store.js";
+import { RuntimeCore } from "./internal/runtime-core.js";
+
+/** Options of {@link startProcessRuntime}. */
+export interface ProcessRuntimeOptions {
+  /** Unix socket to listen on; created (with its directory), a stale file replaced. */
+  socketPath: string;
+  /** Directory for per-sandbox scratch directories (the default working directory of containers). */
+  stateDir: string;
+  /**
+   * Receives one line per notable event (start, stop, internal errors).
+   * @defaultValue discards everything
+   */
+  log?: (message: string) => void;
+}
+
+/** A running process runtime. */
+export interface ProcessRuntime {
+  /** `unix://` + the socket path: what a CRI client or `--container-runtime-endpoint` takes. */
+  endpoint: string;
+  socketPath: string;
+  /**
+   * Stops serving, kills every container process group and removes the socket. Idempotent.
+   */
+  stop(): Promise<void>;
+}
+
+// sockaddr_un.sun_path is 108 bytes including the terminating NUL.
+const maxSocketPathBytes = 107;
+
+function socketInUse(path: string): Promise<boolean> {
+  return new Promise((resolvePromise) => {
+    const socket = connect(path);
+    socket.once("connect", () => {
+      socket.destroy();
+      resolvePromise(true);
+    });
+    socket.once("error", () => resolvePromise(false));
+  });
+}
+
+/**
+ * Starts a CRI runtime.v1 server on a unix socket that runs containers as plain host processes,
+ * for tests and simulated fleets (the same idea as the kubelet's fake remote runtime, but the
+ * commands really run). Each container runs `command + args` (or its image's default, known for
+ * busybox and pause) in its own process group, with the config's env and working directory, and
+ * its output in the CRI log format at `<log_directory>/<log_path>`. Images are records: any name
+ * pulls. There is no isolation: mounts, resources and security settings are recorded, not applied.
+ *
+ * @throws Error when the socket path is too long or another server answers on it.
+ * @see pkg/kubelet/cri/remote/fake/fake_runtime.go (the fake remote runtime it stands in for)
+ * @example
+ * ```ts
+ * const runtime = await startProcessRuntime({ socketPath: "/tmp/skiff/cri.sock", stateDir: "/tmp/skiff/state" });
+ * const rt = createRuntimeClient({ endpoint: runtime.endpoint, timeoutMs: 10_000 });
+ * // ...
+ * rt.close();
+ * await runtime.stop();
+ * ```
+ */
+export async function startProcessRuntime(options: ProcessRuntimeOptions): Promise<ProcessRuntime> {
+  const socketPath = resolve(options.socketPath);
+  const stateDir = resolve(options.stateDir);
+  const log = options.log ?? (() => {});
+  if (Buffer.byteLength(socketPath) > maxSocketPathBytes) {
+    throw new Error(`socket path ${socketPath} is longer than ${maxSocketPathBytes} bytes`);
+  }
+  await mkdir(join(stateDir, "sandboxes"), { recursive: true });
+  await mkdir(dirname(socketPath), { recursive: true });
+  if (await stat(socketPath).catch(() => undefined)) {
+    if (await socketInUse(socketPath)) throw new Error(`another server is listening on ${socketPath}`);
+    await rm(socketPath, { force: true });
+  }
+
+  const images = new ImageStore(join(stateDir, "images"));
+  const core = new RuntimeCore({ stateDir, images, log });
+  const proto = loadRuntimeProto();
+  const server = new Server();
+  server.addService(proto.RuntimeService, runtimeHandlers(core, log));
+  server.addService(proto.ImageService, imageHandlers(images, log));
+  const endpoint = `unix://${socketPath}`;
+  await new Promise<void>((resolvePromise, reject) => {
+    server.bindAsync(endpoint, ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolvePromise()));
+  });
+  log(`listening on ${endpoint}, state in ${stateDir}`);
+
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      await new Promise<void>((resolvePromise) => {
+        const timer = setTimeout(() => {
+          server.forceShutdown();
+          resolvePromise();
+        }, 2_000);
+        server.tryShutdown(() => {
+          clearTimeout(timer);
+          resolvePromise();
+        });
+      });
+      await core.killAll();
+      await rm(socketPath, { force: true });
+      log("stopped");
+    })();
+    return stopping;
+  };
+  return { endpoint, socketPath, stop };
+}
