@@ -1,0 +1,52 @@
+import type { CSIDriver, Event, Job, Namespace, Node, Pod, PodTemplate } from "@skiff/api-types";
+import { setEventDefaults, setNamespaceDefaults, setNodeDefaults, setPodDefaults, setPodTemplateDefaults } from "../core/index.js";
+import type { KindName, KindTypes } from "../schemas/index.js";
+import { setCSIDriverDefaults } from "./csidriver.js";
+import { setJobDefaults } from "./job.js";
+
+type Defaulter = (obj: never) => void;
+
+const defaulters: { readonly [K in KindName]?: (obj: KindTypes[K]) => void } = {
+  Job: (o: Job) => setJobDefaults(o),
+  CSIDriver: (o: CSIDriver) => setCSIDriverDefaults(o),
+  PodTemplate: (o: PodTemplate) => setPodTemplateDefaults(o),
+  Pod: (o: Pod) => setPodDefaults(o),
+  Node: (o: Node) => setNodeDefaults(o),
+  Namespace: (o: Namespace) => setNamespaceDefaults(o),
+  Event: (o: Event) => setEventDefaults(o),
+};
+
+const listItemKinds: { readonly [K in KindName]?: KindName } = {
+  JobList: "Job",
+  CSIDriverList: "CSIDriver",
+  CSINodeList: "CSINode",
+  PodTemplateList: "PodTemplate",
+  PodList: "Pod",
+  NodeList: "Node",
+  EventList: "Event",
+  NamespaceList: "Namespace",
+};
+
+/**
+ * Applies the defaults of `kind` to `obj`, mutating it in place (the single entry point the
+ * apiserver calls after decoding): Job → `setJobDefaults`, CSIDriver → `setCSIDriverDefaults`,
+ * PodTemplate → `setPodTemplateDefaults`, Pod → `setPodDefaults`, Node → `setNodeDefaults`,
+ * Namespace → `setNamespaceDefaults`, Event → `setEventDefaults`; list kinds default each item.
+ * CSINode, Binding and DeleteOptions have no defaults in 1.23 (no-op). Idempotent; never throws.
+ *
+ * @see pkg/apis/batch/v1/zz_generated.defaults.go, pkg/apis/storage/v1/zz_generated.defaults.go,
+ *   pkg/apis/core/v1/zz_generated.defaults.go (kubernetes/kubernetes, 1.23)
+ * @example
+ * const r = decodeObject("Job", body, { fieldValidation: "Strict" });
+ * if (r.ok) applyDefaults("Job", r.value); // r.value.spec.backoffLimit === 6
+ */
+export function applyDefaults<K extends KindName>(kind: K, obj: KindTypes[K]): void {
+  const itemKind = listItemKinds[kind];
+  if (itemKind !== undefined) {
+    const items = (obj as { items?: unknown }).items;
+    if (Array.isArray(items)) for (const item of items) applyDefaults(itemKind, item as never);
+    return;
+  }
+  const fn = defaulters[kind] as Defaulter | undefined;
+  fn?.(obj as never);
+}

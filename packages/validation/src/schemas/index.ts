@@ -1,0 +1,100 @@
+import type {
+  Binding,
+  CSIDriver,
+  CSIDriverList,
+  CSINode,
+  CSINodeList,
+  DeleteOptions,
+  Event,
+  EventList,
+  Job,
+  JobList,
+  Namespace,
+  NamespaceList,
+  Node,
+  NodeList,
+  Pod,
+  PodList,
+  PodTemplate,
+  PodTemplateList,
+} from "@skiff/api-types";
+import type { z } from "zod";
+import { jobListSchema, jobSchema } from "./batch.js";
+import {
+  bindingSchema,
+  eventListSchema,
+  eventSchema,
+  namespaceListSchema,
+  namespaceSchema,
+  nodeListSchema,
+  nodeSchema,
+  podListSchema,
+  podSchema,
+  podTemplateListSchema,
+  podTemplateSchema,
+} from "./core.js";
+import { deleteOptionsSchema } from "./meta.js";
+import { csiDriverListSchema, csiDriverSchema, csiNodeListSchema, csiNodeSchema } from "./storage.js";
+
+/**
+ * The TypeScript type (from `@skiff/api-types`) of each kind `decodeObject` and the schemas know:
+ * the served kinds, their lists, `Binding` (the `pods/binding` body) and `DeleteOptions`.
+ */
+export interface KindTypes {
+  Job: Job;
+  JobList: JobList;
+  CSIDriver: CSIDriver;
+  CSIDriverList: CSIDriverList;
+  CSINode: CSINode;
+  CSINodeList: CSINodeList;
+  PodTemplate: PodTemplate;
+  PodTemplateList: PodTemplateList;
+  Pod: Pod;
+  PodList: PodList;
+  Node: Node;
+  NodeList: NodeList;
+  Event: Event;
+  EventList: EventList;
+  Namespace: Namespace;
+  NamespaceList: NamespaceList;
+  Binding: Binding;
+  DeleteOptions: DeleteOptions;
+}
+
+/** A kind name `decodeObject` accepts: `"Job"`, `"JobList"`, `"CSIDriver"`, ..., `"DeleteOptions"`. */
+export type KindName = keyof KindTypes;
+
+/**
+ * The strict zod schema of every {@link KindName}: structural decode only (JSON types, integer
+ * ranges, RFC 3339 timestamps, quantity syntax); semantic rules live in the validators. Each schema
+ * is typed `satisfies z.ZodType<X>` against `@skiff/api-types`, so schemas and types cannot drift.
+ * Objects are strict: undeclared members are reported as unrecognized keys (see `decodeObject`).
+ *
+ * @example
+ * kindSchemas.Job.safeParse({ spec: { template: {} } }).success // true
+ */
+export const kindSchemas: { readonly [K in KindName]: z.ZodType<KindTypes[K]> } = {
+  Job: jobSchema,
+  JobList: jobListSchema,
+  CSIDriver: csiDriverSchema,
+  CSIDriverList: csiDriverListSchema,
+  CSINode: csiNodeSchema,
+  CSINodeList: csiNodeListSchema,
+  PodTemplate: podTemplateSchema,
+  PodTemplateList: podTemplateListSchema,
+  Pod: podSchema,
+  PodList: podListSchema,
+  Node: nodeSchema,
+  NodeList: nodeListSchema,
+  Event: eventSchema,
+  EventList: eventListSchema,
+  Namespace: namespaceSchema,
+  NamespaceList: namespaceListSchema,
+  Binding: bindingSchema,
+  DeleteOptions: deleteOptionsSchema,
+};
+
+/** Whether `name` is a {@link KindName}. */
+export function isKindName(name: string): name is KindName {
+  return Object.prototype.hasOwnProperty.call(kindSchemas, name);
+}

@@ -1,0 +1,134 @@
+import type { CSIDriver, CSINode, Job, Pod } from "@skiff/api-types";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { JobTrackingAnnotation } from "./batch/job.js";
+import { decodeObject } from "./decode.js";
+import { applyDefaults } from "./defaults/apply.js";
+import { defaultValidationOptions, validateObject, validateObjectUpdate, validateStatusUpdate } from "./validate.js";
+
+const uid = "8f1c0e9a-0000-4000-8000-000000000001";
+
+function generatedJob(name: string, spec: Omit<NonNullable<Job["spec"]>, "template" | "selector">, containers: string[], restartPolicy: "OnFailure" | "Never"): Job {
+  return {
+    apiVersion: "batch/v1",
+    kind: "Job",
+    metadata: { name, namespace: "default", uid, resourceVersion: "1" },
+    spec: {
+      ...spec,
+      selector: { matchLabels: { "controller-uid": uid } },
+      template: {
+        metadata: { labels: { "controller-uid": uid, "job-name": name } },
+        spec: { restartPolicy, containers: containers.map((c) => ({ name: c, image: `registry.example.io/${c}:1` })) },
+      },
+    },
+  };
+}
+
+describe("dispatchers", () => {
+  it("validateObject dispatches per kind", () => {
+    const job = generatedJob("pi", {}, ["pi"], "Never");
+    applyDefaults("Job", job);
+    expect(validateObject("Job", job)).toEqual([]);
+    const driver: CSIDriver = { metadata: { name: "Csi.Example" }, spec: {} };
+    expect(validateObject("CSIDriver", driver).map((e) => e.field)).toEqual([
+      "spec.attachRequired",
+      "spec.podInfoOnMount",
+      "spec.storageCapacity",
+    ]);
+    applyDefaults("CSIDriver", driver);
+    expect(validateObject("CSIDriver", driver)).toEqual([]);
+    const node: CSINode = { metadata: { name: "n1" }, spec: { drivers: [{ name: "d", nodeID: "x".repeat(200) }] } };
+    expect(validateObject("CSINode", node)).toEqual([]);
+    expect(validateObject("CSINode", node, { ...defaultValidationOptions, allowLongCSINodeID: false })).toHaveLength(1);
+    const pod: Pod = { metadata: { name: "p", namespace: "default" }, spec: { containers: [{ name: "c", image: "busybox" }] } };
+    applyDefaults("Pod", pod);
+    expect(validateObject("Pod", pod)).toEqual([]);
+    const badPod: Pod = { metadata: { name: "p", namespace: "default" }, spec: { containers: [] } };
+    expect(validateObject("Pod", badPod).map((e) => e.field)).toContain("spec.containers");
+  });
+
+  it("passes the tracking gate through to Job validation on create, and the old object on update", () => {
+    const job = generatedJob("pi", {}, ["pi"], "Never");
+    job.metadata!.annotations = { [JobTrackingAnnotation]: "" };
+    applyDefaults("Job", job);
+    expect(validateObject("Job", job).map((e) => e.field)).toEqual(["metadata.annotations[batch.example.io/job-tracking]"]);
+    expect(validateObject("Job", job, { ...defaultValidationOptions, jobTrackingWithFinalizers: true })).toEqual([]);
+    const old = structuredClone(job);
+    expect(validateObjectUpdate("Job", job, old)).toEqual([]);
+    const oldWithout = structuredClone(job);
+    delete oldWithout.metadata!.annotations;
+    expect(validateObjectUpdate("Job", job, oldWithout, { ...defaultValidationOptions, jobTrackingWithFinalizers: true })).toHaveLength(1);
+  });
+
+  it("derives mutable scheduling directives from the old Job and the gate", () => {
+    const old = generatedJob("pi", { suspend: true }, ["pi"], "Never");
+    applyDefaults("Job", old);
+    const job = structuredClone(old);
+    job.spec!.template.spec!.nodeSelector = { disk: "ssd" };
+    expect(validateObjectUpdate("Job", job, old)).toEqual([]);
+    expect(validateObjectUpdate("Job", job, old, { ...defaultValidationOptions, jobMutableNodeSchedulingDirectives: false })).toHaveLength(1);
+  });
+
+  it("validateStatusUpdate uses the status rules for Jobs and the update rules for kinds without status", () => {
+    const old = generatedJob("pi", {}, ["pi"], "Never");
+    applyDefaults("Job", old);
+    const job = structuredClone(old);
+    job.status = { active: -1 };
+    expect(validateStatusUpdate("Job", job, old).map((e) => e.field)).toEqual(["status.active"]);
+    expect(validateObjectUpdate("Job", job, old)).toEqual([]);
+    const d: CSIDriver = { metadata: { name: "d", resourceVersion: "1" }, spec: {} };
+    applyDefaults("CSIDriver", d);
+    const d2 = structuredClone(d);
+    d2.spec.attachRequired = false;
+    expect(validateStatusUpdate("CSIDriver", d2, d).map((e) => e.field)).toEqual(["spec.attachRequired"]);
+  });
+});
+
+const dnsLabel = fc.stringMatching(/^[a-z]([a-z0-9-]{0,18}[a-z0-9])?$/);
+
+const jobSkeleton = fc
+  .record({
+    name: dnsLabel,
+    containers: fc.uniqueArray(dnsLabel, { minLength: 1, maxLength: 3 }),
+    restartPolicy: fc.constantFrom("OnFailure", "Never"),
+    indexed: fc.boolean(),
+    parallelism: fc.option(fc.integer({ min: 0, max: 1000 }), { nil: undefined }),
+    completions: fc.option(fc.integer({ min: 0, max: 1000 }), { nil: undefined }),
+    backoffLimit: fc.option(fc.integer({ min: 0, max: 100 }), { nil: undefined }),
+    activeDeadlineSeconds: fc.option(fc.integer({ min: 1, max: 2 ** 40 }), { nil: undefined }),
+    ttlSecondsAfterFinished: fc.option(fc.integer({ min: 0, max: 2 ** 31 - 1 }), { nil: undefined }),
+    suspend: fc.option(fc.boolean(), { nil: undefined }),
+  })
+  .map((s) => {
+    const spec: Omit<NonNullable<Job["spec"]>, "template" | "selector"> = {};
+    if (s.parallelism !== undefined) spec.parallelism = s.parallelism;
+    if (s.indexed) {
+      spec.completionMode = "Indexed";
+      spec.completions = s.completions ?? 1;
+    } else if (s.completions !== undefined) spec.completions = s.completions;
+    if (s.backoffLimit !== undefined) spec.backoffLimit = s.backoffLimit;
+    if (s.activeDeadlineSeconds !== undefined) spec.activeDeadlineSeconds = s.activeDeadlineSeconds;
+    if (s.ttlSecondsAfterFinished !== undefined) spec.ttlSecondsAfterFinished = s.ttlSecondsAfterFinished;
+    if (s.suspend !== undefined) spec.suspend = s.suspend;
+    return generatedJob(s.name, spec, s.containers, s.restartPolicy);
+  });
+
+describe("property: defaulting a valid Job skeleton yields a valid Job", () => {
+  it("decode → default → validate is clean, and the result decodes to itself", () => {
+    fc.assert(
+      fc.property(jobSkeleton, (skeleton) => {
+        const decoded = decodeObject("Job", JSON.parse(JSON.stringify(skeleton)), { fieldValidation: "Strict" });
+        expect(decoded.ok && decoded.unknownFields).toEqual([]);
+        if (!decoded.ok) return;
+        const job = decoded.value;
+        applyDefaults("Job", job);
+        expect(validateObject("Job", job)).toEqual([]);
+        expect(validateObjectUpdate("Job", structuredClone(job), job)).toEqual([]);
+        const again = decodeObject("Job", JSON.parse(JSON.stringify(job)), { fieldValidation: "Strict" });
+        expect(again.ok && again.unknownFields).toEqual([]);
+        expect(again.ok && again.value).toEqual(job);
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
