@@ -37,11 +37,6 @@ export function int64(): z.ZodInt {
   return withGoType(z.int(), "int64");
 }
 
-/** float64 (`number`). */
-export function float64(): z.ZodNumber {
-  return withGoType(z.number(), "float64");
-}
-
 /** bool. */
 export function bool(): z.ZodBoolean {
   return withGoType(z.boolean(), "bool");

@@ -1,0 +1,47 @@
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { TokenFileError, anonymousUser, authenticateBearer, loadTokenFile, parseTokenFile } from "./token-file.js";
+
+describe("parseTokenFile", () => {
+  it("parses tokens, quoted groups, optional groups and blank lines", () => {
+    const m = parseTokenFile('abc,alice,1,"dev,ops"\n\nxyz,bob,2\nq,"c,d",3, g1 \n');
+    expect(m.get("abc")).toEqual({ username: "alice", uid: "1", groups: ["dev", "ops"] });
+    expect(m.get("xyz")).toEqual({ username: "bob", uid: "2", groups: [] });
+    expect(m.get("q")).toEqual({ username: "c,d", uid: "3", groups: ["g1"] });
+  });
+  it("names the line with fewer than 3 columns", () => {
+    expect(() => parseTokenFile("a,b,c\nonly,two\n", "t.csv")).toThrow(/line 2/);
+    expect(() => parseTokenFile("only,two\n")).toThrow(TokenFileError);
+  });
+  it("rejects unterminated quotes and empty tokens", () => {
+    expect(() => parseTokenFile('a,b,c,"g1\n')).toThrow(/unterminated/);
+    expect(() => parseTokenFile(",b,c\n")).toThrow(/empty token/);
+  });
+  it("loads from disk and reports unreadable files", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "tok-"));
+    await writeFile(join(dir, "t.csv"), "t1,u,1\n");
+    expect((await loadTokenFile(join(dir, "t.csv"))).get("t1")?.username).toBe("u");
+    await expect(loadTokenFile(join(dir, "missing.csv"))).rejects.toThrow(TokenFileError);
+  });
+});
+
+describe("authenticateBearer", () => {
+  const tokens = parseTokenFile("good,alice,1,dev\n");
+  it("authenticates a known token and adds system:authenticated", () => {
+    expect(authenticateBearer("Bearer good", tokens, true)).toEqual({
+      ok: true,
+      user: { username: "alice", uid: "1", groups: ["dev", "system:authenticated"] },
+    });
+  });
+  it("rejects unknown tokens even with anonymous on", () => {
+    expect(authenticateBearer("Bearer bad", tokens, true)).toEqual({ ok: false, reason: "InvalidToken" });
+    expect(authenticateBearer("Bearer", tokens, true)).toEqual({ ok: false, reason: "InvalidToken" });
+  });
+  it("falls back to anonymous only when allowed", () => {
+    expect(authenticateBearer(undefined, tokens, true)).toEqual({ ok: true, user: anonymousUser });
+    expect(authenticateBearer(undefined, tokens, false)).toEqual({ ok: false, reason: "NoCredentials" });
+    expect(authenticateBearer("Basic xyz", tokens, false)).toEqual({ ok: false, reason: "NoCredentials" });
+  });
+});

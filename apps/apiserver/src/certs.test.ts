@@ -1,0 +1,31 @@
+import { X509Certificate } from "node:crypto";
+import { mkdtemp, readFile, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { CertificateLoadError, loadOrGenerateCertificates } from "./certs.js";
+
+describe("loadOrGenerateCertificates", () => {
+  it("generates a CA-signed serving cert once, keys 0600, and reuses it", async () => {
+    const dir = join(await mkdtemp(join(tmpdir(), "pki-")), "pki");
+    const a = await loadOrGenerateCertificates({ certDir: dir, tlsCertFile: "", tlsPrivateKeyFile: "" });
+    const cert = new X509Certificate(a.cert);
+    const ca = new X509Certificate(a.caCert);
+    expect(cert.verify(ca.publicKey)).toBe(true);
+    expect(ca.ca).toBe(true);
+    expect(cert.subjectAltName).toContain("DNS:localhost");
+    expect(cert.subjectAltName).toContain("IP Address:127.0.0.1");
+    expect(cert.checkHost("localhost")).toBe("localhost");
+    expect((await stat(join(dir, "apiserver.key"))).mode & 0o777).toBe(0o600);
+    expect(await readFile(join(dir, "ca.crt"), "utf8")).toBe(a.caCert);
+    const b = await loadOrGenerateCertificates({ certDir: dir, tlsCertFile: "", tlsPrivateKeyFile: "" });
+    expect(b).toEqual(a);
+  }, 60_000);
+  it("loads user files and reports unreadable ones", async () => {
+    const dir = join(await mkdtemp(join(tmpdir(), "pki-")), "pki");
+    await loadOrGenerateCertificates({ certDir: dir, tlsCertFile: "", tlsPrivateKeyFile: "" });
+    const r = await loadOrGenerateCertificates({ certDir: "", tlsCertFile: join(dir, "apiserver.crt"), tlsPrivateKeyFile: join(dir, "apiserver.key") });
+    expect(r.cert).toContain("BEGIN CERTIFICATE");
+    await expect(loadOrGenerateCertificates({ certDir: "", tlsCertFile: join(dir, "nope.crt"), tlsPrivateKeyFile: join(dir, "apiserver.key") })).rejects.toThrow(CertificateLoadError);
+  }, 60_000);
+});

@@ -1,0 +1,112 @@
+/**
+ * Serving certificates: load `--tls-cert-file`/`--tls-private-key-file`, or generate (once, and
+ * reuse) a self-signed CA and a serving certificate into `--cert-dir`.
+ *
+ * @see staging/src/k8s.io/apiserver/pkg/server/options/serving.go (MaybeDefaultWithSelfSignedCerts)
+ */
+import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { generate } from "selfsigned";
+
+/** PEM material for the HTTPS server; `caCert` is what a kubeconfig embeds. */
+export interface ServingCertificates {
+  readonly cert: string;
+  readonly key: string;
+  /** The CA that signed `cert` (or `cert` itself for user-supplied files). */
+  readonly caCert: string;
+}
+
+/** File names inside `--cert-dir`. */
+export const certFileNames = Object.freeze({ ca: "ca.crt", caKey: "ca.key", cert: "apiserver.crt", key: "apiserver.key" });
+
+/** A certificate file could not be read. `reason`: `CertificateReadFailed`. */
+export class CertificateLoadError extends Error {
+  readonly reason = "CertificateReadFailed";
+  constructor(message: string) {
+    super(message);
+    this.name = "CertificateLoadError";
+  }
+}
+
+/**
+ * Load user-supplied files when both are given, else ensure generated ones in `certDir`
+ * (creating the directory; keys are written 0600). Existing generated files are reused as is.
+ *
+ * @throws {@link CertificateLoadError} when a named file cannot be read.
+ * @example
+ * ```ts
+ * const { cert, key, caCert } = await loadOrGenerateCertificates({ certDir: ".skiff/pki", tlsCertFile: "", tlsPrivateKeyFile: "" });
+ * ```
+ */
+export async function loadOrGenerateCertificates(opts: {
+  certDir: string;
+  tlsCertFile: string;
+  tlsPrivateKeyFile: string;
+}): Promise<ServingCertificates> {
+  if (opts.tlsCertFile !== "" && opts.tlsPrivateKeyFile !== "") {
+    const cert = await readText(opts.tlsCertFile, "--tls-cert-file");
+    const key = await readText(opts.tlsPrivateKeyFile, "--tls-private-key-file");
+    return { cert, key, caCert: cert };
+  }
+  const dir = opts.certDir;
+  const paths = {
+    ca: join(dir, certFileNames.ca),
+    caKey: join(dir, certFileNames.caKey),
+    cert: join(dir, certFileNames.cert),
+    key: join(dir, certFileNames.key),
+  };
+  const existing = await Promise.all([paths.ca, paths.cert, paths.key].map((p) => readFile(p, "utf8").catch(() => undefined)));
+  const [ca0, cert0, key0] = existing;
+  if (ca0 !== undefined && cert0 !== undefined && key0 !== undefined) return { cert: cert0, key: key0, caCert: ca0 };
+
+  await mkdir(dir, { recursive: true });
+  const now = new Date();
+  const caNotAfter = new Date(now.getTime() + 10 * 365 * 24 * 3600 * 1000);
+  const ca = await generate([{ name: "commonName", value: `skiff-ca@${String(Math.floor(now.getTime() / 1000))}` }], {
+    keySize: 2048,
+    algorithm: "sha256",
+    notBeforeDate: now,
+    notAfterDate: caNotAfter,
+    extensions: [
+      { name: "basicConstraints", cA: true },
+      { name: "keyUsage", keyCertSign: true, digitalSignature: true, cRLSign: true },
+    ],
+  });
+  const serving = await generate([{ name: "commonName", value: "skiff-apiserver" }], {
+    keySize: 2048,
+    algorithm: "sha256",
+    notBeforeDate: now,
+    notAfterDate: new Date(now.getTime() + 365 * 24 * 3600 * 1000),
+    ca: { key: ca.private, cert: ca.cert },
+    extensions: [
+      { name: "basicConstraints", cA: false },
+      { name: "keyUsage", digitalSignature: true, keyEncipherment: true },
+      { name: "extKeyUsage", serverAuth: true },
+      {
+        name: "subjectAltName",
+        altNames: [
+          { type: 2, value: "localhost" },
+          { type: 2, value: hostname() },
+          { type: 7, ip: "127.0.0.1" },
+          { type: 7, ip: "::1" },
+        ],
+      },
+    ],
+  });
+  await writeFile(paths.ca, ca.cert);
+  await writeFile(paths.caKey, ca.private, { mode: 0o600 });
+  await writeFile(paths.cert, serving.cert);
+  await writeFile(paths.key, serving.private, { mode: 0o600 });
+  await chmod(paths.caKey, 0o600);
+  await chmod(paths.key, 0o600);
+  return { cert: serving.cert, key: serving.private, caCert: ca.cert };
+}
+
+async function readText(path: string, flag: string): Promise<string> {
+  try {
+    return await readFile(path, "utf8");
+  } catch (e) {
+    throw new CertificateLoadError(`${flag}: cannot read "${path}": ${(e as Error).message}`);
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * The non-resource routes kubectl needs before it touches a resource: discovery (aggregated and
+ * legacy) and OpenAPI v3, both built from `@skiff/api-types` (the resource table and the document).
+ * Registered as exact routes, which fastify matches before the core's `/api/*` and `/apis/*`
+ * resource wildcards.
+ */
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { resources } from "@skiff/api-types";
+import { buildOpenAPIV3, handleOpenAPIV3, negotiateDiscovery } from "@skiff/apiserver-core";
+import type { NonResourceRoute, OpenAPIDocument } from "@skiff/apiserver-core";
+
+/** Routes for `/api`, `/api/v1`, `/apis`, `/apis/<group>`, `/apis/<group>/<version>`, `/openapi/v3[/...]`. */
+export function discoveryRoutes(): NonResourceRoute[] {
+  const discovery: NonResourceRoute["handler"] = (req, reply) => {
+    const path = req.url.split("?")[0] ?? req.url;
+    const accept = req.headers["accept"];
+    const res = negotiateDiscovery(path, Array.isArray(accept) ? accept.join(",") : accept, resources);
+    if (res === undefined) return reply.callNotFound();
+    return reply.code(res.status).header("content-type", res.contentType).send(typeof res.body === "string" ? res.body : JSON.stringify(res.body));
+  };
+  const documentPath = createRequire(import.meta.url).resolve("@skiff/api-types/openapi.json");
+  const openapi = buildOpenAPIV3(JSON.parse(readFileSync(documentPath, "utf8")) as OpenAPIDocument);
+  const openapiHandler: NonResourceRoute["handler"] = (req, reply) => {
+    const [path = "", qs = ""] = req.url.split("?", 2);
+    const hash = new URLSearchParams(qs).get("hash") ?? undefined;
+    const res = handleOpenAPIV3(openapi, path, hash);
+    if (res === undefined) return reply.callNotFound();
+    return reply.code(res.status).headers(res.headers).send(res.body);
+  };
+  return [
+    ...["/api", "/api/v1", "/apis", "/apis/:group", "/apis/:group/:version"].map((url) => ({ method: "GET" as const, url, handler: discovery })),
+    { method: "GET", url: "/openapi/v3", handler: openapiHandler },
+    { method: "GET", url: "/openapi/v3/*", handler: openapiHandler },
+  ];
+}

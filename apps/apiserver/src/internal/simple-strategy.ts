@@ -1,0 +1,71 @@
+import { findResource } from "@skiff/api-types";
+import type { FieldError } from "@skiff/apimachinery";
+import type { APIObject, ResourceStrategy, TableConvertor } from "@skiff/apiserver-core";
+
+export interface SimpleStrategyOptions<T extends APIObject> {
+  readonly group: string;
+  readonly plural: string;
+  readonly applyDefaults?: (obj: T) => void;
+  readonly validate: (obj: T) => FieldError[];
+  readonly validateUpdate: (obj: T, old: T) => FieldError[];
+  /** Bump metadata.generation when this part changes (spec for most kinds). */
+  readonly generationField?: string;
+  readonly table: TableConvertor<T>;
+  readonly fieldSelectorKeys?: readonly string[];
+  readonly fields?: (obj: T) => Record<string, string>;
+}
+
+// A strategy for kinds without status: no server-owned fields besides generation.
+export function createSimpleStrategy<T extends APIObject>(o: SimpleStrategyOptions<T>): ResourceStrategy<T> {
+  const resource = findResource({ group: o.group, resource: o.plural });
+  if (resource === undefined) throw new Error(`resource ${o.plural}.${o.group} is not in @skiff/api-types' resources table`);
+  const genField = o.generationField;
+  return {
+    resource,
+    applyDefaults(obj) {
+      o.applyDefaults?.(obj);
+    },
+    prepareForCreate(_ctx, obj) {
+      if (genField !== undefined) (obj.metadata ??= {}).generation = 1;
+    },
+    validate(_ctx, obj) {
+      return o.validate(obj);
+    },
+    allowCreateOnUpdate: false,
+    allowUnconditionalUpdate: true,
+    prepareForUpdate(_ctx, obj, old) {
+      if (genField === undefined) return;
+      const meta = (obj.metadata ??= {});
+      if (JSON.stringify(obj[genField]) !== JSON.stringify(old[genField])) meta.generation = (old.metadata?.generation ?? 0) + 1;
+      else if (old.metadata?.generation !== undefined) meta.generation = old.metadata.generation;
+    },
+    validateUpdate(_ctx, obj, old) {
+      return o.validateUpdate(obj, old);
+    },
+    getAttrs(obj) {
+      const fields: Record<string, string> = { "metadata.name": obj.metadata?.name ?? "" };
+      if (resource.namespaced) fields["metadata.namespace"] = obj.metadata?.namespace ?? "";
+      return { labels: { ...obj.metadata?.labels }, fields: { ...fields, ...o.fields?.(obj) } };
+    },
+    fieldSelectorKeys: o.fieldSelectorKeys ?? [],
+    defaultGarbageCollectionPolicy() {
+      return "Background";
+    },
+    returnDeletedObject: true,
+    table: o.table,
+  };
+}
+
+export function formatLabels(labels: Readonly<Record<string, string>> | undefined): string {
+  const entries = Object.entries(labels ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return entries.length === 0 ? "<none>" : entries.map(([k, v]) => `${k}=${v}`).join(",");
+}
+
+export const nameColumn = { name: "Name", type: "string", format: "name", description: "Name must be unique within a namespace.", priority: 0 } as const;
+export const ageColumn = {
+  name: "Age",
+  type: "string",
+  format: "",
+  description: "CreationTimestamp is a timestamp representing the server time when this object was created.",
+  priority: 0,
+} as const;

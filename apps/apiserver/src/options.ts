@@ -1,0 +1,256 @@
+/**
+ * skiff-apiserver's command line: the apiserver flags of DESIGN.md's external contract, parsed
+ * with @skiff/flags (pflag grammar) and validated as a whole (every error reported).
+ *
+ * @see cmd/kube-apiserver/app/options/options.go
+ * @see cmd/kube-apiserver/app/options/validation.go
+ */
+import { FlagSet, flagTypes as t, formatHelp, wordSepNormalize } from "@skiff/flags";
+import type { FlagSpec, FlagTable } from "@skiff/flags";
+
+/** Every skiff-apiserver option, as parsed from flags. */
+export interface APIServerOptions {
+  bindAddress: string;
+  securePort: number;
+  certDir: string;
+  tlsCertFile: string;
+  tlsPrivateKeyFile: string;
+  clientCAFile: string;
+  tokenAuthFile: string;
+  anonymousAuth: boolean;
+  authorizationMode: string[];
+  authorizationPolicyFile: string;
+  dataDir: string;
+  etcdServers: string[];
+  etcdPrefix: string;
+  featureGates: Record<string, boolean>;
+  verbosity: number;
+  loggingFormat: string;
+  help: boolean;
+  version: boolean | "raw";
+}
+
+/** Authorization modes skiff-apiserver accepts today. */
+export const supportedAuthorizationModes: readonly string[] = Object.freeze(["AlwaysAllow"]);
+
+/**
+ * The flag table (the source of `--help` and the README's flag table).
+ * @see cmd/kube-apiserver/app/options/options.go (Flags)
+ */
+export const apiServerFlagTable = {
+  bindAddress: {
+    name: "bind-address",
+    type: t.string,
+    default: "0.0.0.0",
+    usage: "The IP address on which to listen for the --secure-port port.",
+    section: "Secure serving",
+  },
+  securePort: {
+    name: "secure-port",
+    type: t.int32,
+    default: 6443,
+    usage: "The port on which to serve HTTPS with authentication and authorization. 0 picks a free port and prints it.",
+    section: "Secure serving",
+  },
+  certDir: {
+    name: "cert-dir",
+    type: t.string,
+    default: ".skiff/pki",
+    usage: "The directory where the generated CA and serving certificate are kept. Ignored when --tls-cert-file and --tls-private-key-file are given.",
+    section: "Secure serving",
+  },
+  tlsCertFile: {
+    name: "tls-cert-file",
+    type: t.string,
+    default: "",
+    usage: "File containing the default x509 certificate for HTTPS. If unset, a self-signed one is generated into --cert-dir.",
+    section: "Secure serving",
+  },
+  tlsPrivateKeyFile: {
+    name: "tls-private-key-file",
+    type: t.string,
+    default: "",
+    usage: "File containing the default x509 private key matching --tls-cert-file.",
+    section: "Secure serving",
+  },
+  clientCAFile: {
+    name: "client-ca-file",
+    type: t.string,
+    default: "",
+    usage: "If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate.",
+    section: "Authentication",
+  },
+  tokenAuthFile: {
+    name: "token-auth-file",
+    type: t.string,
+    default: "",
+    usage: "If set, the file that will be used to secure the secure port of the API server via token authentication.",
+    section: "Authentication",
+  },
+  anonymousAuth: {
+    name: "anonymous-auth",
+    type: t.bool,
+    default: true,
+    usage: "Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests.",
+    section: "Authentication",
+  },
+  authorizationMode: {
+    name: "authorization-mode",
+    type: t.strings,
+    default: ["AlwaysAllow"],
+    usage: "Ordered list of plug-ins to do authorization on secure port. Comma-delimited list of: AlwaysAllow.",
+    section: "Authorization",
+  },
+  authorizationPolicyFile: {
+    name: "authorization-policy-file",
+    type: t.string,
+    default: "",
+    usage: "File with authorization policy in json line by line format, used with --authorization-mode=ABAC, on the secure port.",
+    section: "Authorization",
+  },
+  dataDir: {
+    name: "data-dir",
+    type: t.string,
+    default: ".skiff/data",
+    usage: "Directory of the SQLite storage.",
+    section: "Storage",
+  },
+  etcdServers: {
+    name: "etcd-servers",
+    type: t.strings,
+    default: [],
+    usage: "List of etcd servers to connect with (scheme://ip:port), comma separated. Not built yet.",
+    section: "Storage",
+  },
+  etcdPrefix: {
+    name: "etcd-prefix",
+    type: t.string,
+    default: "/registry",
+    usage: "The prefix to prepend to all resource paths in etcd.",
+    section: "Storage",
+  },
+  featureGates: {
+    name: "feature-gates",
+    type: t.mapStringBool,
+    default: {},
+    usage: "A set of key=value pairs that describe feature gates for alpha/experimental features.",
+    section: "Generic",
+  },
+  verbosity: { name: "v", shorthand: "v", type: t.level, default: 0, usage: "number for the log level verbosity", section: "Logs" },
+  loggingFormat: {
+    name: "logging-format",
+    type: t.string,
+    default: "text",
+    usage: 'Sets the log format. Permitted formats: "json", "text".',
+    section: "Logs",
+  },
+  help: { name: "help", shorthand: "h", type: t.bool, default: false, usage: "help for skiff-apiserver", section: "Global" },
+  version: { name: "version", type: t.version, default: false, usage: "Print version information and quit", section: "Global" },
+} satisfies FlagTable<APIServerOptions>;
+
+/** Help sections in kube-apiserver's order. */
+export const apiServerFlagSections: readonly string[] = Object.freeze([
+  "Generic",
+  "Storage",
+  "Secure serving",
+  "Authentication",
+  "Authorization",
+  "Logs",
+  "Global",
+]);
+
+/** Result of {@link parseAPIServerOptions}: options, or every error found (flag or semantic). */
+export type ParseOptionsResult =
+  | { ok: true; value: APIServerOptions; warnings: string[] }
+  | { ok: false; errors: string[]; warnings: string[] };
+
+/**
+ * Parse argv (without node and script) and validate the merged options. Does not touch the
+ * filesystem except to nothing: file existence is checked by the consumers.
+ *
+ * @param knownGates - feature names the apiserver knows; unknown `--feature-gates` keys are errors.
+ * @example
+ * ```ts
+ * const r = parseAPIServerOptions(process.argv.slice(2), ["JobReadyPods"]);
+ * if (!r.ok) { for (const e of r.errors) console.error(e); process.exit(1); }
+ * ```
+ */
+export function parseAPIServerOptions(argv: readonly string[], knownGates: readonly string[] = []): ParseOptionsResult {
+  const flags = new FlagSet(apiServerFlagTable, { name: "skiff-apiserver", normalize: wordSepNormalize });
+  const r = flags.parse([...argv]);
+  if (!r.ok) return { ok: false, errors: r.errors.map((e) => e.message), warnings: [...r.warnings] };
+  const value = r.value.values as APIServerOptions;
+  const errors = validateAPIServerOptions(value, knownGates);
+  if (errors.length > 0) return { ok: false, errors, warnings: [...r.value.warnings] };
+  return { ok: true, value, warnings: [...r.value.warnings] };
+}
+
+/**
+ * Semantic validation of parsed options; returns every error (empty when valid). Does not mutate.
+ * @see cmd/kube-apiserver/app/options/validation.go (Validate)
+ */
+export function validateAPIServerOptions(o: APIServerOptions, knownGates: readonly string[] = []): string[] {
+  const errs: string[] = [];
+  if (o.securePort < 0 || o.securePort > 65535) {
+    errs.push(`--secure-port ${String(o.securePort)} must be between 0 and 65535, inclusive. 0 picks a free port.`);
+  }
+  if (o.bindAddress === "" || !isIPAddress(o.bindAddress)) {
+    errs.push(`--bind-address "${o.bindAddress}" must be an IP address`);
+  }
+  if ((o.tlsCertFile === "") !== (o.tlsPrivateKeyFile === "")) {
+    errs.push("--tls-cert-file and --tls-private-key-file must be given together");
+  }
+  if (o.authorizationMode.length === 0) errs.push("--authorization-mode: at least one authorization mode must be passed");
+  for (const m of o.authorizationMode) {
+    if (m === "ABAC") errs.push(`--authorization-mode: authorization mode "ABAC" is not supported yet (supported: ${supportedAuthorizationModes.join(", ")})`);
+    else if (!supportedAuthorizationModes.includes(m)) {
+      errs.push(`--authorization-mode: authorization mode "${m}" is not a valid mode (supported: ${supportedAuthorizationModes.join(", ")})`);
+    }
+  }
+  if (new Set(o.authorizationMode).size !== o.authorizationMode.length) {
+    errs.push(`--authorization-mode: has mode specified more than once: ${o.authorizationMode.join(",")}`);
+  }
+  if (o.authorizationPolicyFile !== "" && !o.authorizationMode.includes("ABAC")) {
+    errs.push("--authorization-policy-file cannot be used without ABAC authorization mode");
+  }
+  if (o.etcdServers.length > 0) errs.push("--etcd-servers: etcd storage is not built yet; omit it to use SQLite in --data-dir");
+  if (!o.etcdPrefix.startsWith("/")) errs.push(`--etcd-prefix "${o.etcdPrefix}" must start with "/"`);
+  if (o.dataDir === "") errs.push("--data-dir must not be empty");
+  if (o.certDir === "" && o.tlsCertFile === "") errs.push("--cert-dir must not be empty when no --tls-cert-file is given");
+  if (o.loggingFormat !== "text" && o.loggingFormat !== "json") {
+    errs.push(`--logging-format "${o.loggingFormat}": unsupported logging format (permitted: "json", "text")`);
+  }
+  if (knownGates.length > 0) {
+    for (const k of Object.keys(o.featureGates)) {
+      if (!knownGates.includes(k)) errs.push(`--feature-gates: unrecognized feature gate: ${k}`);
+    }
+  }
+  return errs;
+}
+
+/** kube-apiserver-style `--help` text (sections). */
+export function formatAPIServerHelp(columns = 80): string {
+  return `skiff-apiserver serves the Skiff API over HTTPS.\n\nUsage:\n  skiff-apiserver [flags]\n\n${formatHelp(apiServerFlagTable, {
+    sections: apiServerFlagSections,
+    columns,
+    normalize: wordSepNormalize,
+  })}`;
+}
+
+/**
+ * The README's flag table (markdown), generated from {@link apiServerFlagTable}.
+ */
+export function formatFlagMarkdownTable(): string {
+  const rows = ["| flag | type | default | usage |", "|---|---|---|---|"];
+  for (const spec of Object.values(apiServerFlagTable) as FlagSpec<unknown>[]) {
+    const name = spec.shorthand !== undefined ? `-${spec.shorthand}, --${spec.name}` : `--${spec.name}`;
+    const def = spec.type.isZeroDefault(spec.type.format(spec.default)) ? "" : spec.type.format(spec.default);
+    rows.push(`| \`${name}\` | ${spec.type.typeName} | ${def === "" ? "" : `\`${def}\``} | ${spec.usage.replace(/\|/g, "\\|")} |`);
+  }
+  return rows.join("\n") + "\n";
+}
+
+function isIPAddress(s: string): boolean {
+  if (/^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.test(s)) return s.split(".").every((p) => Number(p) <= 255);
+  return /^[0-9a-fA-F:]+$/.test(s) && s.includes(":");
+}

@@ -1,0 +1,142 @@
+/**
+ * batch/v1 Job: create/update/status hooks, selector generation, field selectors, delete policy.
+ * @see pkg/registry/batch/job/strategy.go
+ */
+import type { Job } from "@skiff/api-types";
+import { findResource } from "@skiff/api-types";
+import type { FieldError } from "@skiff/apimachinery";
+import type { RequestContext, ResourceStrategy, StatusStrategy } from "@skiff/apiserver-core";
+import {
+  JobTrackingAnnotation,
+  defaultPodValidationOptions,
+  dropDisabledJobFields,
+  jobValidationOptionsFor,
+  setJobDefaults,
+  validateJob,
+  validateJobStatusUpdate,
+  validateJobUpdate,
+} from "@skiff/validation";
+import { jobTable } from "./printer.js";
+
+type JobObject = Job & Record<string, unknown>;
+
+/** The feature gates the Job strategy reads. */
+export interface JobStrategyGates {
+  readonly jobReadyPods: boolean;
+  readonly jobTrackingWithFinalizers: boolean;
+  readonly jobMutableNodeSchedulingDirectives: boolean;
+}
+
+/** The warning a Job delete without a propagation policy returns (reference §11). */
+export const jobDeleteWarning =
+  "child pods are preserved by default when jobs are deleted; set propagationPolicy=Background to remove them or set propagationPolicy=Orphan to suppress this warning";
+
+/**
+ * Build the Job strategy. `prepareForCreate` needs `metadata.uid` already assigned (the store
+ * sets it before calling the hook) to generate the `controller-uid` selector.
+ *
+ * @example
+ * ```ts
+ * const s = createJobStrategy({ jobReadyPods: true, jobTrackingWithFinalizers: false, jobMutableNodeSchedulingDirectives: true });
+ * ```
+ */
+export function createJobStrategy(gates: JobStrategyGates): ResourceStrategy<JobObject> {
+  const resource = findResource({ group: "batch", resource: "jobs" }) ?? mustFind("jobs");
+  const opts = (job: Job, old: Job | undefined) =>
+    jobValidationOptionsFor(
+      job,
+      old,
+      { jobTrackingWithFinalizers: gates.jobTrackingWithFinalizers, jobMutableNodeSchedulingDirectives: gates.jobMutableNodeSchedulingDirectives },
+      defaultPodValidationOptions,
+    );
+  const status: StatusStrategy<JobObject> = {
+    prepareForUpdate(_ctx, obj, old) {
+      const keepStatus = obj.status;
+      for (const k of Object.keys(obj)) delete obj[k];
+      Object.assign(obj, structuredClone(old));
+      if (keepStatus === undefined) delete obj.status;
+      else obj.status = keepStatus;
+      dropDisabledJobFields(obj, old, gates);
+    },
+    validateUpdate(_ctx, obj, old): FieldError[] {
+      return validateJobStatusUpdate(obj, old, opts(obj, old));
+    },
+  };
+  return {
+    resource,
+    applyDefaults(obj) {
+      setJobDefaults(obj);
+    },
+    prepareForCreate(_ctx: RequestContext, job) {
+      delete job.status;
+      const meta = (job.metadata ??= {});
+      meta.generation = 1;
+      if (gates.jobTrackingWithFinalizers) {
+        meta.annotations = { ...meta.annotations, [JobTrackingAnnotation]: "" };
+      } else if (meta.annotations !== undefined) {
+        delete meta.annotations[JobTrackingAnnotation];
+      }
+      generateSelector(job);
+      dropDisabledJobFields(job, undefined, gates);
+    },
+    validate(_ctx, job) {
+      return validateJob(job, opts(job, undefined));
+    },
+    allowCreateOnUpdate: false,
+    allowUnconditionalUpdate: true,
+    prepareForUpdate(_ctx, job, old) {
+      if (old.status === undefined) delete job.status;
+      else job.status = structuredClone(old.status);
+      dropDisabledJobFields(job, old, gates);
+      if (JSON.stringify(job.spec) !== JSON.stringify(old.spec)) {
+        (job.metadata ??= {}).generation = (old.metadata?.generation ?? 0) + 1;
+      }
+    },
+    validateUpdate(_ctx, job, old) {
+      return validateJobUpdate(job, old, opts(job, old));
+    },
+    status,
+    getAttrs(job) {
+      return {
+        labels: { ...job.metadata?.labels },
+        fields: {
+          "metadata.name": job.metadata?.name ?? "",
+          "metadata.namespace": job.metadata?.namespace ?? "",
+          "status.successful": String(job.status?.succeeded ?? 0),
+        },
+      };
+    },
+    fieldSelectorKeys: ["status.successful"],
+    defaultGarbageCollectionPolicy() {
+      return "Orphan";
+    },
+    warningsOnDefaultDelete() {
+      return [jobDeleteWarning];
+    },
+    returnDeletedObject: false,
+    table: jobTable,
+  };
+}
+
+/**
+ * Unless `spec.manualSelector` is true, set `spec.selector` to `controller-uid=<uid>` and add
+ * `controller-uid` and `job-name` to the template labels. Mutates `job`.
+ * @see pkg/registry/batch/job/strategy.go (generateSelector)
+ */
+export function generateSelector(job: Job): void {
+  const spec = job.spec;
+  if (spec === undefined || spec.manualSelector === true) return;
+  const uid = job.metadata?.uid ?? "";
+  const template = (spec.template ??= {});
+  const tmeta = (template.metadata ??= {});
+  const labels = (tmeta.labels ??= {});
+  labels["controller-uid"] ??= uid;
+  labels["job-name"] ??= job.metadata?.name ?? "";
+  const sel = (spec.selector ??= {});
+  const matchLabels = (sel.matchLabels ??= {});
+  matchLabels["controller-uid"] ??= uid;
+}
+
+function mustFind(plural: string): never {
+  throw new Error(`resource ${plural} is not in @skiff/api-types' resources table`);
+}

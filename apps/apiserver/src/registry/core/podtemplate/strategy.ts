@@ -1,0 +1,44 @@
+/**
+ * core/v1 PodTemplate (namespaced, no status) and its printer.
+ * @see pkg/registry/core/podtemplate/strategy.go
+ * @see pkg/printers/internalversion/printers.go (printPodTemplate)
+ */
+import type { PodTemplate } from "@skiff/api-types";
+import type { ResourceStrategy, TableConvertor } from "@skiff/apiserver-core";
+import { defaultPodValidationOptions, setPodTemplateDefaults, validatePodTemplate, validatePodTemplateUpdate } from "@skiff/validation";
+import { createSimpleStrategy, formatLabels, nameColumn } from "../../../internal/simple-strategy.js";
+
+type T = PodTemplate & Record<string, unknown>;
+const col = (name: string, description: string) => ({ name, type: "string", format: "", description, priority: 0 });
+
+/** PodTemplate table: NAME, CONTAINERS, IMAGES, POD LABELS. */
+export const podTemplateTable: TableConvertor<T> = {
+  columns: [
+    nameColumn,
+    col("Containers", "Names of each container in the template."),
+    col("Images", "Images referenced by each container in the template."),
+    col("Pod Labels", "The labels for the pod template."),
+  ],
+  cells(p) {
+    const containers = p.template?.spec?.containers ?? [];
+    return [
+      p.metadata?.name ?? "",
+      containers.map((c) => c.name).join(","),
+      containers.map((c) => c.image ?? "").join(","),
+      formatLabels(p.template?.metadata?.labels),
+    ];
+  },
+};
+
+/** The PodTemplate strategy; generation bumps when `template` changes. */
+export function createPodTemplateStrategy(): ResourceStrategy<T> {
+  return createSimpleStrategy<T>({
+    group: "",
+    plural: "podtemplates",
+    applyDefaults: setPodTemplateDefaults,
+    validate: (p) => validatePodTemplate(p, defaultPodValidationOptions),
+    validateUpdate: (p, old) => validatePodTemplateUpdate(p, old, defaultPodValidationOptions),
+    generationField: "template",
+    table: podTemplateTable,
+  });
+}

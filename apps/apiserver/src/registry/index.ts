@@ -1,0 +1,24 @@
+import type { ResourceStrategy } from "@skiff/apiserver-core";
+import { createEventStrategy } from "./core/event/strategy.js";
+import { createNamespaceStrategy } from "./core/namespace/strategy.js";
+import { createNodeStrategy } from "./core/node/strategy.js";
+import { createPodStrategy } from "./core/pod/strategy.js";
+import { createPodTemplateStrategy } from "./core/podtemplate/strategy.js";
+import { createJobStrategy } from "./batch/job/strategy.js";
+import type { JobStrategyGates } from "./batch/job/strategy.js";
+import { createCSIDriverStrategy } from "./storage/csidriver/strategy.js";
+import { createCSINodeStrategy } from "./storage/csinode/strategy.js";
+
+// Every strategy skiff-apiserver serves.
+export function createAllStrategies(gates: JobStrategyGates): ResourceStrategy[] {
+  return [
+    createEventStrategy(),
+    createNamespaceStrategy(),
+    createNodeStrategy(),
+    createPodStrategy(),
+    createPodTemplateStrategy(),
+    createJobStrategy(gates),
+    createCSIDriverStrategy(),
+    createCSINodeStrategy(),
+  ] as unknown as ResourceStrategy[];
+}

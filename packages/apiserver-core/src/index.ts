@@ -1,0 +1,40 @@
+export type {
+  APIObject,
+  GarbageCollectionPolicy,
+  ObjectAttrs,
+  RequestContext,
+  ResourceStrategy,
+  StatusStrategy,
+  TableConvertor,
+  UserInfo,
+} from "./registry/strategy.js";
+export { GenericStore, generateName, specChanged } from "./registry/store.js";
+export type { ListParams, StoreDeleteOptions, StoreDeleteResult } from "./registry/store.js";
+export { alwaysAllowAuthorizer, anonymousAuthenticator } from "./auth/auth.js";
+export type { AuthenticationRequest, Authenticator, AuthorizationAttributes, AuthorizationDecision, Authorizer } from "./auth/auth.js";
+export { parseRequestInfo } from "./request/request-info.js";
+export type { RequestInfo } from "./request/request-info.js";
+export { bodyMediaTypes, decodeBody, findDuplicateJSONKeys, negotiateResponse, patchMediaTypes } from "./negotiation/negotiation.js";
+export type { DecodedBody, NegotiatedResponse, ResponseForm } from "./negotiation/negotiation.js";
+export { createAPIServer, formatWarning, namespaceLifecycle } from "./server/server.js";
+export type { APIServer, APIServerConfig, AdmissionAttributes, AdmissionPlugin, NonResourceRoute } from "./server/server.js";
+export type { AggregatedDiscoveryVersion, DiscoveryResponse } from "./discovery/index.js";
+export {
+  buildAPIGroup,
+  buildAPIGroupList,
+  buildAPIResourceList,
+  buildAPIVersions,
+  buildAggregatedDiscovery,
+  formatAggregatedContentType,
+  negotiateDiscovery,
+  parseAggregatedAccept,
+} from "./discovery/index.js";
+export type { HealthCheck, HealthResponse } from "./health/index.js";
+export { handleHealth, logCheck, pingCheck } from "./health/index.js";
+export type { OpenAPIDocument, OpenAPIResponse, OpenAPIV3Service } from "./openapi/index.js";
+export { buildOpenAPIV3, handleOpenAPIV3 } from "./openapi/index.js";
+export { ageColumn, defaultTableConvertor, formatLabelSelector, humanDuration, joinOrNone, nameColumn, translateTimestampSince } from "./table/index.js";
+export type { IncludeObjectPolicy, RenderTableOptions } from "./table/index.js";
+export { parseIncludeObject, renderTable } from "./table/index.js";
+export type { WatchCacheOptions } from "./watch-cache/index.js";
+export { WatchCache } from "./watch-cache/index.js";

@@ -1,0 +1,130 @@
+/**
+ * Request body decoding and response media-type negotiation.
+ * @see k8s.io/apiserver/pkg/endpoints/handlers/negotiation/negotiate.go
+ */
+import { newBadRequest, newNotAcceptable, newUnsupportedMediaType } from "@skiff/apimachinery";
+import { parseDocument } from "yaml";
+
+/** The response forms the server can produce. */
+export type ResponseForm = "json" | "yaml" | "table" | "partial";
+
+/** The negotiated response: its form and the exact Content-Type to send. */
+export interface NegotiatedResponse {
+  readonly form: ResponseForm;
+  readonly contentType: string;
+}
+
+const acceptable = ["application/json", "application/yaml", "application/vnd.kubernetes.protobuf"];
+
+/**
+ * Chooses the response form from an Accept header. Throws 406 NotAcceptable when nothing offered
+ * matches (protobuf-only clients included).
+ * @defaultValue JSON when the header is missing or `*\/*`.
+ */
+export function negotiateResponse(accept: string | undefined): NegotiatedResponse {
+  if (!accept) return { form: "json", contentType: "application/json" };
+  for (const raw of accept.split(",")) {
+    const [type = "", ...paramParts] = raw.split(";").map((p) => p.trim());
+    const params = new Map(paramParts.map((p) => { const i = p.indexOf("="); return [p.slice(0, i).trim(), p.slice(i + 1).trim()] as const; }));
+    const as = params.get("as");
+    const t = type.toLowerCase();
+    if (as) {
+      if (t !== "application/json" || params.get("g") !== "meta.k8s.io") continue;
+      const v = params.get("v");
+      if (as === "Table" && (v === "v1" || v === "v1beta1")) return { form: "table", contentType: `application/json;as=Table;v=${v};g=meta.k8s.io` };
+      if (as === "PartialObjectMetadata" && (v === "v1" || v === "v1beta1")) return { form: "partial", contentType: `application/json;as=PartialObjectMetadata;v=${v};g=meta.k8s.io` };
+      continue;
+    }
+    if (t === "application/json" || t === "*/*" || t === "application/*") return { form: "json", contentType: "application/json" };
+    if (t === "application/yaml") return { form: "yaml", contentType: "application/yaml" };
+  }
+  throw newNotAcceptable(acceptable);
+}
+
+/** Request body media types for create/update. */
+export const bodyMediaTypes = ["application/json", "application/yaml", "application/vnd.kubernetes.protobuf"];
+
+/** PATCH media types. */
+export const patchMediaTypes = [
+  "application/json-patch+json",
+  "application/merge-patch+json",
+  "application/strategic-merge-patch+json",
+  "application/apply-patch+yaml",
+];
+
+/**
+ * Finds duplicate object keys in a JSON text (JSON.parse keeps the last silently). Returns field
+ * paths like `metadata.name`. Assumes `text` is valid JSON.
+ */
+export function findDuplicateJSONKeys(text: string): string[] {
+  const dups: string[] = [];
+  let i = 0;
+  const ws = () => { while (i < text.length && /\s/.test(text[i]!)) i++; };
+  const str = (): string => {
+    const start = i;
+    i++;
+    while (i < text.length && text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
+    i++;
+    return JSON.parse(text.slice(start, i)) as string;
+  };
+  const value = (path: string): void => {
+    ws();
+    const c = text[i];
+    if (c === "{") {
+      i++;
+      const seen = new Set<string>();
+      ws();
+      if (text[i] === "}") { i++; return; }
+      for (;;) {
+        ws();
+        const k = str();
+        const p = path ? `${path}.${k}` : k;
+        if (seen.has(k)) dups.push(p);
+        seen.add(k);
+        ws();
+        i++; // :
+        value(p);
+        ws();
+        if (text[i++] === "}") return;
+      }
+    } else if (c === "[") {
+      i++;
+      ws();
+      if (text[i] === "]") { i++; return; }
+      for (;;) {
+        value(path);
+        ws();
+        if (text[i++] === "]") return;
+      }
+    } else if (c === '"') str();
+    else while (i < text.length && !/[\s,}\]]/.test(text[i]!)) i++;
+  };
+  value("");
+  return dups;
+}
+
+/** A decoded body and the duplicate fields found while decoding. */
+export interface DecodedBody {
+  readonly value: unknown;
+  readonly duplicateFields: readonly string[];
+}
+
+/**
+ * Decodes a request body by media type. Throws 415 for unknown types and 400 for malformed text.
+ */
+export function decodeBody(contentType: string | undefined, body: string, allowed: readonly string[]): DecodedBody {
+  const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
+  if (!allowed.includes(type) || type === "application/vnd.kubernetes.protobuf") throw newUnsupportedMediaType(allowed);
+  if (type === "application/yaml" || type === "application/apply-patch+yaml") {
+    const doc = parseDocument(body, { uniqueKeys: false });
+    if (doc.errors.length > 0) throw newBadRequest(`error converting YAML to JSON: ${doc.errors[0]!.message}`);
+    return { value: doc.toJS() as unknown, duplicateFields: [] };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch (e) {
+    throw newBadRequest(`error decoding request body: ${(e as Error).message}`);
+  }
+  return { value, duplicateFields: findDuplicateJSONKeys(body) };
+}

@@ -1,0 +1,130 @@
+/**
+ * The per-kind strategy: everything the generic store needs to know about one resource, and
+ * nothing about HTTP or storage. Per-kind strategies live in the app
+ * (`apps/apiserver/src/registry/<group>/<kind>/strategy.ts`); the generic store in this package
+ * calls them in Kubernetes' order:
+ *
+ * - create: decode → `applyDefaults` → mutating admission → `prepareForCreate` → `validate`
+ *   → `warningsOnCreate` → `canonicalize` → validating admission → storage create.
+ * - update (PUT and every PATCH): decode/patch → `applyDefaults` → `prepareForUpdate` →
+ *   `validateUpdate` → `warningsOnUpdate` → `canonicalize` → storage guaranteed update.
+ * - status update: the same with {@link StatusStrategy} in place of the main hooks.
+ *
+ * Hooks named `prepare*`, `applyDefaults` and `canonicalize` MAY mutate the object passed in;
+ * hooks named `validate*` and `warnings*` MUST NOT.
+ *
+ * @see k8s.io/apiserver/pkg/registry/rest/create.go (RESTCreateStrategy, BeforeCreate)
+ * @see k8s.io/apiserver/pkg/registry/rest/update.go (RESTUpdateStrategy, BeforeUpdate)
+ * @see k8s.io/apiserver/pkg/registry/rest/delete.go (RESTDeleteStrategy)
+ * @see pkg/registry/batch/job/strategy.go (a complete example)
+ */
+import type { ObjectMeta, ResourceInfo, TableColumnDefinition } from "@skiff/api-types";
+import type { FieldError } from "@skiff/apimachinery";
+
+/** Any API object: `apiVersion`, `kind`, `metadata`, and kind-specific top-level fields. */
+export interface APIObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+  [field: string]: unknown;
+}
+
+/** The authenticated user of a request, as Kubernetes' `user.Info`. */
+export interface UserInfo {
+  readonly username: string;
+  readonly uid?: string;
+  readonly groups: readonly string[];
+  readonly extra?: Readonly<Record<string, readonly string[]>>;
+}
+
+/**
+ * What a strategy hook knows about the request it serves. One `now` per request, so every
+ * timestamp a request writes is the same instant.
+ */
+export interface RequestContext {
+  /** The namespace from the request path; `undefined` for cluster-scoped resources. */
+  readonly namespace: string | undefined;
+  readonly user: UserInfo;
+  /** The request's clock reading. */
+  readonly now: Date;
+  /** `dryRun=All`: everything runs but nothing is stored. */
+  readonly dryRun: boolean;
+  /** Warnings to return as `Warning: 299 - "<text>"` headers; hooks may push to it. */
+  readonly warnings: string[];
+}
+
+/** Labels and selectable fields of an object, for label and field selectors. */
+export interface ObjectAttrs {
+  readonly labels: Readonly<Record<string, string>>;
+  /** Field-selector values by key, e.g. `metadata.name`, `status.successful`, `spec.nodeName`. */
+  readonly fields: Readonly<Record<string, string>>;
+}
+
+/** What happens to dependents when an owner is deleted without an explicit propagation policy. */
+export type GarbageCollectionPolicy = "Orphan" | "Background" | "Foreground";
+
+/**
+ * Server-side `Table` rendering for `kubectl get` (the `as=Table` Accept form).
+ * @see pkg/printers/internalversion/printers.go
+ */
+export interface TableConvertor<T extends APIObject> {
+  /** Column definitions, NAME first; `priority: 1` columns show only with `-o wide`. */
+  readonly columns: readonly TableColumnDefinition[];
+  /** One row's cells for `obj`, in column order; `now` is the request's clock for ages/durations. */
+  cells(obj: T, now: Date): unknown[];
+}
+
+/** Hooks for the `/status` subresource: it keeps everything but status from the stored object. */
+export interface StatusStrategy<T extends APIObject> {
+  /** Copy the non-status parts of `old` into `obj` (and anything else status writes may not change). Mutates `obj`. */
+  prepareForUpdate(ctx: RequestContext, obj: T, old: T): void;
+  /** Status-update validation. Must not mutate. */
+  validateUpdate(ctx: RequestContext, obj: T, old: T): FieldError[];
+  /** Optional warnings. Must not mutate. */
+  warningsOnUpdate?(ctx: RequestContext, obj: T, old: T): string[];
+}
+
+/** Everything the generic store needs to serve one resource. See the module comment for the call order. */
+export interface ResourceStrategy<T extends APIObject = APIObject> {
+  /** REST identity: group, version, kind, plural, scope, short names, categories, subresources. */
+  readonly resource: ResourceInfo;
+  /** Scheme defaulting (what Kubernetes applies at decode). Mutates `obj`. */
+  applyDefaults(obj: T): void;
+  /** Clear or set server-owned fields on create (status, generation, generated labels). Mutates `obj`. */
+  prepareForCreate(ctx: RequestContext, obj: T): void;
+  /** Create validation. Must not mutate. */
+  validate(ctx: RequestContext, obj: T): FieldError[];
+  warningsOnCreate?(ctx: RequestContext, obj: T): string[];
+  /** Normalise the object before it is stored. Mutates `obj`. */
+  canonicalize?(obj: T): void;
+  /** Whether PUT to a missing object creates it. */
+  readonly allowCreateOnUpdate: boolean;
+  /** Whether PUT without `metadata.resourceVersion` is accepted (last writer wins). */
+  readonly allowUnconditionalUpdate: boolean;
+  /** Carry over server-owned fields from `old` (status, generation bump on spec change). Mutates `obj`. */
+  prepareForUpdate(ctx: RequestContext, obj: T, old: T): void;
+  /** Update validation (immutable fields and the create rules). Must not mutate. */
+  validateUpdate(ctx: RequestContext, obj: T, old: T): FieldError[];
+  warningsOnUpdate?(ctx: RequestContext, obj: T, old: T): string[];
+  /** Present when the resource has a `/status` subresource. */
+  readonly status?: StatusStrategy<T>;
+  /** Labels and selectable fields of `obj`. */
+  getAttrs(obj: T): ObjectAttrs;
+  /**
+   * Field-selector keys this resource supports beyond `metadata.name` and (namespaced)
+   * `metadata.namespace`; others answer 400 `field label not supported: <key>`.
+   */
+  readonly fieldSelectorKeys: readonly string[];
+  /** Propagation policy when a delete names none (`batch/v1` Job: Orphan, with a warning). */
+  defaultGarbageCollectionPolicy(ctx: RequestContext): GarbageCollectionPolicy;
+  /** Warnings for a delete request that named no propagation policy (the Job warning). */
+  warningsOnDefaultDelete?(ctx: RequestContext, obj: T): string[];
+  /**
+   * Whether DELETE answers with the deleted object (true: CSIDriver, CSINode, PodTemplate, Pod,
+   * Node, Namespace) or with a `Status` of `status: Success` (false: Job), as the store's
+   * `ReturnDeletedObject` decides in Kubernetes and the spec's endpoint tables show.
+   */
+  readonly returnDeletedObject: boolean;
+  /** `kubectl get` columns. */
+  readonly table: TableConvertor<T>;
+}

@@ -1,0 +1,22 @@
+import { describe, expect, it } from "vitest";
+import { parseRequestInfo } from "./request-info.js";
+
+describe("parseRequestInfo", () => {
+  it.each([
+    ["GET", "/apis/batch/v1/namespaces/d/jobs", {}, { verb: "list", apiGroup: "batch", namespace: "d", resource: "jobs", name: "" }],
+    ["GET", "/apis/batch/v1/namespaces/d/jobs", { watch: "true" }, { verb: "watch" }],
+    ["GET", "/apis/batch/v1/watch/namespaces/d/jobs", {}, { verb: "watch", resource: "jobs" }],
+    ["PUT", "/apis/batch/v1/namespaces/d/jobs/p/status", {}, { verb: "update", name: "p", subresource: "status" }],
+    ["DELETE", "/api/v1/namespaces/d/pods", {}, { verb: "deletecollection", apiGroup: "", resource: "pods" }],
+    ["GET", "/api/v1/namespaces/d", {}, { verb: "get", resource: "namespaces", name: "d", namespace: "d" }],
+    ["PUT", "/api/v1/namespaces/d/finalize", {}, { resource: "namespaces", name: "d", subresource: "finalize" }],
+    ["GET", "/api/v1/nodes/n1", {}, { verb: "get", resource: "nodes", name: "n1", namespace: "" }],
+  ])("%s %s", (method, path, query, want) => {
+    const info = parseRequestInfo(method, path, query);
+    expect(info.isResourceRequest).toBe(true);
+    expect(info).toMatchObject(want);
+  });
+  it("non-resource paths", () => {
+    for (const p of ["/", "/api", "/apis/batch", "/healthz", "/api/v1"]) expect(parseRequestInfo("GET", p, {}).isResourceRequest).toBe(false);
+  });
+});

@@ -1,0 +1,82 @@
+/**
+ * Parsed facts of one API request path and method.
+ * @see k8s.io/apiserver/pkg/endpoints/request/requestinfo.go
+ */
+
+/** Request facts, as Kubernetes' `RequestInfo`. Non-resource requests only set `path` and `verb`. */
+export interface RequestInfo {
+  readonly isResourceRequest: boolean;
+  readonly path: string;
+  /** get, list, watch, create, update, patch, delete, deletecollection (or the lowercased method for non-resource paths). */
+  readonly verb: string;
+  readonly apiPrefix: string;
+  readonly apiGroup: string;
+  readonly apiVersion: string;
+  readonly namespace: string;
+  readonly resource: string;
+  readonly subresource: string;
+  readonly name: string;
+  readonly parts: readonly string[];
+}
+
+/**
+ * Parses `/api/v1/...` and `/apis/<g>/<v>/...` paths. Never throws; unknown shapes are
+ * non-resource requests.
+ * @param method - HTTP method (any case).
+ * @param path - the URL path without query.
+ * @param query - parsed query parameters (`watch`).
+ * @example parseRequestInfo("GET", "/apis/batch/v1/namespaces/d/jobs", {}).verb // "list"
+ */
+export function parseRequestInfo(method: string, path: string, query: Readonly<Record<string, unknown>>): RequestInfo {
+  const m = method.toUpperCase();
+  const base = { path, apiPrefix: "", apiGroup: "", apiVersion: "", namespace: "", resource: "", subresource: "", name: "", parts: [] as string[] };
+  const nonResource: RequestInfo = { ...base, isResourceRequest: false, verb: m.toLowerCase() };
+  const segs = path.replace(/^\/+|\/+$/g, "").split("/").filter((s) => s !== "").map(safeDecode);
+  if (segs.length === 0) return nonResource;
+  const prefix = segs[0]!;
+  let rest: string[];
+  let group = "";
+  let version: string;
+  if (prefix === "api") {
+    if (segs.length < 3) return nonResource;
+    version = segs[1]!;
+    rest = segs.slice(2);
+  } else if (prefix === "apis") {
+    if (segs.length < 4) return nonResource;
+    group = segs[1]!;
+    version = segs[2]!;
+    rest = segs.slice(3);
+  } else return nonResource;
+
+  let verb = ({ POST: "create", GET: "get", HEAD: "get", PUT: "update", PATCH: "patch", DELETE: "delete" } as Record<string, string>)[m] ?? "";
+  let watchPath = false;
+  if (rest[0] === "watch") {
+    watchPath = true;
+    rest = rest.slice(1);
+  }
+  let namespace = "";
+  if (rest[0] === "namespaces" && rest.length > 1) {
+    namespace = rest[1]!;
+    if (rest.length > 2 && rest[2] !== "status" && rest[2] !== "finalize") rest = rest.slice(2);
+  }
+  const parts = rest;
+  const resource = parts[0] ?? "";
+  const name = parts[1] ?? "";
+  const subresource = parts[2] ?? "";
+  if (watchPath) verb = "watch";
+  else if (verb === "get" && name === "") verb = isTrue(query["watch"]) ? "watch" : "list";
+  else if (verb === "delete" && name === "") verb = "deletecollection";
+  return { ...base, isResourceRequest: true, verb, apiPrefix: prefix, apiGroup: group, apiVersion: version, namespace, resource, name, subresource, parts };
+}
+
+function isTrue(v: unknown): boolean {
+  return v === "true" || v === "1";
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}

@@ -1,0 +1,506 @@
+/**
+ * `createAPIServer`: the fastify HTTP(S) server serving every strategy's REST endpoints.
+ * @see k8s.io/apiserver/pkg/endpoints/installer.go
+ * @see k8s.io/apiserver/pkg/endpoints/handlers/rest.go
+ */
+import Fastify from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import {
+  StatusError,
+  applyJSONPatch,
+  applyMergePatch,
+  applyStrategicMergePatch,
+  emptyPatchSchema,
+  errorToStatus,
+  isStatusError,
+  newBadRequest,
+  newForbidden,
+  newResourceExpired,
+  newMethodNotSupported,
+  newNotFound,
+  newRequestEntityTooLarge,
+  newUnauthorized,
+  newUnsupportedMediaType,
+} from "@skiff/apimachinery";
+import type { PatchSchema, StatusBody } from "@skiff/apimachinery";
+import type { ResourceInfo } from "@skiff/api-types";
+import { isStorageError } from "@skiff/storage";
+import { decodeObject, formatDecodeError, isKindName } from "@skiff/validation";
+import type { Storage } from "@skiff/storage";
+import { stringify as stringifyYAML } from "yaml";
+import type { Authenticator, Authorizer } from "../auth/auth.js";
+import { bodyMediaTypes, decodeBody, negotiateResponse, patchMediaTypes } from "../negotiation/negotiation.js";
+import type { NegotiatedResponse } from "../negotiation/negotiation.js";
+import { GenericStore } from "../registry/store.js";
+import { parseIncludeObject, renderTable } from "../table/index.js";
+import type { APIObject, RequestContext, ResourceStrategy, UserInfo } from "../registry/strategy.js";
+import { parseRequestInfo } from "../request/request-info.js";
+import type { RequestInfo } from "../request/request-info.js";
+
+/** An admission plugin: `mutate` may change the object; `validate` must not. Throw a StatusError to reject. */
+export interface AdmissionPlugin {
+  readonly name: string;
+  mutate?(attrs: AdmissionAttributes): void | Promise<void>;
+  validate?(attrs: AdmissionAttributes): void | Promise<void>;
+}
+
+/** What admission sees about a write. */
+export interface AdmissionAttributes {
+  readonly operation: "CREATE" | "UPDATE" | "DELETE";
+  readonly info: RequestInfo;
+  readonly object: APIObject | undefined;
+  readonly oldObject: APIObject | undefined;
+  readonly ctx: RequestContext;
+}
+
+/** A handler for a non-resource path (discovery, OpenAPI, health, version) supplied by the app. */
+export interface NonResourceRoute {
+  readonly method: "GET" | "POST";
+  /** A fastify route path, e.g. `/apis` or `/openapi/v3/*`. */
+  readonly url: string;
+  /** Whether the route is served without authentication (only `/healthz`, `/livez`, `/readyz`). */
+  readonly public?: boolean;
+  handler(req: FastifyRequest, reply: FastifyReply): unknown;
+}
+
+/** Configuration of {@link createAPIServer}. */
+export interface APIServerConfig {
+  readonly strategies: readonly ResourceStrategy[];
+  readonly storage: Storage;
+  readonly authenticator: Authenticator;
+  readonly authorizer: Authorizer;
+  readonly admission?: readonly AdmissionPlugin[];
+  readonly extraRoutes?: readonly NonResourceRoute[];
+  readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer; readonly ca?: string | Buffer; readonly requestCert?: boolean };
+  /** Plain HTTP; unit tests only. */
+  readonly insecureHTTP?: boolean;
+  /** Request body limit in bytes. @defaultValue 3 MiB */
+  readonly maxRequestBodyBytes?: number;
+  /** Log verbosity; ≥ 2 logs one line per request. @defaultValue 0 */
+  readonly verbosity?: number;
+  /**
+   * The strategic-merge-patch schema of a resource (build it with apimachinery's
+   * `patchSchemaFromOpenAPI` over the api-types OpenAPI document).
+   * @defaultValue `emptyPatchSchema` (lists replace, maps merge)
+   */
+  readonly patchSchemaFor?: (resource: ResourceInfo) => PatchSchema;
+  /**
+   * Structural decoding of a request object: the typed value, or decode errors (→ 400), and the
+   * unknown field paths found (for `fieldValidation`).
+   * @defaultValue @skiff/validation's `decodeObject` for kinds it knows; other kinds pass through unchanged.
+   */
+  readonly decode?: (resource: ResourceInfo, raw: APIObject) => { ok: true; value: APIObject; unknownFields: readonly string[] } | { ok: false; message: string };
+  /** Clock (tests). @defaultValue `() => new Date()` */
+  readonly now?: () => Date;
+}
+
+/** A created server. */
+export interface APIServer {
+  readonly app: FastifyInstance;
+  listen(opts: { host: string; port: number }): Promise<string>;
+  close(): Promise<void>;
+}
+
+/**
+ * The NamespaceLifecycle admission plugin: creating a namespaced object in a missing namespace
+ * answers 404 `namespaces "x" not found`; in a terminating namespace 403 Forbidden. Needs a
+ * `namespaces` resource (core/v1) in the same storage; without it (unit tests) it admits everything.
+ * @see plugin/pkg/admission/namespace/lifecycle/admission.go
+ */
+export function namespaceLifecycle(storage: Storage): AdmissionPlugin {
+  return {
+    name: "NamespaceLifecycle",
+    async validate(attrs) {
+      if (attrs.operation !== "CREATE" || !attrs.ctx.namespace || attrs.info.resource === "namespaces") return;
+      const ns = (await storage.get(`/registry/core/namespaces/${attrs.ctx.namespace}`, { ignoreNotFound: true })) as APIObject | null;
+      if (!ns) throw newNotFound({ group: "", resource: "namespaces" }, attrs.ctx.namespace);
+      if ((ns["status"] as { phase?: string } | undefined)?.phase === "Terminating" || ns.metadata?.deletionTimestamp) {
+        throw newForbidden(
+          { group: attrs.info.apiGroup, resource: attrs.info.resource },
+          attrs.object?.metadata?.name ?? "",
+          new Error(`unable to create new content in namespace ${attrs.ctx.namespace} because it is being terminated`),
+        );
+      }
+    },
+  };
+}
+
+const publicPaths = new Set(["/healthz", "/livez", "/readyz"]);
+
+/**
+ * Creates the API server. Every error leaves as a `Status` body.
+ * @example const s = createAPIServer({ strategies, storage, authenticator, authorizer: alwaysAllowAuthorizer, insecureHTTP: true });
+ */
+export function createAPIServer(config: APIServerConfig): APIServer {
+  const now = config.now ?? (() => new Date());
+  const tls = config.tls;
+  const app: FastifyInstance = (tls && !config.insecureHTTP
+    ? Fastify({ https: { cert: tls.cert, key: tls.key, ...(tls.ca ? { ca: tls.ca } : {}), requestCert: tls.requestCert ?? false, rejectUnauthorized: false }, bodyLimit: config.maxRequestBodyBytes ?? 3 * 1024 * 1024, logger: (config.verbosity ?? 0) >= 2, disableRequestLogging: true })
+    : Fastify({ bodyLimit: config.maxRequestBodyBytes ?? 3 * 1024 * 1024, logger: (config.verbosity ?? 0) >= 2, disableRequestLogging: true })) as unknown as FastifyInstance;
+  const stores = new Map<string, GenericStore>();
+  for (const s of config.strategies) stores.set(`${s.resource.group}/${s.resource.version}/${s.resource.plural}`, new GenericStore(s, config.storage));
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", { parseAs: "string" }, (_req, body, done) => done(null, body));
+
+  app.setErrorHandler((err, _req, reply) => {
+    const e = err as { code?: string; statusCode?: number; message: string };
+    if (e.code === "FST_ERR_CTP_BODY_TOO_LARGE") return sendStatus(reply, errorToStatus(newRequestEntityTooLarge("limit is " + String(config.maxRequestBodyBytes ?? 3145728))));
+    if (e.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") return sendStatus(reply, errorToStatus(newUnsupportedMediaType(bodyMediaTypes)));
+    if (!isStatusError(err)) app.log.error({ err }, "internal error (bug)");
+    return sendStatus(reply, errorToStatus(err));
+  });
+  app.setNotFoundHandler((_req, reply) => sendStatus(reply, notFoundStatus()));
+
+  app.addHook("onRequest", async (req) => {
+    const path = req.url.split("?")[0] ?? "/";
+    if (publicPaths.has(path)) return;
+    let user: UserInfo | null;
+    try {
+      const cert = (req.raw.socket as { getPeerCertificate?: () => { subject?: { CN?: string; O?: string | string[] } } }).getPeerCertificate?.();
+      const subj = cert?.subject;
+      user = await config.authenticator({
+        headers: req.headers,
+        ...(subj?.CN ? { clientCertificate: { commonName: subj.CN, organizations: Array.isArray(subj.O) ? subj.O : subj.O ? [subj.O] : [] } } : {}),
+      });
+    } catch {
+      user = null;
+    }
+    if (!user) throw newUnauthorized("Unauthorized");
+    (req as unknown as { user: UserInfo }).user = user;
+  });
+
+  if ((config.verbosity ?? 0) >= 2) {
+    app.addHook("onResponse", async (req, reply) => {
+      const user = (req as unknown as { user?: UserInfo }).user;
+      app.log.info(
+        { verb: req.method, path: req.url, code: reply.statusCode, latencyMs: Math.round(reply.elapsedTime), user: user?.username ?? "" },
+        "request",
+      );
+    });
+  }
+
+  for (const r of config.extraRoutes ?? []) app.route({ method: r.method, url: r.url, handler: r.handler });
+
+  const handle = async (req: FastifyRequest, reply: FastifyReply) => {
+    const [path = "/", qs = ""] = req.url.split("?", 2);
+    const query = Object.fromEntries(new URLSearchParams(qs));
+    const info = parseRequestInfo(req.method, path, query);
+    if (!info.isResourceRequest) return sendStatus(reply, notFoundStatus());
+    if (info.apiPrefix === "api" && info.apiGroup !== "") return sendStatus(reply, notFoundStatus());
+    const store = stores.get(`${info.apiGroup}/${info.apiVersion}/${info.resource}`);
+    if (!store) return sendStatus(reply, notFoundStatus());
+    const res = store.strategy.resource;
+    if (info.subresource && !res.subresources.includes(info.subresource)) return sendStatus(reply, notFoundStatus());
+    if (info.parts.length > 3) return sendStatus(reply, notFoundStatus());
+    if (!res.namespaced && info.namespace && info.resource !== "namespaces") return sendStatus(reply, notFoundStatus());
+    const user = (req as unknown as { user: UserInfo }).user;
+    const gr = { group: res.group, resource: res.plural };
+    const decision = await config.authorizer({
+      user, verb: info.verb, resourceRequest: true, path, apiGroup: info.apiGroup, apiVersion: info.apiVersion,
+      namespace: info.namespace, resource: info.resource, subresource: info.subresource, name: info.name,
+    });
+    if (!decision.allowed) {
+      const msg = `User "${user.username}" cannot ${info.verb} resource "${info.resource}" in API group "${info.apiGroup}"${info.namespace ? ` in the namespace "${info.namespace}"` : ""}${decision.reason ? `: ${decision.reason}` : ""}`;
+      throw newForbidden(gr, info.name, new Error(msg));
+    }
+    const allowedVerbs = info.name ? ["get", "update", "patch", "delete", "watch"] : ["list", "watch", "create", "deletecollection"];
+    if (!allowedVerbs.includes(info.verb) || (info.subresource && !["get", "update", "patch"].includes(info.verb))) {
+      throw newMethodNotSupported(gr, req.method);
+    }
+    const accept = negotiateResponse(req.headers.accept);
+    const dryRunValues = new URLSearchParams(qs).getAll("dryRun");
+    for (const v of dryRunValues) if (v !== "All") throw newBadRequest(`Invalid dryRun value: ${v}. Valid values: All`);
+    const fieldManager = query["fieldManager"];
+    if (fieldManager !== undefined && (fieldManager.length > 128 || !/^[\x20-\x7e]*$/.test(fieldManager))) {
+      throw newBadRequest(`fieldManager: Invalid value: "${fieldManager}": must be no more than 128 characters and contain only printable characters`);
+    }
+    const fieldValidation = query["fieldValidation"];
+    if (fieldValidation !== undefined && !["Strict", "Warn", "Ignore", ""].includes(fieldValidation)) {
+      throw newBadRequest(`fieldValidation: Unsupported value: "${fieldValidation}": supported values: "Ignore", "Strict", "Warn"`);
+    }
+    const ctx: RequestContext = {
+      namespace: res.namespaced ? info.namespace || undefined : undefined,
+      user, now: now(), dryRun: dryRunValues.length > 0, warnings: [],
+    };
+    if (res.namespaced && !ctx.namespace && info.verb !== "list" && info.verb !== "watch") throw newNotFound(gr, info.name);
+    const apiVersion = res.group ? `${res.group}/${res.version}` : res.version;
+    const body = typeof req.body === "string" ? req.body : "";
+    const decodeObj = (): APIObject => {
+      const d = decodeBody(req.headers["content-type"], body, bodyMediaTypes);
+      const obj = d.value;
+      if (!obj || typeof obj !== "object" || Array.isArray(obj)) throw newBadRequest("Object 'Kind' is missing in '" + body.slice(0, 80) + "'");
+      const o = obj as APIObject;
+      if (o.apiVersion !== apiVersion || o.kind !== res.kind) {
+        throw newBadRequest(`the API version in the data (${o.apiVersion ?? ""}) does not match the expected API version (${apiVersion})`);
+      }
+      const decoded = (config.decode ?? defaultDecode)(res, o);
+      if (!decoded.ok) throw newBadRequest(decoded.message);
+      const problems = [...decoded.unknownFields.map((f) => `unknown field "${f}"`), ...d.duplicateFields.map((f) => `duplicate field "${f}"`)];
+      if (fieldValidation === "Strict" && problems.length > 0) throw newBadRequest(`strict decoding error: ${problems.join(", ")}`);
+      if (fieldValidation === "Warn") ctx.warnings.push(...problems);
+      if (o.metadata?.namespace && ctx.namespace && o.metadata.namespace !== ctx.namespace) {
+        throw newBadRequest("the namespace of the provided object does not match the namespace sent on the request");
+      }
+      return decoded.value;
+    };
+    const ua = req.headers["user-agent"] ?? "";
+    const manager = fieldManager || ua.split("/")[0] || "unknown";
+    const track = (o: APIObject): APIObject => {
+      recordManagedFields(o, manager, apiVersion, ctx.now, info.subresource);
+      return o;
+    };
+    const admit = async (o: APIObject, cur: APIObject | null): Promise<APIObject> => {
+      await runAdmission(config.admission, { operation: cur ? "UPDATE" : "CREATE", info, object: o, oldObject: cur ?? undefined, ctx });
+      return o;
+    };
+    const send = (code: number, obj: unknown) => {
+      if (ctx.warnings.length > 0) void reply.header("Warning", ctx.warnings.map(formatWarning));
+      return sendObject(reply, code, obj, accept, query, store, ctx.now);
+    };
+
+    switch (info.verb) {
+      case "get":
+        return send(200, await store.get(ctx, info.name));
+      case "list":
+        return send(200, await store.list(ctx, listParams(query)));
+      case "watch":
+        return serveWatch(req, reply, store, ctx, info, query, accept);
+      case "create": {
+        const obj = decodeObj();
+        await runAdmission(config.admission, { operation: "CREATE", info, object: obj, oldObject: undefined, ctx });
+        return send(201, await store.create(ctx, track(obj)));
+      }
+      case "update": {
+        const obj = decodeObj();
+        if (obj.metadata?.name !== info.name) {
+          throw newBadRequest(`the name of the object (${obj.metadata?.name ?? ""}) does not match the name on the URL (${info.name})`);
+        }
+        const r = await store.update(ctx, info.name, (cur) => admit(track({ ...obj, metadata: { ...obj.metadata, managedFields: cur?.metadata?.managedFields ?? [] } }), cur), info.subresource ? { subresource: info.subresource } : {});
+        return send(r.created ? 201 : 200, r.object);
+      }
+      case "patch": {
+        const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+        if (!patchMediaTypes.includes(type)) throw newUnsupportedMediaType(patchMediaTypes);
+        if (type === "application/apply-patch+yaml") throw newUnsupportedMediaType(patchMediaTypes.slice(0, 3));
+        const patch = decodeBody("application/json", body, ["application/json"]).value;
+        const r = await store.update(
+          ctx,
+          info.name,
+          (cur) => {
+            if (!cur) throw newNotFound(gr, info.name);
+            const out =
+              type === "application/json-patch+json"
+                ? applyJSONPatch(cur, patch)
+                : type === "application/strategic-merge-patch+json"
+                  ? applyStrategicMergePatch(cur, patch, config.patchSchemaFor?.(res) ?? emptyPatchSchema)
+                  : applyMergePatch(cur, patch);
+            return admit(track(out as APIObject), cur);
+          },
+          info.subresource ? { subresource: info.subresource } : {},
+        );
+        return send(200, r.object);
+      }
+      case "delete": {
+        const opts = body.trim() ? (decodeBody("application/json", body, ["application/json"]).value as Record<string, unknown>) : {};
+        const grace = query["gracePeriodSeconds"] ?? opts["gracePeriodSeconds"];
+        const policy = query["propagationPolicy"] ?? opts["propagationPolicy"];
+        const pre = opts["preconditions"] as { uid?: string; resourceVersion?: string } | undefined;
+        const r = await store.delete(ctx, info.name, {
+          ...(grace !== undefined ? { gracePeriodSeconds: Number(grace) } : {}),
+          ...(typeof policy === "string" ? { propagationPolicy: policy } : {}),
+          ...(pre ? { preconditions: pre } : {}),
+        });
+        if (!r.deleted) return send(202, r.object);
+        if (store.strategy.returnDeletedObject) return send(200, r.object);
+        return send(200, {
+          kind: "Status", apiVersion: "v1", metadata: {}, status: "Success",
+          details: { name: info.name, group: res.group, kind: res.plural, uid: r.object.metadata?.uid ?? "" },
+        });
+      }
+      case "deletecollection": {
+        const list = await store.list(ctx, listParams(query));
+        const deleted: APIObject[] = [];
+        for (const item of list["items"] as APIObject[]) {
+          const r = await store.delete({ ...ctx, namespace: item.metadata?.namespace || ctx.namespace }, item.metadata?.name ?? "", {});
+          deleted.push(r.object);
+        }
+        return send(200, { ...list, items: deleted });
+      }
+      default:
+        throw newMethodNotSupported(gr, req.method);
+    }
+  };
+  app.route({ method: ["GET", "POST", "PUT", "PATCH", "DELETE"], url: "/api/*", handler: handle });
+  app.route({ method: ["GET", "POST", "PUT", "PATCH", "DELETE"], url: "/apis/*", handler: handle });
+
+  return {
+    app,
+    async listen({ host, port }) {
+      return app.listen({ host, port });
+    },
+    async close() {
+      await app.close();
+    },
+  };
+}
+
+function listParams(q: Record<string, string>) {
+  const limit = q["limit"] !== undefined ? Number(q["limit"]) : undefined;
+  if (limit !== undefined && (!Number.isInteger(limit) || limit < 0)) throw newBadRequest(`limit: Invalid value: "${q["limit"]}": must be a non-negative integer`);
+  return {
+    ...(q["labelSelector"] !== undefined ? { labelSelector: q["labelSelector"] } : {}),
+    ...(q["fieldSelector"] !== undefined ? { fieldSelector: q["fieldSelector"] } : {}),
+    ...(limit ? { limit } : {}),
+    ...(q["continue"] ? { continue: q["continue"] } : {}),
+    ...(q["resourceVersion"] !== undefined ? { resourceVersion: q["resourceVersion"] } : {}),
+    ...(q["resourceVersionMatch"] !== undefined ? { resourceVersionMatch: q["resourceVersionMatch"] } : {}),
+  };
+}
+
+/**
+ * Records an `Update` managedFields entry for `manager` (simple form: `fieldsV1` is `{}` until
+ * server-side apply tracks real field sets). Replaces the manager's previous Update entry. Mutates `obj`.
+ */
+function recordManagedFields(obj: APIObject, manager: string, apiVersion: string, now: Date, subresource: string): void {
+  const meta = (obj.metadata ??= {});
+  const entries = (meta.managedFields ?? []).filter((e) => !(e.manager === manager && e.operation === "Update" && (e.subresource ?? "") === subresource));
+  entries.push({
+    manager,
+    operation: "Update",
+    apiVersion,
+    time: now.toISOString().replace(/\.\d{3}Z$/, "Z"),
+    fieldsType: "FieldsV1",
+    fieldsV1: {},
+    ...(subresource ? { subresource } : {}),
+  });
+  meta.managedFields = entries;
+}
+
+/** A `Warning` header value: `299 - "<text>"` with Go-style quoting. */
+export function formatWarning(text: string): string {
+  return `299 - ${JSON.stringify(text)}`;
+}
+
+function defaultDecode(res: ResourceInfo, raw: APIObject): { ok: true; value: APIObject; unknownFields: readonly string[] } | { ok: false; message: string } {
+  if (!isKindName(res.kind)) return { ok: true, value: raw, unknownFields: [] };
+  const r = decodeObject(res.kind, raw, { fieldValidation: "Warn" });
+  if (!r.ok) return { ok: false, message: r.errors.map(formatDecodeError).join(", ") };
+  return { ok: true, value: r.value as APIObject, unknownFields: r.unknownFields };
+}
+
+async function runAdmission(plugins: readonly AdmissionPlugin[] | undefined, attrs: AdmissionAttributes): Promise<void> {
+  for (const p of plugins ?? []) await p.mutate?.(attrs);
+  for (const p of plugins ?? []) await p.validate?.(attrs);
+}
+
+function notFoundStatus(): StatusBody {
+  return {
+    kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure",
+    message: "the server could not find the requested resource", reason: "NotFound", details: {}, code: 404,
+  };
+}
+
+function sendStatus(reply: FastifyReply, status: StatusBody) {
+  return reply.code(status.code).header("content-type", "application/json").send(Buffer.from(JSON.stringify(status)));
+}
+
+function sendObject(reply: FastifyReply, code: number, obj: unknown, accept: NegotiatedResponse, q: Record<string, string>, store: GenericStore, now: Date) {
+  const pretty = q["pretty"] === "true";
+  let out: unknown = obj;
+  if (accept.form === "table" && (obj as APIObject).kind !== "Status") out = toTable(obj as APIObject, store, accept, q, now);
+  else if (accept.form === "partial") out = toPartial(obj as APIObject);
+  if (accept.form === "yaml") return reply.code(code).header("content-type", accept.contentType).send(Buffer.from(stringifyYAML(out)));
+  if ((obj as APIObject).kind === "Status") return reply.code(code).header("content-type", "application/json").send(Buffer.from(JSON.stringify(obj)));
+  return reply.code(code).header("content-type", accept.contentType).send(Buffer.from(pretty ? JSON.stringify(out, null, 2) + "\n" : JSON.stringify(out)));
+}
+
+function toPartial(obj: APIObject): unknown {
+  const v = "meta.k8s.io/v1";
+  if (Array.isArray(obj["items"])) {
+    return { kind: "PartialObjectMetadataList", apiVersion: v, metadata: obj.metadata, items: (obj["items"] as APIObject[]).map((i) => ({ kind: "PartialObjectMetadata", apiVersion: v, metadata: i.metadata })) };
+  }
+  return { kind: "PartialObjectMetadata", apiVersion: v, metadata: obj.metadata };
+}
+
+function toTable(obj: APIObject, store: GenericStore, accept: NegotiatedResponse, q: Record<string, string>, now: Date): unknown {
+  const inc = parseIncludeObject(q["includeObject"]);
+  if (!inc.ok) throw newBadRequest(inc.errors.join(", "));
+  const isList = Array.isArray(obj["items"]);
+  const items = isList ? (obj["items"] as APIObject[]) : [obj];
+  const m = (obj.metadata ?? {}) as { resourceVersion?: string; continue?: string; remainingItemCount?: number };
+  const listMeta = {
+    ...(m.resourceVersion !== undefined ? { resourceVersion: m.resourceVersion } : {}),
+    ...(isList && m.continue !== undefined ? { continue: m.continue } : {}),
+    ...(isList && m.remainingItemCount !== undefined ? { remainingItemCount: m.remainingItemCount } : {}),
+  };
+  return renderTable(store.strategy.table, items, now, {
+    includeObject: inc.value,
+    listMeta,
+    version: accept.contentType.includes("v=v1beta1") ? "v1beta1" : "v1",
+  });
+}
+
+async function serveWatch(req: FastifyRequest, reply: FastifyReply, store: GenericStore, ctx: RequestContext, info: RequestInfo, q: Record<string, string>, accept: NegotiatedResponse) {
+  const predicate = store.predicate(listParams(q));
+  const rv = q["resourceVersion"];
+  const prefix = info.name ? store.key(ctx.namespace, info.name) : store.keyPrefix(ctx.namespace);
+  const raw = reply.raw;
+  let watcher;
+  const initial: APIObject[] = [];
+  let fromRev: string | undefined = rv && rv !== "0" ? rv : undefined;
+  if (!fromRev) {
+    const l = await store.list(ctx, { ...(q["labelSelector"] ? { labelSelector: q["labelSelector"] } : {}), ...(q["fieldSelector"] ? { fieldSelector: q["fieldSelector"] } : {}) });
+    for (const i of l["items"] as APIObject[]) if (!info.name || i.metadata?.name === info.name) initial.push(i);
+    fromRev = String(l.metadata?.resourceVersion ?? "");
+  }
+  try {
+    watcher = await store.storage.watch(prefix, { resourceVersion: fromRev, recursive: !info.name, allowBookmarks: q["allowWatchBookmarks"] === "true", ...(predicate ? { predicate } : {}) });
+  } catch (e) {
+    if (!isStorageError(e, "ResourceVersionExpired")) throw store.interpret(e, info.name);
+    // 1.23 answers 200 and one ERROR event carrying the 410 Status.
+    reply.hijack();
+    raw.writeHead(200, { "content-type": "application/json", "transfer-encoding": "chunked" });
+    raw.end(JSON.stringify({ type: "ERROR", object: errorToStatus(newResourceExpired(e.message)) }) + "\n");
+    return;
+  }
+  reply.hijack();
+  raw.writeHead(200, { "content-type": accept.form === "table" ? accept.contentType : "application/json", "transfer-encoding": "chunked" });
+  let first = true;
+  const write = (type: string, object: unknown) => {
+    let out = object;
+    if (accept.form === "table" && (type === "ADDED" || type === "MODIFIED" || type === "DELETED")) {
+      const inc = parseIncludeObject(q["includeObject"]);
+      out = renderTable(store.strategy.table, [object as APIObject], new Date(), {
+        includeObject: inc.ok ? inc.value : "Metadata",
+        noHeaders: !first,
+        version: accept.contentType.includes("v=v1beta1") ? "v1beta1" : "v1",
+      });
+      first = false;
+    }
+    raw.write(JSON.stringify({ type, object: out }) + "\n");
+  };
+  for (const o of initial) write("ADDED", o);
+  const stop = () => watcher.stop();
+  req.raw.on("close", stop);
+  const timeoutSeconds = q["timeoutSeconds"] !== undefined ? Number(q["timeoutSeconds"]) : 1800;
+  const timer = setTimeout(stop, timeoutSeconds * 1000);
+  try {
+    for await (const ev of watcher) {
+      if (ev.type === "ERROR") {
+        const se = store.interpret(ev.error, "");
+        write("ERROR", errorToStatus(se instanceof StatusError ? se : ev.error));
+        break;
+      }
+      if (ev.type === "BOOKMARK") {
+        if (q["allowWatchBookmarks"] === "true") write("BOOKMARK", { kind: store.strategy.resource.kind, apiVersion: store.strategy.resource.group ? `${store.strategy.resource.group}/${store.strategy.resource.version}` : store.strategy.resource.version, metadata: { resourceVersion: String(ev.revision) } });
+        continue;
+      }
+      write(ev.type, ev.object);
+    }
+  } finally {
+    clearTimeout(timer);
+    req.raw.off("close", stop);
+    raw.end();
+  }
+}

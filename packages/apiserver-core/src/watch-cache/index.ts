@@ -1,0 +1,2 @@
+export type { WatchCacheOptions } from "./watch-cache.js";
+export { WatchCache } from "./watch-cache.js";

@@ -1,0 +1,96 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { MemoryStorage, openSqliteStorage } from "@skiff/storage";
+import type { Storage, WatchEvent, WatchOptions, Watcher } from "@skiff/storage";
+import { runStorageConformance } from "@skiff/storage/testing";
+import { describe, expect, it } from "vitest";
+import { WatchCache } from "./index.js";
+
+runStorageConformance("watch cache over memory", async () => {
+  const storage = new WatchCache(new MemoryStorage({ compactionIntervalMs: 0 }));
+  return { storage, cleanup: () => storage.close() };
+});
+
+// Seeded: one object outside /registry/ makes the suite's start revisions explicit (> 0), so its
+// watch cases run through the cache rather than the backend.
+runStorageConformance("watch cache over memory, seeded", async () => {
+  const storage = new WatchCache(new MemoryStorage({ compactionIntervalMs: 0 }));
+  await storage.create("/seed/x", { metadata: { name: "x" } });
+  return { storage, cleanup: () => storage.close() };
+});
+
+runStorageConformance("watch cache over sqlite, seeded", async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "skiff-watch-cache-"));
+  let storage = new WatchCache(await openSqliteStorage({ dataDir, compactionIntervalMs: 0 }));
+  await storage.create("/seed/x", { metadata: { name: "x" } });
+  return {
+    storage,
+    reopen: async () => {
+      await storage.close();
+      storage = new WatchCache(await openSqliteStorage({ dataDir, compactionIntervalMs: 0 }));
+      return storage;
+    },
+    cleanup: async () => {
+      await storage.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+});
+
+class CountingStorage extends MemoryStorage {
+  watchCalls = 0;
+  override watch(key: string, options?: WatchOptions): Promise<Watcher> {
+    this.watchCalls++;
+    return super.watch(key, options);
+  }
+}
+
+async function first(w: Watcher): Promise<WatchEvent | undefined> {
+  const r = await w.next();
+  return r.done ? undefined : r.value;
+}
+
+describe("WatchCache", () => {
+  it("serves 1,000 watchers from one backend watch", async () => {
+    const backend = new CountingStorage({ compactionIntervalMs: 0 });
+    const cache: Storage = new WatchCache(backend);
+    await cache.create("/registry/seed", { metadata: { name: "seed" } });
+    const start = await cache.currentRevision();
+    const watchers = await Promise.all(Array.from({ length: 1000 }, () => cache.watch("/registry/jobs", { recursive: true, resourceVersion: start })));
+    const c = await cache.create("/registry/jobs/ns/a", { metadata: { name: "a" } });
+    for (const w of watchers) expect(await first(w)).toMatchObject({ type: "ADDED", revision: c.revision });
+    expect(backend.watchCalls).toBe(1);
+    await cache.close();
+  });
+
+  it("ends a slow watcher with an ERROR without blocking others", async () => {
+    const cache = new WatchCache(new MemoryStorage({ compactionIntervalMs: 0 }), { watcherBufferCapacity: 3 });
+    await cache.create("/seed", { metadata: { name: "seed" } });
+    const start = await cache.currentRevision();
+    const slow = await cache.watch("/r", { recursive: true, resourceVersion: start });
+    const fast = await cache.watch("/r", { recursive: true, resourceVersion: start });
+    for (let i = 0; i < 5; i++) {
+      await cache.create(`/r/x${i}`, { metadata: { name: `x${i}` } });
+      expect(await first(fast)).toMatchObject({ type: "ADDED", key: `/r/x${i}` });
+    }
+    const seen: string[] = [];
+    for (let e = await first(slow); e !== undefined; e = await first(slow)) seen.push(e.type);
+    expect(seen).toEqual(["ADDED", "ADDED", "ADDED", "ERROR"]);
+    await cache.close();
+  });
+
+  it("answers ResourceVersionExpired for a revision older than the window", async () => {
+    const cache = new WatchCache(new MemoryStorage({ compactionIntervalMs: 0 }), { windowCapacity: 2 });
+    await cache.create("/seed", { metadata: { name: "seed" } });
+    const start = await cache.currentRevision();
+    const w = await cache.watch("/r", { recursive: true, resourceVersion: start });
+    for (let i = 0; i < 5; i++) await cache.create(`/r/x${i}`, { metadata: { name: `x${i}` } });
+    for (let i = 0; i < 5; i++) await first(w);
+    await cache.compact(start + 3);
+    await expect(cache.watch("/r", { recursive: true, resourceVersion: start + 1 })).rejects.toMatchObject({ code: "ResourceVersionExpired" });
+    const late = await cache.watch("/r", { recursive: true, resourceVersion: start + 3 });
+    expect(await first(late)).toMatchObject({ type: "ADDED", revision: start + 4 });
+    await cache.close();
+  });
+});
