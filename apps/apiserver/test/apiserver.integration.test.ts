@@ -49,6 +49,12 @@ describe("skiff-apiserver (real process from source)", () => {
     const created = c.json() as { metadata: { uid: string; generation: number }; spec: { selector: unknown } };
     expect(created.metadata.generation).toBe(1);
     expect(created.spec.selector).toEqual({ matchLabels: { "controller-uid": created.metadata.uid } });
+    // A Job without labels of its own shows its template's, so `kubectl get jobs -l job-name=pi` finds it.
+    const byLabel = await call(s, "GET", "/apis/batch/v1/namespaces/default/jobs?labelSelector=job-name%3Dpi");
+    expect(byLabel.status).toBe(200);
+    const found = byLabel.json() as { items: { metadata: { name: string; labels?: Record<string, string> } }[] };
+    expect(found.items.map((i) => i.metadata.name)).toEqual(["pi"]);
+    expect(found.items[0]?.metadata.labels).toEqual({ "controller-uid": created.metadata.uid, "job-name": "pi" });
     const bad = await call(s, "POST", "/apis/batch/v1/namespaces/default/jobs", { ...job, metadata: { name: "bad" }, spec: { ...job.spec, parallelism: -1 } });
     expect(bad.status).toBe(422);
     const d = await call(s, "DELETE", "/apis/batch/v1/namespaces/default/jobs/pi");
@@ -107,7 +113,7 @@ describe("startup errors", () => {
 
 describe("built binary", () => {
   const entry = join(appDir, "dist/main.js");
-  it.skipIf(!existsSync(entry))("starts and answers /readyz (skipped: apps/apiserver/dist/main.js not built)", async () => {
+  it.skipIf(!existsSync(entry))("the built binary (dist/main.js; skipped when not built) starts and answers /readyz", async () => {
     const s = await startServer({ entry });
     try {
       expect((await call(s, "GET", "/readyz")).status).toBe(200);

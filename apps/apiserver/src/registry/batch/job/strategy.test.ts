@@ -118,7 +118,7 @@ describe("Job strategy", () => {
     expect(s.getAttrs(j).fields["status.successful"]).toBe("0");
     j.status = { succeeded: 3 };
     expect(s.getAttrs(j)).toEqual({
-      labels: {},
+      labels: { "controller-uid": j.metadata?.uid, "job-name": "pi" },
       fields: { "metadata.name": "pi", "metadata.namespace": "default", "status.successful": "3" },
     });
   });

@@ -77,6 +77,7 @@ export function createJobStrategy(gates: JobStrategyGates): ResourceStrategy<Job
         delete meta.annotations[JobTrackingAnnotation];
       }
       generateSelector(job);
+      copyTemplateLabelsIfEmpty(job);
       dropDisabledJobFields(job, undefined, gates);
     },
     validate(_ctx, job) {
@@ -88,6 +89,7 @@ export function createJobStrategy(gates: JobStrategyGates): ResourceStrategy<Job
       if (old.status === undefined) delete job.status;
       else job.status = structuredClone(old.status);
       dropDisabledJobFields(job, old, gates);
+      copyTemplateLabelsIfEmpty(job);
       if (JSON.stringify(job.spec) !== JSON.stringify(old.spec)) {
         (job.metadata ??= {}).generation = (old.metadata?.generation ?? 0) + 1;
       }
@@ -135,6 +137,22 @@ export function generateSelector(job: Job): void {
   const sel = (spec.selector ??= {});
   const matchLabels = (sel.matchLabels ??= {});
   matchLabels["controller-uid"] ??= uid;
+}
+
+/**
+ * A Job with no labels of its own shows its template's labels, the generated `controller-uid` and
+ * `job-name` included, so `kubectl get jobs -l job-name=<name>` finds it. Kubernetes 1.23 gets this
+ * from `SetDefaults_Job` (`if len(obj.Labels) == 0 { obj.Labels = obj.Spec.Template.Labels }`),
+ * which runs again on every decode from storage, after the strategy generated the labels; copying
+ * once the selector is generated gives the same observable object. Mutates `job`.
+ * @see pkg/apis/batch/v1/defaults.go
+ */
+export function copyTemplateLabelsIfEmpty(job: Job): void {
+  const meta = (job.metadata ??= {});
+  const templateLabels = job.spec?.template?.metadata?.labels;
+  if (templateLabels === undefined || Object.keys(templateLabels).length === 0) return;
+  if (meta.labels !== undefined && Object.keys(meta.labels).length > 0) return;
+  meta.labels = { ...templateLabels };
 }
 
 function mustFind(plural: string): never {
