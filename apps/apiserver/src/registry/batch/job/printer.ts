@@ -5,7 +5,7 @@
 import type { Job } from "@skiff/api-types";
 import { formatLabelSelector } from "@skiff/apimachinery";
 import type { TableConvertor } from "@skiff/apiserver-core";
-import { humanDuration, translateTimestampSince } from "../../../internal/human-duration.js";
+import { humanDuration, translateTimestampSince } from "@skiff/apiserver-core";
 
 /** Job table: NAME, COMPLETIONS, DURATION, AGE; wide: CONTAINERS, IMAGES, SELECTOR. */
 export const jobTable: TableConvertor<Job & Record<string, unknown>> = {

@@ -6,7 +6,7 @@
 import type { Event } from "@skiff/api-types";
 import type { ResourceStrategy, TableConvertor } from "@skiff/apiserver-core";
 import { setEventDefaults, validateEvent } from "@skiff/validation";
-import { translateTimestampSince } from "../../../internal/human-duration.js";
+import { translateTimestampSince } from "@skiff/apiserver-core";
 import { createSimpleStrategy } from "../../../internal/simple-strategy.js";
 
 type T = Event & Record<string, unknown>;

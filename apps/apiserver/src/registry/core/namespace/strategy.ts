@@ -7,7 +7,7 @@ import type { Namespace } from "@skiff/api-types";
 import { findResource } from "@skiff/api-types";
 import type { ResourceStrategy, TableConvertor } from "@skiff/apiserver-core";
 import { setNamespaceDefaults, validateNamespace, validateNamespaceUpdate } from "@skiff/validation";
-import { translateTimestampSince } from "../../../internal/human-duration.js";
+import { translateTimestampSince } from "@skiff/apiserver-core";
 import { ageColumn, nameColumn } from "../../../internal/simple-strategy.js";
 import { keepAllButStatus } from "../../../internal/status-split.js";
 

@@ -7,7 +7,7 @@ import type { Node } from "@skiff/api-types";
 import { findResource } from "@skiff/api-types";
 import type { ResourceStrategy, TableConvertor } from "@skiff/apiserver-core";
 import { setNodeDefaults, validateNode, validateNodeUpdate } from "@skiff/validation";
-import { translateTimestampSince } from "../../../internal/human-duration.js";
+import { translateTimestampSince } from "@skiff/apiserver-core";
 import { ageColumn, nameColumn } from "../../../internal/simple-strategy.js";
 import { keepAllButStatus, keepOldStatus } from "../../../internal/status-split.js";
 

@@ -9,7 +9,7 @@ import { findResource } from "@skiff/api-types";
 import type { FieldError } from "@skiff/apimachinery";
 import type { ResourceStrategy, TableConvertor } from "@skiff/apiserver-core";
 import { defaultPodValidationOptions, setPodDefaults, validatePod, validatePodBinding, validatePodStatusUpdate, validatePodUpdate } from "@skiff/validation";
-import { translateTimestampSince } from "../../../internal/human-duration.js";
+import { translateTimestampSince } from "@skiff/apiserver-core";
 import { ageColumn, nameColumn } from "../../../internal/simple-strategy.js";
 import { keepAllButStatus, keepOldStatus } from "../../../internal/status-split.js";
 

@@ -6,7 +6,7 @@
 import type { CSIDriver } from "@skiff/api-types";
 import type { ResourceStrategy, TableConvertor } from "@skiff/apiserver-core";
 import { setCSIDriverDefaults, validateCSIDriver, validateCSIDriverUpdate } from "@skiff/validation";
-import { translateTimestampSince } from "../../../internal/human-duration.js";
+import { translateTimestampSince } from "@skiff/apiserver-core";
 import { ageColumn, createSimpleStrategy, nameColumn } from "../../../internal/simple-strategy.js";
 
 type T = CSIDriver & Record<string, unknown>;

@@ -6,7 +6,7 @@
 import type { CSINode } from "@skiff/api-types";
 import type { ResourceStrategy, TableConvertor } from "@skiff/apiserver-core";
 import { validateCSINode, validateCSINodeUpdate } from "@skiff/validation";
-import { translateTimestampSince } from "../../../internal/human-duration.js";
+import { translateTimestampSince } from "@skiff/apiserver-core";
 import { ageColumn, createSimpleStrategy, nameColumn } from "../../../internal/simple-strategy.js";
 
 type T = CSINode & Record<string, unknown>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { humanDuration, translateTimestampSince } from "./human-duration.js";
+import { humanDuration, translateTimestampSince } from "./printers.js";
 
 const s = (n: number) => n * 1000;
 describe("humanDuration (reference §12 vectors)", () => {
