@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the tests use, when missing: kubectl (Debian's kubernetes-client if
-# /usr/bin/kubectl is absent). Later suites add etcd-server and containerd here.
+# /usr/bin/kubectl is absent) and etcd-server (the etcd storage suite and the HA test run a real etcd).
+# containerd is installed by tools/containerd/setup.sh, which the containerd suites call as root.
 set -euo pipefail
 need=()
 command -v kubectl >/dev/null 2>&1 || need+=(kubernetes-client)
+command -v etcd >/dev/null 2>&1 || need+=(etcd-server)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then sudo=""; else sudo="sudo"; fi
   $sudo apt-get update -qq

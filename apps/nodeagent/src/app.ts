@@ -1,0 +1,221 @@
+/**
+ * The node agent's composition: options → logging → lock file → pod runtime → servers → wait
+ * for SIGINT/SIGTERM or lock contention → stop. `main.ts` only calls {@link runNodeAgent}.
+ *
+ * @see cmd/kubelet/app/server.go (`Run`, `run`, `RunKubelet`, `startKubelet`) in kubernetes/kubernetes v1.23
+ */
+import { hostname as osHostname } from "node:os";
+import { mustParseQuantity, quantityToNumber } from "@skiff/flags";
+import type { HeldLock } from "./lock-file.js";
+import { acquireLockFile } from "./lock-file.js";
+import type { Logger } from "./logging.js";
+import { createLogger } from "./logging.js";
+import type { NodeAgentConfiguration, NodeAgentOptions, TextSink } from "./options/index.js";
+import { loadNodeAgentOptions } from "./options/index.js";
+import type { PodRuntime, PodRuntimeOptions } from "./pods/index.js";
+import { createPodRuntime } from "./pods/index.js";
+import type { RunningServers, ServerOptions, TLSVersionName } from "./server/index.js";
+import { startServers } from "./server/index.js";
+
+/** Where {@link runNodeAgent} writes and how it is told to stop. */
+export interface AppIO {
+  readonly stdout: TextSink;
+  readonly stderr: TextSink;
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Stops the agent when aborted (tests). Without it the agent stops on SIGINT or SIGTERM.
+   */
+  readonly stopSignal?: AbortSignal;
+  /** The OS host name (tests). @defaultValue os.hostname() */
+  readonly hostname?: () => string;
+  /** Called once the agent runs (servers listening), with their bound addresses (tests, benchmarks). */
+  readonly onReady?: (servers: RunningServers | undefined) => void;
+}
+
+/** `--container-runtime-endpoint` when none is given: containerd's default socket. */
+export const defaultContainerRuntimeEndpoint = "unix:///run/containerd/containerd.sock";
+
+/**
+ * The node name: `--hostname-override` or the OS host name, trimmed and lower-cased.
+ * @throws Error `empty hostname is invalid` when that is empty.
+ */
+export function resolveNodeName(override: string, hostname: () => string): string {
+  const name = (override !== "" ? override : hostname()).trim().toLowerCase();
+  if (name === "") throw new Error("empty hostname is invalid");
+  return name;
+}
+
+/** Maps the options onto the pod runtime's options. */
+export function podRuntimeOptionsFrom(o: NodeAgentOptions, nodeName: string, log: Logger): PodRuntimeOptions {
+  const c = o.config;
+  const f = o.flags;
+  return {
+    nodeName,
+    rootDir: f.rootDir,
+    containerRuntimeEndpoint: f.containerRuntimeEndpoint !== "" ? f.containerRuntimeEndpoint : defaultContainerRuntimeEndpoint,
+    runtimeRequestTimeoutMs: c.runtimeRequestTimeout.ms,
+    syncFrequencyMs: c.syncFrequency.ms,
+    staticPodPath: c.staticPodPath,
+    fileCheckFrequencyMs: c.fileCheckFrequency.ms,
+    staticPodURL: c.staticPodURL,
+    staticPodURLHeader: c.staticPodURLHeader,
+    httpCheckFrequencyMs: c.httpCheckFrequency.ms,
+    serializeImagePulls: c.serializeImagePulls,
+    registryPullQPS: c.registryPullQPS,
+    registryBurst: c.registryBurst,
+    containerLogMaxSizeBytes: quantityToNumber(mustParseQuantity(c.containerLogMaxSize)),
+    containerLogMaxFiles: c.containerLogMaxFiles,
+    maxPods: c.maxPods,
+    podInfraImage: f.podInfraContainerImage,
+    log: (message, level = 0) => (level === 0 ? log.info(message) : log.v(level).info(message)),
+  };
+}
+
+/** The `/configz` body under `nodeagentconfig`: the configuration as JSON (durations as Go text). */
+export function configzOf(c: NodeAgentConfiguration): unknown {
+  const json = JSON.parse(JSON.stringify(c)) as Record<string, unknown> & { logging: Record<string, unknown> };
+  json.logging.vmodule = c.logging.vmodule.map((m) => ({ filePattern: m.pattern, verbosity: m.level }));
+  return json;
+}
+
+/**
+ * Maps the options onto the servers' options.
+ * @throws Error when webhook authentication or authorization is asked for: this build has no
+ *   TokenReview/SubjectAccessReview client (`no client provided, cannot use webhook ...`).
+ */
+export function serverOptionsFrom(o: NodeAgentOptions, nodeName: string): ServerOptions {
+  const c = o.config;
+  if (c.authentication.webhook.enabled) throw new Error("no client provided, cannot use webhook authentication");
+  if (c.authorization.mode === "Webhook") throw new Error("no client provided, cannot use webhook authorization");
+  return {
+    address: c.address,
+    port: c.port,
+    readOnlyPort: c.readOnlyPort,
+    healthzBindAddress: c.healthzBindAddress,
+    healthzPort: c.healthzPort,
+    enableServer: c.enableServer,
+    enableDebuggingHandlers: c.enableDebuggingHandlers,
+    certDir: o.flags.certDir,
+    ...(c.tlsCertFile !== "" ? { tlsCertFile: c.tlsCertFile } : {}),
+    ...(c.tlsPrivateKeyFile !== "" ? { tlsPrivateKeyFile: c.tlsPrivateKeyFile } : {}),
+    ...(c.tlsMinVersion !== "" ? { tlsMinVersion: c.tlsMinVersion as TLSVersionName } : {}),
+    ...(c.tlsCipherSuites.length > 0 ? { tlsCipherSuites: c.tlsCipherSuites } : {}),
+    anonymousAuth: c.authentication.anonymous.enabled,
+    ...(c.authentication.x509.clientCAFile !== "" ? { clientCAFile: c.authentication.x509.clientCAFile } : {}),
+    authorization: { mode: "AlwaysAllow" },
+    configz: () => configzOf(c),
+    logDir: "/var/log",
+    hostname: nodeName,
+    idleTimeoutMs: c.streamingConnectionIdleTimeout.ms,
+  };
+}
+
+function waitForStop(stopSignal: AbortSignal | undefined, extra: Promise<string>): Promise<string> {
+  return new Promise((resolve) => {
+    const done = (why: string): void => {
+      process.off("SIGINT", onInt);
+      process.off("SIGTERM", onTerm);
+      stopSignal?.removeEventListener("abort", onAbort);
+      resolve(why);
+    };
+    const onInt = (): void => done("SIGINT");
+    const onTerm = (): void => done("SIGTERM");
+    const onAbort = (): void => done("stop requested");
+    if (stopSignal !== undefined) {
+      if (stopSignal.aborted) return done("stop requested");
+      stopSignal.addEventListener("abort", onAbort, { once: true });
+    } else {
+      process.once("SIGINT", onInt);
+      process.once("SIGTERM", onTerm);
+    }
+    void extra.then(done);
+  });
+}
+
+/**
+ * Runs the node agent until stopped; resolves with the process exit code (0 after `--help`,
+ * `--version`, a signal, lock contention or a successful `--runonce`; 1 on bad options or a
+ * start-up failure, logged as `Failed to run Nodeagent` with `err="failed to run Nodeagent: ..."`).
+ *
+ * @example
+ * ```ts
+ * process.exitCode = await runNodeAgent(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr });
+ * ```
+ */
+export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<number> {
+  const loaded = loadNodeAgentOptions(argv, io.env === undefined ? { stdout: io.stdout, stderr: io.stderr } : { env: io.env, stdout: io.stdout, stderr: io.stderr });
+  if (!loaded.ok) return loaded.exitCode;
+  const o = loaded.value;
+  const f = o.flags;
+  const root = createLogger(
+    {
+      verbosity: o.config.logging.verbosity,
+      vmodule: o.config.logging.vmodule,
+      format: o.config.logging.format,
+      logtostderr: f.logtostderr,
+      alsologtostderr: f.alsologtostderr,
+      logFile: f.logFile,
+      logDir: f.logDir,
+      logFileMaxSizeMB: f.logFileMaxSize,
+      stderrthreshold: f.stderrthreshold,
+      skipHeaders: f.skipHeaders,
+      jsonSplitStream: o.config.logging.options.json.splitStream,
+    },
+    { stdout: io.stdout, stderr: io.stderr },
+  );
+  const log = root.withName("app");
+  const v1 = log.v(1);
+  if (v1.enabled) for (const line of o.flagLog) v1.info(line);
+  const failed = (cause: unknown): number => {
+    log.error("Failed to run Nodeagent", { err: `failed to run Nodeagent: ${cause instanceof Error ? cause.message : String(cause)}` });
+    return 1;
+  };
+
+  let lock: HeldLock | undefined;
+  let runtime: PodRuntime | undefined;
+  let servers: RunningServers | undefined;
+  let contended!: (why: string) => void;
+  const contention = new Promise<string>((resolve) => (contended = resolve));
+  try {
+    if (f.lockFile !== "") {
+      log.info("Acquiring file lock", { path: f.lockFile });
+      lock = await acquireLockFile(f.lockFile, {
+        ...(io.stopSignal !== undefined ? { signal: io.stopSignal } : {}),
+        onWait: (pid) => log.info("Waiting for file lock held by another process", { path: f.lockFile, pid }),
+      });
+      log.info("Acquired file lock", { path: f.lockFile });
+      if (f.exitOnLockContention) {
+        log.info("Watching for lock file contention", { path: f.lockFile });
+        lock.watchContention(() => contended("lock file contention"));
+      }
+    }
+    const nodeName = resolveNodeName(f.hostnameOverride, io.hostname ?? osHostname);
+    const serverOpts = o.config.runOnce ? undefined : serverOptionsFrom(o, nodeName);
+    runtime = createPodRuntime(podRuntimeOptionsFrom(o, nodeName, root.withName("pods")));
+    if (o.config.runOnce) {
+      const r = await runtime.runOnce(o.config.runtimeRequestTimeout.ms);
+      for (const p of r.pods) log.info(p.ok ? "Started pod" : "Failed to start pod", { pod: `${p.namespace}/${p.name}`, phase: p.phase, ...(p.message !== undefined ? { message: p.message } : {}) });
+      await runtime.stop();
+      lock?.release();
+      if (r.error !== undefined) return failed(r.error);
+      return r.ok ? 0 : 1;
+    }
+    await runtime.start();
+    const serverLog = root.withName("server");
+    servers = await startServers(serverOpts as ServerOptions, runtime, { info: (m, fl) => serverLog.info(m, fl), error: (m, fl) => serverLog.error(m, fl) });
+    log.info("Started nodeagent", { nodeName, addresses: servers.addresses });
+    io.onReady?.(servers);
+  } catch (e) {
+    await servers?.close().catch(() => {});
+    await runtime?.stop().catch(() => {});
+    lock?.release();
+    if ((e as { code?: string }).code === "Aborted") return 0;
+    return failed(e);
+  }
+  const why = await waitForStop(io.stopSignal, contention);
+  log.info("Shutting down", { reason: why });
+  await servers.close().catch((e: unknown) => log.error("Failed to stop servers", { err: e }));
+  await runtime.stop().catch((e: unknown) => log.error("Failed to stop pod runtime", { err: e }));
+  lock?.release();
+  return 0;
+}

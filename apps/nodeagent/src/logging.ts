@@ -1,0 +1,206 @@
+/**
+ * The node agent's logger, configured by the logging flags: `-v`, `--vmodule`,
+ * `--logging-format text|json`, `--log-file`, `--log-dir`, `--logtostderr`,
+ * `--alsologtostderr`, `--stderrthreshold`, `--skip-headers`, `--add-dir-header` (ignored: there are no
+ * source files to name), `--one-output`, `--log-file-max-size`, `--log-json-split-stream`.
+ *
+ * Text lines are shaped like klog's: `I1121 02:33:46.123456    4711 pods] message key="value"`
+ * (severity letter, month+day, time with microseconds, pid, the logger's name instead of
+ * `file:line`). JSON lines are `{"ts":<unix seconds>,"v":<level>,"logger":<name>,"msg":...,...fields}`
+ * (errors carry `"err"` and no `v`), one per line, as component-base's JSON format.
+ * Verbosity: a `V(n)` message is written when `n <= -v`, or when a `--vmodule` pattern matching
+ * the logger's name allows it (klog matches file names; here the names are `app`, `pods`,
+ * `server`, ...; patterns are globs with `*` and `?`).
+ *
+ * @see k8s.io/klog/v2 klog.go (`header`, `output`), staging/src/k8s.io/component-base/logs/json in kubernetes/kubernetes v1.23
+ */
+import { appendFileSync, mkdirSync, renameSync, statSync } from "node:fs";
+import { join } from "node:path";
+import type { ModulePattern } from "@skiff/flags";
+
+/** Something lines can be written to. */
+export interface LineSink {
+  write(text: string): unknown;
+}
+
+/** The logging settings (from the flags and the config file's `logging`). */
+export interface LoggingOptions {
+  /** `-v`. @defaultValue 0 */
+  readonly verbosity: number;
+  /** `--vmodule`. */
+  readonly vmodule: readonly ModulePattern[];
+  /** `text` or `json`. @defaultValue "text" */
+  readonly format: string;
+  /** `--logtostderr`. @defaultValue true */
+  readonly logtostderr: boolean;
+  /** `--alsologtostderr`. */
+  readonly alsologtostderr: boolean;
+  /** `--log-file`. */
+  readonly logFile: string;
+  /** `--log-dir`: file `nodeagent.log` in it, when `--log-file` is empty. */
+  readonly logDir: string;
+  /** `--log-file-max-size` in MB; 0 is unlimited. Beyond it the file is renamed to `<file>.1`. @defaultValue 1800 */
+  readonly logFileMaxSizeMB: number;
+  /** `--stderrthreshold` (0 INFO, 1 WARNING, 2 ERROR): with file output, lines at or above go to stderr too. @defaultValue 2 */
+  readonly stderrthreshold: number;
+  /** `--skip-headers`. */
+  readonly skipHeaders: boolean;
+  /** `--log-json-split-stream`: in JSON format, info lines to stdout and errors to stderr. */
+  readonly jsonSplitStream: boolean;
+}
+
+/** A structured logger. Fields print as `key="value"` (text) or JSON members. */
+export interface Logger {
+  info(message: string, fields?: Readonly<Record<string, unknown>>): void;
+  warning(message: string, fields?: Readonly<Record<string, unknown>>): void;
+  error(message: string, fields?: Readonly<Record<string, unknown>>): void;
+  /** A logger whose `info` writes only when verbosity `level` is enabled for this logger. */
+  v(level: number): Pick<Logger, "info"> & { readonly enabled: boolean };
+  /** A logger named `name` (matched by `--vmodule`). */
+  withName(name: string): Logger;
+}
+
+type Severity = 0 | 1 | 2;
+const severityLetter = ["I", "W", "E"] as const;
+
+function globToRegExp(glob: string): RegExp {
+  const body = glob.replace(/[.+^${}()|[\]\\]/g, "\\$&").replaceAll("*", ".*").replaceAll("?", ".");
+  return new RegExp(`^${body}$`);
+}
+
+function pad(n: number, width: number, fill = "0"): string {
+  return String(n).padStart(width, fill);
+}
+
+/** klog's header: `Lmmdd hh:mm:ss.uuuuuu threadid name] `. */
+export function formatKlogHeader(severity: "I" | "W" | "E", now: Date, pid: number, name: string): string {
+  const us = now.getMilliseconds() * 1000;
+  return (
+    `${severity}${pad(now.getMonth() + 1, 2)}${pad(now.getDate(), 2)} ` +
+    `${pad(now.getHours(), 2)}:${pad(now.getMinutes(), 2)}:${pad(now.getSeconds(), 2)}.${pad(us, 6)} ` +
+    `${pad(pid, 7, " ")} ${name}] `
+  );
+}
+
+function formatValue(v: unknown): string {
+  if (typeof v === "string") return JSON.stringify(v);
+  if (v instanceof Error) return JSON.stringify(v.message);
+  if (typeof v === "bigint") return String(v);
+  if (typeof v === "object" && v !== null) return JSON.stringify(v);
+  return String(v);
+}
+
+/** Formats `key="value"` pairs as klog's structured text does (strings quoted). */
+export function formatKeyValues(fields: Readonly<Record<string, unknown>> | undefined): string {
+  if (fields === undefined) return "";
+  return Object.entries(fields)
+    .map(([k, v]) => ` ${k}=${formatValue(v)}`)
+    .join("");
+}
+
+/** The outputs a logger writes to. */
+export interface LoggingSinks {
+  readonly stdout: LineSink;
+  readonly stderr: LineSink;
+  /** Clock (tests inject one). @defaultValue () => new Date() */
+  readonly now?: () => Date;
+}
+
+/**
+ * Builds the logger for the given options. File output (when `logtostderr` is false and a log
+ * file or directory is set) appends synchronously, creating the directory; write errors fall
+ * back to stderr.
+ *
+ * @example
+ * ```ts
+ * const log = createLogger({ ...defaultLoggingOptions, verbosity: 2 }, { stdout: process.stdout, stderr: process.stderr }).withName("app");
+ * log.info("Starting nodeagent", { version: "v1.23.0" });
+ * log.v(4).info("detail");
+ * ```
+ */
+export function createLogger(options: LoggingOptions, sinks: LoggingSinks, name = "nodeagent"): Logger {
+  const now = sinks.now ?? (() => new Date());
+  const modules = options.vmodule.map((m) => ({ re: globToRegExp(m.pattern), level: m.level }));
+  const json = options.format === "json";
+  const filePath = options.logFile !== "" ? options.logFile : options.logDir !== "" ? join(options.logDir, "nodeagent.log") : "";
+  const toFile = !json && !options.logtostderr && filePath !== "";
+  let fileBroken = false;
+
+  const writeFile = (line: string): boolean => {
+    if (fileBroken) return false;
+    try {
+      if (options.logFileMaxSizeMB > 0) {
+        try {
+          if (statSync(filePath).size + line.length > options.logFileMaxSizeMB * 1024 * 1024) renameSync(filePath, `${filePath}.1`);
+        } catch {
+          // No file yet.
+        }
+      }
+      appendFileSync(filePath, line);
+      return true;
+    } catch {
+      fileBroken = true;
+      return false;
+    }
+  };
+  if (toFile && options.logFile === "" && options.logDir !== "") {
+    try {
+      mkdirSync(options.logDir, { recursive: true });
+    } catch {
+      fileBroken = true;
+    }
+  }
+
+  const emit = (severity: Severity, level: number, loggerName: string, message: string, fields?: Readonly<Record<string, unknown>>): void => {
+    const date = now();
+    if (json) {
+      const entry: Record<string, unknown> = { ts: date.getTime() / 1000 };
+      if (severity < 2) entry.v = level;
+      entry.logger = loggerName;
+      entry.msg = message;
+      for (const [k, v] of Object.entries(fields ?? {})) entry[k] = v instanceof Error ? v.message : typeof v === "bigint" ? String(v) : v;
+      const line = `${JSON.stringify(entry)}\n`;
+      (options.jsonSplitStream && severity < 2 ? sinks.stdout : sinks.stderr).write(line);
+      return;
+    }
+    const header = options.skipHeaders ? "" : formatKlogHeader(severityLetter[severity], date, process.pid, loggerName);
+    const line = `${header}${message}${formatKeyValues(fields)}\n`;
+    if (!toFile) {
+      sinks.stderr.write(line);
+      return;
+    }
+    const written = writeFile(line);
+    if (!written || options.alsologtostderr || severity >= options.stderrthreshold) sinks.stderr.write(line);
+  };
+
+  const make = (loggerName: string): Logger => {
+    const moduleLevel = modules.find((m) => m.re.test(loggerName))?.level;
+    const enabled = (level: number): boolean => level <= (moduleLevel ?? options.verbosity);
+    return {
+      info: (m, f) => emit(0, 0, loggerName, m, f),
+      warning: (m, f) => emit(1, 0, loggerName, m, f),
+      error: (m, f) => emit(2, 0, loggerName, m, f),
+      v(level) {
+        const on = enabled(level);
+        return { enabled: on, info: (m, f) => (on ? emit(0, level, loggerName, m, f) : undefined) };
+      },
+      withName: (n) => make(n),
+    };
+  };
+  return make(name);
+}
+
+/** Logging options with every flag at its default. */
+export const defaultLoggingOptions: LoggingOptions = Object.freeze({
+  verbosity: 0,
+  vmodule: [],
+  format: "text",
+  logtostderr: true,
+  alsologtostderr: false,
+  logFile: "",
+  logDir: "",
+  logFileMaxSizeMB: 1800,
+  stderrthreshold: 2,
+  skipHeaders: false,
+  jsonSplitStream: false,
+});

@@ -1,0 +1,100 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Pod } from "@skiff/api-types";
+import { FileSource, readStaticPodPath } from "./file-source.js";
+import { PodConfig, type PodConfigUpdate } from "./pod-config.js";
+
+const pod = (name: string, image = "busybox") => `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}}\nspec: {containers: [{name: c, image: ${image}}]}\n`;
+
+describe("readStaticPodPath", () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "skiff-fs-"));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("reads a directory sorted, skipping dot-files and sub-directories, reporting bad files", async () => {
+    writeFileSync(join(dir, "b.yaml"), pod("b"));
+    writeFileSync(join(dir, "a.json"), JSON.stringify({ apiVersion: "v1", kind: "Pod", metadata: { name: "a" }, spec: { containers: [{ name: "c", image: "i" }] } }));
+    writeFileSync(join(dir, ".c.yaml"), pod("c"));
+    writeFileSync(join(dir, "README"), "hello there");
+    mkdirSync(join(dir, "sub"));
+    writeFileSync(join(dir, "sub", "d.yaml"), pod("d"));
+    const r = await readStaticPodPath({ path: `${dir}/`, nodeName: "n" });
+    expect(r.pods.map((p) => p.metadata?.name)).toEqual(["a-n", "b-n"]);
+    expect(r.errors.some((e) => e.includes("README"))).toBe(true);
+    expect(r.errors.some((e) => e.includes("sub") && e.includes("not recursing"))).toBe(true);
+  });
+
+  it("reads a single file", async () => {
+    writeFileSync(join(dir, "one.yaml"), pod("one"));
+    const r = await readStaticPodPath({ path: join(dir, "one.yaml"), nodeName: "n" });
+    expect(r.pods.map((p) => p.metadata?.name)).toEqual(["one-n"]);
+  });
+
+  it("treats a missing path as no pods", async () => {
+    const r = await readStaticPodPath({ path: join(dir, "missing"), nodeName: "n" });
+    expect(r.pods).toEqual([]);
+    expect(r.errors[0]).toMatch(/path does not exist, ignoring/);
+  });
+
+  it("rejects files over 10 MiB", async () => {
+    writeFileSync(join(dir, "big.yaml"), pod("big") + "#".repeat(10 * 1024 * 1024));
+    const r = await readStaticPodPath({ path: dir, nodeName: "n" });
+    expect(r.pods).toEqual([]);
+    expect(r.errors[0]).toMatch(/larger than/);
+  });
+
+  it("FileSource feeds a PodConfig with ADD, UPDATE and REMOVE", async () => {
+    const updates: PodConfigUpdate[] = [];
+    const config = new PodConfig((u) => updates.push(u));
+    writeFileSync(join(dir, "a.yaml"), pod("a"));
+    const src = new FileSource({ path: dir, nodeName: "n", periodMs: 60_000 }, (pods: Pod[]) => config.set("file", pods));
+    await src.start();
+    try {
+      expect(updates.map((u) => u.op)).toEqual(["ADD"]);
+      expect(config.pods()[0]?.metadata?.annotations?.["example.io/config.source"]).toBe("file");
+      expect(config.pods()[0]?.metadata?.annotations?.["example.io/config.seen"]).toMatch(/^\d{4}-/);
+      writeFileSync(join(dir, "a.yaml"), pod("a", "busybox:1.36"));
+      await src.poll();
+      // New content → new UID: the old pod goes and a new one comes.
+      expect(updates.slice(1).map((u) => u.op).sort()).toEqual(["ADD", "REMOVE"]);
+      rmSync(join(dir, "a.yaml"));
+      await src.poll();
+      expect(updates.at(-1)?.op).toBe("REMOVE");
+      expect(config.pods()).toEqual([]);
+    } finally {
+      src.stop();
+    }
+  });
+});
+
+describe("PodConfig", () => {
+  const p = (name: string, uid: string, labels: Record<string, string> = {}): Pod => ({ metadata: { name, namespace: "default", uid, labels }, spec: { containers: [{ name: "c", image: "i" }] } });
+
+  it("drops a duplicate name within a source and reports UPDATE on label change", () => {
+    const updates: PodConfigUpdate[] = [];
+    const logs: string[] = [];
+    const config = new PodConfig((u) => updates.push(u), (m) => logs.push(m));
+    config.set("file", [p("a", "1"), p("a", "2")]);
+    expect(config.pods().map((x) => x.metadata?.uid)).toEqual(["1"]);
+    expect(logs[0]).toMatch(/duplicate pod name/);
+    config.set("file", [p("a", "1", { x: "y" })]);
+    expect(updates.map((u) => u.op)).toEqual(["ADD", "UPDATE"]);
+    config.set("file", [p("a", "1", { x: "y" })]);
+    expect(updates).toHaveLength(2);
+    expect(config.hasSeen("file")).toBe(true);
+    expect(config.hasSeen("http")).toBe(false);
+  });
+
+  it("keeps sources apart", () => {
+    const config = new PodConfig();
+    config.set("file", [p("a", "1")]);
+    config.set("http", [p("b", "2")]);
+    config.set("file", []);
+    expect(config.pods().map((x) => x.metadata?.name)).toEqual(["b"]);
+    expect(config.podsOf("http")[0]?.metadata?.annotations?.["example.io/config.source"]).toBe("http");
+  });
+});

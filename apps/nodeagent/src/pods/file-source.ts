@@ -1,0 +1,140 @@
+import { watch, type FSWatcher } from "node:fs";
+import { readdir, readFile, stat } from "node:fs/promises";
+import { basename, join } from "node:path";
+import type { Pod } from "@skiff/api-types";
+import { decodeManifest, maxManifestBytes } from "./static-pod.js";
+
+/** Options of {@link readStaticPodPath} and {@link FileSource}. */
+export interface FileSourceOptions {
+  /** `--pod-manifest-path`: a directory or a single file; a trailing `/` is ignored. */
+  readonly path: string;
+  readonly nodeName: string;
+  /** Receives one line per problem (bad file, sub-directory, missing path). */
+  readonly log?: (message: string) => void;
+}
+
+/** What one read of the path produced: the good pods, and one message per skipped entry. */
+export interface StaticPodPathResult {
+  readonly pods: Pod[];
+  readonly errors: string[];
+}
+
+async function readOneFile(file: string, nodeName: string): Promise<{ pods: Pod[]; errors: string[] }> {
+  try {
+    const info = await stat(file);
+    if (info.size > maxManifestBytes) return { pods: [], errors: [`${file}: file is larger than ${maxManifestBytes} bytes`] };
+    const text = await readFile(file, "utf8");
+    const r = decodeManifest(text, nodeName, { kind: "file", path: file });
+    return r.ok ? { pods: r.pods, errors: [] } : { pods: [], errors: r.errors.map((e) => `${file}: ${e}`) };
+  } catch (err) {
+    return { pods: [], errors: [`${file}: ${err instanceof Error ? err.message : String(err)}`] };
+  }
+}
+
+/**
+ * Reads the static pod path once: a file → its pod; a directory → every entry not starting with
+ * `.`, sorted, without descending into sub-directories (each is reported), symlinks followed; a
+ * missing path → no pods (reported as `path does not exist, ignoring`). A bad file is reported and
+ * skipped. Never throws.
+ * @see pkg/kubelet/config/file.go (listConfig, extractFromDir, extractFromFile)
+ */
+export async function readStaticPodPath(options: FileSourceOptions): Promise<StaticPodPathResult> {
+  const path = options.path.length > 1 ? options.path.replace(/\/+$/, "") : options.path;
+  const info = await stat(path).catch(() => undefined);
+  if (!info) return { pods: [], errors: [`unable to read config path ${JSON.stringify(path)}: path does not exist, ignoring`] };
+  if (info.isFile()) return readOneFile(path, options.nodeName);
+  if (!info.isDirectory()) return { pods: [], errors: [`path ${JSON.stringify(path)} is not a directory or a file`] };
+  const names = (await readdir(path).catch(() => [] as string[])).filter((n) => !n.startsWith(".")).sort();
+  const pods: Pod[] = [];
+  const errors: string[] = [];
+  for (const name of names) {
+    const file = join(path, name);
+    const entry = await stat(file).catch(() => undefined);
+    if (!entry) continue;
+    if (entry.isDirectory()) {
+      errors.push(`${file}: not recursing into manifest path`);
+      continue;
+    }
+    if (!entry.isFile()) continue;
+    const r = await readOneFile(file, options.nodeName);
+    pods.push(...r.pods);
+    errors.push(...r.errors);
+  }
+  return { pods, errors };
+}
+
+/**
+ * The file source: reads the path every `periodMs` and whenever `fs.watch` reports a change of a
+ * non-dot entry, and hands the complete list to `onPods` each time.
+ * @see pkg/kubelet/config/file.go, pkg/kubelet/config/file_linux.go
+ */
+export class FileSource {
+  private timer: NodeJS.Timeout | undefined;
+  private watcher: FSWatcher | undefined;
+  private running = false;
+  private pending = false;
+  private debounce: NodeJS.Timeout | undefined;
+  private readonly lastErrors = new Set<string>();
+
+  constructor(
+    private readonly options: FileSourceOptions & { readonly periodMs: number },
+    private readonly onPods: (pods: Pod[]) => void,
+  ) {}
+
+  /** Reads once now, then starts the poll and the watch. */
+  async start(): Promise<void> {
+    await this.poll();
+    this.timer = setInterval(() => void this.poll(), this.options.periodMs);
+    this.timer.unref();
+    this.startWatch();
+  }
+
+  private startWatch(): void {
+    try {
+      const path = this.options.path;
+      this.watcher = watch(path, { persistent: false }, (_event, filename) => {
+        if (filename && basename(filename.toString()).startsWith(".")) return;
+        clearTimeout(this.debounce);
+        this.debounce = setTimeout(() => void this.poll(), 50);
+      });
+      this.watcher.on("error", () => {
+        this.watcher?.close();
+        this.watcher = undefined;
+      });
+    } catch {
+      // The path may not exist yet; the poll still picks it up.
+      this.watcher = undefined;
+    }
+  }
+
+  /** Reads the path and reports the result; concurrent calls coalesce. */
+  async poll(): Promise<void> {
+    if (this.running) {
+      this.pending = true;
+      return;
+    }
+    this.running = true;
+    try {
+      do {
+        this.pending = false;
+        const r = await readStaticPodPath(this.options);
+        for (const e of r.errors) if (!this.lastErrors.has(e)) this.options.log?.(e);
+        this.lastErrors.clear();
+        for (const e of r.errors) this.lastErrors.add(e);
+        this.onPods(r.pods);
+        if (!this.watcher && this.timer) this.startWatch();
+      } while (this.pending);
+    } finally {
+      this.running = false;
+    }
+  }
+
+  /** Stops polling and watching. Idempotent. */
+  stop(): void {
+    clearInterval(this.timer);
+    clearTimeout(this.debounce);
+    this.timer = undefined;
+    this.watcher?.close();
+    this.watcher = undefined;
+  }
+}

@@ -1,0 +1,6 @@
+export { createPodRuntime } from "./pod-runtime.js";
+export type { PodRuntime, PodRuntimeLog, PodRuntimeOptions, PodStatusListener, RunOnceResult, RunOnceResultItem, RuntimeState } from "./types.js";
+export { decodeManifest, maxManifestBytes } from "./static-pod.js";
+export type { DecodeManifestResult, StaticPodOrigin } from "./static-pod.js";
+export { isStaticPod } from "./pod-config.js";
+export type { PodSourceName } from "./pod-config.js";

@@ -1,0 +1,123 @@
+import type { Pod } from "@skiff/api-types";
+import { ConfigFirstSeenAnnotation, ConfigSourceAnnotation } from "@skiff/api-types";
+
+/** Source names, as the kubelet's (`file`, `http`, `api`); `manifest` is the agent's own manifest API. */
+export type PodSourceName = "file" | "http" | "manifest" | "api";
+
+/** One change the pod workers act on. */
+export interface PodConfigUpdate {
+  readonly op: "ADD" | "UPDATE" | "REMOVE";
+  readonly source: PodSourceName;
+  readonly pods: readonly Pod[];
+}
+
+/** Consumer of {@link PodConfig} updates. */
+export type PodConfigListener = (update: PodConfigUpdate) => void;
+
+/** Whether a pod came from a static source (anything but the API server). */
+export function isStaticPod(pod: Pod): boolean {
+  const source = pod.metadata?.annotations?.[ConfigSourceAnnotation];
+  return source !== undefined && source !== "api";
+}
+
+function podKey(pod: Pod): string {
+  return `${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}`;
+}
+
+function specEqual(a: Pod, b: Pod): boolean {
+  const strip = (p: Pod) => {
+    const annotations = { ...(p.metadata?.annotations ?? {}) };
+    delete annotations[ConfigFirstSeenAnnotation];
+    return JSON.stringify({ spec: p.spec, labels: p.metadata?.labels ?? {}, annotations });
+  };
+  return strip(a) === strip(b);
+}
+
+/**
+ * Merges the pod sources into one desired set, as the kubelet's pod config: each source sets its
+ * complete list ({@link PodConfig.set}); the merge tags each pod with its source and first-seen
+ * time, drops a second pod of the same namespace/name within a source ("duplicate pod name"), and
+ * tells the listener what was added, updated (spec, labels or annotations changed) or removed.
+ * Pods are keyed by UID. Not thread-related: all calls are synchronous.
+ *
+ * @see pkg/kubelet/config/config.go (podStorage.merge) in kubernetes/kubernetes v1.23
+ * @example
+ * const config = new PodConfig((u) => workers.handle(u), log);
+ * config.set("file", podsFromDirectory);
+ */
+export class PodConfig {
+  private readonly sources = new Map<PodSourceName, Map<string, Pod>>();
+  private readonly seenSources = new Set<PodSourceName>();
+  private readonly listeners: PodConfigListener[] = [];
+
+  constructor(
+    listener?: PodConfigListener,
+    private readonly log: (message: string) => void = () => {},
+    private readonly now: () => Date = () => new Date(),
+  ) {
+    if (listener) this.listeners.push(listener);
+  }
+
+  /** Adds a listener (called synchronously for each update). */
+  subscribe(listener: PodConfigListener): void {
+    this.listeners.push(listener);
+  }
+
+  /** Replaces the complete pod list of `source`; does not mutate `pods` (they are copied). */
+  set(source: PodSourceName, pods: readonly Pod[]): void {
+    this.seenSources.add(source);
+    const old = this.sources.get(source) ?? new Map<string, Pod>();
+    const next = new Map<string, Pod>();
+    const names = new Set<string>();
+    const added: Pod[] = [];
+    const updated: Pod[] = [];
+    for (const incoming of pods) {
+      const key = podKey(incoming);
+      if (names.has(key)) {
+        this.log(`pod ${key} from source ${source}: duplicate pod name, dropped (FailedValidation)`);
+        continue;
+      }
+      names.add(key);
+      const uid = incoming.metadata?.uid ?? "";
+      const pod = structuredClone(incoming);
+      const annotations = { ...(pod.metadata?.annotations ?? {}) };
+      annotations[ConfigSourceAnnotation] = source;
+      const previous = old.get(uid);
+      annotations[ConfigFirstSeenAnnotation] = previous?.metadata?.annotations?.[ConfigFirstSeenAnnotation] ?? this.now().toISOString();
+      pod.metadata = { ...(pod.metadata ?? {}), annotations };
+      if (!previous) {
+        next.set(uid, pod);
+        added.push(pod);
+      } else if (!specEqual(previous, pod)) {
+        next.set(uid, pod);
+        updated.push(pod);
+      } else {
+        next.set(uid, previous);
+      }
+    }
+    const removed = [...old.entries()].filter(([uid]) => !next.has(uid)).map(([, p]) => p);
+    this.sources.set(source, next);
+    if (removed.length > 0) this.emit({ op: "REMOVE", source, pods: removed });
+    if (added.length > 0) this.emit({ op: "ADD", source, pods: added });
+    if (updated.length > 0) this.emit({ op: "UPDATE", source, pods: updated });
+  }
+
+  /** Whether `source` has delivered at least one list (the kubelet's `SeenAllSources`). */
+  hasSeen(source: PodSourceName): boolean {
+    return this.seenSources.has(source);
+  }
+
+  /** Every desired pod of every source. */
+  pods(): Pod[] {
+    return [...this.sources.values()].flatMap((m) => [...m.values()]);
+  }
+
+  /** The pods of one source. */
+  podsOf(source: PodSourceName): Pod[] {
+    return [...(this.sources.get(source)?.values() ?? [])];
+  }
+
+  private emit(update: PodConfigUpdate): void {
+    for (const l of this.listeners) l(update);
+  }
+}

@@ -1,0 +1,436 @@
+import { stat } from "node:fs/promises";
+import { networkInterfaces } from "node:os";
+import { join } from "node:path";
+import type { Readable } from "node:stream";
+import type { Pod, PodStatus } from "@skiff/api-types";
+import { ContainerLogError, type ContainerLogOptions, type HealthCheck, type SubmitManifestResult, type SubmittedManifest } from "../agent-view.js";
+import { BackOff } from "./backoff.js";
+import { FileSource, readStaticPodPath } from "./file-source.js";
+import { HttpSource } from "./http-source.js";
+import { ImagePuller, TokenBucket } from "./image-puller.js";
+import { buildPodLogsDirectory, readContainerLog, rotateContainerLog } from "./logs.js";
+import { PodConfig, type PodConfigUpdate } from "./pod-config.js";
+import { PodWorkers } from "./pod-workers.js";
+import { RuntimeClients } from "./runtime-clients.js";
+import { criLabels, RuntimeManager, type ContainerWaitReason } from "./runtime-manager.js";
+import { decodeManifest } from "./static-pod.js";
+import { StatusManager } from "./status-manager.js";
+import type { PodRuntime, PodRuntimeOptions, RunOnceResult, RunOnceResultItem, RuntimeState } from "./types.js";
+
+function defaultHostIP(): string {
+  for (const list of Object.values(networkInterfaces())) {
+    for (const a of list ?? []) if (a.family === "IPv4" && !a.internal) return a.address;
+  }
+  return "127.0.0.1";
+}
+
+function isTerminal(phase: PodStatus["phase"]): boolean {
+  return phase === "Succeeded" || phase === "Failed";
+}
+
+/**
+ * Builds the node agent's pod machinery (see {@link PodRuntime}): static pod sources (file path,
+ * URL, manifest API) merged by a {@link PodConfig}, one serialized worker per pod, the CRI runtime
+ * manager, the status manager and the container log manager. Nothing runs until
+ * {@link PodRuntime.start} (or {@link PodRuntime.runOnce}); an unreachable runtime is reported via
+ * {@link PodRuntime.runtimeState} and retried every `runtimeCheckPeriodMs`.
+ *
+ * @throws CRIError `InvalidArgument` for a malformed `containerRuntimeEndpoint`.
+ * @see pkg/kubelet/kubelet.go (syncLoop, HandlePodAdditions...) in kubernetes/kubernetes v1.23
+ * @example
+ * ```ts
+ * const pods = createPodRuntime({ nodeName: "node-1", rootDir: "/var/lib/nodeagent",
+ *   containerRuntimeEndpoint: "unix:///run/containerd/containerd.sock", staticPodPath: "/etc/nodeagent/manifests" });
+ * await pods.start();
+ * // ... serve pods.listPods() on /pods ...
+ * await pods.stop();
+ * ```
+ */
+export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
+  const log = opts.log ?? (() => {});
+  const info = (m: string) => log(m, 0);
+  const nodeName = opts.nodeName;
+  const podLogsDir = opts.podLogsDir ?? "/var/log/pods";
+  const syncFrequencyMs = opts.syncFrequencyMs ?? 60_000;
+  const maxPods = opts.maxPods ?? 110;
+  const hostIP = opts.hostIP ?? defaultHostIP();
+  const clients = new RuntimeClients(opts.containerRuntimeEndpoint, opts.runtimeRequestTimeoutMs ?? 120_000);
+  const puller = new ImagePuller(opts.serializeImagePulls ?? true, new TokenBucket(opts.registryPullQPS ?? 5, opts.registryBurst ?? 10));
+  const backOff = new BackOff(opts.backOffInitialMs ?? 10_000, opts.backOffMaxMs ?? 300_000);
+  const imageBackOff = new BackOff(opts.backOffInitialMs ?? 10_000, opts.backOffMaxMs ?? 300_000);
+  const manager = new RuntimeManager({ clients, puller, podLogsDir, hostIP, backOff, imageBackOff, log: info });
+  const statuses = new StatusManager();
+  const desired = new Map<string, Pod>();
+  const rejected = new Set<string>();
+  const stoppedTerminal = new Set<string>();
+  const submitted = new Map<string, Pod>();
+  let lastSyncLoopMs = Date.now();
+  const timers: NodeJS.Timeout[] = [];
+  let fileSource: FileSource | undefined;
+  let httpSource: HttpSource | undefined;
+  let started = false;
+  let stopped = false;
+
+  const logDirOf = (pod: Pod) => buildPodLogsDirectory(podLogsDir, pod.metadata?.namespace ?? "", pod.metadata?.name ?? "", pod.metadata?.uid ?? "");
+
+  async function syncOne(pod: Pod): Promise<number | undefined> {
+    const uid = pod.metadata?.uid ?? "";
+    const prev = statuses.get(uid);
+    if (prev && isTerminal(prev.phase)) {
+      if (!stoppedTerminal.has(uid)) {
+        await manager.killPod(uid, manager.gracePeriodOf(pod), false);
+        stoppedTerminal.add(uid);
+      }
+      return undefined;
+    }
+    const result = await manager.syncPod(pod);
+    const status = manager.buildPodStatus(pod, result.status, result.waiting, clients.current().runtimeName, prev);
+    const stored = statuses.set(pod, status);
+    if (isTerminal(stored.phase)) {
+      info(`pod ${pod.metadata?.namespace}/${pod.metadata?.name} is ${stored.phase}; stopping its sandbox`);
+      await manager.killPod(uid, manager.gracePeriodOf(pod), false);
+      stoppedTerminal.add(uid);
+      return undefined;
+    }
+    return result.nextSyncAtMs;
+  }
+
+  const workers = new PodWorkers(
+    {
+      syncPod: syncOne,
+      terminatePod: async (pod) => {
+        await manager.killPod(pod.metadata?.uid ?? "", manager.gracePeriodOf(pod), true, logDirOf(pod));
+        info(`killed and removed pod ${pod.metadata?.namespace}/${pod.metadata?.name}`);
+      },
+      onTerminated: (pod) => {
+        const uid = pod.metadata?.uid ?? "";
+        stoppedTerminal.delete(uid);
+        const again = desired.get(uid);
+        if (again) workers.updatePod(again);
+        else statuses.delete(uid);
+      },
+      onError: (pod, err) => info(`error syncing pod ${pod.metadata?.namespace}/${pod.metadata?.name} (${pod.metadata?.uid ?? ""}): ${err instanceof Error ? err.message : String(err)}`),
+    },
+    syncFrequencyMs,
+  );
+  workers.setPaused(true);
+
+  function admit(pod: Pod): boolean {
+    const active = [...desired.values()].filter((p) => {
+      const uid = p.metadata?.uid ?? "";
+      return !rejected.has(uid) && !isTerminal(statuses.get(uid)?.phase);
+    }).length;
+    if (active >= maxPods) {
+      const uid = pod.metadata?.uid ?? "";
+      rejected.add(uid);
+      statuses.set(pod, { phase: "Failed", reason: "OutOfpods", message: `Node didn't have enough resource: pods, requested: 1, used: ${active}, capacity: ${maxPods}`, hostIP });
+      info(`pod ${pod.metadata?.namespace}/${pod.metadata?.name} rejected: OutOfpods`);
+      return false;
+    }
+    return true;
+  }
+
+  function handleUpdate(u: PodConfigUpdate): void {
+    for (const pod of u.pods) {
+      const uid = pod.metadata?.uid ?? "";
+      if (u.op === "REMOVE") {
+        desired.delete(uid);
+        if (rejected.delete(uid)) statuses.delete(uid);
+        else if (workers.stateOf(uid) === undefined) statuses.delete(uid);
+        workers.updatePod(pod, true);
+        continue;
+      }
+      const isNew = !desired.has(uid);
+      desired.set(uid, pod);
+      if (isNew) {
+        statuses.set(pod, { phase: "Pending", hostIP, conditions: [{ type: "PodScheduled", status: "True" }] });
+        if (!admit(pod)) continue;
+      }
+      if (rejected.has(uid)) continue;
+      workers.updatePod(pod);
+    }
+  }
+
+  const config = new PodConfig(handleUpdate, info);
+
+  async function probeRuntime(): Promise<RuntimeState> {
+    const wasReady = clients.current().ready;
+    const state = await clients.probe();
+    if (state.ready !== wasReady) info(state.ready ? `container runtime is ready (${state.runtimeName})` : state.message);
+    workers.setPaused(!state.ready);
+    return state;
+  }
+
+  const relistSignatures = new Map<string, string>();
+  async function relist(): Promise<void> {
+    lastSyncLoopMs = Date.now();
+    if (!clients.current().ready) return;
+    try {
+      const { containers } = await clients.runtime.listContainers({});
+      const byUID = new Map<string, string[]>();
+      for (const c of containers) {
+        const uid = c.labels[criLabels.podUID];
+        if (!uid) continue;
+        const list = byUID.get(uid) ?? [];
+        list.push(`${c.id}:${c.state}`);
+        byUID.set(uid, list);
+      }
+      for (const uid of new Set([...byUID.keys(), ...relistSignatures.keys()])) {
+        const sig = (byUID.get(uid) ?? []).sort().join(",");
+        if (relistSignatures.get(uid) !== sig) {
+          relistSignatures.set(uid, sig);
+          workers.syncUID(uid);
+        }
+        if (!byUID.has(uid)) relistSignatures.delete(uid);
+      }
+    } catch (err) {
+      info(`relist failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  const maxSizeBytes = opts.containerLogMaxSizeBytes ?? 10 * 1024 * 1024;
+  const maxFiles = opts.containerLogMaxFiles ?? 5;
+  async function rotateLogs(): Promise<void> {
+    if (!clients.current().ready) return;
+    try {
+      const { containers } = await clients.runtime.listContainers({ filter: { state: { state: "CONTAINER_RUNNING" } } });
+      for (const c of containers) {
+        const st = await clients.runtime.containerStatus({ containerId: c.id }).catch(() => undefined);
+        const logPath = st?.status?.logPath;
+        if (!logPath) continue;
+        await rotateContainerLog({ logPath, maxSizeBytes, maxFiles, reopen: async () => void (await clients.runtime.reopenContainerLog({ containerId: c.id })) }).catch((err: unknown) =>
+          info(`failed to rotate log ${logPath}: ${err instanceof Error ? err.message : String(err)}`),
+        );
+      }
+    } catch (err) {
+      info(`log rotation failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  function every(ms: number, fn: () => Promise<unknown>): void {
+    let busy = false;
+    const t = setInterval(() => {
+      if (busy || stopped) return;
+      busy = true;
+      void fn().finally(() => (busy = false));
+    }, ms);
+    t.unref();
+    timers.push(t);
+  }
+
+  function withStatus(pod: Pod): Pod {
+    const status = statuses.get(pod.metadata?.uid ?? "");
+    return status ? { ...pod, status } : pod;
+  }
+
+  function findPod(namespace: string, name: string): Pod | undefined {
+    return [...desired.values()].find((p) => p.metadata?.namespace === namespace && p.metadata.name === name);
+  }
+
+  async function readStaticSourcesOnce(): Promise<boolean> {
+    let any = false;
+    if (opts.staticPodPath) {
+      const r = await readStaticPodPath({ path: opts.staticPodPath, nodeName, log: info });
+      for (const e of r.errors) info(e);
+      config.set("file", r.pods);
+      any = true;
+    }
+    if (opts.staticPodURL) {
+      const src = new HttpSource({ url: opts.staticPodURL, headers: opts.staticPodURLHeader ?? {}, nodeName, periodMs: opts.httpCheckFrequencyMs ?? 20_000, log: info }, (pods) => config.set("http", pods));
+      const r = await src.poll();
+      any ||= r.kind === "set";
+    }
+    return any;
+  }
+
+  const runtime: PodRuntime = {
+    nodeName,
+
+    async start() {
+      if (started) return;
+      started = true;
+      await probeRuntime();
+      every(opts.runtimeCheckPeriodMs ?? 5_000, probeRuntime);
+      every(opts.relistPeriodMs ?? 1_000, relist);
+      every(opts.logRotatePeriodMs ?? 10_000, rotateLogs);
+      every(60_000, async () => {
+        backOff.gc();
+        imageBackOff.gc();
+      });
+      config.set("manifest", [...submitted.values()]);
+      if (opts.staticPodPath) {
+        fileSource = new FileSource({ path: opts.staticPodPath, nodeName, log: info, periodMs: opts.fileCheckFrequencyMs ?? 20_000 }, (pods) => config.set("file", pods));
+        await fileSource.start();
+      }
+      if (opts.staticPodURL) {
+        httpSource = new HttpSource({ url: opts.staticPodURL, headers: opts.staticPodURLHeader ?? {}, nodeName, periodMs: opts.httpCheckFrequencyMs ?? 20_000, log: info }, (pods) => config.set("http", pods));
+        await httpSource.start();
+      }
+    },
+
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      fileSource?.stop();
+      httpSource?.stop();
+      for (const t of timers) clearInterval(t);
+      workers.close();
+      await Promise.all(workers.uids().map((uid) => workers.waitIdle(uid)));
+      clients.close();
+    },
+
+    async runOnce(timeoutMs) {
+      const deadline = Date.now() + timeoutMs;
+      const got = await readStaticSourcesOnce();
+      if (!got) return { ok: false, pods: [], error: "no pod manifest update after 1s" };
+      const state = await clients.probe();
+      const pods = [...desired.values()];
+      const results: RunOnceResultItem[] = [];
+      await Promise.all(
+        pods.map(async (pod) => {
+          const meta = pod.metadata ?? {};
+          const base = { namespace: meta.namespace ?? "", name: meta.name ?? "", uid: meta.uid ?? "" };
+          if (rejected.has(base.uid)) {
+            results.push({ ...base, phase: "Failed", ok: false, message: statuses.get(base.uid)?.message ?? "rejected" });
+            return;
+          }
+          let delayMs = 1_000;
+          let lastError = state.ready ? "" : state.message;
+          for (let attempt = 0; attempt < 10 && Date.now() < deadline; attempt++) {
+            try {
+              if (!clients.current().ready) await clients.probe();
+              await syncOne(pod);
+              lastError = "";
+            } catch (err) {
+              lastError = err instanceof Error ? err.message : String(err);
+            }
+            const phase = statuses.get(base.uid)?.phase ?? "Pending";
+            if (phase === "Running" || phase === "Succeeded") {
+              results.push({ ...base, phase, ok: true });
+              return;
+            }
+            if (phase === "Failed") {
+              results.push({ ...base, phase, ok: false, message: describeWaiting(statuses.get(base.uid)) || "pod failed" });
+              return;
+            }
+            await new Promise((r) => setTimeout(r, Math.min(delayMs, Math.max(0, deadline - Date.now()))));
+            delayMs *= 2;
+          }
+          const st = statuses.get(base.uid);
+          results.push({ ...base, phase: st?.phase ?? "Pending", ok: false, message: lastError || describeWaiting(st) || "timed out waiting for the pod to run" });
+        }),
+      );
+      results.sort((a, b) => `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`));
+      clients.close();
+      return { ok: results.every((r) => r.ok), pods: results } satisfies RunOnceResult;
+    },
+
+    runtimeState: () => clients.current(),
+
+    onStatusChange: (listener) => statuses.subscribe(listener),
+
+    listPods: () => [...desired.values()].map(withStatus),
+
+    async listRunningPods() {
+      const rt = clients.runtime;
+      const [{ items }, { containers }] = await Promise.all([
+        rt.listPodSandbox({ filter: { state: { state: "SANDBOX_READY" } } }),
+        rt.listContainers({ filter: { state: { state: "CONTAINER_RUNNING" } } }),
+      ]);
+      const pods = new Map<string, Pod>();
+      for (const s of items) {
+        const uid = s.labels[criLabels.podUID] ?? s.metadata?.uid ?? "";
+        if (!pods.has(uid)) pods.set(uid, { metadata: { name: s.metadata?.name ?? "", namespace: s.metadata?.namespace ?? "", uid }, spec: { containers: [] } });
+      }
+      for (const c of containers) {
+        const uid = c.labels[criLabels.podUID] ?? "";
+        let pod = pods.get(uid);
+        if (!pod) {
+          pod = { metadata: { name: c.labels[criLabels.podName] ?? "", namespace: c.labels[criLabels.podNamespace] ?? "", uid }, spec: { containers: [] } };
+          pods.set(uid, pod);
+        }
+        pod.spec?.containers.push({ name: c.metadata?.name ?? c.labels[criLabels.containerName] ?? "", image: c.image?.image ?? "" });
+      }
+      return [...pods.values()];
+    },
+
+    async containerLogs(namespace, podName, containerName, logOpts: ContainerLogOptions): Promise<Readable> {
+      const pod = findPod(namespace, podName);
+      if (!pod) throw new ContainerLogError("NotFound", `pod "${podName}" does not exist`);
+      const spec = pod.spec ?? { containers: [] };
+      const known = [...(spec.initContainers ?? []), ...spec.containers].some((c) => c.name === containerName);
+      if (!known) throw new ContainerLogError("NotFound", `container "${containerName}" not found in pod "${podName}"`);
+      const rs = await manager.getPodStatus(pod.metadata?.uid ?? "");
+      const cs = [...(statuses.get(pod.metadata?.uid ?? "")?.initContainerStatuses ?? []), ...(statuses.get(pod.metadata?.uid ?? "")?.containerStatuses ?? [])].find((c) => c.name === containerName);
+      const idOf = (full: string | undefined) => (full ?? "").replace(/^[^:]*:\/\//, "");
+      let wantId = "";
+      if (logOpts.previous) {
+        wantId = idOf(cs?.lastState?.terminated?.containerID);
+        if (!wantId) throw new ContainerLogError("BadRequest", `previous terminated container "${containerName}" in pod "${podName}" not found`);
+      } else if (cs?.state?.running || cs?.state?.terminated) {
+        wantId = idOf(cs.containerID);
+      } else if (cs?.lastState?.terminated) {
+        wantId = idOf(cs.lastState.terminated.containerID);
+      } else {
+        const reason = cs?.state?.waiting?.reason ?? "ContainerCreating";
+        const why = reason === "ErrImagePull" ? "image can't be pulled" : reason === "ImagePullBackOff" ? "trying and failing to pull image" : reason;
+        throw new ContainerLogError("BadRequest", `container "${containerName}" in pod "${podName}" is waiting to start: ${why}`);
+      }
+      const target = rs.containers.find((c) => c.id === wantId);
+      if (!target) throw new ContainerLogError("NotFound", `container "${containerName}" (${wantId}) in pod "${podName}" no longer exists`);
+      const logPath = target.logPath || join(logDirOf(pod), containerName, `${target.restartCount}.log`);
+      if (!(await stat(logPath).catch(() => undefined))) throw new ContainerLogError("NotFound", `log file of container "${containerName}" in pod "${podName}" not found`);
+      const isRunning = async () => {
+        const st = await clients.runtime.containerStatus({ containerId: target.id }).catch(() => undefined);
+        return st?.status?.state === "CONTAINER_RUNNING";
+      };
+      return readContainerLog(logPath, logOpts, { isRunning });
+    },
+
+    healthChecks(): readonly HealthCheck[] {
+      return [
+        {
+          name: "syncloop",
+          check: () => {
+            const limitMs = Math.max(2 * syncFrequencyMs, 5 * 60_000);
+            const ageMs = Date.now() - lastSyncLoopMs;
+            if (started && !stopped && ageMs > limitMs) throw new Error(`sync Loop took longer than expected (${Math.round(ageMs / 1000)}s > ${Math.round(limitMs / 1000)}s)`);
+          },
+        },
+      ];
+    },
+
+    submitManifest(manifest: SubmittedManifest): SubmitManifestResult {
+      const r = decodeManifest(manifest.body, nodeName, { kind: "manifest" });
+      if (!r.ok) return { ok: false, errors: r.errors };
+      const pod = r.pods[0];
+      if (!pod) return { ok: false, errors: ["no pod in manifest"] };
+      submitted.set(`${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}`, pod);
+      if (started) config.set("manifest", [...submitted.values()]);
+      return { ok: true, pod };
+    },
+
+    removeSubmittedManifest(namespace, name) {
+      const key = [`${namespace}/${name}`, `${namespace}/${name}-${nodeName}`].find((k) => submitted.has(k));
+      if (!key) return false;
+      submitted.delete(key);
+      if (started) config.set("manifest", [...submitted.values()]);
+      return true;
+    },
+  };
+  return runtime;
+}
+
+function describeWaiting(status: PodStatus | undefined): string {
+  if (!status) return "";
+  if (status.message) return status.message;
+  const all = [...(status.initContainerStatuses ?? []), ...(status.containerStatuses ?? [])];
+  const parts: string[] = [];
+  for (const c of all) {
+    const w: ContainerWaitReason | undefined = c.state?.waiting ? { reason: c.state.waiting.reason ?? "", message: c.state.waiting.message ?? "" } : undefined;
+    if (w && w.reason && w.reason !== "ContainerCreating" && w.reason !== "PodInitializing") parts.push(`${c.name}: ${w.reason}${w.message ? ` (${w.message})` : ""}`);
+    const t = c.state?.terminated;
+    if (t && t.exitCode !== 0) parts.push(`${c.name}: exited ${t.exitCode}`);
+  }
+  return parts.join("; ");
+}

@@ -1,0 +1,67 @@
+import { createImageClient, createRuntimeClient, isCRIError, type ImageClient, type RuntimeClient } from "@skiff/cri-api";
+import type { RuntimeState } from "./types.js";
+
+/**
+ * Holds the CRI clients and the runtime's readiness. The gRPC channel backs off up to two minutes
+ * after failed connects, so a failed probe replaces the channels: the agent notices a runtime that
+ * (re)appears at the next probe.
+ * @see pkg/kubelet/kubelet.go (updateRuntimeUp) in kubernetes/kubernetes v1.23
+ */
+export class RuntimeClients {
+  private rt: RuntimeClient;
+  private img: ImageClient;
+  private state: RuntimeState = { ready: false, message: "container runtime status check may not have completed yet", runtimeName: "" };
+
+  constructor(
+    private readonly endpoint: string,
+    private readonly timeoutMs: number,
+  ) {
+    this.rt = createRuntimeClient({ endpoint, timeoutMs });
+    this.img = createImageClient({ endpoint, timeoutMs, pullImageTimeoutMs: 0 });
+  }
+
+  get runtime(): RuntimeClient {
+    return this.rt;
+  }
+
+  get images(): ImageClient {
+    return this.img;
+  }
+
+  /** The last probe's answer. */
+  current(): RuntimeState {
+    return this.state;
+  }
+
+  /** Asks the runtime for Version and Status; updates {@link current}. Never throws. */
+  async probe(): Promise<RuntimeState> {
+    try {
+      const version = await this.rt.version({}, { timeoutMs: Math.min(this.timeoutMs, 10_000) });
+      const status = await this.rt.status({}, { timeoutMs: Math.min(this.timeoutMs, 10_000) });
+      const conditions = status.status?.conditions ?? [];
+      const runtimeReady = conditions.find((c) => c.type === "RuntimeReady");
+      if (!runtimeReady?.status) {
+        this.state = { ready: false, message: `container runtime is down: RuntimeReady=false reason:${runtimeReady?.reason ?? ""} message:${runtimeReady?.message ?? ""}`, runtimeName: version.runtimeName };
+      } else {
+        this.state = { ready: true, message: "", runtimeName: version.runtimeName };
+      }
+    } catch (err) {
+      this.state = { ready: false, message: `container runtime is down: ${err instanceof Error ? err.message : String(err)}`, runtimeName: this.state.runtimeName };
+      if (isCRIError(err, "Unavailable") || isCRIError(err, "DeadlineExceeded")) this.reconnect();
+    }
+    return this.state;
+  }
+
+  private reconnect(): void {
+    this.rt.close();
+    this.img.close();
+    this.rt = createRuntimeClient({ endpoint: this.endpoint, timeoutMs: this.timeoutMs });
+    this.img = createImageClient({ endpoint: this.endpoint, timeoutMs: this.timeoutMs, pullImageTimeoutMs: 0 });
+  }
+
+  /** Closes both channels. */
+  close(): void {
+    this.rt.close();
+    this.img.close();
+  }
+}

@@ -1,0 +1,571 @@
+import { readdir, rm } from "node:fs/promises";
+import { basename, dirname, isAbsolute, join } from "node:path";
+import type { Container, ContainerState, ContainerStatus, EnvVar, Pod, PodSpec, PodStatus } from "@skiff/api-types";
+import { isCRIError, type ContainerConfig, type PodSandboxConfig } from "@skiff/cri-api";
+import type { BackOff } from "./backoff.js";
+import { expandVars } from "./expand.js";
+import { ImagePullError, type ImagePuller } from "./image-puller.js";
+import { buildContainerLogPath, buildPodLogsDirectory } from "./logs.js";
+import { computePodConditions, computePodPhase } from "./phase.js";
+import type { RuntimeClients } from "./runtime-clients.js";
+
+/** CRI labels and annotations the agent puts on sandboxes and containers (`io.kubernetes.*` renamed). */
+export const criLabels = {
+  podName: "io.example.pod.name",
+  podNamespace: "io.example.pod.namespace",
+  podUID: "io.example.pod.uid",
+  containerName: "io.example.container.name",
+  restartCount: "io.example.container.restartCount",
+  terminationGracePeriod: "io.example.pod.terminationGracePeriod",
+} as const;
+
+/** One container as the runtime reports it, times in ms since the epoch (0 = unset). */
+export interface RuntimeContainer {
+  readonly id: string;
+  readonly sandboxId: string;
+  readonly name: string;
+  readonly restartCount: number;
+  readonly state: "created" | "running" | "exited" | "unknown";
+  readonly createdAtMs: number;
+  readonly startedAtMs: number;
+  readonly finishedAtMs: number;
+  readonly exitCode: number;
+  readonly reason: string;
+  readonly message: string;
+  readonly image: string;
+  readonly imageRef: string;
+  readonly logPath: string;
+}
+
+/** One sandbox as the runtime reports it. */
+export interface RuntimeSandbox {
+  readonly id: string;
+  readonly ready: boolean;
+  readonly attempt: number;
+  readonly createdAtMs: number;
+  readonly ip: string;
+}
+
+/** A pod's runtime state: sandboxes and containers, newest first. */
+export interface RuntimePodStatus {
+  readonly sandboxes: RuntimeSandbox[];
+  readonly containers: RuntimeContainer[];
+}
+
+/** Why a container is waiting (the kubelet's sync errors: `ErrImagePull`, `CrashLoopBackOff`, ...). */
+export interface ContainerWaitReason {
+  readonly reason: string;
+  readonly message: string;
+}
+
+/** What one {@link RuntimeManager.syncPod} did and saw. */
+export interface SyncPodResult {
+  readonly status: RuntimePodStatus;
+  /** Waiting reasons by container name. */
+  readonly waiting: ReadonlyMap<string, ContainerWaitReason>;
+  /** When the pod needs its next sync (a back-off ends), ms since the epoch. */
+  readonly nextSyncAtMs?: number;
+}
+
+/** What {@link RuntimeManager} needs. */
+export interface RuntimeManagerOptions {
+  readonly clients: RuntimeClients;
+  readonly puller: ImagePuller;
+  readonly podLogsDir: string;
+  readonly hostIP: string;
+  readonly backOff: BackOff;
+  readonly imageBackOff: BackOff;
+  readonly log: (message: string) => void;
+}
+
+function nsToMs(ns: string): number {
+  if (!ns || ns === "0") return 0;
+  try {
+    return Number(BigInt(ns) / 1_000_000n);
+  } catch {
+    return 0;
+  }
+}
+
+/** metav1.Time: RFC 3339 in whole seconds. */
+export function formatTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+function containerState(s: string): RuntimeContainer["state"] {
+  switch (s) {
+    case "CONTAINER_CREATED":
+      return "created";
+    case "CONTAINER_RUNNING":
+      return "running";
+    case "CONTAINER_EXITED":
+      return "exited";
+    default:
+      return "unknown";
+  }
+}
+
+function podFullName(pod: Pod): string {
+  return `${pod.metadata?.name ?? ""}_${pod.metadata?.namespace ?? ""}`;
+}
+
+function backOffKey(pod: Pod, container: Container): string {
+  return `${podFullName(pod)}_${container.name}`;
+}
+
+function sandboxHostname(pod: Pod): string {
+  const name = specOf(pod).hostname || pod.metadata?.name || "";
+  return name.slice(0, 63).replace(/[-.]+$/, "");
+}
+
+function restartAllowed(pod: Pod, exitCode: number): boolean {
+  const policy = specOf(pod).restartPolicy ?? "Always";
+  return policy === "Always" || (policy === "OnFailure" && exitCode !== 0);
+}
+
+function gracePeriodSeconds(pod: Pod): number {
+  const g = pod.metadata?.deletionGracePeriodSeconds ?? specOf(pod).terminationGracePeriodSeconds ?? 30;
+  return Math.max(g, 2);
+}
+
+class ContainerConfigError extends Error {
+  readonly code = "CreateContainerConfigError";
+}
+
+/**
+ * The kubelet's runtime manager over CRI, for one pod at a time (the pod workers serialize per
+ * pod): reads the pod's sandboxes and containers by label, creates the sandbox, runs init
+ * containers in order (each must exit 0), then the containers, restarts per restartPolicy with
+ * crash-loop back-off, kills pods, collects dead containers, and turns runtime state into a v1
+ * PodStatus.
+ * @see pkg/kubelet/kuberuntime/kuberuntime_manager.go (SyncPod, computePodActions, KillPod),
+ *   kuberuntime_container.go, kuberuntime_gc.go in kubernetes/kubernetes v1.23
+ */
+export class RuntimeManager {
+  constructor(private readonly o: RuntimeManagerOptions) {}
+
+  /** The runtime state of the pod with `uid`, newest first. @throws CRIError */
+  async getPodStatus(uid: string): Promise<RuntimePodStatus> {
+    const rt = this.o.clients.runtime;
+    const selector = { [criLabels.podUID]: uid };
+    const [{ items }, { containers }] = await Promise.all([rt.listPodSandbox({ filter: { labelSelector: selector } }), rt.listContainers({ filter: { labelSelector: selector } })]);
+    const sandboxes: RuntimeSandbox[] = [];
+    for (const s of items) {
+      let ip = "";
+      const ready = s.state === "SANDBOX_READY";
+      if (ready) {
+        const st = await rt.podSandboxStatus({ podSandboxId: s.id }).catch(() => undefined);
+        ip = st?.status?.network?.ip ?? "";
+      }
+      sandboxes.push({ id: s.id, ready, attempt: s.metadata?.attempt ?? 0, createdAtMs: nsToMs(s.createdAt), ip });
+    }
+    sandboxes.sort((a, b) => b.createdAtMs - a.createdAtMs || b.attempt - a.attempt);
+    const out: RuntimeContainer[] = [];
+    for (const c of containers) {
+      const st = await rt.containerStatus({ containerId: c.id }).catch((err: unknown) => {
+        if (isCRIError(err, "NotFound")) return undefined;
+        throw err;
+      });
+      const s = st?.status;
+      if (!s) continue;
+      const restartCount = Number(s.annotations[criLabels.restartCount] ?? s.metadata?.attempt ?? 0) || 0;
+      out.push({
+        id: s.id,
+        sandboxId: c.podSandboxId,
+        name: s.metadata?.name ?? c.labels[criLabels.containerName] ?? "",
+        restartCount,
+        state: containerState(s.state),
+        createdAtMs: nsToMs(s.createdAt),
+        startedAtMs: nsToMs(s.startedAt),
+        finishedAtMs: nsToMs(s.finishedAt),
+        exitCode: s.exitCode,
+        reason: s.reason,
+        message: s.message,
+        image: s.image?.image ?? "",
+        imageRef: s.imageRef,
+        logPath: s.logPath,
+      });
+    }
+    out.sort((a, b) => b.restartCount - a.restartCount || b.createdAtMs - a.createdAtMs);
+    return { sandboxes, containers: out };
+  }
+
+  /**
+   * One sync of `pod`: makes the runtime match the spec a step at a time (sandbox → next init
+   * container → containers), as computePodActions + SyncPod. `terminal` pods are only killed.
+   * @throws CRIError when the runtime cannot be listed (the worker retries at the next sync).
+   */
+  async syncPod(pod: Pod): Promise<SyncPodResult> {
+    const uid = pod.metadata?.uid ?? "";
+    const waiting = new Map<string, ContainerWaitReason>();
+    let nextSyncAtMs: number | undefined;
+    const wakeAt = (ms: number) => {
+      nextSyncAtMs = nextSyncAtMs === undefined ? ms : Math.min(nextSyncAtMs, ms);
+    };
+    let status = await this.getPodStatus(uid);
+    const latestOf = (name: string) => status.containers.find((c) => c.name === name);
+
+    let sandbox = status.sandboxes.find((s) => s.ready);
+    if (!sandbox) {
+      const policyNever = (specOf(pod).restartPolicy ?? "Always") === "Never";
+      if (policyNever && status.containers.length > 0) {
+        // A dead sandbox of a Never pod that already ran is not recreated.
+        return { status, waiting };
+      }
+      for (const c of status.containers) if (c.state === "running") await this.stopContainer(c.id, 2).catch(() => undefined);
+      for (const s of status.sandboxes) await this.o.clients.runtime.stopPodSandbox({ podSandboxId: s.id }).catch(() => undefined);
+      const attempt = status.sandboxes.length === 0 ? 0 : Math.max(...status.sandboxes.map((s) => s.attempt)) + 1;
+      const created = await this.o.clients.runtime.runPodSandbox({ config: this.sandboxConfig(pod, attempt) });
+      this.o.log(`started sandbox ${created.podSandboxId} for pod ${pod.metadata?.namespace}/${pod.metadata?.name}`);
+      status = await this.getPodStatus(uid);
+      sandbox = status.sandboxes.find((s) => s.id === created.podSandboxId) ?? { id: created.podSandboxId, ready: true, attempt, createdAtMs: Date.now(), ip: "" };
+    }
+
+    // Init containers, in order; at most one step per sync.
+    let initDone = true;
+    for (const c of specOf(pod).initContainers ?? []) {
+      const latest = latestOf(c.name);
+      if (latest?.state === "exited" && latest.exitCode === 0) continue;
+      initDone = false;
+      if (latest?.state === "running") break;
+      if (latest?.state === "exited") {
+        if (!restartAllowed(pod, 1)) break;
+        const r = await this.startWithBackOff(pod, c, latest, sandbox, waiting);
+        if (r !== undefined) wakeAt(r);
+        break;
+      }
+      const r = await this.startContainer(pod, c, latest ? latest.restartCount + 1 : 0, sandbox, waiting);
+      if (r !== undefined) wakeAt(r);
+      break;
+    }
+    if (initDone) {
+      for (const c of specOf(pod).containers) {
+        const latest = latestOf(c.name);
+        if (latest?.state === "running") continue;
+        if (!latest) {
+          const r = await this.startContainer(pod, c, 0, sandbox, waiting);
+          if (r !== undefined) wakeAt(r);
+          continue;
+        }
+        if (latest.state === "created" || latest.state === "unknown") {
+          await this.o.clients.runtime.removeContainer({ containerId: latest.id }).catch(() => undefined);
+          const r = await this.startContainer(pod, c, latest.restartCount + 1, sandbox, waiting);
+          if (r !== undefined) wakeAt(r);
+          continue;
+        }
+        if (!restartAllowed(pod, latest.exitCode)) continue;
+        const r = await this.startWithBackOff(pod, c, latest, sandbox, waiting);
+        if (r !== undefined) wakeAt(r);
+      }
+    }
+    status = await this.getPodStatus(uid);
+    await this.removeDeadContainers(status);
+    status = await this.getPodStatus(uid);
+    return nextSyncAtMs === undefined ? { status, waiting } : { status, waiting, nextSyncAtMs };
+  }
+
+  private async startWithBackOff(pod: Pod, c: Container, latest: RuntimeContainer, sandbox: RuntimeSandbox, waiting: Map<string, ContainerWaitReason>): Promise<number | undefined> {
+    const key = backOffKey(pod, c);
+    const finished = latest.finishedAtMs || Date.now();
+    if (this.o.backOff.isInBackOffSince(key, finished)) {
+      const seconds = Math.round(this.o.backOff.get(key) / 1000);
+      waiting.set(c.name, { reason: "CrashLoopBackOff", message: `back-off ${seconds}s restarting failed container=${c.name} pod=${podFullName(pod)}(${pod.metadata?.uid ?? ""})` });
+      return this.o.backOff.backOffEndMs(key, finished) + 1;
+    }
+    this.o.backOff.next(key, finished);
+    return this.startContainer(pod, c, latest.restartCount + 1, sandbox, waiting);
+  }
+
+  /** Pulls the image when needed, then creates and starts the container; failures land in `waiting`. */
+  private async startContainer(pod: Pod, c: Container, restartCount: number, sandbox: RuntimeSandbox, waiting: Map<string, ContainerWaitReason>): Promise<number | undefined> {
+    const image = c.image ?? "";
+    const pulled = await this.ensureImage(pod, c, waiting);
+    if (pulled !== true) return pulled;
+    let config: ContainerConfig;
+    try {
+      config = this.containerConfig(pod, c, restartCount, sandbox);
+    } catch (err) {
+      waiting.set(c.name, { reason: "CreateContainerConfigError", message: err instanceof Error ? err.message : String(err) });
+      return Date.now() + 10_000;
+    }
+    const rt = this.o.clients.runtime;
+    let containerId: string;
+    try {
+      containerId = (await rt.createContainer({ podSandboxId: sandbox.id, config, sandboxConfig: this.sandboxConfig(pod, sandbox.attempt) })).containerId;
+    } catch (err) {
+      waiting.set(c.name, { reason: "CreateContainerError", message: err instanceof Error ? err.message : String(err) });
+      return Date.now() + 10_000;
+    }
+    try {
+      await rt.startContainer({ containerId });
+      this.o.log(`started container ${c.name} (${containerId}) of pod ${pod.metadata?.namespace}/${pod.metadata?.name}, restartCount ${restartCount} (image ${image})`);
+    } catch (err) {
+      waiting.set(c.name, { reason: "RunContainerError", message: err instanceof Error ? err.message : String(err) });
+      return Date.now() + 1_000;
+    }
+    return undefined;
+  }
+
+  private async ensureImage(pod: Pod, c: Container, waiting: Map<string, ContainerWaitReason>): Promise<true | number> {
+    const image = c.image ?? "";
+    const policy = c.imagePullPolicy ?? "IfNotPresent";
+    const images = this.o.clients.images;
+    let present = false;
+    if (policy !== "Always") {
+      const st = await images.imageStatus({ image: { image } }).catch(() => undefined);
+      present = Boolean(st?.image?.id);
+    }
+    if (present) return true;
+    if (policy === "Never") {
+      waiting.set(c.name, { reason: "ErrImageNeverPull", message: `Container image "${image}" is not present with pull policy of Never` });
+      return Date.now() + 10_000;
+    }
+    const key = `${pod.metadata?.uid ?? ""}_${image}`;
+    const now = Date.now();
+    if (this.o.imageBackOff.isInBackOffSince(key, now)) {
+      waiting.set(c.name, { reason: "ImagePullBackOff", message: `Back-off pulling image "${image}"` });
+      return now + this.o.imageBackOff.get(key);
+    }
+    try {
+      await this.o.puller.pull(() => images.pullImage({ image: { image } }));
+      this.o.imageBackOff.reset(key);
+      return true;
+    } catch (err) {
+      this.o.imageBackOff.next(key, now);
+      const detail = err instanceof ImagePullError ? err.message : String(err);
+      waiting.set(c.name, { reason: "ErrImagePull", message: `Failed to pull image "${image}": ${detail}` });
+      return now + this.o.imageBackOff.get(key);
+    }
+  }
+
+  /** The CRI sandbox config of `pod`. */
+  sandboxConfig(pod: Pod, attempt: number): PodSandboxConfig {
+    const meta = pod.metadata ?? {};
+    const hostNetwork = specOf(pod).hostNetwork === true;
+    const config: PodSandboxConfig = {
+      metadata: { name: meta.name ?? "", namespace: meta.namespace ?? "", uid: meta.uid ?? "", attempt },
+      logDirectory: buildPodLogsDirectory(this.o.podLogsDir, meta.namespace ?? "", meta.name ?? "", meta.uid ?? ""),
+      labels: { ...(meta.labels ?? {}), [criLabels.podName]: meta.name ?? "", [criLabels.podNamespace]: meta.namespace ?? "", [criLabels.podUID]: meta.uid ?? "" },
+      annotations: { ...(meta.annotations ?? {}) },
+      linux: {
+        cgroupParent: "",
+        securityContext: {
+          namespaceOptions: { network: hostNetwork ? "NODE" : "POD", pid: specOf(pod).hostPID ? "NODE" : "CONTAINER", ipc: specOf(pod).hostIPC ? "NODE" : "POD" },
+        },
+      },
+    };
+    if (!hostNetwork) config.hostname = sandboxHostname(pod);
+    return config;
+  }
+
+  private buildEnv(pod: Pod, c: Container, sandbox: RuntimeSandbox): Array<{ key: string; value: string }> {
+    const env = new Map<string, string>();
+    const lookup = (name: string) => env.get(name);
+    for (const from of c.envFrom ?? []) {
+      if (from.configMapRef && from.configMapRef.optional !== true) throw new ContainerConfigError(`configmap "${from.configMapRef.name ?? ""}" not found`);
+      if (from.secretRef && from.secretRef.optional !== true) throw new ContainerConfigError(`secret "${from.secretRef.name ?? ""}" not found`);
+    }
+    for (const e of c.env ?? []) env.set(e.name, this.envValue(pod, e, sandbox, lookup));
+    return [...env.entries()].map(([key, value]) => ({ key, value }));
+  }
+
+  private envValue(pod: Pod, e: EnvVar, sandbox: RuntimeSandbox, lookup: (name: string) => string | undefined): string {
+    if (e.value !== undefined) return expandVars(e.value, lookup);
+    const from = e.valueFrom;
+    if (!from) return "";
+    if (from.fieldRef) {
+      const path = from.fieldRef.fieldPath;
+      const meta = pod.metadata ?? {};
+      const m = /^metadata\.(labels|annotations)\['(.*)'\]$/.exec(path);
+      if (m) return (m[1] === "labels" ? meta.labels : meta.annotations)?.[m[2] ?? ""] ?? "";
+      switch (path) {
+        case "metadata.name":
+          return meta.name ?? "";
+        case "metadata.namespace":
+          return meta.namespace ?? "";
+        case "metadata.uid":
+          return meta.uid ?? "";
+        case "spec.nodeName":
+          return specOf(pod).nodeName ?? "";
+        case "spec.serviceAccountName":
+          return specOf(pod).serviceAccountName ?? "";
+        case "status.hostIP":
+          return this.o.hostIP;
+        case "status.podIP":
+        case "status.podIPs":
+          return specOf(pod).hostNetwork ? this.o.hostIP : sandbox.ip;
+        default:
+          throw new ContainerConfigError(`unsupported fieldPath: ${path}`);
+      }
+    }
+    if (from.resourceFieldRef) return "";
+    if (from.configMapKeyRef) {
+      if (from.configMapKeyRef.optional === true) return "";
+      throw new ContainerConfigError(`configmap "${from.configMapKeyRef.name ?? ""}" not found`);
+    }
+    if (from.secretKeyRef) {
+      if (from.secretKeyRef.optional === true) return "";
+      throw new ContainerConfigError(`secret "${from.secretKeyRef.name ?? ""}" not found`);
+    }
+    return "";
+  }
+
+  /** The CRI container config of `c` (command/args with `$(VAR)` expanded from its env). */
+  containerConfig(pod: Pod, c: Container, restartCount: number, sandbox: RuntimeSandbox): ContainerConfig {
+    const envs = this.buildEnv(pod, c, sandbox);
+    const lookup = (name: string) => envs.find((e) => e.key === name)?.value;
+    const meta = pod.metadata ?? {};
+    const config: ContainerConfig = {
+      metadata: { name: c.name, attempt: restartCount },
+      image: { image: c.image ?? "" },
+      command: (c.command ?? []).map((s) => expandVars(s, lookup)),
+      args: (c.args ?? []).map((s) => expandVars(s, lookup)),
+      envs,
+      labels: { [criLabels.podName]: meta.name ?? "", [criLabels.podNamespace]: meta.namespace ?? "", [criLabels.podUID]: meta.uid ?? "", [criLabels.containerName]: c.name },
+      annotations: { [criLabels.restartCount]: String(restartCount), [criLabels.terminationGracePeriod]: String(specOf(pod).terminationGracePeriodSeconds ?? 30) },
+      logPath: buildContainerLogPath(c.name, restartCount),
+      stdin: c.stdin === true,
+      stdinOnce: c.stdinOnce === true,
+      tty: c.tty === true,
+      linux: {
+        securityContext: {
+          namespaceOptions: { network: specOf(pod).hostNetwork ? "NODE" : "POD", pid: specOf(pod).hostPID ? "NODE" : "CONTAINER", ipc: specOf(pod).hostIPC ? "NODE" : "POD" },
+          privileged: c.securityContext?.privileged === true,
+        },
+      },
+    };
+    if (c.workingDir) config.workingDir = c.workingDir;
+    return config;
+  }
+
+  private async stopContainer(id: string, timeoutSeconds: number): Promise<void> {
+    await this.o.clients.runtime.stopContainer({ containerId: id, timeout: timeoutSeconds });
+  }
+
+  /**
+   * Kills the pod with `uid`: stops running containers with the grace period (in parallel), stops
+   * and (with `remove`) removes every sandbox, and removes the log directory on removal.
+   * @throws CRIError when the runtime cannot be reached.
+   */
+  async killPod(uid: string, gracePeriodSecondsValue: number, remove: boolean, logDir?: string): Promise<void> {
+    const status = await this.getPodStatus(uid);
+    await Promise.all(status.containers.filter((c) => c.state === "running").map((c) => this.stopContainer(c.id, gracePeriodSecondsValue).catch((err: unknown) => { if (!isCRIError(err, "NotFound")) throw err; })));
+    for (const s of status.sandboxes) await this.o.clients.runtime.stopPodSandbox({ podSandboxId: s.id });
+    if (!remove) return;
+    for (const c of status.containers) await this.o.clients.runtime.removeContainer({ containerId: c.id }).catch(() => undefined);
+    for (const s of status.sandboxes) await this.o.clients.runtime.removePodSandbox({ podSandboxId: s.id });
+    if (logDir) await rm(logDir, { recursive: true, force: true });
+  }
+
+  /** The grace period the kubelet would use for `pod`, in seconds. */
+  gracePeriodOf(pod: Pod): number {
+    return gracePeriodSeconds(pod);
+  }
+
+  /**
+   * Keeps, per container name, the newest instance and one dead instance before it (the one
+   * `lastState` and `--previous` logs refer to); removes older ones and their log files.
+   */
+  private async removeDeadContainers(status: RuntimePodStatus): Promise<void> {
+    const seen = new Map<string, number>();
+    for (const c of status.containers) {
+      const count = (seen.get(c.name) ?? 0) + 1;
+      seen.set(c.name, count);
+      if (count <= 2 || c.state === "running") continue;
+      await this.o.clients.runtime.removeContainer({ containerId: c.id }).catch(() => undefined);
+      if (c.logPath && isAbsolute(c.logPath)) await removeLogFiles(c.logPath);
+    }
+  }
+
+  /**
+   * The v1 PodStatus of `pod` from its runtime state and the last sync's waiting reasons: phase,
+   * conditions, init/container statuses, podIP(s), hostIP, startTime (kept from `previous`).
+   * @see pkg/kubelet/kubelet_pods.go (generateAPIPodStatus, convertToAPIContainerStatuses)
+   */
+  buildPodStatus(pod: Pod, rs: RuntimePodStatus, waiting: ReadonlyMap<string, ContainerWaitReason>, runtimeName: string, previous: PodStatus | undefined): PodStatus {
+    const initNames = new Set((specOf(pod).initContainers ?? []).map((c) => c.name));
+    const initDone = (specOf(pod).initContainers ?? []).every((c) => {
+      const l = rs.containers.find((x) => x.name === c.name);
+      return l?.state === "exited" && l.exitCode === 0;
+    });
+    const toStatus = (c: Container, isInit: boolean): ContainerStatus => {
+      const instances = rs.containers.filter((x) => x.name === c.name);
+      const latest = instances[0];
+      const prev = instances[1];
+      const wait = waiting.get(c.name);
+      const id = (x: RuntimeContainer) => `${runtimeName || "cri"}://${x.id}`;
+      const terminated = (x: RuntimeContainer): ContainerState => {
+        const t: NonNullable<ContainerState["terminated"]> = { exitCode: x.exitCode, containerID: id(x) };
+        if (x.reason) t.reason = x.reason;
+        if (x.message) t.message = x.message;
+        if (x.startedAtMs) t.startedAt = formatTime(x.startedAtMs);
+        if (x.finishedAtMs) t.finishedAt = formatTime(x.finishedAtMs);
+        return { terminated: t };
+      };
+      const s: ContainerStatus = { name: c.name, ready: false, restartCount: latest?.restartCount ?? 0, image: c.image ?? "", imageID: latest?.imageRef ?? "", started: false };
+      if (!latest) {
+        s.state = { waiting: wait ?? { reason: !isInit && !initDone ? "PodInitializing" : "ContainerCreating" } };
+        s.lastState = {};
+        return s;
+      }
+      s.containerID = id(latest);
+      if (latest.state === "running" && !wait) {
+        s.state = { running: latest.startedAtMs ? { startedAt: formatTime(latest.startedAtMs) } : {} };
+        s.ready = !isInit;
+        s.started = true;
+        s.lastState = prev && prev.state === "exited" ? terminated(prev) : {};
+      } else if (wait) {
+        s.state = { waiting: wait };
+        s.lastState = latest.state === "exited" ? terminated(latest) : prev && prev.state === "exited" ? terminated(prev) : {};
+      } else if (latest.state === "exited") {
+        s.state = terminated(latest);
+        s.lastState = prev && prev.state === "exited" ? terminated(prev) : {};
+      } else {
+        s.state = { waiting: { reason: "ContainerCreating" } };
+        s.lastState = {};
+      }
+      return s;
+    };
+    const initStatuses = (specOf(pod).initContainers ?? []).map((c) => toStatus(c, true));
+    const statuses = specOf(pod).containers.filter((c) => !initNames.has(c.name)).map((c) => toStatus(c, false));
+    const phase = computePodPhase(specOf(pod), initStatuses, statuses);
+    const status: PodStatus = { phase, conditions: computePodConditions(specOf(pod), phase, initStatuses, statuses), hostIP: this.o.hostIP };
+    const sandbox = rs.sandboxes[0];
+    const ip = specOf(pod).hostNetwork ? this.o.hostIP : (rs.sandboxes.find((s) => s.ready)?.ip ?? sandbox?.ip ?? previous?.podIP ?? "");
+    if (ip) {
+      status.podIP = ip;
+      status.podIPs = [{ ip }];
+    }
+    status.startTime = previous?.startTime ?? formatTime(Date.now());
+    if (initStatuses.length > 0) status.initContainerStatuses = initStatuses;
+    status.containerStatuses = statuses;
+    status.qosClass = qosClass(pod);
+    return status;
+  }
+}
+
+async function removeLogFiles(logPath: string): Promise<void> {
+  await rm(logPath, { force: true });
+  const dir = dirname(logPath);
+  const prefix = `${basename(logPath)}.`;
+  const names = await readdir(dir).catch(() => [] as string[]);
+  for (const n of names) if (n.startsWith(prefix)) await rm(join(dir, n), { force: true });
+}
+
+function qosClass(pod: Pod): "BestEffort" | "Burstable" | "Guaranteed" {
+  const all = [...(specOf(pod).initContainers ?? []), ...specOf(pod).containers];
+  const hasAny = all.some((c) => Object.keys(c.resources?.requests ?? {}).length > 0 || Object.keys(c.resources?.limits ?? {}).length > 0);
+  if (!hasAny) return "BestEffort";
+  const guaranteed = all.every((c) => {
+    const l = c.resources?.limits ?? {};
+    const r = c.resources?.requests ?? {};
+    return l.cpu !== undefined && l.memory !== undefined && (r.cpu === undefined || String(r.cpu) === String(l.cpu)) && (r.memory === undefined || String(r.memory) === String(l.memory));
+  });
+  return guaranteed ? "Guaranteed" : "Burstable";
+}
+
+function specOf(pod: Pod): PodSpec {
+  return pod.spec ?? emptySpec;
+}
+
+const emptySpec: PodSpec = { containers: [] };

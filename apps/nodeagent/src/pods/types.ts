@@ -1,0 +1,118 @@
+import type { Pod, PodStatus } from "@skiff/api-types";
+import type { AgentView } from "../agent-view.js";
+
+/** A line sink for the pod runtime's log; `level` 0 is info, higher numbers are more verbose. */
+export type PodRuntimeLog = (message: string, level?: number) => void;
+
+/**
+ * Everything {@link createPodRuntime} needs, as plain values (units in the names). The options
+ * layer maps the node agent's flags/config onto it.
+ *
+ * @see pkg/kubelet/apis/config/types.go (KubeletConfiguration) in kubernetes/kubernetes v1.23
+ */
+export interface PodRuntimeOptions {
+  /** The node's name; static pod names get `-<nodeName>`. Lower-cased by the caller. */
+  readonly nodeName: string;
+  /** `--root-dir`; `<rootDir>/pods/<uid>` is created per pod. */
+  readonly rootDir: string;
+  /** Where CRI container logs go. @defaultValue `/var/log/pods` */
+  readonly podLogsDir?: string;
+  /** `--container-runtime-endpoint` (`unix:///...` or a path). */
+  readonly containerRuntimeEndpoint: string;
+  /** `--runtime-request-timeout` in ms. @defaultValue 120_000 */
+  readonly runtimeRequestTimeoutMs?: number;
+  /** `--sync-frequency` in ms: maximum period between syncs of a pod. @defaultValue 60_000 */
+  readonly syncFrequencyMs?: number;
+  /** `--pod-manifest-path`: a directory or one file; empty or absent disables the file source. */
+  readonly staticPodPath?: string;
+  /** `--file-check-frequency` in ms. @defaultValue 20_000 */
+  readonly fileCheckFrequencyMs?: number;
+  /** `--manifest-url`; empty or absent disables the URL source. */
+  readonly staticPodURL?: string;
+  /** `--manifest-url-header`: header name → values, in order. */
+  readonly staticPodURLHeader?: Readonly<Record<string, readonly string[]>>;
+  /** `--http-check-frequency` in ms. @defaultValue 20_000 */
+  readonly httpCheckFrequencyMs?: number;
+  /** `--serialize-image-pulls`. @defaultValue true */
+  readonly serializeImagePulls?: boolean;
+  /** `--registry-qps`; 0 = unlimited. @defaultValue 5 */
+  readonly registryPullQPS?: number;
+  /** `--registry-burst`; only used when `registryPullQPS` > 0. @defaultValue 10 */
+  readonly registryBurst?: number;
+  /** `--container-log-max-size` in bytes. @defaultValue 10 MiB */
+  readonly containerLogMaxSizeBytes?: number;
+  /** `--container-log-max-files` (≥ 2). @defaultValue 5 */
+  readonly containerLogMaxFiles?: number;
+  /** `--max-pods`; pods beyond it are rejected (phase Failed, reason `OutOfpods`). @defaultValue 110 */
+  readonly maxPods?: number;
+  /** `--pod-infra-container-image`; informational (the CRI runtime picks its sandbox image). */
+  readonly podInfraImage?: string;
+  /** Log sink. @defaultValue discards everything */
+  readonly log?: PodRuntimeLog;
+  /** The node's IP, reported as `status.hostIP`. @defaultValue the first non-internal IPv4, else `127.0.0.1` */
+  readonly hostIP?: string;
+  /** First crash-loop back-off in ms (tests shorten it). @defaultValue 10_000 */
+  readonly backOffInitialMs?: number;
+  /** Maximum crash-loop back-off in ms. @defaultValue 300_000 */
+  readonly backOffMaxMs?: number;
+  /** Period of the runtime relist (PLEG) in ms. @defaultValue 1_000 */
+  readonly relistPeriodMs?: number;
+  /** Period of the runtime health probe in ms (kubelet: 5 s). @defaultValue 5_000 */
+  readonly runtimeCheckPeriodMs?: number;
+  /** Period of the log rotation check in ms (kubelet: 10 s). @defaultValue 10_000 */
+  readonly logRotatePeriodMs?: number;
+}
+
+/** One pod's outcome of {@link PodRuntime.runOnce}. */
+export interface RunOnceResultItem {
+  readonly namespace: string;
+  readonly name: string;
+  readonly uid: string;
+  /** `Running`/`Succeeded` count as started; anything else is a failure. */
+  readonly phase: NonNullable<PodStatus["phase"]>;
+  readonly ok: boolean;
+  /** Why the pod did not start, when `ok` is false. */
+  readonly message?: string;
+}
+
+/** The result of {@link PodRuntime.runOnce}. */
+export interface RunOnceResult {
+  /** True when every pod is running or succeeded. */
+  readonly ok: boolean;
+  readonly pods: readonly RunOnceResultItem[];
+  /** Set when no pod update came from the static sources in time (`no pod manifest update after 1s`). */
+  readonly error?: string;
+}
+
+/** Whether the CRI runtime answers and reports `RuntimeReady`. */
+export interface RuntimeState {
+  readonly ready: boolean;
+  /** Why not ready (or `""`). */
+  readonly message: string;
+  /** `runtimeName` from the runtime's Version answer, once known. */
+  readonly runtimeName: string;
+}
+
+/** A listener of pod status changes (the seam for API-server mode's PATCH of pods/status). */
+export type PodStatusListener = (pod: Pod, status: PodStatus) => void;
+
+/**
+ * The node agent's pod machinery: sources → pod config → pod workers → CRI runtime manager, with
+ * the status manager and the container log manager. Implements {@link AgentView} for the servers.
+ */
+export interface PodRuntime extends AgentView {
+  /** Starts the sources, the sync loop, the relist and the log rotation. Resolves once started. */
+  start(): Promise<void>;
+  /** Stops every loop and closes the CRI channels; running containers are left alone (as the kubelet). Idempotent. */
+  stop(): Promise<void>;
+  /**
+   * `--runonce`: reads the static sources once, runs their pods, waits until each is running or
+   * failed (at most `timeoutMs`), and reports per pod. Does not start the loops of {@link start}.
+   * @see pkg/kubelet/runonce.go
+   */
+  runOnce(timeoutMs: number): Promise<RunOnceResult>;
+  /** The CRI runtime's readiness (reported; it never fails `/healthz`, as in the kubelet). */
+  runtimeState(): RuntimeState;
+  /** Subscribes to status changes; returns the unsubscribe function. */
+  onStatusChange(listener: PodStatusListener): () => void;
+}

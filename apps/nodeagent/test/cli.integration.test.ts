@@ -1,0 +1,92 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import type { AgentProcess } from "./cli-helpers.js";
+import { freePort, runAgent, startAgent, waitHealthy } from "./cli-helpers.js";
+
+const started: AgentProcess[] = [];
+afterAll(() => {
+  for (const a of started) a.child.kill("SIGKILL");
+});
+
+async function agentArgs(dir: string): Promise<{ args: string[]; healthz: number }> {
+  const [port, ro, healthz] = [await freePort(), await freePort(), await freePort()];
+  return {
+    healthz,
+    args: [
+      `--root-dir=${join(dir, "root")}`,
+      `--cert-dir=${join(dir, "pki")}`,
+      `--port=${port}`,
+      `--read-only-port=${ro}`,
+      `--healthz-port=${healthz}`,
+      `--container-runtime-endpoint=unix://${join(dir, "no-runtime.sock")}`,
+    ],
+  };
+}
+
+describe("nodeagent binary", () => {
+  it("--help prints every flag grouped by the spec's tables, exit 0", async () => {
+    const r = await runAgent(["--help"]);
+    expect(r.code).toBe(0);
+    for (const f of ["--address", "--pod-manifest-path", "--container-runtime-endpoint", "--max-pods", "--eviction-hard", "--cluster-dns", "--cluster-api-qps", "--logging-format", "--tls-cipher-suites", "--lock-file", "--feature-gates"]) {
+      expect(r.stdout).toContain(f);
+    }
+    expect(r.stdout).toContain("Authentication flags:");
+  });
+
+  it("--version and --version=raw, exit 0", async () => {
+    expect(await runAgent(["--version"])).toMatchObject({ code: 0, stdout: "Kubernetes v1.23.0-skiff.0\n" });
+    const raw = await runAgent(["--version=raw"]);
+    expect(raw.code).toBe(0);
+    expect(JSON.parse(raw.stdout)).toMatchObject({ gitVersion: "v1.23.0-skiff.0", major: "1", minor: "23" });
+  });
+
+  it("a bad flag exits 1 with pflag's error", async () => {
+    const r = await runAgent(["--max-pods=lots"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('Error: failed to parse nodeagent flag: invalid argument "lots" for "--max-pods" flag');
+  });
+
+  it("a bad config prints every error and exits 1 without starting", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "na-cli-"));
+    const config = join(dir, "config.yaml");
+    writeFileSync(config, "apiVersion: nodeagent.config.example.io/v1beta1\nkind: NodeAgentConfiguration\noomScoreAdj: 5000\niptablesDropBit: 40\nevictionHard:\n  memory.free: 1Gi\n");
+    const r = await runAgent([`--config=${config}`, "--image-gc-high-threshold=101"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("OOMScoreAdj (--oom-score-adj) 5000 must be between -1000 and 1000, inclusive");
+    expect(r.stderr).toContain("IPTablesDropBit (--iptables-drop-bit) 40 must be between 0 and 31, inclusive");
+    expect(r.stderr).toContain("unsupported eviction signal memory.free");
+    expect(r.stderr).toContain("ImageGCHighThresholdPercent (--image-gc-high-threshold) 101 must be between 0 and 100, inclusive");
+    expect(r.stderr).not.toContain("Starting to listen");
+  });
+
+  it("--runonce with --enable-server is refused with a clear error", async () => {
+    const r = await runAgent(["--runonce", "--enable-server"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("RunOnce (--runonce) is exclusive with EnableServer (--enable-server)");
+  });
+
+  it("lock-file contention: the holder exits, the waiter takes over", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "na-cli-"));
+    const lock = join(dir, "nodeagent.lock");
+    const first = await agentArgs(join(dir, "a"));
+    const a = startAgent([...first.args, `--lock-file=${lock}`, "--exit-on-lock-contention"]);
+    started.push(a);
+    await waitHealthy(first.healthz, a);
+    const second = await agentArgs(join(dir, "b"));
+    const b = startAgent([...second.args, `--lock-file=${lock}`, "--exit-on-lock-contention"]);
+    started.push(b);
+    expect(await a.exited).toBe(0);
+    expect(a.stderr()).toContain('Shutting down reason="lock file contention"');
+    await waitHealthy(second.healthz, b);
+    b.child.kill("SIGTERM");
+    expect(await b.exited).toBe(0);
+  });
+
+  it("--exit-on-lock-contention without --lock-file fails at start", async () => {
+    const r = await runAgent(["--exit-on-lock-contention"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("cannot exit on lock file contention: no lock file specified");
+  });
+});

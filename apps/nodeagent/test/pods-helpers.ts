@@ -1,0 +1,56 @@
+import type { Readable } from "node:stream";
+import type { Pod } from "@skiff/api-types";
+
+export async function waitFor<T>(what: string, fn: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v !== undefined && v !== false) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export async function readAll(stream: Readable): Promise<string> {
+  let out = "";
+  for await (const chunk of stream) out += typeof chunk === "string" ? chunk : Buffer.from(chunk as Uint8Array).toString("utf8");
+  return out;
+}
+
+export function findPod(pods: readonly Pod[], prefix: string): Pod | undefined {
+  return pods.find((p) => p.metadata?.name?.startsWith(prefix));
+}
+
+export const alwaysManifest = (image: string) => `apiVersion: v1
+kind: Pod
+metadata:
+  name: always
+  labels: {app: always}
+spec:
+  restartPolicy: Always
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: main
+    image: ${image}
+    imagePullPolicy: IfNotPresent
+    command: ["sh", "-c", "echo hello $(GREETING); exit 3"]
+    env:
+    - name: GREETING
+      value: always
+`;
+
+export const neverManifest = (image: string) => JSON.stringify({
+  apiVersion: "v1",
+  kind: "Pod",
+  metadata: { name: "never" },
+  spec: {
+    restartPolicy: "Never",
+    terminationGracePeriodSeconds: 1,
+    containers: [{ name: "main", image, imagePullPolicy: "IfNotPresent", command: ["sh", "-c", "echo done; echo oops >&2; exit 7"] }],
+  },
+});

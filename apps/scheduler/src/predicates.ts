@@ -1,0 +1,295 @@
+/**
+ * Filter predicates of the scheduler: pure functions deciding whether a pod fits a node, each
+ * returning the failure reasons Kubernetes 1.23 reports (empty when the pod fits).
+ *
+ * @see pkg/scheduler/framework/plugins/nodeunschedulable/node_unschedulable.go
+ * @see pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.go
+ * @see pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.go
+ * @see pkg/scheduler/framework/plugins/noderesources/fit.go
+ * @see pkg/scheduler/framework/types.go (`FitError`)
+ */
+
+import type { Node, NodeSelectorRequirement, NodeSelectorTerm, Pod, Taint, Toleration } from "@skiff/api-types";
+import { NodeNotReadyTaintKey, NodeUnschedulableTaintKey } from "@skiff/api-types";
+import { parseQuantity, quantityMilliValue, quantityValue } from "@skiff/flags";
+
+/** Reason of a node that is `spec.unschedulable` (and the pod does not tolerate it). */
+export const reasonUnschedulable = "node(s) were unschedulable";
+/** Reason of a node whose labels/name fail the pod's nodeSelector or required node affinity. */
+export const reasonNodeAffinity = "node(s) didn't match Pod's node affinity/selector";
+/** Reason of a node with as many pods as its allocatable `pods`. */
+export const reasonTooManyPods = "Too many pods";
+
+/** The reason of an untolerated NoSchedule/NoExecute taint. */
+export function formatTaintReason(taint: Taint): string {
+  return `node(s) had taint {${taint.key}: ${taint.value ?? ""}}, that the pod didn't tolerate`;
+}
+
+/** Requests of a pod or capacity of a node: CPU in millicores, memory in bytes, pod count. */
+export interface Resources {
+  readonly milliCPU: number;
+  readonly memoryBytes: number;
+}
+
+/** A node and what the pods already assigned to it use (non-terminated pods only). */
+export interface NodeInfo {
+  readonly node: Node;
+  /** Sum of the requests of the pods on the node ({@link podRequests}). */
+  readonly requested: Resources;
+  /** Sum of the non-zero requests of the pods on the node ({@link podNonZeroRequests}), for scoring. */
+  readonly nonZeroRequested: Resources;
+  readonly podCount: number;
+}
+
+function quantity(text: string | undefined, milli: boolean): number {
+  if (text === undefined) return 0;
+  const r = parseQuantity(String(text));
+  if (!r.ok) return 0;
+  return Number(milli ? quantityMilliValue(r.value) : quantityValue(r.value));
+}
+
+function containerRequests(c: { resources?: { requests?: Record<string, string> } }): Resources {
+  const req = c.resources?.requests ?? {};
+  return { milliCPU: quantity(req.cpu, true), memoryBytes: quantity(req.memory, false) };
+}
+
+/**
+ * A pod's effective requests as 1.23's `computePodResourceRequest`: the sum over containers,
+ * then per resource the max with each init container's; plus `spec.overhead`. Unparseable
+ * quantities count as 0 (the apiserver rejects them).
+ * @see pkg/scheduler/framework/plugins/noderesources/fit.go (`computePodResourceRequest`)
+ */
+export function podRequests(pod: Pod): Resources {
+  let milliCPU = 0;
+  let memoryBytes = 0;
+  for (const c of pod.spec?.containers ?? []) {
+    const r = containerRequests(c as never);
+    milliCPU += r.milliCPU;
+    memoryBytes += r.memoryBytes;
+  }
+  for (const c of pod.spec?.initContainers ?? []) {
+    const r = containerRequests(c as never);
+    milliCPU = Math.max(milliCPU, r.milliCPU);
+    memoryBytes = Math.max(memoryBytes, r.memoryBytes);
+  }
+  const overhead = (pod.spec as { overhead?: Record<string, string> } | undefined)?.overhead;
+  if (overhead) {
+    milliCPU += quantity(overhead.cpu, true);
+    memoryBytes += quantity(overhead.memory, false);
+  }
+  return { milliCPU, memoryBytes };
+}
+
+/** Default CPU request (millicores) scoring assumes for a container without one. */
+export const defaultMilliCPURequest = 100;
+/** Default memory request (bytes) scoring assumes for a container without one: 200 MiB. */
+export const defaultMemoryRequestBytes = 200 * 1024 * 1024;
+
+/**
+ * Requests for scoring: as {@link podRequests} but a container with no cpu (memory) request
+ * counts as 100m (200 MiB), so empty pods still spread.
+ * @see pkg/scheduler/util/non_zero.go (`GetNonzeroRequests`)
+ * @see pkg/scheduler/framework/plugins/noderesources/resource_allocation.go (`calculatePodResourceRequest`)
+ */
+export function podNonZeroRequests(pod: Pod): Resources {
+  const nonZero = (c: { resources?: { requests?: Record<string, string> } }): Resources => {
+    const req = c.resources?.requests ?? {};
+    return {
+      milliCPU: req.cpu === undefined ? defaultMilliCPURequest : quantity(req.cpu, true),
+      memoryBytes: req.memory === undefined ? defaultMemoryRequestBytes : quantity(req.memory, false),
+    };
+  };
+  let milliCPU = 0;
+  let memoryBytes = 0;
+  for (const c of pod.spec?.containers ?? []) {
+    const r = nonZero(c as never);
+    milliCPU += r.milliCPU;
+    memoryBytes += r.memoryBytes;
+  }
+  for (const c of pod.spec?.initContainers ?? []) {
+    const r = nonZero(c as never);
+    milliCPU = Math.max(milliCPU, r.milliCPU);
+    memoryBytes = Math.max(memoryBytes, r.memoryBytes);
+  }
+  return { milliCPU, memoryBytes };
+}
+
+/** A node's allocatable cpu (millicores), memory (bytes) and pods (from `status.allocatable`, else `status.capacity`). */
+export function nodeAllocatable(node: Node): Resources & { readonly pods: number } {
+  const a = (node.status?.allocatable ?? node.status?.capacity ?? {}) as Record<string, string>;
+  return { milliCPU: quantity(a.cpu, true), memoryBytes: quantity(a.memory, false), pods: quantity(a.pods, false) };
+}
+
+/** Builds the {@link NodeInfo} of `node` from the pods assigned to it (terminated pods are skipped). */
+export function newNodeInfo(node: Node, pods: readonly Pod[]): NodeInfo {
+  let milliCPU = 0;
+  let memoryBytes = 0;
+  let nzCPU = 0;
+  let nzMem = 0;
+  let podCount = 0;
+  for (const p of pods) {
+    if (p.status?.phase === "Succeeded" || p.status?.phase === "Failed") continue;
+    const r = podRequests(p);
+    const nz = podNonZeroRequests(p);
+    milliCPU += r.milliCPU;
+    memoryBytes += r.memoryBytes;
+    nzCPU += nz.milliCPU;
+    nzMem += nz.memoryBytes;
+    podCount++;
+  }
+  return { node, requested: { milliCPU, memoryBytes }, nonZeroRequested: { milliCPU: nzCPU, memoryBytes: nzMem }, podCount };
+}
+
+/**
+ * Whether `toleration` tolerates `taint`: same effect (an empty effect matches all), same key
+ * (an empty key with `Exists` matches all), and `Exists` or an equal value (`Equal`, the default).
+ * @see staging/src/k8s.io/api/core/v1/toleration.go (`ToleratesTaint`)
+ */
+export function toleratesTaint(toleration: Toleration, taint: Taint): boolean {
+  if (toleration.effect && toleration.effect !== taint.effect) return false;
+  if (toleration.key && toleration.key !== taint.key) return false;
+  const op = toleration.operator || "Equal";
+  if (op === "Exists") return true;
+  if (op === "Equal") return (toleration.value ?? "") === (taint.value ?? "");
+  return false;
+}
+
+/**
+ * The node's taints as the scheduler sees them: its own, plus the not-ready taint
+ * (`node.example.io/not-ready:NoSchedule`) when its Ready condition is not True and the taint is missing (what 1.23's node
+ * lifecycle controller adds; Skiff has none, so the scheduler applies it itself).
+ */
+export function effectiveTaints(node: Node): Taint[] {
+  const taints = [...(node.spec?.taints ?? [])];
+  const ready = node.status?.conditions?.find((c) => c.type === "Ready");
+  if (ready?.status !== "True" && !taints.some((t) => t.key === NodeNotReadyTaintKey)) taints.push({ key: NodeNotReadyTaintKey, effect: "NoSchedule" });
+  return taints;
+}
+
+/**
+ * NodeUnschedulable: a node with `spec.unschedulable` fits only pods tolerating
+ * the unschedulable taint (`node.example.io/unschedulable:NoSchedule`).
+ */
+export function checkNodeUnschedulable(pod: Pod, node: Node): string[] {
+  if (!node.spec?.unschedulable) return [];
+  const taint: Taint = { key: NodeUnschedulableTaintKey, effect: "NoSchedule" };
+  return (pod.spec?.tolerations ?? []).some((t) => toleratesTaint(t, taint)) ? [] : [reasonUnschedulable];
+}
+
+/**
+ * TaintToleration: the first NoSchedule/NoExecute taint (in node order) no toleration of the pod
+ * tolerates fails the node; PreferNoSchedule taints never filter.
+ */
+export function checkTaints(pod: Pod, node: Node): string[] {
+  const tolerations = pod.spec?.tolerations ?? [];
+  for (const taint of effectiveTaints(node)) {
+    if (taint.effect !== "NoSchedule" && taint.effect !== "NoExecute") continue;
+    if (!tolerations.some((t) => toleratesTaint(t, taint))) return [formatTaintReason(taint)];
+  }
+  return [];
+}
+
+function matchRequirement(req: NodeSelectorRequirement, value: string | undefined): boolean {
+  const values = req.values ?? [];
+  switch (req.operator) {
+    case "In":
+      return value !== undefined && values.includes(value);
+    case "NotIn":
+      return value === undefined || !values.includes(value);
+    case "Exists":
+      return value !== undefined;
+    case "DoesNotExist":
+      return value === undefined;
+    case "Gt":
+    case "Lt": {
+      if (value === undefined || values.length !== 1) return false;
+      const intRe = /^[+-]?\d+$/;
+      if (!intRe.test(value) || !intRe.test(values[0] ?? "")) return false;
+      const have = BigInt(value);
+      const want = BigInt(values[0] ?? "0");
+      return req.operator === "Gt" ? have > want : have < want;
+    }
+    default:
+      return false;
+  }
+}
+
+/**
+ * Whether a node matches one node selector term: every matchExpression against the labels and
+ * every matchField (`metadata.name` only) against the name. A term with neither matches nothing.
+ * @see staging/src/k8s.io/component-helpers/scheduling/corev1/nodeaffinity/nodeaffinity.go
+ */
+export function matchNodeSelectorTerm(term: NodeSelectorTerm, node: Node): boolean {
+  const exprs = term.matchExpressions ?? [];
+  const fields = term.matchFields ?? [];
+  if (exprs.length === 0 && fields.length === 0) return false;
+  const labels = node.metadata?.labels ?? {};
+  for (const e of exprs) if (!matchRequirement(e, Object.hasOwn(labels, e.key) ? labels[e.key] : undefined)) return false;
+  for (const f of fields) {
+    if (f.key !== "metadata.name") return false;
+    if (!matchRequirement(f, node.metadata?.name)) return false;
+  }
+  return true;
+}
+
+/**
+ * NodeAffinity: the node's labels contain the pod's `nodeSelector`, and it matches one of the
+ * terms of `requiredDuringSchedulingIgnoredDuringExecution` (terms are ORed).
+ */
+export function checkNodeAffinity(pod: Pod, node: Node): string[] {
+  const labels = node.metadata?.labels ?? {};
+  for (const [k, v] of Object.entries(pod.spec?.nodeSelector ?? {})) if (labels[k] !== v) return [reasonNodeAffinity];
+  const required = pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
+  if (required && !(required.nodeSelectorTerms ?? []).some((t) => matchNodeSelectorTerm(t, node))) return [reasonNodeAffinity];
+  return [];
+}
+
+/**
+ * NodeResourcesFit: the pod count must stay within allocatable `pods`; each of cpu and memory
+ * the pod requests must fit in allocatable minus what the node's pods request. Returns every
+ * insufficient resource (`Too many pods`, `Insufficient cpu`, `Insufficient memory`).
+ * @see pkg/scheduler/framework/plugins/noderesources/fit.go (`fitsRequest`)
+ */
+export function checkResources(pod: Pod, info: NodeInfo): string[] {
+  const reasons: string[] = [];
+  const alloc = nodeAllocatable(info.node);
+  if (info.podCount + 1 > alloc.pods) reasons.push(reasonTooManyPods);
+  const req = podRequests(pod);
+  if (req.milliCPU === 0 && req.memoryBytes === 0) return reasons;
+  if (req.milliCPU > 0 && req.milliCPU > alloc.milliCPU - info.requested.milliCPU) reasons.push("Insufficient cpu");
+  if (req.memoryBytes > 0 && req.memoryBytes > alloc.memoryBytes - info.requested.memoryBytes) reasons.push("Insufficient memory");
+  return reasons;
+}
+
+/**
+ * Runs the filters in 1.23's default plugin order (NodeUnschedulable, TaintToleration,
+ * NodeAffinity, NodeResourcesFit) and returns the reasons of the first that fails (empty when
+ * the pod fits), as the framework stops at the first failing filter of a node.
+ */
+export function filterNode(pod: Pod, info: NodeInfo): string[] {
+  for (const check of [() => checkNodeUnschedulable(pod, info.node), () => checkTaints(pod, info.node), () => checkNodeAffinity(pod, info.node), () => checkResources(pod, info)]) {
+    const reasons = check();
+    if (reasons.length > 0) return reasons;
+  }
+  return [];
+}
+
+/** The FailedScheduling message when the cluster has no nodes. @see pkg/scheduler/generic_scheduler.go (`ErrNoNodesAvailable`) */
+export const noNodesAvailableMessage = "no nodes available to schedule pods";
+
+/**
+ * The FailedScheduling message: `0/<n> nodes are available: ` then `<count> <reason>` for every
+ * distinct reason, sorted as strings and joined with `, `, then `.`; with no nodes at all,
+ * {@link noNodesAvailableMessage}.
+ * @see pkg/scheduler/framework/types.go (`FitError.Error`)
+ * @example
+ * formatFitError(3, [["node(s) didn't match Pod's node affinity/selector"], ["Insufficient cpu"], ["Insufficient cpu"]])
+ * // "0/3 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, 2 Insufficient cpu."
+ */
+export function formatFitError(numNodes: number, reasonsPerNode: readonly (readonly string[])[]): string {
+  if (numNodes === 0) return noNodesAvailableMessage;
+  const counts = new Map<string, number>();
+  for (const reasons of reasonsPerNode) for (const r of reasons) counts.set(r, (counts.get(r) ?? 0) + 1);
+  const parts = [...counts].map(([r, n]) => `${n} ${r}`).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return `0/${numNodes} nodes are available${parts.length > 0 ? `: ${parts.join(", ")}` : ""}.`;
+}

@@ -1,0 +1,231 @@
+/**
+ * The scheduling loop: informers on unassigned pods, assigned pods and nodes; a work queue of
+ * pending pods; filter, score, bind; unschedulable pods get `PodScheduled=False` and an Event and
+ * are retried when nodes change or assigned pods go away.
+ *
+ * @see pkg/scheduler/scheduler.go (`scheduleOne`)
+ * @see pkg/scheduler/internal/queue/scheduling_queue.go (unschedulable pods moved back on cluster events)
+ */
+
+import type { Node, Pod, PodCondition } from "@skiff/api-types";
+import { isConflict, isNotFound } from "@skiff/apimachinery";
+import type { Client, Informer } from "@skiff/client";
+import { RateLimitingQueue, createSharedInformerFactory, keyOf, splitKey } from "@skiff/client";
+import type { SharedInformerFactory } from "@skiff/client";
+import type { NodeInfo } from "./predicates.js";
+import { filterNode, formatFitError, newNodeInfo } from "./predicates.js";
+import type { ResourceWeights } from "./scoring.js";
+import { selectNode } from "./scoring.js";
+
+/** The scheduler name pods select with `spec.schedulerName` (empty means this one too). */
+export const defaultSchedulerName = "default-scheduler";
+
+/** Options of {@link Scheduler}. */
+export interface SchedulerOptions {
+  readonly client: Client;
+  /** @defaultValue "default-scheduler" */
+  readonly schedulerName?: string;
+  /** Least-allocated weights. @defaultValue cpu 1, memory 1 */
+  readonly weights?: ResourceWeights;
+  /** Unschedulable pods are retried at least this often even without cluster events. @defaultValue 60000 */
+  readonly unschedulableRetryMs?: number;
+  /** Log sink: `level` is the klog verbosity of the line. @defaultValue none */
+  readonly log?: (level: number, message: string) => void;
+}
+
+/** What happened to one scheduling attempt (for logs and tests). */
+export type ScheduleResult = { readonly outcome: "bound"; readonly nodeName: string } | { readonly outcome: "unschedulable"; readonly message: string } | { readonly outcome: "skipped" };
+
+/**
+ * The scheduler. `start()` syncs the informers and runs one worker; `stop()` ends it.
+ *
+ * Pods are scheduled one at a time in queue order. After a successful bind the pod is "assumed"
+ * on its node until the assigned-pod informer sees it, so back-to-back pods never overcommit a
+ * node. Ties between equally scored nodes go to the first node name (deterministic).
+ *
+ * @example
+ * const scheduler = new Scheduler({ client });
+ * await scheduler.start();
+ */
+export class Scheduler {
+  private readonly client: Client;
+  private readonly schedulerName: string;
+  private readonly log: (level: number, message: string) => void;
+  private readonly factory: SharedInformerFactory;
+  private readonly pending: Informer<Pod>;
+  private readonly assigned: Informer<Pod>;
+  private readonly nodes: Informer<Node>;
+  private readonly queue = new RateLimitingQueue<string>({ name: "scheduler" });
+  private readonly unschedulable = new Set<string>();
+  private readonly assumed = new Map<string, Pod>();
+  private retryTimer: ReturnType<typeof setInterval> | undefined;
+  private worker: Promise<void> | undefined;
+
+  constructor(private readonly options: SchedulerOptions) {
+    this.client = options.client;
+    this.schedulerName = options.schedulerName ?? defaultSchedulerName;
+    this.log = options.log ?? (() => undefined);
+    this.factory = createSharedInformerFactory({ onError: (e, ctx) => this.log(0, `informer: ${ctx}: ${e instanceof Error ? e.message : String(e)}`) });
+    this.pending = this.factory.informerFor(this.client.pods, { fieldSelector: "spec.nodeName=" });
+    this.assigned = this.factory.informerFor(this.client.pods, {
+      fieldSelector: "spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed",
+      indexers: { node: (p) => [p.spec?.nodeName ?? ""] },
+    });
+    this.nodes = this.factory.informerFor(this.client.nodes);
+
+    this.pending.addEventHandler({
+      onAdd: (p) => this.enqueue(p),
+      onUpdate: (_o, p) => this.enqueue(p),
+      onDelete: (p) => {
+        const key = "key" in p && typeof p.key === "string" ? p.key : keyOf(p as Pod);
+        this.unschedulable.delete(key);
+      },
+    });
+    this.assigned.addEventHandler({
+      onAdd: (p) => this.assumed.delete(keyOf(p)),
+      onDelete: () => this.retryUnschedulable("assigned pod deleted"),
+    });
+    this.nodes.addEventHandler({
+      onAdd: () => this.retryUnschedulable("node added"),
+      onUpdate: (o, n) => {
+        if (o.metadata?.resourceVersion !== n.metadata?.resourceVersion) this.retryUnschedulable("node updated");
+      },
+    });
+  }
+
+  /** Starts the informers, waits for them to sync and runs the worker. Resolves once synced. */
+  async start(): Promise<void> {
+    this.factory.start();
+    await this.factory.waitForSync();
+    this.retryTimer = setInterval(() => this.retryUnschedulable("periodic flush"), this.options.unschedulableRetryMs ?? 60_000);
+    this.retryTimer.unref();
+    this.worker = this.run();
+  }
+
+  /** Stops the worker and the informers; resolves when the worker has finished its current pod. */
+  async stop(): Promise<void> {
+    if (this.retryTimer) clearInterval(this.retryTimer);
+    this.queue.shutDown();
+    this.factory.stop();
+    await this.worker;
+  }
+
+  private wants(pod: Pod): boolean {
+    if (pod.spec?.nodeName) return false;
+    if (pod.metadata?.deletionTimestamp) return false;
+    if (pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed") return false;
+    return (pod.spec?.schedulerName || defaultSchedulerName) === this.schedulerName;
+  }
+
+  private enqueue(pod: Pod): void {
+    const key = keyOf(pod);
+    // A pod known unschedulable waits for a cluster event, not for its own status update.
+    if (this.unschedulable.has(key) || !this.wants(pod)) return;
+    this.queue.add(key);
+  }
+
+  private retryUnschedulable(why: string): void {
+    if (this.unschedulable.size === 0) return;
+    this.log(4, `retrying ${String(this.unschedulable.size)} unschedulable pod(s): ${why}`);
+    for (const key of this.unschedulable) this.queue.add(key);
+    this.unschedulable.clear();
+  }
+
+  private async run(): Promise<void> {
+    for (;;) {
+      const key = await this.queue.get();
+      if (key === undefined) return;
+      try {
+        await this.scheduleOne(key);
+        this.queue.forget(key);
+      } catch (e) {
+        this.log(0, `error scheduling ${key}: ${e instanceof Error ? e.message : String(e)}`);
+        this.queue.addRateLimited(key);
+      } finally {
+        this.queue.done(key);
+      }
+    }
+  }
+
+  /** The node infos of the current cache (assumed pods included). */
+  private snapshot(): NodeInfo[] {
+    const byNode = new Map<string, Pod[]>();
+    for (const pod of this.assumed.values()) {
+      const name = pod.spec?.nodeName ?? "";
+      if (this.assigned.store.get(keyOf(pod)) !== undefined) continue;
+      byNode.set(name, [...(byNode.get(name) ?? []), pod]);
+    }
+    return this.nodes.store
+      .list()
+      .sort((a, b) => ((a.metadata?.name ?? "") < (b.metadata?.name ?? "") ? -1 : 1))
+      .map((n) => {
+        const name = n.metadata?.name ?? "";
+        return newNodeInfo(n, [...this.assigned.store.byIndex("node", name), ...(byNode.get(name) ?? [])]);
+      });
+  }
+
+  /** Schedules the pod of `key` once. */
+  async scheduleOne(key: string): Promise<ScheduleResult> {
+    const pod = this.pending.store.get(key);
+    if (!pod || !this.wants(pod)) return { outcome: "skipped" };
+    const infos = this.snapshot();
+    const feasible: NodeInfo[] = [];
+    const reasons: string[][] = [];
+    for (const info of infos) {
+      const r = filterNode(pod, info);
+      if (r.length === 0) feasible.push(info);
+      else reasons.push(r);
+    }
+    const choice = selectNode(pod, feasible, this.options.weights);
+    if (!choice) {
+      const message = formatFitError(infos.length, reasons);
+      this.log(2, `unable to schedule ${key}: ${message}`);
+      this.unschedulable.add(key);
+      await this.recordUnschedulable(pod, message);
+      return { outcome: "unschedulable", message };
+    }
+    const { namespace, name } = splitKey(key);
+    try {
+      await this.client.bindPod({ namespace, name, nodeName: choice.nodeName, ...(pod.metadata?.uid ? { uid: pod.metadata.uid } : {}) });
+    } catch (e) {
+      if (isNotFound(e)) return { outcome: "skipped" };
+      if (isConflict(e)) {
+        this.log(2, `pod ${key} was bound meanwhile: ${e instanceof Error ? e.message : ""}`);
+        return { outcome: "skipped" };
+      }
+      throw e;
+    }
+    this.assumed.set(key, { ...pod, spec: { ...pod.spec, containers: pod.spec?.containers ?? [], nodeName: choice.nodeName } });
+    this.log(2, `bound ${key} to ${choice.nodeName} (score ${String(choice.score)})`);
+    await this.client
+      .recordEvent(pod, { type: "Normal", reason: "Scheduled", message: `Successfully assigned ${key} to ${choice.nodeName}`, component: this.schedulerName })
+      .catch((e: unknown) => this.log(0, `event for ${key}: ${e instanceof Error ? e.message : String(e)}`));
+    return { outcome: "bound", nodeName: choice.nodeName };
+  }
+
+  private async recordUnschedulable(pod: Pod, message: string): Promise<void> {
+    const conditions = pod.status?.conditions ?? [];
+    const current = conditions.find((c) => c.type === "PodScheduled");
+    if (!(current?.status === "False" && current.reason === "Unschedulable" && current.message === message)) {
+      const now = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
+      const condition: PodCondition = {
+        type: "PodScheduled",
+        status: "False",
+        reason: "Unschedulable",
+        message,
+        lastTransitionTime: current?.status === "False" && current.lastTransitionTime ? current.lastTransitionTime : now,
+      };
+      const next: Pod = { ...pod, status: { ...pod.status, conditions: [...conditions.filter((c) => c.type !== "PodScheduled"), condition] } };
+      try {
+        await this.client.pods.updateStatus(next);
+      } catch (e) {
+        if (isNotFound(e)) return;
+        if (!isConflict(e)) throw e;
+        // a newer version arrives through the informer; retry on it
+        this.unschedulable.delete(keyOf(pod));
+        throw e;
+      }
+    }
+    await this.client.recordEvent(pod, { type: "Warning", reason: "FailedScheduling", message, component: this.schedulerName });
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * Scoring of feasible nodes: 1.23's NodeResourcesLeastAllocated (cpu and memory, weight 1 each)
+ * and the choice of the best node.
+ *
+ * @see pkg/scheduler/framework/plugins/noderesources/least_allocated.go
+ * @see pkg/scheduler/framework/plugins/noderesources/resource_allocation.go
+ */
+
+import type { Pod } from "@skiff/api-types";
+import type { NodeInfo } from "./predicates.js";
+import { nodeAllocatable, podNonZeroRequests } from "./predicates.js";
+
+/** The highest node score. */
+export const maxNodeScore = 100;
+
+/** Weights of the resources in least-allocated scoring. @defaultValue cpu 1, memory 1 */
+export interface ResourceWeights {
+  readonly cpu: number;
+  readonly memory: number;
+}
+
+function leastRequested(requested: number, capacity: number): number {
+  if (capacity <= 0 || requested > capacity) return 0;
+  return Math.floor(((capacity - requested) * maxNodeScore) / capacity);
+}
+
+/**
+ * Least-allocated score of placing `pod` on the node (0..100, integer): per resource
+ * `(allocatable - requested) * 100 / allocatable` (0 when over), where requested is the node's
+ * pods' non-zero requests plus the pod's; then the weighted mean, rounded down as Go's int64
+ * division.
+ */
+export function leastAllocatedScore(pod: Pod, info: NodeInfo, weights: ResourceWeights = { cpu: 1, memory: 1 }): number {
+  const alloc = nodeAllocatable(info.node);
+  const req = podNonZeroRequests(pod);
+  const cpu = leastRequested(info.nonZeroRequested.milliCPU + req.milliCPU, alloc.milliCPU);
+  const mem = leastRequested(info.nonZeroRequested.memoryBytes + req.memoryBytes, alloc.memoryBytes);
+  const weightSum = weights.cpu + weights.memory;
+  if (weightSum <= 0) return 0;
+  return Math.floor((cpu * weights.cpu + mem * weights.memory) / weightSum);
+}
+
+/**
+ * The feasible node with the highest score. Ties go to the node whose name sorts first, so
+ * placement is deterministic (Kubernetes picks randomly among the tied nodes). `undefined` when
+ * `feasible` is empty. Does not mutate its arguments.
+ * @see pkg/scheduler/generic_scheduler.go (`selectHost`)
+ */
+export function selectNode(pod: Pod, feasible: readonly NodeInfo[], weights?: ResourceWeights): { readonly nodeName: string; readonly score: number } | undefined {
+  let best: { nodeName: string; score: number } | undefined;
+  for (const info of feasible) {
+    const nodeName = info.node.metadata?.name ?? "";
+    const score = leastAllocatedScore(pod, info, weights);
+    if (!best || score > best.score || (score === best.score && nodeName < best.nodeName)) best = { nodeName, score };
+  }
+  return best;
+}

@@ -1,0 +1,148 @@
+import type { Node, Pod, Taint } from "@skiff/api-types";
+import { createClient, loadClusterConfig } from "@skiff/client";
+import type { Client } from "@skiff/client";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { Scheduler } from "../src/scheduler.js";
+import { startServer } from "./apiserver.js";
+import type { RunningServer } from "./apiserver.js";
+
+let server: RunningServer;
+let client: Client;
+let scheduler: Scheduler;
+const logs: string[] = [];
+
+beforeAll(async () => {
+  server = await startServer();
+  client = createClient(await loadClusterConfig(server.kubeconfig), { qps: 1000, burst: 1000 });
+  scheduler = new Scheduler({ client, log: (_l, m) => logs.push(m) });
+  await scheduler.start();
+});
+afterAll(async () => {
+  await scheduler?.stop();
+  client?.close();
+  await server?.stop();
+});
+afterEach(async () => {
+  await client.pods.deleteCollection({ namespace: "default", gracePeriodSeconds: 0 });
+  for (const n of (await client.nodes.list()).items) await client.nodes.delete(n.metadata?.name ?? "", { gracePeriodSeconds: 0 });
+});
+
+async function addNode(name: string, o: { labels?: Record<string, string>; taints?: Taint[]; cpu?: string; memory?: string; pods?: string; ready?: boolean } = {}): Promise<Node> {
+  const created = await client.nodes.create({ metadata: { name, labels: { ...o.labels } }, spec: { ...(o.taints ? { taints: o.taints } : {}) } });
+  const allocatable = { cpu: o.cpu ?? "4", memory: o.memory ?? "8Gi", pods: o.pods ?? "110" };
+  return client.nodes.updateStatus({
+    ...created,
+    status: { capacity: allocatable, allocatable, conditions: [{ type: "Ready", status: o.ready === false ? "False" : "True", reason: "NodeReady", message: "ready" }] },
+  });
+}
+
+function addPod(name: string, spec: Partial<NonNullable<Pod["spec"]>> = {}, requests?: Record<string, string>): Promise<Pod> {
+  return client.pods.create({ metadata: { name, namespace: "default" }, spec: { containers: [{ name: "c", image: "busybox", ...(requests ? { resources: { requests } } : {}) }], ...spec } });
+}
+
+async function waitFor<T>(what: string, fn: () => Promise<T | undefined>): Promise<T> {
+  for (let i = 0; i < 400; i++) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`timed out waiting for ${what}; scheduler log:\n${logs.slice(-20).join("\n")}`);
+}
+
+const boundNode = (name: string) =>
+  waitFor(`${name} bound`, async () => {
+    const p = await client.pods.get(name, { namespace: "default" });
+    return p.spec?.nodeName || undefined;
+  });
+
+const unschedulableMessage = (name: string) =>
+  waitFor(`${name} unschedulable`, async () => {
+    const p = await client.pods.get(name, { namespace: "default" });
+    const c = p.status?.conditions?.find((x) => x.type === "PodScheduled");
+    return c?.status === "False" && c.reason === "Unschedulable" ? c.message : undefined;
+  });
+
+describe("skiff-scheduler against the real apiserver", () => {
+  it("nodeSelector", async () => {
+    await addNode("sel-a", { labels: { zone: "a" } });
+    await addNode("sel-b", { labels: { zone: "b" } });
+    await addPod("p", { nodeSelector: { zone: "b" } });
+    expect(await boundNode("p")).toBe("sel-b");
+  });
+
+  it("required node affinity: In, NotIn, Exists, DoesNotExist, Gt, Lt, matchFields", async () => {
+    await addNode("aff-1", { labels: { gen: "3", disk: "hdd" } });
+    await addNode("aff-2", { labels: { gen: "5", disk: "ssd", gpu: "yes" } });
+    const affinity = (terms: object[]) => ({ affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: terms } } } });
+    const cases: Array<[string, object, string]> = [
+      ["in", { matchExpressions: [{ key: "disk", operator: "In", values: ["ssd"] }] }, "aff-2"],
+      ["notin", { matchExpressions: [{ key: "disk", operator: "NotIn", values: ["ssd"] }] }, "aff-1"],
+      ["exists", { matchExpressions: [{ key: "gpu", operator: "Exists" }] }, "aff-2"],
+      ["dne", { matchExpressions: [{ key: "gpu", operator: "DoesNotExist" }] }, "aff-1"],
+      ["gt", { matchExpressions: [{ key: "gen", operator: "Gt", values: ["4"] }] }, "aff-2"],
+      ["lt", { matchExpressions: [{ key: "gen", operator: "Lt", values: ["4"] }] }, "aff-1"],
+      ["fields", { matchFields: [{ key: "metadata.name", operator: "In", values: ["aff-1"] }] }, "aff-1"],
+    ];
+    for (const [name, term] of cases) await addPod(name, affinity([term]) as never);
+    for (const [name, , want] of cases) expect(await boundNode(name), name).toBe(want);
+  });
+
+  it("taints and tolerations (NoSchedule, NoExecute; PreferNoSchedule does not filter); not-Ready nodes are skipped", async () => {
+    await addNode("t-noschedule", { taints: [{ key: "dedicated", value: "db", effect: "NoSchedule" }], cpu: "64" });
+    await addNode("t-noexecute", { taints: [{ key: "evict", effect: "NoExecute" }], cpu: "64" });
+    await addNode("t-notready", { ready: false, cpu: "64" });
+    await addNode("t-prefer", { taints: [{ key: "soft", effect: "PreferNoSchedule" }], cpu: "1" });
+    await addPod("plain", {}, { cpu: "100m" });
+    expect(await boundNode("plain")).toBe("t-prefer");
+    await addPod("tolerant", { tolerations: [{ key: "dedicated", operator: "Equal", value: "db", effect: "NoSchedule" }] }, { cpu: "100m" });
+    expect(await boundNode("tolerant")).toBe("t-noschedule"); // most free cpu among the nodes it tolerates
+    await addPod("tolerates-execute", { tolerations: [{ key: "evict", operator: "Exists" }], nodeSelector: {} }, { cpu: "100m" });
+    expect(["t-noexecute", "t-prefer"]).toContain(await boundNode("tolerates-execute"));
+  });
+
+  it("allocatable pods, cpu and memory; least-allocated choice", async () => {
+    await addNode("r-small", { cpu: "1", memory: "1Gi", pods: "1" });
+    await addNode("r-big", { cpu: "8", memory: "16Gi" });
+    await addPod("first", {}, { cpu: "500m", memory: "512Mi" });
+    expect(await boundNode("first")).toBe("r-big"); // least allocated
+    await addPod("pinned", { nodeName: "r-small" });
+    await addPod("second", {}, { cpu: "100m" });
+    expect(await boundNode("second")).toBe("r-big"); // r-small is full (pods = 1)
+    await addPod("huge", {}, { cpu: "7600m" });
+    const msg = await unschedulableMessage("huge");
+    expect(msg).toBe("0/2 nodes are available: 1 Too many pods, 2 Insufficient cpu.");
+    await addPod("fat", {}, { memory: "20Gi" });
+    expect(await unschedulableMessage("fat")).toBe("0/2 nodes are available: 1 Too many pods, 2 Insufficient memory.");
+  });
+
+  it("an unschedulable pod gets PodScheduled=False and a FailedScheduling event, and is bound when a fitting node is added", async () => {
+    await addNode("u-1", { labels: { zone: "a" } });
+    await addNode("u-2", { labels: { zone: "b" }, cpu: "1" });
+    await addNode("u-3", { labels: { zone: "b" }, cpu: "1" });
+    await addPod("waiting", { nodeSelector: { zone: "b" } }, { cpu: "2" });
+    const message = await unschedulableMessage("waiting");
+    expect(message).toBe("0/3 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, 2 Insufficient cpu.");
+    const events = await waitFor("FailedScheduling event", async () => {
+      const l = await client.events.list({ namespace: "default", fieldSelector: "involvedObject.name=waiting,reason=FailedScheduling" });
+      return l.items.length > 0 ? l.items : undefined;
+    });
+    expect(events[0]).toMatchObject({ type: "Warning", message, source: { component: "default-scheduler" } });
+    await addNode("u-4", { labels: { zone: "b" }, cpu: "4" });
+    expect(await boundNode("waiting")).toBe("u-4");
+    const scheduled = await client.events.list({ namespace: "default", fieldSelector: "involvedObject.name=waiting,reason=Scheduled" });
+    expect(scheduled.items[0]?.message).toBe("Successfully assigned default/waiting to u-4");
+  });
+
+  it("pods of another scheduler are left alone; back-to-back pods do not overcommit a node", async () => {
+    await addNode("b-1", { cpu: "1" });
+    await addPod("other", { schedulerName: "my-scheduler" });
+    await Promise.all([addPod("x1", {}, { cpu: "600m" }), addPod("x2", {}, { cpu: "600m" })]);
+    const bound = await waitFor("one of x1/x2 bound and the other unschedulable", async () => {
+      const [a, b] = await Promise.all([client.pods.get("x1", { namespace: "default" }), client.pods.get("x2", { namespace: "default" })]);
+      const states = [a, b].map((p) => (p.spec?.nodeName ? "bound" : p.status?.conditions?.some((c) => c.reason === "Unschedulable") ? "unschedulable" : "pending"));
+      return states.includes("pending") ? undefined : states.sort();
+    });
+    expect(bound).toEqual(["bound", "unschedulable"]);
+    expect((await client.pods.get("other", { namespace: "default" })).spec?.nodeName).toBeFalsy();
+  });
+});

@@ -1,0 +1,173 @@
+/**
+ * The Skiff API client: typed resource clients for every served kind over one keep-alive
+ * HTTP(S) agent and one client-side rate limiter.
+ *
+ * @see staging/src/k8s.io/client-go/kubernetes/clientset.go
+ * @see staging/src/k8s.io/client-go/rest/config.go (QPS 5, Burst 10 defaults)
+ */
+
+import type { Binding, CSIDriver, CSINode, Event, Job, Namespace, Node, Pod, PodTemplate, ResourceInfo } from "@skiff/api-types";
+import { findResource } from "@skiff/api-types";
+import type { ClusterConfig } from "./cluster-config.js";
+import type { Clock } from "./clock.js";
+import { ClientError } from "./errors.js";
+import { Transport } from "./internal/transport.js";
+import type { KubeObject, ResourceClient, WriteOptions } from "./resource-client.js";
+import { newResourceClient, resourcePath } from "./resource-client.js";
+import { TokenBucketRateLimiter } from "./token-bucket.js";
+
+/** Options of {@link createClient}. */
+export interface ClientOptions {
+  /** Requests per second allowed by the client-side limiter; `<= 0` disables it. @defaultValue 5 */
+  readonly qps?: number;
+  /** Requests allowed at once after idling. @defaultValue 10 */
+  readonly burst?: number;
+  /** `User-Agent` header. @defaultValue "skiff-client" */
+  readonly userAgent?: string;
+  /** Clock of the rate limiter. @defaultValue realClock */
+  readonly clock?: Clock;
+}
+
+/** What {@link Client.recordEvent} needs besides the object it is about. */
+export interface EventRecord {
+  /** `Normal` or `Warning`. */
+  readonly type: "Normal" | "Warning";
+  /** UpperCamelCase reason, such as `FailedScheduling`. */
+  readonly reason: string;
+  readonly message: string;
+  /** Reporting component, such as `default-scheduler`. */
+  readonly component: string;
+  /** `source.host`. */
+  readonly host?: string;
+}
+
+/**
+ * A client for one apiserver. Resource clients exist for every kind Skiff serves; `resource()`
+ * builds one for any {@link ResourceInfo}. `close()` ends keep-alive connections (open watches
+ * stop with a ClientError).
+ */
+export interface Client {
+  readonly config: ClusterConfig;
+  readonly rateLimiter: TokenBucketRateLimiter;
+  readonly pods: ResourceClient<Pod>;
+  readonly nodes: ResourceClient<Node>;
+  readonly events: ResourceClient<Event>;
+  readonly namespaces: ResourceClient<Namespace>;
+  readonly podTemplates: ResourceClient<PodTemplate>;
+  readonly jobs: ResourceClient<Job>;
+  readonly csiDrivers: ResourceClient<CSIDriver>;
+  readonly csiNodes: ResourceClient<CSINode>;
+  /** The client of any resource (by table entry, or a `findResource` query such as `"jobs.batch"`). @throws {Error} for a name Skiff does not serve. */
+  resource<T extends KubeObject = KubeObject>(resource: ResourceInfo | string): ResourceClient<T>;
+  /**
+   * Binds a pod to a node through `pods/<name>/binding` (what the scheduler does). Throws
+   * StatusError 409 Conflict if the pod is already bound, 404 if it does not exist.
+   * @see pkg/registry/core/pod/storage/storage.go (`BindingREST`)
+   */
+  bindPod(target: { readonly namespace: string; readonly name: string; readonly nodeName: string; readonly uid?: string }, options?: WriteOptions): Promise<void>;
+  /** Creates a `v1` Event (in `event.metadata.namespace`, else `default`). */
+  createEvent(event: Event, options?: WriteOptions): Promise<Event>;
+  /**
+   * Creates an Event about `obj` with a generated name (`<obj name>.<hex time>`), count 1 and
+   * first/last timestamps now, as client-go's event recorder does for a new event.
+   * @see staging/src/k8s.io/client-go/tools/record/event.go (`makeEvent`)
+   */
+  recordEvent(obj: KubeObject, record: EventRecord): Promise<Event>;
+  close(): void;
+}
+
+function mustFind(name: string): ResourceInfo {
+  const info = findResource(name);
+  if (!info) throw new Error(`resource ${name} is not served`);
+  return info;
+}
+
+/**
+ * Creates a client for the apiserver of `config` (see {@link loadClusterConfig}).
+ *
+ * @example
+ * const client = createClient(await loadClusterConfig("kubeconfig"), { qps: 20, burst: 40 });
+ * const jobs = await client.jobs.list({ namespace: "default", labelSelector: "app=batch" });
+ */
+export function createClient(config: ClusterConfig, options: ClientOptions = {}): Client {
+  const rateLimiter = new TokenBucketRateLimiter({ qps: options.qps ?? 5, burst: options.burst ?? 10, ...(options.clock ? { clock: options.clock } : {}) });
+  const transport = new Transport(config, rateLimiter, options.userAgent ?? "skiff-client");
+  const cache = new Map<ResourceInfo, ResourceClient<KubeObject>>();
+  const resource = <T extends KubeObject>(r: ResourceInfo | string): ResourceClient<T> => {
+    const info = typeof r === "string" ? mustFind(r) : r;
+    let c = cache.get(info);
+    if (!c) {
+      c = newResourceClient<KubeObject>(info, transport);
+      cache.set(info, c);
+    }
+    return c as unknown as ResourceClient<T>;
+  };
+  const podsInfo = mustFind("pods");
+  const client: Client = {
+    config,
+    rateLimiter,
+    pods: resource<Pod>(podsInfo),
+    nodes: resource<Node>("nodes"),
+    events: resource<Event>("events"),
+    namespaces: resource<Namespace>("namespaces"),
+    podTemplates: resource<PodTemplate>("podtemplates"),
+    jobs: resource<Job>("jobs.batch"),
+    csiDrivers: resource<CSIDriver>("csidrivers.storage.example.io"),
+    csiNodes: resource<CSINode>("csinodes.storage.example.io"),
+    resource,
+    async bindPod(target, o = {}) {
+      if (target.namespace === "") throw new ClientError("MissingNamespace", "bind pods: a namespace is required");
+      const binding: Binding = {
+        apiVersion: "v1",
+        kind: "Binding",
+        metadata: { name: target.name, namespace: target.namespace, ...(target.uid !== undefined ? { uid: target.uid } : {}) },
+        target: { apiVersion: "v1", kind: "Node", name: target.nodeName },
+      };
+      await transport.json({
+        verb: "create",
+        group: "",
+        resource: "pods",
+        name: target.name,
+        method: "POST",
+        path: resourcePath(podsInfo, target.namespace, target.name, "binding"),
+        query: { dryRun: o.dryRun ? "All" : undefined, fieldManager: o.fieldManager },
+        body: binding,
+        ...(o.signal ? { signal: o.signal } : {}),
+      });
+    },
+    createEvent(event, o = {}) {
+      return client.events.create(event, o);
+    },
+    recordEvent(obj, record) {
+      const meta = obj.metadata ?? {};
+      const nowMs = Date.now();
+      const now = new Date(nowMs).toISOString().replace(/\.\d{3}Z$/, "Z");
+      const namespace = meta.namespace || "default";
+      const event: Event = {
+        apiVersion: "v1",
+        kind: "Event",
+        metadata: { name: `${meta.name ?? "unknown"}.${(BigInt(nowMs) * 1_000_000n).toString(16)}`, namespace },
+        involvedObject: {
+          ...(obj.apiVersion !== undefined ? { apiVersion: obj.apiVersion } : {}),
+          ...(obj.kind !== undefined ? { kind: obj.kind } : {}),
+          ...(meta.name !== undefined ? { name: meta.name } : {}),
+          ...(meta.namespace !== undefined ? { namespace: meta.namespace } : {}),
+          ...(meta.uid !== undefined ? { uid: meta.uid } : {}),
+          ...(meta.resourceVersion !== undefined ? { resourceVersion: meta.resourceVersion } : {}),
+        },
+        type: record.type,
+        reason: record.reason,
+        message: record.message,
+        source: { component: record.component, ...(record.host !== undefined ? { host: record.host } : {}) },
+        firstTimestamp: now,
+        lastTimestamp: now,
+        count: 1,
+        reportingComponent: record.component,
+        reportingInstance: record.host ?? "",
+      };
+      return client.events.create(event, { namespace });
+    },
+    close: () => transport.close(),
+  };
+  return client;
+}

@@ -1,0 +1,138 @@
+import { Agent as HttpAgent, request as httpRequest } from "node:http";
+import type { IncomingMessage, OutgoingHttpHeaders } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { newGenericServerResponse, statusErrorFromObject } from "@skiff/apimachinery";
+import type { ClusterConfig } from "../cluster-config.js";
+import { ClientError } from "../errors.js";
+import type { TokenBucketRateLimiter } from "../token-bucket.js";
+
+export interface RequestSpec {
+  readonly method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  readonly path: string;
+  readonly query?: Readonly<Record<string, string | number | boolean | undefined>>;
+  readonly body?: unknown;
+  readonly contentType?: string;
+  readonly signal?: AbortSignal;
+  /** For error messages: verb, group, resource and name of the request. */
+  readonly verb: string;
+  readonly group: string;
+  readonly resource: string;
+  readonly name?: string;
+}
+
+export class Transport {
+  private readonly agent: HttpAgent | HttpsAgent;
+  private readonly url: URL;
+  private readonly baseHeaders: OutgoingHttpHeaders;
+
+  constructor(
+    readonly config: ClusterConfig,
+    private readonly limiter: TokenBucketRateLimiter,
+    userAgent: string,
+  ) {
+    this.url = new URL(config.server);
+    const https = this.url.protocol === "https:";
+    this.agent = https
+      ? new HttpsAgent({
+          keepAlive: true,
+          ...(config.caPEM !== undefined ? { ca: config.caPEM } : {}),
+          ...(config.clientCertificatePEM !== undefined ? { cert: config.clientCertificatePEM } : {}),
+          ...(config.clientKeyPEM !== undefined ? { key: config.clientKeyPEM } : {}),
+          rejectUnauthorized: !config.insecureSkipTLSVerify,
+          ...(config.tlsServerName !== undefined ? { servername: config.tlsServerName } : {}),
+        })
+      : new HttpAgent({ keepAlive: true });
+    this.baseHeaders = { "user-agent": userAgent, accept: "application/json" };
+    if (config.token !== undefined) this.baseHeaders.authorization = `Bearer ${config.token}`;
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+
+  private pathWithQuery(spec: RequestSpec): string {
+    const base = this.url.pathname.replace(/\/+$/, "");
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(spec.query ?? {})) if (v !== undefined) params.set(k, String(v));
+    const qs = params.toString();
+    return `${base}${spec.path}${qs ? `?${qs}` : ""}`;
+  }
+
+  /** Sends the request (after the rate limiter); resolves with the response of any status. */
+  async send(spec: RequestSpec): Promise<IncomingMessage> {
+    try {
+      await this.limiter.wait(spec.signal);
+    } catch (e) {
+      throw new ClientError("Aborted", `${spec.verb} ${spec.resource}: aborted`, { cause: e });
+    }
+    const data = spec.body === undefined ? undefined : typeof spec.body === "string" ? spec.body : JSON.stringify(spec.body);
+    const headers: OutgoingHttpHeaders = { ...this.baseHeaders };
+    if (data !== undefined) {
+      headers["content-type"] = spec.contentType ?? "application/json";
+      headers["content-length"] = Buffer.byteLength(data);
+    }
+    const https = this.url.protocol === "https:";
+    const doRequest = https ? httpsRequest : httpRequest;
+    return new Promise<IncomingMessage>((resolve, reject) => {
+      const req = doRequest(
+        {
+          protocol: this.url.protocol,
+          hostname: this.url.hostname.replace(/^\[|\]$/g, ""),
+          port: this.url.port || (https ? 443 : 80),
+          path: this.pathWithQuery(spec),
+          method: spec.method,
+          headers,
+          agent: this.agent,
+          ...(this.config.tlsServerName !== undefined ? { servername: this.config.tlsServerName } : {}),
+          ...(spec.signal ? { signal: spec.signal } : {}),
+        },
+        resolve,
+      );
+      req.on("error", (e: NodeJS.ErrnoException) => {
+        if (spec.signal?.aborted) reject(new ClientError("Aborted", `${spec.verb} ${spec.resource}: aborted`, { cause: e }));
+        else reject(new ClientError("NetworkError", `${spec.method} ${this.url.origin}${spec.path}: ${e.message}`, { cause: e }));
+      });
+      if (data !== undefined) req.write(data);
+      req.end();
+    });
+  }
+
+  async readBody(res: IncomingMessage, spec: RequestSpec): Promise<string> {
+    const chunks: Buffer[] = [];
+    try {
+      for await (const c of res) chunks.push(c as Buffer);
+    } catch (e) {
+      if (spec.signal?.aborted) throw new ClientError("Aborted", `${spec.verb} ${spec.resource}: aborted`, { cause: e });
+      throw new ClientError("NetworkError", `${spec.method} ${spec.path}: response interrupted: ${(e as Error).message}`, { cause: e });
+    }
+    return Buffer.concat(chunks).toString("utf8");
+  }
+
+  /** The StatusError for a non-2xx response body. */
+  errorFor(res: IncomingMessage, text: string, spec: RequestSpec): Error {
+    const code = res.statusCode ?? 0;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    const fromBody = statusErrorFromObject(parsed);
+    if (fromBody) return fromBody;
+    const retry = Number(res.headers["retry-after"] ?? 0);
+    return newGenericServerResponse(code, spec.verb, { group: spec.group, resource: spec.resource }, spec.name ?? "", text.trim(), Number.isFinite(retry) ? retry : 0, true);
+  }
+
+  /** Sends the request and decodes a 2xx JSON body; other statuses throw StatusError. */
+  async json<R>(spec: RequestSpec): Promise<R> {
+    const res = await this.send(spec);
+    const text = await this.readBody(res, spec);
+    const code = res.statusCode ?? 0;
+    if (code < 200 || code > 299) throw this.errorFor(res, text, spec);
+    try {
+      return JSON.parse(text) as R;
+    } catch (e) {
+      throw new ClientError("DecodeError", `${spec.method} ${spec.path}: response is not JSON: ${(e as Error).message}`, { cause: e });
+    }
+  }
+}
