@@ -55,7 +55,8 @@ export async function startServer(opts: { entry?: string; extraArgs?: string[] }
     stderr: () => err,
     stop: () =>
       new Promise((resolve) => {
-        if (proc.exitCode !== null) return resolve(proc.exitCode);
+        // A process already ended (by exit or by a signal) has exitCode or signalCode set.
+        if (proc.exitCode !== null || proc.signalCode !== null) return resolve(proc.exitCode);
         proc.once("exit", (code) => resolve(code));
         proc.kill("SIGTERM");
       }),

@@ -1,0 +1,568 @@
+import { readFileSync } from "node:fs";
+import { Etcd3 } from "etcd3";
+import type { IKeyValue, IOptions, IRangeRequest, IRangeResponse, ITxnResponse } from "etcd3";
+import { StorageError } from "../errors.js";
+import { decodeObject, encodeObject } from "../internal/codec.js";
+import { assertKey, directoryPrefix, inRange, prefixRange } from "../internal/keys.js";
+import { parseRevisionOption } from "../internal/revision.js";
+import type {
+  DeleteOptions,
+  DeleteResult,
+  GetOptions,
+  GuaranteedUpdateOptions,
+  ListContinue,
+  ListOptions,
+  ListResult,
+  Preconditions,
+  ResourceVersionMatch,
+  Revision,
+  Storage,
+  StoredObject,
+  UpdateFunc,
+  WatchChangeEvent,
+  WatchOptions,
+  Watcher,
+  WriteResult,
+} from "../types.js";
+import { classifyEtcdError, unreachableError } from "./etcd-errors.js";
+import { EtcdWatcher } from "./etcd-watcher.js";
+
+/**
+ * Options of {@link openEtcdStorage}: the apiserver's `--etcd-*` flags.
+ *
+ * Key layout: storage keys start with `root` (the apiserver's `/registry`); in etcd the `root` is
+ * replaced by `prefix`. With the defaults (`/registry` both) a job lives at
+ * `/registry/jobs/<namespace>/<name>` in etcd, as with kube-apiserver.
+ */
+export interface EtcdStorageOptions {
+  /** etcd client URLs (`http://127.0.0.1:2379`, `https://...`): `--etcd-servers`. At least one. */
+  readonly servers: readonly string[];
+  /** Key prefix in etcd: `--etcd-prefix`. A trailing `/` is dropped. @defaultValue "/registry" */
+  readonly prefix?: string;
+  /** Every storage key must equal it or start with it plus `/`. @defaultValue "/registry" */
+  readonly root?: string;
+  /** PEM CA bundle verifying the etcd servers: `--etcd-cafile`. */
+  readonly caFile?: string;
+  /** PEM client certificate: `--etcd-certfile` (with `keyFile`). */
+  readonly certFile?: string;
+  /** PEM client key: `--etcd-keyfile` (with `certFile`). */
+  readonly keyFile?: string;
+  /**
+   * How often the compactor runs, in milliseconds; 0 disables it (`--etcd-compaction-interval`).
+   * As kube-apiserver's compactor, each run compacts to the revision seen by the previous run, and
+   * apiservers sharing the etcd take turns through the `compact_rev_key` key (one compaction
+   * per interval in all).
+   * @defaultValue 300000
+   */
+  readonly compactionIntervalMs?: number;
+  /**
+   * Events a watcher may have queued but not consumed before its etcd watch is paused (it then
+   * resumes from where it stopped once drained, missing nothing unless compaction overtakes it).
+   * @defaultValue 1000
+   */
+  readonly watchBufferSize?: number;
+  /** Deadline of each unary etcd call, in milliseconds. @defaultValue 10000 */
+  readonly requestTimeoutMs?: number;
+  /** Connection timeout, in milliseconds. @defaultValue 5000 */
+  readonly dialTimeoutMs?: number;
+}
+
+/** The key kube-apiserver's compactors coordinate on (outside any prefix: compaction is global). */
+const compactRevKey = Buffer.from("compact_rev_key");
+const defaultCompactionIntervalMs = 300_000;
+const defaultBookmarkIntervalMs = 60_000;
+
+interface ReadPoint {
+  /** 0 = latest (then `atLeast` must hold). */
+  readonly revision: number;
+  readonly atLeast: number;
+}
+
+/**
+ * The etcd v3 backend (through the `etcd3` client). resourceVersions are etcd revisions: an
+ * object's is its mod revision, a list's the header revision it was read at. Writes are
+ * transactions comparing the key's mod revision (create: it must be 0), retried on conflict; reads
+ * at a revision use etcd's MVCC; watches are etcd watches with previous values; compaction is
+ * etcd compaction, so several apiservers may share one etcd (and one prefix): every one of them
+ * sees every write through its watches, and compare-and-swap holds across them.
+ *
+ * Connection failures are `Unreachable`; reads and watches below etcd's compaction horizon are
+ * `ResourceVersionExpired`. BOOKMARK events carry the newest revision the watch stream has proven
+ * (its last event, or an etcd progress notification — etcd sends those every
+ * `--experimental-watch-progress-notify-interval`, 10 minutes by default).
+ *
+ * Open with {@link openEtcdStorage}.
+ *
+ * @see staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go
+ * @see staging/src/k8s.io/apiserver/pkg/storage/etcd3/watcher.go
+ * @see staging/src/k8s.io/apiserver/pkg/storage/etcd3/compact.go
+ */
+export class EtcdStorage implements Storage {
+  /** The etcd key prefix in use (no trailing `/`). */
+  readonly prefix: string;
+  readonly #root: string;
+  readonly #client: Etcd3;
+  readonly #bufferSize: number;
+  readonly #watchers = new Set<EtcdWatcher>();
+  #closed = false;
+  #compacted = 0;
+  #compactionTimer: ReturnType<typeof setInterval> | undefined;
+
+  private constructor(client: Etcd3, prefix: string, root: string, options: EtcdStorageOptions) {
+    this.#client = client;
+    this.prefix = prefix;
+    this.#root = root;
+    this.#bufferSize = options.watchBufferSize ?? 1000;
+    const intervalMs = options.compactionIntervalMs ?? defaultCompactionIntervalMs;
+    if (intervalMs > 0) {
+      let version = 0;
+      let lastRevision = 0;
+      let running = false;
+      this.#compactionTimer = setInterval(() => {
+        if (this.#closed || running) return;
+        running = true;
+        this.#compactTurn(version, lastRevision)
+          .then(([v, r]) => {
+            version = v;
+            lastRevision = r;
+          })
+          .catch(() => {
+            // The next run retries.
+          })
+          .finally(() => {
+            running = false;
+          });
+      }, intervalMs);
+      this.#compactionTimer.unref?.();
+    }
+  }
+
+  /** @internal Use {@link openEtcdStorage}. */
+  static async open(options: EtcdStorageOptions): Promise<EtcdStorage> {
+    const servers = [...(options.servers ?? [])];
+    if (servers.length === 0) throw new StorageError("InvalidError", { detail: "etcd storage needs at least one server URL" });
+    for (const s of servers) {
+      if (!/^https?:\/\/[^/\s]+\/?$/.test(s)) throw new StorageError("InvalidError", { detail: `invalid etcd server URL ${JSON.stringify(s)} (want http(s)://host:port)` });
+    }
+    const prefix = trimSlash(options.prefix ?? "/registry");
+    const root = trimSlash(options.root ?? "/registry");
+    if (prefix !== "" && !prefix.startsWith("/")) throw new StorageError("InvalidError", { detail: `etcd prefix ${JSON.stringify(prefix)} must start with "/"` });
+    const intervalMs = options.compactionIntervalMs ?? defaultCompactionIntervalMs;
+    if (!Number.isFinite(intervalMs) || intervalMs < 0) throw new StorageError("InvalidError", { detail: `compactionIntervalMs must be >= 0, got ${intervalMs}` });
+    const buffer = options.watchBufferSize ?? 1000;
+    if (!Number.isSafeInteger(buffer) || buffer <= 0) throw new StorageError("InvalidError", { detail: `watchBufferSize must be a positive integer, got ${buffer}` });
+    if ((options.certFile === undefined) !== (options.keyFile === undefined)) {
+      throw new StorageError("InvalidError", { detail: "the etcd client certificate and key must be given together" });
+    }
+    const requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
+    const clientOptions: IOptions = {
+      hosts: servers,
+      dialTimeout: options.dialTimeoutMs ?? 5_000,
+      defaultCallOptions: (context) => (context.isStream ? {} : { deadline: Date.now() + requestTimeoutMs }),
+    };
+    try {
+      if (options.caFile !== undefined || options.certFile !== undefined) {
+        const credentials: { rootCertificate: Buffer; privateKey?: Buffer; certChain?: Buffer } = {
+          // null: the system's root certificates (grpc-js), when only a client certificate is given.
+          rootCertificate: options.caFile === undefined ? (null as unknown as Buffer) : readFileSync(options.caFile),
+        };
+        if (options.certFile !== undefined) credentials.certChain = readFileSync(options.certFile);
+        if (options.keyFile !== undefined) credentials.privateKey = readFileSync(options.keyFile);
+        clientOptions.credentials = credentials;
+      }
+    } catch (cause) {
+      throw new StorageError("InvalidError", { detail: `cannot read etcd TLS files: ${(cause as Error).message}`, cause });
+    }
+    const client = new Etcd3(clientOptions);
+    const storage = new EtcdStorage(client, prefix, root, options);
+    try {
+      await storage.currentRevision();
+    } catch (error) {
+      await storage.close();
+      throw new StorageError("Unreachable", { detail: `cannot reach etcd at ${servers.join(",")}: ${(error as Error).message}`, cause: error });
+    }
+    return storage;
+  }
+
+  async create(key: string, object: StoredObject): Promise<WriteResult> {
+    const ekey = this.#etcdKey(key);
+    const value = encodeObject(key, object, true);
+    const res = await this.#txn(key, {
+      compare: [{ key: ekey, target: "Mod", result: "Equal", mod_revision: 0 }],
+      success: [{ request_put: { key: ekey, value: Buffer.from(value) } }],
+      failure: [],
+    });
+    if (!res.succeeded) throw new StorageError("KeyExists", { key });
+    const revision = Number(res.header.revision);
+    return { object: decodeObject(value, revision), revision };
+  }
+
+  get(key: string, options?: GetOptions & { readonly ignoreNotFound?: false }): Promise<StoredObject>;
+  get(key: string, options: GetOptions): Promise<StoredObject | null>;
+  async get(key: string, options: GetOptions = {}): Promise<StoredObject | null> {
+    const ekey = this.#etcdKey(key);
+    const point = this.#readPoint(key, options.resourceVersion, options.resourceVersionMatch, false);
+    const res = await this.#range(key, { key: ekey }, point);
+    const kv = res.kvs[0];
+    if (kv === undefined) {
+      if (options.ignoreNotFound === true) return null;
+      throw new StorageError("KeyNotFound", { key });
+    }
+    return this.#decode(kv);
+  }
+
+  async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
+    this.#open();
+    const range = prefixRange(directoryPrefix(prefix));
+    this.#etcdKey(range.start.slice(0, -1) || range.start);
+    const limit = options.limit ?? 0;
+    if (!Number.isSafeInteger(limit) || limit < 0) throw new StorageError("InvalidError", { key: prefix, detail: `invalid limit: ${limit}` });
+    let point: ReadPoint;
+    let start = range.start;
+    if (options.continue !== undefined) {
+      const cont = options.continue;
+      const rv = parseRevisionOption(options.resourceVersion, prefix);
+      if (rv !== undefined && rv !== 0) {
+        throw new StorageError("InvalidError", { key: prefix, detail: "specifying resource version is not allowed when using continue" });
+      }
+      if (typeof cont.startKey !== "string" || !inRange(cont.startKey, range) || !Number.isSafeInteger(cont.revision) || cont.revision <= 0) {
+        throw new StorageError("InvalidError", { key: prefix, detail: `continue key is not valid: ${JSON.stringify(cont.startKey)}` });
+      }
+      point = this.#exact(prefix, cont.revision);
+      start = cont.startKey;
+    } else {
+      point = this.#readPoint(prefix, options.resourceVersion, options.resourceVersionMatch, limit > 0);
+    }
+    const predicate = options.predicate;
+    const end = this.#mapKey(range.end);
+    const items: StoredObject[] = [];
+    const batch = limit === 0 ? 0 : predicate === undefined ? limit + 1 : Math.max(limit, 128);
+    let cursor = start;
+    let lastKey: string | undefined;
+    let more = false;
+    let remaining: number | undefined;
+    let revision = point.revision;
+    for (;;) {
+      const res = await this.#range(prefix, { key: this.#mapKey(cursor), range_end: end, limit: batch }, { revision, atLeast: point.atLeast });
+      if (revision === 0) revision = Number(res.header.revision);
+      for (const kv of res.kvs) {
+        if (limit > 0 && items.length >= limit) {
+          more = true;
+          break;
+        }
+        lastKey = this.#storageKey(kv.key);
+        const object = this.#decode(kv);
+        if (predicate === undefined || predicate(object)) items.push(object);
+      }
+      if (more && predicate === undefined) remaining = Number(res.count) - limit;
+      if (more || batch === 0 || res.kvs.length < batch || lastKey === undefined) break;
+      cursor = `${lastKey}\u0000`;
+    }
+    if (!more || lastKey === undefined) return { items, revision };
+    const next: ListContinue = { startKey: `${lastKey}\u0000`, revision };
+    if (remaining === undefined) return { items, revision, continue: next };
+    return { items, revision, continue: next, remainingItemCount: remaining };
+  }
+
+  async guaranteedUpdate(key: string, tryUpdate: UpdateFunc, options: GuaranteedUpdateOptions = {}): Promise<WriteResult> {
+    const ekey = this.#etcdKey(key);
+    let current = (await this.#range(key, { key: ekey }, { revision: 0, atLeast: 0 })).kvs[0];
+    for (;;) {
+      if (current === undefined && options.ignoreNotFound !== true) throw new StorageError("KeyNotFound", { key });
+      const input: StoredObject = current === undefined ? {} : this.#decode(current);
+      if (options.preconditions !== undefined) checkPreconditions(key, options.preconditions, input);
+      const expected = current === undefined ? 0 : Number(current.mod_revision);
+      const updated = await tryUpdate(input, { revision: expected });
+      const value = encodeObject(key, updated, false);
+      if (current !== undefined && value === current.value.toString("utf8")) {
+        // No change: not written, keeps its revision (Kubernetes 1.23).
+        return { object: this.#decode(current), revision: expected };
+      }
+      const res = await this.#txn(key, {
+        compare: [{ key: ekey, target: "Mod", result: "Equal", mod_revision: expected }],
+        success: [{ request_put: { key: ekey, value: Buffer.from(value) } }],
+        failure: [{ request_range: { key: ekey } }],
+      });
+      if (res.succeeded) {
+        const revision = Number(res.header.revision);
+        return { object: decodeObject(value, revision), revision };
+      }
+      current = res.responses[0]?.response_range.kvs[0];
+    }
+  }
+
+  async delete(key: string, options: DeleteOptions = {}): Promise<DeleteResult> {
+    const ekey = this.#etcdKey(key);
+    let current = (await this.#range(key, { key: ekey }, { revision: 0, atLeast: 0 })).kvs[0];
+    for (;;) {
+      if (current === undefined) throw new StorageError("KeyNotFound", { key });
+      if (options.preconditions !== undefined) checkPreconditions(key, options.preconditions, this.#decode(current));
+      if (options.validateDeletion !== undefined) await options.validateDeletion(this.#decode(current));
+      const res = await this.#txn(key, {
+        compare: [{ key: ekey, target: "Mod", result: "Equal", mod_revision: current.mod_revision }],
+        success: [{ request_delete_range: { key: ekey } }],
+        failure: [{ request_range: { key: ekey } }],
+      });
+      if (res.succeeded) return { object: this.#decode(current), revision: Number(res.header.revision) };
+      current = res.responses[0]?.response_range.kvs[0];
+    }
+  }
+
+  async watch(key: string, options: WatchOptions = {}): Promise<Watcher> {
+    this.#open();
+    const recursive = options.recursive === true;
+    let start: Buffer;
+    let end: Buffer | undefined;
+    if (recursive) {
+      const range = prefixRange(directoryPrefix(key));
+      this.#etcdKey(range.start.slice(0, -1) || range.start);
+      start = this.#mapKey(range.start);
+      end = this.#mapKey(range.end);
+    } else {
+      start = this.#etcdKey(key);
+    }
+    const from = parseRevisionOption(options.resourceVersion, key);
+    let bookmarkIntervalMs: number | undefined;
+    if (options.allowBookmarks === true) {
+      bookmarkIntervalMs = options.bookmarkIntervalMs ?? defaultBookmarkIntervalMs;
+      if (!Number.isFinite(bookmarkIntervalMs) || bookmarkIntervalMs <= 0) {
+        throw new StorageError("InvalidError", { key, detail: `invalid bookmarkIntervalMs: ${bookmarkIntervalMs}` });
+      }
+    }
+    let initial: WatchChangeEvent[] = [];
+    let startRevision: number;
+    if (from === undefined || from === 0) {
+      const req: IRangeRequest = end === undefined ? { key: start } : { key: start, range_end: end };
+      const res = await this.#range(key, req, { revision: 0, atLeast: 0 });
+      startRevision = Number(res.header.revision);
+      initial = res.kvs.map((kv) => ({ type: "ADDED", key: this.#storageKey(kv.key), revision: Number(kv.mod_revision), object: this.#decode(kv) }));
+    } else {
+      if (from < this.#compacted) {
+        throw new StorageError("ResourceVersionExpired", { key, revision: from, compactedRevision: this.#compacted });
+      }
+      startRevision = from;
+    }
+    const watcher = new EtcdWatcher({
+      client: this.#client,
+      key,
+      start,
+      end,
+      predicate: options.predicate,
+      startRevision,
+      initial,
+      bufferSize: this.#bufferSize,
+      bookmarkIntervalMs,
+      toStorageKey: (k) => this.#storageKey(k),
+      decode: (kv) => this.#decode(kv),
+      compactedRevision: () => this.#discoverHorizon(),
+      onStop: (w) => this.#watchers.delete(w),
+    });
+    this.#watchers.add(watcher);
+    try {
+      await watcher.start();
+    } catch (error) {
+      watcher.stop();
+      throw error;
+    }
+    if (this.#closed) watcher.stop();
+    return watcher;
+  }
+
+  async currentRevision(): Promise<Revision> {
+    const res = await this.#range("", { key: Buffer.from(this.prefix || "/"), count_only: true }, { revision: 0, atLeast: 0 });
+    return Number(res.header.revision);
+  }
+
+  async compact(revision: Revision): Promise<Revision> {
+    this.#open();
+    if (!Number.isSafeInteger(revision) || revision < 0) {
+      throw new StorageError("InvalidError", { detail: `invalid compaction revision: ${revision}` });
+    }
+    const current = await this.currentRevision();
+    if (revision > current) throw new StorageError("TooLargeResourceVersion", { revision, currentRevision: current, retryAfterSeconds: 1 });
+    if (revision <= this.#compacted) return this.#compacted;
+    try {
+      await this.#client.kv.compact({ revision, physical: false } as unknown as Parameters<Etcd3["kv"]["compact"]>[0]);
+      this.#compacted = Math.max(this.#compacted, revision);
+    } catch (error) {
+      if (classifyEtcdError(error) !== "compacted") throw this.#wrap(error, "");
+      await this.#discoverHorizon();
+    }
+    return this.#compacted;
+  }
+
+  async count(prefix: string): Promise<number> {
+    const range = prefixRange(directoryPrefix(prefix));
+    this.#etcdKey(range.start.slice(0, -1) || range.start);
+    const res = await this.#range(prefix, { key: this.#mapKey(range.start), range_end: this.#mapKey(range.end), count_only: true }, { revision: 0, atLeast: 0 });
+    return Number(res.count);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#compactionTimer !== undefined) clearInterval(this.#compactionTimer);
+    for (const w of [...this.#watchers]) w.stop();
+    // Let watch cancellations reach the stream before it closes.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    this.#client.close();
+  }
+
+  #open(): void {
+    if (this.#closed) throw new StorageError("Unreachable", { detail: "storage is closed" });
+  }
+
+  /** Maps a storage key (validated) to its etcd key. */
+  #etcdKey(key: string): Buffer {
+    this.#open();
+    assertKey(key);
+    if (key !== this.#root && !key.startsWith(`${this.#root}/`)) {
+      throw new StorageError("InvalidError", { key, detail: `storage key ${JSON.stringify(key)} is not under ${JSON.stringify(this.#root)}` });
+    }
+    return this.#mapKey(key);
+  }
+
+  #mapKey(key: string): Buffer {
+    return Buffer.from(this.prefix + key.slice(this.#root.length), "utf8");
+  }
+
+  #storageKey(key: Buffer): string {
+    return this.#root + key.toString("utf8").slice(this.prefix.length);
+  }
+
+  #decode(kv: IKeyValue): StoredObject {
+    const key = this.#storageKey(kv.key);
+    try {
+      return decodeObject(kv.value.toString("utf8"), Number(kv.mod_revision));
+    } catch (cause) {
+      throw new StorageError("InvalidObj", { key, detail: `cannot decode the value stored at ${key}: ${(cause as Error).message}`, cause });
+    }
+  }
+
+  async #range(key: string, req: IRangeRequest, point: ReadPoint): Promise<IRangeResponse> {
+    this.#open();
+    let res: IRangeResponse;
+    try {
+      res = await this.#client.kv.range(point.revision > 0 ? { ...req, revision: point.revision } : req);
+    } catch (error) {
+      const kind = classifyEtcdError(error);
+      if (kind === "compacted") {
+        const compactedRevision = await this.#discoverHorizon().catch(() => this.#compacted);
+        throw new StorageError("ResourceVersionExpired", { key, revision: point.revision, compactedRevision, cause: error });
+      }
+      if (kind === "future") {
+        const current = await this.currentRevision();
+        throw new StorageError("TooLargeResourceVersion", { key, revision: point.revision, currentRevision: current, retryAfterSeconds: 1 });
+      }
+      throw this.#wrap(error, key);
+    }
+    const current = Number(res.header.revision);
+    if (point.atLeast > current) {
+      throw new StorageError("TooLargeResourceVersion", { key, revision: point.atLeast, currentRevision: current, retryAfterSeconds: 1 });
+    }
+    return res;
+  }
+
+  async #txn(key: string, req: Parameters<Etcd3["kv"]["txn"]>[0]): Promise<ITxnResponse> {
+    this.#open();
+    try {
+      return await this.#client.kv.txn(req);
+    } catch (error) {
+      throw this.#wrap(error, key);
+    }
+  }
+
+  #wrap(error: unknown, key: string): StorageError {
+    if (this.#closed) return new StorageError("Unreachable", { key, detail: "storage is closed", cause: error });
+    return unreachableError(error, key);
+  }
+
+  /** etcd 3.4 reports the compaction horizon through HashKV; used only when a call hits it. */
+  async #discoverHorizon(): Promise<number> {
+    const res = await this.#client.maintenance.hashKV({ revision: 0 });
+    this.#compacted = Math.max(this.#compacted, Number(res.compact_revision));
+    return this.#compacted;
+  }
+
+  /**
+   * One compactor turn (kube-apiserver's `compact`): bump `compact_rev_key` if its version is
+   * still the one this compactor saw last time; the winner compacts to the revision it saw at its
+   * previous turn. Returns the version and current revision for the next turn.
+   */
+  async #compactTurn(version: number, lastRevision: number): Promise<[number, number]> {
+    const res = await this.#txn("", {
+      compare: [{ key: compactRevKey, target: "Version", result: "Equal", version }],
+      success: [{ request_put: { key: compactRevKey, value: compactRevKey } }],
+      failure: [{ request_range: { key: compactRevKey } }],
+    });
+    const current = Number(res.header.revision);
+    if (!res.succeeded) {
+      const kv = res.responses[0]?.response_range.kvs[0];
+      return [kv === undefined ? 0 : Number(kv.version), current];
+    }
+    if (lastRevision > 0 && lastRevision > this.#compacted) await this.compact(lastRevision);
+    return [version + 1, current];
+  }
+
+  #exact(key: string, revision: number): ReadPoint {
+    if (revision < this.#compacted) {
+      throw new StorageError("ResourceVersionExpired", { key, revision, compactedRevision: this.#compacted });
+    }
+    return { revision, atLeast: 0 };
+  }
+
+  /** Kubernetes 1.23 resourceVersion/resourceVersionMatch semantics (etcd3 store Get and List). */
+  #readPoint(key: string, rv: string | number | undefined, match: ResourceVersionMatch | undefined, exactWhenUnmatched: boolean): ReadPoint {
+    const revision = parseRevisionOption(rv, key);
+    switch (match) {
+      case "Exact":
+        if (revision === undefined || revision === 0) {
+          throw new StorageError("InvalidError", { key, detail: `resourceVersionMatch "Exact" needs a non-zero resourceVersion` });
+        }
+        return this.#exact(key, revision);
+      case "NotOlderThan":
+        return { revision: 0, atLeast: revision ?? 0 };
+      case undefined:
+        if (revision === undefined || revision === 0) return { revision: 0, atLeast: 0 };
+        return exactWhenUnmatched ? this.#exact(key, revision) : { revision: 0, atLeast: revision };
+      default:
+        throw new StorageError("InvalidError", { key, detail: `unknown resourceVersionMatch ${JSON.stringify(match)}` });
+    }
+  }
+}
+
+/**
+ * Connects to etcd and returns the storage; fails fast when no server answers.
+ *
+ * @throws StorageError `InvalidError` for bad options or unreadable TLS files; `Unreachable` when
+ *   no etcd server answers within the dial/request timeouts.
+ * @example
+ * const storage = await openEtcdStorage({ servers: ["http://127.0.0.1:2379"], prefix: "/registry" });
+ * try {
+ *   await storage.create("/registry/jobs/default/pi", job);
+ * } finally {
+ *   await storage.close();
+ * }
+ */
+export async function openEtcdStorage(options: EtcdStorageOptions): Promise<EtcdStorage> {
+  return EtcdStorage.open(options);
+}
+
+function trimSlash(value: string): string {
+  return value.replace(/\/+$/, "");
+}
+
+/** @see staging/src/k8s.io/apiserver/pkg/storage/interfaces.go `Preconditions.Check` */
+function checkPreconditions(key: string, preconditions: Preconditions, object: StoredObject): void {
+  const uid = typeof object.metadata?.uid === "string" ? object.metadata.uid : "";
+  if (preconditions.uid !== undefined && preconditions.uid !== uid) {
+    throw new StorageError("InvalidObj", { key, detail: `Precondition failed: UID in precondition: ${preconditions.uid}, UID in object meta: ${uid}` });
+  }
+  const rv = object.metadata?.resourceVersion ?? "";
+  if (preconditions.resourceVersion !== undefined && preconditions.resourceVersion !== rv) {
+    throw new StorageError("InvalidObj", {
+      key,
+      detail: `Precondition failed: ResourceVersion in precondition: ${preconditions.resourceVersion}, ResourceVersion in object meta: ${rv}`,
+    });
+  }
+}

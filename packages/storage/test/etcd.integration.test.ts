@@ -1,0 +1,229 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { findEtcdBinary, isStorageError, migrateStorage, openEtcdStorage, openSqliteStorage, startLocalEtcd } from "../src/index.js";
+import type { EtcdStorage, LocalEtcd } from "../src/index.js";
+import { runStorageConformance } from "../src/testing/index.js";
+
+const binary = findEtcdBinary();
+if (binary === undefined) {
+  describe("etcd storage", () => {
+    it.skip("needs an etcd binary (/usr/bin/etcd or $ETCD_BIN; Debian package etcd-server): not installed, skipped", () => {});
+  });
+} else {
+  let etcd: LocalEtcd | undefined;
+  let n = 0;
+  beforeAll(async () => {
+    // Progress notifications every 100 ms let BOOKMARK events reach the current revision quickly.
+    etcd = await startLocalEtcd({ extraArgs: ["--experimental-watch-progress-notify-interval=100ms"] });
+  });
+  afterAll(async () => {
+    await etcd?.stop();
+  });
+  const servers = (): string[] => [(etcd as LocalEtcd).clientUrl];
+
+  runStorageConformance("etcd", async () => {
+    const prefix = `/conformance-${process.pid}-${++n}`;
+    const open = () => openEtcdStorage({ servers: servers(), prefix, compactionIntervalMs: 0 });
+    const opened: EtcdStorage[] = [await open()];
+    return {
+      storage: opened[0] as EtcdStorage,
+      reopen: async () => {
+        await opened[opened.length - 1]?.close();
+        const s = await open();
+        opened.push(s);
+        return s;
+      },
+      cleanup: async () => {
+        for (const s of opened) await s.close();
+      },
+    };
+  });
+
+  describe("etcd storage specifics", () => {
+    it("keeps keys under the etcd prefix, mapping the /registry root onto it", async () => {
+      const a = await openEtcdStorage({ servers: servers(), prefix: "/tenant-a/", compactionIntervalMs: 0 });
+      const b = await openEtcdStorage({ servers: servers(), prefix: "/tenant-b", compactionIntervalMs: 0 });
+      try {
+        expect(a.prefix).toBe("/tenant-a");
+        await a.create("/registry/widgets/ns/x", { metadata: { name: "x" } });
+        expect(await b.get("/registry/widgets/ns/x", { ignoreNotFound: true })).toBeNull();
+        expect((await a.list("/registry/widgets")).items.map((o) => o.metadata?.name)).toEqual(["x"]);
+        let error: unknown;
+        try {
+          await a.get("/elsewhere/x");
+        } catch (e) {
+          error = e;
+        }
+        expect(isStorageError(error, "InvalidError")).toBe(true);
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    });
+
+    it("sees writes made through another client (two apiservers on one etcd)", async () => {
+      const prefix = `/shared-${process.pid}`;
+      const a = await openEtcdStorage({ servers: servers(), prefix, compactionIntervalMs: 0 });
+      const b = await openEtcdStorage({ servers: servers(), prefix, compactionIntervalMs: 0 });
+      try {
+        const w = await b.watch("/registry/widgets", { recursive: true, resourceVersion: await b.currentRevision() });
+        const c = await a.create("/registry/widgets/ns/x", { metadata: { name: "x" }, spec: { v: 1 } });
+        const e = await w.next();
+        expect(e.value).toMatchObject({ type: "ADDED", revision: c.revision });
+        await a.guaranteedUpdate("/registry/widgets/ns/x", (cur) => ({ ...cur, spec: { v: 2 } }));
+        let error: unknown;
+        try {
+          await b.guaranteedUpdate("/registry/widgets/ns/x", (cur) => ({ ...cur, spec: { v: 3 } }), { preconditions: { resourceVersion: String(c.revision) } });
+        } catch (err) {
+          error = err;
+        }
+        expect(isStorageError(error, "InvalidObj")).toBe(true);
+        w.stop();
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    });
+
+    it("answers Unreachable when no etcd listens, and InvalidError for bad options", async () => {
+      const codeOf = async (p: Promise<unknown>) => {
+        try {
+          await p;
+        } catch (e) {
+          return isStorageError(e) ? e.code : String(e);
+        }
+        return "resolved";
+      };
+      expect(await codeOf(openEtcdStorage({ servers: ["http://127.0.0.1:1"], dialTimeoutMs: 500, requestTimeoutMs: 1000 }))).toBe("Unreachable");
+      expect(await codeOf(openEtcdStorage({ servers: [] }))).toBe("InvalidError");
+      expect(await codeOf(openEtcdStorage({ servers: ["127.0.0.1:2379"] }))).toBe("InvalidError");
+      expect(await codeOf(openEtcdStorage({ servers: servers(), certFile: "/x" }))).toBe("InvalidError");
+      expect(await codeOf(openEtcdStorage({ servers: servers(), caFile: "/nonexistent/ca.pem" }))).toBe("InvalidError");
+    });
+  });
+
+  describe("migrateStorage from SQLite to etcd", () => {
+    it("copies every live object with its content; resourceVersions become etcd revisions; a re-run skips", async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), "skiff-migrate-"));
+      const sqlite = await openSqliteStorage({ dataDir, compactionIntervalMs: 0 });
+      const target = await openEtcdStorage({ servers: servers(), prefix: `/migrated-${process.pid}`, compactionIntervalMs: 0 });
+      try {
+        for (let i = 0; i < 25; i++) {
+          await sqlite.create(`/registry/widgets/ns${i % 3}/w${String(i).padStart(2, "0")}`, { metadata: { name: `w${i}`, uid: `u${i}` }, spec: { i } });
+        }
+        await sqlite.create("/registry/core/namespaces/ns0", { metadata: { name: "ns0", uid: "n0" } });
+        await sqlite.guaranteedUpdate("/registry/widgets/ns0/w00", (cur) => ({ ...cur, spec: { i: 100 } }));
+        await sqlite.delete("/registry/widgets/ns1/w01");
+        await target.create("/registry/widgets/ns2/w02", { metadata: { name: "w2", uid: "u2" }, spec: { i: 2 } });
+        const copiedKeys: string[] = [];
+        const result = await migrateStorage(sqlite, target, { onObject: (key, outcome) => outcome === "copied" && copiedKeys.push(key) });
+        expect(result).toEqual({ copied: 24, skipped: 1, sourceRevision: await sqlite.currentRevision() });
+        expect(copiedKeys).toEqual([...copiedKeys].sort());
+        const strip = (items: { metadata?: Record<string, unknown> }[]) => items.map((o) => ({ ...o, metadata: { ...o.metadata, resourceVersion: undefined } }));
+        const from = await sqlite.list("/registry");
+        const to = await target.list("/registry");
+        expect(strip(to.items)).toEqual(strip(from.items));
+        expect(await target.get("/registry/widgets/ns0/w00")).toMatchObject({ spec: { i: 100 }, metadata: { uid: "u0" } });
+        expect(await target.get("/registry/widgets/ns1/w01", { ignoreNotFound: true })).toBeNull();
+        const copiedRevisions = to.items.filter((o) => o.metadata?.name !== "w2").map((o) => Number(o.metadata?.resourceVersion));
+        expect(Math.max(...copiedRevisions)).toBe(to.revision);
+        expect(new Set(copiedRevisions).size).toBe(copiedRevisions.length);
+
+        expect(await migrateStorage(sqlite, target)).toMatchObject({ copied: 0, skipped: 25 });
+        await target.guaranteedUpdate("/registry/widgets/ns2/w05", (cur) => ({ ...cur, spec: { i: -1 } }));
+        let error: unknown;
+        try {
+          await migrateStorage(sqlite, target);
+        } catch (e) {
+          error = e;
+        }
+        expect(isStorageError(error, "KeyExists")).toBe(true);
+        expect((error as { key: string }).key).toBe("/registry/widgets/ns2/w05");
+      } finally {
+        await sqlite.close();
+        await target.close();
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    });
+  });
+
+  describe("the compactor (--etcd-compaction-interval)", () => {
+    it("compacts the revision seen at the previous turn, one compaction per turn across apiservers", async () => {
+      const prefix = `/compactor-${process.pid}`;
+      const a = await openEtcdStorage({ servers: servers(), prefix, compactionIntervalMs: 50 });
+      const b = await openEtcdStorage({ servers: servers(), prefix, compactionIntervalMs: 50 });
+      try {
+        const first = await a.create("/registry/widgets/ns/x", { metadata: { name: "x" }, spec: { v: 1 } });
+        await a.guaranteedUpdate("/registry/widgets/ns/x", (cur) => ({ ...cur, spec: { v: 2 } }));
+        let expired = false;
+        for (let i = 0; i < 200 && !expired; i++) {
+          await new Promise((r) => setTimeout(r, 50));
+          try {
+            await b.get("/registry/widgets/ns/x", { resourceVersion: first.revision, resourceVersionMatch: "Exact" });
+          } catch (e) {
+            expired = isStorageError(e, "ResourceVersionExpired");
+            if (!expired) throw e;
+          }
+        }
+        expect(expired).toBe(true);
+        expect((await a.get("/registry/widgets/ns/x")).spec).toEqual({ v: 2 });
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    });
+  });
+
+  describe("TLS (--etcd-cafile, --etcd-certfile, --etcd-keyfile)", () => {
+    it("talks to an etcd that requires client certificates, and fails Unreachable without one", async (ctx) => {
+      const dir = mkdtempSync(join(tmpdir(), "skiff-etcd-tls-"));
+      const sh = (script: string) => execFileSync("/bin/bash", ["-c", script], { cwd: dir, stdio: "pipe" });
+      try {
+        sh("command -v openssl >/dev/null");
+      } catch {
+        ctx.skip();
+        return;
+      }
+      const key = "-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes";
+      sh(
+        [
+          `openssl req -x509 ${key} -keyout ca.key -out ca.crt -subj /CN=skiff-test-ca -days 1`,
+          `openssl req ${key} -keyout server.key -out server.csr -subj /CN=etcd`,
+          `printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth\n' > server.ext`,
+          "openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out server.crt -days 1 -extfile server.ext",
+          `openssl req ${key} -keyout client.key -out client.csr -subj /CN=apiserver`,
+          `printf 'extendedKeyUsage=clientAuth\n' > client.ext`,
+          "openssl x509 -req -in client.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out client.crt -days 1 -extfile client.ext",
+        ].join(" && "),
+      );
+      const f = (name: string) => join(dir, name);
+      const secure = await startLocalEtcd({
+        tls: { certFile: f("server.crt"), keyFile: f("server.key"), caFile: f("ca.crt"), clientCertFile: f("client.crt"), clientKeyFile: f("client.key") },
+      });
+      try {
+        expect(secure.clientUrl).toMatch(/^https:/);
+        const s = await openEtcdStorage({ servers: [secure.clientUrl], caFile: f("ca.crt"), certFile: f("client.crt"), keyFile: f("client.key"), compactionIntervalMs: 0 });
+        try {
+          const c = await s.create("/registry/widgets/ns/tls", { metadata: { name: "tls" } });
+          expect((await s.get("/registry/widgets/ns/tls")).metadata?.resourceVersion).toBe(String(c.revision));
+        } finally {
+          await s.close();
+        }
+        let error: unknown;
+        try {
+          const anonymous = await openEtcdStorage({ servers: [secure.clientUrl], caFile: f("ca.crt"), compactionIntervalMs: 0, dialTimeoutMs: 1000, requestTimeoutMs: 2000 });
+          await anonymous.close();
+        } catch (e) {
+          error = e;
+        }
+        expect(isStorageError(error, "Unreachable")).toBe(true);
+      } finally {
+        await secure.stop();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  });
+}
