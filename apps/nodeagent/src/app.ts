@@ -6,6 +6,10 @@
  */
 import { hostname as osHostname } from "node:os";
 import { mustParseQuantity, quantityToNumber } from "@skiff/flags";
+import type { ClusterClients } from "./cluster/index.js";
+import { ClusterMode, connectCluster, createAccessReviewer, createTokenReviewer } from "./cluster/index.js";
+import type { CsiSupport } from "./csi/index.js";
+import { createCsiSupport } from "./csi/index.js";
 import type { HeldLock } from "./lock-file.js";
 import { acquireLockFile } from "./lock-file.js";
 import type { Logger } from "./logging.js";
@@ -67,6 +71,7 @@ export function podRuntimeOptionsFrom(o: NodeAgentOptions, nodeName: string, log
     containerLogMaxFiles: c.containerLogMaxFiles,
     maxPods: c.maxPods,
     podInfraImage: f.podInfraContainerImage,
+    ...(f.nodeIP.split(",")[0]?.trim() ? { hostIP: f.nodeIP.split(",")[0]?.trim() ?? "" } : {}),
     log: (message, level = 0) => (level === 0 ? log.info(message) : log.v(level).info(message)),
   };
 }
@@ -79,14 +84,15 @@ export function configzOf(c: NodeAgentConfiguration): unknown {
 }
 
 /**
- * Maps the options onto the servers' options.
- * @throws Error when webhook authentication or authorization is asked for: this build has no
- *   TokenReview/SubjectAccessReview client (`no client provided, cannot use webhook ...`).
+ * Maps the options onto the servers' options. In API-server mode (`clients` given) webhook
+ * authentication and authorization post TokenReview / SubjectAccessReview through `clients.client`.
+ * @throws Error when webhook authentication or authorization is asked for in standalone mode
+ *   (no `clients`): `no client provided, cannot use webhook ...`, as the kubelet.
  */
-export function serverOptionsFrom(o: NodeAgentOptions, nodeName: string): ServerOptions {
+export function serverOptionsFrom(o: NodeAgentOptions, nodeName: string, clients?: ClusterClients): ServerOptions {
   const c = o.config;
-  if (c.authentication.webhook.enabled) throw new Error("no client provided, cannot use webhook authentication");
-  if (c.authorization.mode === "Webhook") throw new Error("no client provided, cannot use webhook authorization");
+  if (c.authentication.webhook.enabled && !clients) throw new Error("no client provided, cannot use webhook authentication");
+  if (c.authorization.mode === "Webhook" && !clients) throw new Error("no client provided, cannot use webhook authorization");
   return {
     address: c.address,
     port: c.port,
@@ -102,7 +108,16 @@ export function serverOptionsFrom(o: NodeAgentOptions, nodeName: string): Server
     ...(c.tlsCipherSuites.length > 0 ? { tlsCipherSuites: c.tlsCipherSuites } : {}),
     anonymousAuth: c.authentication.anonymous.enabled,
     ...(c.authentication.x509.clientCAFile !== "" ? { clientCAFile: c.authentication.x509.clientCAFile } : {}),
-    authorization: { mode: "AlwaysAllow" },
+    ...(c.authentication.webhook.enabled && clients ? { tokenWebhook: { review: createTokenReviewer(clients.client), cacheTTLMs: c.authentication.webhook.cacheTTL.ms } } : {}),
+    authorization:
+      c.authorization.mode === "Webhook" && clients
+        ? {
+            mode: "Webhook",
+            review: createAccessReviewer(clients.client),
+            cacheAuthorizedTTLMs: c.authorization.webhook.cacheAuthorizedTTL.ms,
+            cacheUnauthorizedTTLMs: c.authorization.webhook.cacheUnauthorizedTTL.ms,
+          }
+        : { mode: "AlwaysAllow" },
     configz: () => configzOf(c),
     logDir: "/var/log",
     hostname: nodeName,
@@ -174,6 +189,10 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
   let lock: HeldLock | undefined;
   let runtime: PodRuntime | undefined;
   let servers: RunningServers | undefined;
+  let cluster: ClusterMode | undefined;
+  let csi: CsiSupport | undefined;
+  let clients: ClusterClients | undefined;
+  const clusterStop = new AbortController();
   let contended!: (why: string) => void;
   const contention = new Promise<string>((resolve) => (contended = resolve));
   try {
@@ -190,8 +209,22 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
       }
     }
     const nodeName = resolveNodeName(f.hostnameOverride, io.hostname ?? osHostname);
-    const serverOpts = o.config.runOnce ? undefined : serverOptionsFrom(o, nodeName);
-    runtime = createPodRuntime(podRuntimeOptionsFrom(o, nodeName, root.withName("pods")));
+    // API-server mode: --clusterconfig (ignored by --runonce, as the kubelet's runonce mode).
+    if (f.clusterconfig !== "" && !o.config.runOnce) clients = await connectCluster(o);
+    const serverOpts = o.config.runOnce ? undefined : serverOptionsFrom(o, nodeName, clients);
+    if (clients) {
+      // CSI in API-server mode: plugin registration, CSINode upkeep, inline CSI volumes (src/csi/).
+      const cc = clients;
+      const csiLog = root.withName("csi");
+      csi = createCsiSupport({
+        rootDir: f.rootDir,
+        nodeName,
+        client: cc.client,
+        log: (m) => csiLog.info(m),
+        onEvent: (pod, type, reason, message) => void cc.eventClient.recordEvent(pod, { type, reason, message, component: "nodeagent", host: nodeName }).catch(() => undefined),
+      });
+    }
+    runtime = createPodRuntime({ ...podRuntimeOptionsFrom(o, nodeName, root.withName("pods")), ...(csi ? { volumes: csi.volumes } : {}) });
     if (o.config.runOnce) {
       const r = await runtime.runOnce(o.config.runtimeRequestTimeout.ms);
       for (const p of r.pods) log.info(p.ok ? "Started pod" : "Failed to start pod", { pod: `${p.namespace}/${p.name}`, phase: p.phase, ...(p.message !== undefined ? { message: p.message } : {}) });
@@ -200,12 +233,31 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
       if (r.error !== undefined) return failed(r.error);
       return r.ok ? 0 : 1;
     }
+    if (clients) {
+      const clusterLog = root.withName("cluster");
+      cluster = new ClusterMode({ options: o, nodeName, runtime, clients, log: (m, level = 0) => (level === 0 ? clusterLog.info(m) : clusterLog.v(level).info(m)) });
+    }
     await runtime.start();
+    await csi?.start();
     const serverLog = root.withName("server");
     servers = await startServers(serverOpts as ServerOptions, runtime, { info: (m, fl) => serverLog.info(m, fl), error: (m, fl) => serverLog.error(m, fl) });
     log.info("Started nodeagent", { nodeName, addresses: servers.addresses });
+    if (cluster) {
+      // Registration retries in the background until the apiserver answers, as the kubelet's.
+      const port = servers.addresses.main?.port ?? (typeof o.config.port === "number" ? o.config.port : 0);
+      cluster.start(port, clusterStop.signal).catch((e: unknown) => {
+        if ((e as { code?: string }).code !== "Aborted") log.error("Failed to start API-server mode", { err: e });
+      });
+    }
     io.onReady?.(servers);
   } catch (e) {
+    await csi?.stop().catch(() => {});
+    clusterStop.abort();
+    cluster?.stop();
+    if (!cluster) {
+      clients?.client.close();
+      clients?.eventClient.close();
+    }
     await servers?.close().catch(() => {});
     await runtime?.stop().catch(() => {});
     lock?.release();
@@ -214,6 +266,9 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
   }
   const why = await waitForStop(io.stopSignal, contention);
   log.info("Shutting down", { reason: why });
+  await csi?.stop().catch((e: unknown) => log.error("Failed to stop CSI support", { err: e }));
+  clusterStop.abort();
+  cluster?.stop();
   await servers.close().catch((e: unknown) => log.error("Failed to stop servers", { err: e }));
   await runtime.stop().catch((e: unknown) => log.error("Failed to stop pod runtime", { err: e }));
   lock?.release();

@@ -28,7 +28,8 @@ function specEqual(a: Pod, b: Pod): boolean {
   const strip = (p: Pod) => {
     const annotations = { ...(p.metadata?.annotations ?? {}) };
     delete annotations[ConfigFirstSeenAnnotation];
-    return JSON.stringify({ spec: p.spec, labels: p.metadata?.labels ?? {}, annotations });
+    // A new deletionTimestamp (graceful deletion in API-server mode) is an update too.
+    return JSON.stringify({ spec: p.spec, labels: p.metadata?.labels ?? {}, annotations, deletionTimestamp: p.metadata?.deletionTimestamp ?? null });
   };
   return strip(a) === strip(b);
 }

@@ -2,7 +2,7 @@ import { stat } from "node:fs/promises";
 import { networkInterfaces } from "node:os";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
-import type { Pod, PodStatus } from "@skiff/api-types";
+import type { Container, Pod, PodStatus } from "@skiff/api-types";
 import { ContainerLogError, type ContainerLogOptions, type HealthCheck, type SubmitManifestResult, type SubmittedManifest } from "../agent-view.js";
 import { BackOff } from "./backoff.js";
 import { FileSource, readStaticPodPath } from "./file-source.js";
@@ -58,12 +58,24 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
   const puller = new ImagePuller(opts.serializeImagePulls ?? true, new TokenBucket(opts.registryPullQPS ?? 5, opts.registryBurst ?? 10));
   const backOff = new BackOff(opts.backOffInitialMs ?? 10_000, opts.backOffMaxMs ?? 300_000);
   const imageBackOff = new BackOff(opts.backOffInitialMs ?? 10_000, opts.backOffMaxMs ?? 300_000);
-  const manager = new RuntimeManager({ clients, puller, podLogsDir, hostIP, backOff, imageBackOff, log: info });
+  const volumes = opts.volumes;
+  const manager = new RuntimeManager({ clients, puller, podLogsDir, hostIP, backOff, imageBackOff, log: info, ...(volumes ? { mounts: (p: Pod, c: Container) => volumes.mounts(p, c) } : {}) });
   const statuses = new StatusManager();
   const desired = new Map<string, Pod>();
   const rejected = new Set<string>();
   const stoppedTerminal = new Set<string>();
   const submitted = new Map<string, Pod>();
+  const terminatedListeners = new Set<(pod: Pod) => void>();
+  const deleting = new Set<string>();
+  const notifyTerminated = (pod: Pod): void => {
+    for (const l of terminatedListeners) {
+      try {
+        l(pod);
+      } catch {
+        // A listener's failure must not stop the workers.
+      }
+    }
+  };
   let lastSyncLoopMs = Date.now();
   const timers: NodeJS.Timeout[] = [];
   let fileSource: FileSource | undefined;
@@ -83,6 +95,19 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       }
       return undefined;
     }
+    if (volumes) {
+      try {
+        await volumes.setUp(pod);
+      } catch (err) {
+        // Volumes not ready: containers that have not started wait with the error (as 1.23's
+        // "Unable to attach or mount volumes"), and the pod is synced again shortly.
+        const rs = await manager.getPodStatus(uid);
+        const message = err instanceof Error ? err.message : String(err);
+        const waiting = new Map([...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].filter((c) => !rs.containers.some((x) => x.name === c.name)).map((c) => [c.name, { reason: "ContainerCreating", message }]));
+        statuses.set(pod, manager.buildPodStatus(pod, rs, waiting, clients.current().runtimeName, prev));
+        return Date.now() + 2_000;
+      }
+    }
     const result = await manager.syncPod(pod);
     const status = manager.buildPodStatus(pod, result.status, result.waiting, clients.current().runtimeName, prev);
     const stored = statuses.set(pod, status);
@@ -100,13 +125,15 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       syncPod: syncOne,
       terminatePod: async (pod) => {
         await manager.killPod(pod.metadata?.uid ?? "", manager.gracePeriodOf(pod), true, logDirOf(pod));
+        await volumes?.tearDown(pod);
         info(`killed and removed pod ${pod.metadata?.namespace}/${pod.metadata?.name}`);
       },
       onTerminated: (pod) => {
         const uid = pod.metadata?.uid ?? "";
         stoppedTerminal.delete(uid);
         const again = desired.get(uid);
-        if (again) workers.updatePod(again);
+        if (again?.metadata?.deletionTimestamp) notifyTerminated(again);
+        else if (again) workers.updatePod(again);
         else statuses.delete(uid);
       },
       onError: (pod, err) => info(`error syncing pod ${pod.metadata?.namespace}/${pod.metadata?.name} (${pod.metadata?.uid ?? ""}): ${err instanceof Error ? err.message : String(err)}`),
@@ -140,6 +167,12 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
         workers.updatePod(pod, true);
         continue;
       }
+      if (pod.metadata?.deletionTimestamp) {
+        desired.set(uid, pod);
+        if (workers.stateOf(uid) !== undefined) workers.updatePod(pod, true);
+        else void stopDeleted(pod);
+        continue;
+      }
       const isNew = !desired.has(uid);
       desired.set(uid, pod);
       if (isNew) {
@@ -148,6 +181,30 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       }
       if (rejected.has(uid)) continue;
       workers.updatePod(pod);
+    }
+  }
+
+  // A pod deleted in the API server that has no worker (never started, or already stopped): make
+  // sure nothing of it runs, then report it stopped.
+  async function stopDeleted(pod: Pod): Promise<void> {
+    const uid = pod.metadata?.uid ?? "";
+    if (deleting.has(uid)) return;
+    deleting.add(uid);
+    try {
+      for (;;) {
+        try {
+          await manager.killPod(uid, manager.gracePeriodOf(pod), true, logDirOf(pod));
+          break;
+        } catch (err) {
+          info(`error stopping deleted pod ${pod.metadata?.namespace}/${pod.metadata?.name}: ${err instanceof Error ? err.message : String(err)}`);
+          if (stopped) return;
+          await new Promise((r) => setTimeout(r, 1_000).unref());
+          if (stopped || !desired.has(uid)) return;
+        }
+      }
+      if (desired.has(uid)) notifyTerminated(desired.get(uid) ?? pod);
+    } finally {
+      deleting.delete(uid);
     }
   }
 
@@ -328,6 +385,15 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     runtimeState: () => clients.current(),
 
     onStatusChange: (listener) => statuses.subscribe(listener),
+
+    setApiPods(pods) {
+      config.set("api", pods);
+    },
+
+    onPodTerminated(listener) {
+      terminatedListeners.add(listener);
+      return () => terminatedListeners.delete(listener);
+    },
 
     listPods: () => [...desired.values()].map(withStatus),
 

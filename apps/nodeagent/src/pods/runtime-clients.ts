@@ -41,12 +41,12 @@ export class RuntimeClients {
       const conditions = status.status?.conditions ?? [];
       const runtimeReady = conditions.find((c) => c.type === "RuntimeReady");
       if (!runtimeReady?.status) {
-        this.state = { ready: false, message: `container runtime is down: RuntimeReady=false reason:${runtimeReady?.reason ?? ""} message:${runtimeReady?.message ?? ""}`, runtimeName: version.runtimeName };
+        this.state = { ready: false, message: `container runtime is down: RuntimeReady=false reason:${runtimeReady?.reason ?? ""} message:${runtimeReady?.message ?? ""}`, runtimeName: version.runtimeName, runtimeVersion: version.runtimeVersion };
       } else {
-        this.state = { ready: true, message: "", runtimeName: version.runtimeName };
+        this.state = { ready: true, message: "", runtimeName: version.runtimeName, runtimeVersion: version.runtimeVersion };
       }
     } catch (err) {
-      this.state = { ready: false, message: `container runtime is down: ${err instanceof Error ? err.message : String(err)}`, runtimeName: this.state.runtimeName };
+      this.state = { ...this.state, ready: false, message: `container runtime is down: ${err instanceof Error ? err.message : String(err)}` };
       if (isCRIError(err, "Unavailable") || isCRIError(err, "DeadlineExceeded")) this.reconnect();
     }
     return this.state;

@@ -1,7 +1,7 @@
 import { readdir, rm } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join } from "node:path";
 import type { Container, ContainerState, ContainerStatus, EnvVar, Pod, PodSpec, PodStatus } from "@skiff/api-types";
-import { isCRIError, type ContainerConfig, type PodSandboxConfig } from "@skiff/cri-api";
+import { isCRIError, type ContainerConfig, type Mount, type PodSandboxConfig } from "@skiff/cri-api";
 import type { BackOff } from "./backoff.js";
 import { expandVars } from "./expand.js";
 import { ImagePullError, type ImagePuller } from "./image-puller.js";
@@ -76,6 +76,8 @@ export interface RuntimeManagerOptions {
   readonly backOff: BackOff;
   readonly imageBackOff: BackOff;
   readonly log: (message: string) => void;
+  /** The CRI mounts of a container (volume hooks); none when absent. */
+  readonly mounts?: (pod: Pod, container: Container) => Mount[];
 }
 
 function nsToMs(ns: string): number {
@@ -124,7 +126,10 @@ function restartAllowed(pod: Pod, exitCode: number): boolean {
 }
 
 function gracePeriodSeconds(pod: Pod): number {
-  const g = pod.metadata?.deletionGracePeriodSeconds ?? specOf(pod).terminationGracePeriodSeconds ?? 30;
+  // Graceful deletion (API-server mode): the shorter of the deletion's and the spec's grace period.
+  const spec = specOf(pod).terminationGracePeriodSeconds ?? 30;
+  const del = pod.metadata?.deletionGracePeriodSeconds;
+  const g = del === undefined ? spec : Math.min(del, spec);
   return Math.max(g, 2);
 }
 
@@ -435,6 +440,8 @@ export class RuntimeManager {
       },
     };
     if (c.workingDir) config.workingDir = c.workingDir;
+    const mounts = this.o.mounts?.(pod, c) ?? [];
+    if (mounts.length > 0) config.mounts = mounts;
     return config;
   }
 

@@ -1,4 +1,5 @@
-import type { Pod, PodStatus } from "@skiff/api-types";
+import type { Container, Pod, PodStatus } from "@skiff/api-types";
+import type { Mount } from "@skiff/cri-api";
 import type { AgentView } from "../agent-view.js";
 
 /** A line sink for the pod runtime's log; `level` 0 is info, higher numbers are more verbose. */
@@ -61,6 +62,21 @@ export interface PodRuntimeOptions {
   readonly runtimeCheckPeriodMs?: number;
   /** Period of the log rotation check in ms (kubelet: 10 s). @defaultValue 10_000 */
   readonly logRotatePeriodMs?: number;
+  /** Volume hooks (CSI inline volumes); without them pods' volumes are ignored. */
+  readonly volumes?: PodVolumeHooks;
+}
+
+/**
+ * What the pod runtime asks of a volume manager: publish a pod's volumes before its containers
+ * start (called at every sync; idempotent), unpublish them when the pod is removed, and the CRI
+ * mounts of one container. `setUp` throws an Error whose message becomes the containers' waiting
+ * message (reason `ContainerCreating`).
+ * @see pkg/kubelet/volumemanager/volume_manager.go (WaitForAttachAndMount) in kubernetes/kubernetes v1.23
+ */
+export interface PodVolumeHooks {
+  setUp(pod: Pod): Promise<void>;
+  tearDown(pod: Pod): Promise<void>;
+  mounts(pod: Pod, container: Container): Mount[];
 }
 
 /** One pod's outcome of {@link PodRuntime.runOnce}. */
@@ -91,6 +107,8 @@ export interface RuntimeState {
   readonly message: string;
   /** `runtimeName` from the runtime's Version answer, once known. */
   readonly runtimeName: string;
+  /** `runtimeVersion` from the runtime's Version answer, once known (node status `containerRuntimeVersion`). */
+  readonly runtimeVersion?: string;
 }
 
 /** A listener of pod status changes (the seam for API-server mode's PATCH of pods/status). */
@@ -115,4 +133,17 @@ export interface PodRuntime extends AgentView {
   runtimeState(): RuntimeState;
   /** Subscribes to status changes; returns the unsubscribe function. */
   onStatusChange(listener: PodStatusListener): () => void;
+  /**
+   * API-server mode: replaces the complete list of pods bound to this node (source `api`). Mirror
+   * pods must be filtered out by the caller. A pod with `metadata.deletionTimestamp` is stopped
+   * with its grace period and stays listed (not restarted) until it leaves the list. Does not
+   * mutate `pods`.
+   */
+  setApiPods(pods: readonly Pod[]): void;
+  /**
+   * Subscribes to "pod stopped for deletion": called once the containers and sandbox of a pod
+   * with a `deletionTimestamp` are stopped and removed (the API source then deletes the object
+   * with grace period 0). Returns the unsubscribe function.
+   */
+  onPodTerminated(listener: (pod: Pod) => void): () => void;
 }

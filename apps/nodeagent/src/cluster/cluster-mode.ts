@@ -1,0 +1,221 @@
+/**
+ * API-server mode (`--clusterconfig`): the clients, node registration and status, the `api` pod
+ * source, pod status sync, graceful deletion, mirror pods and events, wired around a pod runtime.
+ *
+ * @see cmd/kubelet/app/server.go (run: kubeDeps.KubeClient, EventClient) in kubernetes/kubernetes v1.23
+ * @see pkg/kubelet/kubelet.go (NewMainKubelet, Run) in kubernetes/kubernetes v1.23
+ */
+import { access, readFile } from "node:fs/promises";
+import { networkInterfaces, release } from "node:os";
+import type { NodeSystemInfo } from "@skiff/api-types";
+import type { Client } from "@skiff/client";
+import { createClient, isClusterConfigError, loadClusterConfig } from "@skiff/client";
+import type { NodeAgentOptions } from "../options/index.js";
+import { nodeAgentVersion } from "../options/index.js";
+import type { PodRuntime } from "../pods/index.js";
+import { isStaticPod } from "../pods/index.js";
+import { ApiPodSource } from "./api-pod-source.js";
+import { createEventRecorder, nodeReference } from "./event-recorder.js";
+import { MirrorPodManager } from "./mirror-pods.js";
+import { buildInitialNode, buildNodeAddresses, goArch } from "./node-object.js";
+import { computeNodeResources, readMachineResources } from "./node-resources.js";
+import type { ClusterLog } from "./node-status-manager.js";
+import { NodeStatusManager, observeEvictionSignals, pressureFrom } from "./node-status-manager.js";
+import { PodStatusSync } from "./pod-status-sync.js";
+
+/** Why API-server mode could not start; `reason` is stable. */
+export class ClusterModeError extends Error {
+  /** `BootstrapNotSupported`: `--clusterconfig` is missing and only `--bootstrap-clusterconfig` is given; `ClusterConfig`: the file is missing or invalid. */
+  readonly reason: "BootstrapNotSupported" | "ClusterConfig";
+  constructor(reason: ClusterModeError["reason"], message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "ClusterModeError";
+    this.reason = reason;
+  }
+}
+
+/** The two API clients of the agent: requests (`--cluster-api-qps/burst`) and events (`--event-qps/burst`). */
+export interface ClusterClients {
+  readonly client: Client;
+  readonly eventClient: Client;
+}
+
+/**
+ * Loads `--clusterconfig` and builds the two clients. When the file does not exist and
+ * `--bootstrap-clusterconfig` is given, fails: client-certificate bootstrapping is not built.
+ * @throws ClusterModeError `BootstrapNotSupported` or `ClusterConfig` (missing/malformed file).
+ * @example
+ * const { client, eventClient } = await connectCluster(options);
+ */
+export async function connectCluster(o: Pick<NodeAgentOptions, "flags" | "config">): Promise<ClusterClients> {
+  const path = o.flags.clusterconfig;
+  const bootstrap = o.flags.bootstrapClusterconfig;
+  if (bootstrap !== "" && !(await access(path).then(() => true, () => false))) {
+    throw new ClusterModeError(
+      "BootstrapNotSupported",
+      `--clusterconfig file ${path} does not exist and client certificate bootstrapping (--bootstrap-clusterconfig=${bootstrap}) is not built into this node agent; write a cluster config with a client credential to ${path}`,
+    );
+  }
+  let config;
+  try {
+    config = await loadClusterConfig(path);
+  } catch (err) {
+    if (isClusterConfigError(err)) throw new ClusterModeError("ClusterConfig", `invalid --clusterconfig ${path}: ${err.message}`, { cause: err });
+    throw err;
+  }
+  const userAgent = `nodeagent/${nodeAgentVersion.gitVersion}`;
+  return {
+    client: createClient(config, { qps: o.config.clusterAPIQPS, burst: o.config.clusterAPIBurst, userAgent }),
+    eventClient: createClient(config, { qps: o.config.eventRecordQPS, burst: o.config.eventBurst, userAgent }),
+  };
+}
+
+function defaultNodeIP(): string {
+  for (const list of Object.values(networkInterfaces())) {
+    for (const a of list ?? []) if (a.family === "IPv4" && !a.internal) return a.address;
+  }
+  return "127.0.0.1";
+}
+
+async function readTrimmed(path: string): Promise<string> {
+  return (await readFile(path, "utf8").catch(() => "")).trim();
+}
+
+/** nodeInfo from the host (machine-id, boot_id, product_uuid, os-release, kernel release); never throws. */
+async function readNodeInfo(): Promise<NodeSystemInfo> {
+  const osRelease = await readTrimmed("/etc/os-release");
+  const pretty = /^PRETTY_NAME="?([^"\n]*)"?$/m.exec(osRelease)?.[1] ?? "Unknown";
+  return {
+    machineID: await readTrimmed("/etc/machine-id"),
+    systemUUID: await readTrimmed("/sys/class/dmi/id/product_uuid"),
+    bootID: await readTrimmed("/proc/sys/kernel/random/boot_id"),
+    kernelVersion: release(),
+    osImage: pretty,
+    containerRuntimeVersion: "",
+    kubeletVersion: nodeAgentVersion.gitVersion,
+    kubeProxyVersion: nodeAgentVersion.gitVersion,
+    operatingSystem: process.platform,
+    architecture: goArch(process.arch),
+  };
+}
+
+/** What {@link ClusterMode} needs. */
+export interface ClusterModeParams {
+  readonly options: NodeAgentOptions;
+  readonly nodeName: string;
+  readonly runtime: PodRuntime;
+  readonly clients: ClusterClients;
+  readonly log: ClusterLog;
+}
+
+/**
+ * API-server mode around a pod runtime. The constructor subscribes to the runtime (status
+ * changes, stopped pods) so nothing is missed; {@link start} (after the servers listen, with the
+ * main port) registers the Node, starts its status loop, the `api` pod source, pod status sync
+ * and mirror pods. {@link stop} stops every loop and closes the clients.
+ */
+export class ClusterMode {
+  private readonly sync: PodStatusSync;
+  private source: ApiPodSource | undefined;
+  private statusManager: NodeStatusManager | undefined;
+  private mirrors: MirrorPodManager | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly unsubscribe: () => void;
+
+  constructor(private readonly p: ClusterModeParams) {
+    this.sync = new PodStatusSync({ client: p.clients.client, log: p.log, mirrorPods: () => this.source?.mirrorPods() ?? [] });
+    this.unsubscribe = p.runtime.onStatusChange((pod, status) => {
+      this.sync.onStatus(pod, status);
+      if (isStaticPod(pod)) void this.mirrors?.reconcile();
+    });
+  }
+
+  /**
+   * Registers the Node (retrying until it exists or `signal` aborts) and starts the loops.
+   * @throws Error with code `Aborted` when `signal` aborts during registration.
+   */
+  async start(port: number, signal?: AbortSignal): Promise<void> {
+    const { options: o, nodeName, runtime, clients, log } = this.p;
+    const c = o.config;
+    const f = o.flags;
+    const record = createEventRecorder(clients.eventClient, nodeName, log);
+    const nodeRef = nodeReference(nodeName);
+    record(nodeRef, "Normal", "Starting", "Starting nodeagent.");
+    const machine = await readMachineResources(f.rootDir);
+    const resources = computeNodeResources(machine, {
+      maxPods: c.maxPods,
+      podsPerCore: c.podsPerCore,
+      systemReserved: c.systemReserved,
+      clusterReserved: c.clusterReserved,
+      evictionHard: c.evictionHard,
+      ignoreEviction: f.experimentalAllocatableIgnoreEviction,
+    });
+    const initialNode = buildInitialNode({
+      nodeName,
+      hostname: nodeName,
+      os: process.platform,
+      arch: goArch(process.arch),
+      nodeLabels: f.nodeLabels,
+      taints: c.registerWithTaints,
+      registerSchedulable: f.registerSchedulable,
+      controllerAttachDetach: c.enableControllerAttachDetach,
+      providerID: c.providerID,
+      podCIDR: c.podCIDR,
+    });
+    for (const k of Object.keys(f.nodeLabels)) if (k in (initialNode.metadata?.labels ?? {}) && ["example.io/hostname", "example.io/os", "example.io/arch"].includes(k)) log(`the node label ${k}=${f.nodeLabels[k] ?? ""} will overwrite default setting`);
+    this.statusManager = new NodeStatusManager({
+      client: clients.client,
+      initialNode,
+      resources,
+      addresses: buildNodeAddresses(f.nodeIP, defaultNodeIP(), nodeName),
+      nodeInfo: await readNodeInfo(),
+      port,
+      runtimeState: () => runtime.runtimeState(),
+      pressure: async () => pressureFrom(c.evictionHard, await observeEvictionSignals(f.rootDir, machine.memoryBytes)),
+      updateFrequencyMs: c.nodeStatusUpdateFrequency.ms,
+      log,
+      recordEvent: (type, reason, message) => record(nodeRef, type, reason, message),
+    });
+    const node = c.registerNode ? await this.statusManager.register(signal) : await clients.client.nodes.get(nodeName).catch(() => initialNode);
+    this.statusManager.start();
+    this.mirrors = new MirrorPodManager({
+      client: clients.client,
+      node: { name: nodeName, uid: node.metadata?.uid ?? "" },
+      staticPods: () => runtime.listPods().filter(isStaticPod),
+      mirrorPods: () => this.source?.mirrorPods() ?? [],
+      log,
+    });
+    this.source = new ApiPodSource({
+      client: clients.client,
+      nodeName,
+      runtime,
+      log,
+      onChange: () => {
+        void this.mirrors?.reconcile();
+        this.resyncStatuses();
+      },
+    });
+    await this.source.start(signal);
+    const periodMs = Math.max(500, Math.min(c.nodeStatusUpdateFrequency.ms, 10_000));
+    this.timer = setInterval(() => {
+      void this.mirrors?.reconcile();
+      this.resyncStatuses();
+    }, periodMs);
+    this.timer.unref();
+  }
+
+  private resyncStatuses(): void {
+    this.sync.resync(new Set(this.p.runtime.listPods().map((pod) => pod.metadata?.uid ?? "")));
+  }
+
+  /** Stops the loops and closes both clients (open watches end). Idempotent. */
+  stop(): void {
+    this.unsubscribe();
+    clearInterval(this.timer);
+    this.statusManager?.stop();
+    this.source?.stop();
+    this.sync.stop();
+    this.p.clients.client.close();
+    this.p.clients.eventClient.close();
+  }
+}

@@ -1,0 +1,21 @@
+/**
+ * API-server mode of the node agent: node registration and status, the `api` pod source, pod
+ * status sync, graceful deletion, mirror pods, events and the webhook reviewers of the main port.
+ */
+export { ClusterMode, ClusterModeError, connectCluster } from "./cluster-mode.js";
+export type { ClusterClients, ClusterModeParams } from "./cluster-mode.js";
+export { createAccessReviewer, createTokenReviewer, subjectAccessReviewResource, tokenReviewResource } from "./webhook-reviewers.js";
+export { computeNodeResources, readMachineResources } from "./node-resources.js";
+export type { MachineResources, NodeResources, NodeResourceSettings } from "./node-resources.js";
+export { buildInitialNode, buildNodeAddresses, buildNodeStatus, ControllerManagedAttachDetachAnnotation, goArch, nodeReadyReasons, reconcileExistingNode } from "./node-object.js";
+export type { InitialNodeParams, NodeConditionTransition, NodePressure, NodeStatusInputs } from "./node-object.js";
+export { NodeStatusManager, observeEvictionSignals, pressureFrom, registrationBackoff } from "./node-status-manager.js";
+export type { ClusterLog, EvictionObservations, NodeStatusManagerOptions } from "./node-status-manager.js";
+export { ApiPodSource, isMirrorPod } from "./api-pod-source.js";
+export type { ApiPodSourceOptions } from "./api-pod-source.js";
+export { agentOwnedPodConditions, mergePodStatus, PodStatusSync } from "./pod-status-sync.js";
+export type { PodStatusSyncOptions } from "./pod-status-sync.js";
+export { buildMirrorPod, MirrorPodManager, planMirrorPods } from "./mirror-pods.js";
+export type { MirrorPodManagerOptions, MirrorPodPlan, NodeOwner } from "./mirror-pods.js";
+export { createEventRecorder, nodeReference } from "./event-recorder.js";
+export type { EventRecorderFunc } from "./event-recorder.js";

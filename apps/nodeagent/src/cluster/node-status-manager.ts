@@ -1,0 +1,237 @@
+/**
+ * Node registration and the node status loop (API-server mode).
+ *
+ * @see pkg/kubelet/kubelet_node_status.go (registerWithAPIServer, tryRegisterWithAPIServer, updateNodeStatus, tryUpdateNodeStatus) in kubernetes/kubernetes v1.23
+ */
+import { readdir, readFile, statfs } from "node:fs/promises";
+import { freemem } from "node:os";
+import type { Node, NodeAddress, NodeStatus, NodeSystemInfo } from "@skiff/api-types";
+import { isAlreadyExists } from "@skiff/apimachinery";
+import type { Client } from "@skiff/client";
+import { mustParseQuantity, quantityToNumber } from "@skiff/flags";
+import type { RuntimeState } from "../pods/index.js";
+import { buildNodeStatus, reconcileExistingNode } from "./node-object.js";
+import type { NodePressure } from "./node-object.js";
+import type { NodeResources } from "./node-resources.js";
+
+/** A line logger: level 0 is info, higher is more verbose. */
+export type ClusterLog = (message: string, level?: number) => void;
+
+/** What the eviction manager observes; `undefined` when a signal cannot be read. */
+export interface EvictionObservations {
+  readonly memoryAvailableBytes?: number;
+  readonly memoryCapacityBytes?: number;
+  readonly nodefsAvailableBytes?: number;
+  readonly nodefsCapacityBytes?: number;
+  readonly nodefsInodesFree?: number;
+  readonly nodefsInodes?: number;
+  readonly pidAvailable?: number;
+  readonly pidMax?: number;
+}
+
+/**
+ * Reads the signals: `MemAvailable` from /proc/meminfo (else `os.freemem()`), `statfs(rootDir)`
+ * (available bytes and free inodes), and `pid_max` minus the processes in /proc. Never throws.
+ * @see pkg/kubelet/eviction/helpers.go (makeSignalObservations) in kubernetes/kubernetes v1.23
+ */
+export async function observeEvictionSignals(rootDir: string, memoryCapacityBytes: number): Promise<EvictionObservations> {
+  const out: { -readonly [K in keyof EvictionObservations]: EvictionObservations[K] } = { memoryCapacityBytes };
+  const meminfo = await readFile("/proc/meminfo", "utf8").catch(() => "");
+  const m = /^MemAvailable:\s+(\d+) kB$/m.exec(meminfo);
+  out.memoryAvailableBytes = m ? Number(m[1]) * 1024 : freemem();
+  try {
+    const s = await statfs(rootDir);
+    out.nodefsAvailableBytes = Number(s.bavail) * Number(s.bsize);
+    out.nodefsCapacityBytes = Number(s.blocks) * Number(s.bsize);
+    out.nodefsInodesFree = Number(s.ffree);
+    out.nodefsInodes = Number(s.files);
+  } catch {
+    // Unknown: no disk pressure is reported.
+  }
+  const pidMax = Number((await readFile("/proc/sys/kernel/pid_max", "utf8").catch(() => "")).trim());
+  if (Number.isFinite(pidMax) && pidMax > 0) {
+    const procs = (await readdir("/proc").catch(() => [] as string[])).filter((n) => /^\d+$/.test(n)).length;
+    out.pidMax = pidMax;
+    out.pidAvailable = pidMax - procs;
+  }
+  return out;
+}
+
+function below(available: number | undefined, capacity: number | undefined, threshold: string | undefined): boolean {
+  if (available === undefined || threshold === undefined) return false;
+  let limit: number;
+  if (threshold.endsWith("%")) {
+    if (capacity === undefined) return false;
+    limit = (capacity * Number(threshold.slice(0, -1))) / 100;
+  } else {
+    try {
+      limit = quantityToNumber(mustParseQuantity(threshold));
+    } catch {
+      return false;
+    }
+  }
+  return available < limit;
+}
+
+/**
+ * Which conditions are under pressure: a signal below its hard threshold (`--eviction-hard`:
+ * `memory.available` → memory; `nodefs.available`, `nodefs.inodesFree`, `imagefs.available`,
+ * `imagefs.inodesFree` (the same filesystem here) → disk; `pid.available` → PID). Pure.
+ * @see pkg/kubelet/eviction/helpers.go (thresholdsMet, signalToNodeCondition) in kubernetes/kubernetes v1.23
+ */
+export function pressureFrom(thresholds: Readonly<Record<string, string>>, o: EvictionObservations): NodePressure {
+  return {
+    memory: below(o.memoryAvailableBytes, o.memoryCapacityBytes, thresholds["memory.available"]),
+    disk:
+      below(o.nodefsAvailableBytes, o.nodefsCapacityBytes, thresholds["nodefs.available"]) ||
+      below(o.nodefsAvailableBytes, o.nodefsCapacityBytes, thresholds["imagefs.available"]) ||
+      below(o.nodefsInodesFree, o.nodefsInodes, thresholds["nodefs.inodesFree"]) ||
+      below(o.nodefsInodesFree, o.nodefsInodes, thresholds["imagefs.inodesFree"]),
+    pid: below(o.pidAvailable, o.pidMax, thresholds["pid.available"]),
+  };
+}
+
+/** Options of {@link NodeStatusManager}. */
+export interface NodeStatusManagerOptions {
+  readonly client: Client;
+  /** The Node to create (from `buildInitialNode`). */
+  readonly initialNode: Node;
+  readonly resources: NodeResources;
+  readonly addresses: readonly NodeAddress[];
+  /** nodeInfo without `containerRuntimeVersion` (filled from the runtime at each update). */
+  readonly nodeInfo: NodeSystemInfo;
+  /** The main port (`daemonEndpoints.kubeletEndpoint.Port`). */
+  readonly port: number;
+  readonly runtimeState: () => RuntimeState;
+  readonly pressure: () => Promise<NodePressure>;
+  /** `--node-status-update-frequency` in ms. */
+  readonly updateFrequencyMs: number;
+  readonly log: ClusterLog;
+  /** Records a Node event (`NodeReady`, `NodeNotReady`, `RegisteredNode`...). */
+  readonly recordEvent?: (type: "Normal" | "Warning", reason: string, message: string) => void;
+  /** @defaultValue now, RFC 3339 seconds */
+  readonly now?: () => string;
+}
+
+const nowSeconds = () => new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
+
+/** Times of {@link NodeStatusManager.register}'s back-off (ms): 100 doubling to 7000, as the kubelet. */
+export const registrationBackoff = Object.freeze({ initialMs: 100, maxMs: 7_000 });
+
+/**
+ * Registers the Node and keeps its status current. {@link register} retries (back-off 100 ms
+ * doubling to 7 s) until the Node exists: created with its status, or — when it already exists —
+ * its default labels and attach-detach annotation reconciled (merge patch) and its status
+ * posted. {@link start} then posts the status every `updateFrequencyMs` through `nodes/status`
+ * (a JSON merge patch of `status`, 5 tries per period). Ready follows the runtime; Node events
+ * are recorded on condition transitions. No Lease is used.
+ */
+export class NodeStatusManager {
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private lastStatus: NodeStatus | undefined;
+  private busy = false;
+  private readonly now: () => string;
+
+  constructor(private readonly o: NodeStatusManagerOptions) {
+    this.now = o.now ?? nowSeconds;
+  }
+
+  private get name(): string {
+    return this.o.initialNode.metadata?.name ?? "";
+  }
+
+  private async statusFor(previous: NodeStatus | undefined): Promise<NodeStatus> {
+    const rt = this.o.runtimeState();
+    const { status, transitions } = buildNodeStatus(
+      {
+        resources: this.o.resources,
+        addresses: this.o.addresses,
+        nodeInfo: { ...this.o.nodeInfo, containerRuntimeVersion: rt.runtimeName ? `${rt.runtimeName}://${rt.runtimeVersion ?? ""}` : "" },
+        port: this.o.port,
+        notReadyReasons: rt.ready ? [] : [rt.message || "container runtime status check may not have completed yet"],
+        pressure: await this.o.pressure(),
+        now: this.now(),
+      },
+      previous,
+    );
+    for (const t of transitions) {
+      if (previous === undefined && t.status === "False" && t.type !== "Ready") continue;
+      this.o.recordEvent?.("Normal", t.eventReason, `Node ${this.name} status is now: ${t.eventReason}`);
+    }
+    return status;
+  }
+
+  /** Registers the Node; resolves with it once it exists. Rejects only when `signal` aborts. */
+  async register(signal?: AbortSignal): Promise<Node> {
+    let delayMs: number = registrationBackoff.initialMs;
+    for (;;) {
+      if (signal?.aborted || this.stopped) throw Object.assign(new Error("node registration aborted"), { code: "Aborted" });
+      try {
+        const node = await this.tryRegister();
+        this.o.log(`Successfully registered node ${this.name}`);
+        return node;
+      } catch (err) {
+        this.o.log(`Unable to register node with API server: ${err instanceof Error ? err.message : String(err)} (node ${this.name})`);
+      }
+      await new Promise((r) => setTimeout(r, delayMs).unref());
+      delayMs = Math.min(delayMs * 2, registrationBackoff.maxMs);
+    }
+  }
+
+  private async tryRegister(): Promise<Node> {
+    const status = await this.statusFor(undefined);
+    try {
+      const created = await this.o.client.nodes.create({ ...this.o.initialNode, status });
+      // Status is a subresource: post it (a create may drop it).
+      const posted = await this.o.client.nodes.patch(this.name, { status }, { subresource: "status" });
+      this.lastStatus = posted.status ?? status;
+      this.o.recordEvent?.("Normal", "RegisteredNode", `Node ${this.name} event: Registered Node ${this.name} in Controller`);
+      return { ...created, status: this.lastStatus };
+    } catch (err) {
+      if (!isAlreadyExists(err)) throw err;
+    }
+    const existing = await this.o.client.nodes.get(this.name);
+    const patch = reconcileExistingNode(this.o.initialNode, existing);
+    if (patch) await this.o.client.nodes.patch(this.name, { metadata: patch });
+    const next = await this.statusFor(existing.status);
+    const posted = await this.o.client.nodes.patch(this.name, { status: next }, { subresource: "status" });
+    this.lastStatus = posted.status ?? next;
+    return posted;
+  }
+
+  /** Starts the periodic status update. */
+  start(): void {
+    if (this.timer || this.stopped) return;
+    this.timer = setInterval(() => void this.updateNodeStatus(), this.o.updateFrequencyMs);
+    this.timer.unref();
+  }
+
+  /** Posts the status once (5 tries); logs failures. Concurrent calls are skipped. */
+  async updateNodeStatus(): Promise<void> {
+    if (this.busy || this.stopped) return;
+    this.busy = true;
+    try {
+      for (let i = 0; i < 5; i++) {
+        try {
+          const next = await this.statusFor(this.lastStatus);
+          const posted = await this.o.client.nodes.patch(this.name, { status: next }, { subresource: "status" });
+          this.lastStatus = posted.status ?? next;
+          return;
+        } catch (err) {
+          this.o.log(`Error updating node status, will retry: ${err instanceof Error ? err.message : String(err)}`);
+          if (this.stopped) return;
+        }
+      }
+      this.o.log("Unable to update node status: update node status exceeds retry count");
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  /** Stops the loop. */
+  stop(): void {
+    this.stopped = true;
+    clearInterval(this.timer);
+  }
+}
