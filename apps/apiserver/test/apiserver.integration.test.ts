@@ -58,9 +58,29 @@ describe("skiff-apiserver (real process from source)", () => {
     const bad = await call(s, "POST", "/apis/batch/v1/namespaces/default/jobs", { ...job, metadata: { name: "bad" }, spec: { ...job.spec, parallelism: -1 } });
     expect(bad.status).toBe(422);
     const d = await call(s, "DELETE", "/apis/batch/v1/namespaces/default/jobs/pi");
-    // Orphan adds the `orphan` finalizer, so the object is not gone yet: 202 (as upstream's rest/delete.go).
-    expect(d.status).toBe(202);
+    // Orphan adds the `orphan` finalizer, so the object is not gone yet; 1.23's delete handler still
+    // answers 200 (202 only for the deprecated orphanDependents=false), with the marked Job.
+    expect(d.status).toBe(200);
     expect(String(d.headers["warning"])).toContain("child pods are preserved by default when jobs are deleted");
+  });
+
+  it("a Job with manualSelector gets a uid and creationTimestamp (its labels come from the template)", async () => {
+    const job = {
+      apiVersion: "batch/v1",
+      kind: "Job",
+      metadata: { name: "manual" },
+      spec: {
+        manualSelector: true,
+        selector: { matchLabels: { app: "manual" } },
+        template: { metadata: { labels: { app: "manual" } }, spec: { restartPolicy: "Never", containers: [{ name: "c", image: "busybox" }] } },
+      },
+    };
+    const c = await call(s, "POST", "/apis/batch/v1/namespaces/default/jobs", job);
+    expect(c.status).toBe(201);
+    const got = (await call(s, "GET", "/apis/batch/v1/namespaces/default/jobs/manual")).json() as { metadata: Record<string, unknown> };
+    expect(got.metadata["uid"]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(got.metadata["creationTimestamp"]).toMatch(/Z$/);
+    expect(got.metadata["labels"]).toEqual({ app: "manual" });
   });
 });
 

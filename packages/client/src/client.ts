@@ -146,7 +146,7 @@ export function createClient(config: ClusterConfig, options: ClientOptions = {})
       const event: Event = {
         apiVersion: "v1",
         kind: "Event",
-        metadata: { name: `${meta.name ?? "unknown"}.${(BigInt(nowMs) * 1_000_000n).toString(16)}`, namespace },
+        metadata: { name: `${meta.name ?? "unknown"}.${eventNameSuffix(nowMs)}`, namespace },
         involvedObject: {
           ...(obj.apiVersion !== undefined ? { apiVersion: obj.apiVersion } : {}),
           ...(obj.kind !== undefined ? { kind: obj.kind } : {}),
@@ -170,4 +170,16 @@ export function createClient(config: ClusterConfig, options: ClientOptions = {})
     close: () => transport.close(),
   };
   return client;
+}
+
+let lastEventNanos = 0n;
+
+// client-go names events `<object>.<UnixNano in hex>`. JS clocks give milliseconds, so the
+// sub-millisecond part comes from the monotonic clock, and a per-process counter keeps two
+// events in the same nanosecond (or a clock step back) from colliding.
+function eventNameSuffix(nowMs: number): string {
+  let nanos = BigInt(nowMs) * 1_000_000n + (process.hrtime.bigint() % 1_000_000n);
+  if (nanos <= lastEventNanos) nanos = lastEventNanos + 1n;
+  lastEventNanos = nanos;
+  return nanos.toString(16);
 }

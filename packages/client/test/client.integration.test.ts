@@ -198,6 +198,9 @@ describe("client", () => {
     expect(ev.involvedObject).toMatchObject({ kind: "Pod", name: "bind-me", namespace: "default", uid: pod.metadata?.uid });
     const events = await client.events.list({ namespace: "default", fieldSelector: "involvedObject.name=bind-me,reason=FailedScheduling" });
     expect(events.items).toHaveLength(1);
+    // Several events about one object in the same millisecond get distinct names (no 409).
+    const burst = await Promise.all([1, 2, 3, 4, 5].map((i) => client.recordEvent(pod, { type: "Normal", reason: "Burst", message: `event ${i}`, component: "test" })));
+    expect(new Set(burst.map((e) => e.metadata?.name)).size).toBe(5);
   });
 
   it("the client-side rate limiter holds requests beyond the burst until tokens are due", async () => {

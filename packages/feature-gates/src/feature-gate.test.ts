@@ -363,3 +363,14 @@ describe("isFeatureGateError", () => {
     expect(isFeatureGateError(undefined)).toBe(false);
   });
 });
+
+describe("featureNames", () => {
+  it("lists every known gate by name, GA ones included, which knownFeatures (help lines) does not", () => {
+    const g = new FeatureGate();
+    g.add({ Zeta: { default: false, preRelease: "alpha" }, Alpha: { default: true, preRelease: "ga", lockToDefault: true } });
+    expect(g.featureNames()).toEqual(expect.arrayContaining(["Alpha", "Zeta"]));
+    expect(g.featureNames()).toEqual([...g.featureNames()].sort());
+    expect(g.knownFeatures().some((l) => l.startsWith("Alpha="))).toBe(false);
+    expect(g.knownFeatures()).not.toContain("Zeta");
+  });
+});

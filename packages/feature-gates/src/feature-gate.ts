@@ -222,6 +222,14 @@ export class FeatureGate<N extends string = string> {
   }
 
   /**
+   * The names of every gate this FeatureGate knows (including GA, deprecated and locked ones),
+   * sorted. Use it to check `--feature-gates` keys; {@link FeatureGate.knownFeatures} is for help text.
+   */
+  featureNames(): string[] {
+    return [...this.#known.keys()].sort();
+  }
+
+  /**
    * The help lines Kubernetes prints under `--feature-gates`, one per alpha or beta gate
    * (GA and deprecated gates are hidden), sorted: `Name=true|false (BETA - default=true)`.
    *

@@ -42,6 +42,14 @@ describe("setJobDefaults", () => {
     for (const k of ["manualSelector", "selector", "activeDeadlineSeconds", "ttlSecondsAfterFinished"]) expect(j.spec).not.toHaveProperty(k);
   });
 
+  it("keeps the metadata object it was given (callers hold references to it)", () => {
+    const meta = { name: "m", uid: "u-1" };
+    const j: Job = { metadata: meta, spec: { manualSelector: true, template: { metadata: { labels: { a: "b" } }, spec: template().spec } } };
+    setJobDefaults(j);
+    expect(j.metadata).toBe(meta);
+    expect(meta).toEqual({ name: "m", uid: "u-1", labels: { a: "b" } });
+  });
+
   it("copies the template labels to empty job labels only", () => {
     const j: Job = { spec: { template: { metadata: { labels: { app: "x" } }, spec: template().spec } } };
     setJobDefaults(j);

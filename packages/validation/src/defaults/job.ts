@@ -31,7 +31,8 @@ export function setJobDefaults(job: Job): void {
   if (spec.backoffLimit === undefined) spec.backoffLimit = DefaultJobBackoffLimit;
   const templateLabels = spec.template?.metadata?.labels;
   if (templateLabels !== undefined && Object.keys(job.metadata?.labels ?? {}).length === 0) {
-    job.metadata = { ...job.metadata, labels: { ...templateLabels } };
+    // In place: callers may hold a reference to `job.metadata`.
+    (job.metadata ??= {}).labels = { ...templateLabels };
   }
   if (spec.completionMode === undefined) spec.completionMode = "NonIndexed";
   if (spec.suspend === undefined) spec.suspend = false;

@@ -1,0 +1,5 @@
+import { defineConfig } from "tsup";
+import { tsupConfig } from "../../tsup.base.ts";
+
+// src/main.ts carries its own `#!/usr/bin/env node` line, which tsup keeps.
+export default defineConfig(tsupConfig({ entry: ["src/main.ts"] }));
