@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { formatDuration } from "@skiff/flags";
 import { applyLegacyFlagDefaults, decodeNodeAgentConfiguration, defaultNodeAgentConfiguration, loadNodeAgentConfigFile } from "./config.js";
@@ -97,5 +98,60 @@ describe("loadNodeAgentConfigFile", () => {
   it("prefixes errors with the file name", () => {
     const r = loadNodeAgentConfigFile("/nonexistent/na.yaml");
     expect(!r.ok && r.errors[0]).toMatch(/^failed to load Nodeagent config file \/nonexistent\/na.yaml, error failed to read nodeagent config file/);
+  });
+});
+
+describe("decodeNodeAgentConfiguration (zod schema)", () => {
+  it("reports errors in the file's order, nested ones included, and only the first of each list or map field", () => {
+    const r = decodeNodeAgentConfiguration(`${head}clusterDNS: [a, 1, 2]\nauthentication:\n  webhook:\n    cacheTTL: never\n  anonymous:\n    enabled: "no"\nport: true\nfeatureGates:\n  A: 1\n  B: 2\n`);
+    expect(!r.ok && r.errors).toEqual([
+      "json: cannot unmarshal number into Go struct field NodeAgentConfiguration.clusterDNS[1] of type string",
+      'NodeAgentConfiguration.authentication.webhook.cacheTTL: time: invalid duration "never"',
+      "json: cannot unmarshal string into Go struct field NodeAgentConfiguration.authentication.anonymous.enabled of type bool",
+      "json: cannot unmarshal bool into Go struct field NodeAgentConfiguration.port of type int32",
+      "json: cannot unmarshal number into Go struct field NodeAgentConfiguration.featureGates.A of type bool",
+    ]);
+  });
+
+  it("lists unknown fields in the file's order, null ones too, and still decodes the known ones", () => {
+    const r = decodeNodeAgentConfiguration(`${head}logging:\n  colour: red\n  format: json\nbogus: null\nport: 11250\nauthentication:\n  x509:\n    clientCaFile: /x\n`);
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.unknownFields).toEqual(["logging.colour", "bogus", "authentication.x509.clientCaFile"]);
+    expect([r.value.logging.format, r.value.port, r.value.authentication.x509.clientCAFile]).toEqual(["json", 11250, ""]);
+    expect(r.setFields).toEqual(["logging.format", "port"]);
+  });
+
+  it("reports type errors without unknown fields when both occur", () => {
+    const r = decodeNodeAgentConfiguration(`${head}bogus: 1\nport: x\n`);
+    expect(r).toEqual({ ok: false, errors: ["json: cannot unmarshal string into Go struct field NodeAgentConfiguration.port of type int32"] });
+  });
+
+  it("keeps defaults for null members and zeros of zero-is-unset fields, which are not listed as set", () => {
+    const r = decodeNodeAgentConfiguration(`${head}authentication: null\nlogging:\n  format: ""\n  verbosity: 0\nclusterDNS: null\nreadOnlyPort: 0\nevictionHard: {}\n`);
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.value.authentication).toEqual(defaultNodeAgentConfiguration().authentication);
+    expect([r.value.logging.format, r.value.logging.verbosity, r.value.clusterDNS, r.value.readOnlyPort, r.value.evictionHard]).toEqual(["text", 0, [], 0, {}]);
+    expect(r.setFields).toEqual(["logging.verbosity", "readOnlyPort", "evictionHard"]);
+  });
+
+  it("replaces list and map fields whole and merges nested structs member by member", () => {
+    const r = decodeNodeAgentConfiguration(`${head}evictionHard:\n  memory.available: 1Gi\nauthorization:\n  webhook:\n    cacheAuthorizedTTL: 1m\n`);
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.value.evictionHard).toEqual({ "memory.available": "1Gi" });
+    expect(r.value.authorization.mode).toBe("Webhook");
+    expect(formatDuration(r.value.authorization.webhook.cacheAuthorizedTTL)).toBe("1m0s");
+    expect(formatDuration(r.value.authorization.webhook.cacheUnauthorizedTTL)).toBe("30s");
+  });
+
+  it("never throws on arbitrary JSON bodies", () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.constantFrom("port", "authentication", "logging", "registerWithTaints", "reservedMemory", "staticPodURLHeader", "x"), fc.jsonValue()), (body) => {
+        const r = decodeNodeAgentConfiguration(JSON.stringify({ apiVersion: "nodeagent.config.example.io/v1beta1", kind: "NodeAgentConfiguration", ...body }));
+        expect(typeof r.ok).toBe("boolean");
+      }),
+    );
   });
 });

@@ -6,11 +6,12 @@
  * `clusterAPIQPS`, `kubeAPIBurst` → `clusterAPIBurst`, enforcement level `kube-reserved` →
  * `cluster-reserved`).
  *
- * The schema is a table of field decoders ({@link nodeAgentConfigurationSchema}) rather than zod:
- * `zod` is not a dependency of `apps/nodeagent`. It checks JSON types as Go's decoder does
- * (`json: cannot unmarshal string into Go struct field NodeAgentConfiguration.port of type int32`),
- * parses durations and quantities, and lists unknown fields (reported as warnings: 1.23 falls back
- * to lenient decoding when strict decoding fails).
+ * The file body is parsed with the zod schema {@link nodeAgentConfigurationSchema}
+ * (`config-schema.ts`, checked against {@link NodeAgentConfiguration}), which words type errors as
+ * Go's decoder does (`json: cannot unmarshal string into Go struct field
+ * NodeAgentConfiguration.port of type int32`) and parses durations and quantities; unknown fields
+ * are listed (reported as warnings: 1.23 falls back to lenient decoding when strict decoding
+ * fails). The parsed fields are then written over {@link defaultNodeAgentConfiguration}.
  *
  * @see staging/src/k8s.io/kubelet/config/v1beta1/types.go in kubernetes/kubernetes v1.23
  * @see pkg/kubelet/apis/config/v1beta1/defaults.go (`SetDefaults_KubeletConfiguration`)
@@ -18,11 +19,12 @@
  */
 import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, join } from "node:path";
-import type { Duration, ModulePattern, Quantity } from "@skiff/flags";
-import { mustParseDuration, mustParseQuantity, parseDuration, parseQuantity } from "@skiff/flags";
+import type { ModulePattern, Quantity } from "@skiff/flags";
+import { Duration, mustParseDuration, mustParseQuantity } from "@skiff/flags";
 import { parse as parseYaml } from "yaml";
-import type { RegisterTaint, ReservedMemoryEntry } from "./flag-types.js";
-import { parseRegisterTaint } from "./flag-types.js";
+import type { z } from "zod";
+import type { NodeAgentConfigurationFile } from "./config-schema.js";
+import { isZeroUnsetField, nestedStructShape, nodeAgentConfigurationSchema } from "./config-schema.js";
 import type { NodeAgentConfigFlags } from "./flags.js";
 import { defaultEvictionHard } from "./flags.js";
 
@@ -243,375 +245,140 @@ export function applyLegacyFlagDefaults(config: NodeAgentConfiguration): NodeAge
 }
 
 // ---------------------------------------------------------------------------------------------
-// Schema
+// Decoding
 
-/** Decodes one JSON value; `path` is the Go-style field path for messages. */
-/** Decodes one JSON value at a Go-style field path, recording errors; returns a private failure marker on error. */
-export type FieldDecoder = (value: unknown, path: string, ctx: DecodeContext) => unknown;
+type Json = Record<string, unknown>;
 
-/** A leaf field of {@link nodeAgentConfigurationSchema}: its Go type (for messages) and decoder. */
-export interface ConfigLeafSchema {
-  readonly goType: string;
-  readonly decode: FieldDecoder;
+function isJsonObject(v: unknown): v is Json {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
-
-/** Errors and unknown fields collected while decoding. */
-export interface DecodeContext {
-  readonly errors: string[];
-  readonly unknownFields: string[];
-  readonly setFields: string[];
-}
-
-/** A field of {@link nodeAgentConfigurationSchema}: a decoder, or a nested object schema. */
-export type ConfigFieldSchema = ConfigLeafSchema | { readonly fields: ConfigObjectSchema };
-
-/** An object of {@link nodeAgentConfigurationSchema}: field name → schema. */
-export type ConfigObjectSchema = { readonly [field: string]: ConfigFieldSchema };
-
-const fail = Symbol("fail");
-
-function jsonTypeOf(v: unknown): string {
-  if (v === null) return "null";
-  if (Array.isArray(v)) return "array";
-  if (typeof v === "object") return "object";
-  return typeof v;
-}
-
-function mismatch(ctx: DecodeContext, v: unknown, path: string, goType: string): typeof fail {
-  ctx.errors.push(`json: cannot unmarshal ${jsonTypeOf(v)} into Go struct field ${path} of type ${goType}`);
-  return fail;
-}
-
-function leaf(goType: string, decode: FieldDecoder): ConfigLeafSchema {
-  return { goType, decode };
-}
-
-const str = leaf("string", (v, p, c) => (typeof v === "string" ? v : mismatch(c, v, p, "string")));
-const bool = leaf("bool", (v, p, c) => (typeof v === "boolean" ? v : mismatch(c, v, p, "bool")));
-
-function integer(goType: string, min: number, max: number): ConfigLeafSchema {
-  return leaf(goType, (v, p, c) => {
-    if (typeof v !== "number") return mismatch(c, v, p, goType);
-    if (!Number.isInteger(v) || v < min || v > max) {
-      c.errors.push(`json: cannot unmarshal number ${v} into Go struct field ${p} of type ${goType}`);
-      return fail;
-    }
-    return v;
-  });
-}
-
-const int32 = integer("int32", -(2 ** 31), 2 ** 31 - 1);
-const int64 = integer("int64", Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
-const float64 = leaf("float64", (v, p, c) => (typeof v === "number" ? v : mismatch(c, v, p, "float64")));
-
-const duration = leaf("v1.Duration", (v, p, c) => {
-  if (typeof v !== "string") return mismatch(c, v, p, "v1.Duration");
-  const r = parseDuration(v);
-  if (!r.ok) {
-    c.errors.push(`${p}: ${r.errors[0]?.message ?? "invalid duration"}`);
-    return fail;
-  }
-  return r.value;
-});
-
-const quantity = leaf("resource.QuantityValue", (v, p, c) => {
-  if (typeof v !== "string" && typeof v !== "number") return mismatch(c, v, p, "resource.QuantityValue");
-  const r = parseQuantity(String(v));
-  if (!r.ok) {
-    c.errors.push(`${p}: ${r.errors[0]?.message ?? "invalid quantity"}`);
-    return fail;
-  }
-  return r.value;
-});
-
-function list(item: ConfigLeafSchema, goType: string): ConfigLeafSchema {
-  return leaf(goType, (v, p, c) => {
-    if (v === null) return [];
-    if (!Array.isArray(v)) return mismatch(c, v, p, goType);
-    const out: unknown[] = [];
-    for (const [i, x] of v.entries()) {
-      const r = item.decode(x, `${p}[${i}]`, c);
-      if (r === fail) return fail;
-      out.push(r);
-    }
-    return out;
-  });
-}
-
-function map(value: ConfigLeafSchema, goType: string): ConfigLeafSchema {
-  return leaf(goType, (v, p, c) => {
-    if (v === null) return {};
-    if (typeof v !== "object" || Array.isArray(v)) return mismatch(c, v, p, goType);
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
-      const r = value.decode(x, `${p}.${k}`, c);
-      if (r === fail) return fail;
-      out[k] = r;
-    }
-    return out;
-  });
-}
-
-const strList = list(str, "[]string");
-const strMap = map(str, "map[string]string");
-const boolMap = map(bool, "map[string]bool");
-const strListMap = map(strList, "map[string][]string");
-const strMapDecode = strMap.decode;
-
-const taints = leaf("[]v1.Taint", (v, p, c) => {
-  if (v === null) return [];
-  if (!Array.isArray(v)) return mismatch(c, v, p, "[]v1.Taint");
-  const out: RegisterTaint[] = [];
-  for (const [i, x] of v.entries()) {
-    if (typeof x !== "object" || x === null || Array.isArray(x)) return mismatch(c, x, `${p}[${i}]`, "v1.Taint");
-    const o = x as Record<string, unknown>;
-    if (typeof o.key !== "string" || typeof o.effect !== "string" || (o.value !== undefined && typeof o.value !== "string")) {
-      c.errors.push(`${p}[${i}]: a taint needs string fields key and effect (and optionally value)`);
-      return fail;
-    }
-    const r = parseRegisterTaint(typeof o.value === "string" ? `${o.key}=${o.value}:${o.effect}` : `${o.key}:${o.effect}`);
-    if (!r.ok) {
-      c.errors.push(`${p}[${i}]: ${r.error}`);
-      return fail;
-    }
-    out.push(r.value);
-  }
-  return out;
-});
-
-const reservedMemory = leaf("[]MemoryReservation", (v, p, c) => {
-  if (v === null) return [];
-  if (!Array.isArray(v)) return mismatch(c, v, p, "[]MemoryReservation");
-  const out: ReservedMemoryEntry[] = [];
-  for (const [i, x] of v.entries()) {
-    const o = x as Record<string, unknown> | null;
-    if (typeof o !== "object" || o === null || typeof o.numaNode !== "number" || !Number.isInteger(o.numaNode)) {
-      c.errors.push(`${p}[${i}]: a memory reservation needs an integer numaNode and a limits map`);
-      return fail;
-    }
-    const limits = strMapDecode(o.limits ?? {}, `${p}[${i}].limits`, c);
-    if (limits === fail) return fail;
-    out.push({ numaNode: o.numaNode, limits: limits as Record<string, string> });
-  }
-  return out;
-});
-
-const vmodule = leaf("VModuleConfiguration", (v, p, c) => {
-  if (v === null) return [];
-  if (!Array.isArray(v)) return mismatch(c, v, p, "VModuleConfiguration");
-  const out: ModulePattern[] = [];
-  for (const [i, x] of v.entries()) {
-    const o = x as Record<string, unknown> | null;
-    if (typeof o !== "object" || o === null || typeof o.filePattern !== "string" || typeof o.verbosity !== "number" || !Number.isInteger(o.verbosity) || o.verbosity < 0) {
-      c.errors.push(`${p}[${i}]: a vmodule entry needs a string filePattern and a non-negative integer verbosity`);
-      return fail;
-    }
-    if (o.verbosity > 0) out.push({ pattern: o.filePattern, level: o.verbosity });
-  }
-  return out;
-});
-
-/**
- * The file schema: every field of {@link NodeAgentConfiguration} with its JSON decoder (Go
- * type in messages). `apiVersion` and `kind` are checked separately.
- */
-export const nodeAgentConfigurationSchema: ConfigObjectSchema = {
-  enableServer: bool,
-  staticPodPath: str,
-  syncFrequency: duration,
-  fileCheckFrequency: duration,
-  httpCheckFrequency: duration,
-  staticPodURL: str,
-  staticPodURLHeader: strListMap,
-  address: str,
-  port: int32,
-  readOnlyPort: int32,
-  volumePluginDir: str,
-  providerID: str,
-  tlsCertFile: str,
-  tlsPrivateKeyFile: str,
-  tlsCipherSuites: strList,
-  tlsMinVersion: str,
-  rotateCertificates: bool,
-  serverTLSBootstrap: bool,
-  authentication: {
-    fields: {
-      x509: { fields: { clientCAFile: str } },
-      webhook: { fields: { enabled: bool, cacheTTL: duration } },
-      anonymous: { fields: { enabled: bool } },
-    },
-  },
-  authorization: {
-    fields: {
-      mode: str,
-      webhook: { fields: { cacheAuthorizedTTL: duration, cacheUnauthorizedTTL: duration } },
-    },
-  },
-  registryPullQPS: int32,
-  registryBurst: int32,
-  eventRecordQPS: int32,
-  eventBurst: int32,
-  enableDebuggingHandlers: bool,
-  enableContentionProfiling: bool,
-  healthzPort: int32,
-  healthzBindAddress: str,
-  oomScoreAdj: int32,
-  clusterDomain: str,
-  clusterDNS: strList,
-  streamingConnectionIdleTimeout: duration,
-  nodeStatusUpdateFrequency: duration,
-  nodeStatusReportFrequency: duration,
-  nodeLeaseDurationSeconds: int32,
-  imageMinimumGCAge: duration,
-  imageGCHighThresholdPercent: int32,
-  imageGCLowThresholdPercent: int32,
-  volumeStatsAggPeriod: duration,
-  agentCgroups: str,
-  systemCgroups: str,
-  cgroupRoot: str,
-  cgroupsPerQOS: bool,
-  cgroupDriver: str,
-  cpuManagerPolicy: str,
-  cpuManagerPolicyOptions: strMap,
-  cpuManagerReconcilePeriod: duration,
-  memoryManagerPolicy: str,
-  topologyManagerPolicy: str,
-  topologyManagerScope: str,
-  qosReserved: strMap,
-  runtimeRequestTimeout: duration,
-  hairpinMode: str,
-  maxPods: int32,
-  podCIDR: str,
-  podPidsLimit: int64,
-  resolvConf: str,
-  runOnce: bool,
-  cpuCFSQuota: bool,
-  cpuCFSQuotaPeriod: duration,
-  nodeStatusMaxImages: int32,
-  maxOpenFiles: int64,
-  contentType: str,
-  clusterAPIQPS: int32,
-  clusterAPIBurst: int32,
-  serializeImagePulls: bool,
-  evictionHard: strMap,
-  evictionSoft: strMap,
-  evictionSoftGracePeriod: strMap,
-  evictionPressureTransitionPeriod: duration,
-  evictionMaxPodGracePeriod: int32,
-  evictionMinimumReclaim: strMap,
-  podsPerCore: int32,
-  enableControllerAttachDetach: bool,
-  protectKernelDefaults: bool,
-  makeIPTablesUtilChains: bool,
-  iptablesMasqueradeBit: int32,
-  iptablesDropBit: int32,
-  featureGates: boolMap,
-  failSwapOn: bool,
-  containerLogMaxSize: str,
-  containerLogMaxFiles: int32,
-  configMapAndSecretChangeDetectionStrategy: str,
-  systemReserved: strMap,
-  clusterReserved: strMap,
-  reservedSystemCPUs: str,
-  showHiddenMetricsForVersion: str,
-  systemReservedCgroup: str,
-  clusterReservedCgroup: str,
-  enforceNodeAllocatable: strList,
-  allowedUnsafeSysctls: strList,
-  kernelMemcgNotification: bool,
-  logging: {
-    fields: {
-      format: str,
-      flushFrequency: duration,
-      verbosity: int32,
-      vmodule,
-      options: { fields: { json: { fields: { infoBufferSize: quantity, splitStream: bool } } } },
-    },
-  },
-  enableSystemLogHandler: bool,
-  shutdownGracePeriod: duration,
-  shutdownGracePeriodCriticalPods: duration,
-  reservedMemory,
-  enableProfilingHandler: bool,
-  enableDebugFlagsHandler: bool,
-  memoryThrottlingFactor: float64,
-  registerWithTaints: taints,
-  registerNode: bool,
-};
-
-/**
- * Fields whose zero value (`0`, `""`) in a file means "use the default", because 1.23's v1beta1
- * type is not a pointer there and `SetDefaults_KubeletConfiguration` tests for zero.
- */
-const zeroMeansDefault = new Set([
-  "syncFrequency",
-  "fileCheckFrequency",
-  "httpCheckFrequency",
-  "address",
-  "port",
-  "volumePluginDir",
-  "authentication.webhook.cacheTTL",
-  "authorization.mode",
-  "authorization.webhook.cacheAuthorizedTTL",
-  "authorization.webhook.cacheUnauthorizedTTL",
-  "healthzBindAddress",
-  "streamingConnectionIdleTimeout",
-  "nodeStatusUpdateFrequency",
-  "nodeStatusReportFrequency",
-  "nodeLeaseDurationSeconds",
-  "imageMinimumGCAge",
-  "volumeStatsAggPeriod",
-  "cgroupDriver",
-  "cpuManagerPolicy",
-  "cpuManagerReconcilePeriod",
-  "memoryManagerPolicy",
-  "topologyManagerPolicy",
-  "topologyManagerScope",
-  "runtimeRequestTimeout",
-  "hairpinMode",
-  "maxPods",
-  "podPidsLimit",
-  "maxOpenFiles",
-  "contentType",
-  "clusterAPIQPS",
-  "clusterAPIBurst",
-  "evictionPressureTransitionPeriod",
-  "containerLogMaxSize",
-  "configMapAndSecretChangeDetectionStrategy",
-  "logging.format",
-  "logging.flushFrequency",
-]);
 
 function isZero(v: unknown): boolean {
   if (v === 0 || v === "") return true;
-  return typeof v === "object" && v !== null && "nanoseconds" in v && (v as Duration).nanoseconds === 0n;
+  return v instanceof Duration && v.nanoseconds === 0n;
 }
 
-function decodeObjectInto(schema: ConfigObjectSchema, input: Record<string, unknown>, target: Record<string, unknown>, goPath: string, dotted: string, ctx: DecodeContext): void {
-  for (const [key, value] of Object.entries(input)) {
-    const field = schema[key];
-    const here = dotted === "" ? key : `${dotted}.${key}`;
-    if (field === undefined || !Object.hasOwn(schema, key)) {
-      ctx.unknownFields.push(here);
-      continue;
+/**
+ * Where `path` lies in the document, as the member positions along it. Issues are reported in
+ * the order of the file, while zod reports a struct's members in schema order and its unknown
+ * members after them.
+ */
+function documentPosition(doc: unknown, path: readonly PropertyKey[]): number[] {
+  const out: number[] = [];
+  let cur = doc;
+  for (const seg of path) {
+    if (Array.isArray(cur)) {
+      out.push(typeof seg === "number" ? seg : -1);
+      cur = typeof seg === "number" ? cur[seg] : undefined;
+    } else if (isJsonObject(cur)) {
+      out.push(Object.keys(cur).indexOf(String(seg)));
+      cur = cur[String(seg)];
+    } else {
+      out.push(-1);
+      cur = undefined;
     }
-    if (value === null) continue;
-    if ("fields" in field) {
-      if (typeof value !== "object" || Array.isArray(value)) {
-        mismatch(ctx, value, `${goPath}.${key}`, "struct");
-        continue;
-      }
-      const sub = (target[key] ?? {}) as Record<string, unknown>;
-      target[key] = sub;
-      decodeObjectInto(field.fields, value as Record<string, unknown>, sub, `${goPath}.${key}`, here, ctx);
-      continue;
-    }
-    const r = field.decode(value, `${goPath}.${key}`, ctx);
-    if (r === fail) continue;
-    if (zeroMeansDefault.has(here) && isZero(r)) continue;
-    target[key] = r;
-    ctx.setFields.push(here);
   }
+  return out;
+}
+
+function compareDocumentPositions(a: readonly number[], b: readonly number[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const d = (a[i] ?? 0) - (b[i] ?? 0);
+    if (d !== 0) return d;
+  }
+  return a.length - b.length;
+}
+
+function inDocumentOrder<T>(doc: unknown, items: readonly T[], pathOf: (item: T) => readonly PropertyKey[]): T[] {
+  return items
+    .map((item) => ({ item, pos: documentPosition(doc, pathOf(item)) }))
+    .sort((a, b) => compareDocumentPositions(a.pos, b.pos))
+    .map((x) => x.item);
+}
+
+/**
+ * Writes the fields a file gives onto `target` (mutates it), in the file's order: nested structs
+ * member by member, other values whole; zeros of {@link isZeroUnsetField} fields are skipped.
+ * Appends the dotted path of every field written to `setFields`.
+ */
+function mergeConfigFile(shape: Readonly<Record<string, z.ZodType>>, doc: Json, parsed: Json, target: Json, prefix: string, setFields: string[]): void {
+  for (const key of Object.keys(doc)) {
+    const field = shape[key];
+    const value = parsed[key];
+    if (field === undefined || !Object.hasOwn(shape, key) || value === undefined) continue;
+    const dotted = prefix === "" ? key : `${prefix}.${key}`;
+    const nested = nestedStructShape(field);
+    const docValue = doc[key];
+    if (nested !== undefined && isJsonObject(value) && isJsonObject(docValue)) {
+      const sub = isJsonObject(target[key]) ? target[key] : {};
+      target[key] = sub;
+      mergeConfigFile(nested, docValue, value, sub, dotted, setFields);
+      continue;
+    }
+    if (isZeroUnsetField(field) && isZero(value)) continue;
+    target[key] = value;
+    setFields.push(dotted);
+  }
+}
+
+/** The config field an issue belongs to: its path up to the first member that is not a nested struct (`clusterDNS` for `clusterDNS[2]`). */
+function fieldOf(path: readonly PropertyKey[]): string {
+  let shape = nestedStructShape(nodeAgentConfigurationSchema);
+  const out: string[] = [];
+  for (const seg of path) {
+    const field = shape !== undefined && typeof seg === "string" && Object.hasOwn(shape, seg) ? shape[seg] : undefined;
+    out.push(String(seg));
+    shape = field === undefined ? undefined : nestedStructShape(field);
+    if (shape === undefined) break;
+  }
+  return out.join(".");
+}
+
+/**
+ * Keeps the first issue of each config field (`issues` in document order): a list or map field
+ * reports its first bad entry only, while zod reports every entry. (Go's decoder reports only the
+ * earliest error of the whole document; one per field lets a file be fixed in one pass without a
+ * long list flooding the output.)
+ */
+function firstPerField(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
+  const seen = new Set<string>();
+  return issues.filter((i) => {
+    const field = fieldOf(i.path);
+    if (seen.has(field)) return false;
+    seen.add(field);
+    return true;
+  });
+}
+
+function deleteAt(doc: unknown, path: readonly PropertyKey[], key: string): void {
+  let cur = doc;
+  for (const seg of path) cur = isJsonObject(cur) || Array.isArray(cur) ? (cur as Record<PropertyKey, unknown>)[seg] : undefined;
+  if (isJsonObject(cur)) delete cur[key];
+}
+
+type BodyResult = { ok: true; value: NodeAgentConfigurationFile; unknownFields: string[] } | { ok: false; errors: string[] };
+
+/**
+ * Parses the body with {@link nodeAgentConfigurationSchema}. A strict zod object that meets an
+ * unknown member fails as a whole, while 1.23 falls back to lenient decoding: so when unknown
+ * members are the only issues, they are listed, deleted from `body` (mutated) and the body parsed
+ * again.
+ */
+function parseBody(body: Json): BodyResult {
+  const first = nodeAgentConfigurationSchema.safeParse(body);
+  if (first.success) return { ok: true, value: first.data, unknownFields: [] };
+  const unknown: { path: readonly PropertyKey[]; key: string }[] = [];
+  const errors: z.core.$ZodIssue[] = [];
+  for (const issue of first.error.issues) {
+    if (issue.code === "unrecognized_keys") for (const key of issue.keys) unknown.push({ path: issue.path, key });
+    else errors.push(issue);
+  }
+  if (errors.length > 0) return { ok: false, errors: firstPerField(inDocumentOrder(body, errors, (i) => i.path)).map((i) => i.message) };
+  const sorted = inDocumentOrder(body, unknown, (u) => [...u.path, u.key]);
+  for (const u of sorted) deleteAt(body, u.path, u.key);
+  const second = nodeAgentConfigurationSchema.safeParse(body);
+  if (!second.success) return { ok: false, errors: second.error.issues.map((i) => i.message) };
+  return { ok: true, value: second.data, unknownFields: sorted.map((u) => [...u.path, u.key].map(String).join(".")) };
 }
 
 /** The outcome of {@link decodeNodeAgentConfiguration}. */
@@ -622,9 +389,10 @@ export type DecodeConfigResult =
 /**
  * Decodes a configuration file's text (YAML or JSON; JSON is YAML) into a defaulted
  * {@link NodeAgentConfiguration}. Requires `apiVersion: nodeagent.config.example.io/v1beta1` and
- * `kind: NodeAgentConfiguration`; every type error is returned (not only the first); unknown
- * fields are listed by dotted path, and so are the fields the file sets (`setFields`). Relative paths are left as written (see
- * {@link resolveConfigRelativePaths}). Pure; never throws.
+ * `kind: NodeAgentConfiguration`; the first type error of every field is returned, in the file's
+ * order, worded as Go's decoder words it; unknown fields are listed by dotted path, and so are the
+ * fields the file sets (`setFields`). `null` members keep their defaults. Relative paths are left
+ * as written (see {@link resolveConfigRelativePaths}). Pure; never throws.
  *
  * @example
  * ```ts
@@ -644,17 +412,20 @@ export function decodeNodeAgentConfiguration(text: string): DecodeConfigResult {
   }
   const o = doc as Record<string, unknown>;
   const { apiVersion, kind, ...rest } = o;
+  // Checked before the schema, not in it: the API machinery words a missing and a wrong
+  // apiVersion/kind differently, and neither is a field error.
   if (apiVersion === undefined || apiVersion === "" || kind === undefined || kind === "") {
     return { ok: false, errors: [`Object 'Kind' is missing or 'apiVersion' is missing: want apiVersion ${JSON.stringify(nodeAgentConfigAPIVersion)} and kind ${JSON.stringify(nodeAgentConfigKind)}`] };
   }
   if (apiVersion !== nodeAgentConfigAPIVersion || kind !== nodeAgentConfigKind) {
     return { ok: false, errors: [`no kind ${JSON.stringify(String(kind))} is registered for version ${JSON.stringify(String(apiVersion))} (want ${nodeAgentConfigAPIVersion}, Kind=${nodeAgentConfigKind})`] };
   }
-  const ctx: DecodeContext = { errors: [], unknownFields: [], setFields: [] };
+  const parsed = parseBody(rest);
+  if (!parsed.ok) return parsed;
   const value = defaultNodeAgentConfiguration();
-  decodeObjectInto(nodeAgentConfigurationSchema, rest, value as unknown as Record<string, unknown>, nodeAgentConfigKind, "", ctx);
-  if (ctx.errors.length > 0) return { ok: false, errors: ctx.errors };
-  return { ok: true, value, unknownFields: ctx.unknownFields, setFields: ctx.setFields };
+  const setFields: string[] = [];
+  mergeConfigFile(nestedStructShape(nodeAgentConfigurationSchema) ?? {}, rest, parsed.value as Json, value as unknown as Json, "", setFields);
+  return { ok: true, value, unknownFields: parsed.unknownFields, setFields };
 }
 
 /**
