@@ -6,12 +6,17 @@
  */
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { resources } from "@skiff/api-types";
+import { resources as servedResources } from "@skiff/api-types";
+import type { ResourceInfo } from "@skiff/api-types";
 import { buildOpenAPIV3, handleOpenAPIV3, negotiateDiscovery } from "@skiff/apiserver-core";
 import type { NonResourceRoute, OpenAPIDocument } from "@skiff/apiserver-core";
 
-/** Routes for `/api`, `/api/v1`, `/apis`, `/apis/<group>`, `/apis/<group>/<version>`, `/openapi/v3[/...]`. */
-export function discoveryRoutes(): NonResourceRoute[] {
+/**
+ * Routes for `/api`, `/api/v1`, `/apis`, `/apis/<group>`, `/apis/<group>/<version>`, `/openapi/v3[/...]`.
+ * @param extraResources - served outside the api-types table (the review APIs), listed in discovery too.
+ */
+export function discoveryRoutes(extraResources: readonly ResourceInfo[] = []): NonResourceRoute[] {
+  const resources = [...servedResources, ...extraResources];
   const discovery: NonResourceRoute["handler"] = (req, reply) => {
     const path = req.url.split("?")[0] ?? req.url;
     const accept = req.headers["accept"];

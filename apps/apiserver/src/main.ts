@@ -4,16 +4,30 @@
  * @see cmd/kube-apiserver/app/server.go
  */
 import { randomUUID } from "node:crypto";
-import { WatchCache, alwaysAllowAuthorizer, createAPIServer, handleHealth, logCheck, namespaceLifecycle, pingCheck } from "@skiff/apiserver-core";
+import { WatchCache, createAPIServer, handleHealth, logCheck, namespaceLifecycle, pingCheck, reviewResources, reviewRoutes } from "@skiff/apiserver-core";
 import type { APIObject, HealthCheck, NonResourceRoute } from "@skiff/apiserver-core";
 import { nodeAgentFeatureGates } from "@skiff/feature-gates";
-import { openSqliteStorage } from "@skiff/storage";
-import type { Storage } from "@skiff/storage";
-import { authenticateBearer, loadTokenFile } from "./auth/token-file.js";
+import { isStorageError, migrateStorage, openEtcdStorage, openSqliteStorage } from "@skiff/storage";
+import type { EtcdStorageOptions, Storage } from "@skiff/storage";
+import { buildAuthenticator, buildAuthorizer, loadClientCA } from "./auth/chain.js";
+import { loadTokenFile } from "./auth/token-file.js";
 import { loadOrGenerateCertificates } from "./certs.js";
 import { discoveryRoutes } from "./discovery-routes.js";
 import { formatAPIServerHelp, parseAPIServerOptions } from "./options.js";
+import { startControllers } from "./controllers/index.js";
 import { createAllStrategies } from "./registry/index.js";
+import { loadOrCreateNodeAgentClientCertificate, podLogRoutes } from "./pod-log-proxy.js";
+import { storageKeyOf } from "./registry/keys.js";
+
+/**
+ * `SKIFF_WATCH_BOOKMARK_INTERVAL_MS`: the period of watch BOOKMARK events (default 60000, as
+ * 1.23's cacher sends them about every minute). For tests only; not a flag of the contract.
+ */
+function watchBookmarkInterval(): { bookmarkIntervalMs?: number } {
+  const raw = process.env["SKIFF_WATCH_BOOKMARK_INTERVAL_MS"];
+  const ms = raw === undefined ? NaN : Number(raw);
+  return Number.isSafeInteger(ms) && ms > 0 ? { bookmarkIntervalMs: ms } : {};
+}
 
 /** The version /version and --version report. */
 export const skiffVersion = { major: "1", minor: "23", gitVersion: "v1.23.0-skiff.0" };
@@ -32,7 +46,10 @@ async function ensureNamespaces(storage: Storage): Promise<void> {
       spec: { finalizers: ["kubernetes"] },
       status: { phase: "Active" },
     };
-    await storage.create(key, ns as never).catch(() => undefined);
+    // Several apiservers may start together on one etcd: the first create wins, the others see KeyExists.
+    await storage.create(key, ns as never).catch((e: unknown) => {
+      if (!isStorageError(e, "KeyExists")) throw e;
+    });
   }
 }
 
@@ -48,9 +65,14 @@ function healthRoutes(endpoint: string, checks: readonly HealthCheck[]): NonReso
   ];
 }
 
+async function withNodeAgentClientCertificate(certDir: string): Promise<{ clientCertificate?: { cert: string; key: string } }> {
+  const c = await loadOrCreateNodeAgentClientCertificate(certDir);
+  return c ? { clientCertificate: c } : {};
+}
+
 async function main(argv: readonly string[]): Promise<number> {
   const gates = nodeAgentFeatureGates();
-  const r = parseAPIServerOptions(argv, gates.knownFeatures());
+  const r = parseAPIServerOptions(argv, gates.featureNames());
   for (const w of r.warnings) process.stderr.write(`${w}\n`);
   if (!r.ok) {
     for (const e of r.errors) process.stderr.write(`Error: ${e}\n`);
@@ -68,27 +90,65 @@ async function main(argv: readonly string[]): Promise<number> {
   gates.setFromMap(o.featureGates);
   const tokens = o.tokenAuthFile === "" ? new Map() : await loadTokenFile(o.tokenAuthFile);
   const certs = await loadOrGenerateCertificates(o);
-  const storage = await openSqliteStorage({ dataDir: o.dataDir });
+  const clientCA = await loadClientCA(o.clientCAFile);
+  const authenticator = buildAuthenticator({ anonymousAuth: o.anonymousAuth, clientCA: clientCA !== undefined }, tokens);
+  const authorizer = await buildAuthorizer(o);
+  const etcdOptions: EtcdStorageOptions = {
+    servers: o.etcdServers,
+    prefix: o.etcdPrefix,
+    compactionIntervalMs: o.etcdCompactionInterval.ms,
+    ...(o.etcdCAFile === "" ? {} : { caFile: o.etcdCAFile }),
+    ...(o.etcdCertFile === "" ? {} : { certFile: o.etcdCertFile, keyFile: o.etcdKeyFile }),
+  };
+  if (o.migrateSqliteToEtcd !== "") {
+    // One-shot: copy a SQLite data dir into etcd, then exit.
+    const from = await openSqliteStorage({ dataDir: o.migrateSqliteToEtcd, compactionIntervalMs: 0 });
+    try {
+      const to = await openEtcdStorage({ ...etcdOptions, compactionIntervalMs: 0 });
+      try {
+        const r = await migrateStorage(from, to);
+        process.stdout.write(`Migrated ${r.copied} objects (${r.skipped} already present) from ${o.migrateSqliteToEtcd} (revision ${r.sourceRevision}) into etcd under ${o.etcdPrefix}\n`);
+      } finally {
+        await to.close();
+      }
+    } finally {
+      await from.close();
+    }
+    return 0;
+  }
+  const storage = o.etcdServers.length > 0 ? await openEtcdStorage(etcdOptions) : await openSqliteStorage({ dataDir: o.dataDir });
   await ensureNamespaces(storage);
+  const strategies = createAllStrategies({
+    jobReadyPods: gates.enabled("JobReadyPods"),
+    jobTrackingWithFinalizers: gates.enabled("JobTrackingWithFinalizers"),
+    jobMutableNodeSchedulingDirectives: gates.enabled("JobMutableNodeSchedulingDirectives"),
+  });
+  // One backend watch for every watcher and the current state for resourceVersion="0" reads;
+  // writes and consistent reads pass through.
+  const cache = new WatchCache(storage, { prefix: "/registry/", keyOf: storageKeyOf(strategies, storage), ...watchBookmarkInterval() });
+  // The garbage collector and the namespace controller run in this process (see controllers/).
+  const stopControllers = await startControllers(strategies, cache, (line) => {
+    if (o.verbosity >= 2) process.stderr.write(`${line}\n`);
+  });
   const server = createAPIServer({
-    strategies: createAllStrategies({
-      jobReadyPods: gates.enabled("JobReadyPods"),
-      jobTrackingWithFinalizers: gates.enabled("JobTrackingWithFinalizers"),
-      jobMutableNodeSchedulingDirectives: gates.enabled("JobMutableNodeSchedulingDirectives"),
-    }),
-    // One backend watch for every watcher; writes and consistent reads pass through.
-    storage: new WatchCache(storage, { prefix: "/registry/" }),
-    authenticator: (req) => {
-      const h = req.headers["authorization"];
-      const res = authenticateBearer(Array.isArray(h) ? h[0] : h, tokens, o.anonymousAuth);
-      return res.ok ? res.user : null;
+    strategies,
+    storage: cache,
+    authenticator,
+    authorizer,
+    limits: {
+      maxRequestsInFlight: o.maxRequestsInflight,
+      maxMutatingRequestsInFlight: o.maxMutatingRequestsInflight,
+      requestTimeoutMs: o.requestTimeout.ms,
+      minRequestTimeoutSeconds: o.minRequestTimeout,
     },
-    authorizer: alwaysAllowAuthorizer,
     admission: [namespaceLifecycle(storage)],
-    tls: { cert: certs.cert, key: certs.key },
+    tls: { cert: certs.cert, key: certs.key, ...(clientCA !== undefined ? { ca: clientCA, requestCert: true } : {}) },
     verbosity: o.verbosity,
     extraRoutes: [
-      ...discoveryRoutes(),
+      ...discoveryRoutes(reviewResources),
+      ...reviewRoutes({ authenticator, authorizer }),
+      // pods/log proxies to the node agent, presenting a client certificate signed by our CA.
+      ...podLogRoutes({ strategies, storage: cache, ...(await withNodeAgentClientCertificate(o.certDir)) }),
       ...["healthz", "livez", "readyz"].flatMap((endpoint) => healthRoutes(endpoint, [pingCheck, logCheck])),
       {
         method: "GET",
@@ -104,6 +164,7 @@ async function main(argv: readonly string[]): Promise<number> {
     process.once("SIGTERM", stop);
     process.once("SIGINT", stop);
   });
+  stopControllers();
   await server.close();
   await storage.close();
   return 0;

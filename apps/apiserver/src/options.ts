@@ -5,7 +5,7 @@
  * @see cmd/kube-apiserver/app/options/options.go
  * @see cmd/kube-apiserver/app/options/validation.go
  */
-import { FlagSet, flagTypes as t, formatHelp, wordSepNormalize } from "@skiff/flags";
+import { Duration, FlagSet, flagTypes as t, formatHelp, mustParseDuration, wordSepNormalize } from "@skiff/flags";
 import type { FlagSpec, FlagTable } from "@skiff/flags";
 
 /** Every skiff-apiserver option, as parsed from flags. */
@@ -23,7 +23,16 @@ export interface APIServerOptions {
   dataDir: string;
   etcdServers: string[];
   etcdPrefix: string;
+  etcdCAFile: string;
+  etcdCertFile: string;
+  etcdKeyFile: string;
+  etcdCompactionInterval: Duration;
+  migrateSqliteToEtcd: string;
   featureGates: Record<string, boolean>;
+  maxRequestsInflight: number;
+  maxMutatingRequestsInflight: number;
+  requestTimeout: Duration;
+  minRequestTimeout: number;
   verbosity: number;
   loggingFormat: string;
   help: boolean;
@@ -31,7 +40,7 @@ export interface APIServerOptions {
 }
 
 /** Authorization modes skiff-apiserver accepts today. */
-export const supportedAuthorizationModes: readonly string[] = Object.freeze(["AlwaysAllow"]);
+export const supportedAuthorizationModes: readonly string[] = Object.freeze(["AlwaysAllow", "ABAC"]);
 
 /**
  * The flag table (the source of `--help` and the README's flag table).
@@ -98,7 +107,7 @@ export const apiServerFlagTable = {
     name: "authorization-mode",
     type: t.strings,
     default: ["AlwaysAllow"],
-    usage: "Ordered list of plug-ins to do authorization on secure port. Comma-delimited list of: AlwaysAllow.",
+    usage: "Ordered list of plug-ins to do authorization on secure port. Comma-delimited list of: AlwaysAllow,ABAC.",
     section: "Authorization",
   },
   authorizationPolicyFile: {
@@ -119,7 +128,7 @@ export const apiServerFlagTable = {
     name: "etcd-servers",
     type: t.strings,
     default: [],
-    usage: "List of etcd servers to connect with (scheme://ip:port), comma separated. Not built yet.",
+    usage: "List of etcd servers to connect with (scheme://ip:port), comma separated. When set, objects are stored in etcd instead of SQLite in --data-dir.",
     section: "Storage",
   },
   etcdPrefix: {
@@ -129,11 +138,74 @@ export const apiServerFlagTable = {
     usage: "The prefix to prepend to all resource paths in etcd.",
     section: "Storage",
   },
+  etcdCAFile: {
+    name: "etcd-cafile",
+    type: t.string,
+    default: "",
+    usage: "CA bundle (PEM) that verifies the certificates of the etcd servers.",
+    section: "Storage",
+  },
+  etcdCertFile: {
+    name: "etcd-certfile",
+    type: t.string,
+    default: "",
+    usage: "Client certificate (PEM) the apiserver presents to etcd; needs --etcd-keyfile.",
+    section: "Storage",
+  },
+  etcdKeyFile: {
+    name: "etcd-keyfile",
+    type: t.string,
+    default: "",
+    usage: "Private key (PEM) of --etcd-certfile.",
+    section: "Storage",
+  },
+  etcdCompactionInterval: {
+    name: "etcd-compaction-interval",
+    type: t.duration,
+    default: Duration.fromSeconds(300),
+    usage: "How often the apiserver asks etcd to compact the history older than one interval. 0 disables compaction requests.",
+    section: "Storage",
+  },
+  migrateSqliteToEtcd: {
+    name: "migrate-sqlite-to-etcd",
+    type: t.string,
+    default: "",
+    usage: "Copy every object of the SQLite storage in this data directory into etcd (--etcd-servers, --etcd-prefix), then exit. Objects keep their content; their resourceVersions become etcd revisions. Safe to re-run after an interruption.",
+    section: "Storage",
+  },
   featureGates: {
     name: "feature-gates",
     type: t.mapStringBool,
     default: {},
     usage: "A set of key=value pairs that describe feature gates for alpha/experimental features.",
+    section: "Generic",
+  },
+  maxRequestsInflight: {
+    name: "max-requests-inflight",
+    type: t.int32,
+    default: 400,
+    usage: "This and --max-mutating-requests-inflight are summed to determine the server's total concurrency limit (which must be positive) if --enable-priority-and-fairness is true. Otherwise, this flag limits the maximum number of non-mutating requests in flight, or a zero value disables the limit completely.",
+    section: "Generic",
+  },
+  maxMutatingRequestsInflight: {
+    name: "max-mutating-requests-inflight",
+    type: t.int32,
+    default: 200,
+    usage: "This and --max-requests-inflight are summed to determine the server's total concurrency limit (which must be positive) if --enable-priority-and-fairness is true. Otherwise, this flag limits the maximum number of mutating requests in flight, or a zero value disables the limit completely.",
+    section: "Generic",
+  },
+  requestTimeout: {
+    name: "request-timeout",
+    type: t.duration,
+    default: mustParseDuration("1m0s"),
+    usage: "An optional field indicating the duration a handler must keep a request open before timing it out. This is the default request timeout for requests but may be overridden by flags such as --min-request-timeout for specific types of requests.",
+    section: "Generic",
+  },
+  minRequestTimeout: {
+    name: "min-request-timeout",
+    type: t.int32,
+    default: 1800,
+    usage: "An optional field indicating the minimum number of seconds a handler must keep a request open before timing it out. Currently only honored by the watch request handler, which picks a randomized value above this number as the connection timeout, to spread out load.",
     section: "Generic",
   },
   verbosity: { name: "v", shorthand: "v", type: t.level, default: 0, usage: "number for the log level verbosity", section: "Logs" },
@@ -202,18 +274,27 @@ export function validateAPIServerOptions(o: APIServerOptions, knownGates: readon
   }
   if (o.authorizationMode.length === 0) errs.push("--authorization-mode: at least one authorization mode must be passed");
   for (const m of o.authorizationMode) {
-    if (m === "ABAC") errs.push(`--authorization-mode: authorization mode "ABAC" is not supported yet (supported: ${supportedAuthorizationModes.join(", ")})`);
-    else if (!supportedAuthorizationModes.includes(m)) {
+    if (!supportedAuthorizationModes.includes(m)) {
       errs.push(`--authorization-mode: authorization mode "${m}" is not a valid mode (supported: ${supportedAuthorizationModes.join(", ")})`);
     }
   }
   if (new Set(o.authorizationMode).size !== o.authorizationMode.length) {
     errs.push(`--authorization-mode: has mode specified more than once: ${o.authorizationMode.join(",")}`);
   }
+  if (o.authorizationMode.includes("ABAC") && o.authorizationPolicyFile === "") errs.push("--authorization-mode ABAC's authorization policy file not passed (--authorization-policy-file)");
+  if (o.maxRequestsInflight < 0) errs.push("--max-requests-inflight can not be negative value");
+  if (o.maxMutatingRequestsInflight < 0) errs.push("--max-mutating-requests-inflight can not be negative value");
+  if (o.requestTimeout.nanoseconds <= 0n) errs.push("--request-timeout must be a positive duration");
+  if (o.minRequestTimeout < 0) errs.push("--min-request-timeout can not be negative value");
   if (o.authorizationPolicyFile !== "" && !o.authorizationMode.includes("ABAC")) {
     errs.push("--authorization-policy-file cannot be used without ABAC authorization mode");
   }
-  if (o.etcdServers.length > 0) errs.push("--etcd-servers: etcd storage is not built yet; omit it to use SQLite in --data-dir");
+  for (const server of o.etcdServers) {
+    if (!/^https?:\/\/[^/\s]+\/?$/.test(server)) errs.push(`--etcd-servers "${server}" must be a URL like http://127.0.0.1:2379 or https://host:port`);
+  }
+  if (o.migrateSqliteToEtcd !== "" && o.etcdServers.length === 0) errs.push("--migrate-sqlite-to-etcd needs --etcd-servers");
+  if ((o.etcdCertFile === "") !== (o.etcdKeyFile === "")) errs.push("--etcd-certfile and --etcd-keyfile must be given together");
+  if (o.etcdCompactionInterval.ms < 0) errs.push("--etcd-compaction-interval must not be negative");
   if (!o.etcdPrefix.startsWith("/")) errs.push(`--etcd-prefix "${o.etcdPrefix}" must start with "/"`);
   if (o.dataDir === "") errs.push("--data-dir must not be empty");
   if (o.certDir === "" && o.tlsCertFile === "") errs.push("--cert-dir must not be empty when no --tls-cert-file is given");

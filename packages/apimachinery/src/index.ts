@@ -125,3 +125,29 @@ export {
   newBookmarkEvent,
 } from "./watch.js";
 export type { BookmarkObject, WatchDecodeErrorReason, WatchEvent, WatchEventDecoderOptions, WatchEventType } from "./watch.js";
+export {
+  FieldSet,
+  FieldsV1Error,
+  comparePathElements,
+  fieldElement,
+  formatFieldPath,
+  indexElement,
+  keyElement,
+  parseFieldsV1,
+  valueElement,
+} from "./managed-fields/field-set.js";
+export type { FieldSetPath, PathElement } from "./managed-fields/field-set.js";
+export { deducedTypeSchema, typeSchemaFromOpenAPI } from "./managed-fields/type-schema.js";
+export type { ListType, TypeSchema } from "./managed-fields/type-schema.js";
+export { TypedValueError, compareObjects, mergeApplied, removeFields, toFieldSet } from "./managed-fields/typed.js";
+export type { Comparison } from "./managed-fields/typed.js";
+export {
+  ApplyConflictError,
+  ApplyRequestError,
+  applyConfiguration,
+  decodeManagedFields,
+  encodeManagedFields,
+  fieldPathOf,
+  recordUpdate,
+} from "./managed-fields/field-manager.js";
+export type { FieldConflict, FieldManagerOptions, ManagedFieldsEntry, ManagerRecord } from "./managed-fields/field-manager.js";

@@ -5,13 +5,33 @@ export type {
   RequestContext,
   ResourceStrategy,
   StatusStrategy,
+  SubresourceCreateHandler,
+  SubresourceStoreAccess,
   TableConvertor,
   UserInfo,
 } from "./registry/strategy.js";
-export { GenericStore, generateName, specChanged } from "./registry/store.js";
+export { GenericStore, deleteRequest, generateName, specChanged } from "./registry/store.js";
 export type { ListParams, StoreDeleteOptions, StoreDeleteResult } from "./registry/store.js";
-export { alwaysAllowAuthorizer, anonymousAuthenticator } from "./auth/auth.js";
-export type { AuthenticationRequest, Authenticator, AuthorizationAttributes, AuthorizationDecision, Authorizer } from "./auth/auth.js";
+export { alwaysAllowAuthorizer, anonymousAuthenticator, wellKnownUsers } from "./auth/auth.js";
+export type { AuthenticationRequest, Authenticator, AuthorizationAttributes, AuthorizationDecision, Authorizer, ClientCertificateInfo } from "./auth/auth.js";
+export { AuthenticationError, bearerTokenAuthenticator, createAuthenticationChain, parseBearerToken, unionAuthenticators, x509Authenticator } from "./auth/authenticators.js";
+export type { AuthenticationChainOptions } from "./auth/authenticators.js";
+export { formatForbiddenMessage, isReadOnlyVerb, newForbiddenFromDecision, privilegedGroupsAuthorizer, unionAuthorizers } from "./auth/authorizers.js";
+export { abacAuthorizer, abacPolicyAPIVersion, formatABACErrors, parseABACPolicies } from "./auth/abac.js";
+export type { ABACPolicy, ABACPolicyLineError, ParseABACResult } from "./auth/abac.js";
+export { reviewResources, reviewRoutes } from "./auth/reviews.js";
+export type { ReviewConfig } from "./auth/reviews.js";
+export {
+  InFlightLimiter,
+  applyServerTimeouts,
+  defaultRequestLimits,
+  getRequestUser,
+  installRequestFilters,
+  isLongRunningRequest,
+  resolveWatchTimeoutSeconds,
+  tooManyRequestsMessage,
+} from "./filters/index.js";
+export type { RequestFilterConfig, RequestLimits } from "./filters/index.js";
 export { parseRequestInfo } from "./request/request-info.js";
 export type { RequestInfo } from "./request/request-info.js";
 export { bodyMediaTypes, decodeBody, findDuplicateJSONKeys, negotiateResponse, patchMediaTypes } from "./negotiation/negotiation.js";

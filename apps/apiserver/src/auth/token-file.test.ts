@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { TokenFileError, anonymousUser, authenticateBearer, loadTokenFile, parseTokenFile } from "./token-file.js";
+import { TokenFileError, loadTokenFile, parseTokenFile } from "./token-file.js";
 
 describe("parseTokenFile", () => {
   it("parses tokens, quoted groups, optional groups and blank lines", () => {
@@ -24,24 +24,5 @@ describe("parseTokenFile", () => {
     await writeFile(join(dir, "t.csv"), "t1,u,1\n");
     expect((await loadTokenFile(join(dir, "t.csv"))).get("t1")?.username).toBe("u");
     await expect(loadTokenFile(join(dir, "missing.csv"))).rejects.toThrow(TokenFileError);
-  });
-});
-
-describe("authenticateBearer", () => {
-  const tokens = parseTokenFile("good,alice,1,dev\n");
-  it("authenticates a known token and adds system:authenticated", () => {
-    expect(authenticateBearer("Bearer good", tokens, true)).toEqual({
-      ok: true,
-      user: { username: "alice", uid: "1", groups: ["dev", "system:authenticated"] },
-    });
-  });
-  it("rejects unknown tokens even with anonymous on", () => {
-    expect(authenticateBearer("Bearer bad", tokens, true)).toEqual({ ok: false, reason: "InvalidToken" });
-    expect(authenticateBearer("Bearer", tokens, true)).toEqual({ ok: false, reason: "InvalidToken" });
-  });
-  it("falls back to anonymous only when allowed", () => {
-    expect(authenticateBearer(undefined, tokens, true)).toEqual({ ok: true, user: anonymousUser });
-    expect(authenticateBearer(undefined, tokens, false)).toEqual({ ok: false, reason: "NoCredentials" });
-    expect(authenticateBearer("Basic xyz", tokens, false)).toEqual({ ok: false, reason: "NoCredentials" });
   });
 });

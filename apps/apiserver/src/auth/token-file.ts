@@ -3,6 +3,8 @@
  * `token,user,uid[,"group1,group2"]` (extra columns ignored; blank lines skipped).
  *
  * @see staging/src/k8s.io/apiserver/plugin/pkg/authenticator/token/tokenfile/tokenfile.go
+ * The bearer-token authentication itself is `bearerTokenAuthenticator` of @skiff/apiserver-core,
+ * wired in `chain.ts`.
  */
 import { readFile } from "node:fs/promises";
 import type { UserInfo } from "@skiff/apiserver-core";
@@ -60,37 +62,6 @@ export async function loadTokenFile(path: string): Promise<Map<string, UserInfo>
     throw new TokenFileError(`--token-auth-file: cannot read "${path}": ${(e as Error).message}`);
   }
   return parseTokenFile(text, path);
-}
-
-/** Result of authenticating one request. */
-export type AuthenticationResult = { ok: true; user: UserInfo } | { ok: false; reason: "NoCredentials" | "InvalidToken" };
-
-/** The anonymous user kube-apiserver assigns when `--anonymous-auth` is on. */
-export const anonymousUser: UserInfo = Object.freeze({ username: "system:anonymous", groups: Object.freeze(["system:unauthenticated"]) });
-
-/**
- * Authenticate by the `Authorization: Bearer <token>` header against `tokens`; every user
- * authenticated this way also gets `system:authenticated`. No header and `anonymous` → the
- * anonymous user; a bad token is always rejected (401), as kube-apiserver does.
- *
- * @see staging/src/k8s.io/apiserver/pkg/authentication/request/bearertoken/bearertoken.go
- */
-export function authenticateBearer(
-  authorization: string | undefined,
-  tokens: ReadonlyMap<string, UserInfo>,
-  anonymous: boolean,
-): AuthenticationResult {
-  const m = authorization === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(authorization.trim());
-  if (m === null) {
-    if (authorization !== undefined && authorization.trim() !== "" && /^bearer/i.test(authorization.trim())) {
-      return { ok: false, reason: "InvalidToken" };
-    }
-    return anonymous ? { ok: true, user: anonymousUser } : { ok: false, reason: "NoCredentials" };
-  }
-  const user = tokens.get(m[1] ?? "");
-  if (user === undefined) return { ok: false, reason: "InvalidToken" };
-  const groups = user.groups.includes("system:authenticated") ? user.groups : [...user.groups, "system:authenticated"];
-  return { ok: true, user: { ...user, groups } };
 }
 
 /** One CSV record (RFC 4180 quoting); `undefined` on an unterminated quote. */

@@ -68,7 +68,6 @@ export class PodStatusSync {
   private readonly queue = new Set<string>();
   private running = false;
   private stopped = false;
-  private idle: Promise<void> = Promise.resolve();
 
   constructor(private readonly o: PodStatusSyncOptions) {}
 
@@ -87,11 +86,6 @@ export class PodStatusSync {
     }
   }
 
-  /** Resolves when the queue is empty (tests). */
-  async flush(): Promise<void> {
-    while (this.running || this.queue.size > 0) await this.idle;
-  }
-
   stop(): void {
     this.stopped = true;
     this.queue.clear();
@@ -100,7 +94,7 @@ export class PodStatusSync {
   private enqueue(uid: string): void {
     if (this.stopped) return;
     this.queue.add(uid);
-    if (!this.running) this.idle = this.drain();
+    if (!this.running) void this.drain();
   }
 
   private async drain(): Promise<void> {

@@ -210,10 +210,13 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
 
   const config = new PodConfig(handleUpdate, info);
 
+  let runtimeProbed = false;
   async function probeRuntime(): Promise<RuntimeState> {
     const wasReady = clients.current().ready;
     const state = await clients.probe();
-    if (state.ready !== wasReady) info(state.ready ? `container runtime is ready (${state.runtimeName})` : state.message);
+    // Also the first answer: a runtime that is down at start is reported, not silently waited for.
+    if (state.ready !== wasReady || !runtimeProbed) info(state.ready ? `container runtime is ready (${state.runtimeName})` : state.message);
+    runtimeProbed = true;
     workers.setPaused(!state.ready);
     return state;
   }

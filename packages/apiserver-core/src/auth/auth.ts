@@ -1,28 +1,44 @@
 /**
  * Authentication and authorization hooks of the API server.
- * @see k8s.io/apiserver/pkg/authentication/authenticator/interfaces.go
- * @see k8s.io/apiserver/pkg/authorization/authorizer/interfaces.go
+ * @see staging/src/k8s.io/apiserver/pkg/authentication/authenticator/interfaces.go
+ * @see staging/src/k8s.io/apiserver/pkg/authorization/authorizer/interfaces.go
  */
 import type { UserInfo } from "../registry/strategy.js";
+
+/** A client certificate presented on the TLS connection, as the server saw it. */
+export interface ClientCertificateInfo {
+  /** Subject CN (`""` when absent). */
+  readonly commonName: string;
+  /** Subject O values, in certificate order. */
+  readonly organizations: readonly string[];
+  /** Whether the chain verified against `--client-ca-file` (and the certificate allows client auth). */
+  readonly verified: boolean;
+  /** Why verification failed (Node's TLS `authorizationError`, or an extended-key-usage problem). */
+  readonly verifyError?: string;
+}
 
 /** The request facts an {@link Authenticator} may look at. */
 export interface AuthenticationRequest {
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
-  /** The verified client certificate's subject CN and O values, when TLS client auth was used. */
-  readonly clientCertificate?: { readonly commonName: string; readonly organizations: readonly string[] };
+  /** The client certificate, when the client presented one (verified or not: see `verified`). */
+  readonly clientCertificate?: ClientCertificateInfo;
 }
 
 /**
- * Identifies the user of a request: the user, `null` when the request carries no (or unusable)
- * credentials (→ 401), or throws for invalid credentials (→ 401 too).
+ * Identifies the user of a request. Returns the user; `null` when the request carries no
+ * credentials this authenticator understands (no opinion); throws (any error) for credentials
+ * it understands but rejects (bad token, untrusted certificate). Both `null` from the whole
+ * chain and a throw answer 401.
  */
 export type Authenticator = (req: AuthenticationRequest) => UserInfo | null | Promise<UserInfo | null>;
 
 /** What an {@link Authorizer} decides on, as Kubernetes' `authorizer.Attributes`. */
 export interface AuthorizationAttributes {
   readonly user: UserInfo;
+  /** Resource verbs (get, list, watch, create, ...) or the lowercased HTTP method for non-resource paths. */
   readonly verb: string;
   readonly resourceRequest: boolean;
+  /** The URL path without query. */
   readonly path: string;
   readonly apiGroup: string;
   readonly apiVersion: string;
@@ -32,18 +48,34 @@ export interface AuthorizationAttributes {
   readonly name: string;
 }
 
-/** The authorizer's answer; `reason` is appended to the 403 message when not allowed. */
+/**
+ * The authorizer's answer. `allowed: false` without `denied` is "no opinion" (a union asks the
+ * next authorizer); `denied: true` stops a union. `reason` is appended to the 403 message.
+ */
 export interface AuthorizationDecision {
   readonly allowed: boolean;
   readonly reason: string;
+  /** An explicit denial. @defaultValue false */
+  readonly denied?: boolean;
 }
 
 /** Decides whether a request may proceed. */
 export type Authorizer = (attrs: AuthorizationAttributes) => AuthorizationDecision | Promise<AuthorizationDecision>;
 
 /**
+ * Well-known user and group names.
+ * @see staging/src/k8s.io/apiserver/pkg/authentication/user/user.go
+ */
+export const wellKnownUsers = Object.freeze({
+  anonymous: "system:anonymous",
+  allAuthenticated: "system:authenticated",
+  allUnauthenticated: "system:unauthenticated",
+  privilegedGroup: "system:masters",
+});
+
+/**
  * The authorizer that allows everything (`--authorization-mode=AlwaysAllow`).
- * @see k8s.io/apiserver/pkg/authorization/authorizerfactory/builtin.go
+ * @see staging/src/k8s.io/apiserver/pkg/authorization/authorizerfactory/builtin.go
  */
 export const alwaysAllowAuthorizer: Authorizer = () => ({ allowed: true, reason: "" });
 

@@ -118,7 +118,12 @@ export function decodeBody(contentType: string | undefined, body: string, allowe
   if (type === "application/yaml" || type === "application/apply-patch+yaml") {
     const doc = parseDocument(body, { uniqueKeys: false });
     if (doc.errors.length > 0) throw newBadRequest(`error converting YAML to JSON: ${doc.errors[0]!.message}`);
-    return { value: doc.toJS() as unknown, duplicateFields: [] };
+    try {
+      // toJS throws on an unresolved alias (`*x`) or an alias bomb (maxAliasCount).
+      return { value: doc.toJS() as unknown, duplicateFields: [] };
+    } catch (e) {
+      throw newBadRequest(`error converting YAML to JSON: ${(e as Error).message}`);
+    }
   }
   let value: unknown;
   try {

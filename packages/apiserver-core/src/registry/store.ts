@@ -5,9 +5,12 @@
 import { randomUUID } from "node:crypto";
 import {
   ContinueTokenError,
+  StatusError,
   decodeContinue,
   encodeContinue,
+  forbidden,
   invalid,
+  notSupported,
   newAlreadyExists,
   newBadRequest,
   newConflict,
@@ -15,10 +18,11 @@ import {
   newInvalid,
   newNotFound,
   newResourceExpired,
+  newTimeoutError,
   parseFieldSelector,
   parseLabelSelector,
 } from "@skiff/apimachinery";
-import type { FieldSelector, Selector } from "@skiff/apimachinery";
+import type { FieldError, FieldSelector, Selector } from "@skiff/apimachinery";
 import { isStorageError } from "@skiff/storage";
 import type { Storage, StoredObject } from "@skiff/storage";
 import type { APIObject, RequestContext, ResourceStrategy } from "./strategy.js";
@@ -42,10 +46,72 @@ export interface StoreDeleteOptions {
   readonly preconditions?: { readonly uid?: string; readonly resourceVersion?: string };
 }
 
-/** A delete's outcome: the object, and whether it is gone (`true`) or only marked (`false`: 202). */
+/**
+ * A delete's outcome. `deleted`: the object is gone (`false`: only marked, it waits for its
+ * grace period or finalizers). `finalized`: answer as a finished delete (the object or a Success
+ * `Status`, per the strategy's `returnDeletedObject`); otherwise answer with `object` as it is
+ * now stored. Both with status 200, as 1.23.
+ */
 export interface StoreDeleteResult {
   readonly object: APIObject;
   readonly deleted: boolean;
+  readonly finalized: boolean;
+}
+
+/**
+ * Reads a DELETE request's options: the `DeleteOptions` body (JSON; may be empty) and the
+ * `gracePeriodSeconds`/`propagationPolicy`/`orphanDependents`/`dryRun` query parameters (the query
+ * wins, as 1.23 decodes the query over the body). A body `dryRun: ["All"]` turns on dry run.
+ * Does not mutate `ctx`; returns a context copy sharing its `warnings` array.
+ * @throws StatusError 400 (undecodable body, bad integers, unknown dryRun value), 422 (both
+ *   `orphanDependents` and `propagationPolicy`)
+ * @see k8s.io/apiserver/pkg/endpoints/handlers/delete.go
+ * @example const { ctx: c, options } = deleteRequest(ctx, { gracePeriodSeconds: "0" }, "");
+ */
+export function deleteRequest(ctx: RequestContext, query: Readonly<Record<string, string>>, body: string): { ctx: RequestContext; options: StoreDeleteOptions } {
+  let opts: Record<string, unknown> = {};
+  if (body.trim() !== "") {
+    let v: unknown;
+    try {
+      v = JSON.parse(body);
+    } catch (e) {
+      throw newBadRequest(`error decoding DeleteOptions: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    if (!v || typeof v !== "object" || Array.isArray(v)) throw newBadRequest("DeleteOptions must be a JSON object");
+    opts = v as Record<string, unknown>;
+  }
+  const int = (name: string, raw: unknown): number | undefined => {
+    if (raw === undefined || raw === null) return undefined;
+    const n = typeof raw === "string" && /^-?[0-9]+$/.test(raw) ? Number(raw) : typeof raw === "number" ? raw : NaN;
+    if (!Number.isSafeInteger(n)) throw newBadRequest(`${name}: Invalid value: ${JSON.stringify(raw)}: must be an integer`);
+    return n;
+  };
+  const grace = int("gracePeriodSeconds", query["gracePeriodSeconds"] ?? opts["gracePeriodSeconds"]);
+  const rawPolicy = query["propagationPolicy"] ?? opts["propagationPolicy"];
+  if (rawPolicy !== undefined && rawPolicy !== null && typeof rawPolicy !== "string") throw newBadRequest("propagationPolicy must be a string");
+  const rawOrphan = query["orphanDependents"] ?? opts["orphanDependents"];
+  const orphan = rawOrphan === undefined || rawOrphan === null ? undefined : rawOrphan === true || rawOrphan === "true";
+  if (orphan !== undefined && typeof rawPolicy === "string") {
+    throw newInvalid({ group: "meta.k8s.io", kind: "DeleteOptions" }, "", [invalid("propagationPolicy", rawPolicy, "orphanDependents and deletionPropagation cannot be both set")]);
+  }
+  const policy = typeof rawPolicy === "string" ? rawPolicy : orphan === undefined ? undefined : orphan ? "Orphan" : "Background";
+  const pre = opts["preconditions"];
+  const preconditions: { uid?: string; resourceVersion?: string } = {};
+  if (pre && typeof pre === "object") {
+    const p = pre as Record<string, unknown>;
+    if (typeof p["uid"] === "string") preconditions.uid = p["uid"];
+    if (typeof p["resourceVersion"] === "string") preconditions.resourceVersion = p["resourceVersion"];
+  }
+  const bodyDryRun = Array.isArray(opts["dryRun"]) ? (opts["dryRun"] as unknown[]) : [];
+  for (const d of bodyDryRun) if (d !== "All") throw newBadRequest(`Invalid dryRun value: ${String(d)}. Valid values: All`);
+  return {
+    ctx: bodyDryRun.length > 0 && !ctx.dryRun ? { ...ctx, dryRun: true } : ctx,
+    options: {
+      ...(grace !== undefined ? { gracePeriodSeconds: grace } : {}),
+      ...(policy !== undefined ? { propagationPolicy: policy } : {}),
+      ...(preconditions.uid !== undefined || preconditions.resourceVersion !== undefined ? { preconditions } : {}),
+    },
+  };
 }
 
 /** Appends `n` random characters from Kubernetes' name alphabet to `base` (`generateName`). @see k8s.io/apiserver/pkg/storage/names/generate.go */
@@ -123,6 +189,13 @@ export class GenericStore {
         return newConflict(this.gr, name, new Error("the object has been modified; please apply your changes to the latest version and try again"));
       case "ResourceVersionExpired":
         return newResourceExpired(err.message);
+      case "InvalidObj":
+        return newConflict(this.gr, name, new Error(err.detail ?? err.message));
+      case "TooLargeResourceVersion": {
+        // storage.NewTooLargeResourceVersionError (504 Timeout, retry after 1 s, with its cause).
+        const e = newTimeoutError(`Too large resource version: ${String(err.revision ?? 0)}, current: ${String(err.currentRevision ?? 0)}`, 1);
+        return new StatusError({ ...e.status, details: { ...e.status.details, causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }] } });
+      }
       case "InvalidError":
         return newBadRequest(err.message);
       default:
@@ -133,11 +206,13 @@ export class GenericStore {
   /** Creates `obj`. Mutates `obj`. */
   async create(ctx: RequestContext, obj: APIObject): Promise<APIObject> {
     const s = this.strategy;
+    // Defaults first (as decoding does in Kubernetes): a defaulter may replace `metadata`, so
+    // `meta` is read after it; a stale reference once lost the uid of Jobs with manualSelector.
+    s.applyDefaults(obj);
     const meta = (obj.metadata ??= {});
     if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
     if (s.resource.namespaced) meta.namespace = ctx.namespace ?? "";
     else delete meta.namespace;
-    s.applyDefaults(obj);
     meta.uid = randomUUID();
     meta.creationTimestamp = ctx.now.toISOString().replace(/\.\d{3}Z$/, "Z");
     delete meta.deletionTimestamp;
@@ -162,10 +237,17 @@ export class GenericStore {
     }
   }
 
-  /** Reads one object; 404 when missing. */
-  async get(ctx: RequestContext, name: string): Promise<APIObject> {
+  /**
+   * Reads one object; 404 when missing. `resourceVersion` as 1.23's GetOptions: unset/`""` is a
+   * consistent read, `"0"` any (the watch cache's copy), `N` not older than N.
+   * @throws StatusError 404; 400 for a malformed resourceVersion; 504-class errors from storage
+   */
+  async get(ctx: RequestContext, name: string, resourceVersion?: string): Promise<APIObject> {
+    if (resourceVersion !== undefined && resourceVersion !== "" && !/^[0-9]+$/.test(resourceVersion)) throw newBadRequest(`invalid resource version: ${resourceVersion}`);
     try {
-      return (await this.storage.get(this.key(ctx.namespace, name))) as APIObject;
+      const key = this.key(ctx.namespace, name);
+      if (resourceVersion) return (await this.storage.get(key, { resourceVersion })) as APIObject;
+      return (await this.storage.get(key)) as APIObject;
     } catch (e) {
       throw this.interpret(e, name);
     }
@@ -183,9 +265,15 @@ export class GenericStore {
     if (params.fieldSelector) {
       const r = parseFieldSelector(params.fieldSelector);
       if (!r.ok) throw newBadRequest(r.error);
-      const allowed = new Set(["metadata.name", ...(this.strategy.resource.namespaced ? ["metadata.namespace"] : []), ...this.strategy.fieldSelectorKeys]);
+      // Every kind selects on metadata.name and metadata.namespace (DefaultMetaV1FieldSelectorConversion;
+      // empty for cluster-scoped objects); the unsupported-label wording is the kind's conversion func's.
+      const keys = this.strategy.fieldSelectorKeys;
+      const allowed = new Set(["metadata.name", "metadata.namespace", ...keys]);
       for (const req of r.value.requirements()) {
-        if (!allowed.has(req.field)) throw newBadRequest(`field label not supported: ${req.field}`);
+        if (allowed.has(req.field)) continue;
+        const msg = this.strategy.fieldLabelError?.(req.field)
+          ?? (keys.length === 0 ? `"${req.field}" is not a known field selector: only "metadata.name", "metadata.namespace"` : `field label not supported: ${req.field}`);
+        throw newBadRequest(msg);
       }
       if (!r.value.empty()) field = r.value;
     }
@@ -196,7 +284,7 @@ export class GenericStore {
   private matches(o: APIObject, label: Selector | undefined, field: FieldSelector | undefined): boolean {
     const attrs = this.strategy.getAttrs(o);
     const fields: Record<string, string> = { "metadata.name": o.metadata?.name ?? "", ...attrs.fields };
-    if (this.strategy.resource.namespaced) fields["metadata.namespace"] = o.metadata?.namespace ?? "";
+    fields["metadata.namespace"] = this.strategy.resource.namespaced ? (o.metadata?.namespace ?? "") : "";
     return (!label || label.matches(attrs.labels)) && (!field || field.matches(fields));
   }
 
@@ -208,10 +296,13 @@ export class GenericStore {
     const rv = params.resourceVersion;
     const match = params.resourceVersionMatch;
     if (match !== undefined && match !== "") {
-      if (match !== "Exact" && match !== "NotOlderThan") throw newBadRequest(`resourceVersionMatch: Unsupported value: "${match}": supported values: "Exact", "NotOlderThan"`);
-      if (!rv) throw newBadRequest(`resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided`);
-      if (params.continue) throw newBadRequest(`resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided`);
-      if (match === "Exact" && rv === "0") throw newBadRequest(`resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"`);
+      // metainternalversion ValidateListOptions: 422 Invalid on ListOptions.meta.k8s.io.
+      const errs: FieldError[] = [];
+      if (!rv) errs.push(forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided"));
+      if (params.continue) errs.push(forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"));
+      if (match !== "Exact" && match !== "NotOlderThan") errs.push(notSupported("resourceVersionMatch", match, ["Exact", "NotOlderThan", ""]));
+      if (match === "Exact" && rv === "0") errs.push(forbidden("resourceVersionMatch", 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
+      if (errs.length > 0) throw newInvalid({ group: "meta.k8s.io", kind: "ListOptions" }, "", errs);
     }
     if (rv !== undefined && rv !== "" && !/^[0-9]+$/.test(rv)) throw newBadRequest(`invalid resource version: ${rv}`);
     let cont: { startKey: string; revision: number } | undefined;
@@ -276,8 +367,14 @@ export class GenericStore {
       if (!rv && !s.allowUnconditionalUpdate && !opts.subresource) {
         throw newInvalid(this.gk, name, [invalid("metadata.resourceVersion", "", "must be specified for an update")]);
       }
+      // An unconditional update takes the stored object's resourceVersion (store.go doUnconditionalUpdate).
+      if (!rv && old.metadata?.resourceVersion) meta.resourceVersion = old.metadata.resourceVersion;
       if (rv && rv !== old.metadata?.resourceVersion) {
         throw newConflict(this.gr, name, new Error("the object has been modified; please apply your changes to the latest version and try again"));
+      }
+      // A uid in the body is a precondition (rest.DefaultUpdatedObjectInfo.Preconditions, 1.23).
+      if (meta.uid && meta.uid !== old.metadata?.uid) {
+        throw newConflict(this.gr, name, new Error(`Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${old.metadata?.uid ?? ""}`));
       }
       // Server-owned metadata carries over.
       meta.uid = old.metadata?.uid ?? "";
@@ -287,11 +384,13 @@ export class GenericStore {
       if (old.metadata?.deletionGracePeriodSeconds !== undefined) meta.deletionGracePeriodSeconds = old.metadata.deletionGracePeriodSeconds;
       if (s.resource.namespaced) meta.namespace = ctx.namespace ?? "";
       s.applyDefaults(obj);
-      if (opts.subresource === "status" && s.status) {
-        s.status.prepareForUpdate(ctx, obj, old);
-        const errs = s.status.validateUpdate(ctx, obj, old);
+      const sub = opts.subresource === "status" ? s.status : opts.subresource ? s.subresourceUpdates?.[opts.subresource] : undefined;
+      if (opts.subresource && opts.subresource !== "status" && sub === undefined) throw newNotFound(this.gr, name);
+      if (sub) {
+        sub.prepareForUpdate(ctx, obj, old);
+        const errs = sub.validateUpdate(ctx, obj, old);
         if (errs.length > 0) throw newInvalid(this.gk, name, errs);
-        ctx.warnings.push(...(s.status.warningsOnUpdate?.(ctx, obj, old) ?? []));
+        ctx.warnings.push(...(sub.warningsOnUpdate?.(ctx, obj, old) ?? []));
       } else {
         s.prepareForUpdate(ctx, obj, old);
         const errs = s.validateUpdate(ctx, obj, old);
@@ -300,82 +399,239 @@ export class GenericStore {
       }
       s.canonicalize?.(obj);
       result = obj;
+      // ShouldDeleteDuringUpdate: the last finalizer leaves an object marked for deletion with
+      // no grace period left → delete instead of writing.
+      if (this.shouldDeleteDuringUpdate(obj, old)) throw new DeleteInstead(obj);
       if (ctx.dryRun) throw new DryRunAbort();
       return obj as StoredObject;
     };
     try {
       const r = await this.storage.guaranteedUpdate(key, tryUpdate);
-      let obj = r.object as APIObject;
-      // The last finalizer removed from a deleting object: delete it now.
-      if (obj.metadata?.deletionTimestamp && (obj.metadata.finalizers ?? []).length === 0) {
-        const d = await this.storage.delete(key, { preconditions: { uid: obj.metadata.uid ?? "" } });
-        obj = d.object as APIObject;
-      }
-      return { object: obj, created: false };
+      return { object: r.object as APIObject, created: false };
     } catch (e) {
       if (e instanceof DryRunAbort && result) return { object: result, created: false };
+      if (e instanceof DeleteInstead) {
+        if (ctx.dryRun) return { object: e.object, created: false };
+        try {
+          const d = await this.storage.delete(key, { preconditions: { uid: e.object.metadata?.uid ?? "" } });
+          return { object: d.object as APIObject, created: false };
+        } catch (de) {
+          // Racing updates may both remove the last finalizer.
+          if (isStorageError(de, "KeyNotFound")) return { object: e.object, created: false };
+          throw this.interpret(de, name);
+        }
+      }
       throw this.interpret(e, name);
     }
   }
 
-  /** DELETE one object, with finalizers, propagation policy and preconditions. */
+  /**
+   * DELETE one object as 1.23's `Store.Delete`: preconditions (409), graceful deletion (the
+   * strategy's `checkGracefulDelete`; a pending graceful delete may only be shortened), the
+   * `orphan`/`foregroundDeletion` finalizers from the propagation policy (or the kind's default,
+   * with its warning), and finalizers: an object with pending finalizers (or the strategy's
+   * `hasPendingFinalization`) is only marked (`deletionTimestamp`, `deletionGracePeriodSeconds: 0`).
+   * `dryRun` computes the same answer and stores nothing.
+   * @throws StatusError 404, 409 (preconditions), 422 (DeleteOptions), 400 (bad grace period)
+   * @see k8s.io/apiserver/pkg/registry/generic/registry/store.go (Delete, updateForGracefulDeletionAndFinalizers)
+   * @see k8s.io/apiserver/pkg/registry/rest/delete.go (BeforeDelete)
+   */
   async delete(ctx: RequestContext, name: string, opts: StoreDeleteOptions): Promise<StoreDeleteResult> {
     const key = this.key(ctx.namespace, name);
     const current = await this.get(ctx, name);
     const pre = opts.preconditions;
-    if (pre?.uid && pre.uid !== current.metadata?.uid) {
-      throw newConflict(this.gr, name, new Error(`Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata?.uid ?? ""}`));
-    }
-    if (pre?.resourceVersion && pre.resourceVersion !== current.metadata?.resourceVersion) {
-      throw newConflict(
-        this.gr,
-        name,
-        new Error(`Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata?.resourceVersion ?? ""}`),
-      );
-    }
-    let policy = opts.propagationPolicy;
+    const policy = opts.propagationPolicy;
     if (policy !== undefined && policy !== "Orphan" && policy !== "Background" && policy !== "Foreground") {
-      throw newBadRequest(`propagationPolicy: Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`);
+      throw newInvalid({ group: "meta.k8s.io", kind: "DeleteOptions" }, "", [
+        notSupported("propagationPolicy", policy, ["Foreground", "Background", "Orphan", "nil"]),
+      ]);
     }
-    if (policy === undefined) {
-      policy = this.strategy.defaultGarbageCollectionPolicy(ctx);
-      ctx.warnings.push(...(this.strategy.warningsOnDefaultDelete?.(ctx, current) ?? []));
-    }
-    const finalizers = [...(current.metadata?.finalizers ?? [])];
-    const gcFinalizer = policy === "Orphan" ? "orphan" : policy === "Foreground" ? "foregroundDeletion" : undefined;
-    const hasOwnFinalizers = finalizers.length > 0;
-    if (hasOwnFinalizers || gcFinalizer) {
+    let grace = opts.gracePeriodSeconds;
+    if (grace !== undefined && !Number.isSafeInteger(grace)) throw newBadRequest(`gracePeriodSeconds: Invalid value: must be an integer`);
+    // Negative values are treated as 1s on the delete path.
+    if (grace !== undefined && grace < 0) grace = 1;
+    this.checkDeletePreconditions(current, pre);
+    // 1.23's Job REST warns whenever a delete names no policy (DeleteOptions.propagationPolicy nil).
+    if (policy === undefined) ctx.warnings.push(...(this.strategy.warningsOnDefaultDelete?.(ctx, current) ?? []));
+
+    const first = this.beforeDelete(ctx, structuredClone(current), grace);
+    if (first.pendingGraceful) return { object: current, deleted: false, finalized: true };
+    const pendingFinalizers = this.pendingFinalizers(current);
+    const gcUpdate = this.finalizersForGC(ctx, current, policy);
+    let deleteImmediately = true;
+    let out: APIObject | undefined;
+    if (first.graceful || pendingFinalizers || gcUpdate.changed) {
+      let lastGrace = 0;
+      let pending = false;
       let marked: APIObject | undefined;
-      const mark = (cur: StoredObject): StoredObject => {
+      const step = (cur: StoredObject): StoredObject => {
         const obj = cur as APIObject;
-        const meta = (obj.metadata ??= {});
-        const fs = (meta.finalizers ?? []).filter((f) => f !== "orphan" && f !== "foregroundDeletion");
-        if (gcFinalizer) fs.push(gcFinalizer);
-        meta.finalizers = fs;
-        if (!meta.deletionTimestamp) {
-          meta.deletionTimestamp = ctx.now.toISOString().replace(/\.\d{3}Z$/, "Z");
-          meta.deletionGracePeriodSeconds = opts.gracePeriodSeconds ?? 0;
+        this.checkDeletePreconditions(obj, pre);
+        const b = this.beforeDelete(ctx, obj, grace);
+        if (b.pendingGraceful) throw new AlreadyDeleting(obj);
+        const fin = this.finalizersForGC(ctx, obj, policy);
+        if (fin.changed) (obj.metadata ??= {}).finalizers = fin.finalizers;
+        pending = this.pendingFinalizers(obj);
+        if (!b.graceful) {
+          if (!pending) throw new DeleteNow();
+          markAsDeleting(obj, ctx.now);
+          this.strategy.prepareForDeletion?.(obj);
+          marked = obj;
+          if (ctx.dryRun) throw new DryRunAbort();
+          return obj;
         }
+        this.strategy.prepareForDeletion?.(obj);
+        lastGrace = b.period;
         marked = obj;
         if (ctx.dryRun) throw new DryRunAbort();
         return obj;
       };
       try {
-        const r = await this.storage.guaranteedUpdate(key, mark, pre?.uid ? { preconditions: { uid: pre.uid } } : {});
-        return { object: r.object as APIObject, deleted: false };
+        const r = await this.storage.guaranteedUpdate(key, step, pre?.uid ? { preconditions: { uid: pre.uid } } : {});
+        out = r.object as APIObject;
+        deleteImmediately = !pending && lastGrace === 0;
       } catch (e) {
-        if (e instanceof DryRunAbort && marked) return { object: marked, deleted: false };
-        throw this.interpret(e, name);
+        if (e instanceof DryRunAbort && marked) {
+          out = marked;
+          deleteImmediately = !pending && lastGrace === 0;
+        } else if (e instanceof AlreadyDeleting) {
+          return { object: e.object, deleted: false, finalized: true };
+        } else if (e instanceof DeleteNow) {
+          deleteImmediately = true;
+        } else throw this.interpret(e, name);
       }
+      if (!deleteImmediately && out) return { object: out, deleted: false, finalized: false };
     }
-    if (ctx.dryRun) return { object: current, deleted: true };
+    if (ctx.dryRun) return { object: out ?? current, deleted: true, finalized: true };
     try {
       const r = await this.storage.delete(key, { preconditions: { uid: current.metadata?.uid ?? "" } });
-      return { object: r.object as APIObject, deleted: true };
+      return { object: r.object as APIObject, deleted: true, finalized: true };
     } catch (e) {
+      if (isStorageError(e, "KeyNotFound") && out) return { object: out, deleted: true, finalized: true };
       throw this.interpret(e, name);
     }
   }
+
+  private shouldDeleteDuringUpdate(obj: APIObject, old: APIObject): boolean {
+    if ((obj.metadata?.finalizers ?? []).length > 0 || this.strategy.hasPendingFinalization?.(obj) === true) return false;
+    if (!old.metadata?.deletionTimestamp) return false;
+    const g = old.metadata.deletionGracePeriodSeconds;
+    return g === undefined || g === 0;
+  }
+
+  /**
+   * DELETE of a collection as 1.23's `DeleteCollection`: lists with `params` (every page unless
+   * `limit` is set), deletes each item with `opts` (items already gone are skipped), and returns the
+   * list as it was read. Identical warnings are reported once.
+   * @see k8s.io/apiserver/pkg/registry/generic/registry/store.go (DeleteCollection)
+   */
+  async deleteCollection(ctx: RequestContext, params: ListParams, opts: StoreDeleteOptions): Promise<APIObject> {
+    const items: APIObject[] = [];
+    let page = await this.list(ctx, params);
+    const first = page;
+    for (;;) {
+      items.push(...(page["items"] as APIObject[]));
+      const cont = (page.metadata as { continue?: string } | undefined)?.continue;
+      if (params.limit || !cont) break;
+      page = await this.list(ctx, { ...params, continue: cont, resourceVersion: "", resourceVersionMatch: "" });
+    }
+    for (const item of items) {
+      try {
+        await this.delete({ ...ctx, namespace: this.strategy.resource.namespaced ? item.metadata?.namespace : undefined }, item.metadata?.name ?? "", opts);
+      } catch (e) {
+        if (!(e instanceof StatusError && e.status.code === 404)) throw e;
+      }
+    }
+    const unique = [...new Set(ctx.warnings)];
+    ctx.warnings.splice(0, ctx.warnings.length, ...unique);
+    return { ...first, metadata: { resourceVersion: first.metadata?.resourceVersion ?? "" }, items };
+  }
+
+  private checkDeletePreconditions(obj: APIObject, pre: StoreDeleteOptions["preconditions"]): void {
+    if (!pre) return;
+    // 1.23's BeforeDelete names the kind (not the resource) in this Conflict.
+    const gr = { group: this.strategy.resource.group, resource: this.strategy.resource.kind };
+    const name = obj.metadata?.name ?? "";
+    if (pre.uid && pre.uid !== obj.metadata?.uid) {
+      throw newConflict(gr, name, new Error(`the UID in the precondition (${pre.uid}) does not match the UID in record (${obj.metadata?.uid ?? ""}). The object might have been deleted and then recreated`));
+    }
+    if (pre.resourceVersion && pre.resourceVersion !== obj.metadata?.resourceVersion) {
+      throw newConflict(
+        gr,
+        name,
+        new Error(`the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${obj.metadata?.resourceVersion ?? ""}). The object might have been modified`),
+      );
+    }
+  }
+
+  /** rest.BeforeDelete's graceful part. Mutates `obj` (deletionTimestamp, grace period, generation) when graceful. */
+  private beforeDelete(ctx: RequestContext, obj: APIObject, requested: number | undefined): { graceful: boolean; pendingGraceful: boolean; period: number } {
+    const s = this.strategy;
+    if (!s.checkGracefulDelete) return { graceful: false, pendingGraceful: false, period: 0 };
+    const meta = (obj.metadata ??= {});
+    if (meta.deletionGracePeriodSeconds !== undefined && meta.deletionGracePeriodSeconds < 0) meta.deletionGracePeriodSeconds = 1;
+    if (meta.deletionTimestamp) {
+      const cur = meta.deletionGracePeriodSeconds;
+      if (cur === undefined || cur === 0) return { graceful: false, pendingGraceful: false, period: 0 };
+      if (requested === undefined || requested >= cur) return { graceful: false, pendingGraceful: true, period: cur };
+      const ts = Date.parse(meta.deletionTimestamp) - cur * 1000 + requested * 1000;
+      meta.deletionTimestamp = formatTime(new Date(ts));
+      meta.deletionGracePeriodSeconds = requested;
+      return { graceful: true, pendingGraceful: false, period: requested };
+    }
+    const period = s.checkGracefulDelete(ctx, obj, requested);
+    meta.deletionTimestamp = formatTime(new Date(ctx.now.getTime() + period * 1000));
+    meta.deletionGracePeriodSeconds = period;
+    if ((meta.generation ?? 0) > 0) meta.generation = (meta.generation ?? 0) + 1;
+    return { graceful: true, pendingGraceful: false, period };
+  }
+
+  private pendingFinalizers(obj: APIObject): boolean {
+    return (obj.metadata?.finalizers ?? []).length > 0 || this.strategy.hasPendingFinalization?.(obj) === true;
+  }
+
+  /** deletionFinalizersForGarbageCollection: the `orphan`/`foregroundDeletion` finalizers the policy implies. */
+  private finalizersForGC(ctx: RequestContext, obj: APIObject, policy: string | undefined): { changed: boolean; finalizers: string[] } {
+    const old = obj.metadata?.finalizers ?? [];
+    const has = (f: string) => old.includes(f);
+    const orphan = policy === "Orphan" ? true : policy !== undefined ? false : has("orphan") ? true : has("foregroundDeletion") ? false : this.strategy.defaultGarbageCollectionPolicy(ctx) === "Orphan";
+    const foreground = policy === "Foreground" ? true : policy !== undefined ? false : has("foregroundDeletion");
+    const next = old.filter((f) => f !== "orphan" && f !== "foregroundDeletion");
+    if (orphan) next.push("orphan");
+    if (foreground) next.push("foregroundDeletion");
+    const same = new Set(old).size === new Set(next).size && next.every((f) => old.includes(f));
+    return { changed: !same, finalizers: same ? [...old] : next };
+  }
+}
+
+function formatTime(d: Date): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+/** markAsDeleting: deletionTimestamp now (unless earlier), grace 0, generation bumped on first mark. */
+function markAsDeleting(obj: APIObject, now: Date): void {
+  const meta = (obj.metadata ??= {});
+  if (!meta.deletionTimestamp && (meta.generation ?? 0) > 0) meta.generation = (meta.generation ?? 0) + 1;
+  if (!meta.deletionTimestamp || Date.parse(meta.deletionTimestamp) > now.getTime()) meta.deletionTimestamp = formatTime(now);
+  meta.deletionGracePeriodSeconds = 0;
+}
+
+class AlreadyDeleting extends Error {
+  override readonly name = "AlreadyDeleting";
+  constructor(readonly object: APIObject) {
+    super("already deleting");
+  }
+}
+
+class DeleteInstead extends Error {
+  override readonly name = "DeleteInstead";
+  constructor(readonly object: APIObject) {
+    super("delete instead of update");
+  }
+}
+
+class DeleteNow extends Error {
+  override readonly name = "DeleteNow";
 }
 
 class DryRunAbort extends Error {

@@ -20,6 +20,7 @@
  */
 import type { ObjectMeta, ResourceInfo, TableColumnDefinition } from "@skiff/api-types";
 import type { FieldError } from "@skiff/apimachinery";
+import type { Storage } from "@skiff/storage";
 
 /** Any API object: `apiVersion`, `kind`, `metadata`, and kind-specific top-level fields. */
 export interface APIObject {
@@ -115,6 +116,13 @@ export interface ResourceStrategy<T extends APIObject = APIObject> {
    * `metadata.namespace`; others answer 400 `field label not supported: <key>`.
    */
   readonly fieldSelectorKeys: readonly string[];
+  /**
+   * The 400 message for an unsupported field-selector label, when the kind's 1.23 conversion func
+   * words it its own way (Job: `field label "x" not supported for batchv1.Job`). Default: core/v1's
+   * `field label not supported: x` for kinds with `fieldSelectorKeys`, else
+   * `"x" is not a known field selector: only "metadata.name", "metadata.namespace"`.
+   */
+  fieldLabelError?(label: string): string;
   /** Propagation policy when a delete names none (`batch/v1` Job: Orphan, with a warning). */
   defaultGarbageCollectionPolicy(ctx: RequestContext): GarbageCollectionPolicy;
   /** Warnings for a delete request that named no propagation policy (the Job warning). */
@@ -127,4 +135,45 @@ export interface ResourceStrategy<T extends APIObject = APIObject> {
   readonly returnDeletedObject: boolean;
   /** `kubectl get` columns. */
   readonly table: TableConvertor<T>;
+  /**
+   * Graceful deletion (Kubernetes' `RESTGracefulDeleteStrategy.CheckGracefulDelete`): given the
+   * request's `gracePeriodSeconds` (`undefined` when absent, never negative), the grace period in
+   * seconds to apply; 0 deletes at once. Absent: the kind has no graceful deletion.
+   * Must not mutate. @see pkg/registry/core/pod/strategy.go (CheckGracefulDelete)
+   */
+  checkGracefulDelete?(ctx: RequestContext, obj: T, requestedGracePeriodSeconds: number | undefined): number;
+  /**
+   * Whether something beyond `metadata.finalizers` still holds a deleting object (Namespace:
+   * `spec.finalizers`). Must not mutate.
+   * @see pkg/registry/core/namespace/storage/storage.go (ShouldDeleteNamespaceDuringUpdate)
+   */
+  hasPendingFinalization?(obj: T): boolean;
+  /** Called when a delete first marks `obj` as deleting (Namespace: phase `Terminating`). Mutates `obj`. */
+  prepareForDeletion?(obj: T): void;
+  /**
+   * Update hooks of subresources other than `status`, by name (Namespace: `finalize`), with the
+   * same contract as {@link StatusStrategy}.
+   */
+  readonly subresourceUpdates?: Readonly<Record<string, StatusStrategy<T>>>;
+  /** POST handlers of subresources, by name (Pod: `binding`). */
+  readonly subresourceCreates?: Readonly<Record<string, SubresourceCreateHandler>>;
 }
+
+/**
+ * The part of the generic store a {@link SubresourceCreateHandler} may use: the storage, the key
+ * scheme and storage-error mapping (a handler writes the parent object itself, as 1.23's
+ * BindingREST does, without the main update hooks).
+ */
+export interface SubresourceStoreAccess {
+  readonly storage: Storage;
+  key(namespace: string | undefined, name: string): string;
+  /** Maps a storage error to the API error for `name` (non-storage errors pass through). */
+  interpret(err: unknown, name: string): unknown;
+}
+
+/**
+ * Handles `POST .../{name}/{subresource}` with a decoded JSON body; returns the response object
+ * (answered with 201). Throw a `StatusError` to reject.
+ * @see pkg/registry/core/pod/storage/storage.go (BindingREST.Create)
+ */
+export type SubresourceCreateHandler = (ctx: RequestContext, name: string, body: APIObject, store: SubresourceStoreAccess) => Promise<APIObject>;

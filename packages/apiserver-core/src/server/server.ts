@@ -3,15 +3,15 @@
  * @see k8s.io/apiserver/pkg/endpoints/installer.go
  * @see k8s.io/apiserver/pkg/endpoints/handlers/rest.go
  */
-import Fastify from "fastify";
+import Fastify, { LogController } from "fastify";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import {
   StatusError,
   applyJSONPatch,
   applyMergePatch,
   applyStrategicMergePatch,
-  emptyPatchSchema,
   errorToStatus,
+  isNotFound,
   isStatusError,
   newBadRequest,
   newForbidden,
@@ -19,7 +19,6 @@ import {
   newMethodNotSupported,
   newNotFound,
   newRequestEntityTooLarge,
-  newUnauthorized,
   newUnsupportedMediaType,
 } from "@skiff/apimachinery";
 import type { PatchSchema, StatusBody } from "@skiff/apimachinery";
@@ -29,13 +28,16 @@ import { decodeObject, formatDecodeError, isKindName } from "@skiff/validation";
 import type { Storage } from "@skiff/storage";
 import { stringify as stringifyYAML } from "yaml";
 import type { Authenticator, Authorizer } from "../auth/auth.js";
+import { applyServerTimeouts, defaultRequestLimits, installRequestFilters, resolveWatchTimeoutSeconds } from "../filters/index.js";
+import type { RequestLimits } from "../filters/index.js";
 import { bodyMediaTypes, decodeBody, negotiateResponse, patchMediaTypes } from "../negotiation/negotiation.js";
 import type { NegotiatedResponse } from "../negotiation/negotiation.js";
-import { GenericStore } from "../registry/store.js";
+import { GenericStore, deleteRequest } from "../registry/store.js";
 import { parseIncludeObject, renderTable } from "../table/index.js";
 import type { APIObject, RequestContext, ResourceStrategy, UserInfo } from "../registry/strategy.js";
 import { parseRequestInfo } from "../request/request-info.js";
 import type { RequestInfo } from "../request/request-info.js";
+import { applyToObject, checkApplyConfiguration, defaultPatchSchemaFor, trackUpdate, validatePatchOptions, withPatchErrors } from "../handlers/apply.js";
 
 /** An admission plugin: `mutate` may change the object; `validate` must not. Throw a StatusError to reject. */
 export interface AdmissionPlugin {
@@ -69,6 +71,8 @@ export interface APIServerConfig {
   readonly storage: Storage;
   readonly authenticator: Authenticator;
   readonly authorizer: Authorizer;
+  /** In-flight limits, request timeout, watch min-request-timeout. @defaultValue `defaultRequestLimits` (400, 200, 60 s, 1800 s) */
+  readonly limits?: RequestLimits;
   readonly admission?: readonly AdmissionPlugin[];
   readonly extraRoutes?: readonly NonResourceRoute[];
   readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer; readonly ca?: string | Buffer; readonly requestCert?: boolean };
@@ -81,7 +85,7 @@ export interface APIServerConfig {
   /**
    * The strategic-merge-patch schema of a resource (build it with apimachinery's
    * `patchSchemaFromOpenAPI` over the api-types OpenAPI document).
-   * @defaultValue `emptyPatchSchema` (lists replace, maps merge)
+   * @defaultValue the kind's schema in `@skiff/api-types/openapi.json` (`emptyPatchSchema` for kinds not in it)
    */
   readonly patchSchemaFor?: (resource: ResourceInfo) => PatchSchema;
   /**
@@ -135,8 +139,8 @@ export function createAPIServer(config: APIServerConfig): APIServer {
   const now = config.now ?? (() => new Date());
   const tls = config.tls;
   const app: FastifyInstance = (tls && !config.insecureHTTP
-    ? Fastify({ https: { cert: tls.cert, key: tls.key, ...(tls.ca ? { ca: tls.ca } : {}), requestCert: tls.requestCert ?? false, rejectUnauthorized: false }, bodyLimit: config.maxRequestBodyBytes ?? 3 * 1024 * 1024, logger: (config.verbosity ?? 0) >= 2, disableRequestLogging: true })
-    : Fastify({ bodyLimit: config.maxRequestBodyBytes ?? 3 * 1024 * 1024, logger: (config.verbosity ?? 0) >= 2, disableRequestLogging: true })) as unknown as FastifyInstance;
+    ? Fastify({ https: { cert: tls.cert, key: tls.key, ...(tls.ca ? { ca: tls.ca } : {}), requestCert: tls.requestCert ?? false, rejectUnauthorized: false }, bodyLimit: config.maxRequestBodyBytes ?? 3 * 1024 * 1024, logger: (config.verbosity ?? 0) >= 2, logController: new LogController({ disableRequestLogging: true }) })
+    : Fastify({ bodyLimit: config.maxRequestBodyBytes ?? 3 * 1024 * 1024, logger: (config.verbosity ?? 0) >= 2, logController: new LogController({ disableRequestLogging: true }) })) as unknown as FastifyInstance;
   const stores = new Map<string, GenericStore>();
   for (const s of config.strategies) stores.set(`${s.resource.group}/${s.resource.version}/${s.resource.plural}`, new GenericStore(s, config.storage));
 
@@ -152,23 +156,9 @@ export function createAPIServer(config: APIServerConfig): APIServer {
   });
   app.setNotFoundHandler((_req, reply) => sendStatus(reply, notFoundStatus()));
 
-  app.addHook("onRequest", async (req) => {
-    const path = req.url.split("?")[0] ?? "/";
-    if (publicPaths.has(path)) return;
-    let user: UserInfo | null;
-    try {
-      const cert = (req.raw.socket as { getPeerCertificate?: () => { subject?: { CN?: string; O?: string | string[] } } }).getPeerCertificate?.();
-      const subj = cert?.subject;
-      user = await config.authenticator({
-        headers: req.headers,
-        ...(subj?.CN ? { clientCertificate: { commonName: subj.CN, organizations: Array.isArray(subj.O) ? subj.O : subj.O ? [subj.O] : [] } } : {}),
-      });
-    } catch {
-      user = null;
-    }
-    if (!user) throw newUnauthorized("Unauthorized");
-    (req as unknown as { user: UserInfo }).user = user;
-  });
+  // Authentication, in-flight limits, authorization and the request timeout (filters/).
+  installRequestFilters(app, { authenticator: config.authenticator, authorizer: config.authorizer, publicPaths, ...(config.limits ? { limits: config.limits } : {}) });
+  applyServerTimeouts(app.server, config.limits?.requestTimeoutMs ?? defaultRequestLimits.requestTimeoutMs);
 
   if ((config.verbosity ?? 0) >= 2) {
     app.addHook("onResponse", async (req, reply) => {
@@ -191,21 +181,14 @@ export function createAPIServer(config: APIServerConfig): APIServer {
     const store = stores.get(`${info.apiGroup}/${info.apiVersion}/${info.resource}`);
     if (!store) return sendStatus(reply, notFoundStatus());
     const res = store.strategy.resource;
-    if (info.subresource && !res.subresources.includes(info.subresource)) return sendStatus(reply, notFoundStatus());
+    if (info.subresource && !res.subresources.includes(info.subresource) && !store.strategy.subresourceUpdates?.[info.subresource]) return sendStatus(reply, notFoundStatus());
     if (info.parts.length > 3) return sendStatus(reply, notFoundStatus());
     if (!res.namespaced && info.namespace && info.resource !== "namespaces") return sendStatus(reply, notFoundStatus());
     const user = (req as unknown as { user: UserInfo }).user;
     const gr = { group: res.group, resource: res.plural };
-    const decision = await config.authorizer({
-      user, verb: info.verb, resourceRequest: true, path, apiGroup: info.apiGroup, apiVersion: info.apiVersion,
-      namespace: info.namespace, resource: info.resource, subresource: info.subresource, name: info.name,
-    });
-    if (!decision.allowed) {
-      const msg = `User "${user.username}" cannot ${info.verb} resource "${info.resource}" in API group "${info.apiGroup}"${info.namespace ? ` in the namespace "${info.namespace}"` : ""}${decision.reason ? `: ${decision.reason}` : ""}`;
-      throw newForbidden(gr, info.name, new Error(msg));
-    }
-    const allowedVerbs = info.name ? ["get", "update", "patch", "delete", "watch"] : ["list", "watch", "create", "deletecollection"];
-    if (!allowedVerbs.includes(info.verb) || (info.subresource && !["get", "update", "patch"].includes(info.verb))) {
+    const subCreate = info.subresource ? store.strategy.subresourceCreates?.[info.subresource] : undefined;
+    const allowedVerbs = info.name ? ["get", "update", "patch", "delete", "watch", ...(subCreate ? ["create"] : [])] : ["list", "watch", "create", "deletecollection"];
+    if (!allowedVerbs.includes(info.verb) || (info.subresource && !(subCreate ? ["create"] : ["get", "update", "patch"]).includes(info.verb))) {
       throw newMethodNotSupported(gr, req.method);
     }
     const accept = negotiateResponse(req.headers.accept);
@@ -231,8 +214,13 @@ export function createAPIServer(config: APIServerConfig): APIServer {
       const obj = d.value;
       if (!obj || typeof obj !== "object" || Array.isArray(obj)) throw newBadRequest("Object 'Kind' is missing in '" + body.slice(0, 80) + "'");
       const o = obj as APIObject;
+      // 1.23's serializer defaults a missing apiVersion or kind to the endpoint's (gvkWithDefaults);
+      // any other group/version/kind cannot be decoded into this kind (transformDecodeError).
+      if (o.apiVersion === undefined || o.apiVersion === "") o.apiVersion = apiVersion;
+      if (o.kind === undefined || o.kind === "") o.kind = res.kind;
       if (o.apiVersion !== apiVersion || o.kind !== res.kind) {
-        throw newBadRequest(`the API version in the data (${o.apiVersion ?? ""}) does not match the expected API version (${apiVersion})`);
+        const gv = String(o.apiVersion);
+        throw newBadRequest(`${String(o.kind)} in version "${gv.slice(gv.indexOf("/") + 1)}" cannot be handled as a ${res.kind}: no kind "${String(o.kind)}" is registered for version "${gv}"`);
       }
       const decoded = (config.decode ?? defaultDecode)(res, o);
       if (!decoded.ok) throw newBadRequest(decoded.message);
@@ -246,9 +234,16 @@ export function createAPIServer(config: APIServerConfig): APIServer {
     };
     const ua = req.headers["user-agent"] ?? "";
     const manager = fieldManager || ua.split("/")[0] || "unknown";
-    const track = (o: APIObject): APIObject => {
-      recordManagedFields(o, manager, apiVersion, ctx.now, info.subresource);
-      return o;
+    const track = (cur: APIObject | null, o: APIObject): APIObject => trackUpdate(cur, o, manager, res, info.subresource, ctx.now);
+    // Structural decoding of a patched or applied object: type errors → 400; unknown fields by fieldValidation when `strict`.
+    const decodeResult = (o: unknown, strict: boolean): APIObject => {
+      if (!o || typeof o !== "object" || Array.isArray(o)) throw newBadRequest("the patched object must be a JSON object");
+      const decoded = (config.decode ?? defaultDecode)(res, o as APIObject);
+      if (!decoded.ok) throw newBadRequest(decoded.message);
+      const problems = decoded.unknownFields.map((f) => `unknown field "${f}"`);
+      if (strict && fieldValidation === "Strict" && problems.length > 0) throw newBadRequest(`strict decoding error: ${problems.join(", ")}`);
+      if (strict && fieldValidation === "Warn") ctx.warnings.push(...problems);
+      return decoded.value;
     };
     const admit = async (o: APIObject, cur: APIObject | null): Promise<APIObject> => {
       await runAdmission(config.admission, { operation: cur ? "UPDATE" : "CREATE", info, object: o, oldObject: cur ?? undefined, ctx });
@@ -261,71 +256,89 @@ export function createAPIServer(config: APIServerConfig): APIServer {
 
     switch (info.verb) {
       case "get":
-        return send(200, await store.get(ctx, info.name));
+        return send(200, await store.get(ctx, info.name, query["resourceVersion"]));
       case "list":
         return send(200, await store.list(ctx, listParams(query)));
       case "watch":
-        return serveWatch(req, reply, store, ctx, info, query, accept);
+        return serveWatch(req, reply, store, ctx, info, query, accept, config.limits?.minRequestTimeoutSeconds ?? defaultRequestLimits.minRequestTimeoutSeconds);
       case "create": {
+        if (subCreate) return send(201, await subCreate(ctx, info.name, decodeBody(req.headers["content-type"], body, bodyMediaTypes).value as APIObject, store));
         const obj = decodeObj();
         await runAdmission(config.admission, { operation: "CREATE", info, object: obj, oldObject: undefined, ctx });
-        return send(201, await store.create(ctx, track(obj)));
+        return send(201, await store.create(ctx, track(null, obj)));
       }
       case "update": {
         const obj = decodeObj();
         if (obj.metadata?.name !== info.name) {
           throw newBadRequest(`the name of the object (${obj.metadata?.name ?? ""}) does not match the name on the URL (${info.name})`);
         }
-        const r = await store.update(ctx, info.name, (cur) => admit(track({ ...obj, metadata: { ...obj.metadata, managedFields: cur?.metadata?.managedFields ?? [] } }), cur), info.subresource ? { subresource: info.subresource } : {});
+        const r = await store.update(ctx, info.name, (cur) => admit(track(cur, obj), cur), info.subresource ? { subresource: info.subresource } : {});
         return send(r.created ? 201 : 200, r.object);
       }
       case "patch": {
         const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
         if (!patchMediaTypes.includes(type)) throw newUnsupportedMediaType(patchMediaTypes);
-        if (type === "application/apply-patch+yaml") throw newUnsupportedMediaType(patchMediaTypes.slice(0, 3));
+        const isApply = type === "application/apply-patch+yaml";
+        validatePatchOptions(isApply, query);
+        if (isApply) {
+          const cfg = checkApplyConfiguration(decodeBody(type, body, [type]).value, res, info.name);
+          decodeResult(cfg, true);
+          const force = query["force"] === "true";
+          let exists = true;
+          if (!info.subresource) {
+            try {
+              await store.get(ctx, info.name);
+            } catch (e) {
+              if (!isNotFound(e)) throw e;
+              exists = false;
+            }
+          }
+          if (!exists) {
+            const obj = decodeResult(applyToObject(null, cfg, manager, force, res, "", ctx.now), false);
+            await runAdmission(config.admission, { operation: "CREATE", info, object: obj, oldObject: undefined, ctx });
+            return send(201, await store.create(ctx, obj));
+          }
+          const applied = await store.update(
+            ctx,
+            info.name,
+            (cur) => {
+              if (!cur) throw newNotFound(gr, info.name);
+              return admit(decodeResult(applyToObject(cur, cfg, manager, force, res, info.subresource, ctx.now), false), cur);
+            },
+            info.subresource ? { subresource: info.subresource } : {},
+          );
+          return send(200, applied.object);
+        }
         const patch = decodeBody("application/json", body, ["application/json"]).value;
         const r = await store.update(
           ctx,
           info.name,
           (cur) => {
             if (!cur) throw newNotFound(gr, info.name);
-            const out =
+            const out = withPatchErrors(() =>
               type === "application/json-patch+json"
                 ? applyJSONPatch(cur, patch)
                 : type === "application/strategic-merge-patch+json"
-                  ? applyStrategicMergePatch(cur, patch, config.patchSchemaFor?.(res) ?? emptyPatchSchema)
-                  : applyMergePatch(cur, patch);
-            return admit(track(out as APIObject), cur);
+                  ? applyStrategicMergePatch(cur, patch, (config.patchSchemaFor ?? defaultPatchSchemaFor)(res))
+                  : applyMergePatch(cur, patch),
+            );
+            return admit(track(cur, decodeResult(out, true)), cur);
           },
           info.subresource ? { subresource: info.subresource } : {},
         );
         return send(200, r.object);
       }
-      case "delete": {
-        const opts = body.trim() ? (decodeBody("application/json", body, ["application/json"]).value as Record<string, unknown>) : {};
-        const grace = query["gracePeriodSeconds"] ?? opts["gracePeriodSeconds"];
-        const policy = query["propagationPolicy"] ?? opts["propagationPolicy"];
-        const pre = opts["preconditions"] as { uid?: string; resourceVersion?: string } | undefined;
-        const r = await store.delete(ctx, info.name, {
-          ...(grace !== undefined ? { gracePeriodSeconds: Number(grace) } : {}),
-          ...(typeof policy === "string" ? { propagationPolicy: policy } : {}),
-          ...(pre ? { preconditions: pre } : {}),
-        });
-        if (!r.deleted) return send(202, r.object);
+      case "delete":
+      case "deletecollection": {
+        const { ctx: dctx, options } = deleteRequest(ctx, query, body);
+        if (info.verb === "deletecollection") return send(200, await store.deleteCollection(dctx, listParams(query), options));
+        const r = await store.delete(dctx, info.name, options);
+        if (!r.finalized) return send(200, r.object);
         if (store.strategy.returnDeletedObject) return send(200, r.object);
         return send(200, {
           kind: "Status", apiVersion: "v1", metadata: {}, status: "Success",
           details: { name: info.name, group: res.group, kind: res.plural, uid: r.object.metadata?.uid ?? "" },
         });
-      }
-      case "deletecollection": {
-        const list = await store.list(ctx, listParams(query));
-        const deleted: APIObject[] = [];
-        for (const item of list["items"] as APIObject[]) {
-          const r = await store.delete({ ...ctx, namespace: item.metadata?.namespace || ctx.namespace }, item.metadata?.name ?? "", {});
-          deleted.push(r.object);
-        }
-        return send(200, { ...list, items: deleted });
       }
       default:
         throw newMethodNotSupported(gr, req.method);
@@ -348,6 +361,9 @@ export function createAPIServer(config: APIServerConfig): APIServer {
 function listParams(q: Record<string, string>) {
   const limit = q["limit"] !== undefined ? Number(q["limit"]) : undefined;
   if (limit !== undefined && (!Number.isInteger(limit) || limit < 0)) throw newBadRequest(`limit: Invalid value: "${q["limit"]}": must be a non-negative integer`);
+  // An int64 query parameter that does not parse is a 400 in 1.23 (ParameterCodec.DecodeParameters).
+  const timeout = q["timeoutSeconds"];
+  if (timeout !== undefined && timeout !== "" && !/^[+-]?\d+$/.test(timeout)) throw newBadRequest(`timeoutSeconds: Invalid value: "${timeout}": must be an integer`);
   return {
     ...(q["labelSelector"] !== undefined ? { labelSelector: q["labelSelector"] } : {}),
     ...(q["fieldSelector"] !== undefined ? { fieldSelector: q["fieldSelector"] } : {}),
@@ -356,25 +372,6 @@ function listParams(q: Record<string, string>) {
     ...(q["resourceVersion"] !== undefined ? { resourceVersion: q["resourceVersion"] } : {}),
     ...(q["resourceVersionMatch"] !== undefined ? { resourceVersionMatch: q["resourceVersionMatch"] } : {}),
   };
-}
-
-/**
- * Records an `Update` managedFields entry for `manager` (simple form: `fieldsV1` is `{}` until
- * server-side apply tracks real field sets). Replaces the manager's previous Update entry. Mutates `obj`.
- */
-function recordManagedFields(obj: APIObject, manager: string, apiVersion: string, now: Date, subresource: string): void {
-  const meta = (obj.metadata ??= {});
-  const entries = (meta.managedFields ?? []).filter((e) => !(e.manager === manager && e.operation === "Update" && (e.subresource ?? "") === subresource));
-  entries.push({
-    manager,
-    operation: "Update",
-    apiVersion,
-    time: now.toISOString().replace(/\.\d{3}Z$/, "Z"),
-    fieldsType: "FieldsV1",
-    fieldsV1: {},
-    ...(subresource ? { subresource } : {}),
-  });
-  meta.managedFields = entries;
 }
 
 /** A `Warning` header value: `299 - "<text>"` with Go-style quoting. */
@@ -441,7 +438,7 @@ function toTable(obj: APIObject, store: GenericStore, accept: NegotiatedResponse
   });
 }
 
-async function serveWatch(req: FastifyRequest, reply: FastifyReply, store: GenericStore, ctx: RequestContext, info: RequestInfo, q: Record<string, string>, accept: NegotiatedResponse) {
+async function serveWatch(req: FastifyRequest, reply: FastifyReply, store: GenericStore, ctx: RequestContext, info: RequestInfo, q: Record<string, string>, accept: NegotiatedResponse, minRequestTimeoutSeconds: number) {
   const predicate = store.predicate(listParams(q));
   const rv = q["resourceVersion"];
   const prefix = info.name ? store.key(ctx.namespace, info.name) : store.keyPrefix(ctx.namespace);
@@ -466,6 +463,8 @@ async function serveWatch(req: FastifyRequest, reply: FastifyReply, store: Gener
   }
   reply.hijack();
   raw.writeHead(200, { "content-type": accept.form === "table" ? accept.contentType : "application/json", "transfer-encoding": "chunked" });
+  // Send the headers now, as 1.23's watch handler flushes at once: clients wait for them.
+  raw.flushHeaders();
   let first = true;
   const write = (type: string, object: unknown) => {
     let out = object;
@@ -483,7 +482,7 @@ async function serveWatch(req: FastifyRequest, reply: FastifyReply, store: Gener
   for (const o of initial) write("ADDED", o);
   const stop = () => watcher.stop();
   req.raw.on("close", stop);
-  const timeoutSeconds = q["timeoutSeconds"] !== undefined ? Number(q["timeoutSeconds"]) : 1800;
+  const timeoutSeconds = resolveWatchTimeoutSeconds(q["timeoutSeconds"], minRequestTimeoutSeconds);
   const timer = setTimeout(stop, timeoutSeconds * 1000);
   try {
     for await (const ev of watcher) {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MemoryStorage, openSqliteStorage } from "@skiff/storage";
-import type { Storage, WatchEvent, WatchOptions, Watcher } from "@skiff/storage";
+import type { Storage, StoredObject, WatchEvent, WatchOptions, Watcher } from "@skiff/storage";
 import { runStorageConformance } from "@skiff/storage/testing";
 import { describe, expect, it } from "vitest";
 import { WatchCache } from "./index.js";
@@ -91,6 +91,62 @@ describe("WatchCache", () => {
     await expect(cache.watch("/r", { recursive: true, resourceVersion: start + 1 })).rejects.toMatchObject({ code: "ResourceVersionExpired" });
     const late = await cache.watch("/r", { recursive: true, resourceVersion: start + 3 });
     expect(await first(late)).toMatchObject({ type: "ADDED", revision: start + 4 });
+    await cache.close();
+  });
+});
+
+describe("watch cache state (resourceVersion 0 reads)", () => {
+  const keyOf = (o: StoredObject) => {
+    const name = o.metadata?.["name"];
+    return typeof name === "string" && name !== "bad" ? `/registry/things/${name}` : undefined;
+  };
+
+  it("serves get and list at resourceVersion 0 from memory, following later writes", async () => {
+    const backend = new MemoryStorage({ compactionIntervalMs: 0 });
+    await backend.create("/registry/things/a", { metadata: { name: "a" }, v: 1 });
+    const cache = new WatchCache(backend, { prefix: "/registry/", keyOf });
+    expect(await cache.get("/registry/things/a", { resourceVersion: "0" })).toMatchObject({ v: 1 });
+    await cache.create("/registry/things/b", { metadata: { name: "b" }, v: 2 });
+    await cache.delete("/registry/things/a");
+    // Eventually consistent with the backend: wait for the cache to see the writes.
+    for (let i = 0; i < 100; i++) {
+      const l = await cache.list("/registry/things", { resourceVersion: "0" });
+      if (l.items.length === 1) break;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const l = await cache.list("/registry/things", { resourceVersion: "0", limit: 1, predicate: (o) => o["v"] === 2 });
+    expect(l.items.map((o) => o.metadata?.["name"])).toEqual(["b"]);
+    expect(l.continue).toBeUndefined();
+    expect(l.revision).toBe(await backend.currentRevision());
+    await expect(cache.get("/registry/things/a", { resourceVersion: 0 })).rejects.toMatchObject({ code: "KeyNotFound" });
+    expect(await cache.get("/registry/things/a", { resourceVersion: 0, ignoreNotFound: true })).toBeNull();
+    // The copy handed out is the caller's to mutate.
+    const got = await cache.get("/registry/things/b", { resourceVersion: "0" });
+    got["v"] = 99;
+    expect(await cache.get("/registry/things/b", { resourceVersion: "0" })).toMatchObject({ v: 2 });
+    await cache.close();
+  });
+
+  it("passes resourceVersion 0 reads to the backend when an object has no key", async () => {
+    const backend = new MemoryStorage({ compactionIntervalMs: 0 });
+    await backend.create("/registry/things/bad", { metadata: { name: "bad" } });
+    await backend.create("/registry/things/ok", { metadata: { name: "ok" } });
+    const cache = new WatchCache(backend, { prefix: "/registry/", keyOf });
+    const l = await cache.list("/registry/things", { resourceVersion: "0", limit: 1 });
+    // Served by the backend: the limit applies.
+    expect(l.items).toHaveLength(1);
+    expect(l.continue).toBeDefined();
+    await cache.close();
+  });
+
+  it("uses bookmarkIntervalMs for watches that ask for bookmarks", async () => {
+    const backend = new MemoryStorage({ compactionIntervalMs: 0 });
+    const { revision } = await backend.create("/registry/things/a", { metadata: { name: "a" } });
+    const cache = new WatchCache(backend, { prefix: "/registry/", bookmarkIntervalMs: 10 });
+    const w = await cache.watch("/registry/things", { recursive: true, resourceVersion: revision, allowBookmarks: true });
+    const first = await w.next();
+    expect(first.value).toMatchObject({ type: "BOOKMARK", revision });
+    w.stop();
     await cache.close();
   });
 });

@@ -26,6 +26,17 @@ export interface WatchCacheOptions {
   readonly windowCapacity?: number;
   /** Events a watcher may have unread before it is ended with an ERROR. @defaultValue 10000 */
   readonly watcherBufferCapacity?: number;
+  /**
+   * Period of BOOKMARK events for watches that allow them and name no period of their own
+   * (1.23's cacher sends one about every minute). @defaultValue 60000
+   */
+  readonly bookmarkIntervalMs?: number;
+  /**
+   * The storage key of a stored object (lists do not return keys). With it the cache keeps the
+   * current state and serves reads at `resourceVersion: "0"`; without it (or when it returns
+   * `undefined` for any object present at start) those reads pass through to the backend.
+   */
+  readonly keyOf?: (object: StoredObject) => string | undefined;
 }
 
 class CacheWatcher implements Watcher {
@@ -114,6 +125,15 @@ class CacheWatcher implements Watcher {
   }
 }
 
+function isAnyRevision(rv: string | number | undefined): boolean {
+  return rv === "0" || rv === 0;
+}
+
+function underPrefix(key: string, prefix: string): boolean {
+  const dir = prefix.endsWith("/") ? prefix : `${prefix}/`;
+  return key.startsWith(dir);
+}
+
 function parseRevision(rv: string | number | undefined): Revision | undefined {
   if (typeof rv === "number") return Number.isSafeInteger(rv) && rv > 0 ? rv : undefined;
   if (rv === undefined || !/^[1-9][0-9]*$/.test(rv)) return undefined;
@@ -128,7 +148,10 @@ function parseRevision(rv: string | number | undefined): Revision | undefined {
  * bounded per-watcher buffer (a watcher that falls `watcherBufferCapacity` events behind gets an
  * ERROR event and ends; others never wait). Watches from an unset/`"0"` revision, from before
  * the window, and invalid revisions go to the backend (which answers `ResourceVersionExpired`
- * and `InvalidError` itself). Reads and writes pass through.
+ * and `InvalidError` itself). It also keeps the current state under its prefix, so a get or
+ * list at `resourceVersion: "0"` ("any") is served from memory without touching the backend, as
+ * 1.23's cacher serves them (a list at "0" ignores `limit` and returns everything, with the
+ * cache's revision); every other read and every write passes through.
  *
  * @see staging/src/k8s.io/apiserver/pkg/storage/cacher/cacher.go, watch_cache.go
  * @example
@@ -141,6 +164,10 @@ export class WatchCache implements Storage {
   private readonly bufferCapacity: number;
   private readonly window: WatchChangeEvent[] = [];
   private readonly watchers = new Set<CacheWatcher>();
+  private readonly objects = new Map<string, StoredObject>();
+  private readonly bookmarkIntervalMs: number;
+  private readonly keyOf: ((object: StoredObject) => string | undefined) | undefined;
+  private stateComplete = false;
   /** The window holds every event with a revision greater than this. */
   private windowStart = 0;
   private latest = 0;
@@ -154,6 +181,8 @@ export class WatchCache implements Storage {
     this.prefix = options.prefix ?? "/";
     this.windowCapacity = options.windowCapacity ?? 1000;
     this.bufferCapacity = options.watcherBufferCapacity ?? 10000;
+    this.bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000;
+    this.keyOf = options.keyOf;
   }
 
   create(key: string, object: StoredObject): Promise<WriteResult> {
@@ -162,10 +191,36 @@ export class WatchCache implements Storage {
   get(key: string, options?: GetOptions & { readonly ignoreNotFound?: false }): Promise<StoredObject>;
   get(key: string, options: GetOptions): Promise<StoredObject | null>;
   get(key: string, options?: GetOptions): Promise<StoredObject | null> {
+    if (this.keyOf && isAnyRevision(options?.resourceVersion) && key.startsWith(this.prefix)) return this.getCached(key, options ?? {});
     return this.backend.get(key, options ?? {});
   }
   list(prefix: string, options?: ListOptions): Promise<ListResult> {
+    if (this.keyOf && isAnyRevision(options?.resourceVersion) && options?.continue === undefined && options?.resourceVersionMatch !== "Exact" && prefix.startsWith(this.prefix)) {
+      return this.listCached(prefix, options ?? {});
+    }
     return this.backend.list(prefix, options);
+  }
+
+  private async getCached(key: string, options: GetOptions): Promise<StoredObject | null> {
+    await this.ensureStarted();
+    if (!this.stateComplete) return this.backend.get(key, options);
+    const o = this.objects.get(key);
+    if (o !== undefined) return structuredClone(o);
+    if (options.ignoreNotFound === true) return null;
+    throw new StorageError("KeyNotFound", { key });
+  }
+
+  private async listCached(prefix: string, options: ListOptions): Promise<ListResult> {
+    await this.ensureStarted();
+    if (!this.stateComplete) return this.backend.list(prefix, options);
+    const predicate = options.predicate;
+    const keys = [...this.objects.keys()].filter((k) => underPrefix(k, prefix)).sort();
+    const items: StoredObject[] = [];
+    for (const k of keys) {
+      const o = this.objects.get(k);
+      if (o !== undefined && (predicate === undefined || predicate(o))) items.push(structuredClone(o));
+    }
+    return { items, revision: this.latest };
   }
   guaranteedUpdate(key: string, tryUpdate: UpdateFunc, options?: GuaranteedUpdateOptions): Promise<WriteResult> {
     return this.backend.guaranteedUpdate(key, tryUpdate, options);
@@ -211,13 +266,32 @@ export class WatchCache implements Storage {
     const w = new CacheWatcher(key, options.recursive === true, options.predicate, this.bufferCapacity, (x) => this.watchers.delete(x));
     for (const e of this.window) if (e.revision > from) w.offer(e);
     this.watchers.add(w);
-    if (options.allowBookmarks === true) w.startBookmarks(options.bookmarkIntervalMs ?? 60_000, () => this.latest);
+    if (options.allowBookmarks === true) w.startBookmarks(options.bookmarkIntervalMs ?? this.bookmarkIntervalMs, () => this.latest);
     return w;
   }
 
   private ensureStarted(): Promise<void> {
     this.starting ??= (async () => {
-      const start = await this.backend.currentRevision();
+      // The state at one revision, then every change after it.
+      this.objects.clear();
+      let start: Revision;
+      const keyOf = this.keyOf;
+      if (keyOf) {
+        let complete = true;
+        let page = await this.backend.list(this.prefix, { limit: 10_000 });
+        start = page.revision;
+        for (;;) {
+          for (const o of page.items) {
+            const k = keyOf(o);
+            if (k === undefined) complete = false;
+            else this.objects.set(k, o);
+          }
+          if (!page.continue) break;
+          page = await this.backend.list(this.prefix, { limit: 10_000, continue: page.continue });
+        }
+        this.stateComplete = complete;
+        if (!complete) this.objects.clear();
+      } else start = await this.backend.currentRevision();
       this.windowStart = Math.max(this.windowStart, start);
       this.latest = start;
       this.backendWatcher = await this.backend.watch(this.prefix, { recursive: true, resourceVersion: start });
@@ -237,6 +311,8 @@ export class WatchCache implements Storage {
         const error = e === undefined ? new StorageError("Unreachable", { detail: "backend watch ended" }) : e.error;
         for (const w of [...this.watchers]) w.push({ type: "ERROR", error });
         this.starting = undefined;
+        this.stateComplete = false;
+        this.objects.clear();
         this.window.length = 0;
         this.windowStart = this.latest;
         return;
@@ -246,6 +322,10 @@ export class WatchCache implements Storage {
         continue;
       }
       this.latest = e.revision;
+      if (this.stateComplete) {
+        if (e.type === "DELETED") this.objects.delete(e.key);
+        else this.objects.set(e.key, e.object);
+      }
       this.window.push(e);
       if (this.window.length > this.windowCapacity) {
         const dropped = this.window.shift();

@@ -109,6 +109,7 @@ export function createJobStrategy(gates: JobStrategyGates): ResourceStrategy<Job
       };
     },
     fieldSelectorKeys: ["status.successful"],
+    fieldLabelError: (label) => `field label "${label}" not supported for batchv1.Job`,
     defaultGarbageCollectionPolicy() {
       return "Orphan";
     },

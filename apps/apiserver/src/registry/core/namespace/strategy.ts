@@ -1,12 +1,15 @@
 /**
- * core/v1 Namespace (cluster-scoped, /status) and its printer. Create sets phase `Active` and the
- * `kubernetes` finalizer; marking `Terminating` on delete is the store's deletion hook (core-a).
+ * core/v1 Namespace (cluster-scoped, /status, /finalize) and its printer. Create sets phase
+ * `Active` and the `kubernetes` finalizer; the first DELETE sets `deletionTimestamp` and phase
+ * `Terminating` and keeps the namespace while `spec.finalizers` is not empty (the namespace
+ * controller empties it through `/finalize` once the namespace's content is gone).
  * @see pkg/registry/core/namespace/strategy.go
+ * @see pkg/registry/core/namespace/storage/storage.go (Delete, ShouldDeleteNamespaceDuringUpdate)
  */
 import type { Namespace } from "@skiff/api-types";
 import { findResource } from "@skiff/api-types";
 import type { ResourceStrategy, TableConvertor } from "@skiff/apiserver-core";
-import { setNamespaceDefaults, validateNamespace, validateNamespaceUpdate } from "@skiff/validation";
+import { setNamespaceDefaults, validateNamespace, validateNamespaceFinalizeUpdate, validateNamespaceStatusUpdate, validateNamespaceUpdate } from "@skiff/validation";
 import { translateTimestampSince } from "@skiff/apiserver-core";
 import { ageColumn, nameColumn } from "../../../internal/simple-strategy.js";
 import { keepAllButStatus } from "../../../internal/status-split.js";
@@ -47,7 +50,22 @@ export function createNamespaceStrategy(): ResourceStrategy<T> {
     validateUpdate: (_c, ns, old) => validateNamespaceUpdate(ns, old),
     status: {
       prepareForUpdate: (_c, ns, old) => keepAllButStatus(ns, old),
-      validateUpdate: (_c, ns, old) => validateNamespaceUpdate(ns, old),
+      validateUpdate: (_c, ns, old) => validateNamespaceStatusUpdate(ns, old),
+    },
+    subresourceUpdates: {
+      // PUT /api/v1/namespaces/{name}/finalize: metadata and spec.finalizers from the request,
+      // status from the stored object.
+      finalize: {
+        prepareForUpdate(_c, ns, old) {
+          if (old.status === undefined) delete ns.status;
+          else ns.status = structuredClone(old.status);
+        },
+        validateUpdate: (_c, ns, old) => validateNamespaceFinalizeUpdate(ns, old),
+      },
+    },
+    hasPendingFinalization: (ns) => (ns.spec?.finalizers ?? []).length > 0,
+    prepareForDeletion(ns) {
+      ns.status = { ...ns.status, phase: "Terminating" };
     },
     getAttrs: (ns) => ({
       labels: { ...ns.metadata?.labels },

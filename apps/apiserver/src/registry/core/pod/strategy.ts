@@ -6,8 +6,11 @@
  */
 import type { Binding, Pod } from "@skiff/api-types";
 import { findResource } from "@skiff/api-types";
+import { newBadRequest, newConflict, newInvalid } from "@skiff/apimachinery";
 import type { FieldError } from "@skiff/apimachinery";
-import type { ResourceStrategy, TableConvertor } from "@skiff/apiserver-core";
+import type { ResourceStrategy, SubresourceCreateHandler, TableConvertor } from "@skiff/apiserver-core";
+import { isStorageError } from "@skiff/storage";
+import type { StoredObject } from "@skiff/storage";
 import { defaultPodValidationOptions, setPodDefaults, validatePod, validatePodBinding, validatePodStatusUpdate, validatePodUpdate } from "@skiff/validation";
 import { translateTimestampSince } from "@skiff/apiserver-core";
 import { ageColumn, nameColumn } from "../../../internal/simple-strategy.js";
@@ -160,5 +163,72 @@ export function createPodStrategy(): ResourceStrategy<T> {
     defaultGarbageCollectionPolicy: () => "Background",
     returnDeletedObject: true,
     table: podTable,
+    checkGracefulDelete: (_c, p, requested) => podGracePeriodSeconds(p, requested),
+    subresourceCreates: { binding: createPodBinding },
   };
 }
+
+/** `spec.terminationGracePeriodSeconds` when the pod does not say (SetDefaults_PodSpec). */
+export const defaultTerminationGracePeriodSeconds = 30;
+
+/**
+ * The grace period (seconds) of a pod delete, as 1.23's `CheckGracefulDelete`: the request's
+ * value, else `spec.terminationGracePeriodSeconds` (30 when unset); 0 (delete at once) for a pod
+ * not bound to a node or already `Succeeded`/`Failed`. Does not mutate.
+ * @see pkg/registry/core/pod/strategy.go (CheckGracefulDelete)
+ */
+export function podGracePeriodSeconds(pod: Pod, requestedGracePeriodSeconds: number | undefined): number {
+  if (!pod.spec?.nodeName) return 0;
+  const phase = pod.status?.phase;
+  if (phase === "Succeeded" || phase === "Failed") return 0;
+  return requestedGracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? defaultTerminationGracePeriodSeconds;
+}
+
+/**
+ * `POST pods/{name}/binding`: binds the pod to `target.name` (sets `spec.nodeName`, merges the
+ * binding's annotations, sets condition `PodScheduled=True`) with the binding's uid and
+ * resourceVersion as preconditions, and answers a Success `Status` (201). Errors: 400 when the
+ * names differ, 422 for an invalid binding (1.23 answers 500 there; Skiff keeps it a client
+ * error), 409 `Operation cannot be fulfilled on pods/binding` when bound or deleting.
+ * Honours dryRun.
+ * @see pkg/registry/core/pod/storage/storage.go (BindingREST.Create, setPodHostAndAnnotations)
+ */
+export const createPodBinding: SubresourceCreateHandler = async (ctx, name, body, store) => {
+  const binding = body as unknown as Binding;
+  if (binding.metadata?.name !== name) throw newBadRequest("name in URL does not match name in Binding object");
+  const errs = validatePodBinding(binding);
+  if (errs.length > 0) throw newInvalid({ group: "", kind: "Binding" }, name, errs);
+  const uid = binding.metadata.uid;
+  const rv = binding.metadata.resourceVersion;
+  const key = store.key(ctx.namespace, name);
+  let bound: Pod | undefined;
+  const assign = (cur: StoredObject): StoredObject => {
+    const pod = cur as unknown as Pod;
+    const r = bindPod(pod, binding);
+    if (!r.ok) {
+      if (r.reason === "Conflict") throw newConflict({ group: "", resource: "pods/binding" }, name, new Error(r.message));
+      throw newInvalid({ group: "", kind: "Binding" }, name, r.errors);
+    }
+    const status = (pod.status ??= {});
+    const conds = (status.conditions ??= []);
+    const at = ctx.now.toISOString().replace(/\.\d{3}Z$/, "Z");
+    const i = conds.findIndex((c) => c.type === "PodScheduled");
+    if (i < 0) conds.push({ type: "PodScheduled", status: "True", lastTransitionTime: at });
+    else if (conds[i]!.status !== "True") conds[i] = { ...conds[i]!, status: "True", lastTransitionTime: at };
+    bound = pod;
+    if (ctx.dryRun) throw new DryRunDone();
+    return pod as unknown as StoredObject;
+  };
+  try {
+    await store.storage.guaranteedUpdate(key, assign, uid || rv ? { preconditions: { ...(uid ? { uid } : {}), ...(rv ? { resourceVersion: rv } : {}) } } : {});
+  } catch (e) {
+    if (!(e instanceof DryRunDone && bound)) {
+      const se = store.interpret(e, name);
+      if (isStorageError(e, "InvalidObj")) throw newConflict({ group: "", resource: "pods/binding" }, name, e);
+      throw se;
+    }
+  }
+  return { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", code: 201 };
+};
+
+class DryRunDone extends Error {}

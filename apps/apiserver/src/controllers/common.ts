@@ -1,0 +1,62 @@
+/**
+ * What the in-process controllers share: one generic store per served resource over the
+ * apiserver's own Storage, lookup by storage key and by apiVersion/kind, and a system context.
+ */
+import { GenericStore } from "@skiff/apiserver-core";
+import type { APIObject, RequestContext, ResourceStrategy } from "@skiff/apiserver-core";
+import type { Storage } from "@skiff/storage";
+
+/** The stores of every served resource, with lookups. */
+export interface ControllerStores {
+  readonly all: readonly GenericStore[];
+  /** The store whose key prefix holds `key`, and the object's namespace and name from the key. */
+  locate(key: string): { store: GenericStore; namespace: string | undefined; name: string } | undefined;
+  /** The store serving `apiVersion` + `kind` (an owner reference's target). */
+  forKind(apiVersion: string, kind: string): GenericStore | undefined;
+}
+
+/** Builds {@link ControllerStores} over `storage` for `strategies` (the same ones the server serves). */
+export function createControllerStores(strategies: readonly ResourceStrategy[], storage: Storage): ControllerStores {
+  const all = strategies.map((s) => new GenericStore(s, storage));
+  return {
+    all,
+    locate(key) {
+      for (const store of all) {
+        const prefix = store.keyPrefix(undefined);
+        if (!key.startsWith(prefix)) continue;
+        const rest = key.slice(prefix.length).split("/");
+        if (store.strategy.resource.namespaced) {
+          if (rest.length !== 2) continue;
+          return { store, namespace: rest[0]!, name: rest[1]! };
+        }
+        if (rest.length !== 1) continue;
+        return { store, namespace: undefined, name: rest[0]! };
+      }
+      return undefined;
+    },
+    forKind(apiVersion, kind) {
+      return all.find((s) => {
+        const r = s.strategy.resource;
+        return r.kind === kind && (r.group ? `${r.group}/${r.version}` : r.version) === apiVersion;
+      });
+    },
+  };
+}
+
+/** A request context for a controller acting as `username`. `warnings` collects and is ignored. */
+export function systemContext(username: string, namespace: string | undefined): RequestContext {
+  return { namespace, user: { username, groups: ["system:authenticated"] }, now: new Date(), dryRun: false, warnings: [] };
+}
+
+/** Whether `e` is a StatusError-like error with HTTP code `code`. */
+export function hasStatusCode(e: unknown, code: number): boolean {
+  return typeof e === "object" && e !== null && (e as { status?: { code?: number } }).status?.code === code;
+}
+
+/** The object's namespace (namespaced kinds) or `undefined`. */
+export function namespaceOf(store: GenericStore, obj: APIObject): string | undefined {
+  return store.strategy.resource.namespaced ? obj.metadata?.namespace : undefined;
+}
+
+/** A log sink: one line per call. */
+export type ControllerLog = (message: string) => void;

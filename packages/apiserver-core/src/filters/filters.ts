@@ -1,0 +1,210 @@
+/**
+ * The request filters every API request passes before its handler, in kube-apiserver 1.23's
+ * order: request timeout (non-long-running requests), authentication, in-flight limits,
+ * authorization. Also the watch timeout and the HTTP server's own timeouts.
+ *
+ * @see staging/src/k8s.io/apiserver/pkg/server/config.go (DefaultBuildHandlerChain)
+ * @see staging/src/k8s.io/apiserver/pkg/server/filters/maxinflight.go
+ * @see staging/src/k8s.io/apiserver/pkg/server/filters/timeout.go
+ * @see staging/src/k8s.io/apiserver/pkg/endpoints/filters/authentication.go
+ * @see staging/src/k8s.io/apiserver/pkg/endpoints/filters/authorization.go
+ */
+import type { Server } from "node:http";
+import type { TLSSocket } from "node:tls";
+import { errorToStatus, newTimeoutError, newTooManyRequests, newUnauthorized } from "@skiff/apimachinery";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { wellKnownUsers } from "../auth/auth.js";
+import type { AuthenticationRequest, AuthorizationAttributes, Authenticator, Authorizer, ClientCertificateInfo } from "../auth/auth.js";
+import { isReadOnlyVerb, newForbiddenFromDecision } from "../auth/authorizers.js";
+import type { UserInfo } from "../registry/strategy.js";
+import { parseRequestInfo } from "../request/request-info.js";
+import type { RequestInfo } from "../request/request-info.js";
+
+/**
+ * Request limits (kube-apiserver flag names in parentheses). A zero limit disables that limit.
+ */
+export interface RequestLimits {
+  /** Concurrent read-only (get, list) requests (`--max-requests-inflight`). @defaultValue 400 */
+  readonly maxRequestsInFlight?: number;
+  /** Concurrent mutating requests (`--max-mutating-requests-inflight`). @defaultValue 200 */
+  readonly maxMutatingRequestsInFlight?: number;
+  /** Time a non-long-running request may take before 504 (`--request-timeout`), in ms. @defaultValue 60000 */
+  readonly requestTimeoutMs?: number;
+  /** Watches without `timeoutSeconds` end after this × [1, 2) (`--min-request-timeout`), in seconds. @defaultValue 1800 */
+  readonly minRequestTimeoutSeconds?: number;
+}
+
+/** Defaults of {@link RequestLimits}, as kube-apiserver 1.23. */
+export const defaultRequestLimits = Object.freeze({
+  maxRequestsInFlight: 400,
+  maxMutatingRequestsInFlight: 200,
+  requestTimeoutMs: 60_000,
+  minRequestTimeoutSeconds: 1800,
+});
+
+/** What {@link installRequestFilters} needs. */
+export interface RequestFilterConfig {
+  readonly authenticator: Authenticator;
+  readonly authorizer: Authorizer;
+  /** Paths served without authentication, authorization or limits (health endpoints). */
+  readonly publicPaths: ReadonlySet<string>;
+  readonly limits?: RequestLimits;
+}
+
+/** The message of a 429 from the in-flight limit. */
+export const tooManyRequestsMessage = "Too many requests, please try again later.";
+
+interface FilteredRequest {
+  user?: UserInfo;
+  requestInfo?: RequestInfo;
+}
+
+/**
+ * The authenticated user of a request (set by the filters). Throws a 401 StatusError when the
+ * request did not pass authentication (only public paths can get there).
+ */
+export function getRequestUser(req: FastifyRequest): UserInfo {
+  const u = (req as unknown as FilteredRequest).user;
+  if (!u) throw newUnauthorized("Unauthorized");
+  return u;
+}
+
+/** Whether a request is long-running (watches): not counted in flight and not timed out. @see staging/src/k8s.io/apiserver/pkg/endpoints/request/requestinfo.go */
+export function isLongRunningRequest(info: RequestInfo): boolean {
+  return info.isResourceRequest && (info.verb === "watch" || ["proxy", "log", "exec", "attach", "portforward"].includes(info.subresource));
+}
+
+/**
+ * Watch duration in seconds: `timeoutSeconds` when given and positive, else a random value in
+ * [min, 2·min) so that watches of many clients do not all end together.
+ * @param random - a source of [0, 1) numbers. @defaultValue Math.random
+ * @see staging/src/k8s.io/apiserver/pkg/endpoints/handlers/get.go (ListResource)
+ */
+export function resolveWatchTimeoutSeconds(timeoutSeconds: string | undefined, minRequestTimeoutSeconds: number, random: () => number = Math.random): number {
+  const t = timeoutSeconds === undefined ? 0 : Number(timeoutSeconds);
+  if (Number.isFinite(t) && t > 0) return t;
+  return minRequestTimeoutSeconds * (1 + random());
+}
+
+/**
+ * Counts requests in flight per bucket (read-only vs mutating). `tryAcquire` answers a release
+ * function, or `undefined` when the bucket is full.
+ * @see staging/src/k8s.io/apiserver/pkg/server/filters/maxinflight.go
+ */
+export class InFlightLimiter {
+  private readonly counts = { readonly: 0, mutating: 0 };
+  constructor(private readonly limits: { readonly maxRequestsInFlight: number; readonly maxMutatingRequestsInFlight: number }) {}
+
+  /** Takes a slot for a request with `verb`; call the returned function exactly once when it ends. */
+  tryAcquire(verb: string): (() => void) | undefined {
+    const bucket = isReadOnlyVerb(verb) ? "readonly" : "mutating";
+    const max = bucket === "readonly" ? this.limits.maxRequestsInFlight : this.limits.maxMutatingRequestsInFlight;
+    if (max > 0 && this.counts[bucket] >= max) return undefined;
+    this.counts[bucket]++;
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      this.counts[bucket]--;
+    };
+  }
+
+  /** Current counts (tests, metrics). */
+  inFlight(): { readonly readonly: number; readonly mutating: number } {
+    return { ...this.counts };
+  }
+}
+
+/**
+ * Applies the HTTP server's own timeouts against slow clients: headers must arrive within 32 s,
+ * the whole request within `--request-timeout` + 30 s (backstop for bodies trickling in), and an
+ * idle keep-alive connection closes after 90 s. Mutates `server`.
+ * @see staging/src/k8s.io/apiserver/pkg/server/secure_serving.go (ReadHeaderTimeout, IdleTimeout)
+ */
+export function applyServerTimeouts(server: Server, requestTimeoutMs: number = defaultRequestLimits.requestTimeoutMs): void {
+  server.requestTimeout = requestTimeoutMs + 30_000;
+  server.headersTimeout = Math.min(32_000, server.requestTimeout);
+  server.keepAliveTimeout = 90_000;
+}
+
+/**
+ * Installs the filters as an `onRequest` hook on `app`. A request that fails a filter gets the
+ * `Status` error (401 `Unauthorized`, 429 `TooManyRequests` with `Retry-After: 1`, 403
+ * `Forbidden`, 504 `Timeout`). Members of `system:masters` are never turned away by the
+ * in-flight limits (as 1.23). Sets the request's user for {@link getRequestUser}.
+ * @example installRequestFilters(app, { authenticator, authorizer, publicPaths: new Set(["/healthz"]) });
+ */
+export function installRequestFilters(app: FastifyInstance, config: RequestFilterConfig): void {
+  const limits = { ...defaultRequestLimits, ...config.limits };
+  const inFlight = new InFlightLimiter(limits);
+  // Protobuf bodies stay bytes (kubectl posts review requests as protobuf); handlers that only
+  // read JSON/YAML answer 415 for them as before.
+  app.addContentTypeParser("application/vnd.kubernetes.protobuf", { parseAs: "buffer" }, (_req, body, done) => done(null, body));
+  app.addHook("onRequest", async (req, reply) => {
+    const [path = "/", qs = ""] = req.url.split("?", 2);
+    if (config.publicPaths.has(path)) return;
+    const info = parseRequestInfo(req.method, path, Object.fromEntries(new URLSearchParams(qs)));
+    const longRunning = isLongRunningRequest(info);
+    if (!longRunning && limits.requestTimeoutMs > 0) startRequestTimer(reply, limits.requestTimeoutMs);
+
+    let user: UserInfo | null;
+    try {
+      user = await config.authenticator(authenticationRequestOf(req));
+    } catch {
+      user = null;
+    }
+    if (!user) throw newUnauthorized("Unauthorized");
+    const r = req as unknown as FilteredRequest;
+    r.user = user;
+    r.requestInfo = info;
+
+    if (!longRunning && !user.groups.includes(wellKnownUsers.privilegedGroup)) {
+      const release = inFlight.tryAcquire(info.verb);
+      if (!release) {
+        void reply.header("Retry-After", "1");
+        throw newTooManyRequests(tooManyRequestsMessage, 1);
+      }
+      reply.raw.once("close", release);
+    }
+
+    const attrs: AuthorizationAttributes = {
+      user, verb: info.verb, resourceRequest: info.isResourceRequest, path, apiGroup: info.apiGroup, apiVersion: info.apiVersion,
+      namespace: info.namespace, resource: info.resource, subresource: info.subresource, name: info.name,
+    };
+    const decision = await config.authorizer(attrs);
+    if (!decision.allowed) throw newForbiddenFromDecision(attrs, decision);
+  });
+}
+
+function startRequestTimer(reply: FastifyReply, ms: number): void {
+  const timer = setTimeout(() => {
+    if (reply.raw.headersSent || reply.raw.writableEnded) return;
+    const s = errorToStatus(newTimeoutError("request did not complete within requested timeout - context deadline exceeded", 0));
+    // The handler may still be reading a slow body: close the connection after this answer.
+    reply.raw.writeHead(s.code, { "content-type": "application/json", connection: "close" });
+    reply.raw.end(JSON.stringify(s));
+  }, ms);
+  reply.raw.once("close", () => clearTimeout(timer));
+}
+
+function authenticationRequestOf(req: FastifyRequest): AuthenticationRequest {
+  const sock = req.raw.socket as Partial<TLSSocket>;
+  const cert = typeof sock.getPeerCertificate === "function" ? sock.getPeerCertificate() : undefined;
+  if (!cert || Object.keys(cert).length === 0 || !cert.subject) return { headers: req.headers };
+  const subj = cert.subject as unknown as Record<string, string | string[] | undefined>;
+  const list = (v: string | string[] | undefined) => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
+  const eku = (cert as { ext_key_usage?: string[] }).ext_key_usage;
+  let verified = sock.authorized === true;
+  let verifyError = sock.authorizationError === undefined ? undefined : String(sock.authorizationError);
+  if (verified && eku !== undefined && !eku.includes("1.3.6.1.5.5.7.3.2")) {
+    verified = false;
+    verifyError = "certificate specifies an incompatible key usage";
+  }
+  const info: ClientCertificateInfo = {
+    commonName: list(subj["CN"])[0] ?? "",
+    organizations: list(subj["O"]),
+    verified,
+    ...(verified || verifyError === undefined ? {} : { verifyError }),
+  };
+  return { headers: req.headers, clientCertificate: info };
+}
