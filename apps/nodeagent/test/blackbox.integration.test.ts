@@ -1,0 +1,359 @@
+// The node agent as a black box: the REAL binary (from source) in standalone mode on the project's
+// process CRI server, driven only through its command line, config file, manifest directory and
+// ports. Containers write their logs under /var/log/pods as the kubelet's do (not a flag), so the
+// suite needs that directory writable (root); with CI=true it must run.
+import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { generate } from "selfsigned";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Pod } from "@skiff/api-types";
+import { createRuntimeClient } from "@skiff/cri-api";
+import { startProcessRuntime, type ProcessRuntime } from "@skiff/cri-process-server";
+import type { HarnessAgent, TLSClient } from "./agent-harness.js";
+import { eventually, get, podLogsRoot, podNamed, removePodLogs, startHarnessAgent } from "./agent-harness.js";
+import { runAgent } from "./cli-helpers.js";
+import { alwaysManifest, neverManifest } from "./pods-helpers.js";
+
+const ci = process.env.CI === "true";
+
+function podLogsWritable(): string | undefined {
+  try {
+    mkdirSync(podLogsRoot, { recursive: true });
+    accessSync(podLogsRoot, constants.W_OK);
+    return undefined;
+  } catch (err) {
+    return `${podLogsRoot} is not writable (${err instanceof Error ? err.message : String(err)}); the agent writes container logs there`;
+  }
+}
+
+const skipReason = podLogsWritable();
+if (skipReason !== undefined && !ci) console.warn(`nodeagent black-box suite skipped: ${skipReason}`);
+if (ci && skipReason !== undefined) {
+  describe("nodeagent black-box prerequisites (CI)", () => {
+    it("can write container logs", () => {
+      expect(skipReason).toBeUndefined();
+    });
+  });
+}
+
+const suffix = Math.random().toString(36).slice(2, 8);
+const tmp = mkdtempSync(join(tmpdir(), "skiff-bb-"));
+const dirsToRemove = [tmp];
+const nodeNames: string[] = [];
+const agents: HarnessAgent[] = [];
+const runtimes: ProcessRuntime[] = [];
+
+afterAll(async () => {
+  await Promise.all(agents.map((a) => a.stop(5_000)));
+  await Promise.all(runtimes.map((r) => r.stop()));
+  await Promise.all(nodeNames.map((n) => removePodLogs(n)));
+  for (const d of dirsToRemove) rmSync(d, { recursive: true, force: true });
+}, 60_000);
+
+const phaseOf = (p: Pod | undefined) => p?.status?.phase;
+const mainStatus = (p: Pod | undefined) => p?.status?.containerStatuses?.find((c) => c.name === "main");
+
+interface ClientPKI {
+  readonly caCert: string;
+  readonly cert: string;
+  readonly key: string;
+  readonly strangerCert: string;
+  readonly strangerKey: string;
+}
+
+async function makeClientPKI(): Promise<ClientPKI> {
+  const caExt = [
+    { name: "basicConstraints" as const, cA: true, critical: true },
+    { name: "keyUsage" as const, keyCertSign: true, digitalSignature: true, critical: true },
+  ];
+  const clientExt = [
+    { name: "basicConstraints" as const, cA: false },
+    { name: "keyUsage" as const, digitalSignature: true, keyEncipherment: true },
+    { name: "extKeyUsage" as const, clientAuth: true },
+  ];
+  const ca = await generate([{ name: "commonName", value: "bb-client-ca" }], { keySize: 2048, algorithm: "sha256", extensions: caExt });
+  const client = await generate([{ name: "commonName", value: "alice" }], { keySize: 2048, algorithm: "sha256", ca: { key: ca.private, cert: ca.cert }, extensions: clientExt });
+  const otherCA = await generate([{ name: "commonName", value: "other-ca" }], { keySize: 2048, algorithm: "sha256", extensions: caExt });
+  const stranger = await generate([{ name: "commonName", value: "mallory" }], { keySize: 2048, algorithm: "sha256", ca: { key: otherCA.private, cert: otherCA.cert }, extensions: clientExt });
+  return { caCert: ca.cert, cert: client.cert, key: client.private, strangerCert: stranger.cert, strangerKey: stranger.private };
+}
+
+describe.skipIf(skipReason !== undefined)("nodeagent binary on the process CRI server", () => {
+  const nodeName = `bb-${suffix}`;
+  const dir = join(tmp, "a");
+  const manifests = join(dir, "manifests");
+  let runtime: ProcessRuntime;
+  let agent: HarnessAgent;
+  let pki: ClientPKI;
+  let tls: TLSClient;
+  const context = () => agent.logs();
+
+  beforeAll(async () => {
+    nodeNames.push(nodeName);
+    mkdirSync(manifests, { recursive: true });
+    pki = await makeClientPKI();
+    writeFileSync(join(dir, "ca.crt"), pki.caCert);
+    writeFileSync(join(manifests, "always.yaml"), alwaysManifest("busybox"));
+    writeFileSync(join(manifests, "never.json"), neverManifest("busybox"));
+    writeFileSync(join(manifests, "broken.yaml"), "apiVersion: v1\nkind: Pod\nmetadata: {name: broken}\nspec: [not, a, spec]\n");
+    writeFileSync(join(manifests, ".hidden.yaml"), "not: a pod\n");
+    // The file's values; flags override two of them (anonymous auth, file check frequency).
+    // Relative paths resolve against the file's directory.
+    writeFileSync(
+      join(dir, "config.yaml"),
+      [
+        "apiVersion: nodeagent.config.example.io/v1beta1",
+        "kind: NodeAgentConfiguration",
+        "staticPodPath: manifests",
+        "maxPods: 42",
+        "fileCheckFrequency: 20s",
+        "authentication:",
+        "  anonymous: {enabled: true}",
+        "  webhook: {enabled: false}",
+        "  x509: {clientCAFile: ca.crt}",
+        "authorization: {mode: AlwaysAllow}",
+        "",
+      ].join("\n"),
+    );
+    runtime = await startProcessRuntime({ socketPath: join(dir, "cri.sock"), stateDir: join(dir, "cri-state") });
+    runtimes.push(runtime);
+    agent = await startHarnessAgent({
+      dir,
+      nodeName,
+      runtimeEndpoint: runtime.endpoint,
+      args: [`--config=${join(dir, "config.yaml")}`, "--anonymous-auth=false", "--file-check-frequency=1s"],
+    });
+    agents.push(agent);
+    tls = { ca: await agent.servingCert(), servername: nodeName, cert: pki.cert, key: pki.key };
+  });
+
+  it("answers on the three ports: healthz, read-only /pods without auth, HTTPS main port with the generated certificate", async () => {
+    expect(await get(agent.ports.healthz, "/healthz")).toMatchObject({ status: 200, body: "ok" });
+    const ro = await get(agent.ports.readOnly, "/pods");
+    expect(ro.status).toBe(200);
+    expect(ro.json<{ kind: string }>().kind).toBe("PodList");
+    expect(await get(agent.ports.readOnly, "/healthz")).toMatchObject({ status: 200, body: "ok" });
+    // The certificate in --cert-dir verifies for the node name.
+    expect(existsSync(join(agent.certDir, "nodeagent.key"))).toBe(true);
+    expect(await get(agent.ports.main, "/healthz", tls)).toMatchObject({ status: 200, body: "ok" });
+    // The main port speaks TLS only.
+    await expect(get(agent.ports.main, "/healthz")).rejects.toThrow();
+  });
+
+  it("401s without a client certificate (--anonymous-auth=false) or with an untrusted one; a certificate from --client-ca-file gets through", async () => {
+    const noCert: TLSClient = { ca: tls.ca ?? "", servername: nodeName };
+    expect(await get(agent.ports.main, "/pods", noCert)).toMatchObject({ status: 401, body: "Unauthorized" });
+    expect(await get(agent.ports.main, "/configz", noCert)).toMatchObject({ status: 401 });
+    expect(await get(agent.ports.main, "/pods", { ...noCert, cert: pki.strangerCert, key: pki.strangerKey })).toMatchObject({ status: 401, body: "Unauthorized" });
+    const ok = await get(agent.ports.main, "/pods", tls);
+    expect(ok.status).toBe(200);
+    expect(ok.json<{ kind: string }>().kind).toBe("PodList");
+  });
+
+  it("/configz reflects the config file and the flags that override it", async () => {
+    const r = await get(agent.ports.main, "/configz", tls);
+    expect(r.status).toBe(200);
+    const c = r.json<{ nodeagentconfig: Record<string, unknown> & { authentication: { anonymous: { enabled: boolean }; x509: { clientCAFile: string } } } }>().nodeagentconfig;
+    expect(c.maxPods).toBe(42); // file only
+    expect(c.fileCheckFrequency).toBe("1s"); // flag over the file's 20s
+    expect(c.authentication.anonymous.enabled).toBe(false); // flag over the file's true
+    expect(c.staticPodPath).toBe(manifests); // relative to the file
+    expect(c.authentication.x509.clientCAFile).toBe(join(dir, "ca.crt"));
+    expect(c.readOnlyPort).toBe(agent.ports.readOnly); // flag over the file's default 0
+    expect(c.syncFrequency).toBe("1m0s"); // default
+  });
+
+  it("runs the static pods, reports and skips the malformed manifest", async () => {
+    const pods = await eventually("two pods", async () => {
+      const p = await agent.pods();
+      return p.length === 2 ? p : undefined;
+    }, 60_000, context);
+    expect(pods.map((p) => p.metadata?.name).sort()).toEqual([`always-${nodeName}`, `never-${nodeName}`]);
+    await eventually("broken.yaml reported", () => agent.logs().includes(join(manifests, "broken.yaml")), 30_000, context);
+    expect(agent.logs()).not.toContain(".hidden.yaml");
+  });
+
+  it("reports the Never pod Failed with its exit code in containerStatuses, never restarted", async () => {
+    const never = await eventually("never Failed", async () => {
+      const p = podNamed(await agent.pods(), "never", nodeName);
+      return phaseOf(p) === "Failed" ? p : undefined;
+    }, 60_000, context);
+    expect(mainStatus(never)?.state?.terminated).toMatchObject({ exitCode: 7, reason: "Error" });
+    expect(mainStatus(never)?.restartCount).toBe(0);
+  });
+
+  it("restarts the Always pod (exit 3) with a rising restartCount", async () => {
+    const first = await eventually("always restarted once", async () => {
+      const p = podNamed(await agent.pods(), "always", nodeName);
+      return (mainStatus(p)?.restartCount ?? 0) >= 1 ? p : undefined;
+    }, 60_000, context);
+    const second = await eventually("always restarted again", async () => {
+      const p = podNamed(await agent.pods(), "always", nodeName);
+      return (mainStatus(p)?.restartCount ?? 0) > (mainStatus(first)?.restartCount ?? 0) ? p : undefined;
+    }, 90_000, context);
+    const cs = mainStatus(second);
+    expect((cs?.lastState?.terminated ?? cs?.state?.terminated)?.exitCode).toBe(3);
+    expect(phaseOf(second)).toBe("Running");
+    expect(second.metadata?.uid).toBe(first.metadata?.uid);
+  }, 180_000);
+
+  it("serves the containers' logs through /containerLogs", async () => {
+    const never = await get(agent.ports.main, `/containerLogs/default/never-${nodeName}/main`, tls);
+    expect(never).toMatchObject({ status: 200, body: "done\noops\n" });
+    const previous = await get(agent.ports.main, `/containerLogs/default/always-${nodeName}/main?previous=true`, tls);
+    expect(previous).toMatchObject({ status: 200, body: "hello always\n" });
+    const tail = await get(agent.ports.main, `/containerLogs/default/never-${nodeName}/main?tailLines=1`, tls);
+    expect(tail.body).toBe("oops\n");
+    expect((await get(agent.ports.main, `/containerLogs/default/never-${nodeName}/nope`, tls)).status).toBe(404);
+    expect((await get(agent.ports.main, `/containerLogs/default/missing-${nodeName}/main`, tls)).status).toBe(404);
+  });
+
+  it("a malformed manifest dropped in later is reported and skipped; the running pods are not disturbed", async () => {
+    const before = podNamed(await agent.pods(), "always", nodeName);
+    writeFileSync(join(manifests, "late.yaml"), "apiVersion: v1\nkind: Pod\nmetadata: {name: Late_Bad}\nspec: {containers: []}\n");
+    await eventually("late.yaml reported", () => agent.logs().includes(join(manifests, "late.yaml")), 30_000, context);
+    const pods = await agent.pods();
+    expect(pods.map((p) => p.metadata?.name).sort()).toEqual([`always-${nodeName}`, `never-${nodeName}`]);
+    const after = podNamed(pods, "always", nodeName);
+    expect(after?.metadata?.uid).toBe(before?.metadata?.uid);
+    expect(mainStatus(after)?.restartCount ?? 0).toBeGreaterThanOrEqual(mainStatus(before)?.restartCount ?? 0);
+    expect(phaseOf(podNamed(pods, "never", nodeName))).toBe("Failed");
+    unlinkSync(join(manifests, "late.yaml"));
+  });
+
+  it("deleting a manifest file stops and removes its pod: gone from /pods, /runningpods/ and the runtime", async () => {
+    const running = await get(agent.ports.main, "/runningpods/", tls);
+    expect(running.status).toBe(200);
+    const uid = podNamed(await agent.pods(), "always", nodeName)?.metadata?.uid ?? "";
+    expect(uid).not.toBe("");
+    expect((running.json<{ items: Pod[] | null }>().items ?? []).some((p) => p.metadata?.uid === uid)).toBe(true);
+
+    unlinkSync(join(manifests, "always.yaml"));
+    await eventually("always gone from /pods", async () => (podNamed(await agent.pods(), "always", nodeName) ? undefined : true), 60_000, context);
+    await eventually("always gone from /runningpods/", async () => {
+      const r = await get(agent.ports.main, "/runningpods/", tls);
+      return r.status === 200 && !(r.json<{ items: Pod[] | null }>().items ?? []).some((p) => p.metadata?.uid === uid);
+    }, 60_000, context);
+    const rt = createRuntimeClient({ endpoint: runtime.endpoint, timeoutMs: 10_000 });
+    try {
+      await eventually("sandbox and containers removed from the runtime", async () => {
+        const { items } = await rt.listPodSandbox({ filter: { labelSelector: { "io.example.pod.uid": uid } } });
+        const { containers } = await rt.listContainers({ filter: { labelSelector: { "io.example.pod.uid": uid } } });
+        return items.length === 0 && containers.length === 0;
+      }, 60_000, context);
+    } finally {
+      rt.close();
+    }
+    // Its container logs go with it (kubelet: /var/log/pods/<ns>_<name>_<uid>).
+    await eventually("log directory removed", () => !existsSync(join(podLogsRoot, `default_always-${nodeName}_${uid}`)), 30_000, context);
+    // The other pod stays, logs included.
+    expect(phaseOf(podNamed(await agent.pods(), "never", nodeName))).toBe("Failed");
+    expect(existsSync(join(podLogsRoot, `default_never-${nodeName}_${podNamed(await agent.pods(), "never", nodeName)?.metadata?.uid ?? ""}`))).toBe(true);
+  });
+
+  it("stops on SIGTERM with exit 0", async () => {
+    expect(await agent.stop()).toBe(0);
+    expect(agent.logs()).toContain("Shutting down");
+  });
+});
+
+describe.skipIf(skipReason !== undefined)("nodeagent binary with an unreachable runtime", () => {
+  const nodeName = `bbr-${suffix}`;
+  const dir = join(tmp, "r");
+  const manifests = join(dir, "manifests");
+  const socketPath = join(dir, "late.sock");
+  let agent: HarnessAgent;
+  const context = () => agent.logs();
+
+  beforeAll(async () => {
+    nodeNames.push(nodeName);
+    mkdirSync(manifests, { recursive: true });
+    writeFileSync(
+      join(manifests, "web.yaml"),
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  terminationGracePeriodSeconds: 1\n  containers:\n  - {name: main, image: busybox, command: [sh, -c, 'echo up; sleep 3600']}\n",
+    );
+    agent = await startHarnessAgent({ dir, nodeName, runtimeEndpoint: `unix://${socketPath}`, manifests, args: ["--file-check-frequency=1s"] });
+    agents.push(agent);
+  });
+
+  it("stays up and healthy, reporting the runtime not ready, with the static pod pending", async () => {
+    expect(await get(agent.ports.healthz, "/healthz")).toMatchObject({ status: 200, body: "ok" });
+    await eventually("runtime reported down", () => agent.logs().includes("container runtime is down"), 30_000, context);
+    const web = await eventually("web listed", async () => podNamed(await agent.pods(), "web", nodeName), 30_000, context);
+    expect(phaseOf(web)).toBe("Pending");
+    expect(mainStatus(web)?.state?.running).toBeUndefined();
+    expect(agent.child.exitCode).toBeNull();
+    // Anonymous (no --config): /runningpods/ asks the runtime, which is not there.
+    expect((await get(agent.ports.main, "/runningpods/", {})).status).toBe(500);
+  });
+
+  it("recovers when the runtime socket appears: the pod runs", async () => {
+    const runtime = await startProcessRuntime({ socketPath, stateDir: join(dir, "cri-state") });
+    runtimes.push(runtime);
+    await eventually("runtime reported ready", () => agent.logs().includes("container runtime is ready"), 60_000, context);
+    const web = await eventually("web Running", async () => {
+      const p = podNamed(await agent.pods(), "web", nodeName);
+      return mainStatus(p)?.state?.running ? p : undefined;
+    }, 60_000, context);
+    expect(phaseOf(web)).toBe("Running");
+    const logs = await get(agent.ports.main, `/containerLogs/default/web-${nodeName}/main`, {});
+    expect(logs).toMatchObject({ status: 200, body: "up\n" });
+    expect(await get(agent.ports.healthz, "/healthz")).toMatchObject({ status: 200, body: "ok" });
+  });
+});
+
+describe.skipIf(skipReason !== undefined)("nodeagent binary --runonce", () => {
+  const nodeName = `bbo-${suffix}`;
+  const dir = join(tmp, "o");
+  const manifests = join(dir, "manifests");
+  const marker = join(dir, "marker");
+
+  it("runs the static pods once and exits 0, leaving them to the runtime", async () => {
+    nodeNames.push(nodeName);
+    mkdirSync(manifests, { recursive: true });
+    writeFileSync(
+      join(manifests, "once.yaml"),
+      `apiVersion: v1\nkind: Pod\nmetadata: {name: once}\nspec:\n  restartPolicy: Never\n  containers:\n  - {name: main, image: busybox, command: [sh, -c, 'echo ran > ${marker}']}\n`,
+    );
+    writeFileSync(
+      join(manifests, "svc.yaml"),
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: svc}\nspec:\n  terminationGracePeriodSeconds: 1\n  containers:\n  - {name: main, image: busybox, command: [sh, -c, 'sleep 3600']}\n",
+    );
+    const runtime = await startProcessRuntime({ socketPath: join(dir, "cri.sock"), stateDir: join(dir, "cri-state") });
+    runtimes.push(runtime);
+    const r = await runAgent([
+      "--runonce",
+      `--hostname-override=${nodeName}`,
+      `--root-dir=${join(dir, "root")}`,
+      `--container-runtime-endpoint=${runtime.endpoint}`,
+      `--pod-manifest-path=${manifests}`,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`Started pod pod="default/once-${nodeName}" phase="Succeeded"`);
+    expect(r.stderr).toContain(`Started pod pod="default/svc-${nodeName}" phase="Running"`);
+    expect(readFileSync(marker, "utf8")).toBe("ran\n");
+    const rt = createRuntimeClient({ endpoint: runtime.endpoint, timeoutMs: 10_000 });
+    try {
+      const { containers } = await rt.listContainers({ filter: { state: { state: "CONTAINER_RUNNING" } } });
+      expect(containers.map((c) => c.labels["io.example.pod.name"])).toContain(`svc-${nodeName}`);
+    } finally {
+      rt.close();
+    }
+  });
+
+  it("exits 1 when a pod cannot run", async () => {
+    const badDir = join(tmp, "o2");
+    const badManifests = join(badDir, "manifests");
+    mkdirSync(badManifests, { recursive: true });
+    writeFileSync(
+      join(badManifests, "fails.yaml"),
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: fails}\nspec:\n  restartPolicy: Never\n  containers:\n  - {name: main, image: busybox, command: [sh, -c, 'exit 4']}\n",
+    );
+    const runtime = await startProcessRuntime({ socketPath: join(badDir, "cri.sock"), stateDir: join(badDir, "cri-state") });
+    runtimes.push(runtime);
+    const r = await runAgent(["--runonce", `--hostname-override=${nodeName}`, `--root-dir=${join(badDir, "root")}`, `--container-runtime-endpoint=${runtime.endpoint}`, `--pod-manifest-path=${badManifests}`]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`Failed to start pod pod="default/fails-${nodeName}" phase="Failed"`);
+  });
+});
