@@ -124,3 +124,26 @@ describe("applyJSONPatch", () => {
     expect(isPatchError(null)).toBe(false);
   });
 });
+
+describe("applyJSONPatch on the root path", () => {
+  // Found by the apiserver fuzz test: these threw TypeErrors that became 500s.
+  it.each([
+    [[{ op: "copy", path: "", from: "/nope/x" }]],
+    [[{ op: "remove", path: "" }, { op: "add", path: "/a", value: 1 }]],
+    [[{ op: "remove", path: "" }]],
+    [[{ op: "move", path: "", from: "/nope" }]],
+  ])("%j is an Invalid PatchError", (ops) => {
+    let err: unknown;
+    try {
+      applyJSONPatch({ spec: { parallelism: 1 } }, ops);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(PatchError);
+    expect((err as PatchError).reason).toBe("Invalid");
+  });
+
+  it("replacing the root with an object is allowed", () => {
+    expect(applyJSONPatch({ a: 1 }, [{ op: "replace", path: "", value: { b: 2 } }])).toEqual({ b: 2 });
+  });
+});

@@ -89,8 +89,9 @@ export function applyJSONPatch(doc: unknown, ops: unknown): unknown {
   });
   const work = cloneJSON(doc);
   const operations = cloneJSON(ops) as jsonpatch.Operation[];
+  let result: unknown;
   try {
-    return jsonpatch.applyPatch(work, operations, true, true, true).newDocument;
+    result = jsonpatch.applyPatch(work, operations, true, true, true).newDocument;
   } catch (e) {
     if (e instanceof jsonpatch.JsonPatchError) {
       const index = e.index ?? 0;
@@ -99,6 +100,10 @@ export function applyJSONPatch(doc: unknown, ops: unknown): unknown {
     if (e instanceof TypeError && /banned for security reasons/.test(e.message)) {
       throw new PatchError("Invalid", "JSON Patch may not modify __proto__ or constructor/prototype", { cause: e });
     }
-    throw e;
+    // fast-json-patch throws plain TypeErrors for some operations on the root path ("")
+    // (copy from a missing location, operations after `remove ""`): still bad input, never a 500.
+    throw new PatchError("Invalid", `invalid JSON Patch: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
   }
+  if (result === undefined || result === null) throw new PatchError("Invalid", "invalid JSON Patch: the patch removes the whole document");
+  return result;
 }
