@@ -4,7 +4,7 @@ import tseslint from "typescript-eslint";
 
 /** Workspace packages in dependency order: each may import only those before it (DESIGN.md). */
 const layers = [
-  ["api-types", "completed-indexes", "feature-gates", "flags", "cri-api"],
+  ["api-types", "completed-indexes", "feature-gates", "flags", "cri-api", "csi-api"],
   ["apimachinery"],
   ["validation"],
   ["storage"],

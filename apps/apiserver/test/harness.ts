@@ -75,7 +75,21 @@ export function call(s: RunningServer, method: string, path: string, body?: unkn
   return new Promise((resolve, reject) => {
     const data = body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body);
     const req = request(
-      { host: "127.0.0.1", servername: "localhost", port: s.port, path, method, ca: s.ca, headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json", ...headers } },
+      {
+        host: "127.0.0.1",
+        servername: "localhost",
+        port: s.port,
+        path,
+        method,
+        ca: s.ca,
+        headers: {
+          authorization: `Bearer ${adminToken}`,
+          "content-type": "application/json",
+          // Node frames no DELETE body by itself (neither Content-Length nor chunked).
+          ...(data === undefined ? {} : { "content-length": String(Buffer.byteLength(data)) }),
+          ...headers,
+        },
+      },
       (res) => {
         let text = "";
         res.on("data", (d: Buffer) => (text += d.toString()));

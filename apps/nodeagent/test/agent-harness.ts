@@ -8,6 +8,7 @@ import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { join } from "node:path";
 import type { Pod } from "@skiff/api-types";
+import { waitFor } from "@skiff/test-support";
 import type { AgentProcess } from "./cli-helpers.js";
 import { freePort, startAgent, waitHealthy } from "./cli-helpers.js";
 
@@ -159,20 +160,6 @@ export async function removePodLogs(nodeName: string): Promise<void> {
 }
 
 /** Polls `fn` every 200 ms until it returns a value other than undefined/false. */
-export async function eventually<T>(what: string, fn: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 60_000, context?: () => string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v !== undefined && v !== false) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) {
-      const why = last !== undefined ? `: ${last instanceof Error ? last.message : String(last)}` : "";
-      throw new Error(`timed out waiting for ${what}${why}${context ? `\n--- agent log ---\n${context().split("\n").slice(-40).join("\n")}` : ""}`);
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
+export function eventually<T>(what: string, fn: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 60_000, context?: () => string): Promise<T> {
+  return waitFor(fn, { what, timeoutMs, intervalMs: 200, ...(context ? { context: () => `--- agent log ---\n${context().split("\n").slice(-40).join("\n")}` } : {}) });
 }

@@ -3,62 +3,26 @@
 // sandboxes deleted, containerd stopped, directory purged) afterwards, also when a test fails.
 // Skip rules as the other containerd suites: with CI=true it must run; elsewhere it is skipped
 // (with the reason) when not root or when setup fails.
-import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { mkdirSync, unlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { setUpContainerd, tearDownContainerd } from "@skiff/test-support";
 import type { Pod } from "@skiff/api-types";
 import { createRuntimeClient } from "@skiff/cri-api";
 import type { HarnessAgent } from "./agent-harness.js";
 import { eventually, get, podNamed, removePodLogs, startHarnessAgent } from "./agent-harness.js";
 import { alwaysManifest, neverManifest } from "./pods-helpers.js";
 
-const toolsDir = join(dirname(fileURLToPath(import.meta.url)), "../../../tools/containerd");
-const ci = process.env.CI === "true";
-
-interface Setup {
-  dir: string;
-  endpoint?: string;
-  error?: string;
-}
-
-function setUpContainerd(): Setup {
-  // Short: the socket path must fit a unix socket address.
-  const dir = mkdtempSync(join(tmpdir(), "skiff-bbc-"));
-  if (process.getuid?.() !== 0) return { dir, error: "not running as root (containerd and runc need it)" };
-  const result = spawnSync("bash", [join(toolsDir, "setup.sh"), "--dir", dir], { encoding: "utf8", timeout: 600_000 });
-  if (result.status !== 0) {
-    return { dir, error: `setup.sh exited ${result.status ?? result.signal}: ${result.stderr.trim().split("\n").slice(-15).join("\n")}` };
-  }
-  const endpoint = result.stdout.trim().split("\n").at(-1) ?? "";
-  if (!endpoint.startsWith("unix://")) return { dir, error: `setup.sh printed no endpoint: ${result.stdout}` };
-  return { dir, endpoint };
-}
-
-const setup = setUpContainerd();
-if (setup.error && !ci) {
-  console.warn(`containerd black-box suite skipped: ${setup.error}`);
-}
+const setup = setUpContainerd({ prefix: "skiff-bbc-", suite: "containerd black-box suite" });
 
 const nodeName = `bbc-${Math.random().toString(36).slice(2, 8)}`;
 let agent: HarnessAgent | undefined;
 
 afterAll(async () => {
   await agent?.stop(10_000);
-  spawnSync("bash", [join(toolsDir, "stop.sh"), "--dir", setup.dir, "--purge"], { stdio: "inherit", timeout: 120_000 });
-  rmSync(setup.dir, { recursive: true, force: true });
+  tearDownContainerd(setup);
   await removePodLogs(nodeName);
 }, 180_000);
-
-if (ci && setup.error !== undefined) {
-  describe("containerd setup (CI)", () => {
-    it("sets up containerd", () => {
-      expect(setup.error).toBeUndefined();
-    });
-  });
-}
 
 const phaseOf = (p: Pod | undefined) => p?.status?.phase;
 const mainStatus = (p: Pod | undefined) => p?.status?.containerStatuses?.find((c) => c.name === "main");

@@ -1,76 +1,27 @@
-// Starts the REAL apiserver process (from source, as apps/apiserver/test/harness.ts does) with two
-// token users and an ABAC policy, and talks to it over HTTPS with the admin token.
-import { spawn } from "node:child_process";
-import type { ChildProcess } from "node:child_process";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+// Starts the REAL apiserver process (from source, @skiff/test-support) with two token users and an
+// ABAC policy, and talks to it over HTTPS with the admin token.
 import { request } from "node:https";
 import { join } from "node:path";
-
-const repoRoot = join(import.meta.dirname, "..", "..", "..");
-const apiserverMain = join(repoRoot, "apps", "apiserver", "src", "main.ts");
+import { adminToken, startAPIServer as startServer, writeKubeconfig } from "@skiff/test-support";
+import type { RunningAPIServer } from "@skiff/test-support";
 
 /** system:masters. */
-export const adminToken = "admin-token";
+export { adminToken };
 /** A user with read-only access to pods (ABAC), nothing else. */
 export const viewerToken = "viewer-token";
 
-export interface APIServerProcess {
-  readonly port: number;
-  readonly dir: string;
-  readonly ca: string;
-  readonly proc: ChildProcess;
-  stderr(): string;
-  stop(): Promise<number | null>;
-}
+export type APIServerProcess = RunningAPIServer;
 
-export async function startAPIServer(baseDir: string): Promise<APIServerProcess> {
+/** The apiserver in `<baseDir>/apiserver` (kept after stop). */
+export function startAPIServer(baseDir: string): Promise<APIServerProcess> {
   const dir = join(baseDir, "apiserver");
-  await mkdir(dir, { recursive: true });
-  await writeFile(join(dir, "tokens.csv"), `${adminToken},admin,1,"system:masters"\n${viewerToken},viewer,2\n`);
-  await writeFile(
-    join(dir, "abac.jsonl"),
-    `${JSON.stringify({ apiVersion: "abac.authorization.kubernetes.io/v1beta1", kind: "Policy", spec: { user: "viewer", namespace: "*", resource: "pods", apiGroup: "*", readonly: true } })}\n`,
-  );
-  const proc = spawn(
-    process.execPath,
-    [
-      "--conditions=@skiff/source",
-      "--import",
-      "tsx",
-      apiserverMain,
-      "--secure-port=0",
-      "--bind-address=127.0.0.1",
-      `--data-dir=${join(dir, "data")}`,
-      `--cert-dir=${join(dir, "pki")}`,
-      `--token-auth-file=${join(dir, "tokens.csv")}`,
-      "--authorization-mode=ABAC",
-      `--authorization-policy-file=${join(dir, "abac.jsonl")}`,
-    ],
-    { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] },
-  );
-  let err = "";
-  proc.stderr.on("data", (d: Buffer) => (err += d.toString()));
-  const port = await new Promise<number>((resolve, reject) => {
-    proc.stderr.on("data", () => {
-      const m = /Serving securely on [^\n]*:(\d+)\n/.exec(err);
-      if (m) resolve(Number(m[1]));
-    });
-    proc.once("exit", (code) => reject(new Error(`apiserver exited with ${String(code)}: ${err}`)));
-  });
-  const ca = await readFile(join(dir, "pki", "ca.crt"), "utf8");
-  return {
-    port,
+  const policy = { apiVersion: "abac.authorization.kubernetes.io/v1beta1", kind: "Policy", spec: { user: "viewer", namespace: "*", resource: "pods", apiGroup: "*", readonly: true } };
+  return startServer({
     dir,
-    ca,
-    proc,
-    stderr: () => err,
-    stop: () =>
-      new Promise((resolve) => {
-        if (proc.exitCode !== null) return resolve(proc.exitCode);
-        proc.once("exit", (code) => resolve(code));
-        proc.kill("SIGTERM");
-      }),
-  };
+    tokens: [`${viewerToken},viewer,2`],
+    files: { "abac.jsonl": `${JSON.stringify(policy)}\n` },
+    args: ["--authorization-mode=ABAC", `--authorization-policy-file=${join(dir, "abac.jsonl")}`],
+  });
 }
 
 export interface APIResponse {
@@ -98,11 +49,6 @@ export function apiCall(s: APIServerProcess, method: string, path: string, body?
 
 /** A kubeconfig (kubectl's and the agent's `--clusterconfig`) with the admin token. */
 export async function writeAdminKubeconfig(s: APIServerProcess): Promise<string> {
-  const path = join(s.dir, "kubeconfig");
-  const ca = Buffer.from(s.ca).toString("base64");
-  await writeFile(
-    path,
-    `apiVersion: v1\nkind: Config\nclusters:\n- name: skiff\n  cluster:\n    server: https://127.0.0.1:${String(s.port)}\n    certificate-authority-data: ${ca}\nusers:\n- name: admin\n  user:\n    token: ${adminToken}\ncontexts:\n- name: skiff\n  context:\n    cluster: skiff\n    user: admin\ncurrent-context: skiff\n`,
-  );
-  return path;
+  await writeKubeconfig(s.kubeconfig, { server: `https://127.0.0.1:${String(s.port)}`, token: adminToken, caPEM: s.ca });
+  return s.kubeconfig;
 }

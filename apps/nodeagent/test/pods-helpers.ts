@@ -1,19 +1,9 @@
 import type { Readable } from "node:stream";
 import type { Pod } from "@skiff/api-types";
+import { waitFor as poll } from "@skiff/test-support";
 
-export async function waitFor<T>(what: string, fn: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v !== undefined && v !== false) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+export function waitFor<T>(what: string, fn: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  return poll(fn, { what, timeoutMs });
 }
 
 export async function readAll(stream: Readable): Promise<string> {

@@ -3,13 +3,13 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createClient, loadClusterConfig } from "@skiff/client";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { startServer } from "./apiserver.js";
-import type { RunningServer } from "./apiserver.js";
+import { startAPIServer } from "@skiff/test-support";
+import type { RunningAPIServer } from "@skiff/test-support";
 
 const mainTs = join(dirname(fileURLToPath(import.meta.url)), "../src/main.ts");
-let server: RunningServer;
+let server: RunningAPIServer;
 beforeAll(async () => {
-  server = await startServer();
+  server = await startAPIServer({ tempPrefix: "skiff-scheduler-" });
 });
 afterAll(async () => {
   await server?.stop();

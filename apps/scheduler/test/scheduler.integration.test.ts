@@ -3,16 +3,16 @@ import { createClient, loadClusterConfig } from "@skiff/client";
 import type { Client } from "@skiff/client";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Scheduler } from "../src/scheduler.js";
-import { startServer } from "./apiserver.js";
-import type { RunningServer } from "./apiserver.js";
+import { startAPIServer, waitFor as poll } from "@skiff/test-support";
+import type { RunningAPIServer } from "@skiff/test-support";
 
-let server: RunningServer;
+let server: RunningAPIServer;
 let client: Client;
 let scheduler: Scheduler;
 const logs: string[] = [];
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await startAPIServer({ tempPrefix: "skiff-scheduler-" });
   client = createClient(await loadClusterConfig(server.kubeconfig), { qps: 1000, burst: 1000 });
   scheduler = new Scheduler({ client, log: (_l, m) => logs.push(m) });
   await scheduler.start();
@@ -40,14 +40,8 @@ function addPod(name: string, spec: Partial<NonNullable<Pod["spec"]>> = {}, requ
   return client.pods.create({ metadata: { name, namespace: "default" }, spec: { containers: [{ name: "c", image: "busybox", ...(requests ? { resources: { requests } } : {}) }], ...spec } });
 }
 
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 400; i++) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}; scheduler log:\n${logs.slice(-20).join("\n")}`);
-}
+const waitFor = <T>(what: string, fn: () => Promise<T | undefined>): Promise<T> =>
+  poll(fn, { what, timeoutMs: 10_000, intervalMs: 25, context: () => `scheduler log:\n${logs.slice(-20).join("\n")}` });
 
 const boundNode = (name: string) =>
   waitFor(`${name} bound`, async () => {

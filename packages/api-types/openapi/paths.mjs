@@ -24,7 +24,7 @@ export const servedResources = [
     namespaced: false,
     schema: `${CORE}Namespace`,
     listSchema: `${CORE}NamespaceList`,
-    subresources: ["status"],
+    subresources: ["status", "finalize"],
     verbs: allVerbs.filter((v) => v !== "deletecollection"),
     deleteReturns: "Status",
   },
@@ -232,6 +232,20 @@ function resourcePaths(r) {
         description: `Partially update the status of the specified ${r.kind}.`,
         parameters: [...named(), ...qPatch()],
         requestBody: patchBody(),
+        responses: { 200: ok(r.schema), 201: ok(r.schema, "Created") },
+      }),
+    };
+  }
+  if (r.subresources.includes("finalize")) {
+    // 1.23 serves PUT only (FinalizeREST is an Updater), with the Namespace kind.
+    paths[`${base}/{name}/finalize`] = {
+      put: operation({
+        r,
+        action: "put",
+        id: `replace${gv}${ns}${r.kind}Finalize`,
+        description: `Replace the finalizers (spec.finalizers) of the specified ${r.kind}.`,
+        parameters: [...named(), ...qWrite()],
+        requestBody: body(r.schema),
         responses: { 200: ok(r.schema), 201: ok(r.schema, "Created") },
       }),
     };

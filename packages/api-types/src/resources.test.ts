@@ -9,7 +9,7 @@ describe("resources", () => {
     expect(byPlural.pods).toMatchObject({ group: "", shortNames: ["po"], categories: ["all"], subresources: ["status", "binding"] });
     expect(byPlural.nodes).toMatchObject({ namespaced: false, shortNames: ["no"], subresources: ["status"] });
     expect(byPlural.events).toMatchObject({ namespaced: true, shortNames: ["ev"] });
-    expect(byPlural.namespaces).toMatchObject({ namespaced: false, shortNames: ["ns"] });
+    expect(byPlural.namespaces).toMatchObject({ namespaced: false, shortNames: ["ns"], subresources: ["status", "finalize"] });
     expect(byPlural.namespaces?.verbs).not.toContain("deletecollection");
     expect(byPlural.csidrivers).toMatchObject({ group: "storage.example.io", namespaced: false, shortNames: [], categories: [] });
     expect(byPlural.csinodes).toMatchObject({ group: "storage.example.io", namespaced: false });

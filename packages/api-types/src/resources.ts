@@ -11,7 +11,7 @@ export type ResourceVerb = "create" | "delete" | "deletecollection" | "get" | "l
  *
  * Invariants: `plural` and `singular` are lowercase; `listKind` is `kind + "List"`; `subresources`
  * are the names after `<plural>/<name>/` (status answers get/update/patch with the main kind;
- * binding answers create with a Binding).
+ * binding answers create with a Binding; the Namespace's finalize answers update only).
  *
  * @see staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/types.go (APIResource)
  */
@@ -64,7 +64,7 @@ export const resources: readonly ResourceInfo[] = Object.freeze([
     namespaced: false,
     shortNames: ["ns"],
     categories: [],
-    subresources: ["status"],
+    subresources: ["status", "finalize"],
     verbs: Object.freeze(allVerbs.filter((v) => v !== "deletecollection")),
   }),
   resource({ group: "", version: "v1", kind: "Node", plural: "nodes", singular: "node", namespaced: false, shortNames: ["no"], categories: [], subresources: ["status"] }),

@@ -26,6 +26,12 @@ export interface ClientOptions {
   readonly userAgent?: string;
   /** Clock of the rate limiter. @defaultValue realClock */
   readonly clock?: Clock;
+  /**
+   * Most keep-alive connections open at once for requests other than watches (each watch has its
+   * own connection); further requests wait for a free one. @defaultValue 64
+   * @throws {RangeError} from {@link createClient} unless an integer ≥ 1.
+   */
+  readonly maxConnections?: number;
 }
 
 /** What {@link Client.recordEvent} needs besides the object it is about. */
@@ -90,8 +96,11 @@ function mustFind(name: string): ResourceInfo {
  * const jobs = await client.jobs.list({ namespace: "default", labelSelector: "app=batch" });
  */
 export function createClient(config: ClusterConfig, options: ClientOptions = {}): Client {
+  if (options.maxConnections !== undefined && !(Number.isInteger(options.maxConnections) && options.maxConnections >= 1)) {
+    throw new RangeError(`maxConnections must be an integer >= 1, got ${String(options.maxConnections)}`);
+  }
   const rateLimiter = new TokenBucketRateLimiter({ qps: options.qps ?? 5, burst: options.burst ?? 10, ...(options.clock ? { clock: options.clock } : {}) });
-  const transport = new Transport(config, rateLimiter, options.userAgent ?? "skiff-client");
+  const transport = new Transport(config, rateLimiter, options.userAgent ?? "skiff-client", options.maxConnections);
   const cache = new Map<ResourceInfo, ResourceClient<KubeObject>>();
   const resource = <T extends KubeObject>(r: ResourceInfo | string): ResourceClient<T> => {
     const info = typeof r === "string" ? mustFind(r) : r;

@@ -3,14 +3,14 @@ import type { CSIDriver, CSINode, Event, Job, Namespace, Node, Pod, PodTemplate 
 import { ClientError, FakeClock, createClient, createInformer, createSharedInformerFactory, isClientError, isDeletedFinalStateUnknown, keyOf, loadClusterConfig } from "@skiff/client";
 import type { Client, KubeObject, ResourceClient } from "@skiff/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer } from "./apiserver.js";
-import type { RunningServer } from "./apiserver.js";
+import { startAPIServer, waitFor } from "@skiff/test-support";
+import type { RunningAPIServer } from "@skiff/test-support";
 
-let server: RunningServer;
+let server: RunningAPIServer;
 let client: Client;
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await startAPIServer({ tempPrefix: "skiff-client-" });
   client = createClient(await loadClusterConfig(server.kubeconfig), { qps: 1000, burst: 1000, userAgent: "client-test" });
 });
 afterAll(async () => {
@@ -19,8 +19,7 @@ afterAll(async () => {
 });
 
 const until = async (cond: () => boolean, what: string): Promise<void> => {
-  for (let i = 0; i < 500 && !cond(); i++) await new Promise((r) => setTimeout(r, 20));
-  if (!cond()) throw new Error(`timed out waiting for ${what}`);
+  await waitFor(cond, { what, timeoutMs: 10_000, intervalMs: 20 });
 };
 
 const podSpec = { containers: [{ name: "c", image: "busybox" }] };

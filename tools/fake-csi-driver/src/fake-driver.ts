@@ -1,7 +1,7 @@
 import { mkdir, rm, unlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
-import { loadServiceDefinitions } from "./internal/proto.js";
+import { loadCSIProtos } from "@skiff/csi-api";
 
 /** How {@link startFakeCsiDriver} behaves. Everything but the two paths has a default. */
 export interface FakeCsiDriverOptions {
@@ -96,7 +96,7 @@ async function listen(server: grpc.Server, socketPath: string): Promise<void> {
 export async function startFakeCsiDriver(options: FakeCsiDriverOptions): Promise<FakeCsiDriver> {
   const name = options.name ?? "fake.csi.example.io";
   const log = options.log ?? (() => {});
-  const defs = loadServiceDefinitions();
+  const defs = loadCSIProtos();
   const calls: FakeCsiCall[] = [];
   const statuses: FakeRegistrationStatus[] = [];
   const record = (method: string, fn: (req: Record<string, unknown>) => Promise<unknown> | unknown): Handler => {
@@ -112,14 +112,14 @@ export async function startFakeCsiDriver(options: FakeCsiDriverOptions): Promise
   };
   const segments = options.topology ?? {};
   const csi = new grpc.Server();
-  csi.addService(defs.Identity, {
+  csi.addService(defs.Identity.service, {
     GetPluginInfo: record("GetPluginInfo", () => ({ name, vendorVersion: options.vendorVersion ?? "0.0.0", manifest: {} })),
     GetPluginCapabilities: record("GetPluginCapabilities", () => ({
       capabilities: Object.keys(segments).length > 0 ? [{ service: { type: "VOLUME_ACCESSIBILITY_CONSTRAINTS" } }] : [],
     })),
     Probe: record("Probe", () => ({ ready: { value: true } })),
   });
-  csi.addService(defs.Node, {
+  csi.addService(defs.Node.service, {
     NodeGetInfo: record("NodeGetInfo", () => ({
       nodeId: options.nodeId ?? "fake-node",
       maxVolumesPerNode: options.maxVolumesPerNode ?? 0,
@@ -147,7 +147,7 @@ export async function startFakeCsiDriver(options: FakeCsiDriverOptions): Promise
   let registrationSocketPath: string | undefined;
   if (options.pluginsRegistryDir !== undefined) {
     reg = new grpc.Server();
-    reg.addService(defs.Registration, {
+    reg.addService(defs.Registration.service, {
       GetInfo: record("GetInfo", () => ({
         type: options.pluginType ?? "CSIPlugin",
         name,

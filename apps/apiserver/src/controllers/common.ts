@@ -4,7 +4,8 @@
  */
 import { GenericStore } from "@skiff/apiserver-core";
 import type { APIObject, RequestContext, ResourceStrategy } from "@skiff/apiserver-core";
-import type { Storage } from "@skiff/storage";
+import type { Storage, WatchChangeEvent, Watcher } from "@skiff/storage";
+import { WorkQueue } from "./work-queue.js";
 
 /** The stores of every served resource, with lookups. */
 export interface ControllerStores {
@@ -60,3 +61,78 @@ export function namespaceOf(store: GenericStore, obj: APIObject): string | undef
 
 /** A log sink: one line per call. */
 export type ControllerLog = (message: string) => void;
+
+/** Options of {@link WatchedQueue}. */
+export interface WatchedQueueOptions {
+  /** Names the controller in log lines (`"<name>: <key>: <error>"`). */
+  readonly name: string;
+  /** Watched key prefix (recursive, from the current state). */
+  readonly prefix: string;
+  /** Handles one key; a throw is logged and the key retried after `retryMs`. */
+  readonly sync: (key: string) => Promise<void>;
+  /** Called for every ADDED/MODIFIED/DELETED event; queues what it wants synced. */
+  readonly onChange: (event: WatchChangeEvent, queue: WorkQueue) => void;
+  /** Retry delay after a failed sync. */
+  readonly retryMs: number;
+  readonly log: ControllerLog;
+}
+
+/**
+ * The loop the in-process controllers share: one storage watch of a key prefix feeding a
+ * deduplicating work queue with one worker. Bookmarks are skipped; an ERROR event ends the watch
+ * (logged). Failed syncs are logged and retried after `retryMs`.
+ * @see staging/src/k8s.io/client-go/util/workqueue/queue.go
+ */
+export class WatchedQueue {
+  readonly queue: WorkQueue;
+  private watcher: Watcher | undefined;
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly options: WatchedQueueOptions,
+  ) {
+    this.queue = new WorkQueue(options.sync, (key, err) => {
+      options.log(`${options.name}: ${key}: ${err instanceof Error ? err.message : String(err)}`);
+      return options.retryMs;
+    });
+  }
+
+  /** Starts watching and working; resolves once the watch is established. */
+  async start(): Promise<void> {
+    this.watcher = await this.storage.watch(this.options.prefix, { recursive: true });
+    void this.queue.run();
+    void this.consume(this.watcher);
+  }
+
+  /** Stops the watch and the worker. */
+  stop(): void {
+    this.watcher?.stop();
+    this.queue.stop();
+  }
+
+  private async consume(w: Watcher): Promise<void> {
+    for await (const e of w) {
+      if (e.type === "BOOKMARK") continue;
+      if (e.type === "ERROR") {
+        this.options.log(`${this.options.name}: watch ended: ${e.error.message}`);
+        return;
+      }
+      this.options.onChange(e, this.queue);
+    }
+  }
+}
+
+/** A controller driven by one {@link WatchedQueue}: start and stop delegate to it. */
+export abstract class WatchedQueueController {
+  protected abstract readonly loop: WatchedQueue;
+
+  /** Starts watching and working; resolves once the watch is established. */
+  start(): Promise<void> {
+    return this.loop.start();
+  }
+
+  /** Stops the watch and the worker. */
+  stop(): void {
+    this.loop.stop();
+  }
+}

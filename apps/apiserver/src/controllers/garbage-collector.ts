@@ -26,10 +26,10 @@
  */
 import type { APIObject, GenericStore } from "@skiff/apiserver-core";
 import type { OwnerReference } from "@skiff/api-types";
-import type { Storage, Watcher } from "@skiff/storage";
-import { hasStatusCode, namespaceOf, systemContext } from "./common.js";
+import type { Storage } from "@skiff/storage";
+import { WatchedQueueController, hasStatusCode, namespaceOf, systemContext, WatchedQueue } from "./common.js";
 import type { ControllerLog, ControllerStores } from "./common.js";
-import { WorkQueue } from "./work-queue.js";
+import type { WorkQueue } from "./work-queue.js";
 
 /** The user the garbage collector acts as (1.23's service account name). */
 export const garbageCollectorUser = "system:serviceaccount:kube-system:generic-garbage-collector";
@@ -52,55 +52,28 @@ interface Node {
 type Owner = { readonly state: "absent" } | { readonly state: "solid" | "waiting"; readonly object: APIObject };
 
 /** The garbage collector; see the module comment. */
-export class GarbageCollector {
+export class GarbageCollector extends WatchedQueueController {
   private readonly nodes = new Map<string, Node>();
   private readonly dependents = new Map<string, Set<string>>();
   private readonly keyByUid = new Map<string, string>();
+  protected readonly loop: WatchedQueue;
   private readonly queue: WorkQueue;
-  private watcher: Watcher | undefined;
-  private readonly retryMs: number;
-  private readonly log: ControllerLog;
-  private readonly prefix: string;
 
   constructor(
     private readonly stores: ControllerStores,
-    private readonly storage: Storage,
+    storage: Storage,
     options: GarbageCollectorOptions = {},
   ) {
-    this.retryMs = options.retryMs ?? 1000;
-    this.log = options.log ?? (() => undefined);
-    this.prefix = options.prefix ?? "/registry/";
-    this.queue = new WorkQueue(
-      (key) => this.sync(key),
-      (key, err) => {
-        this.log(`garbage collector: ${key}: ${err instanceof Error ? err.message : String(err)}`);
-        return this.retryMs;
-      },
-    );
-  }
-
-  /** Starts watching and working; resolves once the watch is established. */
-  async start(): Promise<void> {
-    this.watcher = await this.storage.watch(this.prefix, { recursive: true });
-    void this.queue.run();
-    void this.consume(this.watcher);
-  }
-
-  /** Stops the watch and the worker. */
-  stop(): void {
-    this.watcher?.stop();
-    this.queue.stop();
-  }
-
-  private async consume(w: Watcher): Promise<void> {
-    for await (const e of w) {
-      if (e.type === "BOOKMARK") continue;
-      if (e.type === "ERROR") {
-        this.log(`garbage collector: watch ended: ${e.error.message}`);
-        return;
-      }
-      this.observe(e.key, e.type === "DELETED" ? undefined : (e.object as APIObject));
-    }
+    super();
+    this.loop = new WatchedQueue(storage, {
+      name: "garbage collector",
+      prefix: options.prefix ?? "/registry/",
+      sync: (key) => this.sync(key),
+      onChange: (e) => this.observe(e.key, e.type === "DELETED" ? undefined : (e.object as APIObject)),
+      retryMs: options.retryMs ?? 1000,
+      log: options.log ?? (() => undefined),
+    });
+    this.queue = this.loop.queue;
   }
 
   /** graph_builder: index the change and queue whatever it may unblock. */

@@ -14,10 +14,10 @@
  * await nc.start(); // … nc.stop();
  */
 import type { APIObject, GenericStore } from "@skiff/apiserver-core";
-import type { Storage, Watcher } from "@skiff/storage";
-import { hasStatusCode, systemContext } from "./common.js";
+import type { Storage } from "@skiff/storage";
+import { WatchedQueueController, hasStatusCode, systemContext, WatchedQueue } from "./common.js";
 import type { ControllerLog, ControllerStores } from "./common.js";
-import { WorkQueue } from "./work-queue.js";
+import type { WorkQueue } from "./work-queue.js";
 
 /** The user the namespace controller acts as (1.23's service account name). */
 export const namespaceControllerUser = "system:serviceaccount:kube-system:namespace-controller";
@@ -34,54 +34,33 @@ export interface NamespaceControllerOptions {
 }
 
 /** The namespace controller; see the module comment. */
-export class NamespaceController {
+export class NamespaceController extends WatchedQueueController {
+  protected readonly loop: WatchedQueue;
   private readonly queue: WorkQueue;
-  private watcher: Watcher | undefined;
   private readonly namespaces: GenericStore;
   private readonly retryMs: number;
-  private readonly log: ControllerLog;
 
   constructor(
     private readonly stores: ControllerStores,
-    private readonly storage: Storage,
+    storage: Storage,
     options: NamespaceControllerOptions = {},
   ) {
+    super();
     const ns = stores.forKind("v1", "Namespace");
     if (!ns) throw new Error("the namespace controller needs the core/v1 namespaces resource");
     this.namespaces = ns;
     this.retryMs = options.retryMs ?? 1000;
-    this.log = options.log ?? (() => undefined);
-    this.queue = new WorkQueue(
-      (name) => this.sync(name),
-      (name, err) => {
-        this.log(`namespace controller: ${name}: ${err instanceof Error ? err.message : String(err)}`);
-        return this.retryMs;
+    this.loop = new WatchedQueue(storage, {
+      name: "namespace controller",
+      prefix: ns.keyPrefix(undefined),
+      sync: (name) => this.sync(name),
+      onChange: (e, queue) => {
+        if (e.type !== "DELETED" && (e.object as APIObject).metadata?.deletionTimestamp) queue.add((e.object as APIObject).metadata?.name ?? "");
       },
-    );
-  }
-
-  /** Starts watching namespaces and working; resolves once the watch is established. */
-  async start(): Promise<void> {
-    this.watcher = await this.storage.watch(this.namespaces.keyPrefix(undefined), { recursive: true });
-    void this.queue.run();
-    void this.consume(this.watcher);
-  }
-
-  /** Stops the watch and the worker. */
-  stop(): void {
-    this.watcher?.stop();
-    this.queue.stop();
-  }
-
-  private async consume(w: Watcher): Promise<void> {
-    for await (const e of w) {
-      if (e.type === "BOOKMARK") continue;
-      if (e.type === "ERROR") {
-        this.log(`namespace controller: watch ended: ${e.error.message}`);
-        return;
-      }
-      if (e.type !== "DELETED" && (e.object as APIObject).metadata?.deletionTimestamp) this.queue.add((e.object as APIObject).metadata?.name ?? "");
-    }
+      retryMs: this.retryMs,
+      log: options.log ?? (() => undefined),
+    });
+    this.queue = this.loop.queue;
   }
 
   private async sync(name: string): Promise<void> {

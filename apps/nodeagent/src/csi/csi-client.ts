@@ -1,5 +1,6 @@
 import type { Client } from "@grpc/grpc-js";
-import { callUnary, loadProtos, newClient } from "./internal/proto.js";
+import { loadCSIProtos } from "@skiff/csi-api";
+import { callUnary, newClient } from "./internal/proto.js";
 
 /** `pluginregistration.PluginInfo` as decoded (camelCase, defaults filled in). */
 export interface PluginInfo {
@@ -79,7 +80,7 @@ export interface RegistrationClient {
  * ```
  */
 export function createCsiClient(endpoint: string, timeoutMs = 10_000): CsiClient {
-  const protos = loadProtos();
+  const protos = loadCSIProtos();
   const identity: Client = newClient(protos.Identity, endpoint);
   const node: Client = newClient(protos.Node, endpoint);
   return {
@@ -113,7 +114,7 @@ export function createCsiClient(endpoint: string, timeoutMs = 10_000): CsiClient
  * @see pkg/kubelet/pluginmanager/operationexecutor/operation_generator.go in kubernetes/kubernetes v1.23
  */
 export function createRegistrationClient(socketPath: string, timeoutMs = 1_000): RegistrationClient {
-  const client = newClient(loadProtos().Registration, socketPath);
+  const client = newClient(loadCSIProtos().Registration, socketPath);
   return {
     getInfo: () => callUnary<PluginInfo>(client, "GetInfo", {}, timeoutMs),
     async notifyRegistrationStatus(registered, error) {

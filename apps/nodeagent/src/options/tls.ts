@@ -6,7 +6,7 @@
  */
 
 /** `--tls-min-version` values → Node's `minVersion`. */
-export const tlsVersions: Readonly<Record<string, "TLSv1" | "TLSv1.1" | "TLSv1.2" | "TLSv1.3">> = Object.freeze({
+export const tlsVersions: Readonly<Record<"VersionTLS10" | "VersionTLS11" | "VersionTLS12" | "VersionTLS13", "TLSv1" | "TLSv1.1" | "TLSv1.2" | "TLSv1.3">> = Object.freeze({
   VersionTLS10: "TLSv1",
   VersionTLS11: "TLSv1.1",
   VersionTLS12: "TLSv1.2",
@@ -51,7 +51,10 @@ export const insecureCipherSuites: Readonly<Record<string, string>> = Object.fre
   TLS_RSA_WITH_RC4_128_SHA: "RC4-SHA",
 });
 
+/** Every accepted cipher suite (preferred, then insecure; OpenSSL 3 may not offer RC4 at all) → OpenSSL name. */
+export const cipherSuiteOpenSSLNames: Readonly<Record<string, string>> = Object.freeze({ ...preferredCipherSuites, ...insecureCipherSuites });
+
 /** Whether `name` is a cipher suite `--tls-cipher-suites` accepts. */
 export function isKnownCipherSuite(name: string): boolean {
-  return Object.hasOwn(preferredCipherSuites, name) || Object.hasOwn(insecureCipherSuites, name);
+  return Object.hasOwn(cipherSuiteOpenSSLNames, name);
 }

@@ -3,7 +3,8 @@ import { X509Certificate } from "node:crypto";
 import { mkdtemp, readFile, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { generateSelfSignedPair, loadServingKeyPair, resolveTLSSettings, cipherSuiteOpenSSLNames } from "./tls.js";
+import { cipherSuiteOpenSSLNames } from "../options/tls.js";
+import { generateSelfSignedPair, loadServingKeyPair, resolveTLSSettings } from "./tls.js";
 
 function splitPEM(pem: string): string[] {
   return pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];

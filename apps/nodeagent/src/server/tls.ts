@@ -1,6 +1,6 @@
 /**
  * TLS material and settings of the main port: Go cipher-suite and version names mapped to
- * OpenSSL's, and the self-signed serving pair the kubelet writes into `--cert-dir` when no
+ * OpenSSL's (the one table in ../options/tls.ts), and the self-signed serving pair the kubelet writes into `--cert-dir` when no
  * `--tls-cert-file`/`--tls-private-key-file` are given.
  * @see cmd/kubelet/app/server.go (InitializeTLS) in kubernetes/kubernetes v1.23
  * @see staging/src/k8s.io/client-go/util/cert/cert.go (GenerateSelfSignedCertKeyWithFixtures)
@@ -11,47 +11,8 @@ import { isIP } from "node:net";
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { generate } from "selfsigned";
+import { cipherSuiteOpenSSLNames, tlsVersions } from "../options/tls.js";
 import { ServerStartError } from "./server-options.js";
-import type { TLSVersionName } from "./server-options.js";
-
-/** Go cipher-suite name → OpenSSL name. TLS 1.3 suites keep their IANA names. */
-export const cipherSuiteOpenSSLNames: Readonly<Record<string, string>> = {
-  TLS_AES_128_GCM_SHA256: "TLS_AES_128_GCM_SHA256",
-  TLS_AES_256_GCM_SHA384: "TLS_AES_256_GCM_SHA384",
-  TLS_CHACHA20_POLY1305_SHA256: "TLS_CHACHA20_POLY1305_SHA256",
-  TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA: "ECDHE-ECDSA-AES128-SHA",
-  TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256: "ECDHE-ECDSA-AES128-GCM-SHA256",
-  TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA: "ECDHE-ECDSA-AES256-SHA",
-  TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384: "ECDHE-ECDSA-AES256-GCM-SHA384",
-  TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305: "ECDHE-ECDSA-CHACHA20-POLY1305",
-  TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256: "ECDHE-ECDSA-CHACHA20-POLY1305",
-  TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA: "ECDHE-RSA-AES128-SHA",
-  TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256: "ECDHE-RSA-AES128-GCM-SHA256",
-  TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA: "ECDHE-RSA-AES256-SHA",
-  TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384: "ECDHE-RSA-AES256-GCM-SHA384",
-  TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305: "ECDHE-RSA-CHACHA20-POLY1305",
-  TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256: "ECDHE-RSA-CHACHA20-POLY1305",
-  TLS_RSA_WITH_AES_128_CBC_SHA: "AES128-SHA",
-  TLS_RSA_WITH_AES_128_GCM_SHA256: "AES128-GCM-SHA256",
-  TLS_RSA_WITH_AES_256_CBC_SHA: "AES256-SHA",
-  TLS_RSA_WITH_AES_256_GCM_SHA384: "AES256-GCM-SHA384",
-  // Insecure suites (accepted by the flag; OpenSSL 3 may not offer RC4 at all).
-  TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256: "ECDHE-ECDSA-AES128-SHA256",
-  TLS_ECDHE_ECDSA_WITH_RC4_128_SHA: "ECDHE-ECDSA-RC4-SHA",
-  TLS_ECDHE_RSA_WITH_3DES_EDE_CBC_SHA: "ECDHE-RSA-DES-CBC3-SHA",
-  TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256: "ECDHE-RSA-AES128-SHA256",
-  TLS_ECDHE_RSA_WITH_RC4_128_SHA: "ECDHE-RSA-RC4-SHA",
-  TLS_RSA_WITH_3DES_EDE_CBC_SHA: "DES-CBC3-SHA",
-  TLS_RSA_WITH_AES_128_CBC_SHA256: "AES128-SHA256",
-  TLS_RSA_WITH_RC4_128_SHA: "RC4-SHA",
-};
-
-const tlsVersions: Readonly<Record<TLSVersionName, "TLSv1" | "TLSv1.1" | "TLSv1.2" | "TLSv1.3">> = {
-  VersionTLS10: "TLSv1",
-  VersionTLS11: "TLSv1.1",
-  VersionTLS12: "TLSv1.2",
-  VersionTLS13: "TLSv1.3",
-};
 
 /** Node TLS options derived from `--tls-min-version` and `--tls-cipher-suites`. */
 export interface TLSSettings {

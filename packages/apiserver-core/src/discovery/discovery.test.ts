@@ -59,6 +59,8 @@ describe("legacy discovery", () => {
     const names = body.resources.map((x) => x.name);
     expect(names).toEqual(expect.arrayContaining(["pods", "pods/status", "pods/binding", "nodes/status", "namespaces"]));
     expect(body.resources.find((x) => x.name === "pods/binding")).toMatchObject({ kind: "Binding", verbs: ["create"], namespaced: true });
+    // 1.23: FinalizeREST is an Updater only, answering with a Namespace.
+    expect(body.resources.find((x) => x.name === "namespaces/finalize")).toMatchObject({ kind: "Namespace", verbs: ["update"], namespaced: false });
     expect(body.resources.find((x) => x.name === "nodes")).toMatchObject({ singularName: "node", namespaced: false, kind: "Node" });
     const batch = negotiateDiscovery("/apis/batch/v1", undefined, resources)?.body as { groupVersion: string; resources: { name: string }[] };
     expect(batch.groupVersion).toBe("batch/v1");

@@ -31,7 +31,7 @@ function groupsOf(resources: readonly ResourceInfo[], core: boolean): Map<string
   return groups;
 }
 
-const subresourceVerbs: Readonly<Record<string, readonly string[]>> = { status: ["get", "patch", "update"], binding: ["create"] };
+const subresourceVerbs: Readonly<Record<string, readonly string[]>> = { status: ["get", "patch", "update"], binding: ["create"], finalize: ["update"] };
 const subresourceKinds: Readonly<Record<string, string>> = { binding: "Binding" };
 
 function aggregatedResource(r: ResourceInfo): Record<string, unknown> {

@@ -36,6 +36,8 @@ import { GenericStore, deleteRequest } from "../registry/store.js";
 import { parseIncludeObject, renderTable } from "../table/index.js";
 import type { APIObject, RequestContext, ResourceStrategy, UserInfo } from "../registry/strategy.js";
 import { parseRequestInfo } from "../request/request-info.js";
+import { answerClientError } from "./client-error.js";
+import { decodeProtobufObject } from "../negotiation/protobuf-object.js";
 import type { RequestInfo } from "../request/request-info.js";
 import { applyToObject, checkApplyConfiguration, defaultPatchSchemaFor, trackUpdate, validatePatchOptions, withPatchErrors } from "../handlers/apply.js";
 
@@ -131,6 +133,8 @@ export function namespaceLifecycle(storage: Storage): AdmissionPlugin {
 
 const publicPaths = new Set(["/healthz", "/livez", "/readyz"]);
 
+const isProtobufBody = (contentType: string | undefined): boolean => (contentType ?? "").split(";")[0]!.trim().toLowerCase() === "application/vnd.kubernetes.protobuf";
+
 /**
  * Creates the API server. Every error leaves as a `Status` body.
  * @example const s = createAPIServer({ strategies, storage, authenticator, authorizer: alwaysAllowAuthorizer, insecureHTTP: true });
@@ -139,8 +143,8 @@ export function createAPIServer(config: APIServerConfig): APIServer {
   const now = config.now ?? (() => new Date());
   const tls = config.tls;
   const app: FastifyInstance = (tls && !config.insecureHTTP
-    ? Fastify({ https: { cert: tls.cert, key: tls.key, ...(tls.ca ? { ca: tls.ca } : {}), requestCert: tls.requestCert ?? false, rejectUnauthorized: false }, bodyLimit: config.maxRequestBodyBytes ?? 3 * 1024 * 1024, logger: (config.verbosity ?? 0) >= 2, logController: new LogController({ disableRequestLogging: true }) })
-    : Fastify({ bodyLimit: config.maxRequestBodyBytes ?? 3 * 1024 * 1024, logger: (config.verbosity ?? 0) >= 2, logController: new LogController({ disableRequestLogging: true }) })) as unknown as FastifyInstance;
+    ? Fastify({ https: { cert: tls.cert, key: tls.key, ...(tls.ca ? { ca: tls.ca } : {}), requestCert: tls.requestCert ?? false, rejectUnauthorized: false }, bodyLimit: config.maxRequestBodyBytes ?? 3 * 1024 * 1024, logger: (config.verbosity ?? 0) >= 2, logController: new LogController({ disableRequestLogging: true }), clientErrorHandler: answerClientError })
+    : Fastify({ bodyLimit: config.maxRequestBodyBytes ?? 3 * 1024 * 1024, logger: (config.verbosity ?? 0) >= 2, logController: new LogController({ disableRequestLogging: true }), clientErrorHandler: answerClientError })) as unknown as FastifyInstance;
   const stores = new Map<string, GenericStore>();
   for (const s of config.strategies) stores.set(`${s.resource.group}/${s.resource.version}/${s.resource.plural}`, new GenericStore(s, config.storage));
 
@@ -188,7 +192,7 @@ export function createAPIServer(config: APIServerConfig): APIServer {
     const gr = { group: res.group, resource: res.plural };
     const subCreate = info.subresource ? store.strategy.subresourceCreates?.[info.subresource] : undefined;
     const allowedVerbs = info.name ? ["get", "update", "patch", "delete", "watch", ...(subCreate ? ["create"] : [])] : ["list", "watch", "create", "deletecollection"];
-    if (!allowedVerbs.includes(info.verb) || (info.subresource && !(subCreate ? ["create"] : ["get", "update", "patch"]).includes(info.verb))) {
+    if (!allowedVerbs.includes(info.verb) || (info.subresource && !(subCreate ? ["create"] : info.subresource === "finalize" ? ["update"] : ["get", "update", "patch"]).includes(info.verb))) {
       throw newMethodNotSupported(gr, req.method);
     }
     const accept = negotiateResponse(req.headers.accept);
@@ -210,7 +214,10 @@ export function createAPIServer(config: APIServerConfig): APIServer {
     const apiVersion = res.group ? `${res.group}/${res.version}` : res.version;
     const body = typeof req.body === "string" ? req.body : "";
     const decodeObj = (): APIObject => {
-      const d = decodeBody(req.headers["content-type"], body, bodyMediaTypes);
+      // kubectl's imperative creates send protobuf (negotiation/protobuf-object.ts).
+      const d = Buffer.isBuffer(req.body) && isProtobufBody(req.headers["content-type"])
+        ? { value: decodeProtobufObject(req.body), duplicateFields: [] }
+        : decodeBody(req.headers["content-type"], body, bodyMediaTypes);
       const obj = d.value;
       if (!obj || typeof obj !== "object" || Array.isArray(obj)) throw newBadRequest("Object 'Kind' is missing in '" + body.slice(0, 80) + "'");
       const o = obj as APIObject;

@@ -1,6 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest } from "node:http";
 import type { IncomingMessage, OutgoingHttpHeaders } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { createSecureContext } from "node:tls";
 import { newGenericServerResponse, statusErrorFromObject } from "@skiff/apimachinery";
 import type { ClusterConfig } from "../cluster-config.js";
 import { ClientError } from "../errors.js";
@@ -20,8 +21,15 @@ export interface RequestSpec {
   readonly name?: string;
 }
 
+/** Connections a client keeps to its apiserver for ordinary requests (watches do not count). */
+export const defaultMaxConnections = 64;
+
 export class Transport {
+  // Ordinary requests share a bounded pool of keep-alive connections (more requests than
+  // connections queue in the agent); each watch holds its own connection outside that pool, so
+  // long-running watches never starve requests. One TLS context serves every connection.
   private readonly agent: HttpAgent | HttpsAgent;
+  private readonly watchAgent: HttpAgent | HttpsAgent;
   private readonly url: URL;
   private readonly baseHeaders: OutgoingHttpHeaders;
 
@@ -29,25 +37,31 @@ export class Transport {
     readonly config: ClusterConfig,
     private readonly limiter: TokenBucketRateLimiter,
     userAgent: string,
+    maxConnections: number = defaultMaxConnections,
   ) {
     this.url = new URL(config.server);
     const https = this.url.protocol === "https:";
-    this.agent = https
-      ? new HttpsAgent({
-          keepAlive: true,
-          ...(config.caPEM !== undefined ? { ca: config.caPEM } : {}),
-          ...(config.clientCertificatePEM !== undefined ? { cert: config.clientCertificatePEM } : {}),
-          ...(config.clientKeyPEM !== undefined ? { key: config.clientKeyPEM } : {}),
-          rejectUnauthorized: !config.insecureSkipTLSVerify,
-          ...(config.tlsServerName !== undefined ? { servername: config.tlsServerName } : {}),
-        })
-      : new HttpAgent({ keepAlive: true });
+    const pool = { keepAlive: true, maxSockets: maxConnections, maxFreeSockets: maxConnections, scheduling: "lifo" as const };
+    if (https) {
+      const secureContext = createSecureContext({
+        ...(config.caPEM !== undefined ? { ca: config.caPEM } : {}),
+        ...(config.clientCertificatePEM !== undefined ? { cert: config.clientCertificatePEM } : {}),
+        ...(config.clientKeyPEM !== undefined ? { key: config.clientKeyPEM } : {}),
+      });
+      const tls = { secureContext, rejectUnauthorized: !config.insecureSkipTLSVerify, ...(config.tlsServerName !== undefined ? { servername: config.tlsServerName } : {}) };
+      this.agent = new HttpsAgent({ ...pool, ...tls });
+      this.watchAgent = new HttpsAgent({ keepAlive: false, ...tls });
+    } else {
+      this.agent = new HttpAgent(pool);
+      this.watchAgent = new HttpAgent({ keepAlive: false });
+    }
     this.baseHeaders = { "user-agent": userAgent, accept: "application/json" };
     if (config.token !== undefined) this.baseHeaders.authorization = `Bearer ${config.token}`;
   }
 
   close(): void {
     this.agent.destroy();
+    this.watchAgent.destroy();
   }
 
   private pathWithQuery(spec: RequestSpec): string {
@@ -82,7 +96,7 @@ export class Transport {
           path: this.pathWithQuery(spec),
           method: spec.method,
           headers,
-          agent: this.agent,
+          agent: spec.verb === "watch" ? this.watchAgent : this.agent,
           ...(this.config.tlsServerName !== undefined ? { servername: this.config.tlsServerName } : {}),
           ...(spec.signal ? { signal: spec.signal } : {}),
         },

@@ -22,7 +22,7 @@ import {
   type VolumeView,
 } from "./internal-types.js";
 import { hasVolumeSource } from "./volumes.js";
-import { kubernetesFinalizer, namespaceNameLabel } from "./well-known.js";
+import { namespaceNameLabel } from "./well-known.js";
 
 /** Seconds a pod gets to stop before it is killed. */
 const defaultTerminationGracePeriodSeconds = 30;
@@ -275,14 +275,13 @@ export function setNodeDefaults(node: Node): void {
 /**
  * Fills a Namespace's defaults: `status.phase` `Active` when unset, the label
  * `example.io/metadata.name` set to the name (1.23 `SetDefaults_Namespace`, gate
- * NamespaceDefaultLabelName, GA), and — as the namespace strategy's `PrepareForCreate` — the
- * `kubernetes` finalizer appended to `spec.finalizers` when missing and the namespace is not being
- * deleted.
- * Call it on create; on update the registry keeps the stored `spec.finalizers`, and it must not be
- * applied to `/finalize` requests. Mutates `namespace` in place.
+ * NamespaceDefaultLabelName, GA). It never touches `spec.finalizers`: the `kubernetes` finalizer
+ * is added only at create, by the namespace strategy's `PrepareForCreate`, so defaulting on
+ * update and `/finalize` can remove it. Safe to call on every create and update. Mutates
+ * `namespace` in place.
  *
  * @see pkg/apis/core/v1/defaults.go `SetDefaults_Namespace`, `SetDefaults_NamespaceStatus`
- * @see pkg/registry/core/namespace/strategy.go `PrepareForCreate`
+ * @see pkg/registry/core/namespace/strategy.go `PrepareForCreate` (the finalizer)
  */
 export function setNamespaceDefaults(namespace: Namespace): void {
   if (!isRecord(namespace)) return;
@@ -293,10 +292,6 @@ export function setNamespaceDefaults(namespace: Namespace): void {
   if (meta !== undefined && typeof meta.name === "string" && meta.name !== "") {
     meta.labels = { ...(isRecord(meta.labels) ? meta.labels : {}), [namespaceNameLabel]: meta.name };
   }
-  const deleting = meta?.deletionTimestamp !== undefined && meta.deletionTimestamp !== null;
-  if (!isRecord(ns.spec)) ns.spec = {};
-  const finalizers = Array.isArray(ns.spec.finalizers) ? ns.spec.finalizers : [];
-  if (!deleting && !finalizers.includes(kubernetesFinalizer)) ns.spec.finalizers = [...finalizers, kubernetesFinalizer];
 }
 
 /**

@@ -8,14 +8,14 @@ import { validateNamespace, validateNamespaceFinalizeUpdate, validateNamespaceSt
 type Obj = Record<string, any>;
 const summary = (errs: FieldError[]) => errs.map((e) => `${e.type} ${e.field}`);
 const ns = (patch: (n: Obj) => void = () => {}): Namespace => {
-  const n: Obj = { metadata: { name: "team-a", resourceVersion: "1" } };
+  const n: Obj = { metadata: { name: "team-a", resourceVersion: "1" }, spec: { finalizers: ["kubernetes"] } };
   setNamespaceDefaults(n as Namespace);
   patch(n);
   return n as Namespace;
 };
 
 describe("setNamespaceDefaults", () => {
-  it("sets phase, the name label and the kubernetes finalizer", () => {
+  it("sets phase and the name label", () => {
     expect(ns()).toEqual({
       metadata: { name: "team-a", resourceVersion: "1", labels: { "example.io/metadata.name": "team-a" } },
       spec: { finalizers: ["kubernetes"] },
@@ -23,11 +23,17 @@ describe("setNamespaceDefaults", () => {
     });
   });
 
-  it("appends the finalizer once and leaves deleting namespaces alone", () => {
+  it("never adds or removes finalizers (the strategy adds `kubernetes` at create only)", () => {
     const n: Obj = { metadata: { name: "x" }, spec: { finalizers: ["example.io/f"] } };
     setNamespaceDefaults(n as Namespace);
     setNamespaceDefaults(n as Namespace);
-    expect(n["spec"].finalizers).toEqual(["example.io/f", "kubernetes"]);
+    expect(n["spec"].finalizers).toEqual(["example.io/f"]);
+    const emptied: Obj = { metadata: { name: "x" }, spec: { finalizers: [] } };
+    setNamespaceDefaults(emptied as Namespace);
+    expect(emptied["spec"].finalizers).toEqual([]);
+    const bare: Obj = { metadata: { name: "x" } };
+    setNamespaceDefaults(bare as Namespace);
+    expect(bare["spec"]).toBeUndefined();
     const d: Obj = { metadata: { name: "x", deletionTimestamp: "2024-01-01T00:00:00Z" }, spec: { finalizers: [] }, status: { phase: "Terminating" } };
     setNamespaceDefaults(d as Namespace);
     expect(d["spec"].finalizers).toEqual([]);

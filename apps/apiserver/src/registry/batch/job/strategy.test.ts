@@ -112,6 +112,21 @@ describe("Job strategy", () => {
     expect(j2.status).toEqual({ ready: 1 });
   });
 
+  it("status strategy keeps the managedFields the handler recorded (the subresource: status entry)", () => {
+    const s = createJobStrategy(gatesOff);
+    const old = created();
+    old.metadata!.managedFields = [{ manager: "kubectl-create", operation: "Update", apiVersion: "batch/v1" }];
+    const j = structuredClone(old);
+    const recorded = [...old.metadata!.managedFields, { manager: "job-controller", operation: "Update", apiVersion: "batch/v1", subresource: "status" }];
+    j.metadata!.managedFields = recorded;
+    j.metadata!.annotations = { ignored: "yes" };
+    j.status = { succeeded: 1 };
+    s.status!.prepareForUpdate(ctx, j, old);
+    expect(j.metadata!.managedFields).toEqual(recorded);
+    expect(j.metadata!.annotations).toEqual(old.metadata!.annotations);
+    expect(j.status).toEqual({ succeeded: 1 });
+  });
+
   it("getAttrs exposes status.successful", () => {
     const s = createJobStrategy(gatesOff);
     const j = created();

@@ -16,6 +16,7 @@ import {
   validateJobStatusUpdate,
   validateJobUpdate,
 } from "@skiff/validation";
+import { keepAllButStatus } from "../../../internal/status-split.js";
 import { jobTable } from "./printer.js";
 
 type JobObject = Job & Record<string, unknown>;
@@ -51,11 +52,8 @@ export function createJobStrategy(gates: JobStrategyGates): ResourceStrategy<Job
     );
   const status: StatusStrategy<JobObject> = {
     prepareForUpdate(_ctx, obj, old) {
-      const keepStatus = obj.status;
-      for (const k of Object.keys(obj)) delete obj[k];
-      Object.assign(obj, structuredClone(old));
-      if (keepStatus === undefined) delete obj.status;
-      else obj.status = keepStatus;
+      // Everything but status (and the managedFields the handler recorded) from the stored Job.
+      keepAllButStatus(obj, old);
       dropDisabledJobFields(obj, old, gates);
     },
     validateUpdate(_ctx, obj, old): FieldError[] {

@@ -1,0 +1,99 @@
+import { createServer } from "node:http";
+import type { Server, ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Pod } from "@skiff/api-types";
+import { afterEach, describe, expect, it } from "vitest";
+import { createClient } from "./client.js";
+import type { ClusterConfig } from "./cluster-config.js";
+
+// Connection pooling of the client: a bounded keep-alive pool for requests, watches outside it.
+let server: Server | undefined;
+afterEach(() => {
+  server?.closeAllConnections();
+  server?.close();
+});
+
+interface Fake {
+  readonly config: ClusterConfig;
+  /** Connections accepted so far, and the most open at once. */
+  readonly stats: { accepted: number; open: number; maxOpen: number };
+  /** Responses of pending GETs (answered by the test). */
+  readonly held: ServerResponse[];
+}
+
+async function serve(holdGets: boolean): Promise<Fake> {
+  const stats = { accepted: 0, open: 0, maxOpen: 0 };
+  const held: ServerResponse[] = [];
+  server = createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://x");
+    if (url.searchParams.get("watch") === "true") {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.write(`${JSON.stringify({ type: "ADDED", object: { apiVersion: "v1", kind: "Pod", metadata: { name: "w", namespace: "default", resourceVersion: "2" } } })}\n`);
+      return; // the watch stays open
+    }
+    const name = url.pathname.split("/").pop() ?? "";
+    const body = JSON.stringify({ apiVersion: "v1", kind: "Pod", metadata: { name, namespace: "default", resourceVersion: "1" } });
+    if (holdGets) held.push(res);
+    res.setHeader("content-type", "application/json");
+    if (!holdGets) res.end(body);
+    else (res as ServerResponse & { body?: string }).body = body;
+  });
+  server.on("connection", (sock) => {
+    stats.accepted++;
+    stats.open++;
+    stats.maxOpen = Math.max(stats.maxOpen, stats.open);
+    sock.on("close", () => stats.open--);
+  });
+  await new Promise<void>((r) => server?.listen(0, "127.0.0.1", r));
+  const config = { server: `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`, insecureSkipTLSVerify: false } as ClusterConfig;
+  return { config, stats, held };
+}
+
+const release = (held: ServerResponse[]): void => {
+  for (const r of held.splice(0)) r.end((r as ServerResponse & { body?: string }).body);
+};
+
+describe("client connection pool", () => {
+  it("opens at most maxConnections connections; further requests wait and then reuse them", async () => {
+    const f = await serve(true);
+    const client = createClient(f.config, { qps: 0, maxConnections: 3 });
+    const gets = Array.from({ length: 20 }, (_, i) => client.pods.get(`p${String(i)}`, { namespace: "default" }));
+    // Answer whatever is pending until all 20 are done.
+    let done = false;
+    const all = Promise.all(gets).finally(() => (done = true));
+    while (!done) {
+      await new Promise((r) => setTimeout(r, 5));
+      expect(f.held.length).toBeLessThanOrEqual(3);
+      release(f.held);
+    }
+    const pods: Pod[] = await all;
+    expect(pods.map((p) => p.metadata?.name)).toEqual(Array.from({ length: 20 }, (_, i) => `p${String(i)}`));
+    expect(f.stats.maxOpen).toBeLessThanOrEqual(3);
+    expect(f.stats.accepted).toBeLessThanOrEqual(3); // kept alive and reused, not reopened
+    client.close();
+  });
+
+  it("gives each watch its own connection outside the pool, so requests still flow", async () => {
+    const f = await serve(false);
+    const client = createClient(f.config, { qps: 0, maxConnections: 1 });
+    const w1 = client.pods.watch({ namespace: "default" });
+    const w2 = client.pods.watch({ namespace: "default" });
+    const it1 = w1[Symbol.asyncIterator]();
+    const it2 = w2[Symbol.asyncIterator]();
+    expect((await it1.next()).value).toMatchObject({ type: "ADDED" });
+    expect((await it2.next()).value).toMatchObject({ type: "ADDED" });
+    // Both watches are open and the pool has one connection: a get still completes.
+    const pod = await client.pods.get("x", { namespace: "default" });
+    expect(pod.metadata?.name).toBe("x");
+    expect(f.stats.maxOpen).toBe(3);
+    w1.stop();
+    w2.stop();
+    client.close();
+  });
+
+  it("rejects a maxConnections below 1 or not an integer", async () => {
+    const f = await serve(false);
+    expect(() => createClient(f.config, { maxConnections: 0 })).toThrow(RangeError);
+    expect(() => createClient(f.config, { maxConnections: 1.5 })).toThrow(/maxConnections must be an integer >= 1/);
+  });
+});

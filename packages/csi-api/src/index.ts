@@ -1,0 +1,2 @@
+export { loadCSIProtos } from "./proto.js";
+export type { CSIProtos } from "./proto.js";
