@@ -29,12 +29,6 @@ export function getCompletionIndex(pod: Pod): number {
   return Number.isSafeInteger(n) && n >= 0 ? n : unknownCompletionIndex;
 }
 
-/** Whether the index of `pod` is known and below `completions`. Pure. */
-export function hasValidIndex(pod: Pod, completions: number): boolean {
-  const ix = getCompletionIndex(pod);
-  return ix !== unknownCompletionIndex && ix < completions;
-}
-
 /**
  * The Job's completed indexes: those of `status.completedIndexes` (lenient parse, clamped to
  * `completions`) merged with the valid indexes of `succeededPods`. Returns the previous and the

@@ -69,6 +69,9 @@ export class JobController {
   readonly #ownInformers: boolean;
   readonly #now: () => number;
   readonly #log: (m: string) => void;
+  // UIDs of Jobs whose finishing status write succeeded, by key: until the Job informer shows the
+  // condition, a sync from its stale copy would manage pods again (and create a leaked pod).
+  readonly #finished = new Map<string, string>();
   #workers: Promise<void>[] = [];
   #removers: Array<() => void> = [];
 
@@ -169,6 +172,9 @@ export class JobController {
       this.#enqueue(job, true);
       return;
     }
+    // An orphan still carrying the tracking finalizer (its Job was deleted with Orphan propagation
+    // or it was released) would never be deletable: the orphan worker strips it.
+    if (hasTrackingFinalizer(pod)) this.orphanQueue.add(keyOf(pod));
     for (const j of this.#jobsMatchingOrphan(pod)) this.#enqueue(j, true);
   }
 
@@ -197,6 +203,7 @@ export class JobController {
       this.#enqueue(job, immediate);
       return;
     }
+    if (hasTrackingFinalizer(cur)) this.orphanQueue.add(keyOf(cur));
     for (const j of this.#jobsMatchingOrphan(cur)) this.#enqueue(j, immediate);
   }
 
@@ -237,8 +244,14 @@ export class JobController {
     if (!cached) {
       this.expectations.delete(key);
       this.finalizerExpectations.delete(key);
+      this.#finished.delete(key);
       return undefined;
     }
+    const uid = cached.metadata?.uid ?? "";
+    const finishedUid = this.#finished.get(key);
+    if (finishedUid !== undefined && finishedUid !== uid) this.#finished.delete(key);
+    // The informer has not caught up with this controller's own finishing write: nothing to do.
+    if (finishedUid === uid && !isJobFinished(cached)) return { forget: true, job: cached };
     const job = withGVK(cached);
     const tracking = isTrackingWithFinalizers(job, this.#o.gates);
     const pods = isJobFinished(job) ? [] : await this.#claimPods(job, tracking);
@@ -251,7 +264,7 @@ export class JobController {
       updateStatus: async (j) => withGVK(await client.jobs.updateStatus(j, { namespace: ns })),
       removeTrackingAnnotation: (j) => client.jobs.patch(j.metadata?.name ?? "", { metadata: { annotations: { [JobTrackingAnnotation]: null } } }, { namespace: ns, type: "merge" }),
     };
-    return syncJob(
+    const result = await syncJob(
       {
         key,
         nowMs: this.#now(),
@@ -264,6 +277,8 @@ export class JobController {
       job,
       pods,
     );
+    if (result.error === undefined && !isJobFinished(job) && isJobFinished(result.job)) this.#finished.set(key, uid);
+    return result;
   }
 
   /**
@@ -316,6 +331,8 @@ export class JobController {
       try {
         const pod = this.podInformer.store.get(key);
         if (pod && hasTrackingFinalizer(pod)) {
+          // No controller reference: strip it. A Job's pod: only when that Job is gone, finished
+          // or not tracked with finalizers.
           const job = this.#jobForPod(pod);
           if (!job || isJobFinished(job) || !isTrackingWithFinalizers(job, this.#o.gates)) await this.#podControl.removeTrackingFinalizer(pod);
         }

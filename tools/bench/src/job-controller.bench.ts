@@ -1,10 +1,17 @@
 /**
- * skiff-job-controller end to end: the REAL apiserver and the REAL controller binary (both run
- * from source as child processes), an Indexed Job of N completions with parallelism 500, and
+ * skiff-job-controller end to end: the REAL apiserver and the REAL controller binary (child
+ * processes), an Indexed Job of N completions with parallelism 500, and
  * simulated pods: this process watches pods and marks each new one Succeeded through
  * `pods/{name}/status`, as the node agent would. Reports wall time from Job creation to the
  * `Complete` condition, pods/s, and the controller's peak RSS; asserts `completedIndexes` is
  * exactly `0-(N-1)` and `succeeded` is N.
+ *
+ * Both binaries run BUILT (`apps/<app>/dist/main.js`, plain `node`) when that bundle and the
+ * `dist/index.js` of every `@skiff/*` package it imports exist and are newer than their sources;
+ * otherwise from source through tsx (`SKIFF_BENCH_FROM_SOURCE=1` forces that). The rows say which.
+ * Build: `npx tsc -b apps/job-controller apps/apiserver`, then `npx tsup` in each app and in each
+ * `packages/*` it imports. `SKIFF_BENCH_CONTROLLER_NODE_ARGS` adds node flags to the controller
+ * (`--cpu-prof --cpu-prof-dir=/tmp/prof`, `--heapsnapshot-signal=SIGUSR2`).
  *
  * N defaults to 10,000; `SKIFF_BENCH_JOB_COMPLETIONS` overrides it. The controller runs with
  * JobTrackingWithFinalizers at its default (off; this session's apiserver cannot switch the gate
@@ -12,6 +19,7 @@
  */
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
+import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { Agent, request } from "node:https";
 import { tmpdir } from "node:os";
@@ -65,8 +73,41 @@ function api(port: number, ca: string): Api {
   };
 }
 
+function newestMtimeMs(dir: string): number {
+  let newest = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) newest = Math.max(newest, newestMtimeMs(p));
+    else if (e.name.endsWith(".ts") && !e.name.endsWith(".test.ts")) newest = Math.max(newest, statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+/** Why `apps/<app>` cannot run built, or undefined when its bundle and its @skiff deps' bundles are fresh. */
+function whyNotBuilt(app: string): string | undefined {
+  const dir = join(root, "apps", app);
+  const main = join(dir, "dist/main.js");
+  if (!existsSync(main)) return `${app}: no dist/main.js`;
+  if (statSync(main).mtimeMs < newestMtimeMs(join(dir, "src"))) return `${app}: dist/main.js older than src`;
+  const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { dependencies?: Record<string, string> };
+  for (const dep of Object.keys(pkg.dependencies ?? {}).filter((d) => d.startsWith("@skiff/"))) {
+    const pdir = join(root, "packages", dep.slice("@skiff/".length));
+    const index = join(pdir, "dist/index.js");
+    if (!existsSync(index)) return `${dep}: no dist/index.js`;
+    if (statSync(index).mtimeMs < newestMtimeMs(join(pdir, "src"))) return `${dep}: dist older than src`;
+  }
+  return undefined;
+}
+
+/** The node arguments that run `apps/<app>`: the bundle when fresh, else the source through tsx. */
+function appCommand(app: string): { args: string[]; built: boolean; why?: string } {
+  const why = process.env.SKIFF_BENCH_FROM_SOURCE ? "SKIFF_BENCH_FROM_SOURCE set" : whyNotBuilt(app);
+  if (why === undefined) return { args: [join(root, "apps", app, "dist/main.js")], built: true };
+  return { args: ["--conditions=@skiff/source", "--import", "tsx", join(root, "apps", app, "src/main.ts")], built: false, why };
+}
+
 function startProcess(args: string[], readyPattern: RegExp): Promise<{ proc: ChildProcess; match: RegExpExecArray; stderr: () => string }> {
-  const proc = spawn(process.execPath, ["--conditions=@skiff/source", "--import", "tsx", ...args], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+  const proc = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
   let err = "";
   return new Promise((resolve, reject) => {
     proc.stderr?.on("data", (d: Buffer) => {
@@ -74,7 +115,7 @@ function startProcess(args: string[], readyPattern: RegExp): Promise<{ proc: Chi
       const m = readyPattern.exec(err);
       if (m) resolve({ proc, match: m, stderr: () => err });
     });
-    proc.once("exit", (code) => reject(new Error(`${args[0] ?? ""} exited with ${String(code)}: ${err}`)));
+    proc.once("exit", (code) => reject(new Error(`${args.find((a) => a.endsWith("main.js") || a.endsWith("main.ts")) ?? ""} exited with ${String(code)}: ${err}`)));
   });
 }
 
@@ -101,8 +142,13 @@ export default async (): Promise<BenchRow[]> => {
   const parallelism = 500;
   const dir = await mkdtemp(join(tmpdir(), "skiff-bench-job-"));
   await writeFile(join(dir, "tokens.csv"), `${token},admin,1,"system:masters"\n`);
+  const serverCmd = appCommand("apiserver");
+  const controllerCmd = appCommand("job-controller");
+  const how = (app: string, c: { built: boolean; why?: string }): string => `${app} ${c.built ? "built dist/main.js" : `from source (${c.why ?? ""})`}`;
+  const ran = `${how("apiserver", serverCmd)}, ${how("job-controller", controllerCmd)}`;
+  console.log(`  binaries: ${ran}`);
   const server = await startProcess(
-    [join(root, "apps/apiserver/src/main.ts"), "--secure-port=0", "--bind-address=127.0.0.1", `--data-dir=${join(dir, "data")}`, `--cert-dir=${join(dir, "pki")}`, `--token-auth-file=${join(dir, "tokens.csv")}`],
+    [...serverCmd.args, "--secure-port=0", "--bind-address=127.0.0.1", `--data-dir=${join(dir, "data")}`, `--cert-dir=${join(dir, "pki")}`, `--token-auth-file=${join(dir, "tokens.csv")}`],
     /Serving securely on [^\n]*:(\d+)\n/,
   );
   const port = Number(server.match[1]);
@@ -113,7 +159,7 @@ export default async (): Promise<BenchRow[]> => {
     `apiVersion: v1\nkind: Config\nclusters:\n- name: s\n  cluster:\n    server: https://127.0.0.1:${String(port)}\n    certificate-authority-data: ${Buffer.from(ca).toString("base64")}\nusers:\n- name: a\n  user:\n    token: ${token}\ncontexts:\n- name: c\n  context:\n    cluster: s\n    user: a\ncurrent-context: c\n`,
   );
   const controller = await startProcess(
-    [join(root, "apps/job-controller/src/main.ts"), `--clusterconfig=${kubeconfig}`, "--cluster-api-qps=5000", "--cluster-api-burst=5000"],
+    [...(process.env.SKIFF_BENCH_CONTROLLER_NODE_ARGS ?? "").split(" ").filter(Boolean), ...controllerCmd.args, `--clusterconfig=${kubeconfig}`, "--cluster-api-qps=5000", "--cluster-api-burst=5000"],
     /skiff-job-controller started/,
   );
   const a = api(port, ca);
@@ -184,7 +230,7 @@ export default async (): Promise<BenchRow[]> => {
   if (!ok) throw new Error(`expected completedIndexes ${expectIndexes} and succeeded ${String(completions)}, got ${JSON.stringify(final.status)}`);
   const podsPerS = completions / wallS;
   return [
-    { what: `Indexed Job ${String(completions)} completions, parallelism ${String(parallelism)}: wall`, value: wallS, unit: "s", note: `completedIndexes ${expectIndexes}, succeeded ${String(completions)}` },
+    { what: `Indexed Job ${String(completions)} completions, parallelism ${String(parallelism)}: wall`, value: wallS, unit: "s", note: `completedIndexes ${expectIndexes}, succeeded ${String(completions)}; ${ran}` },
     { what: "pods/s end to end", value: podsPerS, unit: "pods/s", note: `target >= 200: ${podsPerS >= 200 ? "met" : "NOT met"}` },
     { what: "controller peak RSS", value: peakRss, unit: "MiB", note: `target < 250: ${peakRss < 250 ? "met" : "NOT met"}` },
   ];
