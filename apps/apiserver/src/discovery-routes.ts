@@ -8,11 +8,12 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { resources as servedResources } from "@skiff/api-types";
 import type { ResourceInfo } from "@skiff/api-types";
-import { buildOpenAPIV3, handleOpenAPIV3, negotiateDiscovery } from "@skiff/apiserver-core";
+import { buildOpenAPIV2, buildOpenAPIV3, handleOpenAPIV2, handleOpenAPIV3, negotiateDiscovery } from "@skiff/apiserver-core";
 import type { NonResourceRoute, OpenAPIDocument } from "@skiff/apiserver-core";
 
 /**
- * Routes for `/api`, `/api/v1`, `/apis`, `/apis/<group>`, `/apis/<group>/<version>`, `/openapi/v3[/...]`.
+ * Routes for `/api`, `/api/v1`, `/apis`, `/apis/<group>`, `/apis/<group>/<version>`, `/openapi/v3[/...]`,
+ * `/openapi/v2` (JSON or gnostic protobuf, which kubectl ≤ 1.27 reads for validation and explain).
  * @param extraResources - served outside the api-types table (the review APIs), listed in discovery too.
  */
 export function discoveryRoutes(extraResources: readonly ResourceInfo[] = []): NonResourceRoute[] {
@@ -25,7 +26,20 @@ export function discoveryRoutes(extraResources: readonly ResourceInfo[] = []): N
     return reply.code(res.status).header("content-type", res.contentType).send(typeof res.body === "string" ? res.body : JSON.stringify(res.body));
   };
   const documentPath = createRequire(import.meta.url).resolve("@skiff/api-types/openapi.json");
-  const openapi = buildOpenAPIV3(JSON.parse(readFileSync(documentPath, "utf8")) as OpenAPIDocument);
+  const openapiDocument = JSON.parse(readFileSync(documentPath, "utf8")) as OpenAPIDocument;
+  const openapi = buildOpenAPIV3(openapiDocument);
+  const openapiV2 = buildOpenAPIV2(openapiDocument);
+  const openapiV2Handler: NonResourceRoute["handler"] = (req, reply) => {
+    const header = (name: string) => {
+      const v = req.headers[name];
+      return Array.isArray(v) ? v.join(",") : v;
+    };
+    const accept = header("accept");
+    const ifNoneMatch = header("if-none-match");
+    const res = handleOpenAPIV2(openapiV2, req.url.split("?")[0] ?? req.url, { ...(accept === undefined ? {} : { accept }), ...(ifNoneMatch === undefined ? {} : { ifNoneMatch }) });
+    if (res === undefined) return reply.callNotFound();
+    return reply.code(res.status).headers(res.headers).send(typeof res.body === "string" ? res.body : Buffer.from(res.body));
+  };
   const openapiHandler: NonResourceRoute["handler"] = (req, reply) => {
     const [path = "", qs = ""] = req.url.split("?", 2);
     const hash = new URLSearchParams(qs).get("hash") ?? undefined;
@@ -37,5 +51,6 @@ export function discoveryRoutes(extraResources: readonly ResourceInfo[] = []): N
     ...["/api", "/api/v1", "/apis", "/apis/:group", "/apis/:group/:version"].map((url) => ({ method: "GET" as const, url, handler: discovery })),
     { method: "GET", url: "/openapi/v3", handler: openapiHandler },
     { method: "GET", url: "/openapi/v3/*", handler: openapiHandler },
+    { method: "GET", url: "/openapi/v2", handler: openapiV2Handler },
   ];
 }

@@ -9,11 +9,10 @@ export interface KubectlBuild {
   readonly label: string;
   readonly path: string | undefined;
   /**
-   * Extra `create` flags. kubectl 1.27's default `--validate=strict` and its `explain` read
-   * `/openapi/v2` as protobuf, which skiff-apiserver does not serve (404); 1.28+ use /openapi/v3.
+   * kubectl ≤ 1.27 fetches `/openapi/v2` (gnostic protobuf) for `create` validation and `explain`
+   * and can print explain from it (`--output=plaintext-openapiv2`); 1.28+ use /openapi/v3 only.
    */
-  readonly createFlags: readonly string[];
-  readonly hasExplain: boolean;
+  readonly readsOpenAPIV2: boolean;
 }
 
 const sdk = "/usr/lib/google-cloud-sdk/bin";
@@ -21,8 +20,8 @@ const firstExisting = (...paths: string[]) => paths.find((p) => existsSync(p));
 
 /** kubectl 1.32 (the dispatcher or its 1.32 build) and 1.27 (or Debian's kubernetes-client); `path` undefined when absent. */
 export const kubectlBuilds: readonly KubectlBuild[] = [
-  { label: "1.32", path: firstExisting("/usr/bin/kubectl", `${sdk}/kubectl.1.32`), createFlags: [], hasExplain: true },
-  { label: "1.27", path: firstExisting(`${sdk}/kubectl.1.27`), createFlags: ["--validate=false"], hasExplain: false },
+  { label: "1.32", path: firstExisting("/usr/bin/kubectl", `${sdk}/kubectl.1.32`), readsOpenAPIV2: false },
+  { label: "1.27", path: firstExisting(`${sdk}/kubectl.1.27`), readsOpenAPIV2: true },
 ];
 
 export interface Result {

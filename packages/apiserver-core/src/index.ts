@@ -53,6 +53,8 @@ export type { HealthCheck, HealthResponse } from "./health/index.js";
 export { handleHealth, logCheck, pingCheck } from "./health/index.js";
 export type { OpenAPIDocument, OpenAPIResponse, OpenAPIV3Service } from "./openapi/index.js";
 export { buildOpenAPIV3, handleOpenAPIV3 } from "./openapi/index.js";
+export type { OpenAPIV2Response, OpenAPIV2Service, Swagger2Document } from "./openapi/index.js";
+export { buildOpenAPIV2, convertOpenAPIV3ToV2, encodeOpenAPIV2Protobuf, handleOpenAPIV2, openAPIV2ProtobufContentType, openAPIV2ProtobufMediaType } from "./openapi/index.js";
 export { ageColumn, defaultTableConvertor, formatLabelSelector, humanDuration, joinOrNone, nameColumn, translateTimestampSince } from "./table/index.js";
 export type { IncludeObjectPolicy, RenderTableOptions } from "./table/index.js";
 export { parseIncludeObject, renderTable } from "./table/index.js";
