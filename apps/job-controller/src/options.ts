@@ -104,10 +104,14 @@ export function formatJobControllerHelp(): string {
   return `skiff-job-controller runs the Job controller and the TTL-after-finished controller.\n\nUsage:\n  skiff-job-controller [flags]\n\n${formatHelp(jobControllerFlagTable)}`;
 }
 
-/** The README's flag table (markdown), generated from {@link jobControllerFlagTable}. */
-export function formatJobControllerFlagMarkdown(): string {
+/**
+ * A README flag table (markdown) generated from a flag table: one row per flag with its type,
+ * default and usage. The README embeds the tables of {@link jobControllerFlagTable} and the node
+ * lifecycle controller's, and a test keeps them current.
+ */
+export function formatFlagMarkdown(table: FlagTable<object>): string {
   const rows = ["| flag | type | default | usage |", "|---|---|---|---|"];
-  for (const spec of Object.values(jobControllerFlagTable) as FlagSpec<unknown>[]) {
+  for (const spec of Object.values(table) as FlagSpec<unknown>[]) {
     const name = spec.shorthand !== undefined ? `-${spec.shorthand}, --${spec.name}` : `--${spec.name}`;
     const def = spec.type.isZeroDefault(spec.type.format(spec.default)) ? "" : spec.type.format(spec.default);
     rows.push(`| \`${name}\` | ${spec.type.typeName} | ${def === "" ? "" : `\`${def}\``} | ${spec.usage.replace(/\|/g, "\\|")} |`);

@@ -335,8 +335,15 @@ export function defineRuntimeConformanceSuite(runtime: () => RuntimeUnderTest, o
 
     it("surfaces an overrun deadline as DeadlineExceeded", async () => {
       const sandbox = await runSandbox("deadline");
-      const containerId = await startContainer(sandbox, containerConfig("stubborn", ["sh", "-c", 'trap "" TERM; sleep 1000']));
-      await waitFor("the container to run", async () => ((await rt.containerStatus({ containerId })).status?.state === "CONTAINER_RUNNING" ? true : undefined));
+      const containerId = await startContainer(sandbox, containerConfig("stubborn", ["sh", "-c", 'trap "" TERM; echo trapped; sleep 1000']));
+      // Running is not enough: SIGTERM before the shell ran `trap` would end it at once (a flake
+      // seen on a loaded machine). Wait until it says the trap is set.
+      await waitFor("the container to ignore SIGTERM", async () => {
+        const status = (await rt.containerStatus({ containerId })).status;
+        if (status?.state !== "CONTAINER_RUNNING" || !status.logPath) return undefined;
+        const lines = await readCRILog(status.logPath).catch(() => []);
+        return lines.some((l) => l.content === "trapped") ? true : undefined;
+      });
       // The runtime waits out the 5 s grace period; the client gives up after 200 ms.
       await expectCRIError(rt.stopContainer({ containerId, timeout: 5 }, { timeoutMs: 200 }), "DeadlineExceeded");
       await rt.stopContainer({ containerId, timeout: 0 });

@@ -99,6 +99,12 @@ describe("Node", () => {
     } as NonNullable<Node["status"]>;
     expect(nodeTable.cells(n, now)).toEqual(["n1", "Ready,SchedulingDisabled", "control-plane,master", "60m", "v1.23.0", "10.0.0.2", "<none>", "Debian", "6.1", "skiff://0.1"]);
     expect(nodeTable.cells(node(), now).slice(0, 3)).toEqual(["n1", "Unknown", "<none>"]);
+    // 1.23 prints "Not" + type for every status but True: an unreachable node (Unknown) is NotReady.
+    for (const status of ["False", "Unknown"]) {
+      const down = node();
+      down.status = { conditions: [{ type: "Ready", status }] } as NonNullable<Node["status"]>;
+      expect(nodeTable.cells(down, now)[1]).toBe("NotReady");
+    }
     expect(nodeRoles({ "kubernetes.io/role": "worker" })).toBe("worker");
   });
 });

@@ -46,10 +46,14 @@ export const nodeTable: TableConvertor<T> = {
   },
 };
 
-/** STATUS cell: the Ready condition (`Ready`, `NotReady`, `Unknown`), `,SchedulingDisabled` when cordoned. */
+/**
+ * STATUS cell: `Ready` when the Ready condition is True, `NotReady` for any other status (False or
+ * Unknown), `Unknown` only without a Ready condition; `,SchedulingDisabled` when cordoned.
+ * @see pkg/printers/internalversion/printers.go (printNode)
+ */
 export function nodeStatusText(n: Node): string {
   const ready = (n.status?.conditions ?? []).find((c) => c.type === "Ready");
-  const parts = [ready === undefined ? "Unknown" : ready.status === "True" ? "Ready" : ready.status === "False" ? "NotReady" : "Unknown"];
+  const parts = [ready === undefined ? "Unknown" : ready.status === "True" ? "Ready" : "NotReady"];
   if (n.spec?.unschedulable === true) parts.push("SchedulingDisabled");
   return parts.join(",");
 }

@@ -1,0 +1,91 @@
+import type { Node, Taint, Toleration } from "@skiff/api-types";
+import { describe, expect, it } from "vitest";
+import { desiredTaints, parseNodeLifecycleFlags, tolerationSecondsFor, toleratesTaint } from "./node-lifecycle-controller.js";
+
+const unreachable: Taint = { key: "node.example.io/unreachable", effect: "NoExecute" };
+
+function node(ready: "True" | "False" | "Unknown" | undefined, taints: Taint[] = []): Node {
+  return {
+    apiVersion: "v1",
+    kind: "Node",
+    metadata: { name: "n1" },
+    spec: { taints },
+    status: ready === undefined ? {} : { conditions: [{ type: "Ready", status: ready }] },
+  };
+}
+
+describe("toleratesTaint (1.23 Toleration.ToleratesTaint)", () => {
+  const cases: Array<[Toleration, Taint, boolean]> = [
+    [{ key: "node.example.io/unreachable", operator: "Exists", effect: "NoExecute" }, unreachable, true],
+    [{ key: "node.example.io/unreachable", operator: "Exists" }, unreachable, true],
+    [{ operator: "Exists" }, unreachable, true],
+    [{ key: "node.example.io/not-ready", operator: "Exists" }, unreachable, false],
+    [{ key: "node.example.io/unreachable", operator: "Exists", effect: "NoSchedule" }, unreachable, false],
+    [{ key: "k", value: "v" }, { key: "k", value: "v", effect: "NoExecute" }, true],
+    [{ key: "k", operator: "Equal", value: "v" }, { key: "k", value: "w", effect: "NoExecute" }, false],
+    [{ key: "k", operator: "Equal" }, { key: "k", effect: "NoExecute" }, true],
+    [{ key: "k", operator: "Bogus" } as unknown as Toleration, { key: "k", effect: "NoExecute" }, false],
+  ];
+  it.each(cases)("%j vs %j → %s", (tol, taint, want) => {
+    expect(toleratesTaint(tol, taint)).toBe(want);
+  });
+});
+
+describe("tolerationSecondsFor", () => {
+  it("no matching toleration: 0, or the admission default for not-ready/unreachable", () => {
+    expect(tolerationSecondsFor({ key: "custom", effect: "NoExecute" }, [])).toBe(0);
+    expect(tolerationSecondsFor(unreachable, [], { "node.example.io/unreachable": 300 })).toBe(300);
+    expect(tolerationSecondsFor(unreachable, [{ key: "other", operator: "Exists" }], { "node.example.io/unreachable": 7 })).toBe(7);
+  });
+  it("the smallest tolerationSeconds of the matching tolerations; negative is 0; none set is forever", () => {
+    expect(tolerationSecondsFor(unreachable, [{ operator: "Exists", tolerationSeconds: 30 }, { key: unreachable.key, operator: "Exists", tolerationSeconds: 10 }])).toBe(10);
+    expect(tolerationSecondsFor(unreachable, [{ operator: "Exists", tolerationSeconds: -5 }])).toBe(0);
+    expect(tolerationSecondsFor(unreachable, [{ operator: "Exists" }], { "node.example.io/unreachable": 300 })).toBeUndefined();
+    expect(tolerationSecondsFor(unreachable, [{ operator: "Exists" }, { operator: "Exists", tolerationSeconds: 4 }])).toBe(4);
+  });
+});
+
+describe("desiredTaints", () => {
+  it("Ready=Unknown → unreachable NoSchedule + NoExecute (NoExecute with timeAdded); other taints kept", () => {
+    const got = desiredTaints(node("Unknown", [{ key: "dedicated", value: "x", effect: "NoSchedule" }]));
+    expect(got.map((x) => `${x.key}:${x.effect}`)).toEqual(["dedicated:NoSchedule", "node.example.io/unreachable:NoSchedule", "node.example.io/unreachable:NoExecute"]);
+    expect(got[2]?.timeAdded).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(got[1]?.timeAdded).toBeUndefined();
+  });
+  it("Ready=False → not-ready; swapping replaces unreachable", () => {
+    const got = desiredTaints(node("False", [{ ...unreachable, timeAdded: "2020-01-01T00:00:00Z" }]));
+    expect(got.map((x) => `${x.key}:${x.effect}`)).toEqual(["node.example.io/not-ready:NoSchedule", "node.example.io/not-ready:NoExecute"]);
+  });
+  it("existing taints keep timeAdded; Ready=True or no condition removes ours", () => {
+    const kept = desiredTaints(node("Unknown", [{ ...unreachable, timeAdded: "2020-01-01T00:00:00Z" }]));
+    expect(kept.find((x) => x.effect === "NoExecute")?.timeAdded).toBe("2020-01-01T00:00:00Z");
+    expect(desiredTaints(node("True", [unreachable, { key: "a", effect: "NoExecute" }]))).toEqual([{ key: "a", effect: "NoExecute" }]);
+    expect(desiredTaints(node(undefined, [unreachable]))).toEqual([]);
+  });
+});
+
+describe("parseNodeLifecycleFlags", () => {
+  it("defaults (1.23): 5s, 40s, 1m, 300, 300; other args pass through in order", () => {
+    const r = parseNodeLifecycleFlags(["--clusterconfig", "k", "-v=2"]);
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.rest).toEqual(["--clusterconfig", "k", "-v=2"]);
+    expect([r.value.nodeMonitorPeriod.ms, r.value.nodeMonitorGracePeriod.ms, r.value.nodeStartupGracePeriod.ms]).toEqual([5000, 40_000, 60_000]);
+    expect([r.value.defaultNotReadyTolerationSeconds, r.value.defaultUnreachableTolerationSeconds]).toEqual([300, 300]);
+  });
+  it("takes its flags in both spellings, with _ or -", () => {
+    const r = parseNodeLifecycleFlags(["--node-monitor-grace-period=4s", "--clusterconfig=k", "--node_monitor_period", "500ms", "--default-unreachable-toleration-seconds", "2", "--", "--node-monitor-period=1s"]);
+    expect(r.ok && [r.value.nodeMonitorGracePeriod.ms, r.value.nodeMonitorPeriod.ms, r.value.defaultUnreachableTolerationSeconds]).toEqual([4000, 500, 2]);
+    expect(r.rest).toEqual(["--clusterconfig=k", "--", "--node-monitor-period=1s"]);
+  });
+  it("rejects bad values with the flag's name", () => {
+    const bad = (argv: string[]): string[] => {
+      const r = parseNodeLifecycleFlags(argv);
+      return r.ok ? [] : r.errors;
+    };
+    expect(bad(["--node-monitor-grace-period=soon"]).join()).toMatch(/node-monitor-grace-period/);
+    expect(bad(["--node-monitor-period=0s"])).toEqual(["--node-monitor-period must be positive"]);
+    expect(bad(["--default-not-ready-toleration-seconds=-1"])).toEqual(["--default-not-ready-toleration-seconds must not be negative"]);
+    expect(bad(["--node-startup-grace-period"])).toEqual(["flag needs an argument: --node-startup-grace-period"]);
+  });
+});

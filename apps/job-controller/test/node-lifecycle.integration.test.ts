@@ -1,0 +1,147 @@
+// The node lifecycle controller against the real apiserver: a node whose heartbeat stops gets
+// Ready=Unknown and the unreachable taints, its pods are marked not ready and evicted by their
+// toleration times, and a new heartbeat removes the taints.
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import type { Node, Pod, Toleration } from "@skiff/api-types";
+import { createSharedInformerFactory } from "@skiff/client";
+import type { Client } from "@skiff/client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { NodeLifecycleController, NodeStatusUnknownMessage, NodeStatusUnknownReason } from "../src/node-lifecycle-controller.js";
+import { newClient, repoRoot, startServer, waitFor } from "./harness.js";
+import type { RunningServer } from "./harness.js";
+
+let server: RunningServer;
+let client: Client;
+
+beforeAll(async () => {
+  server = await startServer();
+  client = await newClient(server);
+});
+afterAll(async () => {
+  client.close();
+  await server.stop();
+});
+
+function now(): string {
+  return new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+async function heartbeat(name: string, ready: "True" | "False"): Promise<void> {
+  const n = await client.nodes.get(name);
+  const t = now();
+  await client.nodes.updateStatus({ ...n, status: { ...n.status, conditions: [{ type: "Ready", status: ready, reason: "NodeAgentReady", lastHeartbeatTime: t, lastTransitionTime: t }] } });
+}
+
+async function createPod(name: string, nodeName: string, tolerations: Toleration[]): Promise<Pod> {
+  const pod = await client.pods.create(
+    { apiVersion: "v1", kind: "Pod", metadata: { name }, spec: { nodeName, tolerations, containers: [{ name: "c", image: "busybox" }] } },
+    { namespace: "default" },
+  );
+  const t = now();
+  return client.pods.updateStatus({ ...pod, status: { phase: "Running", conditions: [{ type: "Ready", status: "True", lastTransitionTime: t }] } }, { namespace: "default" });
+}
+
+async function gone(name: string): Promise<boolean> {
+  try {
+    const p = await client.pods.get(name, { namespace: "default" });
+    return p.metadata?.deletionTimestamp !== undefined;
+  } catch {
+    return true;
+  }
+}
+
+describe("node lifecycle controller", () => {
+  it("marks a silent node Unknown, taints it, evicts by toleration time and untaints on recovery", async () => {
+    const node: Node = { apiVersion: "v1", kind: "Node", metadata: { name: "silent" }, spec: {} };
+    await client.nodes.create(node);
+    await heartbeat("silent", "True");
+    await client.nodes.create({ apiVersion: "v1", kind: "Node", metadata: { name: "healthy" }, spec: {} });
+    await createPod("no-toleration", "silent", []);
+    await createPod("short", "silent", [{ key: "node.example.io/unreachable", operator: "Exists", effect: "NoExecute", tolerationSeconds: 0 }]);
+    await createPod("forever", "silent", [{ key: "node.example.io/unreachable", operator: "Exists", effect: "NoExecute" }]);
+    await createPod("elsewhere", "healthy", []);
+
+    const factory = createSharedInformerFactory({ onError: () => {} });
+    const logs: string[] = [];
+    const nlc = new NodeLifecycleController({
+      client,
+      nodeInformer: factory.informerFor(client.nodes),
+      podInformer: factory.informerFor(client.pods),
+      nodeMonitorPeriodMs: 100,
+      nodeMonitorGracePeriodMs: 1500,
+      nodeStartupGracePeriodMs: 600_000,
+      defaultUnreachableTolerationSeconds: 3,
+      log: (m) => logs.push(m),
+    });
+    factory.start();
+    await nlc.run();
+    // The healthy node keeps posting; the silent one does not.
+    const keepAlive = setInterval(() => void heartbeat("healthy", "True").catch(() => {}), 300);
+    try {
+      await heartbeat("healthy", "True");
+      const unknown = await waitFor("Ready=Unknown", async () => {
+        const n = await client.nodes.get("silent");
+        return n.status?.conditions?.find((c) => c.type === "Ready" && c.status === "Unknown") ? n : undefined;
+      });
+      const ready = unknown.status?.conditions?.find((c) => c.type === "Ready");
+      expect(ready?.reason).toBe(NodeStatusUnknownReason);
+      expect(ready?.message).toBe(NodeStatusUnknownMessage);
+      expect(unknown.status?.conditions?.map((c) => `${c.type}=${c.status}`).sort()).toEqual(["DiskPressure=Unknown", "MemoryPressure=Unknown", "PIDPressure=Unknown", "Ready=Unknown"]);
+
+      const tainted = await waitFor("taints", async () => {
+        const n = await client.nodes.get("silent");
+        return (n.spec?.taints ?? []).length === 2 ? n : undefined;
+      });
+      expect(tainted.spec?.taints?.map((x) => `${x.key}:${x.effect}`).sort()).toEqual(["node.example.io/unreachable:NoExecute", "node.example.io/unreachable:NoSchedule"]);
+
+      // tolerationSeconds 0: evicted at once; no toleration: after the 3 s default; forever: stays.
+      await waitFor("short evicted", async () => ((await gone("short")) ? true : undefined));
+      await waitFor("no-toleration evicted", async () => ((await gone("no-toleration")) ? true : undefined), 30_000);
+      expect(await gone("forever")).toBe(false);
+      expect(await gone("elsewhere")).toBe(false);
+      const forever = await client.pods.get("forever", { namespace: "default" });
+      expect(forever.status?.conditions?.find((c) => c.type === "Ready")?.status).toBe("False");
+      const healthy = await client.nodes.get("healthy");
+      expect(healthy.spec?.taints ?? []).toEqual([]);
+      expect(healthy.status?.conditions?.find((c) => c.type === "Ready")?.status).toBe("True");
+
+      const events = await client.events.list({ namespace: "default" });
+      const reasons = events.items.filter((e) => e.source?.component === "node-controller").map((e) => `${e.reason ?? ""}/${e.involvedObject.name ?? ""}`);
+      expect(reasons).toContain("NodeNotReady/silent");
+      expect(reasons).toContain("TaintManagerEviction/short");
+
+      // Recovery: Ready=True again removes the taints.
+      await heartbeat("silent", "True");
+      await waitFor("untainted", async () => ((await client.nodes.get("silent")).spec?.taints ?? []).length === 0 || undefined);
+      // Ready=False (the agent reports it) swaps in the not-ready taints.
+      await heartbeat("silent", "False");
+      const notReady = await waitFor("not-ready taints", async () => {
+        const n = await client.nodes.get("silent");
+        return n.spec?.taints?.some((x) => x.key === "node.example.io/not-ready") ? n : undefined;
+      });
+      expect(notReady.spec?.taints?.map((x) => `${x.key}:${x.effect}`).sort()).toEqual(["node.example.io/not-ready:NoExecute", "node.example.io/not-ready:NoSchedule"]);
+    } finally {
+      clearInterval(keepAlive);
+      await nlc.stop();
+      factory.stop();
+    }
+  });
+});
+
+describe("skiff-job-controller with the node lifecycle flags", () => {
+  const run = (...args: string[]) =>
+    spawnSync(process.execPath, ["--conditions=@skiff/source", "--import", "tsx", join(repoRoot, "apps/job-controller/src/main.ts"), ...args], { encoding: "utf8", timeout: 60_000 });
+
+  it("lists them in --help after the controller's own flags", () => {
+    const r = run("--help");
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/--concurrent-job-syncs[\s\S]*Node lifecycle controller flags:[\s\S]*--node-monitor-grace-period duration .*\(default 40s\)/);
+  });
+
+  it("rejects a bad value with exit code 2 before connecting", () => {
+    const r = run("--clusterconfig=/nonexistent", "--node-monitor-grace-period=0s");
+    expect(r.status).toBe(2);
+    expect(r.stderr).toBe("Error: --node-monitor-grace-period must be positive\n");
+  });
+});
