@@ -82,6 +82,7 @@ describe("namespaces", () => {
     expect(denied.json()).toMatchObject({
       reason: "Forbidden",
       message: 'podtemplates "late" is forbidden: unable to create new content in namespace doomed because it is being terminated',
+      details: { causes: [{ reason: "NamespaceTerminating", field: "metadata.namespace", message: "unable to create new content in namespace doomed because it is being terminated" }] },
     });
 
     await eventually(async () => (await gone("/api/v1/namespaces/doomed/podtemplates/free")) && (await gone("/apis/batch/v1/namespaces/doomed/jobs/j")), "content deleted");

@@ -101,7 +101,12 @@ export class JobController {
         onUpdate: (_o, j) => this.#enqueue(j, true),
         onDelete: (j) => {
           const job = j instanceof DeletedFinalStateUnknown ? j.obj : j;
-          if (job) this.#enqueue(job, true);
+          if (!job) return;
+          this.#enqueue(job, true);
+          // Its pods still carrying the tracking finalizer would never go away: strip it (1.23 deleteJob).
+          for (const p of this.podInformer.store.byIndex(jobUidIndex, job.metadata?.uid ?? "")) {
+            if (hasTrackingFinalizer(p)) this.orphanQueue.add(keyOf(p));
+          }
         },
       }),
       this.podInformer.addEventHandler({
@@ -210,9 +215,10 @@ export class JobController {
   #deletePod(pod: Pod, final: boolean): void {
     if (final || !hasTrackingFinalizer(pod)) this.finalizerExpectations.finalizerRemovalObserved(pod.metadata?.uid ?? "");
     const job = this.#jobForPod(pod);
-    if (!job) {
+    // A finished Job's sync removes no finalizer: the orphan worker does (1.23 deletePod).
+    if (!job || isJobFinished(job)) {
       if (!final && hasTrackingFinalizer(pod)) this.orphanQueue.add(keyOf(pod));
-      return;
+      if (!job) return;
     }
     this.expectations.deletionObserved(keyOf(job));
     this.#enqueue(job, true);

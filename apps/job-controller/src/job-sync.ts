@@ -18,7 +18,7 @@ import { JobEvents } from "./events.js";
 import type { ControllerExpectations, FinalizerExpectations } from "./expectations.js";
 import { calculateSucceededIndexes, duplicatedIndexPodsForRemoval, firstPendingIndexes, getCompletionIndex, podGenerateNameWithIndex, unknownCompletionIndex, withCompletionIndexEnv } from "./indexed-job.js";
 import { podFromTemplate } from "./pod-control.js";
-import { compareActivePodsForDeletion, hasTrackingFinalizer, isPodActive, isPodReady } from "./pod-utils.js";
+import { compareActivePodsForDeletion, hasTrackingFinalizer, isNamespaceTerminatingError, isPodActive, isPodReady } from "./pod-utils.js";
 import { enactJobFinished, maxConcurrentPodWrites, runLimited, trackJobStatusAndRemoveFinalizers } from "./tracking.js";
 
 /** Most pods one sync creates or deletes. @defaultValue 500 */
@@ -192,7 +192,11 @@ function activePodsForRemoval(job: Job, active: readonly Pod[], rmAtLeast: numbe
   return rm;
 }
 
-/** Deletes pods, stripping their tracking finalizer first; returns how many were deleted. */
+/**
+ * Deletes pods, stripping their tracking finalizer first when `stripFinalizer`; returns how many
+ * were deleted. A pod already gone (404) counts as deleted, as 1.23's deleteJobPods and
+ * deleteActivePods count it.
+ */
 async function deleteJobPods(ctx: JobSyncContext, job: Job, pods: readonly Pod[], stripFinalizer: boolean): Promise<{ deleted: number; error?: unknown }> {
   let error: unknown;
   let deleted = 0;
@@ -203,7 +207,8 @@ async function deleteJobPods(ctx: JobSyncContext, job: Job, pods: readonly Pod[]
       deleted++;
     } catch (e) {
       ctx.expectations.deletionObserved(ctx.key);
-      if (!isNotFound(e)) error ??= e;
+      if (isNotFound(e)) deleted++;
+      else error ??= e;
     }
   });
   return error === undefined ? { deleted } : { deleted, error };
@@ -274,6 +279,11 @@ async function manageJob(ctx: JobSyncContext, job: Job, activePods: readonly Pod
         await ctx.actions.createPod(job, pod);
       } catch (e) {
         ctx.expectations.creationObserved(ctx.key);
+        // The namespace is being torn down: every later create fails too; not an error (1.23).
+        if (isNamespaceTerminatingError(e)) {
+          active--;
+          return;
+        }
         active--;
         failed++;
         error ??= e;
@@ -411,7 +421,10 @@ export async function syncJob(ctxIn: JobSyncContext, jobIn: Job, pods: readonly 
         if (r.changed) {
           status.conditions = r.conditions;
           suspendCondChanged = true;
-          // The spec: suspending resets startTime (the deadline timer restarts on resume).
+          // Differs from 1.23 (which keeps startTime until the resume) because the spec wins:
+          // spec/resource-api.md, "States and transitions", running → `suspend` false to true:
+          // "All active pods are deleted; `startTime` is reset, which resets the
+          // `activeDeadlineSeconds` timer". Unset until the resume sets it anew.
           delete status.startTime;
           ctx.recorder.event(job, "Normal", JobEvents.suspended.reason, JobEvents.suspended.message);
         }
@@ -427,29 +440,37 @@ export async function syncJob(ctxIn: JobSyncContext, jobIn: Job, pods: readonly 
     }
   }
 
-  const forget = (oldStatus.succeeded ?? 0) < succeeded;
+  let forget = (oldStatus.succeeded ?? 0) < succeeded;
   let needsStatusUpdate = suspendCondChanged || active !== (oldStatus.active ?? 0) || ready !== oldStatus.ready || status.startTime !== oldStatus.startTime;
   status.active = active;
   if (ready !== undefined) status.ready = ready;
   else delete status.ready;
   let error: unknown = manageError;
+  // 1.23 resets the Job's back-off ("forget") after a sync without a new pod failure: always when
+  // tracking with finalizers, only after a status write in legacy mode.
+  let wroteStatus = false;
   try {
     if (uncounted) {
       needsStatusUpdate ||= oldStatus.uncountedTerminatedPods === undefined;
       job = await trackJobStatusAndRemoveFinalizers(ctx, job, pods, prevSucceededIndexes, uncounted, expectedRm, finishedCondition, needsStatusUpdate);
+      wroteStatus = true;
     } else {
       if (enactJobFinished(job, finishedCondition, ctx)) needsStatusUpdate = true;
       if (isIndexed) status.completedIndexes = formatIntervals(succeededIndexes);
       needsStatusUpdate ||= succeeded !== (oldStatus.succeeded ?? 0) || failed !== (oldStatus.failed ?? 0) || status.completedIndexes !== oldStatus.completedIndexes || oldStatus.uncountedTerminatedPods !== undefined;
       status.succeeded = succeeded;
       status.failed = failed;
-      if (needsStatusUpdate) job = await ctx.actions.updateStatus(job);
+      if (needsStatusUpdate) {
+        job = await ctx.actions.updateStatus(job);
+        wroteStatus = true;
+      }
     }
   } catch (e) {
     error ??= e;
   }
   if (error === undefined) for (const [type, reason, message] of deferred) outer.recorder.event(job, type, reason, message);
   if (error === undefined && jobHasNewFailure && !isJobFinished(job)) error = new NewPodFailureError(ctx.key);
+  if (wroteStatus && !(jobHasNewFailure && !isJobFinished(job))) forget = true;
   const remaining = isJobFinished(job) ? undefined : remainingActiveDeadlineMs(job, ctx.nowMs);
   return { forget, job, ...(error !== undefined ? { error } : {}), ...(remaining !== undefined ? { requeueAfterMs: Math.max(0, remaining) } : {}) };
 }

@@ -11,6 +11,7 @@ import { isNotFound } from "@skiff/apimachinery";
 import type { Client } from "@skiff/client";
 import { JobEvents } from "./events.js";
 import type { EventRecorder } from "./events.js";
+import { isNamespaceTerminatingError } from "./pod-utils.js";
 
 /** Thrown for a template the controller cannot turn into a pod. `reason` is stable. */
 export class PodTemplateError extends Error {
@@ -81,7 +82,8 @@ export function newPodControl(client: Client, recorder: EventRecorder): PodContr
         recorder.event(job, "Normal", JobEvents.successfulCreate, `Created pod: ${created.metadata?.name ?? ""}`);
         return created;
       } catch (e) {
-        recorder.event(job, "Warning", JobEvents.failedCreate, `Error creating: ${e instanceof Error ? e.message : String(e)}`);
+        // Only when the namespace is not terminating (1.23's RealPodControl.createPods).
+        if (!isNamespaceTerminatingError(e)) recorder.event(job, "Warning", JobEvents.failedCreate, `Error creating: ${e instanceof Error ? e.message : String(e)}`);
         throw e;
       }
     },

@@ -17,6 +17,19 @@ export function isPodReady(pod: Pod): boolean {
   return (pod.status?.conditions ?? []).some((c) => c.type === "Ready" && c.status === "True");
 }
 
+/**
+ * Whether an API error says the namespace is being torn down: a `NamespaceTerminating` status
+ * cause, or (for servers that send none) a Forbidden whose message says the namespace "is being
+ * terminated". Pure. @see pkg/controller/job/job_controller.go (manageJob, HasStatusCause)
+ */
+export function isNamespaceTerminatingError(e: unknown): boolean {
+  if (typeof e !== "object" || e === null) return false;
+  const s = (e as { status?: { reason?: string; message?: string; details?: { causes?: ReadonlyArray<{ type?: string }> } } }).status;
+  if (!s || typeof s !== "object") return false;
+  if ((s.details?.causes ?? []).some((c) => c.type === "NamespaceTerminating")) return true;
+  return s.reason === "Forbidden" && (s.message ?? "").includes("because it is being terminated");
+}
+
 /** Whether the pod carries the `batch.example.io/job-tracking` finalizer. Pure. */
 export function hasTrackingFinalizer(pod: Pod): boolean {
   return (pod.metadata?.finalizers ?? []).includes(JobTrackingFinalizer);

@@ -17,7 +17,7 @@ import { getCompletionIndex, unknownCompletionIndex } from "./indexed-job.js";
 import type { JobSyncContext } from "./job-sync.js";
 import { hasTrackingFinalizer } from "./pod-utils.js";
 
-/** Most pod UIDs put into `uncountedTerminatedPods` before the status is flushed. @defaultValue 500 */
+/** Most pod UIDs (and new completed indexes) one sync puts into `uncountedTerminatedPods`; the rest wait for the next sync. @defaultValue 500 */
 export const maxUncountedPods = 500;
 
 /** Most finalizer removals, creates or deletes in flight at once. @defaultValue 500 */
@@ -183,16 +183,17 @@ export async function trackJobStatusAndRemoveFinalizers(
         (u.succeeded ??= []).push(uid);
         needsFlush = true;
       }
-    } else if (phase === "Failed" || podTerminating || jobDeleting) {
+    } else if (phase === "Failed" || podTerminating) {
+      // (A Job being deleted only gets its pods' finalizers removed: a running pod is not a failure.)
       const ix = getCompletionIndex(pod);
       if (!uncounted.failed.has(uid) && (!isIndexed || (ix !== unknownCompletionIndex && ix < completions))) {
         (u.failed ??= []).push(uid);
         needsFlush = true;
       }
     }
-    if (newSucceededIndexes.length + (u.succeeded ?? []).length + (u.failed ?? []).length >= maxUncountedPods) {
-      await flush();
-    }
+    // Enough for one sync: the status write and the pod updates requeue the Job for the rest
+    // (keeps the lists under ~20 KB and big Jobs from starving small ones).
+    if (newSucceededIndexes.length + (u.succeeded ?? []).length + (u.failed ?? []).length >= maxUncountedPods) break;
   }
   await flush();
   if (enactJobFinished(job, finishedCond, ctx)) needsFlush = true;

@@ -1,8 +1,8 @@
 /**
  * The TTL-after-finished controller: deletes a finished Job (`Complete=True` or `Failed=True`)
  * `spec.ttlSecondsAfterFinished` seconds after the condition's `lastTransitionTime` (0: as soon as
- * it is seen finished), with `propagationPolicy: Background` (the garbage collector deletes its
- * pods) and a UID precondition. Before deleting it re-reads the Job from the API and re-checks,
+ * it is seen finished), with `propagationPolicy: Foreground` (as 1.23: the garbage collector
+ * deletes its pods first, then the Job) and a UID precondition. Before deleting it re-reads the Job from the API and re-checks,
  * so a TTL raised or removed meanwhile prevents the deletion. Finalizers on the Job are honoured
  * by the apiserver (the Job lingers with a deletionTimestamp until they are gone).
  *
@@ -114,8 +114,11 @@ export class TTLAfterFinishedController {
   async processJob(key: string): Promise<"deleted" | "requeued" | "skipped"> {
     const cached = this.#o.jobInformer.store.get(key);
     if (!cached) return "skipped";
-    const left = ttlTimeLeftMs(cached, this.#now());
+    const nowMs = this.#now();
+    const left = ttlTimeLeftMs(cached, nowMs);
     if (left === undefined) return "skipped";
+    const finishMs = jobFinishTimeMs(cached);
+    if (finishMs !== undefined && finishMs > nowMs) this.#log(`ttl-after-finished ${key}: Job finished in the future, likely clock skew in the cluster; cleanup deferred`);
     if (left > 0) {
       this.queue.addAfter(key, left);
       return "requeued";
@@ -137,7 +140,7 @@ export class TTLAfterFinishedController {
     try {
       await this.#o.client.jobs.delete(name, {
         namespace,
-        propagationPolicy: "Background",
+        propagationPolicy: "Foreground",
         ...(fresh.metadata?.uid !== undefined ? { preconditions: { uid: fresh.metadata.uid } } : {}),
       });
     } catch (e) {

@@ -71,6 +71,10 @@ describe.each([true, false])("Job controller, JobTrackingWithFinalizers=%s", (tr
     expect(pods).toHaveLength(3);
     for (const p of pods) expect(p.metadata?.finalizers ?? []).not.toContain(JobTrackingFinalizer);
     expect(await kubectlGetJob(server, job.metadata?.name ?? "")).toEqual([job.metadata?.name, "3/3", expect.stringMatching(/s$/), expect.any(String)]);
+    // Field selector status.successful (= status.succeeded), as 1.23's Job field set.
+    const bySucceeded = async (n: number) => (await client.jobs.list({ namespace: "default", fieldSelector: `status.successful=${String(n)}` })).items.map((x) => x.metadata?.name);
+    expect(await bySucceeded(3)).toContain(job.metadata?.name);
+    expect(await bySucceeded(2)).not.toContain(job.metadata?.name);
     const ev = await waitFor("events", async () => {
       const e = await eventsOf(client, job.metadata?.name ?? "");
       return e.some((x) => x.reason === "Completed") ? e : undefined;
@@ -159,7 +163,7 @@ describe.each([true, false])("Job controller, JobTrackingWithFinalizers=%s", (tr
     expect(ev.some((e) => e.reason === "SuccessfulDelete")).toBe(true);
   }, 60_000);
 
-  it("deletes a finished Job after ttlSecondsAfterFinished", async () => {
+  it("deletes a finished Job after ttlSecondsAfterFinished, its pods with it (Foreground)", async () => {
     const name = `ttl-${String(tracking)}`;
     const job = await createJob(jobManifest(name, { completions: 1, ttlSecondsAfterFinished: 1 }));
     const [pod] = await waitActivePods(job, 1);
@@ -174,6 +178,30 @@ describe.each([true, false])("Job controller, JobTrackingWithFinalizers=%s", (tr
         throw e;
       }
     });
+    // Foreground propagation: the pods went first, so none is left once the Job is gone.
+    expect(await podsOf(client, job)).toEqual([]);
+  }, 60_000);
+
+  it("releases an owned pod whose labels stop matching and replaces it", async () => {
+    const name = `release-${String(tracking)}`;
+    const job = await createJob(jobManifest(name, { completions: 2, parallelism: 1 }));
+    const [pod] = await waitActivePods(job, 1);
+    const podName = pod?.metadata?.name ?? "";
+    await client.pods.patch(podName, { metadata: { labels: { "controller-uid": "someone-else" } } }, { namespace: "default", type: "merge" });
+    const released = await waitFor("released", async () => {
+      const p = await client.pods.get(podName, { namespace: "default" });
+      return (p.metadata?.ownerReferences ?? []).some((r) => r.uid === job.metadata?.uid) ? undefined : p;
+    });
+    // Its tracking finalizer goes too (the orphan worker), so it can be deleted.
+    await waitFor("finalizer gone", async () => {
+      const p = await client.pods.get(podName, { namespace: "default" });
+      return (p.metadata?.finalizers ?? []).includes(JobTrackingFinalizer) ? undefined : true;
+    });
+    expect(released.metadata?.deletionTimestamp).toBeUndefined();
+    const [replacement] = await waitActivePods(job, 1);
+    expect(replacement?.metadata?.name).not.toBe(podName);
+    const j = await waitJob(name, "active 1", (x) => x.status?.active === 1);
+    expect(j.status?.failed ?? 0).toBe(0);
   }, 60_000);
 
   it("adopts an orphan pod matching the selector and counts it", async () => {

@@ -121,11 +121,13 @@ export function namespaceLifecycle(storage: Storage): AdmissionPlugin {
       const ns = (await storage.get(`/registry/core/namespaces/${attrs.ctx.namespace}`, { ignoreNotFound: true })) as APIObject | null;
       if (!ns) throw newNotFound({ group: "", resource: "namespaces" }, attrs.ctx.namespace);
       if ((ns["status"] as { phase?: string } | undefined)?.phase === "Terminating" || ns.metadata?.deletionTimestamp) {
-        throw newForbidden(
-          { group: attrs.info.apiGroup, resource: attrs.info.resource },
-          attrs.object?.metadata?.name ?? "",
-          new Error(`unable to create new content in namespace ${attrs.ctx.namespace} because it is being terminated`),
-        );
+        const message = `unable to create new content in namespace ${attrs.ctx.namespace} because it is being terminated`;
+        const forbidden = newForbidden({ group: attrs.info.apiGroup, resource: attrs.info.resource }, attrs.object?.metadata?.name ?? "", new Error(message));
+        // 1.23 adds a NamespaceTerminating cause so controllers can tell this refusal apart.
+        throw new StatusError({
+          ...forbidden.status,
+          details: { ...forbidden.status.details, causes: [{ reason: "NamespaceTerminating", message, field: "metadata.namespace" }] },
+        });
       }
     },
   };
@@ -269,7 +271,10 @@ export function createAPIServer(config: APIServerConfig): APIServer {
       case "watch":
         return serveWatch(req, reply, store, ctx, info, query, accept, config.limits?.minRequestTimeoutSeconds ?? defaultRequestLimits.minRequestTimeoutSeconds);
       case "create": {
-        if (subCreate) return send(201, await subCreate(ctx, info.name, decodeBody(req.headers["content-type"], body, bodyMediaTypes).value as APIObject, store));
+        if (subCreate) {
+          const sub = Buffer.isBuffer(req.body) && isProtobufBody(req.headers["content-type"]) ? decodeProtobufObject(req.body) : decodeBody(req.headers["content-type"], body, bodyMediaTypes).value;
+          return send(201, await subCreate(ctx, info.name, sub as APIObject, store));
+        }
         const obj = decodeObj();
         await runAdmission(config.admission, { operation: "CREATE", info, object: obj, oldObject: undefined, ctx });
         return send(201, await store.create(ctx, track(null, obj)));

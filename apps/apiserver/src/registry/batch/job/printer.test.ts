@@ -19,6 +19,21 @@ describe("jobTable", () => {
     expect(jobTable.cells(job({ spec: { parallelism: 3, template: {} }, status: { succeeded: 1 } }), now)[1]).toBe("1/1 of 3");
     expect(jobTable.cells(job({ spec: { completions: 0, template: {} } }), now)[1]).toBe("0/0");
   });
+  it("completions unset and parallelism 0 or 1: <succeeded>/1", () => {
+    expect(jobTable.cells(job({ spec: { parallelism: 1, template: {} }, status: { succeeded: 1 } }), now)[1]).toBe("1/1");
+    expect(jobTable.cells(job({ spec: { parallelism: 0, template: {} } }), now)[1]).toBe("0/1");
+    expect(jobTable.cells(job({ spec: { parallelism: 2, template: {} } }), now)[1]).toBe("0/1 of 2");
+  });
+  it("every stage of a Job's life: created, suspended, running, complete, failed", () => {
+    const cells = (status: Job["status"], completions = 3) => jobTable.cells(job({ metadata: { name: "job1", creationTimestamp: "2024-01-01T00:00:00Z" }, spec: { completions, template: {} }, ...(status ? { status } : {}) }), now).slice(1, 4);
+    expect(cells(undefined)).toEqual(["0/3", "", "60m"]);
+    expect(cells({ conditions: [{ type: "Suspended", status: "True" }] })).toEqual(["0/3", "", "60m"]);
+    expect(cells({ startTime: "2024-01-01T00:58:30Z", active: 2, succeeded: 1 })).toEqual(["1/3", "90s", "60m"]);
+    expect(cells({ startTime: "2024-01-01T00:00:00Z", completionTime: "2024-01-01T00:02:30Z", succeeded: 3 })).toEqual(["3/3", "2m30s", "60m"]);
+    // A failed Job has no completionTime: its DURATION keeps growing.
+    expect(cells({ startTime: "2024-01-01T00:00:00Z", failed: 7, conditions: [{ type: "Failed", status: "True", reason: "BackoffLimitExceeded" }] })).toEqual(["0/3", "60m", "60m"]);
+    expect(cells({ succeeded: 0 }, 0)[0]).toBe("0/0");
+  });
   it("duration: completed and running", () => {
     expect(jobTable.cells(job({ spec: { template: {} }, status: { startTime: "2024-01-01T00:00:00Z", completionTime: "2024-01-01T00:30:00Z" } }), now)[2]).toBe("30m");
     expect(jobTable.cells(job({ spec: { template: {} }, status: { startTime: "2024-01-01T00:40:00Z" } }), now)[2]).toBe("20m");
