@@ -1,4 +1,4 @@
-// The README walkthrough (tools/local-cluster/WALKTHROUGH.md), word for word: `pnpm start` is the
+// The README walkthrough (its "Walkthrough" section), word for word: `pnpm start` is the
 // launcher (tools/local-cluster/start.mjs) with a temporary state dir and free ports; every other
 // line of its sh blocks runs in bash, in a directory holding `examples/` and `.skiff/`, with the real
 // kubectl. Then Ctrl-C, and a second start that still has the data.
@@ -31,7 +31,11 @@ afterAll(async () => {
 
 /** The command lines of the walkthrough's ```sh blocks, in order. */
 function walkthroughCommands(): string[] {
-  const text = readFileSync(join(repoRoot, "tools/local-cluster/WALKTHROUGH.md"), "utf8");
+  const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
+  const start = readme.indexOf("## Walkthrough");
+  if (start < 0) throw new Error("README.md has no Walkthrough section");
+  const end = readme.indexOf("\n## ", start + 1);
+  const text = readme.slice(start, end < 0 ? undefined : end);
   const out: string[] = [];
   for (const m of text.matchAll(/```sh\n([\s\S]*?)```/g)) out.push(...(m[1] ?? "").split("\n").filter((l) => l.trim() !== ""));
   return out;

@@ -1,0 +1,7 @@
+// Preloaded into an apiserver process (startAPIServer's `preload`) by client-node.integration.test.ts:
+// storage compaction, every 5 minutes by default with no SQLite flag, runs every 500 ms instead, so
+// that old resourceVersions expire (410 Gone) within a test. Other intervals are untouched.
+const compactionIntervalMs = 300_000;
+const original = globalThis.setInterval;
+globalThis.setInterval = ((handler: (...args: unknown[]) => void, timeout?: number, ...args: unknown[]) =>
+  original(handler, timeout === compactionIntervalMs ? 500 : timeout, ...args)) as typeof setInterval;
