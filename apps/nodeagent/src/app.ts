@@ -4,20 +4,24 @@
  *
  * @see cmd/kubelet/app/server.go (`Run`, `run`, `RunKubelet`, `startKubelet`) in kubernetes/kubernetes v1.23
  */
+import { mkdirSync } from "node:fs";
+import { isIP } from "node:net";
 import { hostname as osHostname } from "node:os";
+import { join } from "node:path";
 import { mustParseQuantity, quantityToNumber } from "@skiff/flags";
 import type { ClusterClients } from "./cluster/index.js";
 import { ClusterMode, connectCluster, createAccessReviewer, createTokenReviewer } from "./cluster/index.js";
 import type { CsiSupport } from "./csi/index.js";
-import { createCsiSupport } from "./csi/index.js";
+import { createCsiSupport, migratedInTreePlugins } from "./csi/index.js";
 import type { HeldLock } from "./lock-file.js";
 import { acquireLockFile } from "./lock-file.js";
 import type { Logger } from "./logging.js";
 import { createLogger } from "./logging.js";
 import type { NodeAgentConfiguration, NodeAgentOptions, TextSink } from "./options/index.js";
-import { loadNodeAgentOptions } from "./options/index.js";
+import { loadNodeAgentOptions, nodeAgentVersion } from "./options/index.js";
 import type { PodRuntime, PodRuntimeOptions } from "./pods/index.js";
 import { createPodRuntime } from "./pods/index.js";
+import type { PodEventRecorder } from "./pods/index.js";
 import type { RunningServers, ServerOptions, TLSVersionName } from "./server/index.js";
 import { startServers } from "./server/index.js";
 
@@ -32,6 +36,8 @@ export interface AppIO {
   readonly stopSignal?: AbortSignal;
   /** The OS host name (tests). @defaultValue os.hostname() */
   readonly hostname?: () => string;
+  /** The process's user id (tests); not 0 logs `"nodeagent running with insufficient permissions"`. @defaultValue process.getuid() */
+  readonly getuid?: () => number;
   /** Called once the agent runs (servers listening), with their bound addresses (tests, benchmarks). */
   readonly onReady?: (servers: RunningServers | undefined) => void;
 }
@@ -49,8 +55,66 @@ export function resolveNodeName(override: string, hostname: () => string): strin
   return name;
 }
 
+/** The directories the agent creates under `--root-dir` at start-up (mode 0750), the kubelet's `setupDataDirs`. */
+export const rootDirLayout: readonly string[] = Object.freeze(["pods", "plugins", "plugins_registry", "pod-resources"]);
+
+/**
+ * Creates `--root-dir` and {@link rootDirLayout} under it (0750; existing directories are left as
+ * they are).
+ * @throws Error (Node's fs error) when a directory cannot be created.
+ * @see pkg/kubelet/kubelet.go (setupDataDirs) in kubernetes/kubernetes v1.23
+ */
+export function setupDataDirs(rootDir: string): void {
+  mkdirSync(rootDir, { recursive: true, mode: 0o750 });
+  for (const dir of rootDirLayout) mkdirSync(join(rootDir, dir), { recursive: true, mode: 0o750 });
+}
+
+/** The usable addresses of `--node-ip` and the entries that did not parse. */
+export interface ParsedNodeIPs {
+  /** One address, or a dual-stack pair (one IPv4, one IPv6), in the given order. */
+  readonly ips: readonly string[];
+  /** Entries that are not IP addresses: logged `"Could not parse --node-ip ignoring"` and dropped. */
+  readonly ignored: readonly string[];
+}
+
+function ipFamily(ip: string): 4 | 6 {
+  return isIP(ip) === 4 || /^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(ip) ? 4 : 6;
+}
+
+/**
+ * Parses `--node-ip` as the kubelet's `RunKubelet` does: comma-separated, blanks trimmed,
+ * unparsable entries ignored (reported to `onIgnored` first); the rest must be one address or a
+ * dual-stack pair.
+ * @throws Error `bad --node-ip "<v>"; must contain either a single IP or a dual-stack pair of IPs`
+ *   (three or more, or two of one family), `dual-stack --node-ip "<v>" not supported when using a
+ *   cloud provider`, `dual-stack --node-ip "<v>" cannot include '0.0.0.0' or '::'`.
+ * @see cmd/kubelet/app/server.go (`RunKubelet`) in kubernetes/kubernetes v1.23
+ */
+export function parseNodeIPs(nodeIP: string, cloudProvider: string, onIgnored?: (entry: string) => void): ParsedNodeIPs {
+  const ips: string[] = [];
+  const ignored: string[] = [];
+  if (nodeIP !== "") {
+    for (const entry of nodeIP.split(",")) {
+      const ip = entry.trim();
+      if (isIP(ip) !== 0) ips.push(ip);
+      else {
+        ignored.push(entry);
+        onIgnored?.(entry);
+      }
+    }
+  }
+  const quoted = JSON.stringify(nodeIP);
+  if (ips.length > 2 || (ips.length === 2 && ipFamily(ips[0] ?? "") === ipFamily(ips[1] ?? ""))) {
+    throw new Error(`bad --node-ip ${quoted}; must contain either a single IP or a dual-stack pair of IPs`);
+  }
+  if (ips.length === 2 && cloudProvider !== "") throw new Error(`dual-stack --node-ip ${quoted} not supported when using a cloud provider`);
+  if (ips.length === 2 && ips.some((ip) => /^(0\.0\.0\.0|::|::0|0:0:0:0:0:0:0:0)$/.test(ip))) throw new Error(`dual-stack --node-ip ${quoted} cannot include '0.0.0.0' or '::'`);
+  return { ips, ignored };
+}
+
 /** Maps the options onto the pod runtime's options. */
 export function podRuntimeOptionsFrom(o: NodeAgentOptions, nodeName: string, log: Logger): PodRuntimeOptions {
+  const nodeIPs = parseNodeIPs(o.flags.nodeIP, "").ips;
   const c = o.config;
   const f = o.flags;
   return {
@@ -71,15 +135,62 @@ export function podRuntimeOptionsFrom(o: NodeAgentOptions, nodeName: string, log
     containerLogMaxFiles: c.containerLogMaxFiles,
     maxPods: c.maxPods,
     podInfraImage: f.podInfraContainerImage,
-    ...(f.nodeIP.split(",")[0]?.trim() ? { hostIP: f.nodeIP.split(",")[0]?.trim() ?? "" } : {}),
+    ...(nodeIPs[0] !== undefined ? { hostIP: nodeIPs[0] } : {}),
+    featureGates: {
+      GRPCContainerProbe: o.featureGates.enabled("GRPCContainerProbe"),
+      ProbeTerminationGracePeriod: o.featureGates.enabled("ProbeTerminationGracePeriod"),
+    },
     log: (message, level = 0) => (level === 0 ? log.info(message) : log.v(level).info(message)),
   };
 }
 
-/** The `/configz` body under `nodeagentconfig`: the configuration as JSON (durations as Go text). */
+/**
+ * The configuration fields the kubelet's v1beta1 `KubeletConfiguration` tags `omitempty` on a
+ * non-pointer value (renamed as in `NodeAgentConfiguration`): `/configz` leaves them out when they
+ * hold their zero value (`""`, `0`, `false`, `[]`, `{}`). Pointer fields (`enableServer`,
+ * `healthzPort`, `failSwapOn`, ...) and durations are always written.
+ */
+export const configzOmitEmptyFields: readonly string[] = Object.freeze([
+  "staticPodPath", "staticPodURL", "staticPodURLHeader", "address", "port", "readOnlyPort", "tlsCertFile", "tlsPrivateKeyFile",
+  "tlsCipherSuites", "tlsMinVersion", "rotateCertificates", "serverTLSBootstrap", "authentication.x509.clientCAFile",
+  "authorization.mode", "registryBurst", "eventBurst", "enableContentionProfiling", "healthzBindAddress", "clusterDomain",
+  "clusterDNS", "nodeLeaseDurationSeconds", "agentCgroups", "systemCgroups", "cgroupRoot", "cgroupDriver", "cpuManagerPolicy",
+  "cpuManagerPolicyOptions", "memoryManagerPolicy", "topologyManagerPolicy", "topologyManagerScope", "qosReserved", "hairpinMode",
+  "maxPods", "podCIDR", "runOnce", "maxOpenFiles", "contentType", "clusterAPIBurst", "evictionHard", "evictionSoft",
+  "evictionSoftGracePeriod", "evictionMaxPodGracePeriod", "evictionMinimumReclaim", "podsPerCore", "protectKernelDefaults",
+  "featureGates", "containerLogMaxSize", "configMapAndSecretChangeDetectionStrategy", "systemReserved", "clusterReserved",
+  "reservedSystemCPUs", "showHiddenMetricsForVersion", "systemReservedCgroup", "clusterReservedCgroup", "enforceNodeAllocatable",
+  "allowedUnsafeSysctls", "volumePluginDir", "providerID", "kernelMemcgNotification", "reservedMemory", "registerWithTaints",
+  "logging.format", "logging.vmodule",
+]);
+
+function isGoZero(v: unknown): boolean {
+  if (v === "" || v === 0 || v === false || v === null || v === undefined) return true;
+  if (Array.isArray(v)) return v.length === 0;
+  return typeof v === "object" && Object.keys(v).length === 0;
+}
+
+/**
+ * The `/configz` body under `nodeagentconfig` (the kubelet's `kubeletconfig`): the configuration as
+ * the v1beta1 JSON encoding writes it: no `kind`/`apiVersion`, durations as Go text (`"1m0s"`),
+ * `logging.flushFrequency` as integer nanoseconds (a `time.Duration`), `omitempty` fields with a zero
+ * value left out ({@link configzOmitEmptyFields}: `readOnlyPort` 0, empty maps...). Does not mutate `c`.
+ *
+ * @see cmd/kubelet/app/server.go (`initConfigz`), staging/src/k8s.io/kubelet/config/v1beta1/types.go in kubernetes/kubernetes v1.23
+ */
 export function configzOf(c: NodeAgentConfiguration): unknown {
   const json = JSON.parse(JSON.stringify(c)) as Record<string, unknown> & { logging: Record<string, unknown> };
   json.logging.vmodule = c.logging.vmodule.map((m) => ({ filePattern: m.pattern, verbosity: m.level }));
+  json.logging.flushFrequency = c.logging.flushFrequency.ms * 1_000_000;
+  for (const path of configzOmitEmptyFields) {
+    const parts = path.split(".");
+    const last = parts.pop() ?? "";
+    let parent: unknown = json;
+    for (const part of parts) parent = (parent as Record<string, unknown> | undefined)?.[part];
+    if (typeof parent === "object" && parent !== null && Object.hasOwn(parent, last) && isGoZero((parent as Record<string, unknown>)[last])) {
+      delete (parent as Record<string, unknown>)[last];
+    }
+  }
   return json;
 }
 
@@ -150,7 +261,7 @@ function waitForStop(stopSignal: AbortSignal | undefined, extra: Promise<string>
 /**
  * Runs the node agent until stopped; resolves with the process exit code (0 after `--help`,
  * `--version`, a signal, lock contention or a successful `--runonce`; 1 on bad options or a
- * start-up failure, logged as `Failed to run Nodeagent` with `err="failed to run Nodeagent: ..."`).
+ * start-up failure, logged as `"Failed to run nodeagent"` with `err="failed to run Nodeagent: ..."`).
  *
  * @example
  * ```ts
@@ -180,9 +291,12 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
   );
   const log = root.withName("app");
   const v1 = log.v(1);
-  if (v1.enabled) for (const line of o.flagLog) v1.info(line);
+  if (v1.enabled) for (const line of o.flagLog) v1.infoText(line);
+  const uid = io.getuid ? io.getuid() : (process.getuid?.() ?? 0);
+  if (uid !== 0) log.error("nodeagent running with insufficient permissions", { err: `nodeagent needs to run as uid \`0\`. It is being run as ${uid}` });
+  log.info("Nodeagent version", { nodeagentVersion: nodeAgentVersion.gitVersion });
   const failed = (cause: unknown): number => {
-    log.error("Failed to run Nodeagent", { err: `failed to run Nodeagent: ${cause instanceof Error ? cause.message : String(cause)}` });
+    log.error("Failed to run nodeagent", { err: `failed to run Nodeagent: ${cause instanceof Error ? cause.message : String(cause)}` });
     return 1;
   };
 
@@ -209,8 +323,11 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
       }
     }
     const nodeName = resolveNodeName(f.hostnameOverride, io.hostname ?? osHostname);
+    parseNodeIPs(f.nodeIP, f.cloudProvider, (entry) => log.info("Could not parse --node-ip ignoring", { IP: entry }));
+    setupDataDirs(f.rootDir);
     // API-server mode: --clusterconfig (ignored by --runonce, as the kubelet's runonce mode).
     if (f.clusterconfig !== "" && !o.config.runOnce) clients = await connectCluster(o);
+    else log.info("No api server defined - no events will be sent to API server");
     const serverOpts = o.config.runOnce ? undefined : serverOptionsFrom(o, nodeName, clients);
     if (clients) {
       // CSI in API-server mode: plugin registration, CSINode upkeep, inline CSI volumes (src/csi/).
@@ -220,11 +337,18 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
         rootDir: f.rootDir,
         nodeName,
         client: cc.client,
+        migratedPlugins: migratedInTreePlugins(o.featureGates),
         log: (m) => csiLog.info(m),
         onEvent: (pod, type, reason, message) => void cc.eventClient.recordEvent(pod, { type, reason, message, component: "nodeagent", host: nodeName }).catch(() => undefined),
       });
     }
-    runtime = createPodRuntime({ ...podRuntimeOptionsFrom(o, nodeName, root.withName("pods")), ...(csi ? { volumes: csi.volumes } : {}) });
+    // Pod events (probes, volumes, kills) go to the apiserver in API-server mode, to the log otherwise.
+    const eventClient = clients?.eventClient;
+    const onEvent: PodEventRecorder | undefined = eventClient
+      ? (pod, type, reason, message) => void eventClient.recordEvent(pod, { type, reason, message, component: "nodeagent", host: nodeName }).catch(() => undefined)
+      : undefined;
+    const podEvents = onEvent ? { onEvent } : {};
+    runtime = createPodRuntime({ ...podRuntimeOptionsFrom(o, nodeName, root.withName("pods")), ...podEvents, ...(csi ? { volumes: csi.volumes } : {}) });
     if (o.config.runOnce) {
       const r = await runtime.runOnce(o.config.runtimeRequestTimeout.ms);
       for (const p of r.pods) log.info(p.ok ? "Started pod" : "Failed to start pod", { pod: `${p.namespace}/${p.name}`, phase: p.phase, ...(p.message !== undefined ? { message: p.message } : {}) });

@@ -4,7 +4,7 @@
  * `--alsologtostderr`, `--stderrthreshold`, `--skip-headers`, `--add-dir-header` (ignored: there are no
  * source files to name), `--one-output`, `--log-file-max-size`, `--log-json-split-stream`.
  *
- * Text lines are shaped like klog's: `I1121 02:33:46.123456    4711 pods] message key="value"`
+ * Text lines are shaped like klog's structured ones: `I1121 02:33:46.123456    4711 pods] "Message" key="value"`
  * (severity letter, month+day, time with microseconds, pid, the logger's name instead of
  * `file:line`). JSON lines are `{"ts":<unix seconds>,"v":<level>,"logger":<name>,"msg":...,...fields}`
  * (errors carry `"err"` and no `v`), one per line, as component-base's JSON format.
@@ -49,13 +49,19 @@ export interface LoggingOptions {
   readonly jsonSplitStream: boolean;
 }
 
-/** A structured logger. Fields print as `key="value"` (text) or JSON members. */
+/**
+ * A structured logger (klog's `InfoS`/`ErrorS`): text lines carry the message quoted and the
+ * fields as `key="value"`; JSON lines carry them as members. `infoText` writes an unstructured line
+ * (klog's `Infof`, as `FLAG: --name="value"`), unquoted.
+ */
 export interface Logger {
   info(message: string, fields?: Readonly<Record<string, unknown>>): void;
+  /** An unstructured info line (klog `Infof`): the text as it is, no quotes, no fields. */
+  infoText(text: string): void;
   warning(message: string, fields?: Readonly<Record<string, unknown>>): void;
   error(message: string, fields?: Readonly<Record<string, unknown>>): void;
   /** A logger whose `info` writes only when verbosity `level` is enabled for this logger. */
-  v(level: number): Pick<Logger, "info"> & { readonly enabled: boolean };
+  v(level: number): Pick<Logger, "info" | "infoText"> & { readonly enabled: boolean };
   /** A logger named `name` (matched by `--vmodule`). */
   withName(name: string): Logger;
 }
@@ -82,20 +88,64 @@ export function formatKlogHeader(severity: "I" | "W" | "E", now: Date, pid: numb
   );
 }
 
+const goPrintable = /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u;
+const goEscapes: Readonly<Record<string, string>> = { "\u0007": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v", '"': '\\"', "\\": "\\\\" };
+
+/**
+ * Quotes a string as Go's `%q` (`strconv.Quote`) does: `"` and `\` escaped, `\a \b \f \n \r \t \v`
+ * by name, other ASCII controls as `\x1b`/`\x7f`, non-printable Unicode (not a letter, mark, number,
+ * punctuation or symbol: C1 controls, U+00A0, U+2028...) as `\u00a0`/`\U000e0001`; printable Unicode
+ * is kept. A lone surrogate becomes U+FFFD, as it reaches Go's reader once written as UTF-8.
+ */
+export function quoteGoString(text: string): string {
+  let out = '"';
+  for (const ch of text) {
+    const cp = ch.codePointAt(0) ?? 0;
+    const named = goEscapes[ch];
+    if (named !== undefined) out += named;
+    else if (cp < 0x20 || cp === 0x7f) out += `\\x${cp.toString(16).padStart(2, "0")}`;
+    else if (cp >= 0xd800 && cp <= 0xdfff) out += "\ufffd";
+    else if (cp >= 0x80 && !goPrintable.test(ch)) {
+      out += cp > 0xffff ? `\\U${cp.toString(16).padStart(8, "0")}` : `\\u${cp.toString(16).padStart(4, "0")}`;
+    } else out += ch;
+  }
+  return `${out}"`;
+}
+
 function formatValue(v: unknown): string {
-  if (typeof v === "string") return JSON.stringify(v);
-  if (v instanceof Error) return JSON.stringify(v.message);
+  if (typeof v === "string") return quoteGoString(v);
+  if (v instanceof Error) return quoteGoString(v.message);
   if (typeof v === "bigint") return String(v);
-  if (typeof v === "object" && v !== null) return JSON.stringify(v);
+  if (v === null || v === undefined) return "<nil>";
+  if (typeof v === "object") return JSON.stringify(v);
   return String(v);
 }
 
-/** Formats `key="value"` pairs as klog's structured text does (strings quoted). */
+/**
+ * Formats `key="value"` pairs as klog's structured text does: strings and errors quoted like Go's
+ * `%q`, numbers and booleans bare, `null`/`undefined` as `<nil>`, objects as JSON.
+ */
 export function formatKeyValues(fields: Readonly<Record<string, unknown>> | undefined): string {
   if (fields === undefined) return "";
   return Object.entries(fields)
     .map(([k, v]) => ` ${k}=${formatValue(v)}`)
     .join("");
+}
+
+/**
+ * One structured text line after the header, as klog's `InfoS`/`ErrorS` write it: the message
+ * quoted (Go `%q`), then the fields; for errors the `err` field comes first, as `ErrorS(err, msg, ...)`
+ * puts it.
+ *
+ * @example
+ * ```ts
+ * formatStructuredMessage("Started pod", { pod: "default/web" }); // '"Started pod" pod="default/web"'
+ * ```
+ */
+export function formatStructuredMessage(message: string, fields?: Readonly<Record<string, unknown>>, errorFirst = false): string {
+  if (fields === undefined) return quoteGoString(message);
+  const ordered = errorFirst && Object.hasOwn(fields, "err") ? { err: fields.err, ...fields } : fields;
+  return `${quoteGoString(message)}${formatKeyValues(ordered)}`;
 }
 
 /** The outputs a logger writes to. */
@@ -151,7 +201,7 @@ export function createLogger(options: LoggingOptions, sinks: LoggingSinks, name 
     }
   }
 
-  const emit = (severity: Severity, level: number, loggerName: string, message: string, fields?: Readonly<Record<string, unknown>>): void => {
+  const emit = (severity: Severity, level: number, loggerName: string, message: string, fields?: Readonly<Record<string, unknown>>, structured = true): void => {
     const date = now();
     if (json) {
       const entry: Record<string, unknown> = { ts: date.getTime() / 1000 };
@@ -164,7 +214,8 @@ export function createLogger(options: LoggingOptions, sinks: LoggingSinks, name 
       return;
     }
     const header = options.skipHeaders ? "" : formatKlogHeader(severityLetter[severity], date, process.pid, loggerName);
-    const line = `${header}${message}${formatKeyValues(fields)}\n`;
+    const body = structured ? formatStructuredMessage(message, fields, severity === 2) : message;
+    const line = `${header}${body}\n`;
     if (!toFile) {
       sinks.stderr.write(line);
       return;
@@ -178,11 +229,16 @@ export function createLogger(options: LoggingOptions, sinks: LoggingSinks, name 
     const enabled = (level: number): boolean => level <= (moduleLevel ?? options.verbosity);
     return {
       info: (m, f) => emit(0, 0, loggerName, m, f),
+      infoText: (t) => emit(0, 0, loggerName, t, undefined, false),
       warning: (m, f) => emit(1, 0, loggerName, m, f),
       error: (m, f) => emit(2, 0, loggerName, m, f),
       v(level) {
         const on = enabled(level);
-        return { enabled: on, info: (m, f) => (on ? emit(0, level, loggerName, m, f) : undefined) };
+        return {
+          enabled: on,
+          info: (m, f) => (on ? emit(0, level, loggerName, m, f) : undefined),
+          infoText: (t) => (on ? emit(0, level, loggerName, t, undefined, false) : undefined),
+        };
       },
       withName: (n) => make(n),
     };

@@ -330,8 +330,8 @@ describe.skipIf(skipReason !== undefined)("nodeagent binary --runonce", () => {
       `--pod-manifest-path=${manifests}`,
     ]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toContain(`Started pod pod="default/once-${nodeName}" phase="Succeeded"`);
-    expect(r.stderr).toContain(`Started pod pod="default/svc-${nodeName}" phase="Running"`);
+    expect(r.stderr).toContain(`"Started pod" pod="default/once-${nodeName}" phase="Succeeded"`);
+    expect(r.stderr).toContain(`"Started pod" pod="default/svc-${nodeName}" phase="Running"`);
     expect(readFileSync(marker, "utf8")).toBe("ran\n");
     const rt = createRuntimeClient({ endpoint: runtime.endpoint, timeoutMs: 10_000 });
     try {
@@ -354,6 +354,6 @@ describe.skipIf(skipReason !== undefined)("nodeagent binary --runonce", () => {
     runtimes.push(runtime);
     const r = await runAgent(["--runonce", `--hostname-override=${nodeName}`, `--root-dir=${join(badDir, "root")}`, `--container-runtime-endpoint=${runtime.endpoint}`, `--pod-manifest-path=${badManifests}`]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`Failed to start pod pod="default/fails-${nodeName}" phase="Failed"`);
+    expect(r.stderr).toContain(`"Failed to start pod" pod="default/fails-${nodeName}" phase="Failed"`);
   });
 });

@@ -45,7 +45,7 @@ describe("nodeagent binary", () => {
   it("a bad flag exits 1 with pflag's error", async () => {
     const r = await runAgent(["--max-pods=lots"]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('Error: failed to parse nodeagent flag: invalid argument "lots" for "--max-pods" flag');
+    expect(r.stderr).toContain('"Failed to parse nodeagent flag" err="invalid argument \\"lots\\" for \\"--max-pods\\" flag');
   });
 
   it("a bad config prints every error and exits 1 without starting", async () => {
@@ -78,7 +78,7 @@ describe("nodeagent binary", () => {
     const b = startAgent([...second.args, `--lock-file=${lock}`, "--exit-on-lock-contention"]);
     started.push(b);
     expect(await a.exited).toBe(0);
-    expect(a.stderr()).toContain('Shutting down reason="lock file contention"');
+    expect(a.stderr()).toContain('"Shutting down" reason="lock file contention"');
     await waitHealthy(second.healthz, b);
     b.child.kill("SIGTERM");
     expect(await b.exited).toBe(0);

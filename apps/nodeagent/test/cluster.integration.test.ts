@@ -118,6 +118,8 @@ describe("node agent in API-server mode", () => {
     expect(labels["example.io/hostname"]).toBe(nodeName);
     expect(labels["example.io/os"]).toBe("linux");
     expect(labels["example.io/arch"]).toBe(process.arch === "x64" ? "amd64" : process.arch);
+    expect(labels["beta.example.io/os"]).toBe("linux");
+    expect(labels["beta.example.io/arch"]).toBe(labels["example.io/arch"]);
     expect(labels["node.example.io/role"]).toBe("worker");
     expect(labels["team"]).toBe("a");
     expect(node.spec?.taints).toEqual([{ key: "dedicated", value: "batch", effect: "NoSchedule" }]);

@@ -8,9 +8,10 @@ import type { CSINode, Node } from "@skiff/api-types";
 import { NodeIDAnnotation } from "@skiff/api-types";
 import { isNotFound } from "@skiff/apimachinery";
 import { createRuntimeClient } from "@skiff/cri-api";
+import { nodeAgentFeatureGates } from "@skiff/feature-gates";
 import { startProcessRuntime, type ProcessRuntime } from "@skiff/cri-process-server";
 import { startFakeCsiDriver, volumeContextFileName, type FakeCsiDriver } from "@skiff/fake-csi-driver";
-import { createCsiSupport, csiVolumeHandle, csiVolumeTargetPath, pluginsRegistryDir, type CsiSupport } from "../src/csi/index.js";
+import { createCsiSupport, csiVolumeHandle, csiVolumeTargetPath, migratedInTreePlugins, pluginsRegistryDir, type CsiSupport } from "../src/csi/index.js";
 import { createPodRuntime, type PodRuntime } from "../src/pods/index.js";
 import { startApiserver, type RunningApiserver } from "./csi-helpers.js";
 import { findPod, waitFor } from "./pods-helpers.js";
@@ -33,7 +34,7 @@ describe("CSI with the real apiserver", () => {
     dir = mkdtempSync(join(tmpdir(), "skiff-csi-it-"));
     api = await startApiserver();
     node = await api.client.nodes.create({ apiVersion: "v1", kind: "Node", metadata: { name: nodeName, labels: { "example.io/hostname": nodeName } } });
-    csi = createCsiSupport({ rootDir: rootDir(), nodeName, client: api.client, scanPeriodMs: 100, nodeWaitPeriodMs: 100 });
+    csi = createCsiSupport({ rootDir: rootDir(), nodeName, client: api.client, scanPeriodMs: 100, nodeWaitPeriodMs: 100, migratedPlugins: migratedInTreePlugins(nodeAgentFeatureGates()) });
     cri = await startProcessRuntime({ socketPath: join(dir, "cri.sock"), stateDir: join(dir, "state") });
     mkdirSync(join(dir, "manifests"));
     pods = createPodRuntime({
@@ -66,6 +67,8 @@ describe("CSI with the real apiserver", () => {
     const c = await waitFor("CSINode", () => csiNode());
     expect(c.metadata?.ownerReferences).toEqual([{ apiVersion: "v1", kind: "Node", name: nodeName, uid: node.metadata?.uid }]);
     expect(c.spec.drivers).toEqual([]);
+    // 1.23: storage.alpha.kubernetes.io/migrated-plugins lists the in-tree plugins migrated by default.
+    expect(c.metadata?.annotations?.["storage.alpha.example.io/migrated-plugins"]).toBe("example.io/aws-ebs,example.io/azure-disk,example.io/azure-file,example.io/cinder,example.io/gce-pd");
   });
 
   it("adds the driver entry and the Node's topology labels when the driver registers", async () => {

@@ -722,4 +722,10 @@ export const coreSchemas = {
     properties: { target: link(C("ObjectReference"), "The node to bind to (kind Node and its name).") },
     required: ["target"],
   }),
+  // policy/v1 Eviction: the body of a pod's `eviction` subresource (PodDisruptionBudgets are not served).
+  ["io.example.api.policy.v1.Eviction"]: kindSchema({
+    gvks: gvk("policy", "v1", "Eviction"),
+    description: "Evicts a pod (deletes it with the given options); posted to a pod's `eviction` subresource by `kubectl drain`. Not stored.",
+    properties: { deleteOptions: link(`${META}DeleteOptions`, "The options of the pod's deletion.") },
+  }),
 };

@@ -13,7 +13,7 @@ export const servedResources = [
   { group: "storage.example.io", version: "v1", kind: "CSIDriver", plural: "csidrivers", namespaced: false, schema: `${STORAGE}CSIDriver`, listSchema: `${STORAGE}CSIDriverList`, subresources: [], verbs: allVerbs, deleteReturns: "object" },
   { group: "storage.example.io", version: "v1", kind: "CSINode", plural: "csinodes", namespaced: false, schema: `${STORAGE}CSINode`, listSchema: `${STORAGE}CSINodeList`, subresources: [], verbs: allVerbs, deleteReturns: "object" },
   { group: "", version: "v1", kind: "PodTemplate", plural: "podtemplates", namespaced: true, schema: `${CORE}PodTemplate`, listSchema: `${CORE}PodTemplateList`, subresources: [], verbs: allVerbs, deleteReturns: "object" },
-  { group: "", version: "v1", kind: "Pod", plural: "pods", namespaced: true, schema: `${CORE}Pod`, listSchema: `${CORE}PodList`, subresources: ["status", "binding"], verbs: allVerbs, deleteReturns: "object" },
+  { group: "", version: "v1", kind: "Pod", plural: "pods", namespaced: true, schema: `${CORE}Pod`, listSchema: `${CORE}PodList`, subresources: ["status", "binding", "eviction"], verbs: allVerbs, deleteReturns: "object" },
   { group: "", version: "v1", kind: "Node", plural: "nodes", namespaced: false, schema: `${CORE}Node`, listSchema: `${CORE}NodeList`, subresources: ["status"], verbs: allVerbs, deleteReturns: "Status" },
   { group: "", version: "v1", kind: "Event", plural: "events", namespaced: true, schema: `${CORE}Event`, listSchema: `${CORE}EventList`, subresources: [], verbs: allVerbs, deleteReturns: "Status" },
   {
@@ -262,6 +262,21 @@ function resourcePaths(r) {
         parameters: [P.name("Binding"), ...scope, ...qWrite()],
         requestBody: body(binding),
         responses: { 200: ok(binding), 201: ok(binding, "Created"), 202: ok(binding, "Accepted") },
+      }),
+    };
+  }
+  if (r.subresources.includes("eviction")) {
+    const eviction = "io.example.api.policy.v1.Eviction";
+    paths[`${base}/{name}/eviction`] = {
+      post: operation({
+        r,
+        kind: "Eviction",
+        action: "post",
+        id: `create${gv}${ns}${r.kind}Eviction`,
+        description: `Create an eviction of a ${r.kind}.`,
+        parameters: [P.name("Eviction"), ...scope, ...qWrite()],
+        requestBody: body(eviction),
+        responses: { 200: ok(eviction), 201: ok(eviction, "Created"), 202: ok(eviction, "Accepted") },
       }),
     };
   }

@@ -62,6 +62,8 @@ export const NamespaceGVK = gvk("", "v1", "Namespace");
 export const NamespaceListGVK = gvk("", "v1", "NamespaceList");
 /** `v1` Binding (the body of a pod's `binding` subresource). */
 export const BindingGVK = gvk("", "v1", "Binding");
+/** `policy/v1` Eviction (the body of a pod's `eviction` subresource; policy/v1beta1 is accepted too). */
+export const EvictionGVK = gvk("policy", "v1", "Eviction");
 
 // ── authentication.k8s.io/v1, authorization.k8s.io/v1 (kept verbatim for real clients) ─────────
 

@@ -11,7 +11,8 @@ export type ResourceVerb = "create" | "delete" | "deletecollection" | "get" | "l
  *
  * Invariants: `plural` and `singular` are lowercase; `listKind` is `kind + "List"`; `subresources`
  * are the names after `<plural>/<name>/` (status answers get/update/patch with the main kind;
- * binding answers create with a Binding; the Namespace's finalize answers update only).
+ * binding answers create with a Binding; eviction answers create with a policy/v1 Eviction; the
+ * Namespace's finalize answers update only).
  *
  * @see staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/types.go (APIResource)
  */
@@ -68,7 +69,7 @@ export const resources: readonly ResourceInfo[] = Object.freeze([
     verbs: Object.freeze(allVerbs.filter((v) => v !== "deletecollection")),
   }),
   resource({ group: "", version: "v1", kind: "Node", plural: "nodes", singular: "node", namespaced: false, shortNames: ["no"], categories: [], subresources: ["status"] }),
-  resource({ group: "", version: "v1", kind: "Pod", plural: "pods", singular: "pod", namespaced: true, shortNames: ["po"], categories: ["all"], subresources: ["status", "binding"] }),
+  resource({ group: "", version: "v1", kind: "Pod", plural: "pods", singular: "pod", namespaced: true, shortNames: ["po"], categories: ["all"], subresources: ["status", "binding", "eviction"] }),
   resource({ group: "", version: "v1", kind: "PodTemplate", plural: "podtemplates", singular: "podtemplate", namespaced: true, shortNames: [], categories: [], subresources: [] }),
   resource({ group: "batch", version: "v1", kind: "Job", plural: "jobs", singular: "job", namespaced: true, shortNames: [], categories: ["all"], subresources: ["status"] }),
   resource({ group: "storage.example.io", version: "v1", kind: "CSIDriver", plural: "csidrivers", singular: "csidriver", namespaced: false, shortNames: [], categories: [], subresources: [] }),

@@ -820,6 +820,15 @@ export type NamespaceCondition = Schemas["io.example.api.core.v1.NamespaceCondit
  */
 export type Binding = Schemas["io.example.api.core.v1.Binding"];
 
+// ── policy/v1 ───────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * `policy/v1` Eviction: deletes a pod with `deleteOptions`, posted to `pods/<name>/eviction`
+ * (`kubectl drain`). PodDisruptionBudgets are not served, so an eviction is never refused by one.
+ * @see staging/src/k8s.io/api/policy/v1/types.go
+ */
+export type Eviction = Schemas["io.example.api.policy.v1.Eviction"];
+
 // ── authentication.k8s.io/v1 ────────────────────────────────────────────────────────────────────────
 
 /**

@@ -17,7 +17,7 @@ import { isStaticPod } from "../pods/index.js";
 import { ApiPodSource } from "./api-pod-source.js";
 import { createEventRecorder, nodeReference } from "./event-recorder.js";
 import { MirrorPodManager } from "./mirror-pods.js";
-import { buildInitialNode, buildNodeAddresses, goArch } from "./node-object.js";
+import { buildInitialNode, buildNodeAddresses, defaultNodeLabelKeys, goArch } from "./node-object.js";
 import { computeNodeResources, readMachineResources } from "./node-resources.js";
 import type { ClusterLog } from "./node-status-manager.js";
 import { NodeStatusManager, observeEvictionSignals, pressureFrom } from "./node-status-manager.js";
@@ -161,8 +161,10 @@ export class ClusterMode {
       controllerAttachDetach: c.enableControllerAttachDetach,
       providerID: c.providerID,
       podCIDR: c.podCIDR,
+      keepTerminatedPodVolumes: f.keepTerminatedPodVolumes,
+      cloudProvider: f.cloudProvider,
     });
-    for (const k of Object.keys(f.nodeLabels)) if (k in (initialNode.metadata?.labels ?? {}) && ["example.io/hostname", "example.io/os", "example.io/arch"].includes(k)) log(`the node label ${k}=${f.nodeLabels[k] ?? ""} will overwrite default setting`);
+    for (const k of Object.keys(f.nodeLabels)) if (k in (initialNode.metadata?.labels ?? {}) && defaultNodeLabelKeys.includes(k)) log(`the node label ${k}=${f.nodeLabels[k] ?? ""} will overwrite default setting`);
     this.statusManager = new NodeStatusManager({
       client: clients.client,
       initialNode,

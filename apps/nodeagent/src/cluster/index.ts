@@ -7,7 +7,18 @@ export type { ClusterClients, ClusterModeParams } from "./cluster-mode.js";
 export { createAccessReviewer, createTokenReviewer, subjectAccessReviewResource, tokenReviewResource } from "./webhook-reviewers.js";
 export { computeNodeResources, readMachineResources } from "./node-resources.js";
 export type { MachineResources, NodeResources, NodeResourceSettings } from "./node-resources.js";
-export { buildInitialNode, buildNodeAddresses, buildNodeStatus, ControllerManagedAttachDetachAnnotation, goArch, nodeReadyReasons, reconcileExistingNode } from "./node-object.js";
+export {
+  buildInitialNode,
+  buildNodeAddresses,
+  buildNodeStatus,
+  CloudProviderUninitializedTaintKey,
+  ControllerManagedAttachDetachAnnotation,
+  defaultNodeLabelKeys,
+  goArch,
+  KeepTerminatedPodVolumesAnnotation,
+  nodeReadyReasons,
+  reconcileExistingNode,
+} from "./node-object.js";
 export type { InitialNodeParams, NodeConditionTransition, NodePressure, NodeStatusInputs } from "./node-object.js";
 export { NodeStatusManager, observeEvictionSignals, pressureFrom, registrationBackoff } from "./node-status-manager.js";
 export type { ClusterLog, EvictionObservations, NodeStatusManagerOptions } from "./node-status-manager.js";

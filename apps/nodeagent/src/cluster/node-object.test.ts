@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest";
 import type { Node } from "@skiff/api-types";
-import { buildInitialNode, buildNodeAddresses, buildNodeStatus, ControllerManagedAttachDetachAnnotation, goArch, reconcileExistingNode } from "./node-object.js";
+import {
+  buildInitialNode,
+  buildNodeAddresses,
+  buildNodeStatus,
+  CloudProviderUninitializedTaintKey,
+  ControllerManagedAttachDetachAnnotation,
+  goArch,
+  KeepTerminatedPodVolumesAnnotation,
+  reconcileExistingNode,
+} from "./node-object.js";
 import type { NodeStatusInputs } from "./node-object.js";
 
 const params = {
@@ -19,7 +28,14 @@ const params = {
 describe("buildInitialNode", () => {
   it("sets the default labels, lets --node-labels override them, and copies the taints", () => {
     const n = buildInitialNode(params);
-    expect(n.metadata?.labels).toEqual({ "example.io/hostname": "node-a", "example.io/os": "linux", "example.io/arch": "arm64", "node.example.io/role": "worker" });
+    expect(n.metadata?.labels).toEqual({
+      "example.io/hostname": "node-a",
+      "example.io/os": "linux",
+      "example.io/arch": "arm64",
+      "beta.example.io/os": "linux",
+      "beta.example.io/arch": "amd64",
+      "node.example.io/role": "worker",
+    });
     expect(n.metadata?.annotations).toEqual({ [ControllerManagedAttachDetachAnnotation]: "true" });
     expect(n.spec).toEqual({ taints: [{ key: "dedicated", value: "batch", effect: "NoSchedule" }, { key: "gpu", effect: "NoExecute" }] });
   });
@@ -28,6 +44,20 @@ describe("buildInitialNode", () => {
     const n = buildInitialNode({ ...params, taints: [], registerSchedulable: false, controllerAttachDetach: false, providerID: "skiff://a", podCIDR: "10.0.0.0/24" });
     expect(n.metadata?.annotations).toBeUndefined();
     expect(n.spec).toEqual({ unschedulable: true, taints: [{ key: "node.example.io/unschedulable", effect: "NoSchedule" }], providerID: "skiff://a", podCIDR: "10.0.0.0/24", podCIDRs: ["10.0.0.0/24"] });
+  });
+
+  it("--keep-terminated-pod-volumes adds its annotation; --cloud-provider=external the uninitialized taint", () => {
+    const n = buildInitialNode({ ...params, taints: [], keepTerminatedPodVolumes: true, cloudProvider: "external" });
+    expect(n.metadata?.annotations).toEqual({ [ControllerManagedAttachDetachAnnotation]: "true", [KeepTerminatedPodVolumesAnnotation]: "true" });
+    expect(KeepTerminatedPodVolumesAnnotation).toBe("volumes.example.io/keep-terminated-pod-volumes");
+    expect(n.spec?.taints).toEqual([{ key: CloudProviderUninitializedTaintKey, value: "true", effect: "NoSchedule" }]);
+    expect(CloudProviderUninitializedTaintKey).toBe("node.cloudprovider.example.io/uninitialized");
+    expect(buildInitialNode({ ...params, taints: [], cloudProvider: "gce" }).spec?.taints).toBeUndefined();
+  });
+
+  it("does not add the unschedulable taint twice when --register-with-taints already has it", () => {
+    const n = buildInitialNode({ ...params, taints: [{ key: "node.example.io/unschedulable", effect: "NoSchedule" }], registerSchedulable: false });
+    expect(n.spec?.taints).toEqual([{ key: "node.example.io/unschedulable", effect: "NoSchedule" }]);
   });
 
   it("maps Node's arch names to Go's", () => {
@@ -41,7 +71,10 @@ describe("reconcileExistingNode", () => {
   it("only fixes the default labels and the attach-detach annotation; other labels and taints stay", () => {
     const initial = buildInitialNode(params);
     const existing: Node = { metadata: { name: "node-a", labels: { "example.io/hostname": "old", "example.io/os": "linux", "example.io/arch": "arm64", extra: "kept" } }, spec: { taints: [] } };
-    expect(reconcileExistingNode(initial, existing)).toEqual({ labels: { "example.io/hostname": "node-a" }, annotations: { [ControllerManagedAttachDetachAnnotation]: "true" } });
+    expect(reconcileExistingNode(initial, existing)).toEqual({
+      labels: { "example.io/hostname": "node-a", "beta.example.io/os": "linux", "beta.example.io/arch": "amd64" },
+      annotations: { [ControllerManagedAttachDetachAnnotation]: "true" },
+    });
     const same: Node = { metadata: { name: "node-a", labels: { ...initial.metadata?.labels, extra: "x" }, annotations: { [ControllerManagedAttachDetachAnnotation]: "true" } } };
     expect(reconcileExistingNode(initial, same)).toBeUndefined();
     const noCMAD = buildInitialNode({ ...params, controllerAttachDetach: false });
@@ -93,5 +126,7 @@ describe("buildNodeAddresses", () => {
   it("uses --node-ip (each of a dual-stack pair) else the fallback, then the host name", () => {
     expect(buildNodeAddresses("192.168.1.5", "10.0.0.1", "h")).toEqual([{ type: "InternalIP", address: "192.168.1.5" }, { type: "Hostname", address: "h" }]);
     expect(buildNodeAddresses("10.0.0.5, fd00::5", "x", "h").map((a) => a.address)).toEqual(["10.0.0.5", "fd00::5", "h"]);
+    // Entries that are not IPs are ignored ("Could not parse --node-ip ignoring").
+    expect(buildNodeAddresses("nope,10.0.0.5", "x", "h").map((a) => a.address)).toEqual(["10.0.0.5", "h"]);
   });
 });

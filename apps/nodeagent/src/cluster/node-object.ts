@@ -5,12 +5,22 @@
  * @see pkg/kubelet/kubelet_node_status.go (initialNode, tryRegisterWithAPIServer, updateDefaultLabels) in kubernetes/kubernetes v1.23
  * @see pkg/kubelet/nodestatus/setters.go (ReadyCondition, MemoryPressureCondition, DiskPressureCondition, PIDPressureCondition)
  */
+import { isIP } from "node:net";
 import type { Node, NodeAddress, NodeCondition, NodeStatus, NodeSystemInfo, Taint } from "@skiff/api-types";
-import { NodeArchLabel, NodeHostnameLabel, NodeOSLabel, NodeUnschedulableTaintKey } from "@skiff/api-types";
+import { NodeArchBetaLabel, NodeArchLabel, NodeHostnameLabel, NodeOSBetaLabel, NodeOSLabel, NodeUnschedulableTaintKey } from "@skiff/api-types";
 import type { NodeResources } from "./node-resources.js";
 
 /** Annotation set when `--enable-controller-attach-detach` (1.23: `volumes.kubernetes.io/controller-managed-attach-detach`). */
 export const ControllerManagedAttachDetachAnnotation = "volumes.example.io/controller-managed-attach-detach";
+
+/** Annotation set when `--keep-terminated-pod-volumes` (1.23: `volumes.kubernetes.io/keep-terminated-pod-volumes`). */
+export const KeepTerminatedPodVolumesAnnotation = "volumes.example.io/keep-terminated-pod-volumes";
+
+/** Taint of a node registered with `--cloud-provider=external` until the cloud controller initialises it (1.23: `node.cloudprovider.kubernetes.io/uninitialized`). */
+export const CloudProviderUninitializedTaintKey = "node.cloudprovider.example.io/uninitialized";
+
+/** The labels the agent owns on its Node: set at registration and put back on an existing Node. */
+export const defaultNodeLabelKeys: readonly string[] = Object.freeze([NodeHostnameLabel, NodeOSLabel, NodeArchLabel, NodeOSBetaLabel, NodeArchBetaLabel]);
 
 /** What {@link buildInitialNode} needs. */
 export interface InitialNodeParams {
@@ -32,6 +42,10 @@ export interface InitialNodeParams {
   readonly providerID: string;
   /** `--pod-cidr`; empty omits `spec.podCIDR`. */
   readonly podCIDR: string;
+  /** `--keep-terminated-pod-volumes`: annotation {@link KeepTerminatedPodVolumesAnnotation}. @defaultValue false */
+  readonly keepTerminatedPodVolumes?: boolean;
+  /** `--cloud-provider`; `external` adds the {@link CloudProviderUninitializedTaintKey}`=true:NoSchedule` taint. @defaultValue "" */
+  readonly cloudProvider?: string;
 }
 
 /** Node's `process.arch` in Go's GOARCH words (`x64` → `amd64`, `ia32` → `386`, others unchanged). */
@@ -41,23 +55,36 @@ export function goArch(nodeArch: string): string {
 
 /**
  * The Node object to create at registration (status is filled by {@link buildNodeStatus}
- * separately): name, the three default labels then `--node-labels`, the attach-detach
- * annotation, taints (`--register-with-taints`, plus the unschedulable taint when not
- * schedulable), `spec.unschedulable`, `providerID`, `podCIDR`. Pure.
+ * separately): name, the five default labels (`example.io/hostname|os|arch`,
+ * `beta.example.io/os|arch`) then `--node-labels` (which may override them), the attach-detach
+ * and keep-terminated-pod-volumes annotations, taints (`--register-with-taints`, plus the
+ * unschedulable taint when not schedulable, plus the uninitialized taint with
+ * `--cloud-provider=external`), `spec.unschedulable`, `providerID`, `podCIDR`. Pure.
  * @see pkg/kubelet/kubelet_node_status.go (initialNode) in kubernetes/kubernetes v1.23
  */
 export function buildInitialNode(p: InitialNodeParams): Node {
-  const labels: Record<string, string> = { [NodeHostnameLabel]: p.hostname, [NodeOSLabel]: p.os, [NodeArchLabel]: p.arch, ...p.nodeLabels };
+  const labels: Record<string, string> = {
+    [NodeHostnameLabel]: p.hostname,
+    [NodeOSLabel]: p.os,
+    [NodeArchLabel]: p.arch,
+    [NodeOSBetaLabel]: p.os,
+    [NodeArchBetaLabel]: p.arch,
+    ...p.nodeLabels,
+  };
   // The options layer accepted only NoSchedule, PreferNoSchedule and NoExecute.
   const taints: Taint[] = p.taints.map((t) => ({ key: t.key, effect: t.effect as Taint["effect"], ...(t.value !== undefined && t.value !== "" ? { value: t.value } : {}) }));
-  if (!p.registerSchedulable) taints.push({ key: NodeUnschedulableTaintKey, effect: "NoSchedule" });
+  if (!p.registerSchedulable && !taints.some((t) => t.key === NodeUnschedulableTaintKey && t.effect === "NoSchedule")) taints.push({ key: NodeUnschedulableTaintKey, effect: "NoSchedule" });
+  if (p.cloudProvider === "external") taints.push({ key: CloudProviderUninitializedTaintKey, value: "true", effect: "NoSchedule" });
+  const annotations: Record<string, string> = {};
+  if (p.controllerAttachDetach) annotations[ControllerManagedAttachDetachAnnotation] = "true";
+  if (p.keepTerminatedPodVolumes === true) annotations[KeepTerminatedPodVolumesAnnotation] = "true";
   return {
     apiVersion: "v1",
     kind: "Node",
     metadata: {
       name: p.nodeName,
       labels,
-      ...(p.controllerAttachDetach ? { annotations: { [ControllerManagedAttachDetachAnnotation]: "true" } } : {}),
+      ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
     },
     spec: {
       ...(p.registerSchedulable ? {} : { unschedulable: true }),
@@ -70,14 +97,14 @@ export function buildInitialNode(p: InitialNodeParams): Node {
 
 /**
  * What changes when the Node already exists (registration after a restart): only the
- * attach-detach annotation and the default labels (`example.io/hostname`, `os`, `arch`) are made
+ * attach-detach annotation and the default labels ({@link defaultNodeLabelKeys}) are made
  * to match `initial`; other labels, taints and spec of `existing` stay. Returns the metadata to
  * merge-patch, or `undefined` when nothing differs. Pure.
  * @see pkg/kubelet/kubelet_node_status.go (tryRegisterWithAPIServer, reconcileCMADAnnotationWithExistingNode, updateDefaultLabels) in kubernetes/kubernetes v1.23
  */
 export function reconcileExistingNode(initial: Node, existing: Node): { labels?: Record<string, string | null>; annotations?: Record<string, string | null> } | undefined {
   const labels: Record<string, string | null> = {};
-  for (const key of [NodeHostnameLabel, NodeOSLabel, NodeArchLabel]) {
+  for (const key of defaultNodeLabelKeys) {
     const want = initial.metadata?.labels?.[key];
     if (want === undefined) continue;
     const have = existing.metadata?.labels?.[key];
@@ -201,12 +228,12 @@ export function buildNodeStatus(inputs: NodeStatusInputs, previous: NodeStatus |
 }
 
 /**
- * `status.addresses` without a cloud provider: `InternalIP` (`--node-ip`'s first address, else
+ * `status.addresses` without a cloud provider: `InternalIP` (`--node-ip`'s first parsable address, else
  * `fallbackIP`) and `Hostname`. Pure.
  * @see pkg/kubelet/nodestatus/setters.go (NodeAddress) in kubernetes/kubernetes v1.23
  */
 export function buildNodeAddresses(nodeIP: string, fallbackIP: string, hostname: string): NodeAddress[] {
-  const ips = nodeIP.split(",").map((s) => s.trim()).filter((s) => s !== "");
+  const ips = nodeIP.split(",").map((s) => s.trim()).filter((s) => isIP(s) !== 0);
   const out: NodeAddress[] = (ips.length > 0 ? ips : [fallbackIP]).map((address) => ({ type: "InternalIP", address }));
   out.push({ type: "Hostname", address: hostname });
   return out;

@@ -4,9 +4,13 @@ import type { CSINode, Node } from "@skiff/api-types";
 import { NodeIDAnnotation } from "@skiff/api-types";
 import { newAlreadyExists, newConflict, newNotFound } from "@skiff/apimachinery";
 import type { Client } from "@skiff/client";
+import { nodeAgentFeatureGates } from "@skiff/feature-gates";
 import {
   CsiNodeUpdateError,
+  MigratedPluginsAnnotation,
   applyDriverToNode,
+  applyMigrationAnnotation,
+  migratedInTreePlugins,
   buildCSINodeDriver,
   ensureCSINode,
   installCSIDriver,
@@ -167,5 +171,40 @@ describe("installCSIDriver / uninstallCSIDriver against an in-memory API", () =>
     const first = await ensureCSINode(api.client, node);
     const again = await ensureCSINode(api.client, node);
     expect(again).toEqual(first);
+  });
+
+  it("ensureCSINode writes the migrated-plugins annotation on create and fixes a stale one", async () => {
+    const api = fakeApi(node);
+    const created = await ensureCSINode(api.client, node, ["example.io/gce-pd", "example.io/aws-ebs"]);
+    expect(created.metadata?.annotations).toEqual({ [MigratedPluginsAnnotation]: "example.io/aws-ebs,example.io/gce-pd" });
+    api.injectConflicts(1);
+    const updated = await ensureCSINode(api.client, node, ["example.io/aws-ebs"]);
+    expect(api.csiNodes.get("n1")?.metadata?.annotations).toEqual({ [MigratedPluginsAnnotation]: "example.io/aws-ebs" });
+    expect(updated.metadata?.annotations?.[MigratedPluginsAnnotation]).toBe("example.io/aws-ebs");
+    await ensureCSINode(api.client, node, []);
+    expect(api.csiNodes.get("n1")?.metadata?.annotations).toBeUndefined();
+  });
+});
+
+describe("migrated in-tree plugins (CSINode annotation)", () => {
+  it("lists the plugins whose CSIMigration<backend> gate is on, sorted, only with CSIMigration on", () => {
+    expect(MigratedPluginsAnnotation).toBe("storage.alpha.example.io/migrated-plugins");
+    const defaults = nodeAgentFeatureGates();
+    expect(migratedInTreePlugins(defaults)).toEqual(["example.io/aws-ebs", "example.io/azure-disk", "example.io/azure-file", "example.io/cinder", "example.io/gce-pd"]);
+    const more = nodeAgentFeatureGates();
+    more.setFromMap({ CSIMigrationRBD: true, CSIMigrationGCE: false });
+    expect(migratedInTreePlugins(more)).toEqual(["example.io/aws-ebs", "example.io/azure-disk", "example.io/azure-file", "example.io/cinder", "example.io/rbd"]);
+    const off = nodeAgentFeatureGates();
+    off.setFromMap({ CSIMigration: false });
+    expect(migratedInTreePlugins(off)).toEqual([]);
+  });
+
+  it("applyMigrationAnnotation compares as a set and keeps other annotations", () => {
+    const c: CSINode = { apiVersion: "storage.example.io/v1", kind: "CSINode", metadata: { name: "n1", annotations: { other: "x", [MigratedPluginsAnnotation]: "b,a" } }, spec: { drivers: [] } };
+    expect(applyMigrationAnnotation(c, ["a", "b"])).toBeUndefined();
+    expect(applyMigrationAnnotation(c, ["c"])?.metadata?.annotations).toEqual({ other: "x", [MigratedPluginsAnnotation]: "c" });
+    expect(applyMigrationAnnotation(c, [])?.metadata?.annotations).toEqual({ other: "x" });
+    expect(c.metadata?.annotations?.[MigratedPluginsAnnotation]).toBe("b,a");
+    expect(newCSINode(node, ["a"]).metadata?.annotations).toEqual({ [MigratedPluginsAnnotation]: "a" });
   });
 });

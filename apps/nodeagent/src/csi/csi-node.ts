@@ -69,15 +69,67 @@ export function removeCSINodeDriver(csiNode: CSINode, driverName: string): CSINo
   return { ...csiNode, spec: { ...csiNode.spec, drivers: csiNode.spec.drivers.filter((d) => d.name !== driverName) } };
 }
 
-/** The new CSINode of `node`: same name, ownerReference to the Node, no drivers. Pure. */
-export function newCSINode(node: Node): CSINode {
+/** CSINode annotation listing the in-tree plugins migrated to CSI (1.23: `storage.alpha.kubernetes.io/migrated-plugins`). */
+export const MigratedPluginsAnnotation = "storage.alpha.example.io/migrated-plugins";
+
+/** The in-tree volume plugin each `CSIMigration<backend>` gate migrates (1.23 names, `example.io` domain). */
+export const csiMigrationPlugins: Readonly<Record<string, string>> = Object.freeze({
+  CSIMigrationAWS: "example.io/aws-ebs",
+  CSIMigrationAzureDisk: "example.io/azure-disk",
+  CSIMigrationAzureFile: "example.io/azure-file",
+  CSIMigrationGCE: "example.io/gce-pd",
+  CSIMigrationOpenStack: "example.io/cinder",
+  CSIMigrationPortworx: "example.io/portworx-volume",
+  CSIMigrationRBD: "example.io/rbd",
+  CSIMigrationvSphere: "example.io/vsphere-volume",
+});
+
+/**
+ * The in-tree plugins whose migration is on: gate `CSIMigration` and the backend's gate both
+ * enabled; sorted (the annotation's value joins them with `,`).
+ * @see pkg/volume/csi/csi_plugin.go (Init: migratedPlugins) in kubernetes/kubernetes v1.23
+ */
+export function migratedInTreePlugins(gates: { enabled(name: never): boolean }): string[] {
+  const on = (name: string): boolean => (gates.enabled as (n: string) => boolean)(name);
+  if (!on("CSIMigration")) return [];
+  return Object.entries(csiMigrationPlugins)
+    .filter(([gate]) => on(gate))
+    .map(([, plugin]) => plugin)
+    .sort();
+}
+
+/**
+ * `csiNode` with the {@link MigratedPluginsAnnotation} set to `plugins` (removed when empty), or
+ * `undefined` when it already lists the same set. Does not mutate `csiNode`.
+ * @see pkg/volume/csi/nodeinfomanager/nodeinfomanager.go (setMigrationAnnotation) in kubernetes/kubernetes v1.23
+ */
+export function applyMigrationAnnotation(csiNode: CSINode, plugins: readonly string[]): CSINode | undefined {
+  const current = csiNode.metadata?.annotations?.[MigratedPluginsAnnotation] ?? "";
+  const have = new Set(current === "" ? [] : current.split(","));
+  const want = new Set(plugins);
+  if (have.size === want.size && [...want].every((p) => have.has(p))) return undefined;
+  const annotations: Record<string, string> = { ...(csiNode.metadata?.annotations ?? {}) };
+  if (want.size > 0) annotations[MigratedPluginsAnnotation] = [...want].sort().join(",");
+  else delete annotations[MigratedPluginsAnnotation];
+  const metadata = { ...csiNode.metadata };
+  if (Object.keys(annotations).length > 0) metadata.annotations = annotations;
+  else delete metadata.annotations;
+  return { ...csiNode, metadata };
+}
+
+/**
+ * The new CSINode of `node`: same name, ownerReference to the Node, no drivers, and the
+ * {@link MigratedPluginsAnnotation} when `migratedPlugins` is not empty. Pure.
+ */
+export function newCSINode(node: Node, migratedPlugins: readonly string[] = []): CSINode {
   const name = node.metadata?.name ?? "";
-  return {
+  const csiNode: CSINode = {
     apiVersion: "storage.example.io/v1",
     kind: "CSINode",
     metadata: { name, ownerReferences: [{ apiVersion: "v1", kind: "Node", name, uid: node.metadata?.uid ?? "" }] },
     spec: { drivers: [] },
   };
+  return applyMigrationAnnotation(csiNode, migratedPlugins) ?? csiNode;
 }
 
 function parseNodeIDs(node: Node): Record<string, string> {
@@ -176,9 +228,11 @@ async function getNode(client: Client, nodeName: string): Promise<Node> {
 
 /**
  * Makes sure the CSINode named after `node` exists: creates it with an ownerReference to the Node
- * (`{apiVersion: v1, kind: Node, name, uid}`) and empty `drivers` when missing, and returns it
- * (the existing object is returned unchanged). API-server mode calls this once the Node is
- * registered, as 1.23's kubelet does at start-up. Retries a create race.
+ * (`{apiVersion: v1, kind: Node, name, uid}`) and empty `drivers` when missing, and returns it.
+ * With `migratedPlugins` ({@link migratedInTreePlugins}) the CSINode carries them in the
+ * {@link MigratedPluginsAnnotation} (an existing CSINode is updated when its list differs; without
+ * `migratedPlugins` an existing object is returned unchanged). API-server mode calls this once the
+ * Node is registered, as 1.23's kubelet does at start-up. Retries a create race or an update conflict.
  * @throws StatusError (apimachinery) from the API server; ClientError on network failures.
  * @see pkg/volume/csi/nodeinfomanager/nodeinfomanager.go (CreateCSINode, InitializeCSINodeWithAnnotation) in kubernetes/kubernetes v1.23
  * @example
@@ -187,16 +241,27 @@ async function getNode(client: Client, nodeName: string): Promise<Node> {
  * await ensureCSINode(client, node);
  * ```
  */
-export async function ensureCSINode(client: Client, node: Node): Promise<CSINode> {
+export async function ensureCSINode(client: Client, node: Node, migratedPlugins?: readonly string[]): Promise<CSINode> {
   const name = node.metadata?.name ?? "";
   for (let attempt = 1; ; attempt++) {
+    let existing: CSINode | undefined;
     try {
-      return await client.csiNodes.get(name);
+      existing = await client.csiNodes.get(name);
     } catch (err) {
       if (!isNotFound(err)) throw err;
     }
+    if (existing !== undefined) {
+      const annotated = migratedPlugins === undefined ? undefined : applyMigrationAnnotation(existing, migratedPlugins);
+      if (annotated === undefined) return existing;
+      try {
+        return await client.csiNodes.update(annotated);
+      } catch (err) {
+        if (!isConflict(err) || attempt >= maxAttempts) throw err;
+        continue;
+      }
+    }
     try {
-      return await client.csiNodes.create(newCSINode(node));
+      return await client.csiNodes.create(newCSINode(node, migratedPlugins));
     } catch (err) {
       if (!isAlreadyExists(err) || attempt >= maxAttempts) throw err;
     }

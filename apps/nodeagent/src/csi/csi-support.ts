@@ -21,6 +21,8 @@ export interface CsiSupportOptions {
   readonly log?: (message: string) => void;
   /** Pod event sink (FailedMount warnings). @defaultValue discards */
   readonly onEvent?: PodEventSink;
+  /** In-tree plugins migrated to CSI (`migratedInTreePlugins(gates)`), written on the start-up CSINode. @defaultValue [] */
+  readonly migratedPlugins?: readonly string[];
 }
 
 /** The node agent's CSI support: pass `volumes` to the pod runtime, then `start()`. */
@@ -83,7 +85,7 @@ export function createCsiSupport(opts: CsiSupportOptions): CsiSupport {
     while (!abort.signal.aborted) {
       try {
         const node = await c.nodes.get(opts.nodeName);
-        await ensureCSINode(c, node);
+        await ensureCSINode(c, node, opts.migratedPlugins ?? []);
         log(`CSINode ${opts.nodeName} initialized`);
         return;
       } catch (err) {

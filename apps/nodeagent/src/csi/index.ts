@@ -2,11 +2,15 @@ export { createCsiClient, createRegistrationClient } from "./csi-client.js";
 export type { CsiClient, GetPluginInfoResponse, NodeGetInfoResponse, NodePublishVolumeRequest, PluginInfo, RegistrationClient, VolumeCapability } from "./csi-client.js";
 export {
   CsiNodeUpdateError,
+  MigratedPluginsAnnotation,
   applyDriverToNode,
+  applyMigrationAnnotation,
   buildCSINodeDriver,
+  csiMigrationPlugins,
   ensureCSINode,
   installCSIDriver,
   mergeCSINodeDriver,
+  migratedInTreePlugins,
   newCSINode,
   removeCSINodeDriver,
   removeDriverFromNode,

@@ -47,15 +47,16 @@ describe("loadNodeAgentOptions", () => {
   it("fails on a bad flag with pflag's error and usage, exit 1", () => {
     const { r, err } = run(["--port=abc"]);
     expect(r.ok || r.exitCode).toBe(1);
-    expect(err).toContain('Error: failed to parse nodeagent flag: invalid argument "abc" for "--port" flag');
-    expect(err).toContain("Usage:");
+    expect(err).toMatch(/^E\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+ options\] "Failed to parse nodeagent flag" err="invalid argument \\"abc\\" for \\"--port\\" flag/);
+    expect(err).toContain("Usage:\n  nodeagent [flags]");
+    expect(!r.ok && r.errors).toEqual(['failed to parse nodeagent flag: invalid argument "abc" for "--port" flag: strconv.ParseInt: parsing "abc": invalid syntax']);
     expect(run(["--nope"]).err).toContain("unknown flag: --nope");
   });
 
   it("refuses positional arguments", () => {
     const { r, err } = run(["--port=1", "extra"]);
     expect(r.ok || r.exitCode).toBe(1);
-    expect(err).toContain('Error: unknown command "extra"');
+    expect(err).toContain('options] "Unknown command" command="extra"\nUsage:');
   });
 
   it("warns on stderr for every deprecated flag used", () => {
@@ -88,8 +89,8 @@ describe("loadNodeAgentOptions", () => {
   });
 
   it("refuses unknown feature gates from flags and files", () => {
-    expect(run(["--feature-gates=Nope=true"]).err).toContain("Error: unrecognized feature gate: Nope");
-    expect(run([`--config=${configFile("featureGates:\n  Nope: true\n")}`]).err).toContain("Error: unrecognized feature gate: Nope");
+    expect(run(["--feature-gates=Nope=true"]).err).toContain('"Failed to set feature gates from initial flags-based config" err="unrecognized feature gate: Nope"');
+    expect(run([`--config=${configFile("featureGates:\n  Nope: true\n")}`]).err).toContain('"Failed to set feature gates from initial flags-based config" err="unrecognized feature gate: Nope"');
   });
 
   it("prints every validation error of the merged configuration and exits 1", () => {
@@ -97,8 +98,11 @@ describe("loadNodeAgentOptions", () => {
     const { r, err } = run([`--config=${path}`, "--iptables-drop-bit=40"]);
     expect(r.ok || r.exitCode).toBe(1);
     expect(!r.ok && r.errors).toHaveLength(3);
-    expect(err).toContain("Error: invalid configuration: OOMScoreAdj (--oom-score-adj) 2000 must be between -1000 and 1000, inclusive");
-    expect(err).toContain("Error: invalid configuration: IPTablesDropBit (--iptables-drop-bit) 40 must be between 0 and 31, inclusive");
+    // One klog line; the errors aggregated as Go's utilerrors.NewAggregate prints them: [e1, e2, e3].
+    expect(err.split("\n").filter((l) => l.startsWith("E"))).toHaveLength(1);
+    expect(err).toContain('"Failed to validate nodeagent configuration" err="[invalid configuration: ');
+    expect(err).toContain("invalid configuration: OOMScoreAdj (--oom-score-adj) 2000 must be between -1000 and 1000, inclusive");
+    expect(err).toContain("invalid configuration: IPTablesDropBit (--iptables-drop-bit) 40 must be between 0 and 31, inclusive");
     expect(err).toContain("ImageGCLowThresholdPercent (--image-gc-low-threshold) 90 must be less than");
   });
 
@@ -106,11 +110,12 @@ describe("loadNodeAgentOptions", () => {
     const { r, err } = run([`--config=${configFile("port: x\nmaxPods: y\n")}`]);
     expect(!r.ok && r.errors).toHaveLength(2);
     expect(err).toContain("failed to decode: json: cannot unmarshal string into Go struct field NodeAgentConfiguration.port of type int32");
+    expect(err).toMatch(/"Failed to load nodeagent config file" err="\[failed to load Nodeagent config file .*\]" path=".*config\.yaml"\n$/);
   });
 
   it("checks the per-process flags before loading the file", () => {
     const { err } = run(["--node-labels=example.io/role=x", "--config=/does/not/exist"]);
-    expect(err).toContain("unknown 'example.io' labels specified with --node-labels: [example.io/role]");
+    expect(err).toContain(`"Failed to validate nodeagent flags" err="unknown 'example.io' labels specified with --node-labels: [example.io/role]\\n--node-labels in the 'example.io' namespace`);
     expect(err).not.toContain("failed to load");
   });
 

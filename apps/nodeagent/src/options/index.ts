@@ -2,13 +2,19 @@
  * The node agent's options: argv + `--config` file → validated flags, configuration and feature
  * gates, in the kubelet's start-up order (reference §1):
  *
- * 1. parse argv (error → `Error: failed to parse nodeagent flag: ...` + usage, exit 1);
- * 2. a positional argument → `Error: unknown command "<arg>"`, exit 1;
+ * 1. parse argv (error → `"Failed to parse nodeagent flag" err="..."` + usage, exit 1);
+ * 2. a positional argument → `"Unknown command" command="<arg>"` + usage, exit 1;
  * 3. `--help` → help on stdout, exit 0; `--version[=raw]` → stdout, exit 0;
- * 4. apply `--feature-gates`, validate the per-process flags;
- * 5. with `--config`: load the file, parse argv again on top of it (flags win; feature gates from
- *    the file and the flags are merged, flags winning per gate), re-apply the gates;
- * 6. validate the merged configuration: every error is printed, exit 1.
+ * 4. apply `--feature-gates` (`"Failed to set feature gates from initial flags-based config"`),
+ *    validate the per-process flags (`"Failed to validate nodeagent flags"`);
+ * 5. with `--config`: load the file (`"Failed to load nodeagent config file" err=... path=...`), parse
+ *    argv again on top of it (flags win; feature gates from the file and the flags are merged, flags
+ *    winning per gate), re-apply the gates;
+ * 6. validate the merged configuration (`"Failed to validate nodeagent configuration"`): every error
+ *    in one `err="[e1, e2]"`, exit 1.
+ *
+ * Errors are klog error lines (`E1121 02:03:04.000000    4711 options] "Message" err="..."`), as the
+ * kubelet 1.23 writes them with `klog.ErrorS` before its logging is configured.
  *
  * @see cmd/kubelet/app/server.go (`NewKubeletCommand`, `kubeletConfigFlagPrecedence`) in kubernetes/kubernetes v1.23
  */
@@ -21,6 +27,7 @@ import { applyLegacyFlagDefaults, defaultNodeAgentConfiguration, loadNodeAgentCo
 import type { NodeAgentConfigFlags, NodeAgentFlagTable, NodeAgentFlags } from "./flags.js";
 import { configFieldPaths, configFlagKeys, flagSections, nodeAgentFlagTable } from "./flags.js";
 import { validateNodeAgentConfiguration, validateNodeAgentFlags } from "./validate.js";
+import { formatKlogHeader, formatStructuredMessage } from "../logging.js";
 
 /** The build information `--version` and `--version=raw` print. */
 export const nodeAgentVersion = Object.freeze({
@@ -64,6 +71,14 @@ export interface NodeAgentOptions {
 
 /** `ok: false` means "exit now with `exitCode`": 0 after `--help`/`--version`, 1 on errors (already printed). */
 export type LoadOptionsResult = { readonly ok: true; readonly value: NodeAgentOptions } | { readonly ok: false; readonly errors: readonly string[]; readonly exitCode: number };
+
+/**
+ * Joins errors as Go's `utilerrors.NewAggregate(...).Error()`: one error as it is, several as
+ * `[e1, e2]`.
+ */
+export function aggregateErrors(errors: readonly string[]): string {
+  return errors.length === 1 ? (errors[0] ?? "") : `[${errors.join(", ")}]`;
+}
 
 /** The node agent's flag set (pflag grammar, `_` and `-` equivalent). */
 export function newNodeAgentFlagSet(): FlagSet<NodeAgentFlagTable> {
@@ -165,7 +180,8 @@ export function parseFlagsOverConfig(
 /**
  * Parses argv and the optional `--config` file into validated options, printing what the
  * kubelet prints: help and version on stdout; deprecation and gate warnings (plain lines) and
- * errors (`Error: ...`, one line per error) on stderr. Deprecation warnings are printed once,
+ * errors (one klog error line per failed step, several errors joined as `[e1, e2]` as Go's
+ * `utilerrors.NewAggregate`) on stderr. Deprecation warnings are printed once,
  * although argv is parsed twice with `--config`. Never throws for bad input; never exits the
  * process.
  *
@@ -183,22 +199,32 @@ export function loadNodeAgentOptions(argv: readonly string[], io: OptionsIO): Lo
     warnings.push(w);
     io.stderr.write(`${w}\n`);
   };
-  const failWith = (errors: string[], exitCode = 1): LoadOptionsResult => {
-    for (const e of errors) io.stderr.write(`Error: ${e}\n`);
-    return { ok: false, errors, exitCode };
+  const usage = "Usage:\n  nodeagent [flags]\n\nRun 'nodeagent --help' for the flags.\n";
+  const logError = (message: string, fields: Readonly<Record<string, unknown>>): void => {
+    io.stderr.write(`${formatKlogHeader("E", new Date(), process.pid, "options")}${formatStructuredMessage(message, fields, true)}\n`);
+  };
+  const failWith = (message: string, errors: readonly string[], fields: Readonly<Record<string, unknown>> = {}): LoadOptionsResult => {
+    logError(message, { err: aggregateErrors(errors), ...fields });
+    return { ok: false, errors, exitCode: 1 };
   };
 
   // 1. Parse.
   const first = fs.parse(argv);
   if (!first.ok) {
     for (const w of first.warnings) warn(w);
-    const msg = `failed to parse nodeagent flag: ${first.errors[0]?.message ?? "unknown error"}`;
-    io.stderr.write(`Error: ${msg}\nUsage:\n  nodeagent [flags]\n\nRun 'nodeagent --help' for the flags.\n`);
-    return { ok: false, errors: [msg], exitCode: 1 };
+    const msg = first.errors[0]?.message ?? "unknown error";
+    logError("Failed to parse nodeagent flag", { err: msg });
+    io.stderr.write(usage);
+    return { ok: false, errors: [`failed to parse nodeagent flag: ${msg}`], exitCode: 1 };
   }
   for (const w of first.value.warnings) warn(w);
   // 2. Positional arguments.
-  if (first.value.args.length > 0) return failWith([`unknown command ${JSON.stringify(first.value.args[0])}`]);
+  if (first.value.args.length > 0) {
+    const command = first.value.args[0] ?? "";
+    logError("Unknown command", { command });
+    io.stderr.write(usage);
+    return { ok: false, errors: [`unknown command ${JSON.stringify(command)}`], exitCode: 1 };
+  }
   // 3. Help and version.
   if (first.value.values.help) {
     io.stdout.write(formatNodeAgentHelp());
@@ -213,22 +239,22 @@ export function loadNodeAgentOptions(argv: readonly string[], io: OptionsIO): Lo
   let values = first.value.values;
   let changed: ReadonlySet<keyof Values> = first.value.changedKeys;
   const flagGates = buildGates(values.featureGates);
-  if (!flagGates.ok) return failWith([flagGates.error]);
+  if (!flagGates.ok) return failWith("Failed to set feature gates from initial flags-based config", [flagGates.error]);
   for (const w of flagGates.warnings) warn(w);
   const flagErrors = validateNodeAgentFlags(pickFlags(values), flagGates.gates);
-  if (flagErrors.length > 0) return failWith(flagErrors);
+  if (flagErrors.length > 0) return failWith("Failed to validate nodeagent flags", flagErrors);
 
   // 5. Config file under the flags.
   let config: NodeAgentConfiguration;
   let explicitEnableServer = changed.has("enableServer");
   if (values.config !== "") {
     const loaded = loadNodeAgentConfigFile(values.config);
-    if (!loaded.ok) return failWith([...loaded.errors]);
+    if (!loaded.ok) return failWith("Failed to load nodeagent config file", loaded.errors, { path: values.config });
     for (const w of loaded.warnings) warn(w);
     config = loaded.value;
     explicitEnableServer ||= loaded.setFields.includes("enableServer") && config.enableServer;
     const merged = parseFlagsOverConfig(fs, argv, config);
-    if (!merged.ok) return failWith([merged.error]);
+    if (!merged.ok) return failWith("Failed to precedence nodeagentConfigFlag", [merged.error]);
     values = merged.values;
     changed = merged.changed;
   } else {
@@ -236,12 +262,12 @@ export function loadNodeAgentOptions(argv: readonly string[], io: OptionsIO): Lo
     applyChangedFlags(config, values, changed);
   }
   const gates = buildGates(config.featureGates);
-  if (!gates.ok) return failWith([gates.error]);
+  if (!gates.ok) return failWith("Failed to set feature gates from initial flags-based config", [gates.error]);
   for (const w of gates.warnings) if (!warnings.includes(w)) warn(w);
 
   // 6. Validate the merged configuration.
   const errors = validateNodeAgentConfiguration(config, gates.gates, explicitEnableServer);
-  if (errors.length > 0) return failWith(errors);
+  if (errors.length > 0) return failWith("Failed to validate nodeagent configuration", errors);
 
   const merged = { ...values, ...configToFlagValues(config) } as Values;
   return {

@@ -11,11 +11,14 @@ import { ImagePuller, TokenBucket } from "./image-puller.js";
 import { buildPodLogsDirectory, readContainerLog, rotateContainerLog } from "./logs.js";
 import { PodConfig, type PodConfigUpdate } from "./pod-config.js";
 import { PodWorkers } from "./pod-workers.js";
+import { ProberManager } from "./prober-manager.js";
+import { runProbeAttempt } from "./prober.js";
 import { RuntimeClients } from "./runtime-clients.js";
 import { criLabels, RuntimeManager, type ContainerWaitReason } from "./runtime-manager.js";
 import { decodeManifest } from "./static-pod.js";
 import { StatusManager } from "./status-manager.js";
-import type { PodRuntime, PodRuntimeOptions, RunOnceResult, RunOnceResultItem, RuntimeState } from "./types.js";
+import type { PodEventRecorder, PodRuntime, PodRuntimeOptions, RunOnceResult, RunOnceResultItem, RuntimeState } from "./types.js";
+import { PodVolumeManager, VolumeSetUpError } from "./volumes.js";
 
 function defaultHostIP(): string {
   for (const list of Object.values(networkInterfaces())) {
@@ -58,9 +61,37 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
   const puller = new ImagePuller(opts.serializeImagePulls ?? true, new TokenBucket(opts.registryPullQPS ?? 5, opts.registryBurst ?? 10));
   const backOff = new BackOff(opts.backOffInitialMs ?? 10_000, opts.backOffMaxMs ?? 300_000);
   const imageBackOff = new BackOff(opts.backOffInitialMs ?? 10_000, opts.backOffMaxMs ?? 300_000);
-  const volumes = opts.volumes;
-  const manager = new RuntimeManager({ clients, puller, podLogsDir, hostIP, backOff, imageBackOff, log: info, ...(volumes ? { mounts: (p: Pod, c: Container) => volumes.mounts(p, c) } : {}) });
+  const recordEvent: PodEventRecorder = (pod, type, reason, message) => {
+    log(`event ${type} ${reason} on pod ${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}: ${message}`, type === "Warning" ? 1 : 2);
+    try {
+      opts.onEvent?.(pod, type, reason, message);
+    } catch {
+      // A sink's failure must not stop the sync.
+    }
+  };
+  const volumes = new PodVolumeManager({ rootDir: opts.rootDir, onEvent: recordEvent, log: info, ...(opts.volumes ? { extra: opts.volumes } : {}) });
   const statuses = new StatusManager();
+  const prober = new ProberManager({
+    runProbe: (_kind, probe, pod, container, containerId, status) =>
+      runProbeAttempt(probe, { pod, container, containerId, podIP: status.podIP ?? hostIP, runtime: clients.runtime, grpcEnabled: opts.featureGates?.GRPCContainerProbe !== false }),
+    getStatus: (uid) => statuses.get(uid),
+    onResultChange: (pod) => workers.syncUID(pod.metadata?.uid ?? ""),
+    onEvent: recordEvent,
+  });
+  const manager = new RuntimeManager({
+    clients,
+    puller,
+    podLogsDir,
+    hostIP,
+    backOff,
+    imageBackOff,
+    log: info,
+    mounts: (p: Pod, c: Container) => volumes.mounts(p, c),
+    probeFailure: (name, id) => prober.probeFailure(name, id),
+    updateContainerReadiness: (p, st) => prober.updatePodStatus(p.metadata?.uid ?? "", st),
+    onEvent: recordEvent,
+    probeTerminationGracePeriod: opts.featureGates?.ProbeTerminationGracePeriod === true,
+  });
   const desired = new Map<string, Pod>();
   const rejected = new Set<string>();
   const stoppedTerminal = new Set<string>();
@@ -89,24 +120,26 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     const uid = pod.metadata?.uid ?? "";
     const prev = statuses.get(uid);
     if (prev && isTerminal(prev.phase)) {
+      prober.removePod(uid);
       if (!stoppedTerminal.has(uid)) {
         await manager.killPod(uid, manager.gracePeriodOf(pod), false);
         stoppedTerminal.add(uid);
       }
       return undefined;
     }
-    if (volumes) {
-      try {
-        await volumes.setUp(pod);
-      } catch (err) {
-        // Volumes not ready: containers that have not started wait with the error (as 1.23's
-        // "Unable to attach or mount volumes"), and the pod is synced again shortly.
-        const rs = await manager.getPodStatus(uid);
-        const message = err instanceof Error ? err.message : String(err);
-        const waiting = new Map([...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].filter((c) => !rs.containers.some((x) => x.name === c.name)).map((c) => [c.name, { reason: "ContainerCreating", message }]));
-        statuses.set(pod, manager.buildPodStatus(pod, rs, waiting, clients.current().runtimeName, prev));
-        return Date.now() + 2_000;
-      }
+    if (pod.metadata?.deletionTimestamp) prober.stopLivenessAndStartup(uid);
+    prober.addPod(pod);
+    try {
+      await volumes.setUp(pod);
+    } catch (err) {
+      // Volumes not ready: containers that have not started wait with the error (as 1.23's
+      // "Unable to attach or mount volumes"), and the pod is synced again shortly.
+      const rs = await manager.getPodStatus(uid);
+      const message = err instanceof Error ? err.message : String(err);
+      const reason = err instanceof VolumeSetUpError ? err.waitingReason : "ContainerCreating";
+      const waiting = new Map([...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].filter((c) => !rs.containers.some((x) => x.name === c.name)).map((c) => [c.name, { reason, message }]));
+      statuses.set(pod, manager.buildPodStatus(pod, rs, waiting, clients.current().runtimeName, prev));
+      return Date.now() + 2_000;
     }
     const result = await manager.syncPod(pod);
     const status = manager.buildPodStatus(pod, result.status, result.waiting, clients.current().runtimeName, prev);
@@ -115,6 +148,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       info(`pod ${pod.metadata?.namespace}/${pod.metadata?.name} is ${stored.phase}; stopping its sandbox`);
       await manager.killPod(uid, manager.gracePeriodOf(pod), false);
       stoppedTerminal.add(uid);
+      prober.removePod(uid);
       return undefined;
     }
     return result.nextSyncAtMs;
@@ -124,8 +158,9 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     {
       syncPod: syncOne,
       terminatePod: async (pod) => {
+        prober.removePod(pod.metadata?.uid ?? "");
         await manager.killPod(pod.metadata?.uid ?? "", manager.gracePeriodOf(pod), true, logDirOf(pod));
-        await volumes?.tearDown(pod);
+        await volumes.tearDown(pod);
         info(`killed and removed pod ${pod.metadata?.namespace}/${pod.metadata?.name}`);
       },
       onTerminated: (pod) => {
@@ -334,6 +369,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       fileSource?.stop();
       httpSource?.stop();
       for (const t of timers) clearInterval(t);
+      prober.close();
       workers.close();
       await Promise.all(workers.uids().map((uid) => workers.waitIdle(uid)));
       clients.close();
@@ -381,6 +417,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
         }),
       );
       results.sort((a, b) => `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`));
+      prober.close();
       clients.close();
       return { ok: results.every((r) => r.ok), pods: results } satisfies RunOnceResult;
     },

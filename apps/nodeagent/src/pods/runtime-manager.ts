@@ -78,6 +78,20 @@ export interface RuntimeManagerOptions {
   readonly log: (message: string) => void;
   /** The CRI mounts of a container (volume hooks); none when absent. */
   readonly mounts?: (pod: Pod, container: Container) => Mount[];
+  /**
+   * Why a running container must be killed (its liveness or startup probe failed), by container
+   * name and runtime ID; never killed when absent.
+   */
+  readonly probeFailure?: (containerName: string, containerId: string) => { kind: "liveness" | "startup"; message: string } | undefined;
+  /** Sets `started`/`ready` of the container statuses (the prober) before conditions are computed; mutates `status`. */
+  readonly updateContainerReadiness?: (pod: Pod, status: PodStatus) => void;
+  /**
+   * Event sink: the kubelet's container events (`Pulling`, `Pulled`, `Created`, `Started`,
+   * `Failed`, `BackOff`, `Killing`, `ErrImageNeverPull`), with 1.23's messages.
+   */
+  readonly onEvent?: (pod: Pod, type: "Normal" | "Warning", reason: string, message: string) => void;
+  /** The ProbeTerminationGracePeriod gate. @defaultValue false */
+  readonly probeTerminationGracePeriod?: boolean;
 }
 
 function nsToMs(ns: string): number {
@@ -246,7 +260,21 @@ export class RuntimeManager {
     if (initDone) {
       for (const c of specOf(pod).containers) {
         const latest = latestOf(c.name);
-        if (latest?.state === "running") continue;
+        if (latest?.state === "running") {
+          const failed = this.o.probeFailure?.(c.name, latest.id);
+          if (!failed) continue;
+          // computePodActions: a failed liveness/startup probe kills the container; it is started
+          // again (by the next sync) when the restart policy allows.
+          const restart = (specOf(pod).restartPolicy ?? "Always") !== "Never";
+          const message = restart ? `${failed.message}, will be restarted` : failed.message;
+          this.o.onEvent?.(pod, "Normal", "Killing", message);
+          this.o.log(`killing container ${c.name} (${latest.id}) of pod ${pod.metadata?.namespace}/${pod.metadata?.name}: ${message}`);
+          await this.stopContainer(latest.id, this.containerKillGracePeriod(pod, c, failed.kind)).catch((err: unknown) => {
+            if (!isCRIError(err, "NotFound")) throw err;
+          });
+          if (restart) wakeAt(Date.now());
+          continue;
+        }
         if (!latest) {
           const r = await this.startContainer(pod, c, 0, sandbox, waiting);
           if (r !== undefined) wakeAt(r);
@@ -275,6 +303,7 @@ export class RuntimeManager {
     if (this.o.backOff.isInBackOffSince(key, finished)) {
       const seconds = Math.round(this.o.backOff.get(key) / 1000);
       waiting.set(c.name, { reason: "CrashLoopBackOff", message: `back-off ${seconds}s restarting failed container=${c.name} pod=${podFullName(pod)}(${pod.metadata?.uid ?? ""})` });
+      this.eventOnce(pod, `${key}/restart`, `${latest.id}`, "Warning", "BackOff", "Back-off restarting failed container");
       return this.o.backOff.backOffEndMs(key, finished) + 1;
     }
     this.o.backOff.next(key, finished);
@@ -290,7 +319,9 @@ export class RuntimeManager {
     try {
       config = this.containerConfig(pod, c, restartCount, sandbox);
     } catch (err) {
-      waiting.set(c.name, { reason: "CreateContainerConfigError", message: err instanceof Error ? err.message : String(err) });
+      const message = err instanceof Error ? err.message : String(err);
+      waiting.set(c.name, { reason: "CreateContainerConfigError", message });
+      this.eventOnce(pod, `${backOffKey(pod, c)}/config`, message, "Warning", "Failed", `Error: ${message}`);
       return Date.now() + 10_000;
     }
     const rt = this.o.clients.runtime;
@@ -298,14 +329,20 @@ export class RuntimeManager {
     try {
       containerId = (await rt.createContainer({ podSandboxId: sandbox.id, config, sandboxConfig: this.sandboxConfig(pod, sandbox.attempt) })).containerId;
     } catch (err) {
-      waiting.set(c.name, { reason: "CreateContainerError", message: err instanceof Error ? err.message : String(err) });
+      const message = err instanceof Error ? err.message : String(err);
+      waiting.set(c.name, { reason: "CreateContainerError", message });
+      this.o.onEvent?.(pod, "Warning", "Failed", `Error: ${message}`);
       return Date.now() + 10_000;
     }
+    this.o.onEvent?.(pod, "Normal", "Created", `Created container ${c.name}`);
     try {
       await rt.startContainer({ containerId });
       this.o.log(`started container ${c.name} (${containerId}) of pod ${pod.metadata?.namespace}/${pod.metadata?.name}, restartCount ${restartCount} (image ${image})`);
+      this.o.onEvent?.(pod, "Normal", "Started", `Started container ${c.name}`);
     } catch (err) {
-      waiting.set(c.name, { reason: "RunContainerError", message: err instanceof Error ? err.message : String(err) });
+      const message = err instanceof Error ? err.message : String(err);
+      waiting.set(c.name, { reason: "RunContainerError", message });
+      this.o.onEvent?.(pod, "Warning", "Failed", `Error: ${message}`);
       return Date.now() + 1_000;
     }
     return undefined;
@@ -320,27 +357,49 @@ export class RuntimeManager {
       const st = await images.imageStatus({ image: { image } }).catch(() => undefined);
       present = Boolean(st?.image?.id);
     }
-    if (present) return true;
+    if (present) {
+      this.o.onEvent?.(pod, "Normal", "Pulled", `Container image "${image}" already present on machine`);
+      return true;
+    }
     if (policy === "Never") {
-      waiting.set(c.name, { reason: "ErrImageNeverPull", message: `Container image "${image}" is not present with pull policy of Never` });
+      const message = `Container image "${image}" is not present with pull policy of Never`;
+      waiting.set(c.name, { reason: "ErrImageNeverPull", message });
+      this.eventOnce(pod, `${backOffKey(pod, c)}/never`, image, "Warning", "ErrImageNeverPull", message);
       return Date.now() + 10_000;
     }
     const key = `${pod.metadata?.uid ?? ""}_${image}`;
     const now = Date.now();
     if (this.o.imageBackOff.isInBackOffSince(key, now)) {
       waiting.set(c.name, { reason: "ImagePullBackOff", message: `Back-off pulling image "${image}"` });
+      this.eventOnce(pod, `${key}/pull`, String(this.o.imageBackOff.get(key)), "Normal", "BackOff", `Back-off pulling image "${image}"`);
       return now + this.o.imageBackOff.get(key);
     }
     try {
+      this.o.onEvent?.(pod, "Normal", "Pulling", `Pulling image "${image}"`);
+      const startedMs = Date.now();
       await this.o.puller.pull(() => images.pullImage({ image: { image } }));
       this.o.imageBackOff.reset(key);
+      this.o.onEvent?.(pod, "Normal", "Pulled", `Successfully pulled image "${image}" in ${formatSeconds(Date.now() - startedMs)}`);
       return true;
     } catch (err) {
       this.o.imageBackOff.next(key, now);
       const detail = err instanceof ImagePullError ? err.message : String(err);
       waiting.set(c.name, { reason: "ErrImagePull", message: `Failed to pull image "${image}": ${detail}` });
+      this.o.onEvent?.(pod, "Warning", "Failed", `Failed to pull image "${image}": ${detail}`);
+      this.o.onEvent?.(pod, "Warning", "Failed", "Error: ErrImagePull");
       return now + this.o.imageBackOff.get(key);
     }
+  }
+
+  readonly #lastEvent = new Map<string, string>();
+
+  // A waiting state is re-checked on every sync; its event is recorded once per distinct cause
+  // (the kubelet relies on the event correlator to fold repeats, which Skiff does not have).
+  private eventOnce(pod: Pod, key: string, cause: string, type: "Normal" | "Warning", reason: string, message: string): void {
+    const k = `${pod.metadata?.uid ?? ""}/${key}`;
+    if (this.#lastEvent.get(k) === cause) return;
+    this.#lastEvent.set(k, cause);
+    this.o.onEvent?.(pod, type, reason, message);
   }
 
   /** The CRI sandbox config of `pod`. */
@@ -459,9 +518,28 @@ export class RuntimeManager {
     await Promise.all(status.containers.filter((c) => c.state === "running").map((c) => this.stopContainer(c.id, gracePeriodSecondsValue).catch((err: unknown) => { if (!isCRIError(err, "NotFound")) throw err; })));
     for (const s of status.sandboxes) await this.o.clients.runtime.stopPodSandbox({ podSandboxId: s.id });
     if (!remove) return;
+    for (const k of [...this.#lastEvent.keys()]) if (k.startsWith(`${uid}/`)) this.#lastEvent.delete(k);
     for (const c of status.containers) await this.o.clients.runtime.removeContainer({ containerId: c.id }).catch(() => undefined);
     for (const s of status.sandboxes) await this.o.clients.runtime.removePodSandbox({ podSandboxId: s.id });
     if (logDir) await rm(logDir, { recursive: true, force: true });
+  }
+
+  /**
+   * The grace period of killing one container for a failed probe, in seconds: the deletion's,
+   * else the pod's `terminationGracePeriodSeconds` (with ProbeTerminationGracePeriod: the probe's
+   * own when set), at least 2.
+   * @see pkg/kubelet/kuberuntime/kuberuntime_container.go (killContainer) in kubernetes/kubernetes v1.23
+   */
+  containerKillGracePeriod(pod: Pod, c: Container, reason: "liveness" | "startup"): number {
+    let g: number;
+    const del = pod.metadata?.deletionGracePeriodSeconds;
+    if (del !== undefined) g = del;
+    else {
+      g = specOf(pod).terminationGracePeriodSeconds ?? 30;
+      const probe = reason === "liveness" ? c.livenessProbe : c.startupProbe;
+      if (this.o.probeTerminationGracePeriod === true && probe?.terminationGracePeriodSeconds !== undefined) g = probe.terminationGracePeriodSeconds;
+    }
+    return Math.max(g, 2);
   }
 
   /** The grace period the kubelet would use for `pod`, in seconds. */
@@ -535,6 +613,7 @@ export class RuntimeManager {
     };
     const initStatuses = (specOf(pod).initContainers ?? []).map((c) => toStatus(c, true));
     const statuses = specOf(pod).containers.filter((c) => !initNames.has(c.name)).map((c) => toStatus(c, false));
+    this.o.updateContainerReadiness?.(pod, { containerStatuses: statuses, initContainerStatuses: initStatuses });
     const phase = computePodPhase(specOf(pod), initStatuses, statuses);
     const status: PodStatus = { phase, conditions: computePodConditions(specOf(pod), phase, initStatuses, statuses), hostIP: this.o.hostIP };
     const sandbox = rs.sandboxes[0];
@@ -576,3 +655,8 @@ function specOf(pod: Pod): PodSpec {
 }
 
 const emptySpec: PodSpec = { containers: [] };
+
+// Go's time.Duration text for a pull time, to the millisecond (`1.234s`, `850ms`).
+function formatSeconds(ms: number): string {
+  return ms < 1000 ? `${ms}ms` : `${(ms / 1000).toFixed(3).replace(/\.?0+$/, "")}s`;
+}

@@ -62,9 +62,33 @@ export interface PodRuntimeOptions {
   readonly runtimeCheckPeriodMs?: number;
   /** Period of the log rotation check in ms (kubelet: 10 s). @defaultValue 10_000 */
   readonly logRotatePeriodMs?: number;
-  /** Volume hooks (CSI inline volumes); without them pods' volumes are ignored. */
+  /**
+   * Volume hooks for the kinds not built in (CSI inline volumes); emptyDir, hostPath, downwardAPI,
+   * projected, configMap and secret volumes are handled by the pod runtime itself.
+   */
   readonly volumes?: PodVolumeHooks;
+  /** Event sink (`Unhealthy`, `Killing`, `FailedMount`, ...); events are logged too. @defaultValue logs only */
+  readonly onEvent?: PodEventRecorder;
+  /**
+   * The feature gates the pod runtime reads. @defaultValue `GRPCContainerProbe` on (beta),
+   * `ProbeTerminationGracePeriod` off (beta)
+   */
+  readonly featureGates?: PodRuntimeFeatureGates;
 }
+
+/** The feature gates the pod runtime reads; absent names take their defaults. */
+export interface PodRuntimeFeatureGates {
+  /** grpc probes run; off → such a probe errors with `missing probe handler`. @defaultValue true */
+  readonly GRPCContainerProbe?: boolean;
+  /** A liveness/startup probe's `terminationGracePeriodSeconds` is used when it kills. @defaultValue false */
+  readonly ProbeTerminationGracePeriod?: boolean;
+}
+
+/**
+ * Records an event on a pod (API-server mode passes its event recorder). `reason` is the
+ * kubelet's (`Unhealthy`, `ProbeWarning`, `Killing`, `FailedMount`).
+ */
+export type PodEventRecorder = (pod: Pod, type: "Normal" | "Warning", reason: string, message: string) => void;
 
 /**
  * What the pod runtime asks of a volume manager: publish a pod's volumes before its containers

@@ -1,5 +1,5 @@
 import { describe, it, expect } from "vitest";
-import { X509Certificate } from "node:crypto";
+import { X509Certificate, createPrivateKey } from "node:crypto";
 import { mkdtemp, readFile, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -55,6 +55,11 @@ describe("self-signed serving pair", () => {
     expect(new Date(leaf.validFrom).getTime()).toBe(now.getTime() - 3600_000);
     expect(new Date(leaf.validTo).getTime() - new Date(leaf.validFrom).getTime()).toBe(365 * 24 * 3600_000);
     expect(leaf.keyUsage).toContain("1.3.6.1.5.5.7.3.1");
+    // RSA 2048 keys (reference §9). Serials are random (selfsigned cannot set 1 and 2), see tls.ts.
+    expect(leaf.ca).toBe(false);
+    expect(createPrivateKey(pair.key).asymmetricKeyDetails?.modulusLength).toBe(2048);
+    expect(leaf.publicKey.asymmetricKeyDetails?.modulusLength).toBe(2048);
+    expect(new Date(ca.validFrom).getTime()).toBe(now.getTime() - 3600_000);
     expect((await generateSelfSignedPair("10.0.0.7", now)).cert).toBeTruthy();
     const ipLeaf = new X509Certificate(splitPEM((await generateSelfSignedPair("10.0.0.7", now)).cert)[0]!);
     expect(ipLeaf.subjectAltName).toBe("IP Address:10.0.0.7");

@@ -473,6 +473,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/namespaces/{namespace}/pods/{name}/eviction": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Create an eviction of a Pod. */
+        post: operations["createCoreV1NamespacedPodEviction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/pods": {
         parameters: {
             query?: never;
@@ -2181,6 +2198,17 @@ export interface components {
             downwardAPI?: components["schemas"]["io.example.api.core.v1.DownwardAPIProjection"];
             /** @description A token of the pod's service account. */
             serviceAccountToken?: components["schemas"]["io.example.api.core.v1.ServiceAccountTokenProjection"];
+        };
+        /** @description Evicts a pod (deletes it with the given options); posted to a pod's `eviction` subresource by `kubectl drain`. Not stored. */
+        "io.example.api.policy.v1.Eviction": {
+            /** @description The versioned schema of this representation of the object, as `group/version` (`version` alone for the core group). Servers may reject values they do not recognize. */
+            apiVersion?: string;
+            /** @description The REST kind this object represents, in CamelCase. Servers may infer it from the endpoint the client calls. Cannot be updated. */
+            kind?: string;
+            /** @description Standard object metadata: name, namespace, labels, annotations and the fields the system maintains. */
+            metadata?: components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.ObjectMeta"];
+            /** @description The options of the pod's deletion. */
+            deleteOptions?: components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.DeleteOptions"];
         };
         /** @description One container-storage-interface (CSI) volume driver installed in the cluster. Cluster-scoped; its name is the name the driver returns from its plugin-name call (at most 63 characters, alphanumeric at both ends, dashes, dots and alphanumerics between). */
         "io.example.api.storage.v1.CSIDriver": {
@@ -5238,6 +5266,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["io.example.api.core.v1.Binding"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    createCoreV1NamespacedPodEviction: {
+        parameters: {
+            query?: {
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Name of the actor making the change, at most 128 printable characters. Required for apply patches, optional otherwise. */
+                fieldManager?: string;
+                /** @description What to do with unknown or duplicate fields in the body: Ignore (drop them), Warn (drop them and return a warning) or Strict (fail). */
+                fieldValidation?: string;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Name of the Eviction. */
+                name: string;
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["io.example.api.policy.v1.Eviction"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.policy.v1.Eviction"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.policy.v1.Eviction"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.policy.v1.Eviction"];
                 };
             };
             /** @description Unauthorized */

@@ -32,6 +32,8 @@ describe("aggregated discovery", () => {
     const body = r?.body as { items: { metadata: { name: string }; versions: { resources: { resource: string; shortNames?: string[] }[] }[] }[] };
     expect(body.items.map((i) => i.metadata.name)).toEqual([""]);
     expect(body.items[0]?.versions[0]?.resources.find((x) => x.resource === "pods")?.shortNames).toEqual(["po"]);
+    const pods = body.items[0]?.versions[0]?.resources.find((x) => x.resource === "pods") as { subresources?: { subresource: string; responseKind: unknown; verbs: string[] }[] } | undefined;
+    expect(pods?.subresources?.find((x) => x.subresource === "eviction")).toEqual({ subresource: "eviction", responseKind: { group: "policy", version: "v1", kind: "Eviction" }, verbs: ["create"] });
   });
   it("parses Accept", () => {
     expect(parseAggregatedAccept("application/json")).toBeUndefined();
@@ -59,6 +61,8 @@ describe("legacy discovery", () => {
     const names = body.resources.map((x) => x.name);
     expect(names).toEqual(expect.arrayContaining(["pods", "pods/status", "pods/binding", "nodes/status", "namespaces"]));
     expect(body.resources.find((x) => x.name === "pods/binding")).toMatchObject({ kind: "Binding", verbs: ["create"], namespaced: true });
+    // 1.23 names the Eviction's group and version; kubectl drain evicts only when it finds them.
+    expect(body.resources.find((x) => x.name === "pods/eviction")).toEqual({ name: "pods/eviction", singularName: "", namespaced: true, group: "policy", version: "v1", kind: "Eviction", verbs: ["create"] });
     // 1.23: FinalizeREST is an Updater only, answering with a Namespace.
     expect(body.resources.find((x) => x.name === "namespaces/finalize")).toMatchObject({ kind: "Namespace", verbs: ["update"], namespaced: false });
     expect(body.resources.find((x) => x.name === "nodes")).toMatchObject({ singularName: "node", namespaced: false, kind: "Node" });

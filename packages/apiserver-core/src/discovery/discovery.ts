@@ -31,8 +31,11 @@ function groupsOf(resources: readonly ResourceInfo[], core: boolean): Map<string
   return groups;
 }
 
-const subresourceVerbs: Readonly<Record<string, readonly string[]>> = { status: ["get", "patch", "update"], binding: ["create"], finalize: ["update"] };
-const subresourceKinds: Readonly<Record<string, string>> = { binding: "Binding" };
+const subresourceVerbs: Readonly<Record<string, readonly string[]>> = { status: ["get", "patch", "update"], binding: ["create"], eviction: ["create"], finalize: ["update"] };
+const subresourceKinds: Readonly<Record<string, string>> = { binding: "Binding", eviction: "Eviction" };
+// Subresources whose kind lives in another group/version (1.23 lists `group`/`version` for them;
+// kubectl drain looks for `pods/eviction` with group policy before it evicts rather than deletes).
+const subresourceGroupVersions: Readonly<Record<string, { group: string; version: string }>> = { eviction: { group: "policy", version: "v1" } };
 
 function aggregatedResource(r: ResourceInfo): Record<string, unknown> {
   const out: Record<string, unknown> = {
@@ -47,7 +50,7 @@ function aggregatedResource(r: ResourceInfo): Record<string, unknown> {
   if (r.subresources.length > 0) {
     out["subresources"] = r.subresources.map((s) => ({
       subresource: s,
-      responseKind: { group: "", version: "", kind: subresourceKinds[s] ?? r.kind },
+      responseKind: { group: subresourceGroupVersions[s]?.group ?? "", version: subresourceGroupVersions[s]?.version ?? "", kind: subresourceKinds[s] ?? r.kind },
       verbs: [...(subresourceVerbs[s] ?? ["get"])],
     }));
   }
@@ -140,6 +143,7 @@ export function buildAPIResourceList(
         name: `${r.plural}/${s}`,
         singularName: "",
         namespaced: r.namespaced,
+        ...(subresourceGroupVersions[s] ?? {}),
         kind: subresourceKinds[s] ?? r.kind,
         verbs: [...(subresourceVerbs[s] ?? ["get"])],
       });

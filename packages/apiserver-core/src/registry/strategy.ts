@@ -21,6 +21,7 @@
 import type { ObjectMeta, ResourceInfo, TableColumnDefinition } from "@skiff/api-types";
 import type { FieldError } from "@skiff/apimachinery";
 import type { Storage } from "@skiff/storage";
+import type { StoreDeleteOptions, StoreDeleteResult } from "./store.js";
 
 /** Any API object: `apiVersion`, `kind`, `metadata`, and kind-specific top-level fields. */
 export interface APIObject {
@@ -169,6 +170,12 @@ export interface SubresourceStoreAccess {
   key(namespace: string | undefined, name: string): string;
   /** Maps a storage error to the API error for `name` (non-storage errors pass through). */
   interpret(err: unknown, name: string): unknown;
+  /**
+   * The store's own DELETE of `name` (preconditions, graceful deletion, finalizers, propagation),
+   * for subresources that delete their parent (Pod: `eviction`).
+   * @throws StatusError as the DELETE endpoint does
+   */
+  delete(ctx: RequestContext, name: string, opts: StoreDeleteOptions): Promise<StoreDeleteResult>;
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Binding, Event, Namespace, Node, Pod } from "@skiff/api-types";
 import type { RequestContext } from "@skiff/apiserver-core";
 import { describe, expect, it } from "vitest";
-import { createEventStrategy, eventTable } from "./event/strategy.js";
+import { canonicalMicroTime, createEventStrategy, eventTable } from "./event/strategy.js";
 import { createNamespaceStrategy, namespaceTable } from "./namespace/strategy.js";
 import { createNodeStrategy, nodeRoles, nodeTable } from "./node/strategy.js";
 import { bindPod, createPodStrategy, podTable } from "./pod/strategy.js";
@@ -130,6 +130,24 @@ describe("Namespace", () => {
 
 describe("Event", () => {
   const s = createEventStrategy();
+  it("stores eventTime and series.lastObservedTime as MicroTime: UTC, six fractional digits", () => {
+    // JavaScript clients send toISOString() (three digits); Go readers need exactly six.
+    const e = { metadata: { name: "e" }, eventTime: "2024-01-02T03:04:05.678Z", series: { count: 2, lastObservedTime: "2024-01-02T03:04:05Z" } } as Event & Record<string, unknown>;
+    s.canonicalize?.(e);
+    expect(e.eventTime).toBe("2024-01-02T03:04:05.678000Z");
+    expect(e.series?.lastObservedTime).toBe("2024-01-02T03:04:05.000000Z");
+    const none = { metadata: { name: "e" } } as Event & Record<string, unknown>;
+    s.canonicalize?.(none);
+    expect(none).toEqual({ metadata: { name: "e" } });
+  });
+  it("canonicalMicroTime truncates to microseconds, converts offsets to UTC, leaves junk alone", () => {
+    expect(canonicalMicroTime("2024-01-02T03:04:05.123456Z")).toBe("2024-01-02T03:04:05.123456Z");
+    expect(canonicalMicroTime("2024-01-02T03:04:05.123456789Z")).toBe("2024-01-02T03:04:05.123456Z");
+    expect(canonicalMicroTime("2024-01-02T00:30:05.5+01:00")).toBe("2024-01-01T23:30:05.500000Z");
+    expect(canonicalMicroTime("2024-01-02T03:04:05.1z")).toBe("2024-01-02T03:04:05.100000Z");
+    expect(canonicalMicroTime("yesterday")).toBe("yesterday");
+    expect(canonicalMicroTime("2024-13-45T03:04:05+01:00")).toBe("2024-13-45T03:04:05+01:00");
+  });
   it("identity and printer", () => {
     expect(s.resource).toMatchObject({ plural: "events", namespaced: true });
     const e = {
@@ -147,5 +165,30 @@ describe("Event", () => {
     } as Event & Record<string, unknown>;
     expect(eventTable.cells(e, now)).toEqual(["10m (x3 over 60m)", "Normal", "Started", "pod/p", "Started container c", "", "nodeagent, n1", "60m", 3, "p.1"]);
     expect(s.getAttrs(e).fields["involvedObject.name"]).toBe("p");
+  });
+  it("selects by 1.23's Event field set (pkg/apis/core/v1/conversion.go)", () => {
+    const e = {
+      metadata: { name: "j.1", namespace: "default" },
+      involvedObject: { kind: "Job", name: "j", namespace: "default", uid: "u1", apiVersion: "batch/v1", resourceVersion: "7", fieldPath: "spec" },
+      reason: "Completed",
+      type: "Normal",
+      source: { component: "job-controller" },
+    } as Event & Record<string, unknown>;
+    expect([...s.fieldSelectorKeys].sort()).toEqual(
+      ["involvedObject.apiVersion", "involvedObject.fieldPath", "involvedObject.kind", "involvedObject.name", "involvedObject.namespace", "involvedObject.resourceVersion", "involvedObject.uid", "reason", "source", "type"],
+    );
+    expect(s.getAttrs(e).fields).toMatchObject({
+      "involvedObject.kind": "Job",
+      "involvedObject.namespace": "default",
+      "involvedObject.name": "j",
+      "involvedObject.uid": "u1",
+      "involvedObject.apiVersion": "batch/v1",
+      "involvedObject.resourceVersion": "7",
+      "involvedObject.fieldPath": "spec",
+      reason: "Completed",
+      source: "job-controller",
+      type: "Normal",
+    });
+    expect(s.getAttrs({ metadata: { name: "x" } } as Event & Record<string, unknown>).fields["involvedObject.apiVersion"]).toBe("");
   });
 });

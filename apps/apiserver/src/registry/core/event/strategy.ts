@@ -49,25 +49,57 @@ export const eventTable: TableConvertor<T> = {
   },
 };
 
+const rfc3339 = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d+))?(Z|z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * `metav1.MicroTime` as Kubernetes stores and serves it: UTC with exactly six fractional digits
+ * (`2024-01-02T03:04:05.123000Z`). Go clients decode MicroTime with that fixed layout, so an
+ * `eventTime` kept as a JavaScript client sent it (`toISOString()`, three digits) would make
+ * every Go reader of the Event (kubectl describe) fail. Unparseable text is returned unchanged
+ * (validation rejects it before this runs).
+ * @see staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/micro_time.go (MarshalJSON, RFC3339Micro)
+ */
+export function canonicalMicroTime(text: string): string {
+  const m = rfc3339.exec(text);
+  if (!m) return text;
+  const fraction = (m[2] ?? "").padEnd(6, "0").slice(0, 6);
+  let seconds = m[1] ?? "";
+  if (m[3] !== "Z" && m[3] !== "z") {
+    const utc = new Date(`${seconds}${m[3] ?? ""}`);
+    if (Number.isNaN(utc.getTime())) return text;
+    seconds = utc.toISOString().slice(0, 19);
+  }
+  return `${seconds}.${fraction}Z`;
+}
+
 /** The Event strategy (events are not validated on update beyond the create rules). */
 export function createEventStrategy(): ResourceStrategy<T> {
-  return createSimpleStrategy<T>({
+  const strategy = createSimpleStrategy<T>({
     group: "",
     plural: "events",
     applyDefaults: setEventDefaults,
     validate: validateEvent,
     validateUpdate: (e) => validateEvent(e),
     table: eventTable,
-    fieldSelectorKeys: ["involvedObject.kind", "involvedObject.namespace", "involvedObject.name", "involvedObject.uid", "involvedObject.fieldPath", "reason", "source", "type"],
+    fieldSelectorKeys: ["involvedObject.kind", "involvedObject.namespace", "involvedObject.name", "involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion", "involvedObject.fieldPath", "reason", "source", "type"],
     fields: (e) => ({
       "involvedObject.kind": e.involvedObject?.kind ?? "",
       "involvedObject.namespace": e.involvedObject?.namespace ?? "",
       "involvedObject.name": e.involvedObject?.name ?? "",
       "involvedObject.uid": e.involvedObject?.uid ?? "",
+      "involvedObject.apiVersion": e.involvedObject?.apiVersion ?? "",
+      "involvedObject.resourceVersion": e.involvedObject?.resourceVersion ?? "",
       "involvedObject.fieldPath": e.involvedObject?.fieldPath ?? "",
       reason: e.reason ?? "",
       source: e.source?.component ?? "",
       type: e.type ?? "",
     }),
   });
+  return {
+    ...strategy,
+    canonicalize(e) {
+      if (typeof e.eventTime === "string") e.eventTime = canonicalMicroTime(e.eventTime);
+      if (typeof e.series?.lastObservedTime === "string") e.series.lastObservedTime = canonicalMicroTime(e.series.lastObservedTime);
+    },
+  };
 }

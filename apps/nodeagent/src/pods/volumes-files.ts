@@ -1,0 +1,286 @@
+import { lstat, mkdir, open, readdir, readFile, readlink, rename, rm, stat, symlink, writeFile, chmod } from "node:fs/promises";
+import { cpus, totalmem } from "node:os";
+import { dirname, join } from "node:path";
+import type { Container, DownwardAPIVolumeFile, Pod } from "@skiff/api-types";
+import { parseQuantity, quantityMilliValue, quantityValue } from "@skiff/flags";
+
+/**
+ * Go's `%q` of a string: double-quoted, with `\"`, `\\`, the C escapes and `\xHH` for other
+ * control bytes; printable Unicode is kept. Pure.
+ */
+export function formatGoQuoted(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    const cp = ch.codePointAt(0) ?? 0;
+    switch (ch) {
+      case '"':
+        out += '\\"';
+        continue;
+      case "\\":
+        out += "\\\\";
+        continue;
+      case "\x07":
+        out += "\\a";
+        continue;
+      case "\b":
+        out += "\\b";
+        continue;
+      case "\f":
+        out += "\\f";
+        continue;
+      case "\n":
+        out += "\\n";
+        continue;
+      case "\r":
+        out += "\\r";
+        continue;
+      case "\t":
+        out += "\\t";
+        continue;
+      case "\v":
+        out += "\\v";
+        continue;
+    }
+    if (cp < 0x20 || cp === 0x7f) out += `\\x${cp.toString(16).padStart(2, "0")}`;
+    else if (cp >= 0x80 && cp < 0xa0) out += `\\u${cp.toString(16).padStart(4, "0")}`;
+    else out += ch;
+  }
+  return `${out}"`;
+}
+
+/**
+ * A labels/annotations file of a downward API volume: one `key="value"` line per entry (value
+ * Go-quoted), keys sorted, no trailing newline. Pure.
+ * @see pkg/fieldpath/fieldpath.go (FormatMap) in kubernetes/kubernetes v1.23
+ */
+export function formatDownwardMap(m: Readonly<Record<string, string>>): string {
+  return Object.keys(m)
+    .sort()
+    .map((k) => `${k}=${formatGoQuoted(m[k] ?? "")}`)
+    .join("\n");
+}
+
+/** Node capacity used for `resourceFieldRef` limits a container does not set. */
+export interface NodeAllocatable {
+  readonly cpuMilli: number;
+  readonly memoryBytes: number;
+  readonly ephemeralStorageBytes: number;
+}
+
+/** The machine's CPUs and memory; ephemeral storage is unknown (0 → reported as 0). */
+export function machineAllocatable(): NodeAllocatable {
+  return { cpuMilli: cpus().length * 1000, memoryBytes: totalmem(), ephemeralStorageBytes: 0 };
+}
+
+/** A downward API item that cannot be rendered; `message` is the kubelet's wording where it has one. */
+export class DownwardAPIError extends Error {
+  override readonly name = "DownwardAPIError";
+  readonly reason = "InvalidDownwardAPI";
+}
+
+function quantityOf(v: unknown): ReturnType<typeof parseQuantity> | undefined {
+  if (v === undefined || v === null) return undefined;
+  return parseQuantity(String(v));
+}
+
+/**
+ * The value of a `resourceFieldRef` (`limits.cpu`, `requests.memory`, ...), divided by `divisor`
+ * (default 1) and rounded up; limits not set fall back to the node's allocatable.
+ * @throws DownwardAPIError for an unknown resource, a bad quantity or a zero divisor.
+ * @see pkg/api/v1/resource/helpers.go (ExtractContainerResourceValue) in kubernetes/kubernetes v1.23
+ */
+export function resolveResourceFieldRef(container: Container, resource: string, divisor: unknown, node: NodeAllocatable): string {
+  const [kind, name] = resource.split(".", 2) as [string, string | undefined];
+  if ((kind !== "limits" && kind !== "requests") || (name !== "cpu" && name !== "memory" && name !== "ephemeral-storage")) {
+    throw new DownwardAPIError(`unsupported container resource : ${resource}`);
+  }
+  const list = (kind === "limits" ? container.resources?.limits : container.resources?.requests) ?? {};
+  const d = quantityOf(divisor) ?? parseQuantity("1");
+  if (!d.ok) throw new DownwardAPIError(`invalid divisor ${String(divisor)}`);
+  const raw = quantityOf(list[name]);
+  if (raw && !raw.ok) throw new DownwardAPIError(`invalid quantity ${String(list[name])} for ${resource}`);
+  if (name === "cpu") {
+    const dm = Number(quantityMilliValue(d.value));
+    if (dm === 0) throw new DownwardAPIError(`invalid divisor ${String(divisor)}`);
+    const milli = raw ? Number(quantityMilliValue(raw.value)) : kind === "limits" ? node.cpuMilli : 0;
+    return String(Math.ceil(milli / dm));
+  }
+  const dv = Number(quantityValue(d.value));
+  if (dv === 0) throw new DownwardAPIError(`invalid divisor ${String(divisor)}`);
+  const fallback = name === "memory" ? node.memoryBytes : node.ephemeralStorageBytes;
+  const v = raw ? Number(quantityValue(raw.value)) : kind === "limits" ? fallback : 0;
+  return String(Math.ceil(v / dv));
+}
+
+/**
+ * The content of one downward API volume file: `metadata.name|namespace|uid`, `metadata.labels`,
+ * `metadata.annotations` (as {@link formatDownwardMap}), `metadata.labels['k']`,
+ * `metadata.annotations['k']`, or a `resourceFieldRef` of a container of the pod.
+ * @throws DownwardAPIError for an unsupported field path or an unknown container.
+ * @see pkg/volume/downwardapi/downwardapi.go (CollectData) in kubernetes/kubernetes v1.23
+ */
+export function downwardAPIFileContent(pod: Pod, item: DownwardAPIVolumeFile, node: NodeAllocatable): string {
+  const meta = pod.metadata ?? {};
+  if (item.fieldRef) {
+    const path = item.fieldRef.fieldPath;
+    const m = /^metadata\.(labels|annotations)\['(.*)'\]$/.exec(path);
+    if (m) return (m[1] === "labels" ? meta.labels : meta.annotations)?.[m[2] ?? ""] ?? "";
+    switch (path) {
+      case "metadata.name":
+        return meta.name ?? "";
+      case "metadata.namespace":
+        return meta.namespace ?? "";
+      case "metadata.uid":
+        return meta.uid ?? "";
+      case "metadata.labels":
+        return formatDownwardMap(meta.labels ?? {});
+      case "metadata.annotations":
+        return formatDownwardMap(meta.annotations ?? {});
+      default:
+        throw new DownwardAPIError(`unsupported fieldPath: ${path}`);
+    }
+  }
+  if (item.resourceFieldRef) {
+    const ref = item.resourceFieldRef;
+    const name = ref.containerName ?? "";
+    const container = [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])].find((c) => c.name === name);
+    if (!container) throw new DownwardAPIError(`container ${JSON.stringify(name)} not found in pod ${meta.namespace ?? ""}/${meta.name ?? ""}`);
+    return resolveResourceFieldRef(container, ref.resource, ref.divisor, node);
+  }
+  throw new DownwardAPIError(`downward API item ${JSON.stringify(item.path)} has neither fieldRef nor resourceFieldRef`);
+}
+
+/** One file of an atomically written volume: relative path, content and permission bits. */
+export interface VolumeFile {
+  readonly path: string;
+  readonly data: string;
+  readonly mode: number;
+}
+
+const dataDirName = "..data";
+
+function isSafeRelativePath(p: string): boolean {
+  return p !== "" && !p.startsWith("/") && !p.split("/").some((s) => s === ".." || s === "") && !p.startsWith("..");
+}
+
+async function currentPayload(dir: string): Promise<Map<string, { data: string; mode: number }> | undefined> {
+  const target = await readlink(join(dir, dataDirName)).catch(() => undefined);
+  if (target === undefined) return undefined;
+  const out = new Map<string, { data: string; mode: number }>();
+  const walk = async (rel: string): Promise<void> => {
+    const abs = join(dir, target, rel);
+    for (const e of await readdir(abs, { withFileTypes: true })) {
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) await walk(r);
+      else {
+        const st = await stat(join(abs, e.name));
+        out.set(r, { data: await readFile(join(abs, e.name), "utf8"), mode: st.mode & 0o7777 });
+      }
+    }
+  };
+  await walk("").catch(() => undefined);
+  return out;
+}
+
+function timestampDirName(now: Date): string {
+  const p = (n: number, w = 2) => String(n).padStart(w, "0");
+  return `..${now.getUTCFullYear()}_${p(now.getUTCMonth() + 1)}_${p(now.getUTCDate())}_${p(now.getUTCHours())}_${p(now.getUTCMinutes())}_${p(now.getUTCSeconds())}.${process.hrtime.bigint() % 1_000_000_000n}`;
+}
+
+/**
+ * Writes `files` into `dir` the way the kubelet's AtomicWriter does: the files go into a new
+ * `..<timestamp>` directory, `..data` is switched to it with a rename, and each top-level name is a
+ * symlink into `..data`; unchanged payloads are not rewritten; names of the previous payload that
+ * are gone are removed. Returns whether anything was written.
+ * @throws DownwardAPIError for a path that is absolute, empty or contains `..`; fs errors as-is.
+ * @see pkg/volume/util/atomic_writer.go in kubernetes/kubernetes v1.23
+ */
+export async function writeVolumeFilesAtomically(dir: string, files: readonly VolumeFile[]): Promise<boolean> {
+  for (const f of files) if (!isSafeRelativePath(f.path)) throw new DownwardAPIError(`invalid path ${JSON.stringify(f.path)}: must be relative and may not contain '..'`);
+  await mkdir(dir, { recursive: true });
+  const current = await currentPayload(dir);
+  if (current && current.size === files.length && files.every((f) => current.get(f.path)?.data === f.data && current.get(f.path)?.mode === f.mode)) return false;
+  const tsName = timestampDirName(new Date());
+  const tsDir = join(dir, tsName);
+  await mkdir(tsDir, { mode: 0o755 });
+  for (const f of files) {
+    const p = join(tsDir, f.path);
+    await mkdir(dirname(p), { recursive: true, mode: 0o755 });
+    await writeFile(p, f.data);
+    await chmod(p, f.mode);
+  }
+  const oldTarget = await readlink(join(dir, dataDirName)).catch(() => undefined);
+  const tmpLink = join(dir, "..data_tmp");
+  await rm(tmpLink, { force: true });
+  await symlink(tsName, tmpLink);
+  await rename(tmpLink, join(dir, dataDirName));
+  const tops = new Set(files.map((f) => f.path.split("/")[0] ?? ""));
+  for (const t of tops) {
+    const link = join(dir, t);
+    const st = await lstat(link).catch(() => undefined);
+    if (st?.isSymbolicLink()) continue;
+    if (st) await rm(link, { recursive: true, force: true });
+    await symlink(join(dataDirName, t), link);
+  }
+  for (const name of await readdir(dir)) {
+    if (name.startsWith("..") || tops.has(name)) continue;
+    const st = await lstat(join(dir, name)).catch(() => undefined);
+    if (st?.isSymbolicLink()) await rm(join(dir, name), { force: true });
+  }
+  if (oldTarget && oldTarget !== tsName) await rm(join(dir, oldTarget), { recursive: true, force: true });
+  return true;
+}
+
+/** The seven checked hostPath types plus `""` (no check). */
+export type HostPathType = "" | "DirectoryOrCreate" | "Directory" | "FileOrCreate" | "File" | "Socket" | "CharDevice" | "BlockDevice";
+
+/** A hostPath whose type check failed; the message is the kubelet's. */
+export class HostPathTypeError extends Error {
+  override readonly name = "HostPathTypeError";
+  readonly reason = "HostPathTypeCheckFailed";
+}
+
+/**
+ * Checks (and for the `...OrCreate` types creates: directory 0755 with parents, empty file 0644)
+ * the path of a hostPath volume; `""` checks nothing. Symlinks are followed.
+ * @throws HostPathTypeError with 1.23's messages (`hostPath type check failed: <path> is not a
+ *   directory`, `... is not a file`, `... is not a socket file`, `... is not a character device`,
+ *   `... is not a block device`, `<type> is an invalid volume type`); fs errors of the creation as-is.
+ * @see pkg/volume/hostpath/host_path.go (checkTypeInternal, makeDir, makeFile) in kubernetes/kubernetes v1.23
+ */
+export async function checkHostPathType(path: string, type: string): Promise<void> {
+  const st = async () => stat(path).catch(() => undefined);
+  const fail = (what: string) => new HostPathTypeError(`hostPath type check failed: ${path} is not a ${what}`);
+  switch (type) {
+    case "":
+      return;
+    case "DirectoryOrCreate":
+    case "Directory":
+      if (type === "DirectoryOrCreate" && !(await st())) {
+        await mkdir(path, { recursive: true, mode: 0o755 });
+        return;
+      }
+      if (!(await st())?.isDirectory()) throw fail("directory");
+      return;
+    case "FileOrCreate":
+    case "File":
+      if (type === "FileOrCreate" && !(await st())) {
+        const fh = await open(path, "a", 0o644);
+        await fh.close();
+        return;
+      }
+      if (!(await st())?.isFile()) throw fail("file");
+      return;
+    case "Socket":
+      if (!(await st())?.isSocket()) throw fail("socket file");
+      return;
+    case "CharDevice":
+      if (!(await st())?.isCharacterDevice()) throw fail("character device");
+      return;
+    case "BlockDevice":
+      if (!(await st())?.isBlockDevice()) throw fail("block device");
+      return;
+    default:
+      throw new HostPathTypeError(`${type} is an invalid volume type`);
+  }
+}

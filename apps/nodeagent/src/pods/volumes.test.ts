@@ -1,0 +1,192 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import type { Container, Pod, Volume } from "@skiff/api-types";
+import type { PodVolumeHooks } from "./types.js";
+import { PodVolumeManager, podVolumeDir, VolumeSetUpError, type TmpfsMounter } from "./volumes.js";
+
+const root = mkdtempSync(join(tmpdir(), "skiff-vol-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+let n = 0;
+function makePod(volumes: Volume[], containers: Container[] = [{ name: "main", image: "busybox" }]): Pod {
+  n++;
+  return { metadata: { name: `p${n}`, namespace: "default", uid: `uid-${n}`, labels: { app: "web" } }, spec: { volumes, containers } };
+}
+
+function fakeTmpfs() {
+  const mounted = new Set<string>();
+  const calls: string[] = [];
+  const m: TmpfsMounter = {
+    mount: async (dir, size) => {
+      mounted.add(dir);
+      calls.push(`mount ${dir} ${size ?? "-"}`);
+    },
+    unmount: async (dir) => {
+      mounted.delete(dir);
+      calls.push(`umount ${dir}`);
+    },
+    isMountPoint: async (dir) => mounted.has(dir),
+  };
+  return { m, calls, mounted };
+}
+
+function manager(extra?: PodVolumeHooks) {
+  const events: string[] = [];
+  const tmpfs = fakeTmpfs();
+  const vm = new PodVolumeManager({ rootDir: root, tmpfs: tmpfs.m, onEvent: (_p, type, reason, message) => events.push(`${type} ${reason} ${message}`), nodeAllocatable: { cpuMilli: 2000, memoryBytes: 1024, ephemeralStorageBytes: 0 }, ...(extra ? { extra } : {}) });
+  return { vm, events, tmpfs };
+}
+
+describe("PodVolumeManager", () => {
+  it("creates emptyDirs (0777) and tmpfs for medium Memory with the size limit, and removes them with the pod", async () => {
+    const { vm, tmpfs } = manager();
+    const pod = makePod([{ name: "scratch", emptyDir: {} }, { name: "mem", emptyDir: { medium: "Memory", sizeLimit: "64Mi" } }]);
+    await vm.setUp(pod);
+    await vm.setUp(pod); // idempotent
+    const scratch = podVolumeDir(root, "uid-1", "emptyDir", "scratch");
+    expect(scratch).toBe(join(root, "pods", "uid-1", "volumes", "kubernetes.io~empty-dir", "scratch"));
+    expect(statSync(scratch).mode & 0o777).toBe(0o777);
+    const mem = podVolumeDir(root, "uid-1", "emptyDir", "mem");
+    expect(tmpfs.calls).toEqual([`mount ${mem} ${64 * 1024 * 1024}`]);
+    await vm.tearDown(pod);
+    expect(tmpfs.calls).toContain(`umount ${mem}`);
+    expect(existsSync(join(root, "pods", "uid-1"))).toBe(false);
+  });
+
+  it("refuses an unknown medium", async () => {
+    const { vm, events } = manager();
+    const pod = makePod([{ name: "x", emptyDir: { medium: "Tape" } }]);
+    await expect(vm.setUp(pod)).rejects.toThrow('MountVolume.SetUp failed for volume "x" : unknown storage medium "Tape"');
+    expect(events).toHaveLength(1);
+  });
+
+  it("checks hostPath types and fails with a FailedMount event", async () => {
+    const { vm, events } = manager();
+    const target = join(root, "hp-dir");
+    const ok = makePod([{ name: "h", hostPath: { path: target, type: "DirectoryOrCreate" } }]);
+    await vm.setUp(ok);
+    expect(statSync(target).isDirectory()).toBe(true);
+    const bad = makePod([{ name: "h", hostPath: { path: target, type: "File" } }]);
+    const err = await vm.setUp(bad).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(VolumeSetUpError);
+    expect(err).toMatchObject({ reason: "FailedMount", waitingReason: "ContainerCreating", message: `MountVolume.SetUp failed for volume "h" : hostPath type check failed: ${target} is not a file` });
+    expect(events).toEqual([`Warning FailedMount MountVolume.SetUp failed for volume "h" : hostPath type check failed: ${target} is not a file`]);
+  });
+
+  it("writes downwardAPI files with modes and rewrites them when labels change", async () => {
+    const { vm } = manager();
+    const pod = makePod([
+      {
+        name: "info",
+        downwardAPI: {
+          defaultMode: 0o600,
+          items: [
+            { path: "labels", fieldRef: { fieldPath: "metadata.labels" } },
+            { path: "ns/name", fieldRef: { fieldPath: "metadata.name" }, mode: 0o644 },
+            { path: "cpu", resourceFieldRef: { containerName: "main", resource: "limits.cpu", divisor: "1m" } },
+          ],
+        },
+      },
+    ]);
+    await vm.setUp(pod);
+    const d = podVolumeDir(root, pod.metadata?.uid ?? "", "downwardAPI", "info");
+    expect(readFileSync(join(d, "labels"), "utf8")).toBe('app="web"');
+    expect(readFileSync(join(d, "ns/name"), "utf8")).toBe(pod.metadata?.name);
+    expect(readFileSync(join(d, "cpu"), "utf8")).toBe("2000");
+    expect(statSync(join(d, "labels")).mode & 0o777).toBe(0o600);
+    expect(statSync(join(d, "ns/name")).mode & 0o777).toBe(0o644);
+    await vm.setUp({ ...pod, metadata: { ...pod.metadata, labels: { app: "web", v: "2" } } });
+    expect(readFileSync(join(d, "labels"), "utf8")).toBe('app="web"\nv="2"');
+  });
+
+  it("projects downwardAPI sources and names unavailable sources in the kubelet's words", async () => {
+    const { vm, events } = manager();
+    const ok = makePod([{ name: "proj", projected: { sources: [{ downwardAPI: { items: [{ path: "uid", fieldRef: { fieldPath: "metadata.uid" } }] } }, { configMap: { name: "opt", optional: true } }] } }]);
+    await vm.setUp(ok);
+    expect(readFileSync(join(podVolumeDir(root, ok.metadata?.uid ?? "", "projected", "proj"), "uid"), "utf8")).toBe(ok.metadata?.uid);
+    const bad = makePod([{ name: "kube-api-access", projected: { sources: [{ serviceAccountToken: { path: "token" } }, { configMap: { name: "kube-root-ca.crt" } }, { secret: { name: "s" } }] } }]);
+    const err = await vm.setUp(bad).catch((e: unknown) => e);
+    expect(err).toMatchObject({ waitingReason: "ContainerCreating" });
+    expect((err as Error).message).toBe(
+      'MountVolume.SetUp failed for volume "kube-api-access" : [failed to fetch token: the TokenRequest API (serviceaccounts/token) is not served to this node agent, configmap "kube-root-ca.crt" not found, secret "s" not found]',
+    );
+    expect(events).toHaveLength(1);
+  });
+
+  it("fails configMap and secret volumes as a config error, unless optional", async () => {
+    const { vm, events } = manager();
+    const cm = makePod([{ name: "cfg", configMap: { name: "app-config" } }, { name: "ok", emptyDir: {} }]);
+    await expect(vm.setUp(cm)).rejects.toMatchObject({ waitingReason: "CreateContainerConfigError", message: 'MountVolume.SetUp failed for volume "cfg" : configmap "app-config" not found' });
+    expect(existsSync(podVolumeDir(root, cm.metadata?.uid ?? "", "emptyDir", "ok"))).toBe(true); // the others are still set up
+    const sec = makePod([{ name: "creds", secret: { secretName: "db" } }]);
+    await expect(vm.setUp(sec)).rejects.toThrow('secret "db" not found');
+    const optional = makePod([{ name: "cfg", configMap: { name: "x", optional: true } }, { name: "s", secret: { secretName: "y", optional: true } }]);
+    await vm.setUp(optional);
+    expect(existsSync(podVolumeDir(root, optional.metadata?.uid ?? "", "configMap", "cfg"))).toBe(true);
+    expect(events).toHaveLength(2);
+  });
+
+  it("builds CRI mounts: subPath created inside the volume, subPathExpr, readOnly, propagation", async () => {
+    const { vm } = manager();
+    const pod = makePod(
+      [
+        { name: "data", emptyDir: {} },
+        { name: "host", hostPath: { path: "/etc/hostname", type: "" } },
+        { name: "info", downwardAPI: { items: [{ path: "name", fieldRef: { fieldPath: "metadata.name" } }] } },
+      ],
+      [
+        {
+          name: "main",
+          image: "busybox",
+          env: [{ name: "POD", value: "alpha" }],
+          volumeMounts: [
+            { name: "data", mountPath: "/data" },
+            { name: "data", mountPath: "/logs", subPath: "logs/app", readOnly: true },
+            { name: "data", mountPath: "/per-pod", subPathExpr: "$(POD)" },
+            { name: "host", mountPath: "/h", mountPropagation: "HostToContainer" },
+            { name: "info", mountPath: "/info", mountPropagation: "Bidirectional" },
+            { name: "data", mountPath: "/escape", subPath: "../x" },
+            { name: "nope", mountPath: "/nope" },
+          ],
+        },
+      ],
+    );
+    await vm.setUp(pod);
+    const base = podVolumeDir(root, pod.metadata?.uid ?? "", "emptyDir", "data");
+    const mounts = vm.mounts(pod, pod.spec?.containers[0] ?? { name: "" });
+    expect(mounts).toEqual([
+      { containerPath: "/data", hostPath: base, readonly: false, propagation: "PROPAGATION_PRIVATE" },
+      { containerPath: "/logs", hostPath: join(base, "logs/app"), readonly: true, propagation: "PROPAGATION_PRIVATE" },
+      { containerPath: "/per-pod", hostPath: join(base, "alpha"), readonly: false, propagation: "PROPAGATION_PRIVATE" },
+      { containerPath: "/h", hostPath: "/etc/hostname", readonly: false, propagation: "PROPAGATION_HOST_TO_CONTAINER" },
+      { containerPath: "/info", hostPath: podVolumeDir(root, pod.metadata?.uid ?? "", "downwardAPI", "info"), readonly: true, propagation: "PROPAGATION_BIDIRECTIONAL" },
+    ]);
+    expect(statSync(join(base, "logs/app")).isDirectory()).toBe(true);
+    expect(statSync(join(base, "alpha")).isDirectory()).toBe(true);
+  });
+
+  it("delegates other kinds to the extra hooks, after its own", async () => {
+    const calls: string[] = [];
+    const extra: PodVolumeHooks = {
+      setUp: async () => void calls.push("setUp"),
+      tearDown: async () => void calls.push("tearDown"),
+      mounts: () => [{ containerPath: "/csi", hostPath: "/x" }],
+    };
+    const { vm } = manager(extra);
+    const pod = makePod([{ name: "c", csi: { driver: "d" } }, { name: "bad", hostPath: { path: join(root, "nope"), type: "Directory" } }], [{ name: "main", volumeMounts: [{ name: "c", mountPath: "/csi" }] }]);
+    await expect(vm.setUp(pod)).rejects.toThrow("is not a directory");
+    expect(calls).toEqual([]); // built-in failure stops before the extra hooks
+    const good = makePod([{ name: "c", csi: { driver: "d" } }], [{ name: "main", volumeMounts: [{ name: "c", mountPath: "/csi" }] }]);
+    await vm.setUp(good);
+    expect(vm.mounts(good, good.spec?.containers[0] ?? { name: "" })).toEqual([{ containerPath: "/csi", hostPath: "/x" }]);
+    await vm.tearDown(good);
+    expect(calls).toEqual(["setUp", "tearDown"]);
+  });
+
+  it("tears down a pod it never saw without failing", async () => {
+    const { vm } = manager();
+    await expect(vm.tearDown(makePod([]))).resolves.toBeUndefined();
+  });
+});
