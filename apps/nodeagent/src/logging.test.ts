@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createLogger, defaultLoggingOptions, formatKlogHeader, formatStructuredMessage, quoteGoString } from "./logging.js";
+import { formatGoQuoted as quoteGoString } from "@skiff/flags";
+import { createLogger, defaultLoggingOptions, formatKlogHeader, formatStructuredMessage } from "./logging.js";
 
 function sinks() {
   const out: string[] = [];

@@ -16,6 +16,7 @@
  */
 import { appendFileSync, mkdirSync, renameSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { formatGoQuoted } from "@skiff/flags";
 import type { ModulePattern } from "@skiff/flags";
 
 /** Something lines can be written to. */
@@ -88,33 +89,9 @@ export function formatKlogHeader(severity: "I" | "W" | "E", now: Date, pid: numb
   );
 }
 
-const goPrintable = /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u;
-const goEscapes: Readonly<Record<string, string>> = { "\u0007": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v", '"': '\\"', "\\": "\\\\" };
-
-/**
- * Quotes a string as Go's `%q` (`strconv.Quote`) does: `"` and `\` escaped, `\a \b \f \n \r \t \v`
- * by name, other ASCII controls as `\x1b`/`\x7f`, non-printable Unicode (not a letter, mark, number,
- * punctuation or symbol: C1 controls, U+00A0, U+2028...) as `\u00a0`/`\U000e0001`; printable Unicode
- * is kept. A lone surrogate becomes U+FFFD, as it reaches Go's reader once written as UTF-8.
- */
-export function quoteGoString(text: string): string {
-  let out = '"';
-  for (const ch of text) {
-    const cp = ch.codePointAt(0) ?? 0;
-    const named = goEscapes[ch];
-    if (named !== undefined) out += named;
-    else if (cp < 0x20 || cp === 0x7f) out += `\\x${cp.toString(16).padStart(2, "0")}`;
-    else if (cp >= 0xd800 && cp <= 0xdfff) out += "\ufffd";
-    else if (cp >= 0x80 && !goPrintable.test(ch)) {
-      out += cp > 0xffff ? `\\U${cp.toString(16).padStart(8, "0")}` : `\\u${cp.toString(16).padStart(4, "0")}`;
-    } else out += ch;
-  }
-  return `${out}"`;
-}
-
 function formatValue(v: unknown): string {
-  if (typeof v === "string") return quoteGoString(v);
-  if (v instanceof Error) return quoteGoString(v.message);
+  if (typeof v === "string") return formatGoQuoted(v);
+  if (v instanceof Error) return formatGoQuoted(v.message);
   if (typeof v === "bigint") return String(v);
   if (v === null || v === undefined) return "<nil>";
   if (typeof v === "object") return JSON.stringify(v);
@@ -143,9 +120,9 @@ export function formatKeyValues(fields: Readonly<Record<string, unknown>> | unde
  * ```
  */
 export function formatStructuredMessage(message: string, fields?: Readonly<Record<string, unknown>>, errorFirst = false): string {
-  if (fields === undefined) return quoteGoString(message);
+  if (fields === undefined) return formatGoQuoted(message);
   const ordered = errorFirst && Object.hasOwn(fields, "err") ? { err: fields.err, ...fields } : fields;
-  return `${quoteGoString(message)}${formatKeyValues(ordered)}`;
+  return `${formatGoQuoted(message)}${formatKeyValues(ordered)}`;
 }
 
 /** The outputs a logger writes to. */

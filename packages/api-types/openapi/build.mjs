@@ -1,6 +1,7 @@
 // Assembles Skiff's OpenAPI 3.0 document from the per-group modules.
 import { authSchemas } from "./auth.mjs";
 import { batchSchemas } from "./batch.mjs";
+import { coordinationSchemas } from "./coordination.mjs";
 import { coreSchemas } from "./core.mjs";
 import { metaSchemas } from "./meta.mjs";
 import { buildPaths } from "./paths.mjs";
@@ -11,7 +12,7 @@ import { storageSchemas } from "./storage.mjs";
  * component schemas in alphabetical order.
  */
 export function buildDocument() {
-  const all = { ...metaSchemas, ...coreSchemas, ...batchSchemas, ...storageSchemas, ...authSchemas };
+  const all = { ...metaSchemas, ...coreSchemas, ...batchSchemas, ...storageSchemas, ...coordinationSchemas, ...authSchemas };
   const schemas = Object.fromEntries(Object.keys(all).sort().map((name) => [name, all[name]]));
   return {
     openapi: "3.0.0",

@@ -6,6 +6,7 @@ export const META = "io.example.apimachinery.pkg.apis.meta.v1.";
 export const CORE = "io.example.api.core.v1.";
 export const BATCH = "io.example.api.batch.v1.";
 export const STORAGE = "io.example.api.storage.v1.";
+export const COORDINATION = "io.example.api.coordination.v1.";
 export const AUTHN = "io.example.api.authentication.v1.";
 export const AUTHZ = "io.example.api.authorization.v1.";
 export const QUANTITY = "io.example.apimachinery.pkg.api.resource.Quantity";

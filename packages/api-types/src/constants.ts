@@ -38,6 +38,18 @@ export const CSINodeGVK = gvk("storage.example.io", "v1", "CSINode");
 /** `storage.example.io/v1` CSINodeList. */
 export const CSINodeListGVK = gvk("storage.example.io", "v1", "CSINodeList");
 
+// ── coordination.k8s.io/v1 (verbatim group) ──────────────────────────────────────────────────
+
+/** `coordination.k8s.io/v1` Lease. */
+export const LeaseGVK = gvk("coordination.k8s.io", "v1", "Lease");
+/** `coordination.k8s.io/v1` LeaseList. */
+export const LeaseListGVK = gvk("coordination.k8s.io", "v1", "LeaseList");
+/**
+ * The namespace of node leases (`kube-node-lease`, verbatim: kubectl describe node reads it).
+ * @see pkg/kubelet/nodelease (k8s.io/api/core/v1 NamespaceNodeLease)
+ */
+export const NamespaceNodeLease = "kube-node-lease";
+
 // ── v1 (core) ──────────────────────────────────────────────────────────────────────────────────
 
 /** `v1` PodTemplate. */

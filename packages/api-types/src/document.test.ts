@@ -340,11 +340,12 @@ describe("resource table ↔ document", () => {
     for (const { op } of operations) expect(op.responses["401"]?.description).toBe("Unauthorized");
   });
 
-  it("answers DELETE as Kubernetes 1.23: Status for jobs, the object for CSIDrivers, pods and pod templates", () => {
+  it("answers DELETE as Kubernetes 1.23: Status for jobs and leases, the object for CSIDrivers, pods and pod templates", () => {
     const deleted = (path: string) => refName(document.paths[path]?.delete?.responses["200"]?.content?.["application/json"]?.schema.$ref ?? "");
     expect(deleted("/apis/batch/v1/namespaces/{namespace}/jobs/{name}")).toBe("io.example.apimachinery.pkg.apis.meta.v1.Status");
     expect(deleted("/apis/storage.example.io/v1/csidrivers/{name}")).toBe("io.example.api.storage.v1.CSIDriver");
     expect(deleted("/apis/storage.example.io/v1/csinodes/{name}")).toBe("io.example.api.storage.v1.CSINode");
+    expect(deleted("/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}")).toBe("io.example.apimachinery.pkg.apis.meta.v1.Status");
     expect(deleted("/api/v1/namespaces/{namespace}/podtemplates/{name}")).toBe("io.example.api.core.v1.PodTemplate");
     expect(deleted("/api/v1/namespaces/{namespace}/pods/{name}")).toBe("io.example.api.core.v1.Pod");
   });

@@ -4,7 +4,7 @@ import { findResource, resources } from "./resources.js";
 describe("resources", () => {
   it("lists the served resources with Kubernetes 1.23 discovery facts", () => {
     const byPlural = Object.fromEntries(resources.map((r) => [r.plural, r]));
-    expect(Object.keys(byPlural).sort()).toEqual(["csidrivers", "csinodes", "events", "jobs", "namespaces", "nodes", "pods", "podtemplates"]);
+    expect(Object.keys(byPlural).sort()).toEqual(["csidrivers", "csinodes", "events", "jobs", "leases", "namespaces", "nodes", "pods", "podtemplates"]);
     expect(byPlural.jobs).toMatchObject({ group: "batch", kind: "Job", listKind: "JobList", singular: "job", namespaced: true, shortNames: [], categories: ["all"], subresources: ["status"] });
     expect(byPlural.pods).toMatchObject({ group: "", shortNames: ["po"], categories: ["all"], subresources: ["status", "binding", "eviction"] });
     expect(byPlural.nodes).toMatchObject({ namespaced: false, shortNames: ["no"], subresources: ["status"] });
@@ -13,6 +13,7 @@ describe("resources", () => {
     expect(byPlural.namespaces?.verbs).not.toContain("deletecollection");
     expect(byPlural.csidrivers).toMatchObject({ group: "storage.example.io", namespaced: false, shortNames: [], categories: [] });
     expect(byPlural.csinodes).toMatchObject({ group: "storage.example.io", namespaced: false });
+    expect(byPlural.leases).toMatchObject({ group: "coordination.k8s.io", version: "v1", kind: "Lease", namespaced: true, shortNames: [], subresources: [] });
     expect(byPlural.podtemplates).toMatchObject({ group: "", namespaced: true, categories: [] });
     expect(byPlural.jobs?.verbs).toEqual(["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]);
   });

@@ -308,6 +308,29 @@ export type CSINodeDriver = Schemas["io.example.api.storage.v1.CSINodeDriver"];
  */
 export type VolumeNodeResources = Schemas["io.example.api.storage.v1.VolumeNodeResources"];
 
+// ── coordination.k8s.io/v1 (verbatim group: client-go reads node leases there) ─────────────────
+
+/**
+ * `coordination.k8s.io/v1` Lease: a holder's renewable claim. Namespaced; `spec` is optional. A
+ * node lease lives in `kube-node-lease`, is named after its node, held by it (`holderIdentity`)
+ * and renewed as its heartbeat. `acquireTime`/`renewTime` are MicroTime (served with six
+ * fractional digits); `leaseDurationSeconds` > 0 and `leaseTransitions` ≥ 0 when set.
+ * @see staging/src/k8s.io/api/coordination/v1/types.go
+ */
+export type Lease = Schemas["io.example.api.coordination.v1.Lease"];
+
+/**
+ * `coordination.k8s.io/v1` LeaseList.
+ * @see staging/src/k8s.io/api/coordination/v1/types.go
+ */
+export type LeaseList = Schemas["io.example.api.coordination.v1.LeaseList"];
+
+/**
+ * The holder, duration and times of a {@link Lease}; every field optional.
+ * @see staging/src/k8s.io/api/coordination/v1/types.go
+ */
+export type LeaseSpec = Schemas["io.example.api.coordination.v1.LeaseSpec"];
+
 // ── core/v1 ─────────────────────────────────────────────────────────────────────────────────────────
 
 /**

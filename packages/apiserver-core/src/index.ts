@@ -32,6 +32,8 @@ export {
   tooManyRequestsMessage,
 } from "./filters/index.js";
 export type { RequestFilterConfig, RequestLimits } from "./filters/index.js";
+export { impersonateUser, impersonationHeaders, parseImpersonationHeaders } from "./filters/index.js";
+export type { ImpersonationTarget, ParseImpersonationResult } from "./filters/index.js";
 export { parseRequestInfo } from "./request/request-info.js";
 export type { RequestInfo } from "./request/request-info.js";
 export { bodyMediaTypes, decodeBody, findDuplicateJSONKeys, negotiateResponse, patchMediaTypes } from "./negotiation/negotiation.js";

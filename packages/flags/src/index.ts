@@ -38,3 +38,4 @@ export type {
 export { FlagSet, wordSepNormalize } from "./flag-set.js";
 export type { FormatHelpOptions } from "./help.js";
 export { formatHelp, formatFlagLog } from "./help.js";
+export { formatGoQuoted } from "./internal/go-quote.js";

@@ -266,7 +266,7 @@ describe("decodeObject: nulls and missing required members", () => {
     const del = decodeObject("DeleteOptions", { kind: "DeleteOptions", gracePeriodSeconds: 0, propagationPolicy: "Foreground", preconditions: { uid: "u" }, dryRun: ["All"] }, strict);
     expect(del.ok && del.unknownFields).toEqual([]);
     expect(errorsOf(decodeObject("DeleteOptions", { gracePeriodSeconds: "0" }, strict))[0]).toMatchObject({ field: "gracePeriodSeconds", structName: "DeleteOptions" });
-    for (const kind of ["Node", "Namespace", "Event", "PodTemplate", "PodList", "NodeList", "EventList", "NamespaceList", "PodTemplateList", "CSIDriverList", "CSINodeList"] as const) {
+    for (const kind of ["Node", "Namespace", "Event", "PodTemplate", "PodList", "NodeList", "EventList", "NamespaceList", "PodTemplateList", "CSIDriverList", "CSINodeList", "LeaseList"] as const) {
       const r = decodeObject(kind, {}, strict);
       expect(r.ok, kind).toBe(true);
     }

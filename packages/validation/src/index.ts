@@ -21,6 +21,7 @@ export {
   csiNodeSchema,
   csiNodeSpecSchema,
 } from "./schemas/storage.js";
+export { leaseListSchema, leaseSchema, leaseSpecSchema } from "./schemas/coordination.js";
 export {
   bindingSchema,
   containerSchema,
@@ -77,6 +78,9 @@ export {
   validateCSINodeUpdate,
 } from "./storage/csinode.js";
 export type { CSINodeValidationOptions } from "./storage/csinode.js";
+
+// coordination.k8s.io/v1 Lease.
+export { validateLease, validateLeaseUpdate } from "./coordination/lease.js";
 
 // Object metadata, labels, selectors (src/meta).
 export {

@@ -1,4 +1,4 @@
-import type { Binding, CSIDriver, CSINode, Event, Job, Namespace, Node, Pod, PodTemplate } from "@skiff/api-types";
+import type { Binding, CSIDriver, CSINode, Event, Job, Lease, Namespace, Node, Pod, PodTemplate } from "@skiff/api-types";
 import type { FieldError } from "@skiff/apimachinery";
 import { jobValidationOptionsFor, validateJob, validateJobStatusUpdate, validateJobUpdate } from "./batch/job.js";
 import {
@@ -20,6 +20,7 @@ import {
 import type { PodValidationOptions } from "./core/index.js";
 import { validateCSIDriver, validateCSIDriverUpdate } from "./storage/csidriver.js";
 import { validateCSINode, validateCSINodeUpdate } from "./storage/csinode.js";
+import { validateLease, validateLeaseUpdate } from "./coordination/lease.js";
 
 /**
  * Everything the validators need besides the objects: one object, built by the caller (the
@@ -62,6 +63,7 @@ export interface ValidatedKindTypes {
   Job: Job;
   CSIDriver: CSIDriver;
   CSINode: CSINode;
+  Lease: Lease;
   PodTemplate: PodTemplate;
   Pod: Pod;
   Node: Node;
@@ -99,6 +101,8 @@ export function validateObject<K extends ValidatedKindName>(
       return validateCSIDriver(o as CSIDriver);
     case "CSINode":
       return validateCSINode(o as CSINode, { allowLongNodeID: opts.allowLongCSINodeID });
+    case "Lease":
+      return validateLease(o as Lease);
     case "PodTemplate":
       return validatePodTemplate(o as PodTemplate, opts.pod);
     case "Pod":
@@ -139,6 +143,8 @@ export function validateObjectUpdate<K extends ValidatedKindName>(
       return validateCSIDriverUpdate(o as CSIDriver, p as CSIDriver);
     case "CSINode":
       return validateCSINodeUpdate(o as CSINode, p as CSINode, { allowLongNodeID: opts.allowLongCSINodeID });
+    case "Lease":
+      return validateLeaseUpdate(o as Lease, p as Lease);
     case "PodTemplate":
       return validatePodTemplateUpdate(o as PodTemplate, p as PodTemplate, opts.pod);
     case "Pod":

@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import fc from "fast-check";
 import type { Pod } from "@skiff/api-types";
-import { checkHostPathType, downwardAPIFileContent, formatDownwardMap, formatGoQuoted, resolveResourceFieldRef, writeVolumeFilesAtomically } from "./volumes-files.js";
+import { formatGoQuoted } from "@skiff/flags";
+import { checkHostPathType, downwardAPIFileContent, formatDownwardMap, resolveResourceFieldRef, writeVolumeFilesAtomically } from "./volumes-files.js";
 
 const dir = mkdtempSync(join(tmpdir(), "skiff-vf-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

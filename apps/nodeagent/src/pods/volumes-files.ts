@@ -2,51 +2,7 @@ import { lstat, mkdir, open, readdir, readFile, readlink, rename, rm, stat, syml
 import { cpus, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import type { Container, DownwardAPIVolumeFile, Pod } from "@skiff/api-types";
-import { parseQuantity, quantityMilliValue, quantityValue } from "@skiff/flags";
-
-/**
- * Go's `%q` of a string: double-quoted, with `\"`, `\\`, the C escapes and `\xHH` for other
- * control bytes; printable Unicode is kept. Pure.
- */
-export function formatGoQuoted(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const cp = ch.codePointAt(0) ?? 0;
-    switch (ch) {
-      case '"':
-        out += '\\"';
-        continue;
-      case "\\":
-        out += "\\\\";
-        continue;
-      case "\x07":
-        out += "\\a";
-        continue;
-      case "\b":
-        out += "\\b";
-        continue;
-      case "\f":
-        out += "\\f";
-        continue;
-      case "\n":
-        out += "\\n";
-        continue;
-      case "\r":
-        out += "\\r";
-        continue;
-      case "\t":
-        out += "\\t";
-        continue;
-      case "\v":
-        out += "\\v";
-        continue;
-    }
-    if (cp < 0x20 || cp === 0x7f) out += `\\x${cp.toString(16).padStart(2, "0")}`;
-    else if (cp >= 0x80 && cp < 0xa0) out += `\\u${cp.toString(16).padStart(4, "0")}`;
-    else out += ch;
-  }
-  return `${out}"`;
-}
+import { formatGoQuoted, parseQuantity, quantityMilliValue, quantityValue } from "@skiff/flags";
 
 /**
  * A labels/annotations file of a downward API volume: one `key="value"` line per entry (value

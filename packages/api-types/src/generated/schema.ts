@@ -70,6 +70,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/apis/coordination.k8s.io/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Get information about the coordination.k8s.io group. */
+        get: operations["getCoordinationAPIGroup"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/apis/authentication.k8s.io/": {
         parameters: {
             query?: never;
@@ -130,6 +147,23 @@ export interface paths {
         };
         /** @description Get the resources available in storage.example.io/v1. */
         get: operations["getStorageV1APIResources"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/apis/coordination.k8s.io/v1/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Get the resources available in coordination.k8s.io/v1. */
+        get: operations["getCoordinationV1APIResources"];
         put?: never;
         post?: never;
         delete?: never;
@@ -340,6 +374,62 @@ export interface paths {
         head?: never;
         /** @description Partially update the specified CSINode. */
         patch: operations["patchStorageV1CSINode"];
+        trace?: never;
+    };
+    "/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description List or watch Lease objects in a namespace. */
+        get: operations["listCoordinationV1NamespacedLease"];
+        put?: never;
+        /** @description Create a Lease. */
+        post: operations["createCoordinationV1NamespacedLease"];
+        /** @description Delete a collection of Lease objects. */
+        delete: operations["deleteCoordinationV1CollectionNamespacedLease"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Read the specified Lease. */
+        get: operations["readCoordinationV1NamespacedLease"];
+        /** @description Replace the specified Lease. */
+        put: operations["replaceCoordinationV1NamespacedLease"];
+        post?: never;
+        /** @description Delete a Lease. */
+        delete: operations["deleteCoordinationV1NamespacedLease"];
+        options?: never;
+        head?: never;
+        /** @description Partially update the specified Lease. */
+        patch: operations["patchCoordinationV1NamespacedLease"];
+        trace?: never;
+    };
+    "/apis/coordination.k8s.io/v1/leases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description List or watch Lease objects in all namespaces. */
+        get: operations["listCoordinationV1LeaseForAllNamespaces"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/namespaces/{namespace}/podtemplates": {
@@ -997,6 +1087,47 @@ export interface components {
             succeeded?: string[];
             /** @description UIDs of failed pods. */
             failed?: string[];
+        };
+        /** @description A lease: a holder's claim on a named thing for a while, renewed by the holder. Namespaced. Node agents hold one per node in the kube-node-lease namespace (named after the node, owned by it) and renew it as their heartbeat; leader election uses leases too. */
+        "io.example.api.coordination.v1.Lease": {
+            /** @description The versioned schema of this representation of the object, as `group/version` (`version` alone for the core group). Servers may reject values they do not recognize. */
+            apiVersion?: string;
+            /** @description The REST kind this object represents, in CamelCase. Servers may infer it from the endpoint the client calls. Cannot be updated. */
+            kind?: string;
+            /** @description Standard object metadata: name, namespace, labels, annotations and the fields the system maintains. */
+            metadata?: components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.ObjectMeta"];
+            /** @description The holder, duration and times of the lease. */
+            spec?: components["schemas"]["io.example.api.coordination.v1.LeaseSpec"];
+        };
+        /** @description A list of Lease objects. */
+        "io.example.api.coordination.v1.LeaseList": {
+            /** @description The versioned schema of this representation of the object, as `group/version` (`version` alone for the core group). Servers may reject values they do not recognize. */
+            apiVersion?: string;
+            /** @description The REST kind this object represents, in CamelCase. Servers may infer it from the endpoint the client calls. Cannot be updated. */
+            kind?: string;
+            /** @description Standard list metadata: resourceVersion and the continue token of a paged list. */
+            metadata?: components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.ListMeta"];
+            /** @description The Lease objects of the list. */
+            items: components["schemas"]["io.example.api.coordination.v1.Lease"][];
+        };
+        /** @description The holder, duration and times of a lease. */
+        "io.example.api.coordination.v1.LeaseSpec": {
+            /** @description When the current holder acquired the lease. */
+            acquireTime?: components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.MicroTime"];
+            /** @description Identity of the current holder of the lease (a node lease: the node's name). */
+            holderIdentity?: string;
+            /**
+             * Format: int32
+             * @description Seconds other candidates wait, counted from the last observed renewTime, before they may take the lease over. Greater than 0.
+             */
+            leaseDurationSeconds?: number;
+            /**
+             * Format: int32
+             * @description How many times the lease has changed holders. At least 0.
+             */
+            leaseTransitions?: number;
+            /** @description When the current holder last renewed the lease. */
+            renewTime?: components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.MicroTime"];
         };
         /** @description Scheduling constraints of a pod. */
         "io.example.api.core.v1.Affinity": {
@@ -2805,6 +2936,33 @@ export interface operations {
             };
         };
     };
+    getCoordinationAPIGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.APIGroup"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     getAuthenticationAPIGroup: {
         parameters: {
             query?: never;
@@ -2887,6 +3045,33 @@ export interface operations {
         };
     };
     getStorageV1APIResources: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.APIResourceList"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getCoordinationV1APIResources: {
         parameters: {
             query?: never;
             header?: never;
@@ -4262,6 +4447,427 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["io.example.api.storage.v1.CSINode"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listCoordinationV1NamespacedLease: {
+        parameters: {
+            query?: {
+                /** @description Asks for BOOKMARK events on a watch; servers may ignore it. Ignored unless watch is true. */
+                allowWatchBookmarks?: boolean;
+                /** @description The continue token of the previous page of a paged list; the next page is read at the same revision. 410 Gone when that revision was compacted. */
+                continue?: string;
+                /** @description Restricts the objects by their fields, such as `metadata.name=pi`. Everything by default. */
+                fieldSelector?: string;
+                /** @description Restricts the objects by their labels, such as `app=web,tier!=db`. Everything by default. */
+                labelSelector?: string;
+                /** @description Maximum number of items in the response; when more exist, metadata.continue is set. The server may return fewer items (even none) with a continue token. */
+                limit?: number;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+                /** @description Which revision to serve: unset for the most recent, "0" for any, otherwise at least (or exactly, per resourceVersionMatch) that revision. For watches, the revision to start after. */
+                resourceVersion?: string;
+                /** @description How resourceVersion applies to a list: NotOlderThan or Exact. */
+                resourceVersionMatch?: string;
+                /** @description Time limit of the list or watch call, in seconds. */
+                timeoutSeconds?: number;
+                /** @description Stream ADDED, MODIFIED and DELETED events instead of returning a list. */
+                watch?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.coordination.v1.LeaseList"];
+                    "application/json;stream=watch": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.WatchEvent"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    createCoordinationV1NamespacedLease: {
+        parameters: {
+            query?: {
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Name of the actor making the change, at most 128 printable characters. Required for apply patches, optional otherwise. */
+                fieldManager?: string;
+                /** @description What to do with unknown or duplicate fields in the body: Ignore (drop them), Warn (drop them and return a warning) or Strict (fail). */
+                fieldValidation?: string;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["io.example.api.coordination.v1.Lease"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.coordination.v1.Lease"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.coordination.v1.Lease"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.coordination.v1.Lease"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deleteCoordinationV1CollectionNamespacedLease: {
+        parameters: {
+            query?: {
+                /** @description The continue token of the previous page of a paged list; the next page is read at the same revision. 410 Gone when that revision was compacted. */
+                continue?: string;
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Restricts the objects by their fields, such as `metadata.name=pi`. Everything by default. */
+                fieldSelector?: string;
+                /** @description Seconds before the object is deleted; 0 deletes immediately. Unset uses the kind's default. */
+                gracePeriodSeconds?: number;
+                /** @description Restricts the objects by their labels, such as `app=web,tier!=db`. Everything by default. */
+                labelSelector?: string;
+                /** @description Maximum number of items in the response; when more exist, metadata.continue is set. The server may return fewer items (even none) with a continue token. */
+                limit?: number;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+                /** @description How dependents are garbage collected: Orphan, Background or Foreground. */
+                propagationPolicy?: string;
+                /** @description Which revision to serve: unset for the most recent, "0" for any, otherwise at least (or exactly, per resourceVersionMatch) that revision. For watches, the revision to start after. */
+                resourceVersion?: string;
+                /** @description How resourceVersion applies to a list: NotOlderThan or Exact. */
+                resourceVersionMatch?: string;
+                /** @description Time limit of the list or watch call, in seconds. */
+                timeoutSeconds?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.DeleteOptions"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    readCoordinationV1NamespacedLease: {
+        parameters: {
+            query?: {
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Name of the Lease. */
+                name: string;
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.coordination.v1.Lease"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    replaceCoordinationV1NamespacedLease: {
+        parameters: {
+            query?: {
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Name of the actor making the change, at most 128 printable characters. Required for apply patches, optional otherwise. */
+                fieldManager?: string;
+                /** @description What to do with unknown or duplicate fields in the body: Ignore (drop them), Warn (drop them and return a warning) or Strict (fail). */
+                fieldValidation?: string;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Name of the Lease. */
+                name: string;
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["io.example.api.coordination.v1.Lease"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.coordination.v1.Lease"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.coordination.v1.Lease"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deleteCoordinationV1NamespacedLease: {
+        parameters: {
+            query?: {
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Seconds before the object is deleted; 0 deletes immediately. Unset uses the kind's default. */
+                gracePeriodSeconds?: number;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+                /** @description How dependents are garbage collected: Orphan, Background or Foreground. */
+                propagationPolicy?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Name of the Lease. */
+                name: string;
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.DeleteOptions"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    patchCoordinationV1NamespacedLease: {
+        parameters: {
+            query?: {
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Name of the actor making the change, at most 128 printable characters. Required for apply patches, optional otherwise. */
+                fieldManager?: string;
+                /** @description What to do with unknown or duplicate fields in the body: Ignore (drop them), Warn (drop them and return a warning) or Strict (fail). */
+                fieldValidation?: string;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+                /** @description For apply patches: take over fields owned by other managers instead of failing with a conflict. Must be unset for other patch types. */
+                force?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Name of the Lease. */
+                name: string;
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json-patch+json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/merge-patch+json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/strategic-merge-patch+json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/apply-patch+yaml": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Patch"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.coordination.v1.Lease"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.coordination.v1.Lease"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listCoordinationV1LeaseForAllNamespaces: {
+        parameters: {
+            query?: {
+                /** @description Asks for BOOKMARK events on a watch; servers may ignore it. Ignored unless watch is true. */
+                allowWatchBookmarks?: boolean;
+                /** @description The continue token of the previous page of a paged list; the next page is read at the same revision. 410 Gone when that revision was compacted. */
+                continue?: string;
+                /** @description Restricts the objects by their fields, such as `metadata.name=pi`. Everything by default. */
+                fieldSelector?: string;
+                /** @description Restricts the objects by their labels, such as `app=web,tier!=db`. Everything by default. */
+                labelSelector?: string;
+                /** @description Maximum number of items in the response; when more exist, metadata.continue is set. The server may return fewer items (even none) with a continue token. */
+                limit?: number;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+                /** @description Which revision to serve: unset for the most recent, "0" for any, otherwise at least (or exactly, per resourceVersionMatch) that revision. For watches, the revision to start after. */
+                resourceVersion?: string;
+                /** @description How resourceVersion applies to a list: NotOlderThan or Exact. */
+                resourceVersionMatch?: string;
+                /** @description Time limit of the list or watch call, in seconds. */
+                timeoutSeconds?: number;
+                /** @description Stream ADDED, MODIFIED and DELETED events instead of returning a list. */
+                watch?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.coordination.v1.LeaseList"];
+                    "application/json;stream=watch": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.WatchEvent"];
                 };
             };
             /** @description Unauthorized */

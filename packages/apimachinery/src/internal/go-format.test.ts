@@ -10,7 +10,7 @@ describe("goQuote", () => {
     expect(goQuote("日本 ✓ é")).toBe('"日本 ✓ é"');
     expect(goQuote("\u00ad\u2028")).toBe('"\\u00ad\\u2028"');
     expect(goQuote("\u{e0001}")).toBe('"\\U000e0001"');
-    expect(goQuote("\ud800")).toBe('"\\ud800"');
+    expect(goQuote("\ud800")).toBe('"\ufffd"');
   });
 });
 

@@ -1,55 +1,8 @@
 // Renderings of values the way Go's fmt and strconv print them, so messages built here read
 // exactly like the ones a Kubernetes apiserver sends.
 
-const printable = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
-
-function hex(n: number, width: number): string {
-  return n.toString(16).padStart(width, "0");
-}
-
-// strconv.Quote: printable runes kept, the usual C escapes, other control characters as \xNN,
-// other non-printable runes as \uNNNN or \UNNNNNNNN. A lone UTF-16 surrogate (which a Go string
-// cannot hold) is printed as \uNNNN.
-export function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const cp = ch.codePointAt(0) ?? 0;
-    switch (ch) {
-      case '"':
-        out += '\\"';
-        continue;
-      case "\\":
-        out += "\\\\";
-        continue;
-      case "\x07":
-        out += "\\a";
-        continue;
-      case "\b":
-        out += "\\b";
-        continue;
-      case "\f":
-        out += "\\f";
-        continue;
-      case "\n":
-        out += "\\n";
-        continue;
-      case "\r":
-        out += "\\r";
-        continue;
-      case "\t":
-        out += "\\t";
-        continue;
-      case "\v":
-        out += "\\v";
-        continue;
-    }
-    if (cp < 0x20 || cp === 0x7f) out += `\\x${hex(cp, 2)}`;
-    else if (printable.test(ch)) out += ch;
-    else if (cp < 0x10000) out += `\\u${hex(cp, 4)}`;
-    else out += `\\U${hex(cp, 8)}`;
-  }
-  return `${out}"`;
-}
+// strconv.Quote comes from @skiff/flags (one implementation for the workspace).
+export { formatGoQuoted as goQuote } from "@skiff/flags";
 
 // fmt's %v for a float64: shortest representation, exponent form below 1e-4 and from 1e21 on,
 // with at least two exponent digits (1e-05, 1e+21).

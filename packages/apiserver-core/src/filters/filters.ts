@@ -1,21 +1,23 @@
 /**
  * The request filters every API request passes before its handler, in kube-apiserver 1.23's
- * order: request timeout (non-long-running requests), authentication, in-flight limits,
- * authorization. Also the watch timeout and the HTTP server's own timeouts.
+ * order: request timeout (non-long-running requests), authentication, impersonation, in-flight
+ * limits, authorization. Also the watch timeout and the HTTP server's own timeouts.
  *
  * @see staging/src/k8s.io/apiserver/pkg/server/config.go (DefaultBuildHandlerChain)
  * @see staging/src/k8s.io/apiserver/pkg/server/filters/maxinflight.go
  * @see staging/src/k8s.io/apiserver/pkg/server/filters/timeout.go
  * @see staging/src/k8s.io/apiserver/pkg/endpoints/filters/authentication.go
  * @see staging/src/k8s.io/apiserver/pkg/endpoints/filters/authorization.go
+ * @see staging/src/k8s.io/apiserver/pkg/endpoints/filters/impersonation.go
  */
 import type { Server } from "node:http";
 import type { TLSSocket } from "node:tls";
-import { errorToStatus, newTimeoutError, newTooManyRequests, newUnauthorized } from "@skiff/apimachinery";
+import { errorToStatus, newBadRequest, newTimeoutError, newTooManyRequests, newUnauthorized } from "@skiff/apimachinery";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { wellKnownUsers } from "../auth/auth.js";
 import type { AuthenticationRequest, AuthorizationAttributes, Authenticator, Authorizer, ClientCertificateInfo } from "../auth/auth.js";
 import { isReadOnlyVerb, newForbiddenFromDecision } from "../auth/authorizers.js";
+import { impersonateUser, isImpersonationHeader, parseImpersonationHeaders } from "./impersonation.js";
 import type { UserInfo } from "../registry/strategy.js";
 import { parseRequestInfo } from "../request/request-info.js";
 import type { RequestInfo } from "../request/request-info.js";
@@ -129,8 +131,11 @@ export function applyServerTimeouts(server: Server, requestTimeoutMs: number = d
 
 /**
  * Installs the filters as an `onRequest` hook on `app`. A request that fails a filter gets the
- * `Status` error (401 `Unauthorized`, 429 `TooManyRequests` with `Retry-After: 1`, 403
- * `Forbidden`, 504 `Timeout`). Members of `system:masters` are never turned away by the
+ * `Status` error (401 `Unauthorized`, 400 `BadRequest` for impersonation headers without
+ * `Impersonate-User`, 429 `TooManyRequests` with `Retry-After: 1`, 403 `Forbidden` (also for
+ * impersonation the authorizer does not allow), 504 `Timeout`). `Impersonate-*` headers switch
+ * the request's user after authentication (see {@link impersonateUser}) and are then removed.
+ * Members of `system:masters` are never turned away by the
  * in-flight limits (as 1.23). Sets the request's user for {@link getRequestUser}.
  * @example installRequestFilters(app, { authenticator, authorizer, publicPaths: new Set(["/healthz"]) });
  */
@@ -154,6 +159,12 @@ export function installRequestFilters(app: FastifyInstance, config: RequestFilte
       user = null;
     }
     if (!user) throw newUnauthorized("Unauthorized");
+    const impersonation = parseImpersonationHeaders(req.raw.rawHeaders);
+    if (!impersonation.ok) throw newBadRequest(impersonation.errors.join("; "));
+    if (impersonation.value.length > 0) {
+      user = await impersonateUser(user, impersonation.value, config.authorizer);
+      for (const h of Object.keys(req.headers)) if (isImpersonationHeader(h)) delete req.headers[h];
+    }
     const r = req as unknown as FilteredRequest;
     r.user = user;
     r.requestInfo = info;

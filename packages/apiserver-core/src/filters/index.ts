@@ -9,3 +9,5 @@ export {
   resolveWatchTimeoutSeconds,
   tooManyRequestsMessage,
 } from "./filters.js";
+export type { ImpersonationTarget, ParseImpersonationResult } from "./impersonation.js";
+export { impersonateUser, impersonationHeaders, parseImpersonationHeaders } from "./impersonation.js";

@@ -32,14 +32,21 @@ function escapeRune(ch: string, cp: number, quote: number): string {
       return "\\v";
   }
   if (cp < 0x20 || cp === 0x7f) return `\\x${hex(cp, 2)}`;
-  // A lone surrogate cannot come from UTF-8 input; Go would print the replacement rune's escape.
-  if (cp >= 0xd800 && cp <= 0xdfff) return "\\ufffd";
+  // A lone surrogate reaches a Go peer as U+FFFD once encoded to UTF-8, and Go prints that
+  // (printable) rune as it is.
+  if (cp >= 0xd800 && cp <= 0xdfff) return "\ufffd";
   if (cp < 0x10000) return `\\u${hex(cp, 4)}`;
   return `\\U${hex(cp, 8)}`;
 }
 
-/** Go's `strconv.Quote` (what `%q` prints for a string). */
-export function goQuote(s: string): string {
+/**
+ * Go's `strconv.Quote` (what `%q` prints for a string): double quotes; `\"`, `\\` and the C escapes;
+ * other control characters as `\xNN`; printable Unicode kept; other runes as `\uNNNN`/`\UNNNNNNNN`;
+ * a lone UTF-16 surrogate as U+FFFD itself (what it becomes in UTF-8). Pure.
+ * @see strconv/quote.go in the Go standard library
+ * @example formatGoQuoted('say "hi"\n') // '"say \\"hi\\"\\n"'
+ */
+export function formatGoQuoted(s: string): string {
   let out = '"';
   for (const ch of s) {
     const cp = ch.codePointAt(0) ?? 0;
@@ -49,6 +56,9 @@ export function goQuote(s: string): string {
   }
   return `${out}"`;
 }
+
+/** Internal name of {@link formatGoQuoted}. */
+export const goQuote = formatGoQuoted;
 
 /** Go's `strconv.QuoteRune` (what `%q` prints for a byte or rune). */
 export function goQuoteRune(ch: string): string {

@@ -207,3 +207,14 @@ describe("formatGoFloat ('g', -1)", () => {
     );
   });
 });
+
+describe("formatGoQuoted (the public strconv.Quote)", () => {
+  it("escapes as Go does and prints a lone surrogate as U+FFFD", async () => {
+    const { formatGoQuoted } = await import("../index.js");
+    expect(formatGoQuoted('say "hi"\\')).toBe('"say \\"hi\\"\\\\"');
+    expect(formatGoQuoted("a\nb\tc\u0007\u0000\u007f")).toBe('"a\\nb\\tc\\a\\x00\\x7f"');
+    expect(formatGoQuoted("héllo 世界 😀")).toBe('"héllo 世界 😀"');
+    expect(formatGoQuoted("\u0085\u00a0\u2028\u{e0001}")).toBe('"\\u0085\\u00a0\\u2028\\U000e0001"');
+    expect(formatGoQuoted("\ud800")).toBe('"\ufffd"');
+  });
+});

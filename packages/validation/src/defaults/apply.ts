@@ -20,6 +20,7 @@ const listItemKinds: { readonly [K in KindName]?: KindName } = {
   JobList: "Job",
   CSIDriverList: "CSIDriver",
   CSINodeList: "CSINode",
+  LeaseList: "Lease",
   PodTemplateList: "PodTemplate",
   PodList: "Pod",
   NodeList: "Node",
@@ -32,7 +33,7 @@ const listItemKinds: { readonly [K in KindName]?: KindName } = {
  * apiserver calls after decoding): Job → `setJobDefaults`, CSIDriver → `setCSIDriverDefaults`,
  * PodTemplate → `setPodTemplateDefaults`, Pod → `setPodDefaults`, Node → `setNodeDefaults`,
  * Namespace → `setNamespaceDefaults`, Event → `setEventDefaults`; list kinds default each item.
- * CSINode, Binding and DeleteOptions have no defaults in 1.23 (no-op). Idempotent; never throws.
+ * CSINode, Lease, Binding and DeleteOptions have no defaults in 1.23 (no-op). Idempotent; never throws.
  *
  * @see pkg/apis/batch/v1/zz_generated.defaults.go, pkg/apis/storage/v1/zz_generated.defaults.go,
  *   pkg/apis/core/v1/zz_generated.defaults.go (kubernetes/kubernetes, 1.23)

@@ -9,6 +9,8 @@ import type {
   EventList,
   Job,
   JobList,
+  Lease,
+  LeaseList,
   Namespace,
   NamespaceList,
   Node,
@@ -20,6 +22,7 @@ import type {
 } from "@skiff/api-types";
 import type { z } from "zod";
 import { jobListSchema, jobSchema } from "./batch.js";
+import { leaseListSchema, leaseSchema } from "./coordination.js";
 import {
   bindingSchema,
   eventListSchema,
@@ -47,6 +50,8 @@ export interface KindTypes {
   CSIDriverList: CSIDriverList;
   CSINode: CSINode;
   CSINodeList: CSINodeList;
+  Lease: Lease;
+  LeaseList: LeaseList;
   PodTemplate: PodTemplate;
   PodTemplateList: PodTemplateList;
   Pod: Pod;
@@ -80,6 +85,8 @@ export const kindSchemas: { readonly [K in KindName]: z.ZodType<KindTypes[K]> } 
   CSIDriverList: csiDriverListSchema,
   CSINode: csiNodeSchema,
   CSINodeList: csiNodeListSchema,
+  Lease: leaseSchema,
+  LeaseList: leaseListSchema,
   PodTemplate: podTemplateSchema,
   PodTemplateList: podTemplateListSchema,
   Pod: podSchema,
