@@ -6,7 +6,9 @@
 //
 // Installs nothing. Builds the workspace (`pnpm build`) when an app's build output is missing or
 // older than the sources. Writes <state>/kubeconfig (admin) and a clusterconfig per component, logs
-// of each component to <state>/logs/<name>.log, and keeps data across restarts. Ctrl-C stops the
+// of each component to <state>/logs/<name>.log, the node agent's configuration file to
+// <state>/nodeagent/config.yaml (container logs in <state>/pod-logs, so a non-root user can run
+// pods: nodeagent-config.mjs), and keeps data across restarts. Ctrl-C stops the
 // children in reverse order (SIGTERM, SIGKILL after a timeout) and the containerd it started.
 //
 // Environment: SKIFF_PORT (6443), SKIFF_STATE_DIR (<repo>/.skiff), SKIFF_RUNTIME (auto | process |
@@ -20,6 +22,7 @@ import { hostname, tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createHash } from "node:crypto";
+import { nodeAgentArgs, writeNodeAgentConfig } from "./nodeagent-config.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const state = process.env.SKIFF_STATE_DIR ? resolve(process.env.SKIFF_STATE_DIR) : join(root, ".skiff");
@@ -356,17 +359,9 @@ async function main() {
     runtimeName = "the process CRI server";
   }
 
-  const agent = startChild("nodeagent", [
-    `--clusterconfig=${configs.nodeagent}`,
-    `--container-runtime-endpoint=${endpoint}`,
-    `--root-dir=${join(state, "nodeagent")}`,
-    `--cert-dir=${join(state, "nodeagent", "pki")}`,
-    `--hostname-override=${nodeName}`,
-    "--node-ip=127.0.0.1",
-    `--port=${agentPort}`,
-    `--healthz-port=${agentPort - 2}`,
-    "--read-only-port=0",
-  ]);
+  // The configuration file sets podLogsDir under the state directory (see nodeagent-config.mjs).
+  const configFile = writeNodeAgentConfig(state);
+  const agent = startChild("nodeagent", nodeAgentArgs({ state, configFile, clusterconfig: configs.nodeagent, endpoint, nodeName, agentPort }));
   await step(`node agent (node ${nodeName} on ${runtimeName})`, () =>
     waitUntil("the node agent", agent, async () => {
       const r = await apiGet(`/api/v1/nodes/${nodeName}`, tokens.admin, caFile);

@@ -1,5 +1,6 @@
 /**
- * The node lifecycle controller: watches node heartbeats, marks nodes that stopped reporting as
+ * The node lifecycle controller: watches node heartbeats (the Ready condition's lastHeartbeatTime
+ * and the node's lease in `kube-node-lease`), marks nodes that stopped reporting as
  * `Ready=Unknown`, taints not-ready and unreachable nodes, and evicts (deletes) the pods on them
  * that do not tolerate the NoExecute taints, so their Jobs create replacements on other nodes.
  * Recovery (the node agent posts `Ready=True` again) removes the taints.
@@ -13,8 +14,8 @@
  * @see pkg/controller/util/node/controller_utils.go (MarkPodsNotReady, RecordNodeStatusChange)
  */
 
-import { NodeNotReadyTaintKey, NodeUnreachableTaintKey } from "@skiff/api-types";
-import type { Node, NodeCondition, Pod, Taint, Toleration } from "@skiff/api-types";
+import { NamespaceNodeLease, NodeNotReadyTaintKey, NodeUnreachableTaintKey } from "@skiff/api-types";
+import type { Lease, Node, NodeCondition, Pod, Taint, Toleration } from "@skiff/api-types";
 import { isConflict, isNotFound } from "@skiff/apimachinery";
 import { createClient, createSharedInformerFactory, loadClusterConfig, realClock } from "@skiff/client";
 import type { Client, Clock, Informer } from "@skiff/client";
@@ -42,6 +43,11 @@ export interface NodeLifecycleControllerOptions {
   readonly client: Client;
   readonly nodeInformer: Informer<Node>;
   readonly podInformer: Informer<Pod>;
+  /**
+   * Node leases (`kube-node-lease`): a lease whose `spec.renewTime` moved forward is a heartbeat
+   * too, as 1.23's NodeLease. Without it only the Ready condition's lastHeartbeatTime counts.
+   */
+  readonly leaseInformer?: Informer<Lease>;
   /** How often node health is checked. @defaultValue 5000 */
   readonly nodeMonitorPeriodMs?: number;
   /** How long a node may go without a new heartbeat before it is marked Unknown. @defaultValue 40000 */
@@ -62,6 +68,8 @@ export interface NodeLifecycleControllerOptions {
 
 interface NodeHealth {
   heartbeat: string | undefined;
+  /** `spec.renewTime` of the newest node lease seen (ms since the epoch). */
+  leaseRenewMs: number | undefined;
   probeMs: number;
 }
 
@@ -86,6 +94,7 @@ export class NodeLifecycleController {
   private readonly client: Client;
   private readonly nodes: Informer<Node>;
   private readonly pods: Informer<Pod>;
+  private readonly leases: Informer<Lease> | undefined;
   private readonly periodMs: number;
   private readonly graceMs: number;
   private readonly startupGraceMs: number;
@@ -106,6 +115,7 @@ export class NodeLifecycleController {
     this.client = o.client;
     this.nodes = o.nodeInformer;
     this.pods = o.podInformer;
+    this.leases = o.leaseInformer;
     this.periodMs = o.nodeMonitorPeriodMs ?? 5000;
     this.graceMs = o.nodeMonitorGracePeriodMs ?? 40_000;
     this.startupGraceMs = o.nodeStartupGracePeriodMs ?? 60_000;
@@ -120,7 +130,7 @@ export class NodeLifecycleController {
 
   /** Waits for the informers' first list, then checks node health every `nodeMonitorPeriodMs`. */
   async run(): Promise<void> {
-    await Promise.all([this.nodes.waitForSync(), this.pods.waitForSync()]);
+    await Promise.all([this.nodes.waitForSync(), this.pods.waitForSync(), this.leases?.waitForSync()]);
     this.running = true;
     this.removeHandlers = [
       this.nodes.addEventHandler({
@@ -175,15 +185,26 @@ export class NodeLifecycleController {
       .catch((e: unknown) => this.log(`node lifecycle: ${errorText(e)}`));
   }
 
-  /** Records a new heartbeat (a changed Ready lastHeartbeatTime) at the local clock's time. */
+  /**
+   * Records a new heartbeat at the local clock's time: a changed Ready lastHeartbeatTime, or a
+   * node lease renewed later than the one last seen (1.23's tryUpdateNodeHealth: whichever moved
+   * last sets the probe time).
+   */
   private observe(node: Node): NodeHealth {
     const name = node.metadata?.name ?? "";
     const heartbeat = readyCondition(node)?.lastHeartbeatTime;
+    const renewTime = this.leases?.store.get(`${NamespaceNodeLease}/${name}`)?.spec?.renewTime;
+    const parsedRenewMs = renewTime === undefined ? Number.NaN : Date.parse(renewTime);
+    const leaseRenewMs = Number.isNaN(parsedRenewMs) ? undefined : parsedRenewMs;
     const saved = this.health.get(name);
     if (saved === undefined || saved.heartbeat !== heartbeat) {
-      const h = { heartbeat, probeMs: this.clock.now() };
+      const h = { heartbeat, leaseRenewMs: leaseRenewMs ?? saved?.leaseRenewMs, probeMs: this.clock.now() };
       this.health.set(name, h);
       return h;
+    }
+    if (leaseRenewMs !== undefined && (saved.leaseRenewMs === undefined || saved.leaseRenewMs < leaseRenewMs)) {
+      saved.leaseRenewMs = leaseRenewMs;
+      saved.probeMs = this.clock.now();
     }
     return saved;
   }
@@ -555,6 +576,7 @@ export async function runWithNodeLifecycleController(argv: readonly string[], ma
     client,
     nodeInformer: factory.informerFor(client.nodes),
     podInformer: factory.informerFor(client.pods),
+    leaseInformer: factory.informerFor(client.resource<Lease>("leases.coordination.k8s.io"), { namespace: NamespaceNodeLease }),
     nodeMonitorPeriodMs: o.nodeMonitorPeriod.ms,
     nodeMonitorGracePeriodMs: o.nodeMonitorGracePeriod.ms,
     nodeStartupGracePeriodMs: o.nodeStartupGracePeriod.ms,

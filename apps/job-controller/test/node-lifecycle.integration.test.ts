@@ -3,7 +3,7 @@
 // toleration times, and a new heartbeat removes the taints.
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
-import type { Node, Pod, Toleration } from "@skiff/api-types";
+import type { Lease, Node, Pod, Toleration } from "@skiff/api-types";
 import { createSharedInformerFactory } from "@skiff/client";
 import type { Client } from "@skiff/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -121,6 +121,56 @@ describe("node lifecycle controller", () => {
         return n.spec?.taints?.some((x) => x.key === "node.example.io/not-ready") ? n : undefined;
       });
       expect(notReady.spec?.taints?.map((x) => `${x.key}:${x.effect}`).sort()).toEqual(["node.example.io/not-ready:NoExecute", "node.example.io/not-ready:NoSchedule"]);
+    } finally {
+      clearInterval(keepAlive);
+      await nlc.stop();
+      factory.stop();
+    }
+  });
+});
+
+describe("node lifecycle controller with node leases", () => {
+  it("a renewed lease is a heartbeat: the node stays Ready while only its lease moves, and goes Unknown once it stops", async () => {
+    await client.nodes.create({ apiVersion: "v1", kind: "Node", metadata: { name: "leased" }, spec: {} });
+    await heartbeat("leased", "True");
+    const leases = client.resource<Lease>("leases.coordination.k8s.io");
+    const micro = () => new Date().toISOString().replace(/Z$/, "000Z");
+    let lease = await leases.create(
+      { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: "leased" }, spec: { holderIdentity: "leased", leaseDurationSeconds: 40, renewTime: micro() } },
+      { namespace: "kube-node-lease" },
+    );
+    expect(lease.spec?.renewTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+    const renew = async () => {
+      lease = await leases.update({ ...lease, spec: { ...lease.spec, renewTime: micro() } }, { namespace: "kube-node-lease" });
+    };
+
+    const factory = createSharedInformerFactory({ onError: () => {} });
+    const nlc = new NodeLifecycleController({
+      client,
+      nodeInformer: factory.informerFor(client.nodes),
+      podInformer: factory.informerFor(client.pods),
+      leaseInformer: factory.informerFor(leases, { namespace: "kube-node-lease" }),
+      nodeMonitorPeriodMs: 100,
+      nodeMonitorGracePeriodMs: 1500,
+      nodeStartupGracePeriodMs: 600_000,
+    });
+    factory.start();
+    await nlc.run();
+    let renewing = true;
+    const keepAlive = setInterval(() => void (renewing ? renew().catch(() => {}) : undefined), 300);
+    try {
+      // Twice the grace period with only the lease moving: still Ready.
+      await new Promise((r) => setTimeout(r, 3000));
+      const stillReady = await client.nodes.get("leased");
+      expect(stillReady.status?.conditions?.find((c) => c.type === "Ready")?.status).toBe("True");
+      expect(stillReady.spec?.taints ?? []).toEqual([]);
+      // The lease stops: the node goes Unknown.
+      renewing = false;
+      const unknown = await waitFor("Ready=Unknown", async () => {
+        const n = await client.nodes.get("leased");
+        return n.status?.conditions?.find((c) => c.type === "Ready" && c.status === "Unknown") ? n : undefined;
+      });
+      expect(unknown.status?.conditions?.find((c) => c.type === "Ready")?.reason).toBe(NodeStatusUnknownReason);
     } finally {
       clearInterval(keepAlive);
       await nlc.stop();

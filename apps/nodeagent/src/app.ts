@@ -124,6 +124,7 @@ export function podRuntimeOptionsFrom(o: NodeAgentOptions, nodeName: string, log
     runtimeRequestTimeoutMs: c.runtimeRequestTimeout.ms,
     syncFrequencyMs: c.syncFrequency.ms,
     staticPodPath: c.staticPodPath,
+    podLogsDir: c.podLogsDir,
     fileCheckFrequencyMs: c.fileCheckFrequency.ms,
     staticPodURL: c.staticPodURL,
     staticPodURLHeader: c.staticPodURLHeader,
@@ -161,7 +162,7 @@ export const configzOmitEmptyFields: readonly string[] = Object.freeze([
   "featureGates", "containerLogMaxSize", "configMapAndSecretChangeDetectionStrategy", "systemReserved", "clusterReserved",
   "reservedSystemCPUs", "showHiddenMetricsForVersion", "systemReservedCgroup", "clusterReservedCgroup", "enforceNodeAllocatable",
   "allowedUnsafeSysctls", "volumePluginDir", "providerID", "kernelMemcgNotification", "reservedMemory", "registerWithTaints",
-  "logging.format", "logging.vmodule",
+  "logging.format", "logging.vmodule", "podLogsDir",
 ]);
 
 function isGoZero(v: unknown): boolean {

@@ -110,6 +110,13 @@ describe("kubectl breadth against the whole system", () => {
     expect(dn.stdout).toMatch(/\nAllocatable:\n(\s+\S+:\s+\S+\n)*\s+pods:\s+110\n/);
     expect(dn.stdout).toMatch(/\nNon-terminated Pods:\s+\(\d+ in total\)\n/);
     expect(dn.stdout).toMatch(/Normal\s+NodeReady\s+\S+\s+nodeagent\s+Node node-a status is now: NodeReady/);
+    // The node agent's lease (kube-node-lease/node-a) is the heartbeat kubectl shows.
+    expect(dn.stdout).not.toContain("Failed to get lease");
+    expect(dn.stdout).toMatch(/\nLease:\n\s+HolderIdentity:\s+node-a\n\s+AcquireTime:\s+<unset>\n\s+RenewTime:\s+\w{3}, \d{2} \w{3} \d{4} \d\d:\d\d:\d\d [+-]\d{4}\n/);
+    const leases = kubectl(["get", "leases", "-n", "kube-node-lease"]);
+    expect(leases.code, leases.stderr).toBe(0);
+    expect(leases.stdout).toMatch(/^NAME\s+HOLDER\s+AGE\n/);
+    expect(leases.stdout).toMatch(/\nnode-a\s+node-a\s+\S+\n/);
 
     const apply = kubectl(["apply", "-f", join(repoRoot, "examples/csidriver.yaml"), "-f", join(repoRoot, "examples/podtemplate.yaml")]);
     expect(apply.code, apply.stderr).toBe(0);

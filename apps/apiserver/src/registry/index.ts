@@ -8,6 +8,7 @@ import { createJobStrategy } from "./batch/job/strategy.js";
 import type { JobStrategyGates } from "./batch/job/strategy.js";
 import { createCSIDriverStrategy } from "./storage/csidriver/strategy.js";
 import { createCSINodeStrategy } from "./storage/csinode/strategy.js";
+import { createLeaseStrategy } from "./coordination/lease/strategy.js";
 
 // Every strategy skiff-apiserver serves.
 export function createAllStrategies(gates: JobStrategyGates): ResourceStrategy[] {
@@ -20,5 +21,6 @@ export function createAllStrategies(gates: JobStrategyGates): ResourceStrategy[]
     createJobStrategy(gates),
     createCSIDriverStrategy(),
     createCSINodeStrategy(),
+    createLeaseStrategy(),
   ] as unknown as ResourceStrategy[];
 }

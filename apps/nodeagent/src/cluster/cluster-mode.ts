@@ -7,7 +7,7 @@
  */
 import { access, readFile } from "node:fs/promises";
 import { networkInterfaces, release } from "node:os";
-import type { NodeSystemInfo } from "@skiff/api-types";
+import type { Lease, NodeSystemInfo } from "@skiff/api-types";
 import type { Client } from "@skiff/client";
 import { createClient, isClusterConfigError, loadClusterConfig } from "@skiff/client";
 import type { NodeAgentOptions } from "../options/index.js";
@@ -17,6 +17,7 @@ import { isStaticPod } from "../pods/index.js";
 import { ApiPodSource } from "./api-pod-source.js";
 import { createEventRecorder, nodeReference } from "./event-recorder.js";
 import { MirrorPodManager } from "./mirror-pods.js";
+import { NodeLeaseController } from "./node-lease.js";
 import { buildInitialNode, buildNodeAddresses, defaultNodeLabelKeys, goArch } from "./node-object.js";
 import { computeNodeResources, readMachineResources } from "./node-resources.js";
 import type { ClusterLog } from "./node-status-manager.js";
@@ -111,14 +112,15 @@ export interface ClusterModeParams {
 /**
  * API-server mode around a pod runtime. The constructor subscribes to the runtime (status
  * changes, stopped pods) so nothing is missed; {@link start} (after the servers listen, with the
- * main port) registers the Node, starts its status loop, the `api` pod source, pod status sync
- * and mirror pods. {@link stop} stops every loop and closes the clients.
+ * main port) registers the Node, starts its status loop, its lease (the heartbeat), the `api`
+ * pod source, pod status sync and mirror pods. {@link stop} stops every loop and closes the clients.
  */
 export class ClusterMode {
   private readonly sync: PodStatusSync;
   private source: ApiPodSource | undefined;
   private statusManager: NodeStatusManager | undefined;
   private mirrors: MirrorPodManager | undefined;
+  private lease: NodeLeaseController | undefined;
   private timer: NodeJS.Timeout | undefined;
   private readonly unsubscribe: () => void;
 
@@ -180,6 +182,15 @@ export class ClusterMode {
     });
     const node = c.registerNode ? await this.statusManager.register(signal) : await clients.client.nodes.get(nodeName).catch(() => initialNode);
     this.statusManager.start();
+    // The node's heartbeat: kube-node-lease/<nodeName>, renewed every nodeLeaseDurationSeconds/4.
+    this.lease = new NodeLeaseController({
+      leases: clients.client.resource<Lease>("leases.coordination.k8s.io"),
+      nodes: clients.client.nodes,
+      nodeName,
+      leaseDurationSeconds: c.nodeLeaseDurationSeconds,
+      log,
+    });
+    this.lease.start();
     this.mirrors = new MirrorPodManager({
       client: clients.client,
       node: { name: nodeName, uid: node.metadata?.uid ?? "" },
@@ -215,6 +226,7 @@ export class ClusterMode {
     this.unsubscribe();
     clearInterval(this.timer);
     this.statusManager?.stop();
+    void this.lease?.stop();
     this.source?.stop();
     this.sync.stop();
     this.p.clients.client.close();

@@ -37,7 +37,7 @@ describe("nodeAgentConfigurationSchema", () => {
     expect(fromSchema.sort()).toEqual(leafPaths(defaultNodeAgentConfiguration() as unknown as Record<string, unknown>).sort());
   });
 
-  it("marks as zero-is-unset exactly the non-pointer fields SetDefaults_KubeletConfiguration (1.23) tests for zero", () => {
+  it("marks as zero-is-unset exactly the non-pointer fields SetDefaults_KubeletConfiguration (1.23) tests for zero (and podLogsDir, defaulted likewise by later kubelets)", () => {
     const marked: string[] = [];
     walk(rootShape, defaultNodeAgentConfiguration() as unknown as Record<string, unknown>, "", (p, f) => {
       if (isZeroUnsetField(f)) marked.push(p);
@@ -50,7 +50,7 @@ describe("nodeAgentConfigurationSchema", () => {
         "cpuManagerReconcilePeriod", "evictionPressureTransitionPeriod", "fileCheckFrequency", "hairpinMode",
         "healthzBindAddress", "httpCheckFrequency", "imageMinimumGCAge", "logging.flushFrequency", "logging.format",
         "maxOpenFiles", "maxPods", "memoryManagerPolicy", "nodeLeaseDurationSeconds", "nodeStatusReportFrequency",
-        "nodeStatusUpdateFrequency", "podPidsLimit", "port", "runtimeRequestTimeout", "streamingConnectionIdleTimeout",
+        "nodeStatusUpdateFrequency", "podLogsDir", "podPidsLimit", "port", "runtimeRequestTimeout", "streamingConnectionIdleTimeout",
         "syncFrequency", "topologyManagerPolicy", "topologyManagerScope", "volumePluginDir", "volumeStatsAggPeriod",
       ].sort(),
     );

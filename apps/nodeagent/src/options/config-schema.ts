@@ -357,4 +357,5 @@ export const nodeAgentConfigurationSchema = structOf<NodeAgentConfiguration>()({
   memoryThrottlingFactor: float64().exactOptional(),
   registerWithTaints: z.array(taint(), goType("[]v1.Taint")).exactOptional(),
   registerNode: bool().exactOptional(),
+  podLogsDir: zeroIsUnset(str()),
 }) satisfies z.ZodType<NodeAgentConfigurationFile>;

@@ -36,6 +36,17 @@ describe("decodeNodeAgentConfiguration", () => {
     expect(r.setFields).toContain("authentication.anonymous.enabled");
   });
 
+  it("podLogsDir: /var/log/pods by default, an empty value keeps the default, a string is required", () => {
+    const dflt = decodeNodeAgentConfiguration(head);
+    expect(dflt.ok && dflt.value.podLogsDir).toBe("/var/log/pods");
+    const set = decodeNodeAgentConfiguration(`${head}podLogsDir: /home/me/.skiff/pod-logs\n`);
+    expect(set.ok && [set.value.podLogsDir, set.setFields.includes("podLogsDir")]).toEqual(["/home/me/.skiff/pod-logs", true]);
+    const empty = decodeNodeAgentConfiguration(`${head}podLogsDir: ""\n`);
+    expect(empty.ok && empty.value.podLogsDir).toBe("/var/log/pods");
+    const bad = decodeNodeAgentConfiguration(`${head}podLogsDir: 5\n`);
+    expect(!bad.ok && bad.errors).toEqual(["json: cannot unmarshal number into Go struct field NodeAgentConfiguration.podLogsDir of type string"]);
+  });
+
   it("decodes JSON", () => {
     const r = decodeNodeAgentConfiguration(JSON.stringify({ apiVersion: "nodeagent.config.example.io/v1beta1", kind: "NodeAgentConfiguration", maxPods: 20, clusterDNS: ["10.0.0.10"] }));
     expect(r.ok && [r.value.maxPods, r.value.clusterDNS]).toEqual([20, ["10.0.0.10"]]);

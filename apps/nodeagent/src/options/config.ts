@@ -101,6 +101,15 @@ export interface NodeAgentConfiguration extends Omit<NodeAgentConfigFlags, Neste
   memoryThrottlingFactor: number;
   /** Metrics version whose hidden metrics are shown. @defaultValue "" */
   showHiddenMetricsForVersion: string;
+  /**
+   * Directory the node agent keeps container logs in (`<podLogsDir>/<ns>_<pod>_<uid>/<container>/<n>.log`);
+   * an absolute, normalized path. Not in 1.23's v1beta1 (its kubelet writes to a fixed
+   * `/var/log/pods`): the field as later `KubeletConfiguration` versions name it, so that an
+   * unprivileged node agent can run pods. An empty value in a file means the default.
+   * @defaultValue "/var/log/pods"
+   * @see staging/src/k8s.io/kubelet/config/v1beta1/types.go (PodLogsDir, Kubernetes 1.29+)
+   */
+  podLogsDir: string;
 }
 
 const d = mustParseDuration;
@@ -226,6 +235,7 @@ export function defaultNodeAgentConfiguration(): NodeAgentConfiguration {
     enableDebugFlagsHandler: true,
     memoryThrottlingFactor: 0.8,
     showHiddenMetricsForVersion: "",
+    podLogsDir: "/var/log/pods",
   };
 }
 

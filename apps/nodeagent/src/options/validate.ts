@@ -15,6 +15,7 @@
  * @see cmd/kubelet/app/server.go (`parseResourceList`, `InitializeTLS`)
  */
 import { isIP } from "node:net";
+import { posix } from "node:path";
 import type { FeatureGate, NodeAgentFeature } from "@skiff/feature-gates";
 import { formatDuration, mustParseDuration, parseDuration, parseQuantity } from "@skiff/flags";
 import type { NodeAgentConfiguration } from "./config.js";
@@ -210,6 +211,12 @@ function isCPUSet(s: string): boolean {
   });
 }
 
+// Go's filepath.Clean for absolute paths: no `.`/`..` segments, no doubled or trailing slash.
+function cleanPath(p: string): string {
+  const n = posix.normalize(p);
+  return n.length > 1 && n.endsWith("/") ? n.slice(0, -1) : n;
+}
+
 const enforcementKeys = { pods: "pods", system: "system-reserved", cluster: "cluster-reserved", none: "none" } as const;
 const q = (s: string): string => JSON.stringify(s);
 
@@ -312,6 +319,10 @@ export function validateNodeAgentConfiguration(c: NodeAgentConfiguration, gates:
   if (gates.enabled("MemoryQoS") && (c.memoryThrottlingFactor <= 0 || c.memoryThrottlingFactor > 1)) {
     ic(`memoryThrottlingFactor ${c.memoryThrottlingFactor} must be greater than 0 and less than or equal to 1.0`);
   }
+  // podLogsDir: the checks of later kubelets (the field is not in 1.23).
+  if (c.podLogsDir === "") ic("podLogsDir was not specified");
+  else if (!posix.isAbsolute(c.podLogsDir)) ic(`pod logs path ${q(c.podLogsDir)} must be absolute path`);
+  else if (cleanPath(c.podLogsDir) !== c.podLogsDir) ic(`pod logs path ${q(c.podLogsDir)} must be normalized`);
   // Reserved memory (validateReservedMemoryConfiguration).
   const seen = new Set<string>();
   for (const r of c.reservedMemory) {
