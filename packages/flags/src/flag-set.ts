@@ -9,7 +9,7 @@ import { FlagTableError } from "./errors.js";
 import type { FlagType } from "./flag-types.js";
 import type { FormatHelpOptions } from "./help.js";
 import { formatFlagLog, formatHelp } from "./help.js";
-import { goQuote, goQuoteRune } from "./internal/go-quote.js";
+import { formatGoQuoted, goQuoteRune } from "./internal/go-quote.js";
 
 /**
  * One flag: its command-line name, value type, default and help text.
@@ -207,30 +207,30 @@ export class FlagSet<T extends FlagTableShape> {
       if (spec === null) continue;
       const name = this.normalize(spec.name);
       if (name === "" || name.startsWith("-") || name.includes("=")) {
-        throw new FlagTableError("InvalidName", spec.name, `invalid flag name ${goQuote(spec.name)}`);
+        throw new FlagTableError("InvalidName", spec.name, `invalid flag name ${formatGoQuoted(spec.name)}`);
       }
       if (this.byName.has(name)) {
         throw new FlagTableError("DuplicateFlag", name, `${this.name} flag redefined: ${spec.name}`);
       }
       if (spec.deprecated === "") {
-        throw new FlagTableError("EmptyDeprecationMessage", name, `deprecated message for flag ${goQuote(name)} must be set`);
+        throw new FlagTableError("EmptyDeprecationMessage", name, `deprecated message for flag ${formatGoQuoted(name)} must be set`);
       }
       if (spec.shorthandDeprecated === "") {
-        throw new FlagTableError("EmptyDeprecationMessage", name, `deprecated message for flag ${goQuote(name)} must be set`);
+        throw new FlagTableError("EmptyDeprecationMessage", name, `deprecated message for flag ${formatGoQuoted(name)} must be set`);
       }
       const entry: Entry = { key, name, spec };
       this.byName.set(name, entry);
       const sh = spec.shorthand;
       if (sh === undefined || sh === "") continue;
       if (sh.length > 1 || sh.charCodeAt(0) > 0x7f) {
-        throw new FlagTableError("InvalidShorthand", name, `${goQuote(sh)} shorthand is more than one ASCII character`);
+        throw new FlagTableError("InvalidShorthand", name, `${formatGoQuoted(sh)} shorthand is more than one ASCII character`);
       }
       const used = this.byShorthand.get(sh);
       if (used !== undefined) {
         throw new FlagTableError(
           "DuplicateShorthand",
           name,
-          `unable to redefine ${goQuoteRune(sh)} shorthand in ${goQuote(this.name)} flagset: it's already used for ${goQuote(used.name)} flag`,
+          `unable to redefine ${goQuoteRune(sh)} shorthand in ${formatGoQuoted(this.name)} flagset: it's already used for ${formatGoQuoted(used.name)} flag`,
         );
       }
       this.byShorthand.set(sh, entry);
@@ -286,7 +286,7 @@ export class FlagSet<T extends FlagTableShape> {
       if (!r.ok) {
         const sh = e.spec.shorthand;
         const shown = sh !== undefined && sh !== "" && e.spec.shorthandDeprecated === undefined ? `-${sh}, --${e.name}` : `--${e.name}`;
-        return fail("InvalidArgument", `invalid argument ${goQuote(value)} for ${goQuote(shown)} flag: ${r.error}`, arg, e.name);
+        return fail("InvalidArgument", `invalid argument ${formatGoQuoted(value)} for ${formatGoQuoted(shown)} flag: ${r.error}`, arg, e.name);
       }
       values[e.key] = r.value;
       if (!changedSet.has(e.name)) {

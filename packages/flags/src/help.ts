@@ -6,7 +6,7 @@
  * @see staging/src/k8s.io/component-base/cli/flag/flags.go (`PrintFlags`)
  */
 import type { FlagSpec, FlagTableShape } from "./flag-set.js";
-import { goQuote } from "./internal/go-quote.js";
+import { formatGoQuoted } from "./internal/go-quote.js";
 import { compareGoStrings } from "./internal/go-sort.js";
 
 /** Options of {@link formatHelp}. */
@@ -108,7 +108,7 @@ function toEntry(name: string, spec: FlagSpec<unknown>): HelpEntry {
   let text = usage;
   const def = spec.type.format(spec.default);
   if (!spec.type.isZeroDefault(def)) {
-    text += spec.type.typeName === "string" ? ` (default ${goQuote(def)})` : ` (default ${def})`;
+    text += spec.type.typeName === "string" ? ` (default ${formatGoQuoted(def)})` : ` (default ${def})`;
   }
   if (spec.deprecated !== undefined) text += ` (DEPRECATED: ${spec.deprecated})`;
   return { name, head, usage: text, hidden: isHidden(spec) };
@@ -244,7 +244,7 @@ export function formatFlagLog(
     if (spec === null) continue;
     const name = normalize(spec.name);
     const value = Object.hasOwn(values, key) ? values[key] : spec.default;
-    lines.push([name, `FLAG: --${name}=${goQuote(spec.type.format(value))}`]);
+    lines.push([name, `FLAG: --${name}=${formatGoQuoted(spec.type.format(value))}`]);
   }
   return lines.sort((a, b) => compareGoStrings(a[0], b[0])).map(([, line]) => line);
 }

@@ -127,6 +127,8 @@ describe("kubectl breadth against the whole system", () => {
     expect(dd.stdout).toMatch(/\nKind:\s+CSIDriver\n/);
     expect(dd.stdout).toMatch(/\n\s+Pod Info On Mount:\s+true\n/);
     expect(dd.stdout).toMatch(/\nEvents:\s+<none>\n/);
+    // The node agent creates its CSINode in the background once its Node exists.
+    await waitFor("the CSINode of node-a", () => kubectl(["get", "csinode", "node-a"]).code === 0, 60_000, 200);
     const dc = kubectl(["describe", "csinode", "node-a"]);
     expect(dc.code).toBe(0);
     expect(dc.stdout).toMatch(/^Name:\s+node-a\n/);

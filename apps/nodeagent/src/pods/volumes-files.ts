@@ -188,7 +188,7 @@ export async function writeVolumeFilesAtomically(dir: string, files: readonly Vo
 }
 
 /** The seven checked hostPath types plus `""` (no check). */
-export type HostPathType = "" | "DirectoryOrCreate" | "Directory" | "FileOrCreate" | "File" | "Socket" | "CharDevice" | "BlockDevice";
+type HostPathType = "" | "DirectoryOrCreate" | "Directory" | "FileOrCreate" | "File" | "Socket" | "CharDevice" | "BlockDevice";
 
 /** A hostPath whose type check failed; the message is the kubelet's. */
 export class HostPathTypeError extends Error {

@@ -57,8 +57,6 @@ export function formatGoQuoted(s: string): string {
   return `${out}"`;
 }
 
-/** Internal name of {@link formatGoQuoted}. */
-export const goQuote = formatGoQuoted;
 
 /** Go's `strconv.QuoteRune` (what `%q` prints for a byte or rune). */
 export function goQuoteRune(ch: string): string {

@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { goQuote, goQuoteRune, timeQuote } from "./go-quote.js";
+import { formatGoQuoted, goQuoteRune, timeQuote } from "./go-quote.js";
 import { formatGoFloat, parseGoBool, parseGoFloat, parseGoInt, parseGoUint, underscoreOK } from "./go-strconv.js";
 
-describe("goQuote (strconv.Quote)", () => {
+describe("formatGoQuoted (strconv.Quote)", () => {
   it.each([
     ["plain", '"plain"'],
     ["", '""'],
@@ -19,7 +19,7 @@ describe("goQuote (strconv.Quote)", () => {
     ["\u{e0001}", '"\\U000e0001"'],
     ["😀", '"😀"'],
   ])("%j → %s", (input, want) => {
-    expect(goQuote(input)).toBe(want);
+    expect(formatGoQuoted(input)).toBe(want);
   });
 
   it("quotes runes with single quotes", () => {
@@ -44,14 +44,14 @@ describe("parseGoBool", () => {
     expect(parseGoBool(s)).toEqual({ ok: true, value: false });
   });
   it.each(["", "yes", "tRUE", "maybe", " true", "constructor", "toString"])("%j is a syntax error", (s) => {
-    expect(parseGoBool(s)).toEqual({ ok: false, error: `strconv.ParseBool: parsing ${goQuote(s)}: invalid syntax` });
+    expect(parseGoBool(s)).toEqual({ ok: false, error: `strconv.ParseBool: parsing ${formatGoQuoted(s)}: invalid syntax` });
   });
 });
 
 describe("parseGoInt", () => {
   const ok = (value: bigint) => ({ ok: true, value });
-  const syntax = (s: string) => ({ ok: false, error: `strconv.ParseInt: parsing ${goQuote(s)}: invalid syntax` });
-  const range = (s: string) => ({ ok: false, error: `strconv.ParseInt: parsing ${goQuote(s)}: value out of range` });
+  const syntax = (s: string) => ({ ok: false, error: `strconv.ParseInt: parsing ${formatGoQuoted(s)}: invalid syntax` });
+  const range = (s: string) => ({ ok: false, error: `strconv.ParseInt: parsing ${formatGoQuoted(s)}: value out of range` });
 
   it.each([
     ["0", 0, 32, ok(0n)],
@@ -116,7 +116,7 @@ describe("parseGoUint", () => {
     ["18446744073709551616", "value out of range"],
     ["abc", "invalid syntax"],
   ])("%j → %s", (s, why) => {
-    expect(parseGoUint(s, 0, 64)).toEqual({ ok: false, error: `strconv.ParseUint: parsing ${goQuote(s)}: ${why}` });
+    expect(parseGoUint(s, 0, 64)).toEqual({ ok: false, error: `strconv.ParseUint: parsing ${formatGoQuoted(s)}: ${why}` });
   });
 });
 
@@ -168,11 +168,11 @@ describe("parseGoFloat", () => {
   it.each(["", ".", "e1", "1e", "1e+", "0x1", "0x1.p", "1_", "_1", "1__0", "infx", "infin", "+nan", "1.2.3", "1 ", "0x"])(
     "%j is a syntax error",
     (s) => {
-      expect(parseGoFloat(s)).toEqual({ ok: false, error: `strconv.ParseFloat: parsing ${goQuote(s)}: invalid syntax` });
+      expect(parseGoFloat(s)).toEqual({ ok: false, error: `strconv.ParseFloat: parsing ${formatGoQuoted(s)}: invalid syntax` });
     },
   );
   it.each(["1e309", "-1e400", "0x1p1024", "1.7976931348623159e308"])("%s is out of range", (s) => {
-    expect(parseGoFloat(s)).toEqual({ ok: false, error: `strconv.ParseFloat: parsing ${goQuote(s)}: value out of range` });
+    expect(parseGoFloat(s)).toEqual({ ok: false, error: `strconv.ParseFloat: parsing ${formatGoQuoted(s)}: value out of range` });
   });
 });
 

@@ -1,16 +1,16 @@
 // Ports of the Go strconv parsers pflag's value types call, with Go's error texts
 // (`strconv.ParseInt: parsing "x": invalid syntax`). Integers are computed as bigint so the
 // 64-bit range checks are exact.
-import { goQuote } from "./go-quote.js";
+import { formatGoQuoted } from "./go-quote.js";
 
 export type GoParsed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: string };
 
 function syntaxError(fn: string, num: string): { ok: false; error: string } {
-  return { ok: false, error: `strconv.${fn}: parsing ${goQuote(num)}: invalid syntax` };
+  return { ok: false, error: `strconv.${fn}: parsing ${formatGoQuoted(num)}: invalid syntax` };
 }
 
 function rangeError(fn: string, num: string): { ok: false; error: string } {
-  return { ok: false, error: `strconv.${fn}: parsing ${goQuote(num)}: value out of range` };
+  return { ok: false, error: `strconv.${fn}: parsing ${formatGoQuoted(num)}: value out of range` };
 }
 
 const boolValues: Readonly<Record<string, boolean>> = {
