@@ -187,9 +187,6 @@ export async function writeVolumeFilesAtomically(dir: string, files: readonly Vo
   return true;
 }
 
-/** The seven checked hostPath types plus `""` (no check). */
-type HostPathType = "" | "DirectoryOrCreate" | "Directory" | "FileOrCreate" | "File" | "Socket" | "CharDevice" | "BlockDevice";
-
 /** A hostPath whose type check failed; the message is the kubelet's. */
 export class HostPathTypeError extends Error {
   override readonly name = "HostPathTypeError";
