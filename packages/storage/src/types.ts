@@ -190,6 +190,12 @@ export interface WatchOptions {
   readonly allowBookmarks?: boolean;
   /** @defaultValue 60000 */
   readonly bookmarkIntervalMs?: number;
+  /**
+   * The consumer treats event objects as read-only, so a backend that fans one event out to many
+   * watchers (the apiserver's watch cache) may hand every watcher the same object instead of a
+   * copy. Without it each watcher gets objects of its own. @defaultValue false
+   */
+  readonly sharedObjects?: boolean;
 }
 
 /** The kinds of watch event (as on the wire, `watch.EventType`). */

@@ -450,6 +450,16 @@ function toTable(obj: APIObject, store: GenericStore, accept: NegotiatedResponse
   });
 }
 
+// One encoding per (event type, shared object): every JSON watcher of an event writes the same line.
+const encodedWatchLines = new WeakMap<object, Map<string, string>>();
+function encodeWatchLine(type: string, object: object): string {
+  let byType = encodedWatchLines.get(object);
+  if (byType === undefined) encodedWatchLines.set(object, (byType = new Map()));
+  let line = byType.get(type);
+  if (line === undefined) byType.set(type, (line = JSON.stringify({ type, object }) + "\n"));
+  return line;
+}
+
 async function serveWatch(req: FastifyRequest, reply: FastifyReply, store: GenericStore, ctx: RequestContext, info: RequestInfo, q: Record<string, string>, accept: NegotiatedResponse, minRequestTimeoutSeconds: number) {
   const predicate = store.predicate(listParams(q));
   const rv = q["resourceVersion"];
@@ -464,7 +474,9 @@ async function serveWatch(req: FastifyRequest, reply: FastifyReply, store: Gener
     fromRev = String(l.metadata?.resourceVersion ?? "");
   }
   try {
-    watcher = await store.storage.watch(prefix, { resourceVersion: fromRev, recursive: !info.name, allowBookmarks: q["allowWatchBookmarks"] === "true", ...(predicate ? { predicate } : {}) });
+    // sharedObjects: this handler only serializes events, so the watch cache may hand every
+    // watcher the same object (and the same encoded line, below).
+    watcher = await store.storage.watch(prefix, { resourceVersion: fromRev, recursive: !info.name, allowBookmarks: q["allowWatchBookmarks"] === "true", sharedObjects: true, ...(predicate ? { predicate } : {}) });
   } catch (e) {
     if (!isStorageError(e, "ResourceVersionExpired")) throw store.interpret(e, info.name);
     // 1.23 answers 200 and one ERROR event carrying the 410 Status.
@@ -478,7 +490,28 @@ async function serveWatch(req: FastifyRequest, reply: FastifyReply, store: Gener
   // Send the headers now, as 1.23's watch handler flushes at once: clients wait for them.
   raw.flushHeaders();
   let first = true;
-  const write = (type: string, object: unknown) => {
+  let closed = false;
+  req.raw.once("close", () => (closed = true));
+  // Backpressure: a client that reads slowly pauses this loop (its events wait in the watch
+  // cache's bounded per-watcher buffer) instead of piling encoded bytes up in memory. Without it
+  // a thousand watchers replaying a few thousand events ran the process out of heap.
+  const send = async (line: string): Promise<void> => {
+    if (raw.write(line) || closed) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        raw.off("drain", done);
+        raw.off("close", done);
+        resolve();
+      };
+      raw.once("drain", done);
+      raw.once("close", done);
+    });
+  };
+  const write = async (type: string, object: unknown): Promise<void> => {
+    if (closed) return;
+    if (accept.form !== "table" && typeof object === "object" && object !== null && (type === "ADDED" || type === "MODIFIED" || type === "DELETED")) {
+      return send(encodeWatchLine(type, object));
+    }
     let out = object;
     if (accept.form === "table" && (type === "ADDED" || type === "MODIFIED" || type === "DELETED")) {
       const inc = parseIncludeObject(q["includeObject"]);
@@ -489,9 +522,9 @@ async function serveWatch(req: FastifyRequest, reply: FastifyReply, store: Gener
       });
       first = false;
     }
-    raw.write(JSON.stringify({ type, object: out }) + "\n");
+    return send(JSON.stringify({ type, object: out }) + "\n");
   };
-  for (const o of initial) write("ADDED", o);
+  for (const o of initial) await write("ADDED", o);
   const stop = () => watcher.stop();
   req.raw.on("close", stop);
   const timeoutSeconds = resolveWatchTimeoutSeconds(q["timeoutSeconds"], minRequestTimeoutSeconds);
@@ -500,14 +533,15 @@ async function serveWatch(req: FastifyRequest, reply: FastifyReply, store: Gener
     for await (const ev of watcher) {
       if (ev.type === "ERROR") {
         const se = store.interpret(ev.error, "");
-        write("ERROR", errorToStatus(se instanceof StatusError ? se : ev.error));
+        await write("ERROR", errorToStatus(se instanceof StatusError ? se : ev.error));
         break;
       }
       if (ev.type === "BOOKMARK") {
-        if (q["allowWatchBookmarks"] === "true") write("BOOKMARK", { kind: store.strategy.resource.kind, apiVersion: store.strategy.resource.group ? `${store.strategy.resource.group}/${store.strategy.resource.version}` : store.strategy.resource.version, metadata: { resourceVersion: String(ev.revision) } });
+        if (q["allowWatchBookmarks"] === "true") await write("BOOKMARK", { kind: store.strategy.resource.kind, apiVersion: store.strategy.resource.group ? `${store.strategy.resource.group}/${store.strategy.resource.version}` : store.strategy.resource.version, metadata: { resourceVersion: String(ev.revision) } });
         continue;
       }
-      write(ev.type, ev.object);
+      await write(ev.type, ev.object);
+      if (closed) break;
     }
   } finally {
     clearTimeout(timer);

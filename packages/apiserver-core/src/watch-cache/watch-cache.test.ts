@@ -150,3 +150,34 @@ describe("watch cache state (resourceVersion 0 reads)", () => {
     await cache.close();
   });
 });
+
+describe("watch cache fan-out copies", () => {
+  async function twoWatchers(options: WatchOptions): Promise<[WatchEvent, WatchEvent]> {
+    const storage = new WatchCache(new MemoryStorage({ compactionIntervalMs: 0 }));
+    const seed = await storage.create("/registry/jobs/default/seed", { metadata: { name: "seed" } });
+    const from = seed.revision;
+    const a = await storage.watch("/registry/jobs", { recursive: true, resourceVersion: from, ...options });
+    const b = await storage.watch("/registry/jobs", { recursive: true, resourceVersion: from, ...options });
+    await storage.create("/registry/jobs/default/x", { metadata: { name: "x" }, spec: { n: 1 } });
+    const ea = (await a.next()).value as WatchEvent;
+    const eb = (await b.next()).value as WatchEvent;
+    a.stop();
+    b.stop();
+    await storage.close();
+    return [ea, eb];
+  }
+
+  it("hands each watcher its own copy by default, so one consumer's mutation cannot leak", async () => {
+    const [ea, eb] = await twoWatchers({});
+    if (ea.type !== "ADDED" || eb.type !== "ADDED") throw new Error(`unexpected ${ea.type}/${eb.type}`);
+    expect(ea.object).not.toBe(eb.object);
+    (ea.object as { spec: { n: number } }).spec.n = 99;
+    expect((eb.object as { spec: { n: number } }).spec.n).toBe(1);
+  });
+
+  it("with sharedObjects every watcher gets the same object (no copy per watcher)", async () => {
+    const [ea, eb] = await twoWatchers({ sharedObjects: true });
+    if (ea.type !== "ADDED" || eb.type !== "ADDED") throw new Error(`unexpected ${ea.type}/${eb.type}`);
+    expect(ea.object).toBe(eb.object);
+  });
+});

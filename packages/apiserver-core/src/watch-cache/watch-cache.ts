@@ -51,7 +51,16 @@ class CacheWatcher implements Watcher {
     readonly predicate: StoragePredicate | undefined,
     private readonly capacity: number,
     private readonly onStop: (w: CacheWatcher) => void,
+    private readonly sharedObjects: boolean,
   ) {}
+
+  // The queue holds the cache's own (shared, never mutated) events; a consumer that may mutate
+  // gets its copy when it takes the event, so a thousand queued watchers cost references, not
+  // a thousand copies of every object.
+  private deliver(e: WatchEvent): WatchEvent {
+    if (this.sharedObjects) return e;
+    return e.type === "ADDED" || e.type === "MODIFIED" || e.type === "DELETED" ? structuredClone(e) : e;
+  }
 
   startBookmarks(intervalMs: number, latest: () => Revision): void {
     this.timer = setInterval(() => {
@@ -86,16 +95,15 @@ class CacheWatcher implements Watcher {
 
   push(e: WatchEvent): void {
     if (this.ended) return;
-    const copy: WatchEvent = e.type === "ADDED" || e.type === "MODIFIED" || e.type === "DELETED" ? structuredClone(e) : e;
     if (this.waiter) {
       const w = this.waiter;
       this.waiter = undefined;
-      w({ done: false, value: copy });
+      w({ done: false, value: this.deliver(e) });
     } else if (this.queue.length >= this.capacity && e.type !== "ERROR") {
       this.queue.push({ type: "ERROR", error: new StorageError("Unreachable", { key: this.key, detail: "watcher too slow: buffer full" }) });
       this.finish();
       return;
-    } else this.queue.push(copy);
+    } else this.queue.push(e);
     if (e.type === "ERROR") this.finish();
   }
 
@@ -107,7 +115,7 @@ class CacheWatcher implements Watcher {
 
   next(): Promise<IteratorResult<WatchEvent, undefined>> {
     const e = this.queue.shift();
-    if (e) return Promise.resolve({ done: false, value: e });
+    if (e) return Promise.resolve({ done: false, value: this.deliver(e) });
     if (this.ended) return Promise.resolve({ done: true, value: undefined });
     return new Promise((resolve) => (this.waiter = resolve));
   }
@@ -263,7 +271,7 @@ export class WatchCache implements Storage {
   }
 
   private register(key: string, options: WatchOptions, from: Revision): Watcher {
-    const w = new CacheWatcher(key, options.recursive === true, options.predicate, this.bufferCapacity, (x) => this.watchers.delete(x));
+    const w = new CacheWatcher(key, options.recursive === true, options.predicate, this.bufferCapacity, (x) => this.watchers.delete(x), options.sharedObjects === true);
     for (const e of this.window) if (e.revision > from) w.offer(e);
     this.watchers.add(w);
     if (options.allowBookmarks === true) w.startBookmarks(options.bookmarkIntervalMs ?? this.bookmarkIntervalMs, () => this.latest);
