@@ -9,42 +9,19 @@
  * @see staging/src/k8s.io/api/authentication/v1/generated.proto
  */
 import { newBadRequest } from "@skiff/apimachinery";
+import { readWire } from "../negotiation/protobuf-object.js";
 
 type Fields = Map<number, Array<Buffer | bigint>>;
 
-function readVarint(buf: Buffer, pos: { i: number }): bigint {
-  let result = 0n;
-  let shift = 0n;
-  for (;;) {
-    if (pos.i >= buf.length || shift > 63n) throw newBadRequest("protobuf: truncated varint");
-    const b = buf[pos.i++]!;
-    result |= BigInt(b & 0x7f) << shift;
-    if ((b & 0x80) === 0) return result;
-    shift += 7n;
-  }
-}
-
+// Varints and length-delimited fields by number; fixed-width fields are not used by these kinds.
 function readFields(buf: Buffer): Fields {
   const out: Fields = new Map();
-  const pos = { i: 0 };
-  while (pos.i < buf.length) {
-    const key = Number(readVarint(buf, pos));
-    const field = key >>> 3;
-    const wire = key & 7;
-    let v: Buffer | bigint;
-    if (wire === 0) v = readVarint(buf, pos);
-    else if (wire === 2) {
-      const len = Number(readVarint(buf, pos));
-      if (pos.i + len > buf.length) throw newBadRequest("protobuf: truncated field");
-      v = buf.subarray(pos.i, pos.i + len);
-      pos.i += len;
-    } else if (wire === 1 || wire === 5) {
-      pos.i += wire === 1 ? 8 : 4;
-      continue;
-    } else throw newBadRequest(`protobuf: unsupported wire type ${String(wire)}`);
-    const list = out.get(field) ?? [];
+  for (const w of readWire(buf)) {
+    if (w.wire !== 0 && w.wire !== 2) continue;
+    const v = w.wire === 0 ? (w.varint ?? 0n) : (w.bytes ?? Buffer.alloc(0));
+    const list = out.get(w.n) ?? [];
     list.push(v);
-    out.set(field, list);
+    out.set(w.n, list);
   }
   return out;
 }

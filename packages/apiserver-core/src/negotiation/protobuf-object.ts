@@ -189,7 +189,8 @@ export const protobufKinds: readonly string[] = [...kinds.keys()].map((k) => {
 });
 
 // ── wire ─────────────────────────────────────────────────────────────────────────────────────
-interface WireField {
+/** One field as read off the wire (varint value, or the bytes of a length-delimited/fixed field). */
+export interface WireField {
   readonly n: number;
   readonly wire: number;
   readonly varint?: bigint;
@@ -208,7 +209,11 @@ function readVarint(buf: Buffer, pos: { i: number }): bigint {
   }
 }
 
-function readWire(buf: Buffer): WireField[] {
+/**
+ * The fields of one protobuf message, in wire order. Shared with the review-request reader.
+ * @throws StatusError 400 for truncated input, field number 0 or unknown wire types.
+ */
+export function readWire(buf: Buffer): WireField[] {
   const out: WireField[] = [];
   const pos = { i: 0 };
   while (pos.i < buf.length) {
