@@ -3,8 +3,8 @@ import { Etcd3 } from "etcd3";
 import type { IKeyValue, IOptions, IRangeRequest, IRangeResponse, ITxnResponse } from "etcd3";
 import { StorageError } from "../errors.js";
 import { decodeObject, encodeObject } from "../internal/codec.js";
-import { assertKey, directoryPrefix, inRange, prefixRange } from "../internal/keys.js";
-import { parseRevisionOption } from "../internal/revision.js";
+import { assertKey, directoryPrefix, prefixRange } from "../internal/keys.js";
+import { parseRevisionOption, resolveListStart } from "../internal/revision.js";
 import type {
   DeleteOptions,
   DeleteResult,
@@ -215,24 +215,9 @@ export class EtcdStorage implements Storage {
     this.#open();
     const range = prefixRange(directoryPrefix(prefix));
     this.#etcdKey(range.start.slice(0, -1) || range.start);
-    const limit = options.limit ?? 0;
-    if (!Number.isSafeInteger(limit) || limit < 0) throw new StorageError("InvalidError", { key: prefix, detail: `invalid limit: ${limit}` });
-    let point: ReadPoint;
-    let start = range.start;
-    if (options.continue !== undefined) {
-      const cont = options.continue;
-      const rv = parseRevisionOption(options.resourceVersion, prefix);
-      if (rv !== undefined && rv !== 0) {
-        throw new StorageError("InvalidError", { key: prefix, detail: "specifying resource version is not allowed when using continue" });
-      }
-      if (typeof cont.startKey !== "string" || !inRange(cont.startKey, range) || !Number.isSafeInteger(cont.revision) || cont.revision <= 0) {
-        throw new StorageError("InvalidError", { key: prefix, detail: `continue key is not valid: ${JSON.stringify(cont.startKey)}` });
-      }
-      point = this.#exact(prefix, cont.revision);
-      start = cont.startKey;
-    } else {
-      point = this.#readPoint(prefix, options.resourceVersion, options.resourceVersionMatch, limit > 0);
-    }
+    const { limit, start, continueRevision } = resolveListStart(prefix, range, options);
+    const point: ReadPoint =
+      continueRevision !== undefined ? this.#exact(prefix, continueRevision) : this.#readPoint(prefix, options.resourceVersion, options.resourceVersionMatch, limit > 0);
     const predicate = options.predicate;
     const end = this.#mapKey(range.end);
     const items: StoredObject[] = [];

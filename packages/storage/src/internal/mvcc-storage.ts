@@ -20,8 +20,8 @@ import type {
 import { decodeObject, encodeObject } from "./codec.js";
 import type { ChangeRow, Entry, MvccEngine } from "./engine.js";
 import type { KeyRange } from "./keys.js";
-import { assertKey, directoryPrefix, exactRange, inRange, prefixRange } from "./keys.js";
-import { parseRevisionOption } from "./revision.js";
+import { assertKey, directoryPrefix, exactRange, prefixRange } from "./keys.js";
+import { parseRevisionOption, resolveListStart } from "./revision.js";
 import { LogWatcher, SharedChange } from "./watcher.js";
 
 /** Options shared by the log-backed storages (SQLite, memory). */
@@ -128,26 +128,9 @@ export abstract class MvccStorage implements Storage {
   async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
     const engine = this.#open();
     const range = prefixRange(directoryPrefix(prefix));
-    const limit = options.limit ?? 0;
-    if (!Number.isSafeInteger(limit) || limit < 0) {
-      throw new StorageError("InvalidError", { key: prefix, detail: `invalid limit: ${limit}` });
-    }
-    let point: ReadPoint;
-    let start = range.start;
-    if (options.continue !== undefined) {
-      const cont = options.continue;
-      const rv = parseRevisionOption(options.resourceVersion, prefix);
-      if (rv !== undefined && rv !== 0) {
-        throw new StorageError("InvalidError", { key: prefix, detail: "specifying resource version is not allowed when using continue" });
-      }
-      if (typeof cont.startKey !== "string" || !inRange(cont.startKey, range) || !Number.isSafeInteger(cont.revision) || cont.revision <= 0) {
-        throw new StorageError("InvalidError", { key: prefix, detail: `continue key is not valid: ${JSON.stringify(cont.startKey)}` });
-      }
-      point = this.#exact(prefix, cont.revision);
-      start = cont.startKey;
-    } else {
-      point = this.#readPoint(prefix, options.resourceVersion, options.resourceVersionMatch, limit > 0);
-    }
+    const { limit, start, continueRevision } = resolveListStart(prefix, range, options);
+    const point: ReadPoint =
+      continueRevision !== undefined ? this.#exact(prefix, continueRevision) : this.#readPoint(prefix, options.resourceVersion, options.resourceVersionMatch, limit > 0);
 
     const predicate = options.predicate;
     const read = (from: string, n: number): Entry[] => {
