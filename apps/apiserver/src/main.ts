@@ -17,7 +17,7 @@ import { formatAPIServerHelp, parseAPIServerOptions } from "./options.js";
 import { startControllers } from "./controllers/index.js";
 import { createAllStrategies } from "./registry/index.js";
 import { loadOrCreateNodeAgentClientCertificate, podLogRoutes } from "./pod-log-proxy.js";
-import { storageKeyOf } from "./registry/keys.js";
+import { tuneHeap } from "./heap.js";
 
 /**
  * `SKIFF_WATCH_BOOKMARK_INTERVAL_MS`: the period of watch BOOKMARK events (default 60000, as
@@ -71,6 +71,7 @@ async function withNodeAgentClientCertificate(certDir: string): Promise<{ client
 }
 
 async function main(argv: readonly string[]): Promise<number> {
+  tuneHeap();
   const gates = nodeAgentFeatureGates();
   const r = parseAPIServerOptions(argv, gates.featureNames());
   for (const w of r.warnings) process.stderr.write(`${w}\n`);
@@ -123,9 +124,8 @@ async function main(argv: readonly string[]): Promise<number> {
     jobTrackingWithFinalizers: gates.enabled("JobTrackingWithFinalizers"),
     jobMutableNodeSchedulingDirectives: gates.enabled("JobMutableNodeSchedulingDirectives"),
   });
-  // One backend watch for every watcher and the current state for resourceVersion="0" reads;
-  // writes and consistent reads pass through.
-  const cache = new WatchCache(storage, { prefix: "/registry/", keyOf: storageKeyOf(strategies, storage), ...watchBookmarkInterval() });
+  // One backend watch for every watcher; reads and writes pass through to the backend.
+  const cache = new WatchCache(storage, { prefix: "/registry/", ...watchBookmarkInterval() });
   // The garbage collector and the namespace controller run in this process (see controllers/).
   const stopControllers = await startControllers(strategies, cache, (line) => {
     if (o.verbosity >= 2) process.stderr.write(`${line}\n`);

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MemoryStorage, openSqliteStorage } from "@skiff/storage";
-import type { Storage, StoredObject, WatchEvent, WatchOptions, Watcher } from "@skiff/storage";
+import type { Storage, WatchEvent, WatchOptions, Watcher } from "@skiff/storage";
 import { runStorageConformance } from "@skiff/storage/testing";
 import { describe, expect, it } from "vitest";
 import { WatchCache } from "./index.js";
@@ -43,6 +43,24 @@ class CountingStorage extends MemoryStorage {
   override watch(key: string, options?: WatchOptions): Promise<Watcher> {
     this.watchCalls++;
     return super.watch(key, options);
+  }
+}
+
+/** A backend whose watchers can be held back, as a busy event loop holds the cache's pump. */
+class HeldStorage extends MemoryStorage {
+  private gate: Promise<void> = Promise.resolve();
+  hold(): () => void {
+    let open = () => {};
+    this.gate = new Promise((r) => (open = r));
+    return open;
+  }
+  override async watch(key: string, options?: WatchOptions): Promise<Watcher> {
+    const inner = await super.watch(key, options);
+    const next = async () => {
+      await this.gate;
+      return inner.next();
+    };
+    return { next, stop: () => inner.stop(), [Symbol.asyncIterator]: () => ({ next }) } as Watcher;
   }
 }
 
@@ -95,47 +113,39 @@ describe("WatchCache", () => {
   });
 });
 
-describe("watch cache state (resourceVersion 0 reads)", () => {
-  const keyOf = (o: StoredObject) => {
-    const name = o.metadata?.["name"];
-    return typeof name === "string" && name !== "bad" ? `/registry/things/${name}` : undefined;
-  };
-
-  it("serves get and list at resourceVersion 0 from memory, following later writes", async () => {
+describe("watch cache reads", () => {
+  it("passes reads to the backend, ignoring limit at resourceVersion 0 as 1.23's cacher does", async () => {
     const backend = new MemoryStorage({ compactionIntervalMs: 0 });
-    await backend.create("/registry/things/a", { metadata: { name: "a" }, v: 1 });
-    const cache = new WatchCache(backend, { prefix: "/registry/", keyOf });
-    expect(await cache.get("/registry/things/a", { resourceVersion: "0" })).toMatchObject({ v: 1 });
-    await cache.create("/registry/things/b", { metadata: { name: "b" }, v: 2 });
-    await cache.delete("/registry/things/a");
-    // Eventually consistent with the backend: wait for the cache to see the writes.
-    for (let i = 0; i < 100; i++) {
-      const l = await cache.list("/registry/things", { resourceVersion: "0" });
-      if (l.items.length === 1) break;
-      await new Promise((r) => setTimeout(r, 5));
-    }
-    const l = await cache.list("/registry/things", { resourceVersion: "0", limit: 1, predicate: (o) => o["v"] === 2 });
-    expect(l.items.map((o) => o.metadata?.["name"])).toEqual(["b"]);
-    expect(l.continue).toBeUndefined();
-    expect(l.revision).toBe(await backend.currentRevision());
-    await expect(cache.get("/registry/things/a", { resourceVersion: 0 })).rejects.toMatchObject({ code: "KeyNotFound" });
-    expect(await cache.get("/registry/things/a", { resourceVersion: 0, ignoreNotFound: true })).toBeNull();
-    // The copy handed out is the caller's to mutate.
-    const got = await cache.get("/registry/things/b", { resourceVersion: "0" });
-    got["v"] = 99;
+    for (const n of ["a", "b", "c"]) await backend.create(`/registry/things/${n}`, { metadata: { name: n }, v: n === "b" ? 2 : 1 });
+    const cache = new WatchCache(backend, { prefix: "/registry/" });
+    const any = await cache.list("/registry/things", { resourceVersion: "0", limit: 1, predicate: (o) => o["v"] === 1 });
+    expect(any.items.map((o) => o.metadata?.["name"])).toEqual(["a", "c"]);
+    expect(any.continue).toBeUndefined();
+    expect(any.revision).toBe(await backend.currentRevision());
+    const paged = await cache.list("/registry/things", { limit: 1 });
+    expect(paged.items).toHaveLength(1);
+    expect(paged.continue).toBeDefined();
     expect(await cache.get("/registry/things/b", { resourceVersion: "0" })).toMatchObject({ v: 2 });
+    await expect(cache.get("/registry/things/x", { resourceVersion: 0 })).rejects.toMatchObject({ code: "KeyNotFound" });
     await cache.close();
   });
 
-  it("passes resourceVersion 0 reads to the backend when an object has no key", async () => {
-    const backend = new MemoryStorage({ compactionIntervalMs: 0 });
-    await backend.create("/registry/things/bad", { metadata: { name: "bad" } });
-    await backend.create("/registry/things/ok", { metadata: { name: "ok" } });
-    const cache = new WatchCache(backend, { prefix: "/registry/", keyOf });
-    const l = await cache.list("/registry/things", { resourceVersion: "0", limit: 1 });
-    // Served by the backend: the limit applies.
-    expect(l.items).toHaveLength(1);
-    expect(l.continue).toBeDefined();
+  it("a watch from a revision the cache has not reached yet gets only the later events", async () => {
+    // A list served by the backend can be ahead of the cache's one watch; the informer then
+    // watches from the list's revision, and must not get the listed events a second time.
+    const backend = new HeldStorage({ compactionIntervalMs: 0 });
+    await backend.create("/registry/seed", { metadata: { name: "seed" } });
+    const cache = new WatchCache(backend, { prefix: "/registry/" });
+    const early = await cache.watch("/registry/things", { recursive: true, resourceVersion: await backend.currentRevision() });
+    // The cache's backend watch is held: writes reach the backend, not yet the cache.
+    const release = backend.hold();
+    await backend.create("/registry/things/a", { metadata: { name: "a" } });
+    const listed = await backend.create("/registry/things/b", { metadata: { name: "b" } });
+    const w = await cache.watch("/registry/things", { recursive: true, resourceVersion: listed.revision });
+    release();
+    const after = await backend.create("/registry/things/c", { metadata: { name: "c" } });
+    expect(await first(w)).toMatchObject({ type: "ADDED", revision: after.revision, key: "/registry/things/c" });
+    for (const name of ["a", "b", "c"]) expect(await first(early)).toMatchObject({ type: "ADDED", key: `/registry/things/${name}` });
     await cache.close();
   });
 

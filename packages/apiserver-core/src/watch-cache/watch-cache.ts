@@ -2,6 +2,8 @@ import { StorageError } from "@skiff/storage";
 import type {
   DeleteOptions,
   DeleteResult,
+  EncodedListOptions,
+  EncodedListResult,
   GetOptions,
   GuaranteedUpdateOptions,
   ListOptions,
@@ -31,16 +33,43 @@ export interface WatchCacheOptions {
    * (1.23's cacher sends one about every minute). @defaultValue 60000
    */
   readonly bookmarkIntervalMs?: number;
-  /**
-   * The storage key of a stored object (lists do not return keys). With it the cache keeps the
-   * current state and serves reads at `resourceVersion: "0"`; without it (or when it returns
-   * `undefined` for any object present at start) those reads pass through to the backend.
-   */
-  readonly keyOf?: (object: StoredObject) => string | undefined;
+}
+
+/**
+ * An event of the window, kept as JSON text. The window outlives many young-generation
+ * collections, so what it holds ends up in V8's old space: as object graphs (several times their
+ * text) a thousand events at a few thousand writes/s were most of the apiserver's heap growth.
+ */
+interface TextEvent {
+  readonly type: "ADDED" | "MODIFIED" | "DELETED";
+  readonly key: string;
+  readonly revision: Revision;
+  readonly text: string;
+  readonly prevText: string | undefined;
+}
+
+function deflate(e: WatchChangeEvent): TextEvent {
+  return { type: e.type, key: e.key, revision: e.revision, text: JSON.stringify(e.object), prevText: e.prevObject === undefined ? undefined : JSON.stringify(e.prevObject) };
+}
+
+function inflate(t: TextEvent): WatchChangeEvent {
+  const object = JSON.parse(t.text) as StoredObject;
+  if (t.prevText === undefined) return { type: t.type, key: t.key, revision: t.revision, object };
+  return { type: t.type, key: t.key, revision: t.revision, object, prevObject: JSON.parse(t.prevText) as StoredObject };
+}
+
+/** What a watcher's queue holds: live events (shared by every watcher) or window events (text). */
+type QueuedEvent = WatchEvent | TextEvent;
+
+function isText(e: QueuedEvent): e is TextEvent {
+  return "text" in e;
 }
 
 class CacheWatcher implements Watcher {
-  private readonly queue: WatchEvent[] = [];
+  // Events are queued as they came (shared live events, or window text) and turned into this
+  // watcher's events when taken: predicate transitions applied, copies made (or text parsed)
+  // then, so a thousand queued watchers cost references, not a thousand copies of every object.
+  private readonly queue: QueuedEvent[] = [];
   private waiter: ((r: IteratorResult<WatchEvent, undefined>) => void) | undefined;
   private ended = false;
   private timer: ReturnType<typeof setInterval> | undefined;
@@ -52,15 +81,8 @@ class CacheWatcher implements Watcher {
     private readonly capacity: number,
     private readonly onStop: (w: CacheWatcher) => void,
     private readonly sharedObjects: boolean,
+    private readonly from: Revision,
   ) {}
-
-  // The queue holds the cache's own (shared, never mutated) events; a consumer that may mutate
-  // gets its copy when it takes the event, so a thousand queued watchers cost references, not
-  // a thousand copies of every object.
-  private deliver(e: WatchEvent): WatchEvent {
-    if (this.sharedObjects) return e;
-    return e.type === "ADDED" || e.type === "MODIFIED" || e.type === "DELETED" ? structuredClone(e) : e;
-  }
 
   startBookmarks(intervalMs: number, latest: () => Revision): void {
     this.timer = setInterval(() => {
@@ -75,36 +97,56 @@ class CacheWatcher implements Watcher {
     return key.startsWith(dir);
   }
 
-  /** Delivers a change, applying the predicate transitions. */
-  offer(e: WatchChangeEvent): void {
-    if (!this.matchesKey(e.key)) return;
-    const p = this.predicate;
-    if (p === undefined) return this.push(e);
-    const now = e.type !== "DELETED" && p(e.object);
-    const before = e.prevObject !== undefined && e.type !== "ADDED" && p(e.prevObject);
-    if (e.type === "DELETED") {
-      if (before || (e.prevObject === undefined && p(e.object))) this.push(e);
-    } else if (now && before) this.push(e);
-    else if (now) this.push({ ...e, type: "ADDED" });
-    else if (before && e.prevObject !== undefined) {
-      const last = structuredClone(e.prevObject);
-      last.metadata = { ...last.metadata, resourceVersion: String(e.revision) };
-      this.push({ type: "DELETED", key: e.key, revision: e.revision, object: last, prevObject: e.prevObject });
-    }
+  /** Queues a change under this watcher's key (its predicate is applied when it is taken). */
+  offer(e: WatchChangeEvent | TextEvent): void {
+    // A watch may start at a revision the cache has not reached yet (a list read the backend a
+    // moment ahead of the cache's one watch): the events up to it are in that list already.
+    if (e.revision <= this.from || !this.matchesKey(e.key)) return;
+    this.push(e);
   }
 
-  push(e: WatchEvent): void {
+  /** The event this watcher hands out for a queued one, or undefined when its predicate drops it. */
+  private take(q: QueuedEvent): WatchEvent | undefined {
+    if (isText(q)) return this.select(inflate(q), true);
+    if (q.type === "BOOKMARK" || q.type === "ERROR") return q;
+    return this.select(q, this.sharedObjects);
+  }
+
+  // The predicate transitions: a change into the selection is ADDED, out of it DELETED (with the
+  // last selected state at the new revision). `own`: the event's objects may be handed out as
+  // they are (freshly parsed, or a consumer that only reads); else the consumer gets a copy.
+  private select(e: WatchChangeEvent, own: boolean): WatchEvent | undefined {
+    const out = (x: WatchChangeEvent) => (own ? x : structuredClone(x));
+    const p = this.predicate;
+    if (p === undefined) return out(e);
+    const now = e.type !== "DELETED" && p(e.object);
+    const before = e.prevObject !== undefined && e.type !== "ADDED" && p(e.prevObject);
+    if (e.type === "DELETED") return before || (e.prevObject === undefined && p(e.object)) ? out(e) : undefined;
+    if (now && before) return out(e);
+    if (now) return out({ ...e, type: "ADDED" });
+    if (before && e.prevObject !== undefined) {
+      const last = { ...e.prevObject, metadata: { ...e.prevObject.metadata, resourceVersion: String(e.revision) } };
+      return out({ type: "DELETED", key: e.key, revision: e.revision, object: last, prevObject: e.prevObject });
+    }
+    return undefined;
+  }
+
+  push(e: QueuedEvent): void {
     if (this.ended) return;
+    const isError = !isText(e) && e.type === "ERROR";
     if (this.waiter) {
+      // A waiter means the queue is empty: hand the event over now, if it is one for this watcher.
+      const value = this.take(e);
+      if (value === undefined) return;
       const w = this.waiter;
       this.waiter = undefined;
-      w({ done: false, value: this.deliver(e) });
-    } else if (this.queue.length >= this.capacity && e.type !== "ERROR") {
+      w({ done: false, value });
+    } else if (this.queue.length >= this.capacity && !isError) {
       this.queue.push({ type: "ERROR", error: new StorageError("Unreachable", { key: this.key, detail: "watcher too slow: buffer full" }) });
       this.finish();
       return;
     } else this.queue.push(e);
-    if (e.type === "ERROR") this.finish();
+    if (isError) this.finish();
   }
 
   private finish(): void {
@@ -114,8 +156,10 @@ class CacheWatcher implements Watcher {
   }
 
   next(): Promise<IteratorResult<WatchEvent, undefined>> {
-    const e = this.queue.shift();
-    if (e) return Promise.resolve({ done: false, value: this.deliver(e) });
+    for (let q = this.queue.shift(); q !== undefined; q = this.queue.shift()) {
+      const value = this.take(q);
+      if (value !== undefined) return Promise.resolve({ done: false, value });
+    }
     if (this.ended) return Promise.resolve({ done: true, value: undefined });
     return new Promise((resolve) => (this.waiter = resolve));
   }
@@ -137,11 +181,6 @@ function isAnyRevision(rv: string | number | undefined): boolean {
   return rv === "0" || rv === 0;
 }
 
-function underPrefix(key: string, prefix: string): boolean {
-  const dir = prefix.endsWith("/") ? prefix : `${prefix}/`;
-  return key.startsWith(dir);
-}
-
 function parseRevision(rv: string | number | undefined): Revision | undefined {
   if (typeof rv === "number") return Number.isSafeInteger(rv) && rv > 0 ? rv : undefined;
   if (rv === undefined || !/^[1-9][0-9]*$/.test(rv)) return undefined;
@@ -156,10 +195,11 @@ function parseRevision(rv: string | number | undefined): Revision | undefined {
  * bounded per-watcher buffer (a watcher that falls `watcherBufferCapacity` events behind gets an
  * ERROR event and ends; others never wait). Watches from an unset/`"0"` revision, from before
  * the window, and invalid revisions go to the backend (which answers `ResourceVersionExpired`
- * and `InvalidError` itself). It also keeps the current state under its prefix, so a get or
- * list at `resourceVersion: "0"` ("any") is served from memory without touching the backend, as
- * 1.23's cacher serves them (a list at "0" ignores `limit` and returns everything, with the
- * cache's revision); every other read and every write passes through.
+ * and `InvalidError` itself). Reads and writes pass through, with 1.23's cacher semantics for a
+ * list at `resourceVersion: "0"` ("any"): `limit` is ignored and everything is returned at once.
+ * Unlike 1.23's cacher it keeps no copy of the current state: the backend already serves reads
+ * from its own cache (SQLite's pages; etcd's memory), and holding 100k objects a second time in
+ * this process's heap is what kept the apiserver's RSS over its target.
  *
  * @see staging/src/k8s.io/apiserver/pkg/storage/cacher/cacher.go, watch_cache.go
  * @example
@@ -170,14 +210,9 @@ export class WatchCache implements Storage {
   private readonly prefix: string;
   private readonly windowCapacity: number;
   private readonly bufferCapacity: number;
-  private readonly window: WatchChangeEvent[] = [];
+  private readonly window: TextEvent[] = [];
   private readonly watchers = new Set<CacheWatcher>();
-  // The current state as JSON text, not object graphs: a Job is ~1 KiB of text but several KiB
-  // as objects, which is what decides the apiserver's RSS with 100k objects stored.
-  private readonly objects = new Map<string, string>();
   private readonly bookmarkIntervalMs: number;
-  private readonly keyOf: ((object: StoredObject) => string | undefined) | undefined;
-  private stateComplete = false;
   /** The window holds every event with a revision greater than this. */
   private windowStart = 0;
   private latest = 0;
@@ -192,7 +227,6 @@ export class WatchCache implements Storage {
     this.windowCapacity = options.windowCapacity ?? 1000;
     this.bufferCapacity = options.watcherBufferCapacity ?? 10000;
     this.bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000;
-    this.keyOf = options.keyOf;
   }
 
   create(key: string, object: StoredObject): Promise<WriteResult> {
@@ -201,38 +235,24 @@ export class WatchCache implements Storage {
   get(key: string, options?: GetOptions & { readonly ignoreNotFound?: false }): Promise<StoredObject>;
   get(key: string, options: GetOptions): Promise<StoredObject | null>;
   get(key: string, options?: GetOptions): Promise<StoredObject | null> {
-    if (this.keyOf && isAnyRevision(options?.resourceVersion) && key.startsWith(this.prefix)) return this.getCached(key, options ?? {});
     return this.backend.get(key, options ?? {});
   }
   list(prefix: string, options?: ListOptions): Promise<ListResult> {
-    if (this.keyOf && isAnyRevision(options?.resourceVersion) && options?.continue === undefined && options?.resourceVersionMatch !== "Exact" && prefix.startsWith(this.prefix)) {
-      return this.listCached(prefix, options ?? {});
+    if (isAnyRevision(options?.resourceVersion) && options?.continue === undefined && options?.resourceVersionMatch !== "Exact") {
+      // 1.23's cacher answers "any" with everything it holds, one page.
+      const { limit: _limit, ...rest } = options ?? {};
+      return this.backend.list(prefix, rest);
     }
     return this.backend.list(prefix, options);
   }
-
-  private async getCached(key: string, options: GetOptions): Promise<StoredObject | null> {
-    await this.ensureStarted();
-    if (!this.stateComplete) return this.backend.get(key, options);
-    const o = this.objects.get(key);
-    if (o !== undefined) return JSON.parse(o) as StoredObject;
-    if (options.ignoreNotFound === true) return null;
-    throw new StorageError("KeyNotFound", { key });
-  }
-
-  private async listCached(prefix: string, options: ListOptions): Promise<ListResult> {
-    await this.ensureStarted();
-    if (!this.stateComplete) return this.backend.list(prefix, options);
-    const predicate = options.predicate;
-    const keys = [...this.objects.keys()].filter((k) => underPrefix(k, prefix)).sort();
-    const items: StoredObject[] = [];
-    for (const k of keys) {
-      const text = this.objects.get(k);
-      if (text === undefined) continue;
-      const o = JSON.parse(text) as StoredObject;
-      if (predicate === undefined || predicate(o)) items.push(o);
+  listEncoded(prefix: string, options?: EncodedListOptions): Promise<EncodedListResult> {
+    const read = (o: EncodedListOptions | undefined) =>
+      this.backend.listEncoded ? this.backend.listEncoded(prefix, o) : this.backend.list(prefix, o).then((l) => ({ ...l, items: l.items.map((x) => JSON.stringify(x)) }));
+    if (isAnyRevision(options?.resourceVersion) && options?.continue === undefined && options?.resourceVersionMatch !== "Exact") {
+      const { limit: _limit, ...rest } = options ?? {};
+      return read(rest);
     }
-    return { items, revision: this.latest };
+    return read(options);
   }
   guaranteedUpdate(key: string, tryUpdate: UpdateFunc, options?: GuaranteedUpdateOptions): Promise<WriteResult> {
     return this.backend.guaranteedUpdate(key, tryUpdate, options);
@@ -271,11 +291,13 @@ export class WatchCache implements Storage {
     if (from === undefined) return this.backend.watch(key, options);
     await this.ensureStarted();
     if (from < this.windowStart) return this.backend.watch(key, options);
+    // Beyond the backend's revision: the backend answers (1.23: "Too large resource version").
+    if (from > this.latest && from > (await this.backend.currentRevision())) return this.backend.watch(key, options);
     return this.register(key, options, from);
   }
 
   private register(key: string, options: WatchOptions, from: Revision): Watcher {
-    const w = new CacheWatcher(key, options.recursive === true, options.predicate, this.bufferCapacity, (x) => this.watchers.delete(x), options.sharedObjects === true);
+    const w = new CacheWatcher(key, options.recursive === true, options.predicate, this.bufferCapacity, (x) => this.watchers.delete(x), options.sharedObjects === true, from);
     for (const e of this.window) if (e.revision > from) w.offer(e);
     this.watchers.add(w);
     if (options.allowBookmarks === true) w.startBookmarks(options.bookmarkIntervalMs ?? this.bookmarkIntervalMs, () => this.latest);
@@ -284,29 +306,11 @@ export class WatchCache implements Storage {
 
   private ensureStarted(): Promise<void> {
     this.starting ??= (async () => {
-      // The state at one revision, then every change after it.
-      this.objects.clear();
-      let start: Revision;
-      const keyOf = this.keyOf;
-      if (keyOf) {
-        let complete = true;
-        let page = await this.backend.list(this.prefix, { limit: 10_000 });
-        start = page.revision;
-        for (;;) {
-          for (const o of page.items) {
-            const k = keyOf(o);
-            if (k === undefined) complete = false;
-            else this.objects.set(k, JSON.stringify(o));
-          }
-          if (!page.continue) break;
-          page = await this.backend.list(this.prefix, { limit: 10_000, continue: page.continue });
-        }
-        this.stateComplete = complete;
-        if (!complete) this.objects.clear();
-      } else start = await this.backend.currentRevision();
+      const start = await this.backend.currentRevision();
       this.windowStart = Math.max(this.windowStart, start);
       this.latest = start;
-      this.backendWatcher = await this.backend.watch(this.prefix, { recursive: true, resourceVersion: start });
+      // The cache only reads the events (watchers get copies, or share them when they asked to).
+      this.backendWatcher = await this.backend.watch(this.prefix, { recursive: true, resourceVersion: start, sharedObjects: true });
       void this.pump(this.backendWatcher);
     })().catch((err: unknown) => {
       this.starting = undefined;
@@ -323,8 +327,6 @@ export class WatchCache implements Storage {
         const error = e === undefined ? new StorageError("Unreachable", { detail: "backend watch ended" }) : e.error;
         for (const w of [...this.watchers]) w.push({ type: "ERROR", error });
         this.starting = undefined;
-        this.stateComplete = false;
-        this.objects.clear();
         this.window.length = 0;
         this.windowStart = this.latest;
         return;
@@ -334,11 +336,7 @@ export class WatchCache implements Storage {
         continue;
       }
       this.latest = e.revision;
-      if (this.stateComplete) {
-        if (e.type === "DELETED") this.objects.delete(e.key);
-        else this.objects.set(e.key, JSON.stringify(e.object));
-      }
-      this.window.push(e);
+      this.window.push(deflate(e));
       if (this.window.length > this.windowCapacity) {
         const dropped = this.window.shift();
         if (dropped) this.windowStart = dropped.revision;
