@@ -13,6 +13,8 @@ export type {
   ListContinue,
   ListOptions,
   ListResult,
+  EncodedListOptions,
+  EncodedListResult,
   Preconditions,
   ResourceVersionMatch,
   Revision,

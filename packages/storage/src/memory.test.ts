@@ -1,7 +1,38 @@
+import { describe, expect, it } from "vitest";
+import type { Watcher } from "./types.js";
 import { runStorageConformance } from "./testing/index.js";
 import { MemoryStorage } from "./memory-storage.js";
 
 runStorageConformance("memory", async () => {
   const storage = new MemoryStorage({ compactionIntervalMs: 0 });
   return { storage, cleanup: () => storage.close() };
+});
+
+describe("sharedObjects", () => {
+  it("watchers that only read share one parsed object per change; others get their own", async () => {
+    const storage = new MemoryStorage({ compactionIntervalMs: 0 });
+    const from = await storage.currentRevision();
+    const shared = await Promise.all([1, 2].map(() => storage.watch("/r", { recursive: true, resourceVersion: from, sharedObjects: true })));
+    const own = await Promise.all([1, 2].map(() => storage.watch("/r", { recursive: true, resourceVersion: from })));
+    await storage.create("/r/a", { metadata: { name: "a" }, v: 1 });
+    await storage.guaranteedUpdate("/r/a", (cur) => ({ ...cur, v: 2 }));
+    await storage.delete("/r/a");
+    const take = async (w: Watcher) => {
+      const r = await w.next();
+      if (r.done || (r.value.type !== "ADDED" && r.value.type !== "MODIFIED" && r.value.type !== "DELETED")) throw new Error("no change event");
+      return r.value;
+    };
+    for (const type of ["ADDED", "MODIFIED", "DELETED"]) {
+      const [s1, s2] = await Promise.all(shared.map(take));
+      const [o1, o2] = await Promise.all(own.map(take));
+      expect([s1!.type, o1!.type]).toEqual([type, type]);
+      expect(s1!.object).toBe(s2!.object);
+      expect(s1!.prevObject).toBe(s2!.prevObject);
+      expect(o1!.object).not.toBe(o2!.object);
+      expect(o1!.object).not.toBe(s1!.object);
+      expect(s1!.object).toEqual(o1!.object);
+      expect(s1!.prevObject).toEqual(o1!.prevObject);
+    }
+    await storage.close();
+  });
 });

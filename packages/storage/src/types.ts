@@ -121,6 +121,15 @@ export interface ListOptions {
   readonly predicate?: StoragePredicate;
 }
 
+/** Options of {@link Storage.listEncoded}: those of a list, without a predicate. */
+export type EncodedListOptions = Omit<ListOptions, "predicate">;
+
+/** One page of a list as JSON texts; see {@link Storage.listEncoded}. */
+export interface EncodedListResult extends Omit<ListResult, "items"> {
+  /** Each item's JSON text, in ascending key order. */
+  readonly items: string[];
+}
+
 /** One page of a list. */
 export interface ListResult {
   /** Items in ascending key order (byte order of the UTF-8 key), each a fresh copy. */
@@ -291,6 +300,15 @@ export interface Storage {
    *   revision or continue), `InvalidError`.
    */
   list(prefix: string, options?: ListOptions): Promise<ListResult>;
+
+  /**
+   * {@link list} without parsing: each item is the object's JSON text, byte for byte what
+   * `JSON.stringify` writes for the object `list` returns. Lets a server answer a list in JSON
+   * without building and serialising every object (a 100k-object list is then its text, not
+   * its object graphs). Optional: callers fall back to `list`.
+   * @throws StorageError as {@link list}.
+   */
+  listEncoded?(prefix: string, options?: EncodedListOptions): Promise<EncodedListResult>;
 
   /**
    * Read-modify-write with compare-and-swap on the key's last revision, retried on conflict until

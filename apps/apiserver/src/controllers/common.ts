@@ -70,7 +70,7 @@ export interface WatchedQueueOptions {
   readonly prefix: string;
   /** Handles one key; a throw is logged and the key retried after `retryMs`. */
   readonly sync: (key: string) => Promise<void>;
-  /** Called for every ADDED/MODIFIED/DELETED event; queues what it wants synced. */
+  /** Called for every ADDED/MODIFIED/DELETED event; queues what it wants synced. Must not mutate the event's objects (they are shared). */
   readonly onChange: (event: WatchChangeEvent, queue: WorkQueue) => void;
   /** Retry delay after a failed sync. */
   readonly retryMs: number;
@@ -99,7 +99,8 @@ export class WatchedQueue {
 
   /** Starts watching and working; resolves once the watch is established. */
   async start(): Promise<void> {
-    this.watcher = await this.storage.watch(this.options.prefix, { recursive: true });
+    // onChange only reads events, so the backend may hand out its shared parsed objects.
+    this.watcher = await this.storage.watch(this.options.prefix, { recursive: true, sharedObjects: true });
     void this.queue.run();
     void this.consume(this.watcher);
   }

@@ -24,7 +24,7 @@ import {
 } from "@skiff/apimachinery";
 import type { FieldError, FieldSelector, Selector } from "@skiff/apimachinery";
 import { isStorageError } from "@skiff/storage";
-import type { Storage, StoredObject } from "@skiff/storage";
+import type { EncodedListOptions, ListResult, Storage, StoredObject } from "@skiff/storage";
 import type { APIObject, RequestContext, ResourceStrategy } from "./strategy.js";
 
 const nameAlphabet = "bcdfghjklmnpqrstvwxz2456789";
@@ -290,7 +290,26 @@ export class GenericStore {
 
   /** Lists objects (one page). Returns the `<Kind>List` object. */
   async list(ctx: RequestContext, params: ListParams): Promise<APIObject> {
-    const r = this.strategy.resource;
+    const q = this.listQuery(ctx, params);
+    const res = await this.readList(q, () => this.storage.list(q.prefix, { ...q.options, ...(q.predicate ? { predicate: q.predicate } : {}) }));
+    return { ...this.listHead(q.prefix, res), items: res.items };
+  }
+
+  /**
+   * {@link list} as JSON text, without building the objects: `undefined` when the list needs
+   * them (a label or field selector). The text is byte for byte `JSON.stringify(list(...))`.
+   */
+  async listEncoded(ctx: RequestContext, params: ListParams): Promise<string | undefined> {
+    const q = this.listQuery(ctx, params);
+    if (q.predicate) return undefined;
+    const storage = this.storage;
+    const res = await this.readList(q, () => (storage.listEncoded ? storage.listEncoded(q.prefix, q.options) : storage.list(q.prefix, q.options).then((l) => ({ ...l, items: l.items.map((o) => JSON.stringify(o)) }))));
+    const head = JSON.stringify(this.listHead(q.prefix, res));
+    return `${head.slice(0, -1)},"items":[${res.items.join(",")}]}`;
+  }
+
+  // Checks a list's parameters (as 1.23) and turns them into storage options.
+  private listQuery(ctx: RequestContext, params: ListParams): { prefix: string; predicate: ((o: StoredObject) => boolean) | undefined; options: EncodedListOptions; continued: boolean } {
     const prefix = this.keyPrefix(ctx.namespace);
     const predicate = this.predicate(params);
     const rv = params.resourceVersion;
@@ -316,28 +335,37 @@ export class GenericStore {
         throw e;
       }
     }
+    const options: EncodedListOptions = {
+      ...(rv !== undefined && rv !== "" ? { resourceVersion: rv } : {}),
+      ...(match === "Exact" || match === "NotOlderThan" ? { resourceVersionMatch: match } : {}),
+      ...(params.limit ? { limit: params.limit } : {}),
+      ...(cont ? { continue: cont } : {}),
+    };
+    return { prefix, predicate, options, continued: cont !== undefined };
+  }
+
+  private async readList<T extends { readonly continue?: unknown }>(q: { continued: boolean }, read: () => Promise<T>): Promise<T> {
     try {
-      const res = await this.storage.list(prefix, {
-        ...(rv !== undefined && rv !== "" ? { resourceVersion: rv } : {}),
-        ...(match === "Exact" || match === "NotOlderThan" ? { resourceVersionMatch: match } : {}),
-        ...(params.limit ? { limit: params.limit } : {}),
-        ...(cont ? { continue: cont } : {}),
-        ...(predicate ? { predicate } : {}),
-      });
-      const metadata: Record<string, unknown> = { resourceVersion: String(res.revision) };
-      if (res.continue) {
-        metadata["continue"] = encodeContinue({ resourceVersion: BigInt(res.continue.revision), startKey: res.continue.startKey.slice(prefix.length) });
-        if (res.remainingItemCount !== undefined) metadata["remainingItemCount"] = res.remainingItemCount;
-      }
-      return { kind: r.listKind, apiVersion: r.group ? `${r.group}/${r.version}` : r.version, metadata, items: res.items };
+      return await read();
     } catch (e) {
-      if (isStorageError(e, "ResourceVersionExpired") && cont) {
+      if (isStorageError(e, "ResourceVersionExpired") && q.continued) {
         throw newResourceExpired(
           "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.",
         );
       }
       throw this.interpret(e, "");
     }
+  }
+
+  // The list object without its items: kind, apiVersion and ListMeta.
+  private listHead(prefix: string, res: Omit<ListResult, "items">): APIObject {
+    const r = this.strategy.resource;
+    const metadata: Record<string, unknown> = { resourceVersion: String(res.revision) };
+    if (res.continue) {
+      metadata["continue"] = encodeContinue({ resourceVersion: BigInt(res.continue.revision), startKey: res.continue.startKey.slice(prefix.length) });
+      if (res.remainingItemCount !== undefined) metadata["remainingItemCount"] = res.remainingItemCount;
+    }
+    return { kind: r.listKind, apiVersion: r.group ? `${r.group}/${r.version}` : r.version, metadata };
   }
 
   /**

@@ -181,7 +181,8 @@ export function createAPIServer(config: APIServerConfig): APIServer {
   const handle = async (req: FastifyRequest, reply: FastifyReply) => {
     const [path = "/", qs = ""] = req.url.split("?", 2);
     const query = Object.fromEntries(new URLSearchParams(qs));
-    const info = parseRequestInfo(req.method, path, query);
+    // The request filters parsed the same path and query already.
+    const info = (req as unknown as { requestInfo?: RequestInfo }).requestInfo ?? parseRequestInfo(req.method, path, query);
     if (!info.isResourceRequest) return sendStatus(reply, notFoundStatus());
     if (info.apiPrefix === "api" && info.apiGroup !== "") return sendStatus(reply, notFoundStatus());
     const store = stores.get(`${info.apiGroup}/${info.apiVersion}/${info.resource}`);
@@ -266,8 +267,17 @@ export function createAPIServer(config: APIServerConfig): APIServer {
     switch (info.verb) {
       case "get":
         return send(200, await store.get(ctx, info.name, query["resourceVersion"]));
-      case "list":
+      case "list": {
+        // Plain JSON lists are written from the stored text, without building every object.
+        if (accept.form === "json" && query["pretty"] !== "true") {
+          const text = await store.listEncoded(ctx, listParams(query));
+          if (text !== undefined) {
+            if (ctx.warnings.length > 0) void reply.header("Warning", ctx.warnings.map(formatWarning));
+            return reply.code(200).header("content-type", accept.contentType).send(Buffer.from(text));
+          }
+        }
         return send(200, await store.list(ctx, listParams(query)));
+      }
       case "watch":
         return serveWatch(req, reply, store, ctx, info, query, accept, config.limits?.minRequestTimeoutSeconds ?? defaultRequestLimits.minRequestTimeoutSeconds);
       case "create": {

@@ -2,6 +2,8 @@ import { StorageError } from "../errors.js";
 import type {
   DeleteOptions,
   DeleteResult,
+  EncodedListOptions,
+  EncodedListResult,
   GetOptions,
   GuaranteedUpdateOptions,
   ListContinue,
@@ -17,7 +19,7 @@ import type {
   Watcher,
   WriteResult,
 } from "../types.js";
-import { decodeObject, encodeObject } from "./codec.js";
+import { decodeObject, encodeObject, encodedWithRevision } from "./codec.js";
 import type { ChangeRow, Entry, MvccEngine } from "./engine.js";
 import type { KeyRange } from "./keys.js";
 import { assertKey, directoryPrefix, exactRange, prefixRange } from "./keys.js";
@@ -126,21 +128,33 @@ export abstract class MvccStorage implements Storage {
   }
 
   async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
+    const predicate = options.predicate;
+    return this.#list(prefix, options, (row) => {
+      const object = decodeObject(row.value, row.revision);
+      return predicate === undefined || predicate(object) ? object : undefined;
+    }, predicate !== undefined);
+  }
+
+  async listEncoded(prefix: string, options: EncodedListOptions = {}): Promise<EncodedListResult> {
+    return this.#list(prefix, options, (row) => encodedWithRevision(row.value, row.revision), false);
+  }
+
+  // One page of a list: `item` turns a row into what the page holds (undefined: filtered out).
+  #list<T>(prefix: string, options: EncodedListOptions, item: (row: Entry) => T | undefined, filtered: boolean): { items: T[]; revision: number; continue?: ListContinue; remainingItemCount?: number } {
     const engine = this.#open();
     const range = prefixRange(directoryPrefix(prefix));
     const { limit, start, continueRevision } = resolveListStart(prefix, range, options);
     const point: ReadPoint =
       continueRevision !== undefined ? this.#exact(prefix, continueRevision) : this.#readPoint(prefix, options.resourceVersion, options.resourceVersionMatch, limit > 0);
 
-    const predicate = options.predicate;
     const read = (from: string, n: number): Entry[] => {
       const r: KeyRange = { start: from, end: range.end };
       return point.historical ? engine.listAt(r, point.revision, n) : engine.listLatest(r, n);
     };
-    const items: StoredObject[] = [];
+    const items: T[] = [];
     let lastKey: string | undefined;
     let more = false;
-    const batch = limit === 0 ? 0 : predicate === undefined ? limit + 1 : Math.max(limit, 128);
+    const batch = limit === 0 ? 0 : !filtered ? limit + 1 : Math.max(limit, 128);
     let cursor = start;
     for (;;) {
       const rows = read(cursor, batch);
@@ -150,15 +164,15 @@ export abstract class MvccStorage implements Storage {
           break;
         }
         lastKey = row.key;
-        const object = decodeObject(row.value, row.revision);
-        if (predicate === undefined || predicate(object)) items.push(object);
+        const it = item(row);
+        if (it !== undefined) items.push(it);
       }
       if (more || batch === 0 || rows.length < batch || lastKey === undefined) break;
       cursor = `${lastKey}\u0000`;
     }
     if (!more || lastKey === undefined) return { items, revision: point.revision };
     const next: ListContinue = { startKey: `${lastKey}\u0000`, revision: point.revision };
-    if (predicate !== undefined) return { items, revision: point.revision, continue: next };
+    if (filtered) return { items, revision: point.revision, continue: next };
     const rest: KeyRange = { start: next.startKey, end: range.end };
     const remainingItemCount = point.historical ? engine.countAt(rest, point.revision) : engine.countLatest(rest);
     return { items, revision: point.revision, continue: next, remainingItemCount };
@@ -247,6 +261,7 @@ export abstract class MvccStorage implements Storage {
       initial,
       bufferSize: this.#bufferSize,
       bookmarkIntervalMs,
+      sharedObjects: options.sharedObjects === true,
       onStop: (w) => this.#watchers.delete(w),
     });
     this.#watchers.add(watcher);

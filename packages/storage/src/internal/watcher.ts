@@ -12,12 +12,17 @@ import { inRange } from "./keys.js";
 export class SharedChange {
   #object: StoredObject | undefined;
   #prev: StoredObject | undefined;
+  #deleted: StoredObject | undefined;
   constructor(readonly row: ChangeRow) {}
   object(): StoredObject {
     return (this.#object ??= decodeObject(this.row.value as string, this.row.revision));
   }
   prev(): StoredObject {
     return (this.#prev ??= decodeObject(this.row.prevValue as string, this.row.prevRevision));
+  }
+  /** The object of a DELETED event: the last state, at the deletion's revision. */
+  deleted(): StoredObject {
+    return (this.#deleted ??= decodeObject(this.row.prevValue as string, this.row.revision));
   }
 }
 
@@ -38,6 +43,8 @@ export interface WatcherInit {
   readonly initial: Entry[];
   readonly bufferSize: number;
   readonly bookmarkIntervalMs: number | undefined;
+  /** Hand out the change's shared parsed objects (the consumer only reads them). */
+  readonly sharedObjects: boolean;
   readonly onStop: (w: LogWatcher) => void;
 }
 
@@ -53,6 +60,7 @@ export class LogWatcher implements Watcher {
   readonly #range: KeyRange;
   readonly #predicate: StoragePredicate | undefined;
   readonly #bufferSize: number;
+  readonly #sharedObjects: boolean;
   readonly #onStop: (w: LogWatcher) => void;
   #initial: Entry[];
   #initialIndex = 0;
@@ -73,6 +81,7 @@ export class LogWatcher implements Watcher {
     this.#range = init.range;
     this.#predicate = init.predicate;
     this.#bufferSize = init.bufferSize;
+    this.#sharedObjects = init.sharedObjects;
     this.#onStop = init.onStop;
     this.#initial = init.initial;
     this.#position = init.startRevision;
@@ -170,8 +179,14 @@ export class LogWatcher implements Watcher {
       this.#queueHead = 0;
     }
     if (item.kind === "bookmark") return { type: "BOOKMARK", revision: item.revision };
-    const row = item.change.row;
+    const change = item.change;
+    const row = change.row;
     this.#delivered = row.revision;
+    if (this.#sharedObjects) {
+      if (item.type === "DELETED") return { type: "DELETED", key: row.key, revision: row.revision, object: change.deleted(), prevObject: change.prev() };
+      if (row.prevValue === null) return { type: item.type, key: row.key, revision: row.revision, object: change.object() };
+      return { type: item.type, key: row.key, revision: row.revision, object: change.object(), prevObject: change.prev() };
+    }
     if (item.type === "DELETED") {
       return {
         type: "DELETED",
