@@ -66,7 +66,9 @@ const maxRounds = 32;
  *   validation reports them (`spec.template.spec.containers: Required value`) exactly as
  *   Kubernetes does, instead of the decoder.
  *
- * Pure: `raw` is not mutated (the value is a new object). Duplicate JSON keys cannot be seen here
+ * Pure: `raw` is not mutated. The value is a new object, except that the insides of free-form
+ * members (`fieldsV1`, untyped `object` fields) may be shared with `raw` (no copy is made of a
+ * body without `null` members). Duplicate JSON keys cannot be seen here
  * (the caller checks the raw text). Never throws.
  *
  * @see staging/src/k8s.io/apimachinery/pkg/runtime/serializer/json/json.go (strict decoding, 1.23)
@@ -77,7 +79,10 @@ const maxRounds = 32;
  */
 export function decodeObject<K extends KindName>(kind: K, raw: unknown, opts: DecodeOptions): DecodeResult<KindTypes[K]> {
   const schema: z.ZodType<KindTypes[K]> = kindSchemas[kind];
-  const data = cloneWithoutNulls(raw);
+  // Most bodies have no null member: zod reads `raw` as it is (its output is a new object), and a
+  // copy is made only when a round has to drop or fill members.
+  let data = hasNullMember(raw) ? cloneWithoutNulls(raw) : raw;
+  let copied = data !== raw;
   const unknownFields: string[] = [];
   for (let round = 0; round < maxRounds; round++) {
     const res = schema.safeParse(data);
@@ -104,6 +109,10 @@ export function decodeObject<K extends KindName>(kind: K, raw: unknown, opts: De
       errors.push(toDecodeError(schema, issue, actual.value));
     }
     if (errors.length > 0) return { ok: false, errors: dedupe(errors) };
+    if (!copied) {
+      data = cloneWithoutNulls(raw);
+      copied = true;
+    }
     for (const d of drops) {
       const parent = valueAt(data, d.path).value as Record<string, unknown>;
       for (const key of d.keys) {
@@ -237,6 +246,18 @@ function defineOwn(target: Record<PropertyKey, unknown>, key: PropertyKey, value
  * are defined as own properties so a `__proto__` member stays a member (reported as unknown)
  * instead of changing the prototype.
  */
+function hasNullMember(v: unknown): boolean {
+  if (Array.isArray(v)) return v.some(hasNullMember);
+  if (v !== null && typeof v === "object" && isPlainObject(v)) {
+    for (const k in v) {
+      if (!Object.prototype.hasOwnProperty.call(v, k)) continue;
+      const val = (v as Record<string, unknown>)[k];
+      if (val === null || hasNullMember(val)) return true;
+    }
+  }
+  return false;
+}
+
 function cloneWithoutNulls(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(cloneWithoutNulls);
   if (v !== null && typeof v === "object" && isPlainObject(v)) {

@@ -171,14 +171,17 @@ export interface FieldManagerOptions {
 const strippedMeta = ["name", "namespace", "creationTimestamp", "selfLink", "uid", "clusterName", "generation", "managedFields", "resourceVersion"];
 
 // Fields the server owns and no manager ever does.
+// A shallow view: the top level and metadata are copied, everything below is shared with `obj`
+// (the comparison only reads it).
 function stripServerFields(obj: unknown): JSONObject {
-  const o = isObject(obj) ? cloneJSON(obj) : {};
+  const o: JSONObject = isObject(obj) ? { ...obj } : {};
   delete o["apiVersion"];
   delete o["kind"];
   if (isObject(o["metadata"])) {
-    const m = o["metadata"];
+    const m: JSONObject = { ...o["metadata"] };
     for (const k of strippedMeta) delete m[k];
     if (Object.keys(m).length === 0) delete o["metadata"];
+    else o["metadata"] = m;
   }
   return o;
 }
@@ -191,6 +194,12 @@ function ignoredSet(opts: FieldManagerOptions): FieldSet {
   const s = new FieldSet();
   for (const p of opts.ignoredFields ?? []) s.insert(p);
   return s;
+}
+
+// `set` without the paths under `ignored`; `set` itself when it has none of them.
+function withoutIgnored(set: FieldSet, ignored: FieldSet): FieldSet {
+  for (const p of ignored.paths()) if (set.hasPrefix(p)) return set.recursiveDifference(ignored);
+  return set;
 }
 
 function isResetManagedFields(v: unknown): boolean {
@@ -249,11 +258,12 @@ export function recordUpdate(live: JSONObject | null, next: JSONObject, manager:
   try {
     const ignored = ignoredSet(opts);
     const cmp = compareObjects(stripServerFields(live), stripServerFields(next), opts.schema);
-    const changed = cmp.modified.union(cmp.added).recursiveDifference(ignored);
-    const removed = cmp.removed.recursiveDifference(ignored);
+    // The set operations copy; a create (nothing modified or removed) needs none of them.
+    const changed = withoutIgnored(cmp.modified.empty() ? cmp.added : cmp.modified.union(cmp.added), ignored);
+    const removed = withoutIgnored(cmp.removed, ignored);
     const id = { manager, operation: "Update" as const, apiVersion: opts.apiVersion, subresource: opts.subresource ?? "" };
-    result = takeOwnership(records, "", changed, removed, true);
-    const own = changed.difference(removed);
+    result = records.length === 0 ? records : takeOwnership(records, "", changed, removed, true);
+    const own = removed.empty() ? changed : changed.difference(removed);
     if (!own.empty()) {
       const key = recordKey(id);
       const prev = result.find((r) => recordKey(r) === key);

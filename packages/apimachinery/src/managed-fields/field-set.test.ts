@@ -82,4 +82,32 @@ describe("FieldSet and FieldsV1", () => {
       }),
     );
   });
+
+  it("property: the set operations agree with a model of plain path sets", () => {
+    const pe = fc.oneof(fc.constantFrom("a", "b", "c").map((n) => `f:${n}`), fc.constantFrom(1, 2).map((n) => valueElement(n)));
+    const setArb = fc.array(fc.array(pe, { minLength: 1, maxLength: 3 }), { maxLength: 8 }).map((paths) => {
+      const s = new FieldSet();
+      for (const p of paths) s.insert(p);
+      return s;
+    });
+    const model = (s: FieldSet) => new Set(s.paths().map((p) => JSON.stringify(p)));
+    const sorted = (xs: Iterable<string>) => [...xs].sort();
+    fc.assert(
+      fc.property(setArb, setArb, (a, b) => {
+        const ma = model(a);
+        const mb = model(b);
+        expect(sorted(model(a.union(b)))).toEqual(sorted(new Set([...ma, ...mb])));
+        expect(sorted(model(a.intersection(b)))).toEqual(sorted([...ma].filter((p) => mb.has(p))));
+        expect(sorted(model(a.difference(b)))).toEqual(sorted([...ma].filter((p) => !mb.has(p))));
+        const underB = (p: string) => {
+          const path = JSON.parse(p) as string[];
+          return path.some((_, i) => mb.has(JSON.stringify(path.slice(0, i + 1))));
+        };
+        expect(sorted(model(a.recursiveDifference(b)))).toEqual(sorted([...ma].filter((p) => !underB(p))));
+        expect(sorted(model(a.clone()))).toEqual(sorted(ma));
+        expect(a.union(b).empty()).toBe(ma.size + mb.size === 0);
+      }),
+      { numRuns: 500 },
+    );
+  });
 });

@@ -63,6 +63,8 @@ function compareValues(a: unknown, b: unknown): number {
  * values before indexes. Used for the `FieldsV1` key order and for conflict listings.
  */
 export function comparePathElements(a: PathElement, b: PathElement): number {
+  // Fields are most elements: compare them as strings, without slicing.
+  if (a.charCodeAt(0) === 102 && b.charCodeAt(0) === 102) return a < b ? -1 : a > b ? 1 : 0;
   const ca = categoryOrder[a.slice(0, 1)] ?? 9;
   const cb = categoryOrder[b.slice(0, 1)] ?? 9;
   if (ca !== cb) return ca - cb;
@@ -128,7 +130,8 @@ export class FieldSet {
   /** Adds `path` (the empty path is ignored). Mutates the set. */
   insert(path: FieldSetPath): void {
     if (path.length === 0) return;
-    const node = path.slice(0, -1).reduce<FieldSet>((n, pe) => n.child(pe), this);
+    let node = path.length > 1 ? this.child(path[0]!) : this;
+    for (let i = 1; i < path.length - 1; i++) node = node.child(path[i]!);
     node.members.add(path[path.length - 1]!);
   }
 
@@ -172,59 +175,27 @@ export class FieldSet {
 
   /** A deep copy. */
   clone(): FieldSet {
-    return this.union(new FieldSet());
+    return copyOf(this) ?? new FieldSet();
   }
 
   /** Members of either set. */
   union(other: FieldSet): FieldSet {
-    const out = new FieldSet();
-    for (const m of this.members) out.members.add(m);
-    for (const m of other.members) out.members.add(m);
-    for (const k of new Set([...this.children.keys(), ...other.children.keys()])) {
-      const a = this.children.get(k) ?? new FieldSet();
-      const b = other.children.get(k) ?? new FieldSet();
-      const u = a.union(b);
-      if (!u.empty()) out.children.set(k, u);
-    }
-    return out;
+    return unionOf(this, other) ?? new FieldSet();
   }
 
   /** Members of both sets. */
   intersection(other: FieldSet): FieldSet {
-    const out = new FieldSet();
-    for (const m of this.members) if (other.members.has(m)) out.members.add(m);
-    for (const [k, a] of this.children) {
-      const b = other.children.get(k);
-      if (!b) continue;
-      const i = a.intersection(b);
-      if (!i.empty()) out.children.set(k, i);
-    }
-    return out;
+    return intersectionOf(this, other) ?? new FieldSet();
   }
 
   /** Members of this set that are not members of `other`. */
   difference(other: FieldSet): FieldSet {
-    const out = new FieldSet();
-    for (const m of this.members) if (!other.members.has(m)) out.members.add(m);
-    for (const [k, a] of this.children) {
-      const b = other.children.get(k);
-      const d = b ? a.difference(b) : a.clone();
-      if (!d.empty()) out.children.set(k, d);
-    }
-    return out;
+    return differenceOf(this, other, false) ?? new FieldSet();
   }
 
   /** Members of this set with no prefix (or equal path) among the members of `other`. */
   recursiveDifference(other: FieldSet): FieldSet {
-    const out = new FieldSet();
-    for (const m of this.members) if (!other.members.has(m)) out.members.add(m);
-    for (const [k, a] of this.children) {
-      if (other.members.has(k)) continue;
-      const b = other.children.get(k);
-      const d = b ? a.recursiveDifference(b) : a.clone();
-      if (!d.empty()) out.children.set(k, d);
-    }
-    return out;
+    return differenceOf(this, other, true) ?? new FieldSet();
   }
 
   /** Whether both sets hold the same members. */
@@ -234,18 +205,22 @@ export class FieldSet {
 
   /** The `FieldsV1` JSON of the set (elements in structured-merge-diff order). Does not mutate. */
   toFieldsV1(): Record<string, unknown> {
-    const out: Record<string, unknown> = {};
-    const keys = [...new Set([...this.members, ...this.children.keys()])].sort(comparePathElements);
+    return this.encodeFieldsV1() ?? {};
+  }
+
+  // The FieldsV1 object, or undefined when the set is empty (one pass: no emptiness re-checks).
+  // Elements all start with "f:", "k:", "v:" or "i:", so plain assignment never meets __proto__.
+  private encodeFieldsV1(): Record<string, unknown> | undefined {
+    const keys: PathElement[] = [...this.members];
+    for (const k of this.children.keys()) if (!this.members.has(k)) keys.push(k);
+    if (keys.length > 1) keys.sort(comparePathElements);
+    let out: Record<string, unknown> | undefined;
     for (const k of keys) {
-      const c = this.children.get(k);
-      const sub: Record<string, unknown> = {};
-      if (c && !c.empty()) {
-        if (this.members.has(k)) sub["."] = {};
-        Object.assign(sub, c.toFieldsV1());
-      } else if (!this.members.has(k)) {
-        continue;
-      }
-      Object.defineProperty(out, k, { value: sub, enumerable: true, writable: true, configurable: true });
+      const sub = this.children.get(k)?.encodeFieldsV1();
+      const member = this.members.has(k);
+      if (sub === undefined && !member) continue;
+      out ??= {};
+      out[k] = sub === undefined ? {} : member ? { ".": {}, ...sub } : sub;
     }
     return out;
   }
@@ -304,4 +279,62 @@ export function parseFieldsV1(fieldsV1: unknown): FieldSet {
     return set;
   };
   return read(fieldsV1);
+}
+
+// The set operations build their results bottom-up and answer undefined for an empty result, so
+// no subtree is walked twice (once to build, once more to ask whether it is empty).
+
+function nonEmpty(s: FieldSet): FieldSet | undefined {
+  return s.members.size > 0 || s.children.size > 0 ? s : undefined;
+}
+
+function copyOf(a: FieldSet): FieldSet | undefined {
+  const out = new FieldSet();
+  for (const m of a.members) out.members.add(m);
+  for (const [k, c] of a.children) {
+    const d = copyOf(c);
+    if (d) out.children.set(k, d);
+  }
+  return nonEmpty(out);
+}
+
+function unionOf(a: FieldSet, b: FieldSet): FieldSet | undefined {
+  const out = new FieldSet();
+  for (const m of a.members) out.members.add(m);
+  for (const m of b.members) out.members.add(m);
+  for (const [k, c] of a.children) {
+    const o = b.children.get(k);
+    const u = o ? unionOf(c, o) : copyOf(c);
+    if (u) out.children.set(k, u);
+  }
+  for (const [k, c] of b.children) {
+    if (a.children.has(k)) continue;
+    const u = copyOf(c);
+    if (u) out.children.set(k, u);
+  }
+  return nonEmpty(out);
+}
+
+function intersectionOf(a: FieldSet, b: FieldSet): FieldSet | undefined {
+  const out = new FieldSet();
+  for (const m of a.members) if (b.members.has(m)) out.members.add(m);
+  for (const [k, c] of a.children) {
+    const o = b.children.get(k);
+    const i = o ? intersectionOf(c, o) : undefined;
+    if (i) out.children.set(k, i);
+  }
+  return nonEmpty(out);
+}
+
+// `recursive`: a member of `b` also removes everything below it.
+function differenceOf(a: FieldSet, b: FieldSet, recursive: boolean): FieldSet | undefined {
+  const out = new FieldSet();
+  for (const m of a.members) if (!b.members.has(m)) out.members.add(m);
+  for (const [k, c] of a.children) {
+    if (recursive && b.members.has(k)) continue;
+    const o = b.children.get(k);
+    const d = o ? differenceOf(c, o, recursive) : copyOf(c);
+    if (d) out.children.set(k, d);
+  }
+  return nonEmpty(out);
 }

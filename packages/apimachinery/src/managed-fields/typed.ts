@@ -233,29 +233,38 @@ export function compareObjects(before: unknown, after: unknown, schema: TypeSche
       if (!lp) added.insert(path);
       else if (!rp) removed.insert(path);
     }
+    // `path` is one array pushed and popped on the way down (FieldSet.insert keeps no reference).
     if (shape === "map") {
       const lo = lp ? (l as JSONObject) : {};
       const ro = rp ? (r as JSONObject) : {};
       const childSkeleton = skeleton && s.kind === "struct";
-      for (const k of new Set([...Object.keys(lo), ...Object.keys(ro)])) {
-        walk(hasOwn(lo, k) ? lo[k] : undefined, hasOwn(ro, k) ? ro[k] : undefined, s.field(k), [...path, fieldElement(k)], childSkeleton, (lp || childSkeleton) && (rp || childSkeleton) && s.isRequired(k));
+      const lk = Object.keys(lo);
+      const rk = Object.keys(ro);
+      for (let i = 0; i < lk.length + rk.length; i++) {
+        const k = i < lk.length ? lk[i]! : rk[i - lk.length]!;
+        if (i >= lk.length && hasOwn(lo, k)) continue;
+        path.push(fieldElement(k));
+        walk(hasOwn(lo, k) ? lo[k] : undefined, hasOwn(ro, k) ? ro[k] : undefined, s.field(k), path, childSkeleton, (lp || childSkeleton) && (rp || childSkeleton) && s.isRequired(k));
+        path.pop();
       }
       return;
     }
-    const li = lp ? indexItems(s, l as unknown[], path, false) : new Map<PathElement, unknown>();
-    const ri = rp ? indexItems(s, r as unknown[], path, false) : new Map<PathElement, unknown>();
-    for (const pe of new Set([...li.keys(), ...ri.keys()])) {
-      const a = li.get(pe);
-      const b = ri.get(pe);
-      const p = [...path, pe];
-      const elem = s.element();
+    const li = lp ? indexItems(s, l as unknown[], path, false) : undefined;
+    const ri = rp ? indexItems(s, r as unknown[], path, false) : undefined;
+    const elem = s.element();
+    const pes = [...(li?.keys() ?? []), ...[...(ri?.keys() ?? [])].filter((pe) => !li?.has(pe))];
+    for (const pe of pes) {
+      const a = li?.get(pe);
+      const b = ri?.get(pe);
+      path.push(pe);
       if (shapeOf(elem, a ?? b) === "leaf") {
-        if (a === undefined) added.insert(p);
-        else if (b === undefined) removed.insert(p);
-        else if (!deepEqual(a, b)) modified.insert(p);
+        if (a === undefined) added.insert(path);
+        else if (b === undefined) removed.insert(path);
+        else if (!deepEqual(a, b)) modified.insert(path);
       } else {
-        walk(a, b, elem, p, false);
+        walk(a, b, elem, path, false);
       }
+      path.pop();
     }
   };
   walk(before, after, schema, [], true);

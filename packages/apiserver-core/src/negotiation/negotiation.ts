@@ -57,49 +57,77 @@ export const patchMediaTypes = [
  * paths like `metadata.name`. Assumes `text` is valid JSON.
  */
 export function findDuplicateJSONKeys(text: string): string[] {
+  // One pass over the text by char codes; a key is only unescaped when it has an escape, and a
+  // path is only built for a duplicate (the stack holds the keys above the current value).
   const dups: string[] = [];
+  const stack: string[] = [];
+  const n = text.length;
   let i = 0;
-  const ws = () => { while (i < text.length && /\s/.test(text[i]!)) i++; };
-  const str = (): string => {
-    const start = i;
-    i++;
-    while (i < text.length && text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
-    i++;
-    return JSON.parse(text.slice(start, i)) as string;
+  const ws = () => {
+    for (let c = text.charCodeAt(i); c === 32 || c === 10 || c === 13 || c === 9; c = text.charCodeAt(++i));
   };
-  const value = (path: string): void => {
+  const str = (): string => {
+    const start = i + 1;
+    let escaped = false;
+    for (i = start; i < n; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 34) break;
+      if (c === 92) {
+        escaped = true;
+        i++;
+      }
+    }
+    i++;
+    return escaped ? (JSON.parse(text.slice(start - 1, i)) as string) : text.slice(start, i - 1);
+  };
+  const value = (): void => {
     ws();
-    const c = text[i];
-    if (c === "{") {
+    const c = text.charCodeAt(i);
+    if (c === 123) {
       i++;
-      const seen = new Set<string>();
       ws();
-      if (text[i] === "}") { i++; return; }
+      if (text.charCodeAt(i) === 125) {
+        i++;
+        return;
+      }
+      let seen: Set<string> | undefined;
+      let first: string | undefined;
       for (;;) {
         ws();
         const k = str();
-        const p = path ? `${path}.${k}` : k;
-        if (seen.has(k)) dups.push(p);
-        seen.add(k);
+        // Most objects are small: the first key needs no set.
+        if (first === undefined) first = k;
+        else {
+          seen ??= new Set([first]);
+          if (seen.has(k)) dups.push([...stack, k].join("."));
+          seen.add(k);
+        }
         ws();
         i++; // :
-        value(p);
+        stack.push(k);
+        value();
+        stack.pop();
         ws();
-        if (text[i++] === "}") return;
+        if (text.charCodeAt(i++) === 125) return;
       }
-    } else if (c === "[") {
+    } else if (c === 91) {
       i++;
       ws();
-      if (text[i] === "]") { i++; return; }
-      for (;;) {
-        value(path);
-        ws();
-        if (text[i++] === "]") return;
+      if (text.charCodeAt(i) === 93) {
+        i++;
+        return;
       }
-    } else if (c === '"') str();
-    else while (i < text.length && !/[\s,}\]]/.test(text[i]!)) i++;
+      for (;;) {
+        value();
+        ws();
+        if (text.charCodeAt(i++) === 93) return;
+      }
+    } else if (c === 34) str();
+    else {
+      for (let d = c; i < n && d !== 44 && d !== 125 && d !== 93 && d !== 32 && d !== 10 && d !== 13 && d !== 9; d = text.charCodeAt(++i));
+    }
   };
-  value("");
+  value();
   return dups;
 }
 
