@@ -1,11 +1,12 @@
 /**
- * skiff-apiserver benchmarks over HTTPS against the real process (started from source with a
- * temporary --data-dir), each beside a bare `node:https` server using the same certificate and
+ * skiff-apiserver benchmarks over HTTPS against the real process (built when fresh, see
+ * `launch.ts`; with a temporary --data-dir), each beside a bare `node:https` server using the same certificate and
  * answering with the same bytes, in the same run, printed as ratios:
  * create, get, list (10k Jobs in pages of 500) and watch fan-out (1,000 watchers); plus the
  * issue's targets: ≥ 3,000 durable creates/s, p99 write latency < 20 ms at 200 writes/s with 5,000
  * objects stored, 1,000 watchers p99 delivery < 100 ms, 10k list < 300 ms, RSS < 300 MiB with 100k
- * Jobs stored (the apiserver's own RSS, read from /proc).
+ * Jobs stored (the apiserver's own RSS, read from /proc: at rest, once V8 has collected the
+ * garbage of the load that stored them, and the peak during that load).
  *
  * The load generator is a keep-alive client loop with N concurrent connections (no autocannon here).
  * Sizes can be reduced for a smoke run: SKIFF_BENCH_APISERVER_SCALE=0.1 scales every count.
@@ -17,15 +18,15 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, createServer, request } from "node:https";
 import type { Server } from "node:https";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { appCommand, describeCommand, repoRoot } from "./launch.js";
 import type { BenchRow } from "./report.js";
 
 export const name = "skiff-apiserver (HTTPS, SQLite) vs bare node:https";
 
 const scale = Number(process.env["SKIFF_BENCH_APISERVER_SCALE"] ?? "1");
 const n = (count: number) => Math.max(1, Math.round(count * scale));
-const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "../../..");
+const command = appCommand("apiserver");
 const token = "bench-token";
 const jobs = "/apis/batch/v1/namespaces/default/jobs";
 const debug = process.env["SKIFF_BENCH_DEBUG"] ? (m: string) => console.error(`[apiserver.bench] ${m}`) : () => {};
@@ -74,10 +75,11 @@ async function startApiserver(): Promise<{ proc: ChildProcess; port: number; dir
   const proc = spawn(
     process.execPath,
     [
-      "--conditions=@skiff/source", "--import", "tsx", join(repoRoot, "apps/apiserver/src/main.ts"),
+      ...(process.env["SKIFF_BENCH_APISERVER_NODE_ARGS"] ?? "").split(" ").filter((a) => a !== ""),
+      ...command.args,
       "--secure-port=0", "--bind-address=127.0.0.1", `--data-dir=${join(dir, "data")}`, `--cert-dir=${join(dir, "pki")}`, `--token-auth-file=${join(dir, "tokens.csv")}`,
     ],
-    { cwd: repoRoot, stdio: ["ignore", "ignore", "pipe"] },
+    { cwd: repoRoot, stdio: ["ignore", process.env["SKIFF_BENCH_DEBUG"] ? "inherit" : "ignore", "pipe"] },
   );
   let err = "";
   const port = await new Promise<number>((resolve, reject) => {
@@ -153,6 +155,25 @@ function startBare(cert: string, key: string, routes: Map<string, { status: numb
     const addr = server.address();
     resolve({ server, port: typeof addr === "object" && addr ? addr.port : 0, broadcast: (line) => { for (const s of streams) s.write(line); }, watchers: () => streams.size });
   }));
+}
+
+/**
+ * RSS (MiB) once it has not dropped for 30 s, or after 90 s: V8's memory reducer starts its
+ * collections 8 to 25 s after allocation slows down.
+ */
+async function rssAtRest(rssMiB: () => number): Promise<number> {
+  let low = rssMiB();
+  let since = nowMs();
+  const until = nowMs() + 90_000;
+  while (nowMs() < until && nowMs() - since < 30_000) {
+    await new Promise((r) => setTimeout(r, 500));
+    const now = rssMiB();
+    if (now < low - 1) {
+      low = now;
+      since = nowMs();
+    }
+  }
+  return rssMiB();
 }
 
 async function listAll(t: Target, agent: Agent): Promise<number> {
@@ -235,6 +256,9 @@ export default async function bench(): Promise<BenchRow[]> {
     const getBody = (await send(apiT, undefined, "GET", `${jobs}/bench-sample`)).body;
 
     debug("sample done");
+    // Warm-up, as any throughput figure needs: the JIT compiles the request path and the
+    // connections are set up. Not counted.
+    await load(apiT, 64, n(1000), (i) => ({ method: "POST", path: jobs, body: JSON.stringify(job(`bench-warm-${String(i)}`)) }), 201);
     // create (durable: every 201 is committed to SQLite)
     const creates = n(10_000);
     const c = await load(apiT, 64, creates, (i) => ({ method: "POST", path: jobs, body: JSON.stringify(job(`bench-${String(i)}`)) }), 201);
@@ -262,7 +286,7 @@ export default async function bench(): Promise<BenchRow[]> {
     const bareT: Target = { port: bare.port, ca: api.ca };
     try {
       const bc = await load(bareT, 64, creates, () => ({ method: "POST", path: jobs, body: JSON.stringify(job("x")) }), 201);
-      rows.push({ what: `create (64 conns, ${String(creates)} Jobs)`, value: c.rps, unit: "req/s", note: `bare ${bc.rps.toFixed(0)} req/s; ratio ${(c.rps / bc.rps).toFixed(3)}; target ≥ 3,000 durable creates/s: ${c.rps >= 3000 ? "met" : "NOT met"}` });
+      rows.push({ what: `create (64 conns, ${String(creates)} Jobs after ${String(n(1000))} warm-up)`, value: c.rps, unit: "req/s", note: `bare ${bc.rps.toFixed(0)} req/s; ratio ${(c.rps / bc.rps).toFixed(3)}; target ≥ 3,000 durable creates/s: ${c.rps >= 3000 ? "met" : "NOT met"}; ${describeCommand("apiserver", command)}` });
       rows.push({ what: "create p99 latency (64 conns)", value: percentile(c.latencies, 99), unit: "ms", note: `bare ${percentile(bc.latencies, 99).toFixed(2)} ms` });
 
     debug("bare creates done");
@@ -325,13 +349,25 @@ export default async function bench(): Promise<BenchRow[]> {
     }
 
     debug("watch done");
-    // RSS with 100k Jobs stored (the apiserver child's own VmRSS).
+    // RSS with 100k Jobs stored (the apiserver child's own VmRSS): the peak while storing them at
+    // full speed, then at rest (V8 gives back the load's garbage some seconds after it ends).
     const target = n(100_000);
-    const stored = creates + n(1000) + 1 + 20;
-    if (target > stored) await load(apiT, 64, target - stored, (i) => ({ method: "POST", path: jobs, body: JSON.stringify(job(`bench-rss-${String(i)}`)) }), 201);
-    const status = readFileSync(`/proc/${String(api.proc.pid)}/status`, "utf8");
-    const rssKiB = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-    rows.push({ what: `apiserver RSS with ${String(Math.max(target, stored))} Jobs`, value: rssKiB / 1024, unit: "MiB", note: `target < 300 MiB: ${rssKiB / 1024 < 300 ? "met" : "NOT met"}` });
+    const stored = n(1000) + creates + n(1000) + 1 + 20;
+    const rssMiB = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${String(api.proc.pid)}/status`, "utf8"))?.[1] ?? 0) / 1024;
+    let peak = rssMiB();
+    const sampler = setInterval(() => (peak = Math.max(peak, rssMiB())), 250);
+    try {
+      if (target > stored) await load(apiT, 64, target - stored, (i) => ({ method: "POST", path: jobs, body: JSON.stringify(job(`bench-rss-${String(i)}`)) }), 201);
+    } finally {
+      clearInterval(sampler);
+    }
+    const after = rssMiB();
+    const rest = await rssAtRest(rssMiB);
+    if (process.env["SKIFF_BENCH_APISERVER_HOLD"]) {
+      debug(`apiserver pid ${String(api.proc.pid)} held for ${process.env["SKIFF_BENCH_APISERVER_HOLD"]} s`);
+      await new Promise((r) => setTimeout(r, Number(process.env["SKIFF_BENCH_APISERVER_HOLD"]) * 1000));
+    }
+    rows.push({ what: `apiserver RSS at rest with ${String(Math.max(target, stored))} Jobs`, value: rest, unit: "MiB", note: `${after.toFixed(0)} MiB right after storing them at full speed, peak ${peak.toFixed(0)} MiB; target < 300 MiB: ${rest < 300 ? "met" : "NOT met"}; ${describeCommand("apiserver", command)}` });
   } finally {
     api.proc.kill("SIGTERM");
     await new Promise((r) => api.proc.once("exit", r));

@@ -6,11 +6,7 @@
  * `Complete` condition, pods/s, and the controller's peak RSS; asserts `completedIndexes` is
  * exactly `0-(N-1)` and `succeeded` is N.
  *
- * Both binaries run BUILT (`apps/<app>/dist/main.js`, plain `node`) when that bundle and the
- * `dist/index.js` of every `@skiff/*` package it imports exist and are newer than their sources;
- * otherwise from source through tsx (`SKIFF_BENCH_FROM_SOURCE=1` forces that). The rows say which.
- * Build: `npx tsc -b apps/job-controller apps/apiserver`, then `npx tsup` in each app and in each
- * `packages/*` it imports. `SKIFF_BENCH_CONTROLLER_NODE_ARGS` adds node flags to the controller
+ * Both binaries run built when their bundles are fresh (see `launch.ts`); the rows say which. `SKIFF_BENCH_CONTROLLER_NODE_ARGS` adds node flags to the controller
  * (`--cpu-prof --cpu-prof-dir=/tmp/prof`, `--heapsnapshot-signal=SIGUSR2`).
  *
  * N defaults to 10,000; `SKIFF_BENCH_JOB_COMPLETIONS` overrides it. The controller runs with
@@ -19,17 +15,15 @@
  */
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
-import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { Agent, request } from "node:https";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { appCommand, describeCommand, repoRoot as root } from "./launch.js";
 import type { BenchRow } from "./report.js";
 
 export const name = "job-controller";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "../../..");
 const token = "bench-token";
 
 interface Api {
@@ -73,39 +67,6 @@ function api(port: number, ca: string): Api {
   };
 }
 
-function newestMtimeMs(dir: string): number {
-  let newest = 0;
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) newest = Math.max(newest, newestMtimeMs(p));
-    else if (e.name.endsWith(".ts") && !e.name.endsWith(".test.ts")) newest = Math.max(newest, statSync(p).mtimeMs);
-  }
-  return newest;
-}
-
-/** Why `apps/<app>` cannot run built, or undefined when its bundle and its @skiff deps' bundles are fresh. */
-function whyNotBuilt(app: string): string | undefined {
-  const dir = join(root, "apps", app);
-  const main = join(dir, "dist/main.js");
-  if (!existsSync(main)) return `${app}: no dist/main.js`;
-  if (statSync(main).mtimeMs < newestMtimeMs(join(dir, "src"))) return `${app}: dist/main.js older than src`;
-  const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { dependencies?: Record<string, string> };
-  for (const dep of Object.keys(pkg.dependencies ?? {}).filter((d) => d.startsWith("@skiff/"))) {
-    const pdir = join(root, "packages", dep.slice("@skiff/".length));
-    const index = join(pdir, "dist/index.js");
-    if (!existsSync(index)) return `${dep}: no dist/index.js`;
-    if (statSync(index).mtimeMs < newestMtimeMs(join(pdir, "src"))) return `${dep}: dist older than src`;
-  }
-  return undefined;
-}
-
-/** The node arguments that run `apps/<app>`: the bundle when fresh, else the source through tsx. */
-function appCommand(app: string): { args: string[]; built: boolean; why?: string } {
-  const why = process.env.SKIFF_BENCH_FROM_SOURCE ? "SKIFF_BENCH_FROM_SOURCE set" : whyNotBuilt(app);
-  if (why === undefined) return { args: [join(root, "apps", app, "dist/main.js")], built: true };
-  return { args: ["--conditions=@skiff/source", "--import", "tsx", join(root, "apps", app, "src/main.ts")], built: false, why };
-}
-
 function startProcess(args: string[], readyPattern: RegExp): Promise<{ proc: ChildProcess; match: RegExpExecArray; stderr: () => string }> {
   const proc = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
   let err = "";
@@ -144,8 +105,7 @@ export default async (): Promise<BenchRow[]> => {
   await writeFile(join(dir, "tokens.csv"), `${token},admin,1,"system:masters"\n`);
   const serverCmd = appCommand("apiserver");
   const controllerCmd = appCommand("job-controller");
-  const how = (app: string, c: { built: boolean; why?: string }): string => `${app} ${c.built ? "built dist/main.js" : `from source (${c.why ?? ""})`}`;
-  const ran = `${how("apiserver", serverCmd)}, ${how("job-controller", controllerCmd)}`;
+  const ran = `${describeCommand("apiserver", serverCmd)}, ${describeCommand("job-controller", controllerCmd)}`;
   console.log(`  binaries: ${ran}`);
   const server = await startProcess(
     [...serverCmd.args, "--secure-port=0", "--bind-address=127.0.0.1", `--data-dir=${join(dir, "data")}`, `--cert-dir=${join(dir, "pki")}`, `--token-auth-file=${join(dir, "tokens.csv")}`],
