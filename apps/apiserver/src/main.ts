@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { WatchCache, createAPIServer, handleHealth, logCheck, namespaceLifecycle, pingCheck, reviewResources, reviewRoutes } from "@skiff/apiserver-core";
 import type { APIObject, HealthCheck, NonResourceRoute } from "@skiff/apiserver-core";
+import { LabelMetadataName } from "@skiff/api-types";
 import { nodeAgentFeatureGates } from "@skiff/feature-gates";
 import { isStorageError, migrateStorage, openEtcdStorage, openSqliteStorage } from "@skiff/storage";
 import type { EtcdStorageOptions, Storage } from "@skiff/storage";
@@ -39,10 +40,19 @@ async function ensureNamespaces(storage: Storage): Promise<void> {
   for (const name of bootstrapNamespaces) {
     const key = `/registry/core/namespaces/${name}`;
     if ((await storage.get(key, { ignoreNotFound: true })) !== null) continue;
+    const created = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
+    // Created as 1.23's apiserver creates them: the name label, and a managedFields entry (so
+    // later updates are tracked; objects without one are tracked again only from an apply).
     const ns: APIObject = {
       apiVersion: "v1",
       kind: "Namespace",
-      metadata: { name, uid: randomUUID(), creationTimestamp: new Date().toISOString().replace(/\.\d{3}Z$/, "Z") },
+      metadata: {
+        name,
+        uid: randomUUID(),
+        creationTimestamp: created,
+        labels: { [LabelMetadataName]: name },
+        managedFields: [{ manager: "skiff-apiserver", operation: "Update", apiVersion: "v1", time: created, fieldsType: "FieldsV1", fieldsV1: { "f:metadata": { "f:labels": { ".": {}, [`f:${LabelMetadataName}`]: {} } } } }],
+      },
       spec: { finalizers: ["kubernetes"] },
       status: { phase: "Active" },
     };

@@ -49,6 +49,22 @@ describe("namespaces", () => {
     }
   });
 
+  it("every namespace carries example.io/metadata.name with its name, owned by its creator", async () => {
+    type Labelled = NS & { metadata: { labels?: Record<string, string>; managedFields?: { manager: string; fieldsV1: Record<string, unknown> }[] } };
+    const label = (o: Labelled) => o.metadata.labels?.["example.io/metadata.name"];
+    expect(label((await call(s, "GET", "/api/v1/namespaces/default")).json() as Labelled)).toBe("default");
+    const made = await call(s, "POST", "/api/v1/namespaces?fieldManager=maker", { apiVersion: "v1", kind: "Namespace", metadata: { generateName: "gen-", labels: { "example.io/metadata.name": "lie" } } });
+    expect(made.status, made.body).toBe(201);
+    const ns = made.json() as Labelled;
+    expect(label(ns)).toBe(ns.metadata.name);
+    expect(JSON.stringify(ns.metadata.managedFields?.find((e) => e.manager === "maker")?.fieldsV1)).toContain("f:example.io/metadata.name");
+    const relabel = await call(s, "PATCH", `/api/v1/namespaces/${ns.metadata.name}`, { metadata: { labels: { "example.io/metadata.name": "other" } } }, { "content-type": "application/merge-patch+json" });
+    expect(relabel.status, relabel.body).toBe(200);
+    expect(label(relabel.json() as Labelled)).toBe(ns.metadata.name);
+    const selected = (await call(s, "GET", `/api/v1/namespaces?labelSelector=example.io/metadata.name%3D${ns.metadata.name}`)).json() as { items: NS[] };
+    expect(selected.items.map((i) => i.metadata.name)).toEqual([ns.metadata.name]);
+  });
+
   it("creating in a missing namespace is 404", async () => {
     const r = await call(s, "POST", "/api/v1/namespaces/nowhere/podtemplates", template("x"));
     expect(r.status).toBe(404);

@@ -189,6 +189,12 @@ export const MigratedPluginsAnnotation = "storage.alpha.example.io/migrated-plug
 
 /** Node label: the node's hostname. @see staging/src/k8s.io/api/core/v1/well_known_labels.go (LabelHostname) */
 export const NodeHostnameLabel = "example.io/hostname";
+
+/**
+ * The label every Namespace carries with its own name (1.23: `kubernetes.io/metadata.name`), so
+ * namespace selectors can pick one namespace by name.
+ */
+export const LabelMetadataName = "example.io/metadata.name";
 /** Node label: the operating system, as GOOS spells it. @see staging/src/k8s.io/api/core/v1/well_known_labels.go (LabelOSStable) */
 export const NodeOSLabel = "example.io/os";
 /** Node label: the architecture, as GOARCH spells it. @see staging/src/k8s.io/api/core/v1/well_known_labels.go (LabelArchStable) */

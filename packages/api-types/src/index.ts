@@ -209,6 +209,7 @@ export {
   JobTrackingAnnotation,
   JobTrackingFinalizer,
   LastAppliedConfigAnnotation,
+  LabelMetadataName,
   MigratedPluginsAnnotation,
   NodeArchBetaLabel,
   NodeArchLabel,

@@ -144,10 +144,13 @@ export type { Comparison } from "./managed-fields/typed.js";
 export {
   ApplyConflictError,
   ApplyRequestError,
+  ancientChangesManager,
   applyConfiguration,
+  beforeFirstApplyManager,
   decodeManagedFields,
   encodeManagedFields,
   fieldPathOf,
+  maxUpdateManagers,
   recordUpdate,
 } from "./managed-fields/field-manager.js";
 export type { FieldConflict, FieldManagerOptions, ManagedFieldsEntry, ManagerRecord } from "./managed-fields/field-manager.js";

@@ -165,9 +165,53 @@ describe("recordUpdate", () => {
     const reset = recordUpdate(created, { ...created, metadata: { ...created["metadata"], managedFields: [{}] } }, "b", jobOpts());
     expect(reset["metadata"].managedFields).toBeUndefined();
   });
+
+  it("an existing object without entries gets none from updates (1.23 tracks it again from its next apply)", () => {
+    const created = recordUpdate(null, job(2), "a", jobOpts());
+    const reset = recordUpdate(created, { ...created, spec: { ...created["spec"], parallelism: 3 }, metadata: { ...created["metadata"], managedFields: [{}] } }, "b", jobOpts());
+    expect(reset["metadata"].managedFields).toBeUndefined();
+    expect(reset["spec"].parallelism).toBe(3);
+    const later = recordUpdate(reset, { ...reset, spec: { ...reset["spec"], parallelism: 4 } }, "c", jobOpts(t1));
+    expect(later["metadata"].managedFields).toBeUndefined();
+  });
+
+  it("caps Update entries at 10: the oldest of each apiVersion fold into ancient-changes", () => {
+    let o = recordUpdate(null, job(1), "m0", jobOpts(new Date("2026-01-01T00:00:00Z")));
+    // Eleven more managers, each owning a label of its own, a second apart; m3 writes as batch/v2
+    // (another version: its own bucket would only form with a second v2 entry).
+    for (let i = 1; i <= 11; i++) {
+      const now = new Date(Date.UTC(2026, 0, 1, 0, 0, i));
+      const opts = i === 3 ? { ...jobOpts(now), apiVersion: "batch/v2" } : jobOpts(now);
+      o = recordUpdate(o, { ...o, metadata: { ...o["metadata"], labels: { ...o["metadata"].labels, [`l${i}`]: "x" } } }, `m${i}`, opts);
+      expect((o["metadata"].managedFields as Json[]).length).toBeLessThanOrEqual(10);
+    }
+    const entries = o["metadata"].managedFields as Json[];
+    const managers = entries.map((e) => e["manager"] as string);
+    expect(managers).toHaveLength(10);
+    expect(managers).toContain("ancient-changes");
+    expect(managers).toContain("m3");
+    for (const gone of ["m0", "m1", "m2"]) expect(managers).not.toContain(gone);
+    const ancient = entries.find((e) => e["manager"] === "ancient-changes")!;
+    expect(ancient).toMatchObject({ operation: "Update", apiVersion: "batch/v1", time: "2026-01-01T00:00:02Z" });
+    // The folded entries' fields are the bucket's: m0 created the Job, m1 and m2 added labels.
+    expect(ancient["fieldsV1"]["f:spec"]).toBeDefined();
+    expect(Object.keys(ancient["fieldsV1"]["f:metadata"]["f:labels"])).toEqual(expect.arrayContaining(["f:l1", "f:l2", "f:app"]));
+  });
 });
 
 describe("applyConfiguration", () => {
+  it("the first apply to an untracked object makes its fields before-first-apply's, which can conflict", () => {
+    const created = recordUpdate(null, job(2), "a", jobOpts());
+    const untracked = { ...created, metadata: { ...created["metadata"] } };
+    delete untracked["metadata"].managedFields;
+    const out = applyConfiguration(untracked, { apiVersion: "batch/v1", kind: "Job", metadata: { name: "pi", labels: { app: "pi", tier: "web" } } }, "kubectl", false, jobOpts(t1));
+    const entries = out["metadata"].managedFields as Json[];
+    expect(entries.map((e) => [e["manager"], e["operation"]])).toEqual([["kubectl", "Apply"], ["before-first-apply", "Update"]]);
+    expect(entries[1]!["fieldsV1"]["f:spec"]["f:parallelism"]).toEqual({});
+    expect(() => applyConfiguration(untracked, { ...job(5), metadata: { name: "pi" } }, "kubectl", false, jobOpts(t1))).toThrow(ApplyConflictError);
+    expect(() => applyConfiguration(untracked, { ...job(5), metadata: { name: "pi" } }, "kubectl", false, jobOpts(t1))).toThrow(/before-first-apply/);
+  });
+
   it("apply to a missing object creates it with an Apply entry", () => {
     const out = applyConfiguration(null, job(2), "kubectl", false, jobOpts());
     expect(out["spec"].parallelism).toBe(2);

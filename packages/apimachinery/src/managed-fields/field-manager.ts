@@ -196,6 +196,56 @@ function ignoredSet(opts: FieldManagerOptions): FieldSet {
   return s;
 }
 
+/** The most `Update` entries an object keeps; older ones are folded into {@link ancientChangesManager}. */
+export const maxUpdateManagers = 10;
+/** The manager the oldest `Update` entries are folded into, one entry per apiVersion. */
+export const ancientChangesManager = "ancient-changes";
+/** The manager that owns an untracked object's fields when it is first applied to. */
+export const beforeFirstApplyManager = "before-first-apply";
+
+// Kubernetes' manager identifier (the entry's JSON without time and fields), for tie-breaks.
+function managerIdentifier(r: ManagerRecord): string {
+  return JSON.stringify({ manager: r.manager, operation: r.operation, ...(r.operation === "Update" && r.apiVersion ? { apiVersion: r.apiVersion } : {}), ...(r.subresource ? { subresource: r.subresource } : {}) });
+}
+
+/**
+ * Caps the `Update` entries at {@link maxUpdateManagers}: oldest first (by time in seconds, then
+ * identifier), the second and later entries of each apiVersion are folded, with the first, into
+ * that version's `ancient-changes` entry (which takes the time of the last folded), until the cap
+ * holds. An existing `ancient-changes` entry is folded into, never dropped.
+ * @see staging/src/k8s.io/apiserver/pkg/endpoints/handlers/fieldmanager/capmanagers.go
+ */
+function capUpdateManagers(records: ManagerRecord[]): ManagerRecord[] {
+  const updaters = records.filter((r) => r.operation === "Update");
+  if (updaters.length <= maxUpdateManagers) return records;
+  const seconds = (t: string | undefined) => (t ? Math.floor(Date.parse(t) / 1000) : -Infinity);
+  const ids = new Map(updaters.map((r) => [r, managerIdentifier(r)]));
+  updaters.sort((a, b) => seconds(a.time) - seconds(b.time) || (ids.get(a)! < ids.get(b)! ? -1 : ids.get(a)! > ids.get(b)! ? 1 : 0));
+  const byKey = new Map(records.map((r) => [recordKey(r), r]));
+  const firstOfVersion = new Map<string, string>();
+  let length = updaters.length;
+  for (let i = 0; i < updaters.length && length > maxUpdateManagers; i++) {
+    const r = updaters[i]!;
+    const key = recordKey(r);
+    const first = firstOfVersion.get(r.apiVersion);
+    if (first === undefined) {
+      firstOfVersion.set(r.apiVersion, key);
+      continue;
+    }
+    const bucketId = { manager: ancientChangesManager, operation: "Update" as const, apiVersion: r.apiVersion, subresource: "" };
+    const bucketKey = recordKey(bucketId);
+    let bucket = byKey.get(bucketKey);
+    if (bucket === undefined) {
+      bucket = { ...bucketId, fields: byKey.get(first)!.fields };
+      byKey.delete(first);
+    }
+    byKey.set(bucketKey, { ...bucketId, ...(r.time ? { time: r.time } : {}), fields: r.fields.union(bucket.fields) });
+    if (key !== bucketKey) byKey.delete(key);
+    length--;
+  }
+  return [...byKey.values()];
+}
+
 // `set` without the paths under `ignored`; `set` itself when it has none of them.
 function withoutIgnored(set: FieldSet, ignored: FieldSet): FieldSet {
   for (const p of ignored.paths()) if (set.hasPrefix(p)) return set.recursiveDifference(ignored);
@@ -232,9 +282,13 @@ function takeOwnership(
  *
  * `metadata.managedFields` of `next` is honoured when it decodes and is non-empty, reset by
  * `[{}]`, and otherwise replaced by the live object's (so clients unaware of it cannot erase it).
+ * An existing object with no entries (reset, or written before tracking) gets none: tracking
+ * starts again with an apply. More than {@link maxUpdateManagers} `Update` entries are capped by
+ * folding the oldest into `ancient-changes` entries, one per apiVersion.
  * Returns a copy of `next` with the new `metadata.managedFields` (omitted when empty); `live` is
  * `null` for a create. Never mutates its inputs.
  * @see staging/src/k8s.io/apiserver/pkg/endpoints/handlers/fieldmanager/fieldmanager.go (`Update`)
+ * @see staging/src/k8s.io/apiserver/pkg/endpoints/handlers/fieldmanager/skipnonapplied.go, capmanagers.go
  * @example
  * const stored = recordUpdate(current, patched, "kubectl-edit", { schema, apiVersion: "batch/v1", now: new Date() });
  */
@@ -254,6 +308,11 @@ export function recordUpdate(live: JSONObject | null, next: JSONObject, manager:
       records = l.ok ? l.value : [];
     }
   }
+  // An existing object without managed fields stays without them until it is applied to.
+  if (live !== null && records.length === 0) {
+    delete meta["managedFields"];
+    return out;
+  }
   let result = records;
   try {
     const ignored = ignoredSet(opts);
@@ -270,6 +329,7 @@ export function recordUpdate(live: JSONObject | null, next: JSONObject, manager:
       const fields = prev ? prev.fields.union(own) : own;
       result = [...result.filter((r) => recordKey(r) !== key), { ...id, time: formatTime(opts.now), fields }];
     }
+    result = capUpdateManagers(result);
   } catch {
     // An object the schema cannot read (duplicate list keys written by an older client):
     // keep the entries as they are, as Kubernetes' UpdateNoErrors does.
@@ -303,6 +363,12 @@ export function applyConfiguration(live: JSONObject | null, config: JSONObject, 
   const d = decodeManagedFields(liveMeta["managedFields"]);
   let records = d.ok ? d.value : [];
   const ignored = ignoredSet(opts);
+  if (live !== null && records.length === 0) {
+    // The first apply to an object nobody was tracked on: what it holds so far becomes the
+    // `before-first-apply` manager's (an Update from nothing to the live object).
+    const fields = withoutIgnored(compareObjects({}, stripServerFields(liveObj), opts.schema).added, ignored);
+    if (!fields.empty()) records = [{ manager: beforeFirstApplyManager, operation: "Update", apiVersion: opts.apiVersion, subresource: "", time: formatTime(opts.now), fields }];
+  }
   const id = { manager, operation: "Apply" as const, apiVersion: opts.apiVersion, subresource: opts.subresource ?? "" };
   const key = recordKey(id);
   const last = records.find((r) => recordKey(r) === key);

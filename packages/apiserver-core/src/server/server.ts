@@ -244,7 +244,11 @@ export function createAPIServer(config: APIServerConfig): APIServer {
     };
     const ua = req.headers["user-agent"] ?? "";
     const manager = fieldManager || ua.split("/")[0] || "unknown";
-    const track = (cur: APIObject | null, o: APIObject): APIObject => trackUpdate(cur, o, manager, res, info.subresource, ctx.now);
+    // Defaults first, as 1.23 defaults while decoding: defaulted fields belong to the writer too.
+    const track = (cur: APIObject | null, o: APIObject): APIObject => {
+      store.strategy.applyDefaults(o);
+      return trackUpdate(cur, o, manager, res, info.subresource, ctx.now);
+    };
     // Structural decoding of a patched or applied object: type errors → 400; unknown fields by fieldValidation when `strict`.
     const decodeResult = (o: unknown, strict: boolean): APIObject => {
       if (!o || typeof o !== "object" || Array.isArray(o)) throw newBadRequest("the patched object must be a JSON object");

@@ -2,12 +2,13 @@
  * core/v1 Namespace (cluster-scoped, /status, /finalize) and its printer. Create sets phase
  * `Active` and the `kubernetes` finalizer; the first DELETE sets `deletionTimestamp` and phase
  * `Terminating` and keeps the namespace while `spec.finalizers` is not empty (the namespace
- * controller empties it through `/finalize` once the namespace's content is gone).
+ * controller empties it through `/finalize` once the namespace's content is gone). Every namespace
+ * carries the label `example.io/metadata.name` with its name.
  * @see pkg/registry/core/namespace/strategy.go
  * @see pkg/registry/core/namespace/storage/storage.go (Delete, ShouldDeleteNamespaceDuringUpdate)
  */
 import type { Namespace } from "@skiff/api-types";
-import { findResource } from "@skiff/api-types";
+import { LabelMetadataName, findResource } from "@skiff/api-types";
 import type { ResourceStrategy, TableConvertor } from "@skiff/apiserver-core";
 import { setNamespaceDefaults, validateNamespace, validateNamespaceFinalizeUpdate, validateNamespaceStatusUpdate, validateNamespaceUpdate } from "@skiff/validation";
 import { translateTimestampSince } from "@skiff/apiserver-core";
@@ -15,6 +16,14 @@ import { ageColumn, nameColumn } from "../../../internal/simple-strategy.js";
 import { keepAllButStatus } from "../../../internal/status-split.js";
 
 type T = Namespace & Record<string, unknown>;
+
+// The name label: set when the name is known (defaulting; generateName resolves later, so
+// canonicalize sets it again), and a client cannot set it to anything else.
+function setNameLabel(ns: T): void {
+  const name = ns.metadata?.name;
+  if (!name) return;
+  ns.metadata = { ...ns.metadata, labels: { ...ns.metadata?.labels, [LabelMetadataName]: name } };
+}
 
 /** The finalizer every namespace gets on create. */
 export const namespaceFinalizer = "kubernetes";
@@ -31,7 +40,11 @@ export function createNamespaceStrategy(): ResourceStrategy<T> {
   if (resource === undefined) throw new Error("namespaces missing from the resources table");
   return {
     resource,
-    applyDefaults: (ns) => setNamespaceDefaults(ns),
+    applyDefaults(ns) {
+      setNamespaceDefaults(ns);
+      setNameLabel(ns);
+    },
+    canonicalize: (ns) => setNameLabel(ns),
     prepareForCreate(_c, ns) {
       ns.status = { phase: "Active" };
       const finalizers = ns.spec?.finalizers ?? [];
