@@ -177,6 +177,7 @@ export class ClusterMode {
       runtimeState: () => runtime.runtimeState(),
       pressure: async () => pressureFrom(c.evictionHard, await observeEvictionSignals(f.rootDir, machine.memoryBytes)),
       updateFrequencyMs: c.nodeStatusUpdateFrequency.ms,
+      reportFrequencyMs: c.nodeStatusReportFrequency.ms,
       log,
       recordEvent: (type, reason, message) => record(nodeRef, type, reason, message),
     });

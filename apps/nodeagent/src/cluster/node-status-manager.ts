@@ -5,6 +5,7 @@
  */
 import { readdir, readFile, statfs } from "node:fs/promises";
 import { freemem } from "node:os";
+import { isDeepStrictEqual } from "node:util";
 import type { Node, NodeAddress, NodeStatus, NodeSystemInfo } from "@skiff/api-types";
 import { isAlreadyExists } from "@skiff/apimachinery";
 import type { Client } from "@skiff/client";
@@ -104,8 +105,15 @@ export interface NodeStatusManagerOptions {
   readonly port: number;
   readonly runtimeState: () => RuntimeState;
   readonly pressure: () => Promise<NodePressure>;
-  /** `--node-status-update-frequency` in ms. */
+  /** `--node-status-update-frequency` in ms: how often the status is computed. */
   readonly updateFrequencyMs: number;
+  /**
+   * `nodeStatusReportFrequency` in ms: how often an unchanged status is posted anyway (the node
+   * lease is the heartbeat in between). @defaultValue `updateFrequencyMs` (post every time)
+   */
+  readonly reportFrequencyMs?: number;
+  /** @defaultValue Date.now */
+  readonly clock?: () => number;
   readonly log: ClusterLog;
   /** Records a Node event (`NodeReady`, `NodeNotReady`, `RegisteredNode`...). */
   readonly recordEvent?: (type: "Normal" | "Warning", reason: string, message: string) => void;
@@ -122,19 +130,27 @@ export const registrationBackoff = Object.freeze({ initialMs: 100, maxMs: 7_000 
  * Registers the Node and keeps its status current. {@link register} retries (back-off 100 ms
  * doubling to 7 s) until the Node exists: created with its status, or — when it already exists —
  * its default labels and attach-detach annotation reconciled (merge patch) and its status
- * posted. {@link start} then posts the status every `updateFrequencyMs` through `nodes/status`
- * (a JSON merge patch of `status`, 5 tries per period). Ready follows the runtime; Node events
- * are recorded on condition transitions. No Lease is used.
+ * posted. {@link start} then computes the status every `updateFrequencyMs` and posts it through
+ * `nodes/status` (a JSON merge patch of `status`, 5 tries per period) when it changed (conditions
+ * compared without their heartbeat times) or `reportFrequencyMs` passed since the last post, as
+ * 1.23's kubelet with node leases. Ready follows the runtime; Node events are recorded on
+ * condition transitions.
+ * @see pkg/kubelet/kubelet_node_status.go (tryUpdateNodeStatus, nodeStatusHasChanged) in kubernetes/kubernetes v1.23
  */
 export class NodeStatusManager {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private lastStatus: NodeStatus | undefined;
   private busy = false;
+  private lastReportMs = 0;
+  /** The status last sent (compared with the next one as computed, not as the server echoes it). */
+  private lastSent: NodeStatus | undefined;
   private readonly now: () => string;
+  private readonly clock: () => number;
 
   constructor(private readonly o: NodeStatusManagerOptions) {
     this.now = o.now ?? nowSeconds;
+    this.clock = o.clock ?? Date.now;
   }
 
   private get name(): string {
@@ -186,6 +202,8 @@ export class NodeStatusManager {
       // Status is a subresource: post it (a create may drop it).
       const posted = await this.o.client.nodes.patch(this.name, { status }, { subresource: "status" });
       this.lastStatus = posted.status ?? status;
+      this.lastSent = status;
+      this.lastReportMs = this.clock();
       this.o.recordEvent?.("Normal", "RegisteredNode", `Node ${this.name} event: Registered Node ${this.name} in Controller`);
       return { ...created, status: this.lastStatus };
     } catch (err) {
@@ -197,6 +215,8 @@ export class NodeStatusManager {
     const next = await this.statusFor(existing.status);
     const posted = await this.o.client.nodes.patch(this.name, { status: next }, { subresource: "status" });
     this.lastStatus = posted.status ?? next;
+    this.lastSent = next;
+    this.lastReportMs = this.clock();
     return posted;
   }
 
@@ -215,8 +235,12 @@ export class NodeStatusManager {
       for (let i = 0; i < 5; i++) {
         try {
           const next = await this.statusFor(this.lastStatus);
+          const reportDue = this.clock() >= this.lastReportMs + (this.o.reportFrequencyMs ?? this.o.updateFrequencyMs);
+          if (!reportDue && this.lastSent !== undefined && !nodeStatusHasChanged(this.lastSent, next)) return;
           const posted = await this.o.client.nodes.patch(this.name, { status: next }, { subresource: "status" });
           this.lastStatus = posted.status ?? next;
+          this.lastSent = next;
+          this.lastReportMs = this.clock();
           return;
         } catch (err) {
           this.o.log(`Error updating node status, will retry: ${err instanceof Error ? err.message : String(err)}`);
@@ -234,4 +258,17 @@ export class NodeStatusManager {
     this.stopped = true;
     clearInterval(this.timer);
   }
+}
+
+/**
+ * Whether a node status differs from the last one posted: its conditions compared by type without
+ * their `lastHeartbeatTime`, everything else as it is. Pure.
+ * @see pkg/kubelet/kubelet_node_status.go (nodeStatusHasChanged, nodeConditionsHaveChanged) in kubernetes/kubernetes v1.23
+ */
+export function nodeStatusHasChanged(before: NodeStatus, after: NodeStatus): boolean {
+  const conditions = (s: NodeStatus) =>
+    [...(s.conditions ?? [])].sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0)).map(({ lastHeartbeatTime: _t, ...c }) => c);
+  const { conditions: _a, ...restBefore } = before;
+  const { conditions: _b, ...restAfter } = after;
+  return !isDeepStrictEqual(conditions(before), conditions(after)) || !isDeepStrictEqual(restBefore, restAfter);
 }

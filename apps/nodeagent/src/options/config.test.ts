@@ -47,6 +47,17 @@ describe("decodeNodeAgentConfiguration", () => {
     expect(!bad.ok && bad.errors).toEqual(["json: cannot unmarshal number into Go struct field NodeAgentConfiguration.podLogsDir of type string"]);
   });
 
+  it("nodeStatusReportFrequency: 5m, or nodeStatusUpdateFrequency's value when only that is set (1.23's v1beta1 defaulting)", () => {
+    const report = (text: string) => {
+      const r = decodeNodeAgentConfiguration(`${head}${text}`);
+      return r.ok ? r.value.nodeStatusReportFrequency.ms : undefined;
+    };
+    expect(report("")).toBe(300_000);
+    expect(report("nodeStatusUpdateFrequency: 20s\n")).toBe(20_000);
+    expect(report("nodeStatusUpdateFrequency: 20s\nnodeStatusReportFrequency: 1m\n")).toBe(60_000);
+    expect(report("nodeStatusReportFrequency: 1m\n")).toBe(60_000);
+  });
+
   it("decodes JSON", () => {
     const r = decodeNodeAgentConfiguration(JSON.stringify({ apiVersion: "nodeagent.config.example.io/v1beta1", kind: "NodeAgentConfiguration", maxPods: 20, clusterDNS: ["10.0.0.10"] }));
     expect(r.ok && [r.value.maxPods, r.value.clusterDNS]).toEqual([20, ["10.0.0.10"]]);

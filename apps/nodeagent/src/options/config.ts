@@ -435,6 +435,11 @@ export function decodeNodeAgentConfiguration(text: string): DecodeConfigResult {
   const value = defaultNodeAgentConfiguration();
   const setFields: string[] = [];
   mergeConfigFile(nestedStructShape(nodeAgentConfigurationSchema) ?? {}, rest, parsed.value as Json, value as unknown as Json, "", setFields);
+  // 1.23's v1beta1 defaulting: a file that sets nodeStatusUpdateFrequency and not
+  // nodeStatusReportFrequency reports as often as it updates (the behaviour before node leases).
+  if (setFields.includes("nodeStatusUpdateFrequency") && !setFields.includes("nodeStatusReportFrequency")) {
+    value.nodeStatusReportFrequency = value.nodeStatusUpdateFrequency;
+  }
   return { ok: true, value, unknownFields: parsed.unknownFields, setFields };
 }
 
