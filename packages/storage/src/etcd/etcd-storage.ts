@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { Etcd3 } from "etcd3";
 import type { IKeyValue, IOptions, IRangeRequest, IRangeResponse, ITxnResponse } from "etcd3";
 import { StorageError } from "../errors.js";
-import { decodeObject, encodeObject } from "../internal/codec.js";
+import { decodeObject, encodeObject, encodedWithRevision } from "../internal/codec.js";
 import { assertKey, directoryPrefix, prefixRange } from "../internal/keys.js";
 import { parseRevisionOption, resolveListStart } from "../internal/revision.js";
 import type {
@@ -11,6 +11,8 @@ import type {
   GetOptions,
   GuaranteedUpdateOptions,
   ListContinue,
+  EncodedListOptions,
+  EncodedListResult,
   ListOptions,
   ListResult,
   Preconditions,
@@ -212,16 +214,28 @@ export class EtcdStorage implements Storage {
   }
 
   async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
+    const predicate = options.predicate;
+    return this.#list(prefix, options, (kv) => {
+      const object = this.#decode(kv);
+      return predicate === undefined || predicate(object) ? object : undefined;
+    }, predicate !== undefined);
+  }
+
+  async listEncoded(prefix: string, options: EncodedListOptions = {}): Promise<EncodedListResult> {
+    return this.#list(prefix, options, (kv) => this.#encoded(kv), false);
+  }
+
+  // One page of a list: `item` turns a key-value into what the page holds (undefined: filtered out).
+  async #list<T>(prefix: string, options: EncodedListOptions, item: (kv: IKeyValue) => T | undefined, filtered: boolean): Promise<{ items: T[]; revision: number; continue?: ListContinue; remainingItemCount?: number }> {
     this.#open();
     const range = prefixRange(directoryPrefix(prefix));
     this.#etcdKey(range.start.slice(0, -1) || range.start);
     const { limit, start, continueRevision } = resolveListStart(prefix, range, options);
     const point: ReadPoint =
       continueRevision !== undefined ? this.#exact(prefix, continueRevision) : this.#readPoint(prefix, options.resourceVersion, options.resourceVersionMatch, limit > 0);
-    const predicate = options.predicate;
     const end = this.#mapKey(range.end);
-    const items: StoredObject[] = [];
-    const batch = limit === 0 ? 0 : predicate === undefined ? limit + 1 : Math.max(limit, 128);
+    const items: T[] = [];
+    const batch = limit === 0 ? 0 : !filtered ? limit + 1 : Math.max(limit, 128);
     let cursor = start;
     let lastKey: string | undefined;
     let more = false;
@@ -236,10 +250,10 @@ export class EtcdStorage implements Storage {
           break;
         }
         lastKey = this.#storageKey(kv.key);
-        const object = this.#decode(kv);
-        if (predicate === undefined || predicate(object)) items.push(object);
+        const it = item(kv);
+        if (it !== undefined) items.push(it);
       }
-      if (more && predicate === undefined) remaining = Number(res.count) - limit;
+      if (more && !filtered) remaining = Number(res.count) - limit;
       if (more || batch === 0 || res.kvs.length < batch || lastKey === undefined) break;
       cursor = `${lastKey}\u0000`;
     }
@@ -413,6 +427,15 @@ export class EtcdStorage implements Storage {
 
   #storageKey(key: Buffer): string {
     return this.#root + key.toString("utf8").slice(this.prefix.length);
+  }
+
+  #encoded(kv: IKeyValue): string {
+    const key = this.#storageKey(kv.key);
+    try {
+      return encodedWithRevision(kv.value.toString("utf8"), Number(kv.mod_revision));
+    } catch (cause) {
+      throw new StorageError("InvalidObj", { key, detail: `cannot decode the value stored at ${key}: ${(cause as Error).message}`, cause });
+    }
   }
 
   #decode(kv: IKeyValue): StoredObject {
