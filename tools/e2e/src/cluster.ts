@@ -231,7 +231,19 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
       const root = join(dir, "nodes", n.name);
       mkdirSync(root, { recursive: true });
       const agentConfig = join(root, "config.yaml");
-      writeFileSync(agentConfig, `apiVersion: nodeagent.config.example.io/v1beta1\nkind: NodeAgentConfiguration\nnodeLeaseDurationSeconds: ${String(o.nodeLeaseDurationSeconds ?? 4)}\n`);
+      // A config file brings its own defaults for the servers' authentication (webhook, no
+      // anonymous): keep the command line's (anonymous, AlwaysAllow), as these nodes had without one.
+      writeFileSync(
+        agentConfig,
+        [
+          "apiVersion: nodeagent.config.example.io/v1beta1",
+          "kind: NodeAgentConfiguration",
+          `nodeLeaseDurationSeconds: ${String(o.nodeLeaseDurationSeconds ?? 4)}`,
+          "authentication: {anonymous: {enabled: true}, webhook: {enabled: false}}",
+          "authorization: {mode: AlwaysAllow}",
+          "",
+        ].join("\n"),
+      );
       const p = start(n.name, "nodeagent", [
         `--config=${agentConfig}`,
         `--clusterconfig=${config(`${n.name}.clusterconfig`, `system:node:${n.name}`, `node-${n.name}-token`)}`,
