@@ -430,19 +430,19 @@ export class EtcdStorage implements Storage {
   }
 
   #encoded(kv: IKeyValue): string {
-    const key = this.#storageKey(kv.key);
-    try {
-      return encodedWithRevision(kv.value.toString("utf8"), Number(kv.mod_revision));
-    } catch (cause) {
-      throw new StorageError("InvalidObj", { key, detail: `cannot decode the value stored at ${key}: ${(cause as Error).message}`, cause });
-    }
+    return this.#read(kv, encodedWithRevision);
   }
 
   #decode(kv: IKeyValue): StoredObject {
-    const key = this.#storageKey(kv.key);
+    return this.#read(kv, decodeObject);
+  }
+
+  // A stored value through `read`; a value that is not our JSON is InvalidObj naming its key.
+  #read<T>(kv: IKeyValue, read: (value: string, revision: number) => T): T {
     try {
-      return decodeObject(kv.value.toString("utf8"), Number(kv.mod_revision));
+      return read(kv.value.toString("utf8"), Number(kv.mod_revision));
     } catch (cause) {
+      const key = this.#storageKey(kv.key);
       throw new StorageError("InvalidObj", { key, detail: `cannot decode the value stored at ${key}: ${(cause as Error).message}`, cause });
     }
   }
