@@ -1,3 +1,5 @@
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import type { Watcher } from "./types.js";
 import { runStorageConformance } from "./testing/index.js";
@@ -33,6 +35,31 @@ describe("sharedObjects", () => {
       expect(s1!.object).toEqual(o1!.object);
       expect(s1!.prevObject).toEqual(o1!.prevObject);
     }
+    await storage.close();
+  });
+});
+
+describe("watcher memory", () => {
+  it("does not hold on to an event once it is taken (a watcher catching up parses its own copies)", async () => {
+    // A real collection, to see what the watcher still references.
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const storage = new MemoryStorage({ compactionIntervalMs: 0 });
+    await storage.create("/seed", { metadata: { name: "seed" } });
+    const from = await storage.currentRevision();
+    for (let i = 0; i < 10; i++) await storage.create(`/r/o${i}`, { metadata: { name: `o${i}` }, payload: "x".repeat(1000) });
+    const w = await storage.watch("/r", { recursive: true, resourceVersion: from, sharedObjects: true });
+    const refs: WeakRef<object>[] = [];
+    for (let i = 0; i < 5; i++) {
+      const r = await w.next();
+      if (r.done || r.value.type !== "ADDED") throw new Error("expected ADDED");
+      refs.push(new WeakRef(r.value.object));
+    }
+    await new Promise((r) => setImmediate(r));
+    gc();
+    // (The last one may still sit in this test's own frame.)
+    expect(refs.slice(0, -1).filter((r) => r.deref() !== undefined)).toHaveLength(0);
+    w.stop();
     await storage.close();
   });
 });

@@ -64,7 +64,9 @@ export class LogWatcher implements Watcher {
   readonly #onStop: (w: LogWatcher) => void;
   #initial: Entry[];
   #initialIndex = 0;
-  #queue: Item[] = [];
+  // Taken slots are cleared (undefined) so a taken change, and the objects parsed for it, can go
+  // before the array is compacted: a watcher catching up reads its own copies of the log.
+  #queue: (Item | undefined)[] = [];
   #queueHead = 0;
   #live: boolean;
   /** live: newest revision seen by {@link notify}; catching up: newest revision read from the log. */
@@ -173,7 +175,8 @@ export class LogWatcher implements Watcher {
       this.#initialIndex = 0;
     }
     if (this.#queueHead >= this.#queue.length) return undefined;
-    const item = this.#queue[this.#queueHead++] as Item;
+    const item = this.#queue[this.#queueHead] as Item;
+    this.#queue[this.#queueHead++] = undefined;
     if (this.#queueHead > 1024 && this.#queueHead * 2 > this.#queue.length) {
       this.#queue = this.#queue.slice(this.#queueHead);
       this.#queueHead = 0;
