@@ -139,7 +139,7 @@ describe("kubectl breadth against the whole system", () => {
     expect(dt.stdout).toMatch(/^Name:\s+busybox-echo\nNamespace:\s+default\nLabels:\s+app=echo\n/);
     expect(dt.stdout).toMatch(/\n\s+Image:\s+busybox\n/);
     const dns = kubectl(["describe", "namespace", "default"]);
-    expect(dns).toEqual({ code: 0, stdout: "Name:         default\nLabels:       <none>\nAnnotations:  <none>\nStatus:       Active\n", stderr: "" });
+    expect(dns).toEqual({ code: 0, stdout: "Name:         default\nLabels:       example.io/metadata.name=default\nAnnotations:  <none>\nStatus:       Active\n", stderr: "" });
     const missing = kubectl(["describe", "job/nope"]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toBe('Error from server (NotFound): jobs.batch "nope" not found\n');
