@@ -45,17 +45,19 @@ export function decodeObject(value: string, revision: number): StoredObject {
   return object;
 }
 
-// Index just past the JSON string starting at `i` (a `"`).
+// Index just past the JSON string starting at `i` (a `"`), or -1. Jumps quote to quote.
 function skipString(text: string, i: number): number {
-  for (i++; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 34) return i + 1;
-    if (c === 92) i++;
+  for (let from = i + 1; ; ) {
+    const q = text.indexOf('"', from);
+    if (q < 0) return -1;
+    let backslashes = 0;
+    while (text.charCodeAt(q - 1 - backslashes) === 92) backslashes++;
+    if (backslashes % 2 === 0) return q + 1;
+    from = q + 1;
   }
-  return -1;
 }
 
-// Index just past the JSON value starting at `i` (no whitespace before it).
+// Index just past the compact JSON value starting at `i`, or -1.
 function skipValue(text: string, i: number): number {
   const c = text.charCodeAt(i);
   if (c === 34) return skipString(text, i);
@@ -68,43 +70,54 @@ function skipValue(text: string, i: number): number {
     return i;
   }
   let depth = 0;
-  for (; i < text.length; i++) {
+  while (i < text.length) {
     const d = text.charCodeAt(i);
     if (d === 34) {
-      i = skipString(text, i) - 1;
+      i = skipString(text, i);
       if (i < 0) return -1;
-    } else if (d === 123 || d === 91) depth++;
+      continue;
+    }
+    if (d === 123 || d === 91) depth++;
     else if (d === 125 || d === 93) {
       depth--;
       if (depth === 0) return i + 1;
     }
+    i++;
   }
   return -1;
 }
 
 /**
- * The keys of the compact JSON object starting at `start` (a `{`), each with where its value
- * starts and ends; undefined when the text is not compact JSON (whitespace) or is malformed.
+ * Walks the members of the compact JSON object starting at `start` (a `{`): `visit` gets each
+ * member's key (still quoted, escapes and all) and where its value starts and ends. Returns the
+ * index past the object, or -1 when the text is not compact JSON (whitespace) or malformed.
  */
-function objectMembers(text: string, start: number): { members: { key: string; from: number; to: number }[]; end: number } | undefined {
-  const members: { key: string; from: number; to: number }[] = [];
+function eachMember(text: string, start: number, visit: (keyFrom: number, keyTo: number, from: number, to: number) => void): number {
   let i = start + 1;
-  if (text.charCodeAt(i) === 125) return { members, end: i + 1 };
+  if (text.charCodeAt(i) === 125) return i + 1;
   for (;;) {
-    if (text.charCodeAt(i) !== 34) return undefined;
+    if (text.charCodeAt(i) !== 34) return -1;
     const keyEnd = skipString(text, i);
-    if (keyEnd < 0 || text.charCodeAt(keyEnd) !== 58) return undefined;
-    const raw = text.slice(i + 1, keyEnd - 1);
-    const key = raw.includes("\\") ? (JSON.parse(`"${raw}"`) as string) : raw;
-    const from = keyEnd + 1;
-    const to = skipValue(text, from);
-    if (to < 0) return undefined;
-    members.push({ key, from, to });
+    if (keyEnd < 0 || text.charCodeAt(keyEnd) !== 58) return -1;
+    const to = skipValue(text, keyEnd + 1);
+    if (to < 0) return -1;
+    visit(i, keyEnd, keyEnd + 1, to);
     const c = text.charCodeAt(to);
-    if (c === 125) return { members, end: to + 1 };
-    if (c !== 44) return undefined;
+    if (c === 125) return to + 1;
+    if (c !== 44) return -1;
     i = to + 1;
   }
+}
+
+// Whether the quoted key at [from, to) is `name` (written without escapes, as JSON.stringify
+// writes these names; an escaped spelling sends the caller the long way).
+function isKey(text: string, from: number, to: number, name: string): boolean {
+  return to - from === name.length + 2 && text.startsWith(name, from + 1);
+}
+
+function hasEscape(text: string, from: number, to: number): boolean {
+  const b = text.indexOf("\\", from);
+  return b >= 0 && b < to;
 }
 
 /**
@@ -117,19 +130,32 @@ function objectMembers(text: string, start: number): { members: { key: string; f
  */
 export function encodedWithRevision(value: string, revision: number): string {
   const rv = `"resourceVersion":${JSON.stringify(String(revision))}`;
-  const top = value.charCodeAt(0) === 123 ? objectMembers(value, 0) : undefined;
-  if (top !== undefined && top.end === value.length) {
-    const meta = top.members.filter((m) => m.key === "metadata");
-    if (meta.length === 0) {
-      const at = value.length - 1;
-      return `${value.slice(0, at)}${top.members.length > 0 ? "," : ""}"metadata":{${rv}}}`;
-    }
-    const m = meta[meta.length - 1]!;
-    if (meta.length === 1 && value.charCodeAt(m.from) === 123) {
-      const inner = objectMembers(value, m.from);
-      if (inner !== undefined && inner.end === m.to && !inner.members.some((x) => x.key === "resourceVersion")) {
-        const at = m.to - 1;
-        return `${value.slice(0, at)}${inner.members.length > 0 ? "," : ""}${rv}${value.slice(at)}`;
+  if (value.charCodeAt(0) === 123) {
+    let metas = 0;
+    let escapedKey = false;
+    let meta: { from: number; to: number } | undefined;
+    let members = 0;
+    const end = eachMember(value, 0, (kf, kt, from, to) => {
+      members++;
+      if (hasEscape(value, kf, kt)) escapedKey = true;
+      else if (isKey(value, kf, kt, "metadata")) {
+        metas++;
+        meta = { from, to };
+      }
+    });
+    if (end === value.length && !escapedKey) {
+      if (metas === 0) return `${value.slice(0, -1)}${members > 0 ? "," : ""}"metadata":{${rv}}}`;
+      if (metas === 1 && meta !== undefined && value.charCodeAt(meta.from) === 123) {
+        let inner = 0;
+        let clash = false;
+        const innerEnd = eachMember(value, meta.from, (kf, kt) => {
+          inner++;
+          if (hasEscape(value, kf, kt) || isKey(value, kf, kt, "resourceVersion")) clash = true;
+        });
+        if (innerEnd === meta.to && !clash) {
+          const at = meta.to - 1;
+          return `${value.slice(0, at)}${inner > 0 ? "," : ""}${rv}${value.slice(at)}`;
+        }
       }
     }
   }
