@@ -232,10 +232,12 @@ export abstract class MvccStorage implements Storage {
     const range = recursive ? prefixRange(directoryPrefix(key)) : exactRange(key);
     const from = parseRevisionOption(options.resourceVersion, key);
     let initial: Entry[] = [];
+    let initialRange: KeyRange | undefined;
     let startRevision: number;
     if (from === undefined || from === 0) {
       startRevision = engine.currentRevision;
-      if (recursive) initial = engine.listLatest(range, 0);
+      // The current state is read a page at a time as the watcher is consumed, at this revision.
+      if (recursive) initialRange = range;
       else {
         const entry = engine.getLatest(key);
         if (entry !== undefined) initial = [entry];
@@ -259,6 +261,7 @@ export abstract class MvccStorage implements Storage {
       predicate: options.predicate,
       startRevision,
       initial,
+      ...(initialRange ? { initialRange } : {}),
       bufferSize: this.#bufferSize,
       bookmarkIntervalMs,
       sharedObjects: options.sharedObjects === true,

@@ -32,6 +32,7 @@ type Item =
   | { readonly kind: "bookmark"; readonly revision: number };
 
 const catchUpPageSize = 256;
+const initialPageSize = 256;
 
 export interface WatcherInit {
   readonly engine: MvccEngine;
@@ -41,6 +42,11 @@ export interface WatcherInit {
   readonly startRevision: number;
   /** Synthetic ADDED events delivered first (watch from "0"). */
   readonly initial: Entry[];
+  /**
+   * Synthetic ADDED events for every key in this range at `startRevision`, after `initial`, read
+   * a page at a time as the watcher is consumed (so a watcher holds a page, not the whole state).
+   */
+  readonly initialRange?: KeyRange;
   readonly bufferSize: number;
   readonly bookmarkIntervalMs: number | undefined;
   /** Hand out the change's shared parsed objects (the consumer only reads them). */
@@ -64,6 +70,10 @@ export class LogWatcher implements Watcher {
   readonly #onStop: (w: LogWatcher) => void;
   #initial: Entry[];
   #initialIndex = 0;
+  /** Where the next page of the initial state starts, while there is one. */
+  #initialCursor: string | undefined;
+  readonly #initialEnd: string;
+  readonly #initialRevision: number;
   // Taken slots are cleared (undefined) so a taken change, and the objects parsed for it, can go
   // before the array is compacted: a watcher catching up reads its own copies of the log.
   #queue: (Item | undefined)[] = [];
@@ -86,6 +96,9 @@ export class LogWatcher implements Watcher {
     this.#sharedObjects = init.sharedObjects;
     this.#onStop = init.onStop;
     this.#initial = init.initial;
+    this.#initialCursor = init.initialRange?.start;
+    this.#initialEnd = init.initialRange?.end ?? "";
+    this.#initialRevision = init.startRevision;
     this.#position = init.startRevision;
     this.#delivered = init.startRevision;
     this.#live = init.startRevision >= init.engine.currentRevision;
@@ -150,6 +163,7 @@ export class LogWatcher implements Watcher {
     this.#done = true;
     this.#queue = [];
     this.#initial = [];
+    this.#initialCursor = undefined;
     if (this.#timer !== undefined) clearInterval(this.#timer);
     this.#onStop(this);
     this.#wake();
@@ -163,12 +177,15 @@ export class LogWatcher implements Watcher {
   }
 
   #take(): WatchEvent | undefined {
-    while (this.#initialIndex < this.#initial.length) {
-      const entry = this.#initial[this.#initialIndex++] as Entry;
-      const object = decodeObject(entry.value, entry.revision);
-      if (this.#predicate === undefined || this.#predicate(object)) {
-        return { type: "ADDED", key: entry.key, revision: entry.revision, object };
+    for (;;) {
+      while (this.#initialIndex < this.#initial.length) {
+        const entry = this.#initial[this.#initialIndex++] as Entry;
+        const object = decodeObject(entry.value, entry.revision);
+        if (this.#predicate === undefined || this.#predicate(object)) {
+          return { type: "ADDED", key: entry.key, revision: entry.revision, object };
+        }
       }
+      if (this.#initialCursor === undefined || !this.#readInitialPage()) break;
     }
     if (this.#initialIndex > 0) {
       this.#initial = [];
@@ -202,6 +219,24 @@ export class LogWatcher implements Watcher {
     const object = decodeObject(row.value as string, row.revision);
     if (row.prevValue === null) return { type: item.type, key: row.key, revision: row.revision, object };
     return { type: item.type, key: row.key, revision: row.revision, object, prevObject: decodeObject(row.prevValue, row.prevRevision) };
+  }
+
+  // The next page of the initial state; false when there is none (or the revision was compacted
+  // away meanwhile: the watch then ends with ResourceVersionExpired, and the client relists).
+  #readInitialPage(): boolean {
+    const engine = this.#engine;
+    const cursor = this.#initialCursor as string;
+    if (this.#initialRevision < engine.compactedRevision) {
+      this.#initialCursor = undefined;
+      this.#pendingError = new StorageError("ResourceVersionExpired", { revision: this.#initialRevision, compactedRevision: engine.compactedRevision });
+      return false;
+    }
+    const range: KeyRange = { start: cursor, end: this.#initialEnd };
+    const rows = this.#initialRevision === engine.currentRevision ? engine.listLatest(range, initialPageSize) : engine.listAt(range, this.#initialRevision, initialPageSize);
+    this.#initial = rows;
+    this.#initialIndex = 0;
+    this.#initialCursor = rows.length < initialPageSize ? undefined : `${(rows[rows.length - 1] as Entry).key}\u0000`;
+    return rows.length > 0;
   }
 
   #catchUp(): void {

@@ -586,6 +586,29 @@ export function runStorageConformance(name: string, factory: StorageFactory): vo
         expect(change((await take(single, 1))[0]).object).toEqual(b.object);
       });
 
+      it("without a resourceVersion, a state of many keys is delivered as it was at the start, whatever changes meanwhile", async () => {
+        const n = 600;
+        for (let i = 0; i < n; i++) await s.create(`/registry/widgets/ns/w${String(i).padStart(3, "0")}`, widget(`w${i}`, { v: 0 }));
+        const w = await watch("/registry/widgets/ns", { recursive: true });
+        const first = (await take(w, 10)).map(change);
+        // Changes while the state is being read: to keys already delivered and keys still to come.
+        const u1 = await s.guaranteedUpdate("/registry/widgets/ns/w001", (cur) => ({ ...cur, spec: { v: 1 } }));
+        const u2 = await s.guaranteedUpdate("/registry/widgets/ns/w500", (cur) => ({ ...cur, spec: { v: 1 } }));
+        const d = await s.delete("/registry/widgets/ns/w400");
+        const c = await s.create("/registry/widgets/ns/w999", widget("w999", { v: 1 }));
+        const rest = (await take(w, n - 10 + 4)).map(change);
+        const initial = [...first, ...rest.slice(0, n - 10)];
+        expect(initial.every((e) => e.type === "ADDED" && (e.object.spec as { v: number }).v === 0)).toBe(true);
+        expect(initial.map((e) => e.key)).toEqual(Array.from({ length: n }, (_, i) => `/registry/widgets/ns/w${String(i).padStart(3, "0")}`));
+        expect(rest.slice(n - 10).map((e) => [e.type, e.key, e.revision])).toEqual([
+          ["MODIFIED", "/registry/widgets/ns/w001", u1.revision],
+          ["MODIFIED", "/registry/widgets/ns/w500", u2.revision],
+          ["DELETED", "/registry/widgets/ns/w400", d.revision],
+          ["ADDED", "/registry/widgets/ns/w999", c.revision],
+        ]);
+        w.stop();
+      });
+
       it("from an old revision replays every later change exactly once, in order, then goes live", async () => {
         // Revision "0" means "current state first", so start from a real revision.
         const { revision: start } = await s.create("/registry/widgets/seed", widget("seed"));
