@@ -132,6 +132,19 @@ describe("recordUpdate", () => {
     ]);
   });
 
+  it("a pointer struct set to {} is the writer's field; value structs (metadata, spec, status, template) are not", () => {
+    const j = job(2);
+    j["spec"].template = { metadata: {}, spec: { ...j["spec"].template.spec, securityContext: {}, containers: [{ name: "c", image: "busybox", resources: {} }] } };
+    j["status"] = {};
+    const fields = (recordUpdate(null, j, "kubectl-create", jobOpts())["metadata"].managedFields as Json[])[0]!["fieldsV1"] as Json;
+    const podSpec = fields["f:spec"]["f:template"];
+    expect(Object.keys(podSpec)).toEqual(["f:spec"]);
+    expect(podSpec["f:spec"]["f:securityContext"]).toEqual({});
+    expect(podSpec["f:spec"]["f:containers"]["."]).toBeUndefined();
+    expect(podSpec["f:spec"]["f:containers"]['k:{"name":"c"}']["f:resources"]).toEqual({});
+    expect(fields["f:status"]).toBeUndefined();
+  });
+
   it("an update takes the changed fields from their owner; a no-op changes nothing", () => {
     const created = recordUpdate(null, job(2), "a", jobOpts());
     const next = { ...created, spec: { ...created["spec"], parallelism: 5 } };

@@ -202,11 +202,20 @@ function mergeList(l: unknown[], r: unknown[], s: TypeSchema, path: PathElement[
 }
 
 /**
+ * The struct fields that are values, not pointers, in the Go types of the served kinds (ObjectMeta,
+ * specs and statuses, PodTemplateSpec and its parts, Node's daemon endpoints and system info,
+ * Event's involved object and source). Kubernetes compares a create with the zero object, where
+ * these are present as `{}` when reached from the root through values only; every other struct
+ * field (`securityContext`, `affinity`, `selector`...) is a nil pointer there.
+ */
+const goValueStructFields = new Set(["metadata", "spec", "status", "template", "daemonEndpoints", "kubeletEndpoint", "nodeInfo", "involvedObject", "source"]);
+
+/**
  * What changed from `before` to `after`: scalars and atomic values added, modified or removed;
- * granular maps and list items added or removed. Struct fields reached from the root through
- * structs only, and required fields of a struct present in both versions, exist in every object
- * (Kubernetes' typed zero values), so they are never added or removed themselves — only their
- * contents.
+ * granular maps and list items added or removed. Value struct fields reached from the root
+ * through value structs only (see `goValueStructFields`), and required fields of a struct present
+ * in both versions, exist in every object (Kubernetes' typed zero values), so they are never added
+ * or removed themselves — only their contents; a pointer struct set to `{}` is a field of its own.
  * Lenient: duplicate list items in either version are compared last-wins.
  * @see sigs.k8s.io/structured-merge-diff/v4/typed/typed.go (`Compare`)
  */
@@ -237,14 +246,15 @@ export function compareObjects(before: unknown, after: unknown, schema: TypeSche
     if (shape === "map") {
       const lo = lp ? (l as JSONObject) : {};
       const ro = rp ? (r as JSONObject) : {};
-      const childSkeleton = skeleton && s.kind === "struct";
+      const structSkeleton = skeleton && s.kind === "struct";
       const lk = Object.keys(lo);
       const rk = Object.keys(ro);
       for (let i = 0; i < lk.length + rk.length; i++) {
         const k = i < lk.length ? lk[i]! : rk[i - lk.length]!;
         if (i >= lk.length && hasOwn(lo, k)) continue;
+        const childSkeleton = structSkeleton && goValueStructFields.has(k);
         path.push(fieldElement(k));
-        walk(hasOwn(lo, k) ? lo[k] : undefined, hasOwn(ro, k) ? ro[k] : undefined, s.field(k), path, childSkeleton, (lp || childSkeleton) && (rp || childSkeleton) && s.isRequired(k));
+        walk(hasOwn(lo, k) ? lo[k] : undefined, hasOwn(ro, k) ? ro[k] : undefined, s.field(k), path, childSkeleton, (lp || structSkeleton) && (rp || structSkeleton) && s.isRequired(k));
         path.pop();
       }
       return;
