@@ -136,10 +136,16 @@ async function main(argv: readonly string[]): Promise<number> {
   });
   // One backend watch for every watcher; reads and writes pass through to the backend.
   const cache = new WatchCache(storage, { prefix: "/registry/", ...watchBookmarkInterval() });
-  // The garbage collector and the namespace controller run in this process (see controllers/).
-  const stopControllers = await startControllers(strategies, cache, (line) => {
-    if (o.verbosity >= 2) process.stderr.write(`${line}\n`);
-  });
+  // The garbage collector and the namespace controller run in this process (see controllers/),
+  // in one apiserver at a time when several share a storage (leader election on a Lease).
+  const stopControllers = await startControllers(
+    strategies,
+    cache,
+    (line) => {
+      if (o.verbosity >= 2) process.stderr.write(`${line}\n`);
+    },
+    { elect: o.etcdServers.length > 0 },
+  );
   const server = createAPIServer({
     strategies,
     storage: cache,
@@ -174,7 +180,7 @@ async function main(argv: readonly string[]): Promise<number> {
     process.once("SIGTERM", stop);
     process.once("SIGINT", stop);
   });
-  stopControllers();
+  await stopControllers();
   await server.close();
   await storage.close();
   return 0;

@@ -89,6 +89,7 @@ function podTemplate(name: string, data = "0"): unknown {
 }
 
 const path = "/api/v1/namespaces/default/podtemplates";
+const controllersLeasePath = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/skiff-apiserver-controllers";
 
 describe.skipIf(!haveEtcd)("two apiservers on a three-member etcd cluster", () => {
   let clusterDir = "";
@@ -135,6 +136,10 @@ describe.skipIf(!haveEtcd)("two apiservers on a three-member etcd cluster", () =
       const viaB = await call(b, "PUT", `${path}/shared`, { ...stale, metadata: { ...stale.metadata, labels: { data: "b" } } });
       expect(viaB.status).toBe(409);
       expect(((await call(b, "GET", `${path}/shared`)).json() as { metadata: { labels: Record<string, string> } }).metadata.labels).toEqual({ data: "a" });
+      // One of them runs the in-process controllers: the holder of their lease.
+      const lease = (await call(a, "GET", controllersLeasePath)).json() as { spec?: { holderIdentity?: string; leaseDurationSeconds?: number } };
+      expect(lease.spec?.holderIdentity).toBeTruthy();
+      expect(lease.spec?.leaseDurationSeconds).toBe(15);
     } finally {
       w.close();
     }
@@ -200,6 +205,13 @@ describe.skipIf(!haveEtcd)("two apiservers on a three-member etcd cluster", () =
     expect(new Set(seen.map((e) => e.object.metadata?.name)).size).toBe(seen.length);
     expect(seen.map((e) => e.object.metadata?.name).sort()).toEqual(haNames.sort());
     expect(Math.max(...revisions)).toBeLessThanOrEqual(finalRv);
+
+    // The in-process controllers' leader survives the kill: the surviving apiserver renews the
+    // lease (at once if it led; else once the dead one's 15 s lease ran out).
+    const lease = async () => ((await call(b, "GET", controllersLeasePath)).json() as { spec?: { renewTime?: string; holderIdentity?: string } }).spec;
+    const seenLease = await lease();
+    await waitFor("the controllers' lease renewed after the kill", async () => (await lease())?.renewTime !== seenLease?.renewTime, 40_000);
+    expect((await lease())?.holderIdentity).toBeTruthy();
   });
 
   it("migrates a SQLite data dir into etcd with --migrate-sqlite-to-etcd", async () => {
