@@ -11,7 +11,7 @@ export type {
   UserInfo,
 } from "./registry/strategy.js";
 export { GenericStore, deleteRequest, generateName, specChanged } from "./registry/store.js";
-export type { ListParams, StoreDeleteOptions, StoreDeleteResult } from "./registry/store.js";
+export type { ListParams, StoreDeleteOptions, StoreDeleteResult, StoreUpdateOptions, StoreWriteOptions } from "./registry/store.js";
 export { alwaysAllowAuthorizer, anonymousAuthenticator, wellKnownUsers } from "./auth/auth.js";
 export type { AuthenticationRequest, Authenticator, AuthorizationAttributes, AuthorizationDecision, Authorizer, ClientCertificateInfo } from "./auth/auth.js";
 export { AuthenticationError, bearerTokenAuthenticator, createAuthenticationChain, parseBearerToken, unionAuthenticators, x509Authenticator } from "./auth/authenticators.js";
@@ -38,8 +38,11 @@ export { parseRequestInfo } from "./request/request-info.js";
 export type { RequestInfo } from "./request/request-info.js";
 export { bodyMediaTypes, decodeBody, findDuplicateJSONKeys, negotiateResponse, patchMediaTypes } from "./negotiation/negotiation.js";
 export type { DecodedBody, NegotiatedResponse, ResponseForm } from "./negotiation/negotiation.js";
-export { createAPIServer, formatWarning, namespaceLifecycle } from "./server/server.js";
-export type { APIServer, APIServerConfig, AdmissionAttributes, AdmissionPlugin, NonResourceRoute } from "./server/server.js";
+export { createAPIServer } from "./server/server.js";
+export type { APIServer, APIServerConfig, NonResourceRoute } from "./server/server.js";
+export { namespaceLifecycle } from "./handlers/admission.js";
+export type { AdmissionAttributes, AdmissionPlugin } from "./handlers/admission.js";
+export { formatWarning } from "./handlers/response.js";
 export type { AggregatedDiscoveryVersion, DiscoveryResponse } from "./discovery/index.js";
 export {
   buildAPIGroup,

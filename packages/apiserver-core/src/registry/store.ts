@@ -59,6 +59,31 @@ export interface StoreDeleteResult {
 }
 
 /**
+ * Options of {@link GenericStore.create} and {@link GenericStore.update} from the REST handlers.
+ */
+export interface StoreWriteOptions {
+  /**
+   * The object is already defaulted (the REST handlers default while decoding, so defaults run
+   * once a request); without it the store applies the strategy's defaults. @defaultValue false
+   */
+  readonly defaulted?: boolean;
+  /**
+   * Validating admission: called with the object about to be stored, after the strategy's
+   * validation (`old` null: a create). Throw a StatusError to refuse.
+   * @see k8s.io/apiserver/pkg/registry/rest/create.go (ValidateObjectFunc)
+   */
+  readonly validateAdmission?: (obj: APIObject, old: APIObject | null) => Promise<void>;
+}
+
+/** Options of {@link GenericStore.update}. */
+export interface StoreUpdateOptions extends StoreWriteOptions {
+  /** The subresource written (`status`, `finalize`): its hooks replace the main ones; never creates. */
+  readonly subresource?: string;
+  /** Create a missing object even when the kind does not create on update (server-side apply). @defaultValue false */
+  readonly forceAllowCreate?: boolean;
+}
+
+/**
  * Reads a DELETE request's options: the `DeleteOptions` body (JSON; may be empty) and the
  * `gracePeriodSeconds`/`propagationPolicy`/`orphanDependents`/`dryRun` query parameters (the query
  * wins, as 1.23 decodes the query over the body). A body `dryRun: ["All"]` turns on dry run.
@@ -145,7 +170,10 @@ function sortKeys(v: unknown): unknown {
 }
 
 /**
- * REST operations of one resource, following the strategy's hooks in Kubernetes' order.
+ * REST operations of one resource over a {@link Storage}, following the strategy's hooks in
+ * Kubernetes' order (see `strategy.ts`). Used by the REST handlers, the in-process controllers
+ * and subresource handlers alike; it knows nothing of HTTP.
+ * @see k8s.io/apiserver/pkg/registry/generic/registry/store.go (Store)
  * @example const store = new GenericStore(strategy, storage); await store.get(ctx, "x");
  */
 export class GenericStore {
@@ -165,19 +193,28 @@ export class GenericStore {
     return { group: this.strategy.resource.group, kind: this.strategy.resource.kind };
   }
 
-  /** The storage prefix for a namespace (or all namespaces / cluster-scoped with `undefined`). */
+  /**
+   * The storage prefix of a namespace's objects, `/registry/<group or "core">/<plural>/<ns>/`
+   * (all namespaces, or a cluster-scoped kind, with `undefined`). Never throws.
+   * @see k8s.io/apiserver/pkg/registry/generic/registry/store.go (NamespaceKeyRootFunc)
+   */
   keyPrefix(namespace: string | undefined): string {
     const r = this.strategy.resource;
     const base = `/registry/${r.group || "core"}/${r.plural}/`;
     return r.namespaced && namespace ? `${base}${namespace}/` : base;
   }
 
-  /** The storage key of one object. */
+  /** The storage key of one object: {@link keyPrefix} + name. Never throws. @see k8s.io/apiserver/pkg/registry/generic/registry/store.go (NamespaceKeyFunc) */
   key(namespace: string | undefined, name: string): string {
     return this.keyPrefix(namespace) + name;
   }
 
-  /** Maps storage errors to API errors (InterpretCreateError & co). */
+  /**
+   * Maps a storage error to the API error for `name` (KeyExists → 409 AlreadyExists, KeyNotFound →
+   * 404, Conflict/InvalidObj → 409 Conflict, ResourceVersionExpired → 410, TooLargeResourceVersion
+   * → 504 with a retry, InvalidError → 400, others → 500). Other errors are returned unchanged.
+   * @see k8s.io/apiserver/pkg/storage/errors.go (InterpretCreateError, InterpretGetError & co)
+   */
   interpret(err: unknown, name: string): unknown {
     if (!isStorageError(err)) return err;
     switch (err.code) {
@@ -203,12 +240,38 @@ export class GenericStore {
     }
   }
 
-  /** Creates `obj`. Mutates `obj`. */
-  async create(ctx: RequestContext, obj: APIObject): Promise<APIObject> {
+  /**
+   * Creates `obj` as 1.23's `Store.Create`: defaults (unless `defaulted`), server-owned metadata
+   * (name from `generateName`, namespace from the request, uid, creationTimestamp), the strategy's
+   * `prepareForCreate`, `validate`, warnings and `canonicalize`, validating admission, then the
+   * storage write (with `dryRun`, an existence check instead). Mutates `obj`.
+   * @returns the stored object (with its resourceVersion)
+   * @throws StatusError 422 (validation), 409 AlreadyExists, whatever admission throws, and the
+   *   storage's errors mapped by {@link interpret}
+   * @see k8s.io/apiserver/pkg/registry/generic/registry/store.go (Create)
+   * @see k8s.io/apiserver/pkg/registry/rest/create.go (BeforeCreate)
+   */
+  async create(ctx: RequestContext, obj: APIObject, opts: StoreWriteOptions = {}): Promise<APIObject> {
+    const name = await this.prepareCreate(ctx, obj, opts);
+    if (ctx.dryRun) {
+      const existing = await this.storage.get(this.key(ctx.namespace, name), { ignoreNotFound: true }).catch((e: unknown) => { throw this.interpret(e, name); });
+      if (existing) throw newAlreadyExists(this.gr, name);
+      return obj;
+    }
+    try {
+      const r = await this.storage.create(this.key(ctx.namespace, name), obj as StoredObject);
+      return r.object as APIObject;
+    } catch (e) {
+      throw this.interpret(e, name);
+    }
+  }
+
+  // Everything of a create before the storage write; returns the object's name. Mutates `obj`.
+  private async prepareCreate(ctx: RequestContext, obj: APIObject, opts: StoreWriteOptions): Promise<string> {
     const s = this.strategy;
     // Defaults first (as decoding does in Kubernetes): a defaulter may replace `metadata`, so
     // `meta` is read after it; a stale reference once lost the uid of Jobs with manualSelector.
-    s.applyDefaults(obj);
+    if (opts.defaulted !== true) s.applyDefaults(obj);
     const meta = (obj.metadata ??= {});
     if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
     if (s.resource.namespaced) meta.namespace = ctx.namespace ?? "";
@@ -223,18 +286,8 @@ export class GenericStore {
     if (errs.length > 0) throw newInvalid(this.gk, meta.name ?? "", errs);
     ctx.warnings.push(...(s.warningsOnCreate?.(ctx, obj) ?? []));
     s.canonicalize?.(obj);
-    const name = meta.name ?? "";
-    if (ctx.dryRun) {
-      const existing = await this.storage.get(this.key(ctx.namespace, name), { ignoreNotFound: true }).catch((e: unknown) => { throw this.interpret(e, name); });
-      if (existing) throw newAlreadyExists(this.gr, name);
-      return obj;
-    }
-    try {
-      const r = await this.storage.create(this.key(ctx.namespace, name), obj as StoredObject);
-      return r.object as APIObject;
-    } catch (e) {
-      throw this.interpret(e, name);
-    }
+    await opts.validateAdmission?.(obj, null);
+    return meta.name ?? "";
   }
 
   /**
@@ -253,7 +306,13 @@ export class GenericStore {
     }
   }
 
-  /** Builds the storage predicate for selectors; throws 400 on parse errors or unsupported fields. */
+  /**
+   * The storage predicate of a list's or watch's label and field selectors (`undefined`: every
+   * object). Every kind selects on `metadata.name` and `metadata.namespace`, plus the strategy's
+   * `fieldSelectorKeys`.
+   * @throws StatusError 400 (unparsable selector; unsupported field label, in the kind's 1.23 wording)
+   * @see k8s.io/apiserver/pkg/registry/generic/registry/store.go (PredicateFunc)
+   */
   predicate(params: ListParams): ((o: StoredObject) => boolean) | undefined {
     let label: Selector | undefined;
     let field: FieldSelector | undefined;
@@ -288,7 +347,14 @@ export class GenericStore {
     return (!label || label.matches(attrs.labels)) && (!field || field.matches(fields));
   }
 
-  /** Lists objects (one page). Returns the `<Kind>List` object. */
+  /**
+   * Lists objects (one page) as 1.23's `Store.List`: the `<Kind>List` with `resourceVersion`,
+   * `continue` and `remainingItemCount`.
+   * @throws StatusError 400 (selectors; malformed resourceVersion or continue token; continue with a
+   *   resourceVersion), 410 (continue token too old), 422 (resourceVersionMatch rules), 504
+   *   (resourceVersion too large)
+   * @see k8s.io/apiserver/pkg/registry/generic/registry/store.go (List, ListPredicate)
+   */
   async list(ctx: RequestContext, params: ListParams): Promise<APIObject> {
     const q = this.listQuery(ctx, params);
     const res = await this.readList(q, () => this.storage.list(q.prefix, { ...q.options, ...(q.predicate ? { predicate: q.predicate } : {}) }));
@@ -298,6 +364,7 @@ export class GenericStore {
   /**
    * {@link list} as JSON text, without building the objects: `undefined` when the list needs
    * them (a label or field selector). The text is byte for byte `JSON.stringify(list(...))`.
+   * @throws StatusError as {@link list}
    */
   async listEncoded(ctx: RequestContext, params: ListParams): Promise<string | undefined> {
     const q = this.listQuery(ctx, params);
@@ -369,25 +436,41 @@ export class GenericStore {
   }
 
   /**
-   * PUT (and the write half of PATCH): `mutate` receives the current object (or `null` when
-   * missing) and returns the new one. Returns the stored object and whether it was created.
+   * PUT, and the write half of every PATCH, as 1.23's `Store.Update`: one guaranteed update in
+   * which `mutate` receives the current object (`null` when missing) and returns the new one.
+   * A missing object is created in the same retry loop when the kind creates on update or
+   * `forceAllowCreate` is set (never for a subresource), so two concurrent writes to a missing
+   * object give one create and one update. Updates run the strategy's (or the subresource's)
+   * `prepareForUpdate`, `validateUpdate`, warnings and `canonicalize`, then validating admission.
+   * `mutate` may run several times (once per conflict retry).
+   * @returns the stored object and whether it was created
+   * @throws StatusError 404 (missing and not creatable), 409 (resourceVersion or uid mismatch),
+   *   422 (validation; a missing resourceVersion where the kind needs one), whatever `mutate` or
+   *   admission throws, and the storage's errors mapped by {@link interpret}
+   * @see k8s.io/apiserver/pkg/registry/generic/registry/store.go (Update)
+   * @see k8s.io/apiserver/pkg/registry/rest/update.go (BeforeUpdate)
    */
   async update(
     ctx: RequestContext,
     name: string,
     mutate: (current: APIObject | null) => APIObject | Promise<APIObject>,
-    opts: { subresource?: string; forceAllowCreate?: boolean } = {},
+    opts: StoreUpdateOptions = {},
   ): Promise<{ object: APIObject; created: boolean }> {
     const s = this.strategy;
     const key = this.key(ctx.namespace, name);
-    const current = (await this.storage.get(key, { ignoreNotFound: true }).catch((e: unknown) => { throw this.interpret(e, name); })) as APIObject | null;
-    if (!current) {
-      if (!s.allowCreateOnUpdate || opts.subresource) throw newNotFound(this.gr, name);
-      const obj = await mutate(null);
-      return { object: await this.create(ctx, obj), created: true };
-    }
+    const allowCreate = (s.allowCreateOnUpdate || opts.forceAllowCreate === true) && !opts.subresource;
+    let created = false;
     let result: APIObject | undefined;
-    const tryUpdate = async (cur: StoredObject): Promise<StoredObject> => {
+    const tryUpdate = async (cur: StoredObject, state: { readonly revision: number }): Promise<StoredObject> => {
+      created = state.revision === 0;
+      if (created) {
+        // Missing (ignoreNotFound): create inside the loop; a racing create makes the storage retry us as an update.
+        const obj = await mutate(null);
+        await this.prepareCreate(ctx, obj, opts);
+        result = obj;
+        if (ctx.dryRun) throw new DryRunAbort();
+        return obj as StoredObject;
+      }
       const old = cur as APIObject;
       const obj = await mutate(structuredClone(old));
       const meta = (obj.metadata ??= {});
@@ -411,7 +494,7 @@ export class GenericStore {
       else delete meta.deletionTimestamp;
       if (old.metadata?.deletionGracePeriodSeconds !== undefined) meta.deletionGracePeriodSeconds = old.metadata.deletionGracePeriodSeconds;
       if (s.resource.namespaced) meta.namespace = ctx.namespace ?? "";
-      s.applyDefaults(obj);
+      if (opts.defaulted !== true) s.applyDefaults(obj);
       const sub = opts.subresource === "status" ? s.status : opts.subresource ? s.subresourceUpdates?.[opts.subresource] : undefined;
       if (opts.subresource && opts.subresource !== "status" && sub === undefined) throw newNotFound(this.gr, name);
       if (sub) {
@@ -426,6 +509,7 @@ export class GenericStore {
         ctx.warnings.push(...(s.warningsOnUpdate?.(ctx, obj, old) ?? []));
       }
       s.canonicalize?.(obj);
+      await opts.validateAdmission?.(obj, old);
       result = obj;
       // ShouldDeleteDuringUpdate: the last finalizer leaves an object marked for deletion with
       // no grace period left → delete instead of writing.
@@ -434,10 +518,10 @@ export class GenericStore {
       return obj as StoredObject;
     };
     try {
-      const r = await this.storage.guaranteedUpdate(key, tryUpdate);
-      return { object: r.object as APIObject, created: false };
+      const r = await this.storage.guaranteedUpdate(key, tryUpdate, allowCreate ? { ignoreNotFound: true } : {});
+      return { object: r.object as APIObject, created };
     } catch (e) {
-      if (e instanceof DryRunAbort && result) return { object: result, created: false };
+      if (e instanceof DryRunAbort && result) return { object: result, created };
       if (e instanceof DeleteInstead) {
         if (ctx.dryRun) return { object: e.object, created: false };
         try {
@@ -551,6 +635,7 @@ export class GenericStore {
    * DELETE of a collection as 1.23's `DeleteCollection`: lists with `params` (every page unless
    * `limit` is set), deletes each item with `opts` (items already gone are skipped), and returns the
    * list as it was read. Identical warnings are reported once.
+   * @throws StatusError as {@link list}, and as {@link delete} for each item (except 404)
    * @see k8s.io/apiserver/pkg/registry/generic/registry/store.go (DeleteCollection)
    */
   async deleteCollection(ctx: RequestContext, params: ListParams, opts: StoreDeleteOptions): Promise<APIObject> {

@@ -4,10 +4,15 @@
  * (`apps/apiserver/src/registry/<group>/<kind>/strategy.ts`); the generic store in this package
  * calls them in Kubernetes' order:
  *
- * - create: decode → `applyDefaults` → mutating admission → `prepareForCreate` → `validate`
- *   → `warningsOnCreate` → `canonicalize` → validating admission → storage create.
- * - update (PUT and every PATCH): decode/patch → `applyDefaults` → `prepareForUpdate` →
- *   `validateUpdate` → `warningsOnUpdate` → `canonicalize` → storage guaranteed update.
+ * - create: decode → `applyDefaults` → managedFields → mutating admission → `prepareForCreate`
+ *   → `validate` → `warningsOnCreate` → `canonicalize` → validating admission → storage create.
+ * - update (PUT and every PATCH, inside the storage's retry loop): decode/patch →
+ *   `applyDefaults` → managedFields → mutating admission → `prepareForUpdate` → `validateUpdate`
+ *   → `warningsOnUpdate` → `canonicalize` → validating admission → storage write. A PUT or apply
+ *   that finds no object takes the create path in the same loop.
+ *
+ * The REST handlers (`handlers/`) run decoding, defaulting (once a request), managedFields and
+ * mutating admission; the generic store (`store.ts`) runs the rest.
  * - status update: the same with {@link StatusStrategy} in place of the main hooks.
  *
  * Hooks named `prepare*`, `applyDefaults` and `canonicalize` MAY mutate the object passed in;

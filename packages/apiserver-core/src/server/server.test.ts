@@ -5,7 +5,8 @@ import type { ResourceInfo } from "@skiff/api-types";
 import { alwaysAllowAuthorizer } from "../auth/auth.js";
 import type { Authenticator } from "../auth/auth.js";
 import type { APIObject, ResourceStrategy } from "../registry/strategy.js";
-import { createAPIServer, namespaceLifecycle } from "./server.js";
+import { namespaceLifecycle } from "../handlers/admission.js";
+import { createAPIServer } from "./server.js";
 import type { APIServer } from "./server.js";
 
 const resource: ResourceInfo = {

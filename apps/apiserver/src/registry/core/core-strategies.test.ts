@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import { canonicalMicroTime, createEventStrategy, eventTable } from "./event/strategy.js";
 import { createNamespaceStrategy, namespaceTable } from "./namespace/strategy.js";
 import { createNodeStrategy, nodeRoles, nodeTable } from "./node/strategy.js";
-import { bindPod, createPodStrategy, podTable } from "./pod/strategy.js";
+import { bindPod } from "./pod/binding.js";
+import { createPodStrategy, podTable } from "./pod/strategy.js";
 
 const ctx: RequestContext = { namespace: "default", user: { username: "u", groups: [] }, now: new Date(), dryRun: false, warnings: [] };
 const now = new Date("2024-01-01T01:00:00Z");
