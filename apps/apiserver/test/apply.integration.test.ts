@@ -194,6 +194,19 @@ describe.skipIf(!existsSync(kubectlPath))("PATCH, server-side apply and managedF
     });
   }, 60_000);
 
+  it("concurrent server-side applies to a missing object all succeed: one 201, the rest 200 (SQLite, one guaranteed update each)", async () => {
+    // Job does not create on PUT; apply creates through the same retry loop as its updates, so a
+    // racing apply that loses the create is retried as an update instead of answering 409.
+    const n = 8;
+    const body = (i: number) =>
+      `apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: race\n  labels:\n    by-${String(i)}: "yes"\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n      - name: c\n        image: busybox\n`;
+    const results = await Promise.all(Array.from({ length: n }, (_, i) => call(s, "PATCH", `${jobs}/race?fieldManager=m${String(i)}&force=true`, body(i), applyHeaders)));
+    expect(results.map((r) => r.status).sort((a, b) => b - a), results.map((r) => r.body).join("\n")).toEqual([201, ...Array<number>(n - 1).fill(200)]);
+    const job = await get(`${jobs}/race`);
+    for (let i = 0; i < n; i++) expect(job["metadata"]["labels"][`by-${String(i)}`]).toBe("yes");
+    expect(managers(job).sort()).toEqual(Array.from({ length: n }, (_, i) => `m${String(i)}/Apply`).sort());
+  }, 60_000);
+
   it("validation and immutable fields hold on every patch path", async () => {
     const mergeH = { "content-type": "application/merge-patch+json" };
     const cases: [string, unknown, Record<string, string>][] = [

@@ -162,10 +162,28 @@ describe("defaults run once per request", () => {
   });
 });
 
+/**
+ * A mutating plugin that holds every CREATE until `n` of them are waiting (or 5 s pass): it makes
+ * concurrent creates of one missing object overlap for certain, whatever the scheduling.
+ */
+function createBarrier(n: number): AdmissionPlugin {
+  let waiting = 0;
+  let release!: () => void;
+  const all = new Promise<void>((resolve) => (release = resolve));
+  return {
+    name: "CreateBarrier",
+    async mutate(a) {
+      if (a.operation !== "CREATE") return;
+      if (++waiting >= n) release();
+      await Promise.race([all, new Promise((r) => setTimeout(r, 5000))]);
+    },
+  };
+}
+
 describe("create-or-update is one guaranteed update", () => {
   it("concurrent server-side applies to a missing object all succeed: one creates, the others update", async () => {
-    const base = await start(recordingStrategy([]));
     const n = 8;
+    const base = await start(recordingStrategy([]), [createBarrier(n)]);
     const results = await Promise.all(
       Array.from({ length: n }, (_, i) =>
         call(base, "PATCH", `${path}/shared?fieldManager=manager-${String(i)}`, JSON.stringify(gadget("shared", { metadata: { name: "shared", labels: { [`by-${String(i)}`]: "yes" } } })), "application/apply-patch+yaml"),
@@ -180,8 +198,8 @@ describe("create-or-update is one guaranteed update", () => {
   });
 
   it("concurrent PUTs that create (a kind that creates on update) give one 201 and the rest 200", async () => {
-    const base = await start(recordingStrategy([], true));
     const n = 6;
+    const base = await start(recordingStrategy([], true), [createBarrier(n)]);
     const results = await Promise.all(Array.from({ length: n }, (_, i) => call(base, "PUT", `${path}/x`, gadget("x", { spec: { size: i + 1 } }))));
     expect(results.map((r) => r.status).sort((a, b) => b - a)).toEqual([201, ...Array<number>(n - 1).fill(200)]);
   });
