@@ -150,4 +150,44 @@ describe("namespaces", () => {
     expect(got.status?.phase).toBe("Active");
     expect((await call(s, "PUT", "/api/v1/namespaces/keep-me/nonsense", { ...got })).status).toBe(404);
   });
+
+  it("default, kube-system and kube-public may not be deleted (403, also dry-run), and namespaces have no deletecollection (405)", async () => {
+    for (const name of ["default", "kube-system", "kube-public"]) {
+      for (const q of ["", "?dryRun=All"]) {
+        const r = await call(s, "DELETE", `/api/v1/namespaces/${name}${q}`);
+        expect(r.status, r.body).toBe(403);
+        expect(r.json()).toMatchObject({ kind: "Status", reason: "Forbidden", code: 403, message: `namespaces "${name}" is forbidden: this namespace may not be deleted`, details: { name, kind: "namespaces" } });
+      }
+      const ns = (await call(s, "GET", `/api/v1/namespaces/${name}`)).json() as NS;
+      expect(ns.metadata.deletionTimestamp).toBeUndefined();
+      expect(ns.status?.phase).toBe("Active");
+    }
+    const all = await call(s, "DELETE", "/api/v1/namespaces");
+    expect(all.status, all.body).toBe(405);
+    expect(all.json()).toMatchObject({ kind: "Status", reason: "MethodNotAllowed", code: 405 });
+    expect(((await call(s, "GET", "/api/v1/namespaces/default")).json() as NS).status?.phase).toBe("Active");
+  });
+
+  it("every served resource routes exactly the verbs its discovery entry lists", async () => {
+    const lists: { groupVersion: string; resources: { name: string; namespaced: boolean; verbs: string[] }[] }[] = [];
+    lists.push((await call(s, "GET", "/api/v1")).json() as never);
+    const groups = (await call(s, "GET", "/apis")).json() as { groups: { preferredVersion: { groupVersion: string } }[] };
+    for (const g of groups.groups) lists.push((await call(s, "GET", `/apis/${g.preferredVersion.groupVersion}`)).json() as never);
+    let checked = 0;
+    for (const l of lists) {
+      const root = l.groupVersion.includes("/") ? `/apis/${l.groupVersion}` : `/api/${l.groupVersion}`;
+      for (const r of l.resources) {
+        if (r.name.includes("/")) continue;
+        const collection = r.namespaced ? `${root}/namespaces/default/${r.name}` : `${root}/${r.name}`;
+        // A dry-run delete-collection selecting nothing: routed (200) exactly when discovery lists the verb.
+        const dc = await call(s, "DELETE", `${collection}?dryRun=All&labelSelector=verbs-probe%3Dnone`);
+        expect([r.name, dc.status], dc.body).toEqual([r.name, r.verbs.includes("deletecollection") ? 200 : 405]);
+        if (!r.verbs.includes("list")) continue;
+        const list = await call(s, "GET", collection);
+        expect([r.name, list.status]).toEqual([r.name, 200]);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThanOrEqual(9);
+  });
 });

@@ -47,22 +47,43 @@ export async function runValidatingAdmission(plugins: readonly AdmissionPlugin[]
   for (const p of plugins) if (p.validate) await p.validate(attributes(info, ctx, object, old));
 }
 
+/**
+ * Runs both phases of every plugin for a DELETE of `old` (the store calls it with the object as
+ * stored, inside its retry loop, after the preconditions), as 1.23's
+ * `AdmissionToValidateObjectDeleteFunc`: operation `DELETE`, no object, `oldObject` the stored one.
+ * @throws whatever a plugin throws (a StatusError refuses the delete; nothing is changed)
+ */
+export async function runDeleteAdmission(plugins: readonly AdmissionPlugin[], info: RequestInfo, ctx: RequestContext, old: APIObject): Promise<void> {
+  const attrs: AdmissionAttributes = { operation: "DELETE", info, object: undefined, oldObject: old, ctx };
+  for (const p of plugins) if (p.mutate) await p.mutate(attrs);
+  for (const p of plugins) if (p.validate) await p.validate(attrs);
+}
+
 function attributes(info: RequestInfo, ctx: RequestContext, object: APIObject, old: APIObject | null): AdmissionAttributes {
   return { operation: old ? "UPDATE" : "CREATE", info, object, oldObject: old ?? undefined, ctx };
 }
+
+/** The namespaces 1.23's NamespaceLifecycle never lets be deleted. */
+const immortalNamespaces = new Set(["default", "kube-system", "kube-public"]);
 
 /**
  * The NamespaceLifecycle admission plugin (mutating, as 1.23's `Lifecycle.Admit`, so it answers
  * before the strategy validates): creating a namespaced object in a missing
  * namespace answers 404 `namespaces "x" not found`; in a terminating namespace 403 Forbidden with
- * a `NamespaceTerminating` cause. Needs a `namespaces` resource (core/v1) in the same storage;
- * without it (unit tests) it admits everything.
+ * a `NamespaceTerminating` cause. Deleting an immortal namespace (`default`, `kube-system`,
+ * `kube-public`) answers 403 `this namespace may not be deleted`. Needs a `namespaces` resource
+ * (core/v1) in the same storage; without it (unit tests) it admits every create.
  * @see plugin/pkg/admission/namespace/lifecycle/admission.go
  */
 export function namespaceLifecycle(storage: Storage): AdmissionPlugin {
   return {
     name: "NamespaceLifecycle",
     async mutate(attrs) {
+      if (attrs.operation === "DELETE" && attrs.info.apiGroup === "" && attrs.info.resource === "namespaces" && !attrs.info.subresource) {
+        const name = attrs.oldObject?.metadata?.name ?? attrs.info.name;
+        if (immortalNamespaces.has(name)) throw newForbidden({ group: "", resource: "namespaces" }, name, new Error("this namespace may not be deleted"));
+        return;
+      }
       if (attrs.operation !== "CREATE" || !attrs.ctx.namespace || attrs.info.resource === "namespaces") return;
       const ns = (await storage.get(`/registry/core/namespaces/${attrs.ctx.namespace}`, { ignoreNotFound: true })) as APIObject | null;
       if (!ns) throw newNotFound({ group: "", resource: "namespaces" }, attrs.ctx.namespace);

@@ -57,9 +57,10 @@ export function resolveStore(req: HandlerRequest, stores: StoreMap): GenericStor
 }
 
 /**
- * The verbs a path takes: an object its get/update/patch/delete/watch (and create where the
- * strategy creates through a subresource); a collection list/watch/create/deletecollection; an
- * update subresource get/update/patch (`finalize`: update only); a create subresource create.
+ * The verbs a path takes: an object its get/update/patch/delete/watch; a collection
+ * list/watch/create/deletecollection — each only if the resource's discovery `verbs` name it (so
+ * the routes and discovery agree: no deletecollection of namespaces, as 1.23); an update
+ * subresource get/update/patch (`finalize`: update only); a create subresource create.
  */
 function allowedVerbs(store: GenericStore, req: HandlerRequest): readonly string[] {
   const { info } = req;
@@ -68,7 +69,8 @@ function allowedVerbs(store: GenericStore, req: HandlerRequest): readonly string
     if (store.strategy.subresourceCreates?.[sub]) return ["create"];
     return sub === "finalize" ? ["update"] : ["get", "update", "patch"];
   }
-  return info.name ? ["get", "update", "patch", "delete", "watch"] : ["list", "watch", "create", "deletecollection"];
+  const verbs: readonly string[] = store.strategy.resource.verbs;
+  return (info.name ? ["get", "update", "patch", "delete", "watch"] : ["list", "watch", "create", "deletecollection"]).filter((v) => verbs.includes(v));
 }
 
 /**

@@ -225,3 +225,41 @@ describe("create-or-update is one guaranteed update", () => {
     expect((await call(base, "GET", `${path}/dry`)).status).toBe(404);
   });
 });
+
+describe("delete admission and the verbs a resource takes", () => {
+  /** Refuses the DELETE of any object labelled `protected=yes`. */
+  const guard: AdmissionPlugin = {
+    name: "Guard",
+    validate(a) {
+      if (a.operation === "DELETE" && a.oldObject?.metadata?.labels?.["protected"] === "yes") {
+        throw newForbidden({ group: resource.group, resource: resource.plural }, a.oldObject.metadata.name ?? "", new Error("protected"));
+      }
+    },
+  };
+
+  it("a DELETE refused by admission changes nothing: single, dry-run, with finalizers, and in a collection", async () => {
+    const base = await start(recordingStrategy([]), [guard]);
+    await call(base, "POST", path, gadget("keep", { metadata: { name: "keep", labels: { protected: "yes" } } }));
+    await call(base, "POST", path, gadget("fin", { metadata: { name: "fin", labels: { protected: "yes" }, finalizers: ["example.io/hold"] } }));
+    await call(base, "POST", path, gadget("free"));
+    for (const p of [`${path}/keep`, `${path}/keep?dryRun=All`, `${path}/fin`]) {
+      const r = await call(base, "DELETE", p);
+      expect([p, r.status, r.json["message"]]).toEqual([p, 403, `gadgets.example.io "${p.includes("fin") ? "fin" : "keep"}" is forbidden: protected`]);
+    }
+    expect(((await call(base, "GET", `${path}/fin`)).json["metadata"] as Json)["deletionTimestamp"]).toBeUndefined();
+    const all = await call(base, "DELETE", path);
+    expect(all.status).toBe(403);
+    expect((await call(base, "GET", `${path}/keep`)).status).toBe(200);
+  });
+
+  it("routes only the verbs the resource's discovery entry lists (405 for the rest)", async () => {
+    const noCollectionDelete: ResourceStrategy = { ...recordingStrategy([]), resource: { ...resource, verbs: resource.verbs.filter((v) => v !== "deletecollection") } };
+    const base = await start(noCollectionDelete);
+    await call(base, "POST", path, gadget("a"));
+    const r = await call(base, "DELETE", path);
+    expect(r.status).toBe(405);
+    expect(r.json).toMatchObject({ kind: "Status", reason: "MethodNotAllowed", code: 405 });
+    expect((await call(base, "GET", `${path}/a`)).status).toBe(200);
+    expect((await call(base, "DELETE", `${path}/a`)).status).toBe(200);
+  });
+});

@@ -39,11 +39,17 @@ export interface ListParams {
   readonly resourceVersionMatch?: string;
 }
 
-/** Options of a delete (the `DeleteOptions` body and query). */
+/** Options of a delete (the `DeleteOptions` body and query), and the request's delete admission. */
 export interface StoreDeleteOptions {
   readonly gracePeriodSeconds?: number;
   readonly propagationPolicy?: string;
   readonly preconditions?: { readonly uid?: string; readonly resourceVersion?: string };
+  /**
+   * Delete admission: called with the object as stored, after the preconditions, before any
+   * write (marking or removal), on every retry. Throw a StatusError to refuse; nothing changes.
+   * @see k8s.io/apiserver/pkg/registry/rest/delete.go (AdmissionToValidateObjectDeleteFunc)
+   */
+  readonly validateDeletion?: (obj: APIObject) => Promise<void>;
 }
 
 /**
@@ -576,9 +582,10 @@ export class GenericStore {
       let lastGrace = 0;
       let pending = false;
       let marked: APIObject | undefined;
-      const step = (cur: StoredObject): StoredObject => {
+      const step = async (cur: StoredObject): Promise<StoredObject> => {
         const obj = cur as APIObject;
         this.checkDeletePreconditions(obj, pre);
+        await opts.validateDeletion?.(obj);
         const b = this.beforeDelete(ctx, obj, grace);
         if (b.pendingGraceful) throw new AlreadyDeleting(obj);
         const fin = this.finalizersForGC(ctx, obj, policy);
@@ -614,9 +621,13 @@ export class GenericStore {
       }
       if (!deleteImmediately && out) return { object: out, deleted: false, finalized: false };
     }
-    if (ctx.dryRun) return { object: out ?? current, deleted: true, finalized: true };
+    if (ctx.dryRun) {
+      await opts.validateDeletion?.(out ?? current);
+      return { object: out ?? current, deleted: true, finalized: true };
+    }
     try {
-      const r = await this.storage.delete(key, { preconditions: { uid: current.metadata?.uid ?? "" } });
+      const validate = opts.validateDeletion;
+      const r = await this.storage.delete(key, { preconditions: { uid: current.metadata?.uid ?? "" }, ...(validate ? { validateDeletion: (o: StoredObject) => validate(o as APIObject) } : {}) });
       return { object: r.object as APIObject, deleted: true, finalized: true };
     } catch (e) {
       if (isStorageError(e, "KeyNotFound") && out) return { object: out, deleted: true, finalized: true };

@@ -324,3 +324,27 @@ describe("more behaviours", () => {
     expect(o.json["metadata"]["finalizers"]).toEqual(["orphan"]);
   });
 });
+
+describe("errors before routing are Status objects", () => {
+  it("a malformed percent-escape in the path answers 400 with Go's words; a well-formed non-UTF-8 escape 404", async () => {
+    const { request } = await import("node:http");
+    const port = Number(new URL(base).port);
+    const raw = (p: string) =>
+      new Promise<{ status: number; body: Json }>((resolve, reject) => {
+        const r = request({ host: "127.0.0.1", port, path: p, headers: { authorization: "Bearer good" } }, (res) => {
+          let d = "";
+          res.on("data", (c: Buffer) => (d += c.toString()));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(d) as Json }));
+        });
+        r.on("error", reject);
+        r.end();
+      });
+    const bad = await raw(`${path}/%zz`);
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", reason: "BadRequest", code: 400, details: {}, message: `parse "${path}/%zz": invalid URL escape "%zz"` });
+    const truncated = await raw("/apis/%E0%A4%A");
+    expect(truncated.body).toMatchObject({ kind: "Status", code: 400, message: 'parse "/apis/%E0%A4%A": invalid URL escape "%A"' });
+    const nonUTF8 = await raw(`${path}/%FF`);
+    expect(nonUTF8.body).toMatchObject({ kind: "Status", code: 404, reason: "NotFound" });
+  });
+});

@@ -8,7 +8,7 @@
  */
 import Fastify, { LogController } from "fastify";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { errorToStatus, isStatusError, newRequestEntityTooLarge, newUnsupportedMediaType } from "@skiff/apimachinery";
+import { errorToStatus, isStatusError, newGenericServerResponse, newRequestEntityTooLarge, newUnsupportedMediaType } from "@skiff/apimachinery";
 import type { PatchSchema, StatusBody } from "@skiff/apimachinery";
 import type { ResourceInfo } from "@skiff/api-types";
 import type { Storage } from "@skiff/storage";
@@ -88,9 +88,17 @@ const publicPaths = new Set(["/healthz", "/livez", "/readyz"]);
 export function createAPIServer(config: APIServerConfig): APIServer {
   const now = config.now ?? (() => new Date());
   const tls = config.tls;
+  const common = {
+    bodyLimit: config.maxRequestBodyBytes ?? 3 * 1024 * 1024,
+    logger: (config.verbosity ?? 0) >= 2,
+    logController: new LogController({ disableRequestLogging: true }),
+    clientErrorHandler: answerClientError,
+    // Errors fastify answers before any route or hook (a malformed percent-escape in the path).
+    frameworkErrors: (err: { code?: string }, req: FastifyRequest, reply: FastifyReply) => sendStatus(reply, frameworkErrorStatus(err, req.url)),
+  };
   const app: FastifyInstance = (tls && !config.insecureHTTP
-    ? Fastify({ https: { cert: tls.cert, key: tls.key, ...(tls.ca ? { ca: tls.ca } : {}), requestCert: tls.requestCert ?? false, rejectUnauthorized: false }, bodyLimit: config.maxRequestBodyBytes ?? 3 * 1024 * 1024, logger: (config.verbosity ?? 0) >= 2, logController: new LogController({ disableRequestLogging: true }), clientErrorHandler: answerClientError })
-    : Fastify({ bodyLimit: config.maxRequestBodyBytes ?? 3 * 1024 * 1024, logger: (config.verbosity ?? 0) >= 2, logController: new LogController({ disableRequestLogging: true }), clientErrorHandler: answerClientError })) as unknown as FastifyInstance;
+    ? Fastify({ ...common, https: { cert: tls.cert, key: tls.key, ...(tls.ca ? { ca: tls.ca } : {}), requestCert: tls.requestCert ?? false, rejectUnauthorized: false } })
+    : Fastify(common)) as unknown as FastifyInstance;
   const stores = new Map<string, GenericStore>();
   for (const s of config.strategies) stores.set(storeKey(s.resource.group, s.resource.version, s.resource.plural), new GenericStore(s, config.storage));
 
@@ -101,7 +109,10 @@ export function createAPIServer(config: APIServerConfig): APIServer {
     const e = err as { code?: string; statusCode?: number; message: string };
     if (e.code === "FST_ERR_CTP_BODY_TOO_LARGE") return sendStatus(reply, errorToStatus(newRequestEntityTooLarge("limit is " + String(config.maxRequestBodyBytes ?? 3145728))));
     if (e.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") return sendStatus(reply, errorToStatus(newUnsupportedMediaType(bodyMediaTypes)));
-    if (!isStatusError(err)) app.log.error({ err }, "internal error (bug)");
+    if (isStatusError(err)) return sendStatus(reply, errorToStatus(err));
+    // fastify's own 4xx (malformed Content-Length, an empty body where one is needed...) as a Status.
+    if (typeof e.statusCode === "number" && e.statusCode >= 400 && e.statusCode < 500) return sendStatus(reply, clientErrorStatus(e.statusCode, e.message));
+    app.log.error({ err }, "internal error (bug)");
     return sendStatus(reply, errorToStatus(err));
   });
   app.setNotFoundHandler((_req, reply) => sendStatus(reply, notFoundStatus()));
@@ -120,7 +131,18 @@ export function createAPIServer(config: APIServerConfig): APIServer {
     });
   }
 
-  for (const r of config.extraRoutes ?? []) app.route({ method: r.method, url: r.url, handler: r.handler });
+  const extraMethods = new Map<string, Set<string>>();
+  for (const r of config.extraRoutes ?? []) {
+    app.route({ method: r.method, url: r.url, handler: r.handler });
+    extraMethods.set(r.url, (extraMethods.get(r.url) ?? new Set()).add(r.method));
+  }
+  // A resource path served by an extra route (reviews, pods/log) answers other methods 405, as
+  // go-restful's service error handler does in 1.23, not 404.
+  for (const [url, methods] of extraMethods) {
+    if (!/^\/(api\/[^/]+|apis\/[^/]+\/[^/]+)\/./.test(url)) continue;
+    const others = ["GET", "POST", "PUT", "PATCH", "DELETE"].filter((m) => !methods.has(m));
+    if (others.length > 0) app.route({ method: others, url, handler: (_req, reply) => sendStatus(reply, errorToStatus(newGenericServerResponse(405, "", { group: "", resource: "" }, "", "", 0, false))) });
+  }
 
   const handlerConfig: HandlerConfig = {
     admission: config.admission ?? [],
@@ -149,6 +171,25 @@ export function createAPIServer(config: APIServerConfig): APIServer {
       await app.close();
     },
   };
+}
+
+/**
+ * The Status of an error fastify raises before routing: a malformed percent-escape answers 400
+ * with Go's `url.ParseRequestURI` words (what 1.23's server refuses such a request with); a path
+ * whose escapes are well formed but not UTF-8 is a path nothing serves (404).
+ */
+function frameworkErrorStatus(err: { code?: string }, url: string): StatusBody {
+  const path = url.split("?", 1)[0] ?? "";
+  const bad = /%(?![0-9A-Fa-f]{2})[^/?]{0,2}/.exec(path);
+  if (err.code === "FST_ERR_BAD_URL" && bad) return clientErrorStatus(400, `parse ${JSON.stringify(path)}: invalid URL escape ${JSON.stringify(bad[0])}`);
+  if (err.code === "FST_ERR_BAD_URL") return notFoundStatus();
+  return clientErrorStatus(400, "the request could not be routed");
+}
+
+/** A Failure Status for a 4xx the HTTP layer found (reason by code, as apimachinery's `reasonForError`). */
+function clientErrorStatus(code: number, message: string): StatusBody {
+  const reasons: Record<number, StatusBody["reason"]> = { 400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 405: "MethodNotAllowed", 406: "NotAcceptable", 408: "Timeout", 409: "Conflict", 410: "Gone", 413: "RequestEntityTooLarge", 415: "UnsupportedMediaType", 422: "Invalid", 429: "TooManyRequests" };
+  return { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message, reason: reasons[code] ?? "BadRequest", details: {}, code };
 }
 
 /** The request as the handlers see it, read from fastify's request. */
