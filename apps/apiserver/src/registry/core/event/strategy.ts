@@ -5,7 +5,7 @@
  */
 import type { Event } from "@skiff/api-types";
 import type { ResourceStrategy, TableConvertor } from "@skiff/apiserver-core";
-import { setEventDefaults, validateEvent } from "@skiff/validation";
+import { kindValidators, setEventDefaults, validateEvent } from "@skiff/validation";
 import { translateTimestampSince } from "@skiff/apiserver-core";
 import { createSimpleStrategy } from "../../../internal/simple-strategy.js";
 
@@ -78,8 +78,7 @@ export function createEventStrategy(): ResourceStrategy<T> {
     group: "",
     plural: "events",
     applyDefaults: setEventDefaults,
-    validate: validateEvent,
-    validateUpdate: (e) => validateEvent(e),
+    validators: { validate: kindValidators.Event.validate, validateUpdate: (e) => validateEvent(e) },
     table: eventTable,
     fieldSelectorKeys: ["involvedObject.kind", "involvedObject.namespace", "involvedObject.name", "involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion", "involvedObject.fieldPath", "reason", "source", "type"],
     fields: (e) => ({

@@ -13,7 +13,7 @@ import type { ResourceStrategy, SubresourceCreateHandler, TableConvertor } from 
 import { deleteRequest } from "@skiff/apiserver-core";
 import { isStorageError } from "@skiff/storage";
 import type { StoredObject } from "@skiff/storage";
-import { defaultPodValidationOptions, setPodDefaults, validatePod, validatePodBinding, validatePodStatusUpdate, validatePodUpdate } from "@skiff/validation";
+import { defaultValidationOptions, kindValidators, setPodDefaults } from "@skiff/validation";
 import { translateTimestampSince } from "@skiff/apiserver-core";
 import { ageColumn, nameColumn } from "../../../internal/simple-strategy.js";
 import { keepAllButStatus, keepOldStatus } from "../../../internal/status-split.js";
@@ -114,7 +114,7 @@ export type BindPodResult = { ok: true } | { ok: false; reason: "Conflict"; mess
  * binding's annotations. Mutates `pod` only on success.
  */
 export function bindPod(pod: Pod, binding: Binding): BindPodResult {
-  const errors = validatePodBinding(binding);
+  const errors = kindValidators.Binding.validate(binding, defaultValidationOptions);
   if (errors.length > 0) return { ok: false, reason: "Invalid", errors };
   const name = pod.metadata?.name ?? "";
   if (pod.metadata?.deletionTimestamp) return { ok: false, reason: "Conflict", message: `pod ${name} is being deleted, cannot be assigned to a host` };
@@ -132,20 +132,22 @@ export function bindPod(pod: Pod, binding: Binding): BindPodResult {
 export function createPodStrategy(): ResourceStrategy<T> {
   const resource = findResource({ group: "", resource: "pods" });
   if (resource === undefined) throw new Error("pods missing from the resources table");
+  const validators = kindValidators.Pod;
+  const opts = defaultValidationOptions;
   return {
     resource,
     applyDefaults: (p) => setPodDefaults(p),
     prepareForCreate(_c, p) {
       p.status = { phase: "Pending" };
     },
-    validate: (_c, p) => validatePod(p, defaultPodValidationOptions),
+    validate: (_c, p) => validators.validate(p, opts),
     allowCreateOnUpdate: false,
     allowUnconditionalUpdate: true,
     prepareForUpdate: (_c, p, old) => keepOldStatus(p, old),
-    validateUpdate: (_c, p, old) => validatePodUpdate(p, old, defaultPodValidationOptions),
+    validateUpdate: (_c, p, old) => validators.validateUpdate(p, old, opts),
     status: {
       prepareForUpdate: (_c, p, old) => keepAllButStatus(p, old),
-      validateUpdate: (_c, p, old) => validatePodStatusUpdate(p, old, defaultPodValidationOptions),
+      validateUpdate: (_c, p, old) => validators.validateStatusUpdate(p, old, opts),
     },
     getAttrs: (p) => ({
       labels: { ...p.metadata?.labels },
@@ -198,7 +200,7 @@ export function podGracePeriodSeconds(pod: Pod, requestedGracePeriodSeconds: num
 export const createPodBinding: SubresourceCreateHandler = async (ctx, name, body, store) => {
   const binding = body as unknown as Binding;
   if (binding.metadata?.name !== name) throw newBadRequest("name in URL does not match name in Binding object");
-  const errs = validatePodBinding(binding);
+  const errs = kindValidators.Binding.validate(binding, defaultValidationOptions);
   if (errs.length > 0) throw newInvalid({ group: "", kind: "Binding" }, name, errs);
   const uid = binding.metadata.uid;
   const rv = binding.metadata.resourceVersion;
