@@ -45,8 +45,18 @@ export { DefaultJobBackoffLimit, setJobDefaults } from "./defaults/job.js";
 export { setCSIDriverDefaults } from "./defaults/csidriver.js";
 
 // Validation entry points.
-export { defaultValidationOptions, validateObject, validateObjectUpdate, validateStatusUpdate } from "./validate.js";
-export type { ValidatedKindName, ValidatedKindTypes, ValidationOptions } from "./validate.js";
+export { defaultValidationOptions, kindValidators, validateObject, validateObjectUpdate, validateStatusUpdate } from "./validate.js";
+export type {
+  CreateValidator,
+  FinalizeValidator,
+  KindValidator,
+  KindValidators,
+  StatusValidator,
+  UpdateValidator,
+  ValidatedKindName,
+  ValidatedKindTypes,
+  ValidationOptions,
+} from "./validate.js";
 
 // batch/v1 Job.
 export {

@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import { JobTrackingAnnotation } from "./batch/job.js";
 import { decodeObject } from "./decode.js";
 import { applyDefaults } from "./defaults/apply.js";
-import { defaultValidationOptions, validateObject, validateObjectUpdate, validateStatusUpdate } from "./validate.js";
+import { defaultValidationOptions, kindValidators, validateObject, validateObjectUpdate, validateStatusUpdate } from "./validate.js";
+import type { ValidatedKindName } from "./validate.js";
 
 const uid = "8f1c0e9a-0000-4000-8000-000000000001";
 
@@ -81,6 +82,31 @@ describe("dispatchers", () => {
     const d2 = structuredClone(d);
     d2.spec.attachRequired = false;
     expect(validateStatusUpdate("CSIDriver", d2, d).map((e) => e.field)).toEqual(["spec.attachRequired"]);
+  });
+});
+
+describe("kindValidators", () => {
+  it("is what the dispatchers call: same errors, status falling back to the update rules", () => {
+    const driver: CSIDriver = { metadata: { name: "Csi.Example", resourceVersion: "1" }, spec: {} };
+    const changed: CSIDriver = { ...driver, spec: { attachRequired: false } };
+    expect(validateObject("CSIDriver", driver)).toEqual(kindValidators.CSIDriver.validate(driver, defaultValidationOptions));
+    expect(validateObjectUpdate("CSIDriver", changed, driver)).toEqual(kindValidators.CSIDriver.validateUpdate(changed, driver, defaultValidationOptions));
+    expect(validateStatusUpdate("CSIDriver", changed, driver)).toEqual(kindValidators.CSIDriver.validateUpdate(changed, driver, defaultValidationOptions));
+    const old = generatedJob("pi", {}, ["pi"], "Never");
+    applyDefaults("Job", old);
+    const job = structuredClone(old);
+    job.status = { active: -1 };
+    expect(validateStatusUpdate("Job", job, old)).toEqual(kindValidators.Job.validateStatusUpdate(job, old, defaultValidationOptions));
+  });
+
+  it("answers no errors for a name outside the table, inherited Object members included", () => {
+    for (const name of ["Deployment", "toString", "constructor", "__proto__"]) {
+      const kind = name as ValidatedKindName;
+      const obj = { metadata: { name: "x" } } as never;
+      expect(validateObject(kind, obj)).toEqual([]);
+      expect(validateObjectUpdate(kind, obj, obj)).toEqual([]);
+      expect(validateStatusUpdate(kind, obj, obj)).toEqual([]);
+    }
   });
 });
 

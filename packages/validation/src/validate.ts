@@ -6,6 +6,7 @@ import {
   validateEvent,
   validateEventUpdate,
   validateNamespace,
+  validateNamespaceFinalizeUpdate,
   validateNamespaceStatusUpdate,
   validateNamespaceUpdate,
   validateNode,
@@ -26,7 +27,7 @@ import { validateLease, validateLeaseUpdate } from "./coordination/lease.js";
  * Everything the validators need besides the objects: one object, built by the caller (the
  * apiserver's `main.ts` / strategies) from its feature gates. Validation never reads a gate.
  * Options that depend on the old object (Job: tracking annotation on update, mutable scheduling
- * directives) are derived inside the dispatchers, as 1.23's `validationOptionsForJob` does.
+ * directives) are derived inside {@link kindValidators}, as 1.23's `validationOptionsForJob` does.
  */
 export interface ValidationOptions {
   /** Options for pods and pod templates (also Job templates). @defaultValue `defaultPodValidationOptions` */
@@ -58,7 +59,7 @@ export const defaultValidationOptions: ValidationOptions = {
   allowLongCSINodeID: true,
 };
 
-/** The kinds the validation dispatchers handle, with their types. */
+/** The kinds {@link kindValidators} and the validation dispatchers handle, with their types. */
 export interface ValidatedKindTypes {
   Job: Job;
   CSIDriver: CSIDriver;
@@ -79,10 +80,137 @@ function jobOptions(job: Job, old: Job | undefined, opts: ValidationOptions) {
   return jobValidationOptionsFor(job, old, opts, opts.pod);
 }
 
+/** A validator of a new object of type `T`: pure, never throws; an empty list means valid. */
+export type CreateValidator<T> = (obj: T, opts: ValidationOptions) => FieldError[];
+
+/** A validator of an update of `old` to `obj` (both of type `T`): pure, never throws. */
+export type UpdateValidator<T> = (obj: T, old: T, opts: ValidationOptions) => FieldError[];
+
+/**
+ * The validators of one kind, as its registry strategy calls them: `validate` on create (after
+ * defaulting and prepareForCreate), `validateUpdate` on PUT/PATCH of the main resource (after
+ * prepareForUpdate; object-meta update rules and immutable fields included). Each takes the whole
+ * {@link ValidationOptions} and picks what it needs. None mutates its input.
+ *
+ * @see pkg/registry/rest/create.go (RESTCreateStrategy.Validate), pkg/registry/rest/update.go (RESTUpdateStrategy.ValidateUpdate)
+ */
+export interface KindValidator<T> {
+  readonly validate: CreateValidator<T>;
+  readonly validateUpdate: UpdateValidator<T>;
+}
+
+/**
+ * The validator of the `/status` subresource of a kind that has one (after the status strategy's
+ * prepareForUpdate). Does not mutate its input.
+ *
+ * @see pkg/registry/batch/job/strategy.go (jobStatusStrategy.ValidateUpdate)
+ */
+export interface StatusValidator<T> {
+  readonly validateStatusUpdate: UpdateValidator<T>;
+}
+
+/**
+ * The validator of the Namespace `/finalize` subresource. Does not mutate its input.
+ *
+ * @see pkg/registry/core/namespace/strategy.go (namespaceFinalizeStrategy.ValidateUpdate)
+ */
+export interface FinalizeValidator<T> {
+  readonly validateFinalizeUpdate: UpdateValidator<T>;
+}
+
+/**
+ * The type of {@link kindValidators}: a {@link KindValidator} per {@link ValidatedKindName}, plus
+ * a {@link StatusValidator} for the kinds with a `/status` subresource and a
+ * {@link FinalizeValidator} for Namespace.
+ */
+export interface KindValidators {
+  readonly Job: KindValidator<Job> & StatusValidator<Job>;
+  readonly CSIDriver: KindValidator<CSIDriver>;
+  readonly CSINode: KindValidator<CSINode>;
+  readonly Lease: KindValidator<Lease>;
+  readonly PodTemplate: KindValidator<PodTemplate>;
+  readonly Pod: KindValidator<Pod> & StatusValidator<Pod>;
+  readonly Node: KindValidator<Node> & StatusValidator<Node>;
+  readonly Event: KindValidator<Event>;
+  readonly Namespace: KindValidator<Namespace> & StatusValidator<Namespace> & FinalizeValidator<Namespace>;
+  readonly Binding: KindValidator<Binding>;
+}
+
+/**
+ * The one place that names each kind's validators: {@link validateObject},
+ * {@link validateObjectUpdate} and {@link validateStatusUpdate} dispatch through it, and the
+ * apiserver's registry strategies call its entries directly. Job, Pod, Node and Namespace also
+ * validate `/status` updates; Namespace validates `/finalize` updates.
+ * Options that depend on the old object (Job) are derived here, as 1.23's
+ * `validationOptionsForJob` does. A Binding is never updated: its create rules apply on update.
+ *
+ * @example
+ * const errs = kindValidators.Job.validateStatusUpdate(job, storedJob, defaultValidationOptions);
+ * @see pkg/registry/batch/job/strategy.go `validationOptionsForJob`
+ */
+export const kindValidators: KindValidators = {
+  Job: {
+    validate: (job, opts) => validateJob(job, jobOptions(job, undefined, opts)),
+    validateUpdate: (job, old, opts) => validateJobUpdate(job, old, jobOptions(job, old, opts)),
+    validateStatusUpdate: (job, old, opts) => validateJobStatusUpdate(job, old, jobOptions(job, old, opts)),
+  },
+  CSIDriver: {
+    validate: (driver) => validateCSIDriver(driver),
+    validateUpdate: (driver, old) => validateCSIDriverUpdate(driver, old),
+  },
+  CSINode: {
+    validate: (node, opts) => validateCSINode(node, { allowLongNodeID: opts.allowLongCSINodeID }),
+    validateUpdate: (node, old, opts) => validateCSINodeUpdate(node, old, { allowLongNodeID: opts.allowLongCSINodeID }),
+  },
+  Lease: {
+    validate: (lease) => validateLease(lease),
+    validateUpdate: (lease, old) => validateLeaseUpdate(lease, old),
+  },
+  PodTemplate: {
+    validate: (template, opts) => validatePodTemplate(template, opts.pod),
+    validateUpdate: (template, old, opts) => validatePodTemplateUpdate(template, old, opts.pod),
+  },
+  Pod: {
+    validate: (pod, opts) => validatePod(pod, opts.pod),
+    validateUpdate: (pod, old, opts) => validatePodUpdate(pod, old, opts.pod),
+    validateStatusUpdate: (pod, old, opts) => validatePodStatusUpdate(pod, old, opts.pod),
+  },
+  Node: {
+    validate: (node) => validateNode(node),
+    validateUpdate: (node, old) => validateNodeUpdate(node, old),
+    validateStatusUpdate: (node, old) => validateNodeUpdate(node, old),
+  },
+  Event: {
+    validate: (event) => validateEvent(event),
+    validateUpdate: (event, old) => validateEventUpdate(event, old),
+  },
+  Namespace: {
+    validate: (ns) => validateNamespace(ns),
+    validateUpdate: (ns, old) => validateNamespaceUpdate(ns, old),
+    validateStatusUpdate: (ns, old) => validateNamespaceStatusUpdate(ns, old),
+    validateFinalizeUpdate: (ns, old) => validateNamespaceFinalizeUpdate(ns, old),
+  },
+  Binding: {
+    validate: (binding) => validatePodBinding(binding),
+    validateUpdate: (binding) => validatePodBinding(binding),
+  },
+};
+
+// The table as the dispatchers see it; the assignment also checks that every ValidatedKindName has an entry.
+type AnyKindValidator<T> = KindValidator<T> & Partial<StatusValidator<T>>;
+const byKind: { readonly [K in ValidatedKindName]: AnyKindValidator<ValidatedKindTypes[K]> } = kindValidators;
+
+// The entry of `kind`, or undefined for a name outside the table (JavaScript callers; inherited
+// Object.prototype members such as "toString" are not entries).
+function validatorOf<K extends ValidatedKindName>(kind: K): AnyKindValidator<ValidatedKindTypes[K]> | undefined {
+  return Object.prototype.hasOwnProperty.call(byKind, kind) ? byKind[kind] : undefined;
+}
+
 /**
  * Validates a new object of `kind` (the create path, after defaulting and the strategy's
- * prepareForCreate). Returns every problem as a FieldError with a Kubernetes path; an empty list
- * means valid. Pure; never throws.
+ * prepareForCreate) with `kindValidators[kind].validate`. Returns every problem as a FieldError
+ * with a Kubernetes path; an empty list means valid, as for a kind outside the table. Pure; never
+ * throws.
  *
  * @example
  * const errs = validateObject("Job", job, { ...defaultValidationOptions, jobTrackingWithFinalizers: true });
@@ -93,37 +221,14 @@ export function validateObject<K extends ValidatedKindName>(
   obj: ValidatedKindTypes[K],
   opts: ValidationOptions = defaultValidationOptions,
 ): FieldError[] {
-  const o = obj as ValidatedKindTypes[ValidatedKindName];
-  switch (kind) {
-    case "Job":
-      return validateJob(o as Job, jobOptions(o as Job, undefined, opts));
-    case "CSIDriver":
-      return validateCSIDriver(o as CSIDriver);
-    case "CSINode":
-      return validateCSINode(o as CSINode, { allowLongNodeID: opts.allowLongCSINodeID });
-    case "Lease":
-      return validateLease(o as Lease);
-    case "PodTemplate":
-      return validatePodTemplate(o as PodTemplate, opts.pod);
-    case "Pod":
-      return validatePod(o as Pod, opts.pod);
-    case "Node":
-      return validateNode(o as Node);
-    case "Event":
-      return validateEvent(o as Event);
-    case "Namespace":
-      return validateNamespace(o as Namespace);
-    case "Binding":
-      return validatePodBinding(o as Binding);
-    default:
-      return [];
-  }
+  return validatorOf(kind)?.validate(obj, opts) ?? [];
 }
 
 /**
- * Validates an update of the main resource of `kind` (PUT/PATCH, after prepareForUpdate): the
- * kind's update rules, including object-meta update rules and immutable fields. A Binding is
- * never updated (its create rules apply). Pure; never throws.
+ * Validates an update of the main resource of `kind` (PUT/PATCH, after prepareForUpdate) with
+ * `kindValidators[kind].validateUpdate`: the kind's update rules, including object-meta update
+ * rules and immutable fields. A Binding is never updated (its create rules apply). Pure; never
+ * throws.
  *
  * @example
  * const errs = validateObjectUpdate("CSIDriver", newDriver, oldDriver);
@@ -134,39 +239,15 @@ export function validateObjectUpdate<K extends ValidatedKindName>(
   old: ValidatedKindTypes[K],
   opts: ValidationOptions = defaultValidationOptions,
 ): FieldError[] {
-  const o = obj as ValidatedKindTypes[ValidatedKindName];
-  const p = old as ValidatedKindTypes[ValidatedKindName];
-  switch (kind) {
-    case "Job":
-      return validateJobUpdate(o as Job, p as Job, jobOptions(o as Job, p as Job, opts));
-    case "CSIDriver":
-      return validateCSIDriverUpdate(o as CSIDriver, p as CSIDriver);
-    case "CSINode":
-      return validateCSINodeUpdate(o as CSINode, p as CSINode, { allowLongNodeID: opts.allowLongCSINodeID });
-    case "Lease":
-      return validateLeaseUpdate(o as Lease, p as Lease);
-    case "PodTemplate":
-      return validatePodTemplateUpdate(o as PodTemplate, p as PodTemplate, opts.pod);
-    case "Pod":
-      return validatePodUpdate(o as Pod, p as Pod, opts.pod);
-    case "Node":
-      return validateNodeUpdate(o as Node, p as Node);
-    case "Namespace":
-      return validateNamespaceUpdate(o as Namespace, p as Namespace);
-    case "Event":
-      return validateEventUpdate(o as Event, p as Event);
-    case "Binding":
-      return validatePodBinding(o as Binding);
-    default:
-      return [];
-  }
+  return validatorOf(kind)?.validateUpdate(obj, old, opts) ?? [];
 }
 
 /**
- * Validates an update through the `/status` subresource: Job → `validateJobStatusUpdate`, Pod →
+ * Validates an update through the `/status` subresource with
+ * `kindValidators[kind].validateStatusUpdate`: Job → `validateJobStatusUpdate`, Pod →
  * `validatePodStatusUpdate`, Node → `validateNodeUpdate`, Namespace →
- * `validateNamespaceStatusUpdate`. Kinds without a status
- * subresource fall back to {@link validateObjectUpdate}. Pure; never throws.
+ * `validateNamespaceStatusUpdate`. Kinds without a status subresource fall back to
+ * {@link validateObjectUpdate}. Pure; never throws.
  *
  * @example
  * const errs = validateStatusUpdate("Job", jobWithNewStatus, storedJob);
@@ -177,18 +258,6 @@ export function validateStatusUpdate<K extends ValidatedKindName>(
   old: ValidatedKindTypes[K],
   opts: ValidationOptions = defaultValidationOptions,
 ): FieldError[] {
-  const o = obj as ValidatedKindTypes[ValidatedKindName];
-  const p = old as ValidatedKindTypes[ValidatedKindName];
-  switch (kind) {
-    case "Job":
-      return validateJobStatusUpdate(o as Job, p as Job, jobOptions(o as Job, p as Job, opts));
-    case "Pod":
-      return validatePodStatusUpdate(o as Pod, p as Pod, opts.pod);
-    case "Node":
-      return validateNodeUpdate(o as Node, p as Node);
-    case "Namespace":
-      return validateNamespaceStatusUpdate(o as Namespace, p as Namespace);
-    default:
-      return validateObjectUpdate(kind, obj, old, opts);
-  }
+  const v = validatorOf(kind);
+  return (v?.validateStatusUpdate ?? v?.validateUpdate)?.(obj, old, opts) ?? [];
 }

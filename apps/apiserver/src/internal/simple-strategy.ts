@@ -1,13 +1,16 @@
 import { findResource } from "@skiff/api-types";
-import type { FieldError } from "@skiff/apimachinery";
 import type { APIObject, ResourceStrategy, TableConvertor } from "@skiff/apiserver-core";
+import { defaultValidationOptions } from "@skiff/validation";
+import type { KindValidator, ValidationOptions } from "@skiff/validation";
 
 export interface SimpleStrategyOptions<T extends APIObject> {
   readonly group: string;
   readonly plural: string;
   readonly applyDefaults?: (obj: T) => void;
-  readonly validate: (obj: T) => FieldError[];
-  readonly validateUpdate: (obj: T, old: T) => FieldError[];
+  /** The kind's entry of @skiff/validation's `kindValidators`. */
+  readonly validators: KindValidator<T>;
+  /** @defaultValue `defaultValidationOptions` */
+  readonly validationOptions?: ValidationOptions;
   /** Bump metadata.generation when this part changes (spec for most kinds). */
   readonly generationField?: string;
   readonly table: TableConvertor<T>;
@@ -20,6 +23,7 @@ export function createSimpleStrategy<T extends APIObject>(o: SimpleStrategyOptio
   const resource = findResource({ group: o.group, resource: o.plural });
   if (resource === undefined) throw new Error(`resource ${o.plural}.${o.group} is not in @skiff/api-types' resources table`);
   const genField = o.generationField;
+  const validationOptions = o.validationOptions ?? defaultValidationOptions;
   return {
     resource,
     applyDefaults(obj) {
@@ -29,7 +33,7 @@ export function createSimpleStrategy<T extends APIObject>(o: SimpleStrategyOptio
       if (genField !== undefined) (obj.metadata ??= {}).generation = 1;
     },
     validate(_ctx, obj) {
-      return o.validate(obj);
+      return o.validators.validate(obj, validationOptions);
     },
     allowCreateOnUpdate: false,
     allowUnconditionalUpdate: true,
@@ -40,7 +44,7 @@ export function createSimpleStrategy<T extends APIObject>(o: SimpleStrategyOptio
       else if (old.metadata?.generation !== undefined) meta.generation = old.metadata.generation;
     },
     validateUpdate(_ctx, obj, old) {
-      return o.validateUpdate(obj, old);
+      return o.validators.validateUpdate(obj, old, validationOptions);
     },
     getAttrs(obj) {
       const fields: Record<string, string> = { "metadata.name": obj.metadata?.name ?? "" };

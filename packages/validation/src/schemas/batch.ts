@@ -1,7 +1,7 @@
 import type { Job, JobCondition, JobList, JobSpec, JobStatus, UncountedTerminatedPods } from "@skiff/api-types";
 import type { z } from "zod";
 import { podTemplateSpecSchema } from "./core.js";
-import { labelSelectorSchema, listMetaSchema, objectMetaSchema } from "./meta.js";
+import { kindEnvelope, kindListOf, labelSelectorSchema } from "./meta.js";
 import { bool, int32, int64, listOf, objectOf, str, stringList, time } from "./primitives.js";
 
 /** `batch/v1` JobSpec (1.23 fields). */
@@ -49,17 +49,10 @@ export const jobStatusSchema = objectOf<JobStatus>()("JobStatus", {
 
 /** `batch/v1` Job. */
 export const jobSchema = objectOf<Job>()("Job", {
-  apiVersion: str().exactOptional(),
-  kind: str().exactOptional(),
-  metadata: objectMetaSchema.exactOptional(),
+  ...kindEnvelope(),
   spec: jobSpecSchema.exactOptional(),
   status: jobStatusSchema.exactOptional(),
 }) satisfies z.ZodType<Job>;
 
 /** `batch/v1` JobList. */
-export const jobListSchema = objectOf<JobList>()("JobList", {
-  apiVersion: str().exactOptional(),
-  kind: str().exactOptional(),
-  metadata: listMetaSchema.exactOptional(),
-  items: listOf(jobSchema),
-}) satisfies z.ZodType<JobList>;
+export const jobListSchema = kindListOf<JobList>()("JobList", jobSchema) satisfies z.ZodType<JobList>;

@@ -1,7 +1,7 @@
 import type { Lease, LeaseList, LeaseSpec } from "@skiff/api-types";
 import type { z } from "zod";
-import { listMetaSchema, objectMetaSchema } from "./meta.js";
-import { int32, listOf, objectOf, str, time } from "./primitives.js";
+import { kindEnvelope, kindListOf } from "./meta.js";
+import { int32, objectOf, str, time } from "./primitives.js";
 
 /** `coordination.k8s.io/v1` LeaseSpec (`acquireTime`/`renewTime` are MicroTime: RFC 3339). */
 export const leaseSpecSchema = objectOf<LeaseSpec>()("LeaseSpec", {
@@ -14,16 +14,9 @@ export const leaseSpecSchema = objectOf<LeaseSpec>()("LeaseSpec", {
 
 /** `coordination.k8s.io/v1` Lease. */
 export const leaseSchema = objectOf<Lease>()("Lease", {
-  apiVersion: str().exactOptional(),
-  kind: str().exactOptional(),
-  metadata: objectMetaSchema.exactOptional(),
+  ...kindEnvelope(),
   spec: leaseSpecSchema.exactOptional(),
 }) satisfies z.ZodType<Lease>;
 
 /** `coordination.k8s.io/v1` LeaseList. */
-export const leaseListSchema = objectOf<LeaseList>()("LeaseList", {
-  apiVersion: str().exactOptional(),
-  kind: str().exactOptional(),
-  metadata: listMetaSchema.exactOptional(),
-  items: listOf(leaseSchema),
-}) satisfies z.ZodType<LeaseList>;
+export const leaseListSchema = kindListOf<LeaseList>()("LeaseList", leaseSchema) satisfies z.ZodType<LeaseList>;

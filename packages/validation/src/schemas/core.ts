@@ -43,7 +43,7 @@ import type {
   VolumeMount,
 } from "@skiff/api-types";
 import type { z } from "zod";
-import { labelSelectorSchema, listMetaSchema, objectMetaSchema } from "./meta.js";
+import { kindEnvelope, kindListOf, labelSelectorSchema, objectMetaSchema, typeMetaShape } from "./meta.js";
 import {
   bool,
   freeForm,
@@ -533,42 +533,26 @@ export const podStatusSchema = objectOf<PodStatus>()("PodStatus", {
 
 /** core/v1 Pod. */
 export const podSchema = objectOf<Pod>()("Pod", {
-  apiVersion: str().exactOptional(),
-  kind: str().exactOptional(),
-  metadata: objectMetaSchema.exactOptional(),
+  ...kindEnvelope(),
   spec: podSpecSchema.exactOptional(),
   status: podStatusSchema.exactOptional(),
 }) satisfies z.ZodType<Pod>;
 
 /** core/v1 PodList. */
-export const podListSchema = objectOf<PodList>()("PodList", {
-  apiVersion: str().exactOptional(),
-  kind: str().exactOptional(),
-  metadata: listMetaSchema.exactOptional(),
-  items: listOf(podSchema),
-}) satisfies z.ZodType<PodList>;
+export const podListSchema = kindListOf<PodList>()("PodList", podSchema) satisfies z.ZodType<PodList>;
 
 /** core/v1 PodTemplate. */
 export const podTemplateSchema = objectOf<PodTemplate>()("PodTemplate", {
-  apiVersion: str().exactOptional(),
-  kind: str().exactOptional(),
-  metadata: objectMetaSchema.exactOptional(),
+  ...kindEnvelope(),
   template: podTemplateSpecSchema.exactOptional(),
 }) satisfies z.ZodType<PodTemplate>;
 
 /** core/v1 PodTemplateList. */
-export const podTemplateListSchema = objectOf<PodTemplateList>()("PodTemplateList", {
-  apiVersion: str().exactOptional(),
-  kind: str().exactOptional(),
-  metadata: listMetaSchema.exactOptional(),
-  items: listOf(podTemplateSchema),
-}) satisfies z.ZodType<PodTemplateList>;
+export const podTemplateListSchema = kindListOf<PodTemplateList>()("PodTemplateList", podTemplateSchema) satisfies z.ZodType<PodTemplateList>;
 
 /** core/v1 Binding (`pods/binding` body). */
 export const bindingSchema = objectOf<Binding>()("Binding", {
-  apiVersion: str().exactOptional(),
-  kind: str().exactOptional(),
-  metadata: objectMetaSchema.exactOptional(),
+  ...kindEnvelope(),
   target: objectReferenceSchema,
 }) satisfies z.ZodType<Binding>;
 
@@ -645,20 +629,13 @@ export const nodeStatusSchema = objectOf<NodeStatus>()("NodeStatus", {
 
 /** core/v1 Node. */
 export const nodeSchema = objectOf<Node>()("Node", {
-  apiVersion: str().exactOptional(),
-  kind: str().exactOptional(),
-  metadata: objectMetaSchema.exactOptional(),
+  ...kindEnvelope(),
   spec: nodeSpecSchema.exactOptional(),
   status: nodeStatusSchema.exactOptional(),
 }) satisfies z.ZodType<Node>;
 
 /** core/v1 NodeList. */
-export const nodeListSchema = objectOf<NodeList>()("NodeList", {
-  apiVersion: str().exactOptional(),
-  kind: str().exactOptional(),
-  metadata: listMetaSchema.exactOptional(),
-  items: listOf(nodeSchema),
-}) satisfies z.ZodType<NodeList>;
+export const nodeListSchema = kindListOf<NodeList>()("NodeList", nodeSchema) satisfies z.ZodType<NodeList>;
 
 // --- events and namespaces ----------------------------------------------------------------
 
@@ -672,8 +649,7 @@ type EventSeries = Def<Event["series"]>;
 
 /** core/v1 Event. */
 export const eventSchema = objectOf<Event>()("Event", {
-  apiVersion: str().exactOptional(),
-  kind: str().exactOptional(),
+  ...typeMetaShape(),
   metadata: objectMetaSchema,
   involvedObject: objectReferenceSchema,
   reason: str().exactOptional(),
@@ -695,12 +671,7 @@ export const eventSchema = objectOf<Event>()("Event", {
 }) satisfies z.ZodType<Event>;
 
 /** core/v1 EventList. */
-export const eventListSchema = objectOf<EventList>()("EventList", {
-  apiVersion: str().exactOptional(),
-  kind: str().exactOptional(),
-  metadata: listMetaSchema.exactOptional(),
-  items: listOf(eventSchema),
-}) satisfies z.ZodType<EventList>;
+export const eventListSchema = kindListOf<EventList>()("EventList", eventSchema) satisfies z.ZodType<EventList>;
 
 /** core/v1 NamespaceSpec. */
 export const namespaceSpecSchema = objectOf<NamespaceSpec>()("NamespaceSpec", {
@@ -725,17 +696,10 @@ export const namespaceStatusSchema = objectOf<NamespaceStatus>()("NamespaceStatu
 
 /** core/v1 Namespace. */
 export const namespaceSchema = objectOf<Namespace>()("Namespace", {
-  apiVersion: str().exactOptional(),
-  kind: str().exactOptional(),
-  metadata: objectMetaSchema.exactOptional(),
+  ...kindEnvelope(),
   spec: namespaceSpecSchema.exactOptional(),
   status: namespaceStatusSchema.exactOptional(),
 }) satisfies z.ZodType<Namespace>;
 
 /** core/v1 NamespaceList. */
-export const namespaceListSchema = objectOf<NamespaceList>()("NamespaceList", {
-  apiVersion: str().exactOptional(),
-  kind: str().exactOptional(),
-  metadata: listMetaSchema.exactOptional(),
-  items: listOf(namespaceSchema),
-}) satisfies z.ZodType<NamespaceList>;
+export const namespaceListSchema = kindListOf<NamespaceList>()("NamespaceList", namespaceSchema) satisfies z.ZodType<NamespaceList>;

@@ -60,6 +60,47 @@ export const listMetaSchema = objectOf<ListMeta>()("ListMeta", {
   remainingItemCount: int64().exactOptional(),
 }) satisfies z.ZodType<ListMeta>;
 
+/**
+ * The `TypeMeta` members that open every top-level kind, list and DeleteOptions: `apiVersion` and
+ * `kind`, both optional strings (the server fills them from the URL). Spread first into a shape,
+ * so that decoded objects keep the key order `apiVersion, kind, metadata, ...`.
+ */
+export function typeMetaShape() {
+  return { apiVersion: str().exactOptional(), kind: str().exactOptional() };
+}
+
+/**
+ * The envelope of a top-level kind: {@link typeMetaShape} and an optional `metadata`
+ * ({@link objectMetaSchema}). A kind whose `metadata` is required (Event) spreads
+ * {@link typeMetaShape} and declares `metadata` itself.
+ *
+ * @example
+ * const leaseSchema = objectOf<Lease>()("Lease", { ...kindEnvelope(), spec: leaseSpecSchema.exactOptional() });
+ */
+export function kindEnvelope() {
+  return { ...typeMetaShape(), metadata: objectMetaSchema.exactOptional() };
+}
+
+type ListEnvelopeKeys = "apiVersion" | "kind" | "metadata" | "items";
+
+/**
+ * The schema of a `<Kind>List` `L`: {@link typeMetaShape}, an optional `metadata`
+ * ({@link listMetaSchema}) and the required `items` (`[]<item>`), a strict object named `goName`
+ * in decode errors. Compiles only if `L` has no member besides those four, as {@link objectOf}
+ * checks for other objects.
+ *
+ * @example
+ * const jobListSchema = kindListOf<JobList>()("JobList", jobSchema) satisfies z.ZodType<JobList>;
+ */
+export function kindListOf<L extends { items: unknown }>() {
+  return <S extends z.ZodType>(goName: string, item: [Exclude<keyof L, ListEnvelopeKeys>] extends [never] ? S : never) =>
+    objectOf<{ [K in ListEnvelopeKeys]: unknown }>()(goName, {
+      ...typeMetaShape(),
+      metadata: listMetaSchema.exactOptional(),
+      items: listOf(item),
+    });
+}
+
 /** `metav1.LabelSelectorRequirement`. */
 export const labelSelectorRequirementSchema = objectOf<LabelSelectorRequirement>()("LabelSelectorRequirement", {
   key: str(),
@@ -81,8 +122,7 @@ export const preconditionsSchema = objectOf<Preconditions>()("Preconditions", {
 
 /** `metav1.DeleteOptions` (a request body of delete and deletecollection). */
 export const deleteOptionsSchema = objectOf<DeleteOptions>()("DeleteOptions", {
-  apiVersion: str().exactOptional(),
-  kind: str().exactOptional(),
+  ...typeMetaShape(),
   gracePeriodSeconds: int64().exactOptional(),
   preconditions: preconditionsSchema.exactOptional(),
   orphanDependents: bool().exactOptional(),

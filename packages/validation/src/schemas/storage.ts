@@ -10,7 +10,7 @@ import type {
   VolumeNodeResources,
 } from "@skiff/api-types";
 import type { z } from "zod";
-import { listMetaSchema, objectMetaSchema } from "./meta.js";
+import { kindEnvelope, kindListOf } from "./meta.js";
 import { bool, int32, int64, listOf, objectOf, openEnum, str, stringList } from "./primitives.js";
 
 type Def<T> = NonNullable<T>;
@@ -34,19 +34,12 @@ export const csiDriverSpecSchema = objectOf<CSIDriverSpec>()("CSIDriverSpec", {
 
 /** `storage.example.io/v1` CSIDriver. */
 export const csiDriverSchema = objectOf<CSIDriver>()("CSIDriver", {
-  apiVersion: str().exactOptional(),
-  kind: str().exactOptional(),
-  metadata: objectMetaSchema.exactOptional(),
+  ...kindEnvelope(),
   spec: csiDriverSpecSchema,
 }) satisfies z.ZodType<CSIDriver>;
 
 /** `storage.example.io/v1` CSIDriverList. */
-export const csiDriverListSchema = objectOf<CSIDriverList>()("CSIDriverList", {
-  apiVersion: str().exactOptional(),
-  kind: str().exactOptional(),
-  metadata: listMetaSchema.exactOptional(),
-  items: listOf(csiDriverSchema),
-}) satisfies z.ZodType<CSIDriverList>;
+export const csiDriverListSchema = kindListOf<CSIDriverList>()("CSIDriverList", csiDriverSchema) satisfies z.ZodType<CSIDriverList>;
 
 /** `storage.example.io/v1` VolumeNodeResources. */
 export const volumeNodeResourcesSchema = objectOf<VolumeNodeResources>()("VolumeNodeResources", {
@@ -68,16 +61,9 @@ export const csiNodeSpecSchema = objectOf<CSINodeSpec>()("CSINodeSpec", {
 
 /** `storage.example.io/v1` CSINode. */
 export const csiNodeSchema = objectOf<CSINode>()("CSINode", {
-  apiVersion: str().exactOptional(),
-  kind: str().exactOptional(),
-  metadata: objectMetaSchema.exactOptional(),
+  ...kindEnvelope(),
   spec: csiNodeSpecSchema,
 }) satisfies z.ZodType<CSINode>;
 
 /** `storage.example.io/v1` CSINodeList. */
-export const csiNodeListSchema = objectOf<CSINodeList>()("CSINodeList", {
-  apiVersion: str().exactOptional(),
-  kind: str().exactOptional(),
-  metadata: listMetaSchema.exactOptional(),
-  items: listOf(csiNodeSchema),
-}) satisfies z.ZodType<CSINodeList>;
+export const csiNodeListSchema = kindListOf<CSINodeList>()("CSINodeList", csiNodeSchema) satisfies z.ZodType<CSINodeList>;

@@ -149,6 +149,21 @@ describe("Event", () => {
     expect(canonicalMicroTime("yesterday")).toBe("yesterday");
     expect(canonicalMicroTime("2024-13-45T03:04:05+01:00")).toBe("2024-13-45T03:04:05+01:00");
   });
+  it("validates an update with the create rules, then the object-meta update rules (rest.BeforeUpdate)", () => {
+    const old = {
+      metadata: { name: "p.1", namespace: "default", resourceVersion: "1", deletionTimestamp: created },
+      involvedObject: { kind: "Pod", name: "p", namespace: "default" },
+      reason: "Started",
+    } as Event & Record<string, unknown>;
+    const same = structuredClone(old);
+    expect(s.validateUpdate(ctx, same, old)).toEqual([]);
+    const finalized = structuredClone(old);
+    finalized.metadata = { ...finalized.metadata, finalizers: ["example.io/keep"] };
+    expect(s.validateUpdate(ctx, finalized, old).map((e) => e.field)).toEqual(["metadata.finalizers"]);
+    const wrongNamespace = structuredClone(old);
+    wrongNamespace.involvedObject = { ...wrongNamespace.involvedObject, namespace: "other" };
+    expect(s.validateUpdate(ctx, wrongNamespace, old).map((e) => e.field)).toEqual(["involvedObject.namespace"]);
+  });
   it("identity and printer", () => {
     expect(s.resource).toMatchObject({ plural: "events", namespaced: true });
     const e = {

@@ -6,16 +6,8 @@ import type { Job } from "@skiff/api-types";
 import { findResource } from "@skiff/api-types";
 import type { FieldError } from "@skiff/apimachinery";
 import type { RequestContext, ResourceStrategy, StatusStrategy } from "@skiff/apiserver-core";
-import {
-  JobTrackingAnnotation,
-  defaultPodValidationOptions,
-  dropDisabledJobFields,
-  jobValidationOptionsFor,
-  setJobDefaults,
-  validateJob,
-  validateJobStatusUpdate,
-  validateJobUpdate,
-} from "@skiff/validation";
+import { JobTrackingAnnotation, defaultValidationOptions, dropDisabledJobFields, kindValidators, setJobDefaults } from "@skiff/validation";
+import type { ValidationOptions } from "@skiff/validation";
 import { keepAllButStatus } from "../../../internal/status-split.js";
 import { jobTable } from "./printer.js";
 
@@ -43,13 +35,14 @@ export const jobDeleteWarning =
  */
 export function createJobStrategy(gates: JobStrategyGates): ResourceStrategy<JobObject> {
   const resource = findResource({ group: "batch", resource: "jobs" }) ?? mustFind("jobs");
-  const opts = (job: Job, old: Job | undefined) =>
-    jobValidationOptionsFor(
-      job,
-      old,
-      { jobTrackingWithFinalizers: gates.jobTrackingWithFinalizers, jobMutableNodeSchedulingDirectives: gates.jobMutableNodeSchedulingDirectives },
-      defaultPodValidationOptions,
-    );
+  // kindValidators.Job derives the per-Job options (tracking annotation, mutable scheduling
+  // directives) from these and the old Job.
+  const opts: ValidationOptions = {
+    ...defaultValidationOptions,
+    jobTrackingWithFinalizers: gates.jobTrackingWithFinalizers,
+    jobMutableNodeSchedulingDirectives: gates.jobMutableNodeSchedulingDirectives,
+  };
+  const validators = kindValidators.Job;
   const status: StatusStrategy<JobObject> = {
     prepareForUpdate(_ctx, obj, old) {
       // Everything but status (and the managedFields the handler recorded) from the stored Job.
@@ -57,7 +50,7 @@ export function createJobStrategy(gates: JobStrategyGates): ResourceStrategy<Job
       dropDisabledJobFields(obj, old, gates);
     },
     validateUpdate(_ctx, obj, old): FieldError[] {
-      return validateJobStatusUpdate(obj, old, opts(obj, old));
+      return validators.validateStatusUpdate(obj, old, opts);
     },
   };
   return {
@@ -79,7 +72,7 @@ export function createJobStrategy(gates: JobStrategyGates): ResourceStrategy<Job
       dropDisabledJobFields(job, undefined, gates);
     },
     validate(_ctx, job) {
-      return validateJob(job, opts(job, undefined));
+      return validators.validate(job, opts);
     },
     allowCreateOnUpdate: false,
     allowUnconditionalUpdate: true,
@@ -93,7 +86,7 @@ export function createJobStrategy(gates: JobStrategyGates): ResourceStrategy<Job
       }
     },
     validateUpdate(_ctx, job, old) {
-      return validateJobUpdate(job, old, opts(job, old));
+      return validators.validateUpdate(job, old, opts);
     },
     status,
     getAttrs(job) {

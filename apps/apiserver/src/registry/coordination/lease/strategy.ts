@@ -9,7 +9,7 @@
 import type { Lease } from "@skiff/api-types";
 import type { ResourceStrategy, TableConvertor } from "@skiff/apiserver-core";
 import { translateTimestampSince } from "@skiff/apiserver-core";
-import { validateLease, validateLeaseUpdate } from "@skiff/validation";
+import { kindValidators } from "@skiff/validation";
 import { ageColumn, createSimpleStrategy, nameColumn } from "../../../internal/simple-strategy.js";
 import { canonicalMicroTime } from "../../core/event/strategy.js";
 
@@ -32,8 +32,7 @@ export function createLeaseStrategy(): ResourceStrategy<T> {
   const strategy = createSimpleStrategy<T>({
     group: "coordination.k8s.io",
     plural: "leases",
-    validate: (l) => validateLease(l),
-    validateUpdate: (l, old) => validateLeaseUpdate(l, old),
+    validators: kindValidators.Lease,
     table: leaseTable,
   });
   return {

@@ -5,7 +5,7 @@
  */
 import type { Event } from "@skiff/api-types";
 import type { ResourceStrategy, TableConvertor } from "@skiff/apiserver-core";
-import { setEventDefaults, validateEvent } from "@skiff/validation";
+import { kindValidators, setEventDefaults } from "@skiff/validation";
 import { translateTimestampSince } from "@skiff/apiserver-core";
 import { createSimpleStrategy } from "../../../internal/simple-strategy.js";
 
@@ -72,14 +72,18 @@ export function canonicalMicroTime(text: string): string {
   return `${seconds}.${fraction}Z`;
 }
 
-/** The Event strategy (events are not validated on update beyond the create rules). */
+/**
+ * The Event strategy. An update is checked against the create rules and then the object-meta
+ * update rules (immutable name/uid/creationTimestamp, no new finalizers while deleting, generation
+ * not decremented), which 1.23 runs on every update (`rest.BeforeUpdate`'s `validateCommonFields`).
+ * @see staging/src/k8s.io/apiserver/pkg/registry/rest/update.go (validateCommonFields)
+ */
 export function createEventStrategy(): ResourceStrategy<T> {
   const strategy = createSimpleStrategy<T>({
     group: "",
     plural: "events",
     applyDefaults: setEventDefaults,
-    validate: validateEvent,
-    validateUpdate: (e) => validateEvent(e),
+    validators: kindValidators.Event,
     table: eventTable,
     fieldSelectorKeys: ["involvedObject.kind", "involvedObject.namespace", "involvedObject.name", "involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion", "involvedObject.fieldPath", "reason", "source", "type"],
     fields: (e) => ({

@@ -10,7 +10,7 @@
 import type { Namespace } from "@skiff/api-types";
 import { LabelMetadataName, findResource } from "@skiff/api-types";
 import type { ResourceStrategy, TableConvertor } from "@skiff/apiserver-core";
-import { setNamespaceDefaults, validateNamespace, validateNamespaceFinalizeUpdate, validateNamespaceStatusUpdate, validateNamespaceUpdate } from "@skiff/validation";
+import { defaultValidationOptions, kindValidators, setNamespaceDefaults } from "@skiff/validation";
 import { translateTimestampSince } from "@skiff/apiserver-core";
 import { ageColumn, nameColumn } from "../../../internal/simple-strategy.js";
 import { keepAllButStatus } from "../../../internal/status-split.js";
@@ -38,6 +38,8 @@ export const namespaceTable: TableConvertor<T> = {
 export function createNamespaceStrategy(): ResourceStrategy<T> {
   const resource = findResource({ group: "", resource: "namespaces" });
   if (resource === undefined) throw new Error("namespaces missing from the resources table");
+  const validators = kindValidators.Namespace;
+  const opts = defaultValidationOptions;
   return {
     resource,
     applyDefaults(ns) {
@@ -50,7 +52,7 @@ export function createNamespaceStrategy(): ResourceStrategy<T> {
       const finalizers = ns.spec?.finalizers ?? [];
       ns.spec = { ...ns.spec, finalizers: finalizers.includes(namespaceFinalizer) ? finalizers : [...finalizers, namespaceFinalizer] };
     },
-    validate: (_c, ns) => validateNamespace(ns),
+    validate: (_c, ns) => validators.validate(ns, opts),
     allowCreateOnUpdate: false,
     allowUnconditionalUpdate: true,
     prepareForUpdate(_c, ns, old) {
@@ -60,10 +62,10 @@ export function createNamespaceStrategy(): ResourceStrategy<T> {
       if (old.status === undefined) delete ns.status;
       else ns.status = structuredClone(old.status);
     },
-    validateUpdate: (_c, ns, old) => validateNamespaceUpdate(ns, old),
+    validateUpdate: (_c, ns, old) => validators.validateUpdate(ns, old, opts),
     status: {
       prepareForUpdate: (_c, ns, old) => keepAllButStatus(ns, old),
-      validateUpdate: (_c, ns, old) => validateNamespaceStatusUpdate(ns, old),
+      validateUpdate: (_c, ns, old) => validators.validateStatusUpdate(ns, old, opts),
     },
     subresourceUpdates: {
       // PUT /api/v1/namespaces/{name}/finalize: metadata and spec.finalizers from the request,
@@ -73,7 +75,7 @@ export function createNamespaceStrategy(): ResourceStrategy<T> {
           if (old.status === undefined) delete ns.status;
           else ns.status = structuredClone(old.status);
         },
-        validateUpdate: (_c, ns, old) => validateNamespaceFinalizeUpdate(ns, old),
+        validateUpdate: (_c, ns, old) => validators.validateFinalizeUpdate(ns, old, opts),
       },
     },
     hasPendingFinalization: (ns) => (ns.spec?.finalizers ?? []).length > 0,

@@ -6,7 +6,7 @@
 import type { Node } from "@skiff/api-types";
 import { findResource } from "@skiff/api-types";
 import type { ResourceStrategy, TableConvertor } from "@skiff/apiserver-core";
-import { setNodeDefaults, validateNode, validateNodeUpdate } from "@skiff/validation";
+import { defaultValidationOptions, kindValidators, setNodeDefaults } from "@skiff/validation";
 import { translateTimestampSince } from "@skiff/apiserver-core";
 import { ageColumn, nameColumn } from "../../../internal/simple-strategy.js";
 import { keepAllButStatus, keepOldStatus } from "../../../internal/status-split.js";
@@ -74,20 +74,22 @@ export function nodeRoles(labels: Readonly<Record<string, string>> | undefined):
 export function createNodeStrategy(): ResourceStrategy<T> {
   const resource = findResource({ group: "", resource: "nodes" });
   if (resource === undefined) throw new Error("nodes missing from the resources table");
+  const validators = kindValidators.Node;
+  const opts = defaultValidationOptions;
   return {
     resource,
     applyDefaults: (n) => setNodeDefaults(n),
     prepareForCreate() {
       // 1.23 keeps the status a node agent sends on registration.
     },
-    validate: (_c, n) => validateNode(n),
+    validate: (_c, n) => validators.validate(n, opts),
     allowCreateOnUpdate: false,
     allowUnconditionalUpdate: true,
     prepareForUpdate: (_c, n, old) => keepOldStatus(n, old),
-    validateUpdate: (_c, n, old) => validateNodeUpdate(n, old),
+    validateUpdate: (_c, n, old) => validators.validateUpdate(n, old, opts),
     status: {
       prepareForUpdate: (_c, n, old) => keepAllButStatus(n, old),
-      validateUpdate: (_c, n, old) => validateNodeUpdate(n, old),
+      validateUpdate: (_c, n, old) => validators.validateStatusUpdate(n, old, opts),
     },
     getAttrs: (n) => ({
       labels: { ...n.metadata?.labels },

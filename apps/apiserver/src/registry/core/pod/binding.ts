@@ -8,7 +8,7 @@ import type { FieldError } from "@skiff/apimachinery";
 import type { SubresourceCreateHandler } from "@skiff/apiserver-core";
 import { isStorageError } from "@skiff/storage";
 import type { StoredObject } from "@skiff/storage";
-import { validatePodBinding } from "@skiff/validation";
+import { defaultValidationOptions, kindValidators } from "@skiff/validation";
 
 /** Outcome of {@link bindPod}: `Conflict` (409) when already bound, `Invalid` (422) for a bad binding. */
 export type BindPodResult = { ok: true } | { ok: false; reason: "Conflict"; message: string } | { ok: false; reason: "Invalid"; errors: FieldError[] };
@@ -18,7 +18,7 @@ export type BindPodResult = { ok: true } | { ok: false; reason: "Conflict"; mess
  * binding's annotations. Mutates `pod` only on success.
  */
 export function bindPod(pod: Pod, binding: Binding): BindPodResult {
-  const errors = validatePodBinding(binding);
+  const errors = kindValidators.Binding.validate(binding, defaultValidationOptions);
   if (errors.length > 0) return { ok: false, reason: "Invalid", errors };
   const name = pod.metadata?.name ?? "";
   if (pod.metadata?.deletionTimestamp) return { ok: false, reason: "Conflict", message: `pod ${name} is being deleted, cannot be assigned to a host` };
@@ -44,7 +44,7 @@ export function bindPod(pod: Pod, binding: Binding): BindPodResult {
 export const createPodBinding: SubresourceCreateHandler = async (ctx, name, body, store) => {
   const binding = body as unknown as Binding;
   if (binding.metadata?.name !== name) throw newBadRequest("name in URL does not match name in Binding object");
-  const errs = validatePodBinding(binding);
+  const errs = kindValidators.Binding.validate(binding, defaultValidationOptions);
   if (errs.length > 0) throw newInvalid({ group: "", kind: "Binding" }, name, errs);
   const uid = binding.metadata.uid;
   const rv = binding.metadata.resourceVersion;

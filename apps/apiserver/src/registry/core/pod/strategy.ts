@@ -7,7 +7,7 @@
 import type { Pod } from "@skiff/api-types";
 import { findResource } from "@skiff/api-types";
 import type { ResourceStrategy, TableConvertor } from "@skiff/apiserver-core";
-import { defaultPodValidationOptions, setPodDefaults, validatePod, validatePodStatusUpdate, validatePodUpdate } from "@skiff/validation";
+import { defaultValidationOptions, kindValidators, setPodDefaults } from "@skiff/validation";
 import { translateTimestampSince } from "@skiff/apiserver-core";
 import { ageColumn, nameColumn } from "../../../internal/simple-strategy.js";
 import { keepAllButStatus, keepOldStatus } from "../../../internal/status-split.js";
@@ -106,20 +106,22 @@ export function podStatusSummary(pod: Pod): { ready: number; reason: string; res
 export function createPodStrategy(): ResourceStrategy<T> {
   const resource = findResource({ group: "", resource: "pods" });
   if (resource === undefined) throw new Error("pods missing from the resources table");
+  const validators = kindValidators.Pod;
+  const opts = defaultValidationOptions;
   return {
     resource,
     applyDefaults: (p) => setPodDefaults(p),
     prepareForCreate(_c, p) {
       p.status = { phase: "Pending" };
     },
-    validate: (_c, p) => validatePod(p, defaultPodValidationOptions),
+    validate: (_c, p) => validators.validate(p, opts),
     allowCreateOnUpdate: false,
     allowUnconditionalUpdate: true,
     prepareForUpdate: (_c, p, old) => keepOldStatus(p, old),
-    validateUpdate: (_c, p, old) => validatePodUpdate(p, old, defaultPodValidationOptions),
+    validateUpdate: (_c, p, old) => validators.validateUpdate(p, old, opts),
     status: {
       prepareForUpdate: (_c, p, old) => keepAllButStatus(p, old),
-      validateUpdate: (_c, p, old) => validatePodStatusUpdate(p, old, defaultPodValidationOptions),
+      validateUpdate: (_c, p, old) => validators.validateStatusUpdate(p, old, opts),
     },
     getAttrs: (p) => ({
       labels: { ...p.metadata?.labels },

@@ -5,7 +5,7 @@
  */
 import type { PodTemplate } from "@skiff/api-types";
 import type { ResourceStrategy, TableConvertor } from "@skiff/apiserver-core";
-import { defaultPodValidationOptions, setPodTemplateDefaults, validatePodTemplate, validatePodTemplateUpdate } from "@skiff/validation";
+import { kindValidators, setPodTemplateDefaults } from "@skiff/validation";
 import { createSimpleStrategy, formatLabels, nameColumn } from "../../../internal/simple-strategy.js";
 
 type T = PodTemplate & Record<string, unknown>;
@@ -36,8 +36,7 @@ export function createPodTemplateStrategy(): ResourceStrategy<T> {
     group: "",
     plural: "podtemplates",
     applyDefaults: setPodTemplateDefaults,
-    validate: (p) => validatePodTemplate(p, defaultPodValidationOptions),
-    validateUpdate: (p, old) => validatePodTemplateUpdate(p, old, defaultPodValidationOptions),
+    validators: kindValidators.PodTemplate,
     generationField: "template",
     table: podTemplateTable,
   });

@@ -5,7 +5,7 @@
  */
 import type { CSIDriver } from "@skiff/api-types";
 import type { ResourceStrategy, TableConvertor } from "@skiff/apiserver-core";
-import { setCSIDriverDefaults, validateCSIDriver, validateCSIDriverUpdate } from "@skiff/validation";
+import { kindValidators, setCSIDriverDefaults } from "@skiff/validation";
 import { translateTimestampSince } from "@skiff/apiserver-core";
 import { ageColumn, createSimpleStrategy, nameColumn } from "../../../internal/simple-strategy.js";
 
@@ -47,8 +47,7 @@ export function createCSIDriverStrategy(): ResourceStrategy<T> {
     group: "storage.example.io",
     plural: "csidrivers",
     applyDefaults: setCSIDriverDefaults,
-    validate: validateCSIDriver,
-    validateUpdate: validateCSIDriverUpdate,
+    validators: kindValidators.CSIDriver,
     table: csiDriverTable,
   });
 }

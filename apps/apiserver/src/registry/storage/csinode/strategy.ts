@@ -5,7 +5,7 @@
  */
 import type { CSINode } from "@skiff/api-types";
 import type { ResourceStrategy, TableConvertor } from "@skiff/apiserver-core";
-import { validateCSINode, validateCSINodeUpdate } from "@skiff/validation";
+import { kindValidators } from "@skiff/validation";
 import { translateTimestampSince } from "@skiff/apiserver-core";
 import { ageColumn, createSimpleStrategy, nameColumn } from "../../../internal/simple-strategy.js";
 
@@ -24,8 +24,7 @@ export function createCSINodeStrategy(): ResourceStrategy<T> {
   return createSimpleStrategy<T>({
     group: "storage.example.io",
     plural: "csinodes",
-    validate: (n) => validateCSINode(n),
-    validateUpdate: (n, old) => validateCSINodeUpdate(n, old),
+    validators: kindValidators.CSINode,
     table: csiNodeTable,
   });
 }
