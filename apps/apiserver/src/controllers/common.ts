@@ -1,11 +1,12 @@
 /**
  * What the in-process controllers share: one generic store per served resource over the
- * apiserver's own Storage, lookup by storage key and by apiVersion/kind, and a system context.
+ * apiserver's own Storage, lookup by storage key and by apiVersion/kind, a system context, and
+ * the storage watch that feeds a controller's `@skiff/client` work queue ({@link startWatchedWorker}).
  */
 import { GenericStore } from "@skiff/apiserver-core";
 import type { APIObject, RequestContext, ResourceStrategy } from "@skiff/apiserver-core";
 import type { Storage, WatchChangeEvent, Watcher } from "@skiff/storage";
-import { WorkQueue } from "./work-queue.js";
+import type { RateLimitingQueue } from "@skiff/client";
 
 /** The stores of every served resource, with lookups. */
 export interface ControllerStores {
@@ -62,78 +63,73 @@ export function namespaceOf(store: GenericStore, obj: APIObject): string | undef
 /** A log sink: one line per call. */
 export type ControllerLog = (message: string) => void;
 
-/** Options of {@link WatchedQueue}. */
-export interface WatchedQueueOptions {
+/** Options of {@link startWatchedWorker}. */
+export interface WatchedWorkerOptions {
   /** Names the controller in log lines (`"<name>: <key>: <error>"`). */
   readonly name: string;
   /** Watched key prefix (recursive, from the current state). */
   readonly prefix: string;
-  /** Handles one key; a throw is logged and the key retried after `retryMs`. */
+  /** The controller's queue; the worker owns it from now on and shuts it down on stop. */
+  readonly queue: RateLimitingQueue<string>;
+  /** Handles one key; a throw is logged and the key re-queued rate-limited. */
   readonly sync: (key: string) => Promise<void>;
   /** Called for every ADDED/MODIFIED/DELETED event; queues what it wants synced. Must not mutate the event's objects (they are shared). */
-  readonly onChange: (event: WatchChangeEvent, queue: WorkQueue) => void;
-  /** Retry delay after a failed sync. */
-  readonly retryMs: number;
+  readonly onChange: (event: WatchChangeEvent) => void;
   readonly log: ControllerLog;
 }
 
 /**
- * The loop the in-process controllers share: one storage watch of a key prefix feeding a
- * deduplicating work queue with one worker. Bookmarks are skipped; an ERROR event ends the watch
- * (logged). Failed syncs are logged and retried after `retryMs`.
- * @see staging/src/k8s.io/client-go/util/workqueue/queue.go
+ * The loop the in-process controllers share: one storage watch of a key prefix feeding the
+ * controller's client-go work queue (`RateLimitingQueue` of `@skiff/client`), and one worker as
+ * client-go's `processNextWorkItem`: a key that syncs is forgotten by the rate limiter, one that
+ * fails is logged and re-added after the rate limiter's back-off. Bookmarks are skipped; an ERROR
+ * event ends the watch (logged). Resolves once the watch is established, with a function that
+ * stops the watch and shuts the queue down; the worker then takes no further key (a sync under
+ * way finishes).
+ * @throws what `storage.watch` throws (storage unreachable)
+ * @see staging/src/k8s.io/client-go/util/workqueue/rate_limiting_queue.go
+ * @see pkg/controller/namespace/namespace_controller.go (worker)
  */
-export class WatchedQueue {
-  readonly queue: WorkQueue;
-  private watcher: Watcher | undefined;
+export async function startWatchedWorker(storage: Storage, o: WatchedWorkerOptions): Promise<() => void> {
+  // onChange only reads events, so the backend may hand out its shared parsed objects.
+  const watcher = await storage.watch(o.prefix, { recursive: true, sharedObjects: true });
+  void consume(watcher, o);
+  void work(o);
+  return () => {
+    watcher.stop();
+    o.queue.shutDown();
+  };
+}
 
-  constructor(
-    private readonly storage: Storage,
-    private readonly options: WatchedQueueOptions,
-  ) {
-    this.queue = new WorkQueue(options.sync, (key, err) => {
-      options.log(`${options.name}: ${key}: ${err instanceof Error ? err.message : String(err)}`);
-      return options.retryMs;
-    });
-  }
-
-  /** Starts watching and working; resolves once the watch is established. */
-  async start(): Promise<void> {
-    // onChange only reads events, so the backend may hand out its shared parsed objects.
-    this.watcher = await this.storage.watch(this.options.prefix, { recursive: true, sharedObjects: true });
-    void this.queue.run();
-    void this.consume(this.watcher);
-  }
-
-  /** Stops the watch and the worker. */
-  stop(): void {
-    this.watcher?.stop();
-    this.queue.stop();
-  }
-
-  private async consume(w: Watcher): Promise<void> {
-    for await (const e of w) {
-      if (e.type === "BOOKMARK") continue;
-      if (e.type === "ERROR") {
-        this.options.log(`${this.options.name}: watch ended: ${e.error.message}`);
-        return;
-      }
-      this.options.onChange(e, this.queue);
+async function consume(w: Watcher, o: WatchedWorkerOptions): Promise<void> {
+  for await (const e of w) {
+    if (e.type === "BOOKMARK") continue;
+    if (e.type === "ERROR") {
+      o.log(`${o.name}: watch ended: ${e.error.message}`);
+      return;
     }
+    o.onChange(e);
   }
 }
 
-/** A controller driven by one {@link WatchedQueue}: start and stop delegate to it. */
-export abstract class WatchedQueueController {
-  protected abstract readonly loop: WatchedQueue;
-
-  /** Starts watching and working; resolves once the watch is established. */
-  start(): Promise<void> {
-    return this.loop.start();
-  }
-
-  /** Stops the watch and the worker. */
-  stop(): void {
-    this.loop.stop();
+async function work(o: WatchedWorkerOptions): Promise<void> {
+  const queue = o.queue;
+  for (;;) {
+    const key = await queue.get();
+    if (key === undefined) return;
+    // A shut-down queue still hands out what it holds; a stopped controller syncs none of it.
+    if (queue.isShuttingDown()) {
+      queue.done(key);
+      return;
+    }
+    try {
+      await o.sync(key);
+      queue.forget(key);
+    } catch (e) {
+      o.log(`${o.name}: ${key}: ${e instanceof Error ? e.message : String(e)}`);
+      queue.addRateLimited(key);
+    } finally {
+      queue.done(key);
+    }
   }
 }

@@ -16,7 +16,9 @@
  * Job → its Pods and Node → its CSINode are these rules over the owner references those objects
  * carry. It watches every key under `/registry/` (one watch from the current state), keeps an
  * index owner uid → dependent keys to know whom to revisit, and reads the live objects before
- * every decision.
+ * every decision. Keys to look at wait in one `RateLimitingQueue` of `@skiff/client` (1.23 has
+ * `attemptToDelete` and `attemptToOrphan`, both on the default controller rate limiter); a failed
+ * step is retried after the rate limiter's back-off.
  *
  * @see pkg/controller/garbagecollector/garbagecollector.go (attemptToDeleteItem, orphanDependents, processDeletingDependentsItem)
  * @see pkg/controller/garbagecollector/graph_builder.go
@@ -26,18 +28,23 @@
  */
 import type { APIObject, GenericStore } from "@skiff/apiserver-core";
 import type { OwnerReference } from "@skiff/api-types";
+import { RateLimitingQueue } from "@skiff/client";
+import type { WorkRateLimiter } from "@skiff/client";
 import type { Storage } from "@skiff/storage";
-import { WatchedQueueController, hasStatusCode, namespaceOf, systemContext, WatchedQueue } from "./common.js";
+import { hasStatusCode, namespaceOf, startWatchedWorker, systemContext } from "./common.js";
 import type { ControllerLog, ControllerStores } from "./common.js";
-import type { WorkQueue } from "./work-queue.js";
 
 /** The user the garbage collector acts as (1.23's service account name). */
 export const garbageCollectorUser = "system:serviceaccount:kube-system:generic-garbage-collector";
 
 /** Options of {@link GarbageCollector}. */
 export interface GarbageCollectorOptions {
-  /** Retry delay after a failed step. @defaultValue 1000 */
-  readonly retryMs?: number;
+  /**
+   * Back-off of a key whose step failed (ms per retry).
+   * @defaultValue newDefaultControllerRateLimiter() of `@skiff/client` (5 ms doubling to 1000 s per
+   * key, at most 10 retries a second overall after a burst of 100), as 1.23's `attemptToDelete` queue
+   */
+  readonly rateLimiter?: WorkRateLimiter<string>;
   /** Where to report failed steps. @defaultValue no logging */
   readonly log?: ControllerLog;
   /** Watched key prefix. @defaultValue `"/registry/"` */
@@ -52,28 +59,42 @@ interface Node {
 type Owner = { readonly state: "absent" } | { readonly state: "solid" | "waiting"; readonly object: APIObject };
 
 /** The garbage collector; see the module comment. */
-export class GarbageCollector extends WatchedQueueController {
+export class GarbageCollector {
   private readonly nodes = new Map<string, Node>();
   private readonly dependents = new Map<string, Set<string>>();
   private readonly keyByUid = new Map<string, string>();
-  protected readonly loop: WatchedQueue;
-  private readonly queue: WorkQueue;
+  /** Storage keys of objects to look at: 1.23's `attemptToDelete` and `attemptToOrphan` in one. */
+  private readonly queue: RateLimitingQueue<string>;
+  private stopWorker: (() => void) | undefined;
 
   constructor(
     private readonly stores: ControllerStores,
-    storage: Storage,
-    options: GarbageCollectorOptions = {},
+    private readonly storage: Storage,
+    private readonly options: GarbageCollectorOptions = {},
   ) {
-    super();
-    this.loop = new WatchedQueue(storage, {
+    this.queue = new RateLimitingQueue<string>({ name: "garbage_collector_attempt_to_delete", ...(options.rateLimiter ? { rateLimiter: options.rateLimiter } : {}) });
+  }
+
+  /**
+   * Starts watching every key under the prefix and working; resolves once the watch is
+   * established. A stopped collector cannot be started again.
+   * @throws what the storage's watch throws
+   */
+  async start(): Promise<void> {
+    this.stopWorker = await startWatchedWorker(this.storage, {
       name: "garbage collector",
-      prefix: options.prefix ?? "/registry/",
+      prefix: this.options.prefix ?? "/registry/",
+      queue: this.queue,
       sync: (key) => this.sync(key),
       onChange: (e) => this.observe(e.key, e.type === "DELETED" ? undefined : (e.object as APIObject)),
-      retryMs: options.retryMs ?? 1000,
-      log: options.log ?? (() => undefined),
+      log: this.options.log ?? (() => undefined),
     });
-    this.queue = this.loop.queue;
+  }
+
+  /** Stops the watch and the worker (a step under way finishes). */
+  stop(): void {
+    this.stopWorker?.();
+    this.queue.shutDown();
   }
 
   /** graph_builder: index the change and queue whatever it may unblock. */

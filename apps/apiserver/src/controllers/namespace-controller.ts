@@ -5,7 +5,9 @@
  * kind the server serves (propagation Background, as 1.23's deleter), waits while anything is
  * left (pods in their grace period, objects held by finalizers; retried every `retryMs`), then
  * removes `kubernetes` from `spec.finalizers` through the `finalize` subresource, after which the
- * store deletes the namespace (unless other finalizers remain).
+ * store deletes the namespace (unless other finalizers remain). Namespaces to look at wait in a
+ * `RateLimitingQueue` of `@skiff/client` fed by a storage watch; a failed step is retried after
+ * {@link namespaceControllerRateLimiter}'s back-off.
  *
  * @see pkg/controller/namespace/namespace_controller.go
  * @see pkg/controller/namespace/deletion/namespaced_resources_deleter.go
@@ -14,10 +16,11 @@
  * await nc.start(); // … nc.stop();
  */
 import type { APIObject, GenericStore } from "@skiff/apiserver-core";
+import { BucketRateLimiter, ItemExponentialFailureRateLimiter, MaxOfRateLimiter, RateLimitingQueue } from "@skiff/client";
+import type { WorkRateLimiter } from "@skiff/client";
 import type { Storage } from "@skiff/storage";
-import { WatchedQueueController, hasStatusCode, systemContext, WatchedQueue } from "./common.js";
+import { hasStatusCode, startWatchedWorker, systemContext } from "./common.js";
 import type { ControllerLog, ControllerStores } from "./common.js";
-import type { WorkQueue } from "./work-queue.js";
 
 /** The user the namespace controller acts as (1.23's service account name). */
 export const namespaceControllerUser = "system:serviceaccount:kube-system:namespace-controller";
@@ -25,42 +28,69 @@ export const namespaceControllerUser = "system:serviceaccount:kube-system:namesp
 /** The `spec.finalizers` entry the namespace controller owns. */
 export const kubernetesFinalizer = "kubernetes";
 
+/**
+ * The namespace controller's rate limiter, tuned for a fast recycle: per namespace 5 ms doubling
+ * to at most 60 s (a failing namespace is retried at least every minute), and overall at most
+ * 10 retries a second after a burst of 100.
+ * @see pkg/controller/namespace/namespace_controller.go (nsControllerRateLimiter)
+ */
+export function namespaceControllerRateLimiter(): WorkRateLimiter<string> {
+  return new MaxOfRateLimiter<string>(new ItemExponentialFailureRateLimiter<string>(5, 60_000), new BucketRateLimiter<string>(10, 100));
+}
+
 /** Options of {@link NamespaceController}. */
 export interface NamespaceControllerOptions {
   /** Delay before looking again at a namespace whose content is not gone yet. @defaultValue 1000 */
   readonly retryMs?: number;
   /** Where to report failed steps. @defaultValue no logging */
   readonly log?: ControllerLog;
+  /** Back-off of a namespace whose step failed (ms per retry). @defaultValue {@link namespaceControllerRateLimiter}() */
+  readonly rateLimiter?: WorkRateLimiter<string>;
 }
 
 /** The namespace controller; see the module comment. */
-export class NamespaceController extends WatchedQueueController {
-  protected readonly loop: WatchedQueue;
-  private readonly queue: WorkQueue;
+export class NamespaceController {
+  /** Names of namespaces to look at (1.23's `namespace` queue). */
+  private readonly queue: RateLimitingQueue<string>;
   private readonly namespaces: GenericStore;
   private readonly retryMs: number;
+  private stopWorker: (() => void) | undefined;
 
+  /** @throws Error when `stores` does not serve core/v1 namespaces */
   constructor(
     private readonly stores: ControllerStores,
-    storage: Storage,
-    options: NamespaceControllerOptions = {},
+    private readonly storage: Storage,
+    private readonly options: NamespaceControllerOptions = {},
   ) {
-    super();
     const ns = stores.forKind("v1", "Namespace");
     if (!ns) throw new Error("the namespace controller needs the core/v1 namespaces resource");
     this.namespaces = ns;
     this.retryMs = options.retryMs ?? 1000;
-    this.loop = new WatchedQueue(storage, {
+    this.queue = new RateLimitingQueue<string>({ name: "namespace", rateLimiter: options.rateLimiter ?? namespaceControllerRateLimiter() });
+  }
+
+  /**
+   * Starts watching the namespaces and working; resolves once the watch is established. A
+   * stopped controller cannot be started again.
+   * @throws what the storage's watch throws
+   */
+  async start(): Promise<void> {
+    this.stopWorker = await startWatchedWorker(this.storage, {
       name: "namespace controller",
-      prefix: ns.keyPrefix(undefined),
+      prefix: this.namespaces.keyPrefix(undefined),
+      queue: this.queue,
       sync: (name) => this.sync(name),
-      onChange: (e, queue) => {
-        if (e.type !== "DELETED" && (e.object as APIObject).metadata?.deletionTimestamp) queue.add((e.object as APIObject).metadata?.name ?? "");
+      onChange: (e) => {
+        if (e.type !== "DELETED" && (e.object as APIObject).metadata?.deletionTimestamp) this.queue.add((e.object as APIObject).metadata?.name ?? "");
       },
-      retryMs: this.retryMs,
-      log: options.log ?? (() => undefined),
+      log: this.options.log ?? (() => undefined),
     });
-    this.queue = this.loop.queue;
+  }
+
+  /** Stops the watch and the worker (a step under way finishes). */
+  stop(): void {
+    this.stopWorker?.();
+    this.queue.shutDown();
   }
 
   private async sync(name: string): Promise<void> {

@@ -4,12 +4,11 @@
  * Registered as exact routes, which fastify matches before the core's `/api/*` and `/apis/*`
  * resource wildcards.
  */
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { resources as servedResources } from "@skiff/api-types";
 import type { ResourceInfo } from "@skiff/api-types";
 import { buildOpenAPIV2, buildOpenAPIV3, handleOpenAPIV2, handleOpenAPIV3, negotiateDiscovery } from "@skiff/apiserver-core";
-import type { NonResourceRoute, OpenAPIDocument } from "@skiff/apiserver-core";
+import type { NonResourceRoute } from "@skiff/apiserver-core";
+import { openAPIDocument } from "../openapi-document.js";
 
 /**
  * Routes for `/api`, `/api/v1`, `/apis`, `/apis/<group>`, `/apis/<group>/<version>`, `/openapi/v3[/...]`,
@@ -25,8 +24,7 @@ export function discoveryRoutes(extraResources: readonly ResourceInfo[] = []): N
     if (res === undefined) return reply.callNotFound();
     return reply.code(res.status).header("content-type", res.contentType).send(typeof res.body === "string" ? res.body : JSON.stringify(res.body));
   };
-  const documentPath = createRequire(import.meta.url).resolve("@skiff/api-types/openapi.json");
-  const openapiDocument = JSON.parse(readFileSync(documentPath, "utf8")) as OpenAPIDocument;
+  const openapiDocument = openAPIDocument();
   const openapi = buildOpenAPIV3(openapiDocument);
   const openapiV2 = buildOpenAPIV2(openapiDocument);
   const openapiV2Handler: NonResourceRoute["handler"] = (req, reply) => {

@@ -1,0 +1,107 @@
+import { FakeClock, ItemExponentialFailureRateLimiter, RateLimitingQueue } from "@skiff/client";
+import { MemoryStorage } from "@skiff/storage";
+import { afterEach, describe, expect, it } from "vitest";
+import { startWatchedWorker } from "./common.js";
+
+let cleanup: (() => void | Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanup.reverse()) await c();
+  cleanup = [];
+});
+
+const until = async (check: () => boolean, what: string) => {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 5));
+  if (!check()) throw new Error(`never happened: ${what}`);
+};
+
+describe("startWatchedWorker", () => {
+  it("feeds the queue from the watch, retries a failing key after the rate limiter's back-off and forgets it once synced", async () => {
+    const storage = new MemoryStorage({ compactionIntervalMs: 0 });
+    cleanup.push(() => storage.close());
+    const clock = new FakeClock();
+    const queue = new RateLimitingQueue<string>({ clock, rateLimiter: new ItemExponentialFailureRateLimiter<string>(100, 1000) });
+    const synced: string[] = [];
+    const logged: string[] = [];
+    let failures = 2;
+    const stop = await startWatchedWorker(storage, {
+      name: "test",
+      prefix: "/registry/x/",
+      queue,
+      sync: (key) => {
+        synced.push(key);
+        if (failures-- > 0) return Promise.reject(new Error("boom"));
+        return Promise.resolve();
+      },
+      onChange: (e) => queue.add(e.key),
+      log: (l) => logged.push(l),
+    });
+    cleanup.push(stop);
+    await storage.create("/registry/x/a", { metadata: { name: "a" } });
+    await until(() => synced.length === 1, "first sync");
+    expect(logged).toEqual(["test: /registry/x/a: boom"]);
+    expect(queue.numRequeues("/registry/x/a")).toBe(1);
+    // The first retry waits 100 ms, the second 200 ms (per-key exponential back-off).
+    clock.advance(99);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(synced).toHaveLength(1);
+    clock.advance(1);
+    await until(() => synced.length === 2, "first retry");
+    await until(() => queue.numRequeues("/registry/x/a") === 2, "second failure recorded");
+    clock.advance(200);
+    await until(() => synced.length === 3, "second retry");
+    await until(() => queue.numRequeues("/registry/x/a") === 0, "forgotten after success");
+    expect(synced).toEqual(["/registry/x/a", "/registry/x/a", "/registry/x/a"]);
+  });
+
+  it("stops syncing at once when stopped, even with keys still queued", async () => {
+    const storage = new MemoryStorage({ compactionIntervalMs: 0 });
+    cleanup.push(() => storage.close());
+    const queue = new RateLimitingQueue<string>();
+    const synced: string[] = [];
+    let release: () => void = () => undefined;
+    const stop = await startWatchedWorker(storage, {
+      name: "test",
+      prefix: "/registry/x/",
+      queue,
+      sync: (key) => {
+        synced.push(key);
+        return new Promise<void>((r) => (release = r));
+      },
+      onChange: () => undefined,
+      log: () => undefined,
+    });
+    queue.add("a");
+    queue.add("b");
+    queue.add("c");
+    await until(() => synced.length === 1, "first sync");
+    stop();
+    release();
+    await new Promise((r) => setTimeout(r, 30));
+    expect(synced).toEqual(["a"]);
+    // A stopped worker's queue takes nothing new.
+    const left = queue.len();
+    queue.add("d");
+    expect(queue.len()).toBe(left);
+  });
+
+  it("hands the events under the prefix to onChange", async () => {
+    const storage = new MemoryStorage({ compactionIntervalMs: 0 });
+    cleanup.push(() => storage.close());
+    const queue = new RateLimitingQueue<string>();
+    const events: string[] = [];
+    const stop = await startWatchedWorker(storage, {
+      name: "test",
+      prefix: "/registry/x/",
+      queue,
+      sync: () => Promise.resolve(),
+      onChange: (e) => events.push(`${e.type} ${e.key}`),
+      log: () => undefined,
+    });
+    cleanup.push(stop);
+    await storage.create("/registry/x/a", { metadata: { name: "a" } });
+    await storage.delete("/registry/x/a");
+    await storage.create("/registry/y/b", { metadata: { name: "b" } });
+    await until(() => events.length === 2, "two events");
+    expect(events).toEqual(["ADDED /registry/x/a", "DELETED /registry/x/a"]);
+  });
+});

@@ -1,0 +1,109 @@
+/**
+ * Builds and starts skiff-apiserver from parsed options: authentication and authorization, the
+ * storage (etcd or SQLite) behind one watch cache, the bootstrap namespaces, the in-process
+ * controllers (leader-elected with etcd), and the HTTPS server with its resource and
+ * non-resource routes (`src/routes/`).
+ *
+ * @see cmd/kube-apiserver/app/server.go (Run, CreateServerChain, CreateKubeAPIServerConfig)
+ */
+import { WatchCache, createAPIServer, namespaceLifecycle, reviewResources, reviewRoutes } from "@skiff/apiserver-core";
+import type { FeatureGate, NodeAgentFeature } from "@skiff/feature-gates";
+import { buildAuthenticator, buildAuthorizer, loadClientCA } from "./auth/chain.js";
+import { loadTokenFile } from "./auth/token-file.js";
+import { ensureBootstrapNamespaces } from "./bootstrap.js";
+import { loadOrGenerateCertificates } from "./certs.js";
+import { startControllers } from "./controllers/index.js";
+import type { APIServerOptions } from "./options.js";
+import { loadOrCreateNodeAgentClientCertificate, podLogRoutes } from "./pod-log-proxy.js";
+import { createAllStrategies } from "./registry/index.js";
+import { discoveryRoutes } from "./routes/discovery.js";
+import { healthRoutes } from "./routes/health.js";
+import { versionRoutes } from "./routes/version.js";
+import { openAPIServerStorage, usesEtcd } from "./storage.js";
+
+/**
+ * `SKIFF_WATCH_BOOKMARK_INTERVAL_MS`: the period of watch BOOKMARK events (default 60000, as
+ * 1.23's cacher sends them about every minute). For tests only; not a flag of the contract.
+ */
+function watchBookmarkInterval(): { bookmarkIntervalMs?: number } {
+  const raw = process.env["SKIFF_WATCH_BOOKMARK_INTERVAL_MS"];
+  const ms = raw === undefined ? NaN : Number(raw);
+  return Number.isSafeInteger(ms) && ms > 0 ? { bookmarkIntervalMs: ms } : {};
+}
+
+/** A started skiff-apiserver. */
+export interface RunningAPIServer {
+  /** The listening URL, e.g. `https://127.0.0.1:6443`. */
+  readonly address: string;
+  /** Stops the controllers (releasing the controllers' Lease), then the HTTP server, then the storage. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts skiff-apiserver as `o` says, with `gates` already set from `--feature-gates`. Resolves
+ * once it listens. Writes controller log lines to stderr at `-v=2` and above.
+ * @throws Error when a file named by a flag (token file, client CA, ABAC policy, certificates)
+ *   cannot be read or parsed, the storage cannot be opened, or the port cannot be bound.
+ * @example
+ * const server = await startAPIServer(options, gates);
+ * process.stderr.write(`Serving securely on ${server.address}\n`);
+ */
+export async function startAPIServer(o: APIServerOptions, gates: FeatureGate<NodeAgentFeature>): Promise<RunningAPIServer> {
+  const tokens = o.tokenAuthFile === "" ? new Map() : await loadTokenFile(o.tokenAuthFile);
+  const certs = await loadOrGenerateCertificates(o);
+  const clientCA = await loadClientCA(o.clientCAFile);
+  const authenticator = buildAuthenticator({ anonymousAuth: o.anonymousAuth, clientCA: clientCA !== undefined }, tokens);
+  const authorizer = await buildAuthorizer(o);
+  const storage = await openAPIServerStorage(o);
+  const strategies = createAllStrategies({
+    jobReadyPods: gates.enabled("JobReadyPods"),
+    jobTrackingWithFinalizers: gates.enabled("JobTrackingWithFinalizers"),
+    jobMutableNodeSchedulingDirectives: gates.enabled("JobMutableNodeSchedulingDirectives"),
+  });
+  await ensureBootstrapNamespaces(strategies, storage);
+  // One backend watch for every watcher; reads and writes pass through to the backend.
+  const cache = new WatchCache(storage, { prefix: "/registry/", ...watchBookmarkInterval() });
+  // The garbage collector and the namespace controller run in this process (see controllers/),
+  // in one apiserver at a time when several share a storage (leader election on a Lease).
+  const stopControllers = await startControllers(
+    strategies,
+    cache,
+    (line) => {
+      if (o.verbosity >= 2) process.stderr.write(`${line}\n`);
+    },
+    { elect: usesEtcd(o) },
+  );
+  const nodeAgentClientCertificate = await loadOrCreateNodeAgentClientCertificate(o.certDir);
+  const server = createAPIServer({
+    strategies,
+    storage: cache,
+    authenticator,
+    authorizer,
+    limits: {
+      maxRequestsInFlight: o.maxRequestsInflight,
+      maxMutatingRequestsInFlight: o.maxMutatingRequestsInflight,
+      requestTimeoutMs: o.requestTimeout.ms,
+      minRequestTimeoutSeconds: o.minRequestTimeout,
+    },
+    admission: [namespaceLifecycle(storage)],
+    tls: { cert: certs.cert, key: certs.key, ...(clientCA !== undefined ? { ca: clientCA, requestCert: true } : {}) },
+    verbosity: o.verbosity,
+    extraRoutes: [
+      ...discoveryRoutes(reviewResources),
+      ...reviewRoutes({ authenticator, authorizer }),
+      // pods/log proxies to the node agent, presenting a client certificate signed by our CA.
+      ...podLogRoutes({ strategies, storage: cache, ...(nodeAgentClientCertificate ? { clientCertificate: nodeAgentClientCertificate } : {}) }),
+      ...healthRoutes(),
+      ...versionRoutes(),
+    ],
+  });
+  const address = await server.listen({ host: o.bindAddress, port: o.securePort });
+  return {
+    address,
+    async stop() {
+      await stopControllers();
+      await server.close();
+      await storage.close();
+    },
+  };
+}
