@@ -9,12 +9,11 @@
  * @see pkg/controlplane/controller.go (SystemNamespaces, RunKubernetesNamespaces)
  * @see pkg/controlplane/client_util.go (createNamespaceIfNeeded)
  */
-import { GenericStore } from "@skiff/apiserver-core";
+import { GenericStore, trackUpdate } from "@skiff/apiserver-core";
 import type { APIObject, ResourceStrategy } from "@skiff/apiserver-core";
-import { deducedTypeSchema, fieldPathOf, isAlreadyExists, recordUpdate, typeSchemaFromOpenAPI } from "@skiff/apimachinery";
+import { isAlreadyExists } from "@skiff/apimachinery";
 import type { Storage } from "@skiff/storage";
 import { systemContext } from "./controllers/index.js";
-import { openAPIDocument, schemaNameOf } from "./openapi-document.js";
 
 /** Namespaces created at startup when missing, in creation order. */
 export const bootstrapNamespaces: readonly string[] = Object.freeze(["default", "kube-system", "kube-public", "kube-node-lease"]);
@@ -33,9 +32,6 @@ export async function ensureBootstrapNamespaces(strategies: readonly ResourceStr
   const strategy = strategies.find((s) => s.resource.group === "" && s.resource.version === "v1" && s.resource.kind === "Namespace");
   if (strategy === undefined) throw new Error("bootstrapping namespaces needs the core/v1 namespaces strategy");
   const store = new GenericStore(strategy, storage);
-  // The type schema the HTTP handlers record managedFields with (metadata is a struct, labels a map).
-  const schemaName = schemaNameOf("", "v1", "Namespace");
-  const schema = schemaName === undefined ? deducedTypeSchema : typeSchemaFromOpenAPI(openAPIDocument(), schemaName);
   const created: string[] = [];
   for (const name of names) {
     const ctx = systemContext(bootstrapManager, undefined);
@@ -43,14 +39,9 @@ export async function ensureBootstrapNamespaces(strategies: readonly ResourceStr
     // As the HTTP create path: defaults first (the name label, the phase), then the writer's
     // managedFields entry (status excluded: namespaces have a status subresource), then the store.
     strategy.applyDefaults(ns);
-    const tracked = recordUpdate(null, ns as Record<string, unknown>, bootstrapManager, {
-      schema,
-      apiVersion: "v1",
-      ignoredFields: [fieldPathOf("status")],
-      now: ctx.now,
-    }) as APIObject;
+    const tracked = trackUpdate(null, ns, bootstrapManager, strategy.resource, "", ctx.now);
     try {
-      await store.create(ctx, tracked);
+      await store.create(ctx, tracked, { defaulted: true });
       created.push(name);
     } catch (e) {
       // Several apiservers may start together on one etcd: the first create wins.

@@ -19,16 +19,3 @@ export function openAPIDocument(): OpenAPIDocument {
   }
   return cached;
 }
-
-/**
- * The `components.schemas` name of the kind `group`/`version`/`kind` (by its
- * `x-kubernetes-group-version-kind`), or `undefined` when the document has none.
- */
-export function schemaNameOf(group: string, version: string, kind: string): string | undefined {
-  const schemas = (openAPIDocument() as { components?: { schemas?: Record<string, unknown> } }).components?.schemas ?? {};
-  for (const [name, s] of Object.entries(schemas)) {
-    const gvks = (s as { "x-kubernetes-group-version-kind"?: unknown })["x-kubernetes-group-version-kind"];
-    if (Array.isArray(gvks) && gvks.some((g: { group?: string; version?: string; kind?: string }) => g.group === group && g.version === version && g.kind === kind)) return name;
-  }
-  return undefined;
-}

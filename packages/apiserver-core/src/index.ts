@@ -43,6 +43,7 @@ export type { APIServer, APIServerConfig, NonResourceRoute } from "./server/serv
 export { namespaceLifecycle } from "./handlers/admission.js";
 export type { AdmissionAttributes, AdmissionPlugin } from "./handlers/admission.js";
 export { formatWarning } from "./handlers/response.js";
+export { trackUpdate } from "./handlers/apply.js";
 export type { AggregatedDiscoveryVersion, DiscoveryResponse } from "./discovery/index.js";
 export {
   buildAPIGroup,
