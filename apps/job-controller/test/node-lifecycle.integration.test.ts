@@ -7,7 +7,7 @@ import type { Lease, Node, Pod, Toleration } from "@skiff/api-types";
 import { createSharedInformerFactory } from "@skiff/client";
 import type { Client } from "@skiff/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NodeLifecycleController, NodeStatusUnknownMessage, NodeStatusUnknownReason } from "../src/node-lifecycle-controller.js";
+import { NodeLifecycleController, NodeStatusUnknownMessage, NodeStatusUnknownReason } from "../src/controllers/nodelifecycle/node-lifecycle-controller.js";
 import { newClient, repoRoot, startServer, waitFor } from "./harness.js";
 import type { RunningServer } from "./harness.js";
 
