@@ -4,7 +4,10 @@ import { describe, expect, it } from "vitest";
 import { jobSyncGates } from "./controllers/job/job-controller.js";
 import { nodeLifecycleFlagTable } from "./controllers/nodelifecycle/node-lifecycle-controller.js";
 import { controllerInitializers } from "./controllers.js";
-import { formatControllerManagerHelp, formatFlagMarkdown, genericFlagTable, parseControllerManagerOptions } from "./options.js";
+import { flagTypes } from "@skiff/flags";
+import type { FlagTable } from "@skiff/flags";
+import type { ControllerInitializer } from "./controller-manager.js";
+import { controllerManagerFlagTable, formatControllerManagerHelp, formatFlagMarkdown, genericFlagTable, parseControllerManagerOptions } from "./options.js";
 
 const parse = (argv: readonly string[]) => parseControllerManagerOptions(argv, controllerInitializers);
 
@@ -29,6 +32,16 @@ describe("controller manager flags", () => {
     }
     expect(help).toContain("All controllers: job, nodelifecycle, ttl-after-finished.");
     expect(help).toContain("Enabled controllers: job (of job, ttl-after-finished, nodelifecycle).");
+  });
+});
+
+describe("one flag set for every row", () => {
+  it("refuses a row whose option key or flag name another row (or the generic flags) already uses", () => {
+    const spec = { name: "concurrent-foo-syncs", type: flagTypes.int32, default: 1, usage: "" };
+    const row = (table: FlagTable<{ x: number }> | FlagTable<{ concurrentJobSyncs: number }>): ControllerInitializer => ({ name: "foo", flags: { section: "Foo", table }, start: () => ({ started: Promise.resolve(), stop: async () => {} }) });
+    expect(() => controllerManagerFlagTable([...controllerInitializers, row({ concurrentJobSyncs: spec })])).toThrow(/option concurrentJobSyncs is already defined/);
+    expect(() => parseControllerManagerOptions([], [...controllerInitializers, row({ x: { ...spec, name: "node-monitor-period" } })])).toThrow(/flag redefined: node-monitor-period/);
+    expect(controllerManagerFlagTable([...controllerInitializers, row({ x: spec })])).toHaveProperty("x");
   });
 });
 

@@ -8,7 +8,7 @@
  */
 import { FeatureGate, nodeAgentFeatureSpecs } from "@skiff/feature-gates";
 import type { FeatureSpec } from "@skiff/feature-gates";
-import { FlagSet, flagTypes as t, formatHelp, wordSepNormalize } from "@skiff/flags";
+import { FlagSet, FlagTableError, flagTypes as t, formatHelp, wordSepNormalize } from "@skiff/flags";
 import type { FlagSpec, FlagTable, FlagTableShape } from "@skiff/flags";
 import { enabledControllers, validateControllerSelection } from "./controller-manager.js";
 import type { ControllerInitializer } from "./controller-manager.js";
@@ -78,14 +78,14 @@ export function controllerManagerFeatureGates(): FeatureGate {
 
 /**
  * The one flag table: the generic flags, then each row's flags in table order.
- * @throws Error when two rows (or a row and the generic flags) use the same option key; the flag
- *   set's constructor throws `FlagTableError` for a repeated flag name.
+ * @throws FlagTableError (`DuplicateFlag`) when two rows (or a row and the generic flags) use the
+ *   same option key; a repeated flag name throws the same from the flag set's constructor.
  */
 export function controllerManagerFlagTable(initializers: readonly ControllerInitializer[]): FlagTableShape {
   const table: Record<string, FlagSpec<unknown> | null> = { ...genericFlagTable(initializers) };
   for (const c of initializers) {
     for (const [key, spec] of Object.entries(c.flags?.table ?? {}) as Array<[string, FlagSpec<unknown> | null]>) {
-      if (Object.hasOwn(table, key)) throw new Error(`controller ${c.name}: option ${key} is already defined`);
+      if (Object.hasOwn(table, key)) throw new FlagTableError("DuplicateFlag", spec?.name ?? key, `controller ${c.name}: option ${key} is already defined`);
       table[key] = spec;
     }
   }
