@@ -13,9 +13,9 @@ import { isConflict } from "@skiff/apimachinery";
 import { createClient, createSharedInformerFactory, loadClusterConfig } from "@skiff/client";
 import type { Client } from "@skiff/client";
 import { jobControllerComponent, newClientEventRecorder } from "../src/events.js";
-import { JobController } from "../src/job-controller.js";
-import type { JobSyncGates } from "../src/job-sync.js";
-import { TTLAfterFinishedController } from "../src/ttl-after-finished-controller.js";
+import { JobController } from "../src/controllers/job/job-controller.js";
+import type { JobSyncGates } from "../src/controllers/job/job-sync.js";
+import { TTLAfterFinishedController } from "../src/controllers/ttlafterfinished/ttl-after-finished-controller.js";
 
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "../../..");
 const apiserverMain = join(repoRoot, "apps/apiserver/src/main.ts");

@@ -1,13 +1,13 @@
 // The node lifecycle controller against the real apiserver: a node whose heartbeat stops gets
 // Ready=Unknown and the unreachable taints, its pods are marked not ready and evicted by their
 // toleration times, and a new heartbeat removes the taints.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
 import type { Lease, Node, Pod, Toleration } from "@skiff/api-types";
 import { createSharedInformerFactory } from "@skiff/client";
 import type { Client } from "@skiff/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NodeLifecycleController, NodeStatusUnknownMessage, NodeStatusUnknownReason } from "../src/node-lifecycle-controller.js";
+import { NodeLifecycleController, NodeStatusUnknownMessage, NodeStatusUnknownReason } from "../src/controllers/nodelifecycle/node-lifecycle-controller.js";
 import { newClient, repoRoot, startServer, waitFor } from "./harness.js";
 import type { RunningServer } from "./harness.js";
 
@@ -193,5 +193,37 @@ describe("skiff-job-controller with the node lifecycle flags", () => {
     const r = run("--clusterconfig=/nonexistent", "--node-monitor-grace-period=0s");
     expect(r.status).toBe(2);
     expect(r.stderr).toBe("Error: --node-monitor-grace-period must be positive\n");
+  });
+});
+
+describe("skiff-job-controller as the controller manager", () => {
+  const main = join(repoRoot, "apps/job-controller/src/main.ts");
+  const run = (...args: string[]) => spawnSync(process.execPath, ["--conditions=@skiff/source", "--import", "tsx", main, ...args], { encoding: "utf8", timeout: 60_000 });
+
+  it("refuses an unknown --controllers name with exit code 2 before connecting", () => {
+    const r = run("--clusterconfig=/nonexistent", "--controllers=*,-node-lifecycle");
+    expect(r.status).toBe(2);
+    expect(r.stderr).toBe('Error: "node-lifecycle" is not in the list of known controllers\n');
+  });
+
+  it("--help names the controllers --controllers enables", () => {
+    const r = run("--help", "--controllers=*,-nodelifecycle");
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain("Enabled controllers: job, ttl-after-finished (of job, ttl-after-finished, nodelifecycle).");
+  });
+
+  it("starts only the enabled controllers, says which, and stops on SIGTERM", async () => {
+    const proc = spawn(process.execPath, ["--conditions=@skiff/source", "--import", "tsx", main, `--clusterconfig=${server.kubeconfig}`, "--controllers=nodelifecycle"], { cwd: repoRoot, stdio: ["ignore", "ignore", "pipe"] });
+    let err = "";
+    proc.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    const exited = new Promise<number | null>((resolve) => proc.once("exit", (code) => resolve(code)));
+    try {
+      await waitFor("started line", () => (/skiff-job-controller started \(controllers: nodelifecycle\)/.test(err) ? true : undefined), 30_000);
+      expect(err).toContain("node lifecycle controller started");
+      expect(err).not.toContain("job controller started");
+    } finally {
+      proc.kill("SIGTERM");
+    }
+    expect(await exited).toBe(0);
   });
 });

@@ -2,7 +2,7 @@
 // record every API write in order.
 import { JobCompletionIndexAnnotation, JobTrackingAnnotation, JobTrackingFinalizer } from "@skiff/api-types";
 import type { Job, Pod } from "@skiff/api-types";
-import { MemoryEventRecorder } from "../events.js";
+import { MemoryEventRecorder } from "../../../events.js";
 import { ControllerExpectations, FinalizerExpectations } from "../expectations.js";
 import type { JobSyncActions, JobSyncContext, JobSyncGates } from "../job-sync.js";
 

@@ -1,6 +1,10 @@
 import type { Node, Taint, Toleration } from "@skiff/api-types";
 import { describe, expect, it } from "vitest";
-import { desiredTaints, parseNodeLifecycleFlags, tolerationSecondsFor, toleratesTaint } from "./node-lifecycle-controller.js";
+import { FlagSet, wordSepNormalize } from "@skiff/flags";
+import { controllerInitializers } from "../../controllers.js";
+import { controllerManagerFlagTable, parseControllerManagerOptions } from "../../options.js";
+import { desiredTaints, tolerationSecondsFor, toleratesTaint } from "./node-lifecycle-controller.js";
+import type { NodeLifecycleOptionValues } from "./node-lifecycle-controller.js";
 
 const unreachable: Taint = { key: "node.example.io/unreachable", effect: "NoExecute" };
 
@@ -64,23 +68,28 @@ describe("desiredTaints", () => {
   });
 });
 
-describe("parseNodeLifecycleFlags", () => {
-  it("defaults (1.23): 5s, 40s, 1m, 300, 300; other args pass through in order", () => {
-    const r = parseNodeLifecycleFlags(["--clusterconfig", "k", "-v=2"]);
+// The node lifecycle flags are parsed by the controller manager's one flag set (they used to be
+// taken out of argv by a parser of their own, whose `rest` held the other arguments).
+describe("node lifecycle flags (in the controller manager's flag set)", () => {
+  const parse = (argv: readonly string[]) => parseControllerManagerOptions(argv, controllerInitializers);
+  const nlc = (v: Record<string, unknown>) => v as unknown as NodeLifecycleOptionValues;
+  it("defaults (1.23): 5s, 40s, 1m, 300, 300; other flags parse beside them", () => {
+    const r = parse(["--clusterconfig", "k", "-v=2"]);
     expect(r.ok).toBe(true);
     if (!r.ok) return;
-    expect(r.rest).toEqual(["--clusterconfig", "k", "-v=2"]);
-    expect([r.value.nodeMonitorPeriod.ms, r.value.nodeMonitorGracePeriod.ms, r.value.nodeStartupGracePeriod.ms]).toEqual([5000, 40_000, 60_000]);
-    expect([r.value.defaultNotReadyTolerationSeconds, r.value.defaultUnreachableTolerationSeconds]).toEqual([300, 300]);
+    expect([r.value.clusterconfig, r.value.verbosity]).toEqual(["k", 2]);
+    const v = nlc(r.value);
+    expect([v.nodeMonitorPeriod.ms, v.nodeMonitorGracePeriod.ms, v.nodeStartupGracePeriod.ms]).toEqual([5000, 40_000, 60_000]);
+    expect([v.defaultNotReadyTolerationSeconds, v.defaultUnreachableTolerationSeconds]).toEqual([300, 300]);
   });
-  it("takes its flags in both spellings, with _ or -", () => {
-    const r = parseNodeLifecycleFlags(["--node-monitor-grace-period=4s", "--clusterconfig=k", "--node_monitor_period", "500ms", "--default-unreachable-toleration-seconds", "2", "--", "--node-monitor-period=1s"]);
-    expect(r.ok && [r.value.nodeMonitorGracePeriod.ms, r.value.nodeMonitorPeriod.ms, r.value.defaultUnreachableTolerationSeconds]).toEqual([4000, 500, 2]);
-    expect(r.rest).toEqual(["--clusterconfig=k", "--", "--node-monitor-period=1s"]);
+  it("takes its flags in both spellings, with _ or -; nothing after --", () => {
+    const r = parseFlagsOnly(["--node-monitor-grace-period=4s", "--clusterconfig=k", "--node_monitor_period", "500ms", "--default-unreachable-toleration-seconds", "2", "--", "--node-monitor-period=1s"]);
+    expect(r.ok && [nlc(r.value.values).nodeMonitorGracePeriod.ms, nlc(r.value.values).nodeMonitorPeriod.ms, nlc(r.value.values).defaultUnreachableTolerationSeconds]).toEqual([4000, 500, 2]);
+    expect(r.ok && [r.value.values["clusterconfig"], r.value.args]).toEqual(["k", ["--node-monitor-period=1s"]]);
   });
   it("rejects bad values with the flag's name", () => {
     const bad = (argv: string[]): string[] => {
-      const r = parseNodeLifecycleFlags(argv);
+      const r = parse(["--clusterconfig=k", ...argv]);
       return r.ok ? [] : r.errors;
     };
     expect(bad(["--node-monitor-grace-period=soon"]).join()).toMatch(/node-monitor-grace-period/);
@@ -89,3 +98,7 @@ describe("parseNodeLifecycleFlags", () => {
     expect(bad(["--node-startup-grace-period"])).toEqual(["flag needs an argument: --node-startup-grace-period"]);
   });
 });
+
+function parseFlagsOnly(argv: readonly string[]) {
+  return new FlagSet(controllerManagerFlagTable(controllerInitializers), { normalize: wordSepNormalize }).parse(argv);
+}

@@ -7,11 +7,15 @@
  * by the apiserver (the Job lingers with a deletionTimestamp until they are gone).
  *
  * @see pkg/controller/ttlafterfinished/ttlafterfinished_controller.go
+ * @see cmd/kube-controller-manager/app/batch.go (startTTLAfterFinishedController: {@link ttlAfterFinishedControllerInitializer})
  */
 import type { Job } from "@skiff/api-types";
 import { isNotFound } from "@skiff/apimachinery";
 import { RateLimitingQueue, keyOf, splitKey } from "@skiff/client";
 import type { Client, Informer } from "@skiff/client";
+import { flagTypes as t } from "@skiff/flags";
+import type { FlagTable } from "@skiff/flags";
+import type { ControllerInitializer } from "../../controller-manager.js";
 
 /** Options of {@link TTLAfterFinishedController}. */
 export interface TTLAfterFinishedControllerOptions {
@@ -150,3 +154,44 @@ export class TTLAfterFinishedController {
     return "deleted";
   }
 }
+
+/** The TTL-after-finished controller's own options (its flags). */
+export interface TTLAfterFinishedOptionValues {
+  concurrentTTLAfterFinishedSyncs: number;
+}
+
+/**
+ * The TTL-after-finished controller's flags (kube-controller-manager's names and defaults).
+ * @see cmd/kube-controller-manager/app/options/ttlafterfinishedcontroller.go
+ */
+export const ttlAfterFinishedFlagTable = {
+  concurrentTTLAfterFinishedSyncs: {
+    name: "concurrent-ttl-after-finished-syncs",
+    type: t.int32,
+    default: 5,
+    usage: "The number of TTL-after-finished controller workers that are allowed to sync concurrently.",
+  },
+} satisfies FlagTable<TTLAfterFinishedOptionValues>;
+
+/**
+ * The TTL-after-finished controller's row of the controller table: `--concurrent-ttl-after-finished-syncs`
+ * (at least 1) workers over the shared Job informer.
+ * @see cmd/kube-controller-manager/app/batch.go (startTTLAfterFinishedController)
+ */
+export const ttlAfterFinishedControllerInitializer = {
+  name: "ttl-after-finished",
+  flags: {
+    section: "TTL-after-finished controller",
+    table: ttlAfterFinishedFlagTable,
+    validate: (v) => (v.concurrentTTLAfterFinishedSyncs < 1 ? ["--concurrent-ttl-after-finished-syncs must be at least 1"] : []),
+  },
+  start(ctx) {
+    const controller = new TTLAfterFinishedController({
+      client: ctx.client,
+      jobInformer: ctx.informerFactory.informerFor(ctx.client.jobs),
+      workers: ctx.options.concurrentTTLAfterFinishedSyncs,
+      log: ctx.log,
+    });
+    return { started: controller.run(), stop: () => controller.stop() };
+  },
+} satisfies ControllerInitializer<TTLAfterFinishedOptionValues>;

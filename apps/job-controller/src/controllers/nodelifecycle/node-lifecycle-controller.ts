@@ -5,7 +5,8 @@
  * that do not tolerate the NoExecute taints, so their Jobs create replacements on other nodes.
  * Recovery (the node agent posts `Ready=True` again) removes the taints.
  *
- * Runs inside skiff-job-controller (see {@link runWithNodeLifecycleController}).
+ * Runs in the controller manager as the `nodelifecycle` row of its table
+ * ({@link nodeLifecycleControllerInitializer}).
  *
  * @see pkg/controller/nodelifecycle/node_lifecycle_controller.go (monitorNodeHealth, tryUpdateNodeHealth,
  *   doNoExecuteTaintingPass, doNoScheduleTaintingPass)
@@ -17,11 +18,11 @@
 import { NamespaceNodeLease, NodeNotReadyTaintKey, NodeUnreachableTaintKey } from "@skiff/api-types";
 import type { Lease, Node, NodeCondition, Pod, Taint, Toleration } from "@skiff/api-types";
 import { isConflict, isNotFound } from "@skiff/apimachinery";
-import { createClient, createSharedInformerFactory, loadClusterConfig, realClock } from "@skiff/client";
+import { realClock } from "@skiff/client";
 import type { Client, Clock, Informer } from "@skiff/client";
-import { FlagSet, flagTypes as t, formatHelp, mustParseDuration, wordSepNormalize } from "@skiff/flags";
+import { flagTypes as t, mustParseDuration } from "@skiff/flags";
 import type { Duration, FlagTable } from "@skiff/flags";
-import { parseJobControllerOptions } from "./options.js";
+import type { ControllerInitializer } from "../../controller-manager.js";
 
 /** `source.component` of this controller's Events (1.23's name). */
 export const nodeLifecycleComponent = "node-controller";
@@ -495,106 +496,46 @@ function durationOf(text: string): Duration {
   return mustParseDuration(text);
 }
 
-/** Result of {@link parseNodeLifecycleFlags}: the controller's options and the other arguments. */
-export type ParseNodeLifecycleFlagsResult =
-  | { ok: true; value: NodeLifecycleOptionValues; rest: string[] }
-  | { ok: false; errors: string[]; rest: string[] };
-
 /**
- * Takes the flags of {@link nodeLifecycleFlagTable} out of `argv` (`--name=value` or `--name value`,
- * `_` and `-` alike; nothing after `--`) and parses them; everything else is returned in order in
- * `rest`. Durations must be positive and toleration seconds not negative. Never throws.
- * @example
- * const r = parseNodeLifecycleFlags(["--clusterconfig=k", "--node-monitor-grace-period=4s"]);
- * // r.ok && r.value.nodeMonitorGracePeriod.ms === 4000, r.rest = ["--clusterconfig=k"]
+ * The node lifecycle controller's row of the controller table: the controller over the shared Node
+ * and Pod informers and a Lease informer on `kube-node-lease`, with its flags (durations positive,
+ * toleration seconds not negative). Adding it to the table is all it takes to run it.
+ * @see cmd/kube-controller-manager/app/core.go (startNodeLifecycleController)
  */
-export function parseNodeLifecycleFlags(argv: readonly string[]): ParseNodeLifecycleFlagsResult {
-  const names = new Set(Object.values(nodeLifecycleFlagTable).map((s) => s.name));
-  const mine: string[] = [];
-  const rest: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] ?? "";
-    if (arg === "--") {
-      rest.push(...argv.slice(i));
-      break;
-    }
-    const m = /^--([^=]+)(=.*)?$/.exec(arg);
-    const name = m ? m[1]!.replace(/_/g, "-") : undefined;
-    if (name === undefined || !names.has(name)) {
-      rest.push(arg);
-      continue;
-    }
-    if (m?.[2] !== undefined) mine.push(`--${name}${m[2]}`);
-    else if (i + 1 < argv.length) mine.push(`--${name}=${argv[++i] ?? ""}`);
-    else return { ok: false, errors: [`flag needs an argument: --${name}`], rest };
-  }
-  const r = new FlagSet(nodeLifecycleFlagTable, { name: "node-lifecycle", normalize: wordSepNormalize }).parse(mine);
-  if (!r.ok) return { ok: false, errors: r.errors.map((e) => e.message), rest };
-  const value = r.value.values as NodeLifecycleOptionValues;
-  const errors: string[] = [];
-  for (const k of ["nodeMonitorPeriod", "nodeMonitorGracePeriod", "nodeStartupGracePeriod"] as const) {
-    if (!(value[k].ms > 0)) errors.push(`--${nodeLifecycleFlagTable[k].name} must be positive`);
-  }
-  for (const k of ["defaultNotReadyTolerationSeconds", "defaultUnreachableTolerationSeconds"] as const) {
-    if (value[k] < 0) errors.push(`--${nodeLifecycleFlagTable[k].name} must not be negative`);
-  }
-  return errors.length > 0 ? { ok: false, errors, rest } : { ok: true, value, rest };
-}
-
-/** The `--help` section of the controller's flags. */
-export function formatNodeLifecycleHelp(): string {
-  return `\nNode lifecycle controller flags:\n${formatHelp(nodeLifecycleFlagTable)}`;
-}
-
-/**
- * Runs `main` (skiff-job-controller's) with the node lifecycle flags taken out of `argv`, and the
- * node lifecycle controller beside it over its own client and informers (nodes, pods) while it runs.
- * The controller starts only when the remaining arguments parse and do not ask for `--help`
- * (then the section of this controller's flags is printed after main's help). Resolves with main's
- * exit code after stopping the controller; bad node lifecycle flags print errors and resolve 2.
- * @example
- * runWithNodeLifecycleController(process.argv.slice(2), main).then((code) => process.exit(code));
- */
-export async function runWithNodeLifecycleController(argv: readonly string[], main: (argv: readonly string[]) => Promise<number>): Promise<number> {
-  const flags = parseNodeLifecycleFlags(argv);
-  if (!flags.ok) {
-    for (const e of flags.errors) process.stderr.write(`Error: ${e}\n`);
-    return 2;
-  }
-  const jc = parseJobControllerOptions(flags.rest);
-  if (!jc.ok || jc.value.help) {
-    const code = await main(flags.rest);
-    if (jc.ok) process.stdout.write(formatNodeLifecycleHelp());
-    return code;
-  }
-  const log = (m: string): void => void process.stderr.write(`${new Date().toISOString()} ${m}\n`);
-  const config = await loadClusterConfig(jc.value.clusterconfig);
-  const client = createClient(config, { qps: jc.value.clusterAPIQPS, burst: jc.value.clusterAPIBurst, userAgent: "skiff-job-controller/node-lifecycle" });
-  const factory = createSharedInformerFactory({ onError: (e, ctx) => log(`node lifecycle informer ${ctx}: ${errorText(e)}`) });
-  const o = flags.value;
-  const controller = new NodeLifecycleController({
-    client,
-    nodeInformer: factory.informerFor(client.nodes),
-    podInformer: factory.informerFor(client.pods),
-    leaseInformer: factory.informerFor(client.resource<Lease>("leases.coordination.k8s.io"), { namespace: NamespaceNodeLease }),
-    nodeMonitorPeriodMs: o.nodeMonitorPeriod.ms,
-    nodeMonitorGracePeriodMs: o.nodeMonitorGracePeriod.ms,
-    nodeStartupGracePeriodMs: o.nodeStartupGracePeriod.ms,
-    defaultNotReadyTolerationSeconds: o.defaultNotReadyTolerationSeconds,
-    defaultUnreachableTolerationSeconds: o.defaultUnreachableTolerationSeconds,
-    log,
-  });
-  factory.start();
-  const started = controller.run().then(
-    () => log(`node lifecycle controller started (grace period ${o.nodeMonitorGracePeriod.toString()})`),
-    (e: unknown) => log(`node lifecycle controller: ${errorText(e)}`),
-  );
-  try {
-    return await main(flags.rest);
-  } finally {
-    await started;
-    await controller.stop();
-    factory.stop();
-    client.close();
-  }
-}
+export const nodeLifecycleControllerInitializer = {
+  name: "nodelifecycle",
+  flags: {
+    section: "Node lifecycle controller",
+    table: nodeLifecycleFlagTable,
+    validate(value) {
+      const errors: string[] = [];
+      for (const k of ["nodeMonitorPeriod", "nodeMonitorGracePeriod", "nodeStartupGracePeriod"] as const) {
+        if (!(value[k].ms > 0)) errors.push(`--${nodeLifecycleFlagTable[k].name} must be positive`);
+      }
+      for (const k of ["defaultNotReadyTolerationSeconds", "defaultUnreachableTolerationSeconds"] as const) {
+        if (value[k] < 0) errors.push(`--${nodeLifecycleFlagTable[k].name} must not be negative`);
+      }
+      return errors;
+    },
+  },
+  start(ctx) {
+    const o = ctx.options;
+    const controller = new NodeLifecycleController({
+      client: ctx.client,
+      nodeInformer: ctx.informerFactory.informerFor(ctx.client.nodes),
+      podInformer: ctx.informerFactory.informerFor(ctx.client.pods),
+      leaseInformer: ctx.informerFactory.informerFor(ctx.client.resource<Lease>("leases.coordination.k8s.io"), { namespace: NamespaceNodeLease }),
+      nodeMonitorPeriodMs: o.nodeMonitorPeriod.ms,
+      nodeMonitorGracePeriodMs: o.nodeMonitorGracePeriod.ms,
+      nodeStartupGracePeriodMs: o.nodeStartupGracePeriod.ms,
+      defaultNotReadyTolerationSeconds: o.defaultNotReadyTolerationSeconds,
+      defaultUnreachableTolerationSeconds: o.defaultUnreachableTolerationSeconds,
+      log: ctx.log,
+    });
+    const started = controller.run().then(
+      () => ctx.log(`node lifecycle controller started (grace period ${o.nodeMonitorGracePeriod.toString()})`),
+      (e: unknown) => ctx.log(`node lifecycle controller: ${errorText(e)}`),
+    );
+    return { started, stop: () => controller.stop() };
+  },
+} satisfies ControllerInitializer<NodeLifecycleOptionValues>;

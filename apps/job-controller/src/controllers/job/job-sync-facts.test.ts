@@ -5,7 +5,7 @@ import { JobCompletionIndexAnnotation } from "@skiff/api-types";
 import type { Job, Pod } from "@skiff/api-types";
 import { newForbidden, newNotFound } from "@skiff/apimachinery";
 import type { Client, Informer } from "@skiff/client";
-import { MemoryEventRecorder } from "./events.js";
+import { MemoryEventRecorder } from "../../events.js";
 import { creates, fake, makeJob, makePod, ops, statuses, t0 } from "./internal/fake-sync.js";
 import type { Fake } from "./internal/fake-sync.js";
 import { formatTime, NewPodFailureError, syncJob } from "./job-sync.js";
@@ -13,7 +13,7 @@ import type { JobSyncActions } from "./job-sync.js";
 import { newPodControl } from "./pod-control.js";
 import { isNamespaceTerminatingError, isPodActive } from "./pod-utils.js";
 import { maxUncountedPods } from "./tracking.js";
-import { TTLAfterFinishedController } from "./ttl-after-finished-controller.js";
+import { TTLAfterFinishedController } from "../ttlafterfinished/ttl-after-finished-controller.js";
 
 const now = t0 + 60_000;
 const cond = (s: Job["status"], type: string) => s?.conditions?.find((c) => c.type === type);

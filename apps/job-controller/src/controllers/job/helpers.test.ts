@@ -5,10 +5,9 @@ import { jobBackoffMs } from "./backoff.js";
 import { ControllerExpectations, FinalizerExpectations, expectationsTimeoutMs } from "./expectations.js";
 import { calculateSucceededIndexes, duplicatedIndexPodsForRemoval, firstPendingIndexes, getCompletionIndex, podGenerateNameWithIndex, withCompletionIndexEnv } from "./indexed-job.js";
 import { makeJob, makePod } from "./internal/fake-sync.js";
-import { parseJobControllerOptions } from "./options.js";
 import { compareActivePodsForDeletion } from "./pod-utils.js";
 import { cleanUncountedPodsWithoutFinalizers } from "./tracking.js";
-import { jobFinishTimeMs, ttlTimeLeftMs } from "./ttl-after-finished-controller.js";
+import { jobFinishTimeMs, ttlTimeLeftMs } from "../ttlafterfinished/ttl-after-finished-controller.js";
 
 describe("jobBackoffMs", () => {
   it("is 0, then 10 s doubling, capped at 6 minutes", () => {
@@ -129,34 +128,5 @@ describe("TTL-after-finished timing", () => {
     const deleting = finished(0);
     (deleting.metadata ??= {}).deletionTimestamp = "2026-01-01T00:00:00Z";
     expect(ttlTimeLeftMs(deleting, at)).toBeUndefined();
-  });
-});
-
-describe("parseJobControllerOptions", () => {
-  it("parses the flags and gates", () => {
-    const r = parseJobControllerOptions(["--clusterconfig=k", "--concurrent-job-syncs=8", "--feature-gates=JobTrackingWithFinalizers=true,JobReadyPods=false", "-v=3", "--cluster-api-qps=50"]);
-    expect(r.ok).toBe(true);
-    if (!r.ok) return;
-    expect(r.value).toMatchObject({ clusterconfig: "k", concurrentJobSyncs: 8, verbosity: 3, clusterAPIQPS: 50, clusterAPIBurst: 30 });
-    expect(r.gates).toEqual({ jobReadyPods: false, jobTrackingWithFinalizers: true });
-  });
-  it("defaults: 5 syncs, JobReadyPods on, JobTrackingWithFinalizers off", () => {
-    const r = parseJobControllerOptions(["--clusterconfig", "k"]);
-    expect(r.ok && r.value.concurrentJobSyncs).toBe(5);
-    expect(r.ok && r.gates).toEqual({ jobReadyPods: true, jobTrackingWithFinalizers: false });
-  });
-  it.each([
-    [[], "--clusterconfig is required"],
-    [["--clusterconfig=k", "--concurrent-job-syncs=0"], "--concurrent-job-syncs must be at least 1"],
-    [["--clusterconfig=k", "--cluster-api-qps=0"], "--cluster-api-qps must be positive"],
-    [["--clusterconfig=k", "--feature-gates=Nope=true"], "unrecognized feature gate: Nope"],
-  ])("rejects %j", (argv, msg) => {
-    const r = parseJobControllerOptions(argv);
-    expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.errors.join("\n")).toContain(msg);
-  });
-  it("rejects malformed flags without throwing", () => {
-    const r = parseJobControllerOptions(["--clusterconfig=k", "--concurrent-job-syncs=many", "--nope"]);
-    expect(r.ok).toBe(false);
   });
 });

@@ -9,8 +9,8 @@ import { JobTrackingFinalizer } from "@skiff/api-types";
 import type { Job, OwnerReference, Pod, PodTemplateSpec } from "@skiff/api-types";
 import { isNotFound } from "@skiff/apimachinery";
 import type { Client } from "@skiff/client";
-import { JobEvents } from "./events.js";
-import type { EventRecorder } from "./events.js";
+import { JobEvents } from "../../events.js";
+import type { EventRecorder } from "../../events.js";
 import { isNamespaceTerminatingError } from "./pod-utils.js";
 
 /** Thrown for a template the controller cannot turn into a pod. `reason` is stable. */

@@ -7,14 +7,20 @@
  * @see pkg/controller/job/job_controller.go (NewController, Run, addPod, updatePod, deletePod,
  *   getPodsForJob, syncOrphanPod)
  * @see pkg/controller/controller_ref_manager.go (PodControllerRefManager.ClaimPods)
+ * @see cmd/kube-controller-manager/app/batch.go (startJobController: {@link jobControllerInitializer})
  */
 import { JobTrackingAnnotation } from "@skiff/api-types";
 import type { Job, Pod } from "@skiff/api-types";
 import { isNotFound, labelSelectorAsSelector } from "@skiff/apimachinery";
 import { DeletedFinalStateUnknown, RateLimitingQueue, createInformer, keyOf } from "@skiff/client";
 import type { Client, Informer } from "@skiff/client";
+import type { FeatureGate } from "@skiff/feature-gates";
+import { flagTypes as t } from "@skiff/flags";
+import type { FlagTable } from "@skiff/flags";
+import type { ControllerInitializer } from "../../controller-manager.js";
+import { jobControllerComponent, newClientEventRecorder } from "../../events.js";
+import type { EventRecorder } from "../../events.js";
 import { jobBackoffMs, newJobRateLimiter } from "./backoff.js";
-import type { EventRecorder } from "./events.js";
 import { ControllerExpectations, FinalizerExpectations } from "./expectations.js";
 import { isJobFinished, isTrackingWithFinalizers, syncJob } from "./job-sync.js";
 import type { JobSyncActions, JobSyncGates, JobSyncResult } from "./job-sync.js";
@@ -352,3 +358,58 @@ export class JobController {
     }
   }
 }
+
+/** The Job controller's own options (its flags). */
+export interface JobControllerOptionValues {
+  concurrentJobSyncs: number;
+}
+
+/**
+ * The Job controller's flags (kube-controller-manager's names and defaults).
+ * @see cmd/kube-controller-manager/app/options/jobcontroller.go
+ */
+export const jobControllerFlagTable = {
+  concurrentJobSyncs: {
+    name: "concurrent-job-syncs",
+    type: t.int32,
+    default: 5,
+    usage: "The number of job objects that are allowed to sync concurrently. Larger number = more responsive jobs, but more CPU (and network) load.",
+  },
+} satisfies FlagTable<JobControllerOptionValues>;
+
+/** The gates {@link syncJob} reads, from the manager's gate set. Pure. */
+export function jobSyncGates(gates: FeatureGate): JobSyncGates {
+  return { jobReadyPods: gates.enabled("JobReadyPods"), jobTrackingWithFinalizers: gates.enabled("JobTrackingWithFinalizers") };
+}
+
+/**
+ * The Job controller's row of the controller table: `--concurrent-job-syncs` (at least 1) workers
+ * over the shared Job and Pod informers; Events through the event client (delivery failures logged
+ * at `-v=2`).
+ * @see cmd/kube-controller-manager/app/batch.go (startJobController)
+ */
+export const jobControllerInitializer = {
+  name: "job",
+  flags: {
+    section: "Job controller",
+    table: jobControllerFlagTable,
+    validate: (v) => (v.concurrentJobSyncs < 1 ? ["--concurrent-job-syncs must be at least 1"] : []),
+  },
+  start(ctx) {
+    const gates = jobSyncGates(ctx.featureGates);
+    const recorder = newClientEventRecorder(ctx.eventClient, jobControllerComponent, (e) => {
+      if (ctx.options.verbosity >= 2) ctx.log(`event: ${e instanceof Error ? e.message : String(e)}`);
+    });
+    const controller = new JobController({
+      client: ctx.client,
+      gates,
+      recorder,
+      concurrentSyncs: ctx.options.concurrentJobSyncs,
+      jobInformer: ctx.informerFactory.informerFor(ctx.client.jobs),
+      podInformer: ctx.informerFactory.informerFor(ctx.client.pods),
+      log: ctx.log,
+    });
+    const started = controller.run().then(() => ctx.log(`job controller started (JobReadyPods=${String(gates.jobReadyPods)}, JobTrackingWithFinalizers=${String(gates.jobTrackingWithFinalizers)})`));
+    return { started, stop: () => controller.stop() };
+  },
+} satisfies ControllerInitializer<JobControllerOptionValues>;
