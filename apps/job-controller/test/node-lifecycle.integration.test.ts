@@ -77,7 +77,13 @@ describe("node lifecycle controller", () => {
     factory.start();
     await nlc.run();
     // The healthy node keeps posting; the silent one does not.
-    const keepAlive = setInterval(() => void heartbeat("healthy", "True").catch(() => {}), 300);
+    // A recovered node keeps posting too (set below): one heartbeat alone would go stale again
+    // after the 1.5 s grace period, racing the controller on a loaded machine.
+    let silentPosts: "True" | "False" | undefined;
+    const keepAlive = setInterval(() => {
+      void heartbeat("healthy", "True").catch(() => {});
+      if (silentPosts !== undefined) void heartbeat("silent", silentPosts).catch(() => {});
+    }, 300);
     try {
       await heartbeat("healthy", "True");
       const unknown = await waitFor("Ready=Unknown", async () => {
@@ -112,10 +118,10 @@ describe("node lifecycle controller", () => {
       expect(reasons).toContain("TaintManagerEviction/short");
 
       // Recovery: Ready=True again removes the taints.
-      await heartbeat("silent", "True");
+      silentPosts = "True";
       await waitFor("untainted", async () => ((await client.nodes.get("silent")).spec?.taints ?? []).length === 0 || undefined);
       // Ready=False (the agent reports it) swaps in the not-ready taints.
-      await heartbeat("silent", "False");
+      silentPosts = "False";
       const notReady = await waitFor("not-ready taints", async () => {
         const n = await client.nodes.get("silent");
         return n.spec?.taints?.some((x) => x.key === "node.example.io/not-ready") ? n : undefined;
