@@ -63,7 +63,11 @@ export interface EtcdStorageOptions {
    * @defaultValue 1000
    */
   readonly watchBufferSize?: number;
-  /** Deadline of each unary etcd call, in milliseconds. @defaultValue 10000 */
+  /**
+   * Deadline of each unary etcd call, in milliseconds; also how long a write keeps re-sending (when
+   * it never reached etcd) or reading its key back (when its outcome is unknown) before it answers
+   * `Unreachable`. @defaultValue 10000
+   */
   readonly requestTimeoutMs?: number;
   /** Connection timeout, in milliseconds. @defaultValue 5000 */
   readonly dialTimeoutMs?: number;
@@ -120,6 +124,11 @@ interface ReadPoint {
  * at a revision use etcd's MVCC; watches are etcd watches with previous values; compaction is
  * etcd compaction, so several apiservers may share one etcd (and one prefix): every one of them
  * sees every write through its watches, and compare-and-swap holds across them.
+ *
+ * A write is answered with what happened: the client never re-sends a transaction by itself; a
+ * write whose outcome is unknown (the connection broke after it was sent) is resolved by reading
+ * the key back, else answered `Unreachable` ("the outcome of the write is unknown"), never
+ * `KeyExists` or `Conflict` (see `#write`). Reads are retried on connection errors.
  *
  * Connection failures are `Unreachable`; reads and watches below etcd's compaction horizon are
  * `ResourceVersionExpired`. BOOKMARK events carry the newest revision the watch stream has proven
