@@ -1,7 +1,11 @@
 // The HTTP server's own timeouts, measured on real loopback connections. Short values keep the
 // test fast; the check is that each fires within a second of its value (Node's default 30 s
 // connection check made a 32 s header timeout fire after up to 62 s).
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import type { Server } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { MemoryStorage } from "@skiff/storage";
@@ -19,8 +23,8 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function start(limits: RequestLimits): Promise<number> {
-  server = createAPIServer({ strategies: [], storage: new MemoryStorage(), authenticator: auth, authorizer: alwaysAllowAuthorizer, insecureHTTP: true, limits });
+async function start(limits: RequestLimits, tls?: { cert: string; key: string }): Promise<number> {
+  server = createAPIServer({ strategies: [], storage: new MemoryStorage(), authenticator: auth, authorizer: alwaysAllowAuthorizer, limits, ...(tls ? { tls } : { insecureHTTP: true }) });
   const url = await server.listen({ host: "127.0.0.1", port: 0 });
   return Number(new URL(url).port);
 }
@@ -104,5 +108,21 @@ describe("HTTP server timeouts", () => {
     expect(r.closedAfterMs).toBeLessThan(3000);
     expect(r.received).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
     expect(r.received).toContain('"reason":"Timeout"');
+  });
+
+  it("closes a connection whose TLS handshake is not done after readHeaderTimeoutMs (Go's tlsHandshakeTimeout), without an answer", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "skiff-tls-"));
+    try {
+      execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-subj", "/CN=localhost", "-days", "1", "-keyout", join(dir, "k.pem"), "-out", join(dir, "c.pem")], { stdio: "ignore" });
+      const port = await start({ readHeaderTimeoutMs: 2000, idleTimeoutMs: 5000, requestReadTimeoutMs: 6000 }, { cert: readFileSync(join(dir, "c.pem"), "utf8"), key: readFileSync(join(dir, "k.pem"), "utf8") });
+      const r = await probe(port, () => undefined);
+      expect(r.closedAfterMs).toBeGreaterThanOrEqual(1950);
+      expect(r.closedAfterMs).toBeLessThan(3000);
+      expect(r.received).toBe("");
+      // The HTTPS server checks its header and request read timeouts as often as the HTTP one.
+      expect((server!.app.server as Server & { connectionsCheckingInterval?: number }).connectionsCheckingInterval).toBe(250);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

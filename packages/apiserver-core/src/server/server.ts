@@ -99,8 +99,13 @@ export function createAPIServer(config: APIServerConfig): APIServer {
   };
   // Node checks header and request read timeouts only this often (see applyServerTimeouts).
   const checking = { connectionsCheckingInterval: connectionsCheckingIntervalMs };
+  // A TLS handshake gets the header timeout, as Go's server (tlsHandshakeTimeout: the smallest of
+  // its read-header, read and write timeouts; kube-apiserver sets only the first) — Node's
+  // default is 120 s. The connection is closed without an answer.
+  const requestReadTimeoutMs = config.limits?.requestReadTimeoutMs ?? (config.limits?.requestTimeoutMs ?? defaultRequestLimits.requestTimeoutMs) + 30_000;
+  const handshakeTimeout = Math.min(config.limits?.readHeaderTimeoutMs ?? defaultRequestLimits.readHeaderTimeoutMs, requestReadTimeoutMs);
   const app: FastifyInstance = (tls && !config.insecureHTTP
-    ? Fastify({ ...common, https: { ...checking, cert: tls.cert, key: tls.key, ...(tls.ca ? { ca: tls.ca } : {}), requestCert: tls.requestCert ?? false, rejectUnauthorized: false } })
+    ? Fastify({ ...common, https: { ...checking, handshakeTimeout, cert: tls.cert, key: tls.key, ...(tls.ca ? { ca: tls.ca } : {}), requestCert: tls.requestCert ?? false, rejectUnauthorized: false } })
     : Fastify({ ...common, http: checking })) as unknown as FastifyInstance;
   const stores = new Map<string, GenericStore>();
   for (const s of config.strategies) stores.set(storeKey(s.resource.group, s.resource.version, s.resource.plural), new GenericStore(s, config.storage));
