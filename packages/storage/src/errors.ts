@@ -17,7 +17,9 @@
  * - `InvalidObj`: the object cannot be stored as asked: a failed precondition (uid or
  *   resourceVersion), a resourceVersion set on create, a value that is not a JSON object.
  *   Kubernetes 1.23 reports failed preconditions with this code and the registry answers 409.
- * - `Unreachable`: the backend cannot be used (closed, locked by another process, I/O failure).
+ * - `Unreachable`: the backend cannot be used (closed, locked by another process, I/O failure),
+ *   or a write's outcome is unknown (etcd: it may or may not have been applied, and reading the
+ *   key back could not tell before the deadline).
  * - `ResourceVersionExpired`: the requested revision is older than the compaction horizon.
  * - `TooLargeResourceVersion`: the requested revision is newer than the newest one stored;
  *   `retryAfterSeconds` is 1 as in Kubernetes.

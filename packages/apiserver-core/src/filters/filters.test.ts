@@ -33,9 +33,14 @@ describe("applyServerTimeouts", () => {
   it("sets header, request and keep-alive timeouts; headers never exceed the request timeout", () => {
     const srv = createServer();
     applyServerTimeouts(srv);
-    expect([srv.headersTimeout, srv.requestTimeout, srv.keepAliveTimeout]).toEqual([32_000, 90_000, 90_000]);
+    // Node ≥ 20 keeps an idle connection 1 s (its keep-alive buffer) past keepAliveTimeout: the
+    // effective idle timeout is 90 s.
+    const buffer = (srv as { keepAliveTimeoutBuffer?: number }).keepAliveTimeoutBuffer ?? 1000;
+    expect([srv.headersTimeout, srv.requestTimeout, srv.keepAliveTimeout + buffer]).toEqual([32_000, 90_000, 90_000]);
     applyServerTimeouts(srv, 1000);
     expect([srv.headersTimeout, srv.requestTimeout]).toEqual([31_000, 31_000]);
+    applyServerTimeouts(srv, { requestTimeoutMs: 1000, readHeaderTimeoutMs: 2000, idleTimeoutMs: 3000, requestReadTimeoutMs: 4000 });
+    expect([srv.headersTimeout, srv.requestTimeout, srv.keepAliveTimeout + buffer]).toEqual([2000, 4000, 3000]);
   });
 });
 

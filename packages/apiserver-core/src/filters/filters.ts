@@ -34,6 +34,20 @@ export interface RequestLimits {
   readonly requestTimeoutMs?: number;
   /** Watches without `timeoutSeconds` end after this × [1, 2) (`--min-request-timeout`), in seconds. @defaultValue 1800 */
   readonly minRequestTimeoutSeconds?: number;
+  /**
+   * Time a connection may take to send a request's headers, from its first byte (for a new
+   * connection: from the connection), in ms; then the connection is closed without an answer, as
+   * Go's `ReadHeaderTimeout` does. Capped at the request read timeout. @defaultValue 32000
+   */
+  readonly readHeaderTimeoutMs?: number;
+  /** Time a keep-alive connection may stay idle between requests before it is closed (Go's `IdleTimeout`), in ms. @defaultValue 90000 */
+  readonly idleTimeoutMs?: number;
+  /**
+   * Time a connection may take to send a whole request (headers and body), in ms; then it gets a
+   * 408 `Timeout` Status (unless an answer has started) and is closed. A backstop against bodies
+   * trickling in; kube-apiserver has none. @defaultValue `requestTimeoutMs` + 30000
+   */
+  readonly requestReadTimeoutMs?: number;
 }
 
 /** Defaults of {@link RequestLimits}, as kube-apiserver 1.23. */
@@ -42,7 +56,20 @@ export const defaultRequestLimits = Object.freeze({
   maxMutatingRequestsInFlight: 200,
   requestTimeoutMs: 60_000,
   minRequestTimeoutSeconds: 1800,
+  readHeaderTimeoutMs: 32_000,
+  idleTimeoutMs: 90_000,
 });
+
+/**
+ * How often Node's HTTP server checks header and request read timeouts, in ms. Node checks them
+ * only every `connectionsCheckingInterval` (30 s by default), so a 32 s header timeout fired after
+ * 32–62 s; checking every 250 ms keeps each timeout within a quarter second of its value. Pass it
+ * to `http(s).createServer` (it cannot be changed afterwards).
+ */
+export const connectionsCheckingIntervalMs = 250;
+
+/** The extra time Node ≥ 20 keeps an idle keep-alive connection past `keepAliveTimeout` (`HTTP_SERVER_KEEP_ALIVE_TIMEOUT_BUFFER`). */
+const nodeKeepAliveBufferMs = 1000;
 
 /** What {@link installRequestFilters} needs. */
 export interface RequestFilterConfig {
@@ -118,15 +145,31 @@ export class InFlightLimiter {
 }
 
 /**
- * Applies the HTTP server's own timeouts against slow clients: headers must arrive within 32 s,
- * the whole request within `--request-timeout` + 30 s (backstop for bodies trickling in), and an
- * idle keep-alive connection closes after 90 s. Mutates `server`.
- * @see staging/src/k8s.io/apiserver/pkg/server/secure_serving.go (ReadHeaderTimeout, IdleTimeout)
+ * Applies the HTTP server's own timeouts against slow clients (mutates `server`): a request's
+ * headers must arrive within `readHeaderTimeoutMs` (32 s; then the connection is closed without an
+ * answer, as Go's server does on `ReadHeaderTimeout`), the whole request within
+ * `requestReadTimeoutMs` (`--request-timeout` + 30 s, a backstop for bodies trickling in; then 408),
+ * and a keep-alive connection idle for `idleTimeoutMs` (90 s) is closed. Each fires within a
+ * second of its value only if the server was created with
+ * `connectionsCheckingInterval: connectionsCheckingIntervalMs` (Node checks the first two only
+ * that often). A number as second argument is `requestTimeoutMs` (the former signature).
+ * @see staging/src/k8s.io/apiserver/pkg/server/secure_serving.go (ReadHeaderTimeout 32 s, IdleTimeout 90 s)
  */
-export function applyServerTimeouts(server: Server, requestTimeoutMs: number = defaultRequestLimits.requestTimeoutMs): void {
-  server.requestTimeout = requestTimeoutMs + 30_000;
-  server.headersTimeout = Math.min(32_000, server.requestTimeout);
-  server.keepAliveTimeout = 90_000;
+export function applyServerTimeouts(server: Server, limits: RequestLimits | number = {}): void {
+  const l = typeof limits === "number" ? { requestTimeoutMs: limits } : limits;
+  const requestTimeoutMs = l.requestTimeoutMs ?? defaultRequestLimits.requestTimeoutMs;
+  server.requestTimeout = l.requestReadTimeoutMs ?? requestTimeoutMs + 30_000;
+  server.headersTimeout = Math.min(l.readHeaderTimeoutMs ?? defaultRequestLimits.readHeaderTimeoutMs, server.requestTimeout);
+  const idleMs = l.idleTimeoutMs ?? defaultRequestLimits.idleTimeoutMs;
+  // Node keeps an idle connection `keepAliveTimeoutBuffer` (Node ≥ 24, settable) or 1 s (Node 20,
+  // fixed) past keepAliveTimeout: take it off so the connection closes after `idleMs`.
+  const s = server as Server & { keepAliveTimeoutBuffer?: number };
+  if (typeof s.keepAliveTimeoutBuffer === "number") {
+    s.keepAliveTimeoutBuffer = 0;
+    server.keepAliveTimeout = idleMs;
+  } else {
+    server.keepAliveTimeout = Math.max(1, idleMs - nodeKeepAliveBufferMs);
+  }
 }
 
 /**

@@ -15,6 +15,7 @@ import {
   newBadRequest,
   newConflict,
   newInternalError,
+  newServerTimeout,
   newInvalid,
   newNotFound,
   newResourceExpired,
@@ -218,12 +219,16 @@ export class GenericStore {
   /**
    * Maps a storage error to the API error for `name` (KeyExists → 409 AlreadyExists, KeyNotFound →
    * 404, Conflict/InvalidObj → 409 Conflict, ResourceVersionExpired → 410, TooLargeResourceVersion
-   * → 504 with a retry, InvalidError → 400, others → 500). Other errors are returned unchanged.
-   * @see k8s.io/apiserver/pkg/storage/errors.go (InterpretCreateError, InterpretGetError & co)
+   * → 504 with a retry, InvalidError → 400, Unreachable with an `operation` → 500 ServerTimeout
+   * retrying after 2 s as `Interpret<Operation>Error` (also when a write's outcome is unknown), others
+   * → 500). Other errors are returned unchanged.
+   * @see k8s.io/apiserver/pkg/storage/errors/storage.go (InterpretCreateError, InterpretGetError & co)
    */
-  interpret(err: unknown, name: string): unknown {
+  interpret(err: unknown, name: string, operation?: "create" | "get" | "list" | "update" | "delete"): unknown {
     if (!isStorageError(err)) return err;
     switch (err.code) {
+      case "Unreachable":
+        return operation === undefined ? newInternalError(err) : newServerTimeout(this.gr, operation, 2);
       case "KeyExists":
         return newAlreadyExists(this.gr, name);
       case "KeyNotFound":
@@ -260,7 +265,7 @@ export class GenericStore {
   async create(ctx: RequestContext, obj: APIObject, opts: StoreWriteOptions = {}): Promise<APIObject> {
     const name = await this.prepareCreate(ctx, obj, opts);
     if (ctx.dryRun) {
-      const existing = await this.storage.get(this.key(ctx.namespace, name), { ignoreNotFound: true }).catch((e: unknown) => { throw this.interpret(e, name); });
+      const existing = await this.storage.get(this.key(ctx.namespace, name), { ignoreNotFound: true }).catch((e: unknown) => { throw this.interpret(e, name, "create"); });
       if (existing) throw newAlreadyExists(this.gr, name);
       return obj;
     }
@@ -268,7 +273,7 @@ export class GenericStore {
       const r = await this.storage.create(this.key(ctx.namespace, name), obj as StoredObject);
       return r.object as APIObject;
     } catch (e) {
-      throw this.interpret(e, name);
+      throw this.interpret(e, name, "create");
     }
   }
 
@@ -308,7 +313,7 @@ export class GenericStore {
       if (resourceVersion) return (await this.storage.get(key, { resourceVersion })) as APIObject;
       return (await this.storage.get(key)) as APIObject;
     } catch (e) {
-      throw this.interpret(e, name);
+      throw this.interpret(e, name, "get");
     }
   }
 
@@ -426,7 +431,7 @@ export class GenericStore {
           "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.",
         );
       }
-      throw this.interpret(e, "");
+      throw this.interpret(e, "", "list");
     }
   }
 
@@ -536,10 +541,10 @@ export class GenericStore {
         } catch (de) {
           // Racing updates may both remove the last finalizer.
           if (isStorageError(de, "KeyNotFound")) return { object: e.object, created: false };
-          throw this.interpret(de, name);
+          throw this.interpret(de, name, "delete");
         }
       }
-      throw this.interpret(e, name);
+      throw this.interpret(e, name, "update");
     }
   }
 
@@ -617,7 +622,7 @@ export class GenericStore {
           return { object: e.object, deleted: false, finalized: true };
         } else if (e instanceof DeleteNow) {
           deleteImmediately = true;
-        } else throw this.interpret(e, name);
+        } else throw this.interpret(e, name, "update");
       }
       if (!deleteImmediately && out) return { object: out, deleted: false, finalized: false };
     }
@@ -631,7 +636,7 @@ export class GenericStore {
       return { object: r.object as APIObject, deleted: true, finalized: true };
     } catch (e) {
       if (isStorageError(e, "KeyNotFound") && out) return { object: out, deleted: true, finalized: true };
-      throw this.interpret(e, name);
+      throw this.interpret(e, name, "delete");
     }
   }
 

@@ -1,7 +1,9 @@
 /**
  * The answer to bytes Node's HTTP parser cannot read as a request (fastify's `clientErrorHandler`):
- * a `Status` body (400, 408 on a header/request timeout, 431 for oversized headers), then the
- * connection is closed. When the bad bytes follow a request read completely and still being
+ * a `Status` body (400, 408 when a request's body did not arrive within the request read timeout,
+ * 431 for oversized headers), then the connection is closed. A connection whose request headers do
+ * not arrive within the header timeout is closed without an answer, as Go's server does on
+ * `ReadHeaderTimeout` (a read timeout is a "common net read error": "don't reply"). When the bad bytes follow a request read completely and still being
  * served, the answer waits until that response is finished. Node parses pipelined bytes while a request is still being served; Go's server (and so
  * Kubernetes) serves that request first and only then answers `400` for what follows. The usual
  * cause is a client that writes a body with neither `Content-Length` nor
@@ -31,6 +33,10 @@ function answerFor(errCode: string | undefined): { code: number; text: string; b
 /** fastify `clientErrorHandler`: see the module comment. */
 export function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
   if (err.code === "ECONNRESET" || socket.destroyed) return;
+  if (isHeaderTimeout(err, socket)) {
+    socket.destroy();
+    return;
+  }
   const answer = answerFor(err.code);
   const raw = `HTTP/1.1 ${String(answer.code)} ${answer.text}\r\nContent-Type: application/json\r\nContent-Length: ${String(Buffer.byteLength(answer.body))}\r\nConnection: close\r\n\r\n${answer.body}`;
   // The response being served on this connection, if any (Node keeps it on the socket).
@@ -53,4 +59,16 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Socket): v
   // unless a response already started, and close.
   if (socket.writable && !(inFlight?.headersSent ?? false)) socket.write(raw);
   socket.destroy(err);
+}
+
+/**
+ * Node reports both read timeouts as ERR_HTTP_REQUEST_TIMEOUT (older versions: headers as
+ * ERR_HTTP_HEADERS_TIMEOUT); it is the header timeout when no request's headers were read yet
+ * (the parser holds no incoming message).
+ */
+function isHeaderTimeout(err: NodeJS.ErrnoException, socket: Socket): boolean {
+  if (err.code === "ERR_HTTP_HEADERS_TIMEOUT") return true;
+  if (err.code !== "ERR_HTTP_REQUEST_TIMEOUT") return false;
+  const parser = (socket as Socket & { parser?: { incoming?: unknown } | null }).parser;
+  return parser === undefined || parser === null || parser.incoming === null || parser.incoming === undefined;
 }

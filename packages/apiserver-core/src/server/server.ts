@@ -14,6 +14,7 @@ import type { ResourceInfo } from "@skiff/api-types";
 import type { Storage } from "@skiff/storage";
 import type { Authenticator, Authorizer } from "../auth/auth.js";
 import { applyServerTimeouts, defaultRequestLimits, installRequestFilters } from "../filters/index.js";
+import { connectionsCheckingIntervalMs } from "../filters/filters.js";
 import type { RequestLimits } from "../filters/index.js";
 import type { AdmissionPlugin } from "../handlers/admission.js";
 import { defaultPatchSchemaFor } from "../handlers/apply.js";
@@ -45,7 +46,7 @@ export interface APIServerConfig {
   readonly storage: Storage;
   readonly authenticator: Authenticator;
   readonly authorizer: Authorizer;
-  /** In-flight limits, request timeout, watch min-request-timeout. @defaultValue `defaultRequestLimits` (400, 200, 60 s, 1800 s) */
+  /** In-flight limits, request timeout, watch min-request-timeout, the HTTP server's header/idle/request read timeouts. @defaultValue `defaultRequestLimits` (400, 200, 60 s, 1800 s, 32 s, 90 s; request read: request timeout + 30 s) */
   readonly limits?: RequestLimits;
   readonly admission?: readonly AdmissionPlugin[];
   readonly extraRoutes?: readonly NonResourceRoute[];
@@ -96,9 +97,16 @@ export function createAPIServer(config: APIServerConfig): APIServer {
     // Errors fastify answers before any route or hook (a malformed percent-escape in the path).
     frameworkErrors: (err: { code?: string }, req: FastifyRequest, reply: FastifyReply) => sendStatus(reply, frameworkErrorStatus(err, req.url)),
   };
+  // Node checks header and request read timeouts only this often (see applyServerTimeouts).
+  const checking = { connectionsCheckingInterval: connectionsCheckingIntervalMs };
+  // A TLS handshake gets the header timeout, as Go's server (tlsHandshakeTimeout: the smallest of
+  // its read-header, read and write timeouts; kube-apiserver sets only the first) — Node's
+  // default is 120 s. The connection is closed without an answer.
+  const requestReadTimeoutMs = config.limits?.requestReadTimeoutMs ?? (config.limits?.requestTimeoutMs ?? defaultRequestLimits.requestTimeoutMs) + 30_000;
+  const handshakeTimeout = Math.min(config.limits?.readHeaderTimeoutMs ?? defaultRequestLimits.readHeaderTimeoutMs, requestReadTimeoutMs);
   const app: FastifyInstance = (tls && !config.insecureHTTP
-    ? Fastify({ ...common, https: { cert: tls.cert, key: tls.key, ...(tls.ca ? { ca: tls.ca } : {}), requestCert: tls.requestCert ?? false, rejectUnauthorized: false } })
-    : Fastify(common)) as unknown as FastifyInstance;
+    ? Fastify({ ...common, https: { ...checking, handshakeTimeout, cert: tls.cert, key: tls.key, ...(tls.ca ? { ca: tls.ca } : {}), requestCert: tls.requestCert ?? false, rejectUnauthorized: false } })
+    : Fastify({ ...common, http: checking })) as unknown as FastifyInstance;
   const stores = new Map<string, GenericStore>();
   for (const s of config.strategies) stores.set(storeKey(s.resource.group, s.resource.version, s.resource.plural), new GenericStore(s, config.storage));
 
@@ -119,7 +127,7 @@ export function createAPIServer(config: APIServerConfig): APIServer {
 
   // Authentication, in-flight limits, authorization and the request timeout (filters/).
   installRequestFilters(app, { authenticator: config.authenticator, authorizer: config.authorizer, publicPaths, ...(config.limits ? { limits: config.limits } : {}) });
-  applyServerTimeouts(app.server, config.limits?.requestTimeoutMs ?? defaultRequestLimits.requestTimeoutMs);
+  applyServerTimeouts(app.server, config.limits ?? {});
 
   if ((config.verbosity ?? 0) >= 2) {
     app.addHook("onResponse", async (req, reply) => {

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
-import { Etcd3 } from "etcd3";
+import { Etcd3, isRecoverableError } from "etcd3";
 import type { IKeyValue, IOptions, IRangeRequest, IRangeResponse, ITxnResponse } from "etcd3";
-import { StorageError } from "../errors.js";
+import { StorageError, isStorageError } from "../errors.js";
 import { decodeObject, encodeObject, encodedWithRevision } from "../internal/codec.js";
 import { assertKey, directoryPrefix, prefixRange } from "../internal/keys.js";
 import { parseRevisionOption, resolveListStart } from "../internal/revision.js";
@@ -63,10 +63,47 @@ export interface EtcdStorageOptions {
    * @defaultValue 1000
    */
   readonly watchBufferSize?: number;
-  /** Deadline of each unary etcd call, in milliseconds. @defaultValue 10000 */
+  /**
+   * Deadline of each unary etcd call, in milliseconds; also how long a write keeps re-sending (when
+   * it never reached etcd) or reading its key back (when its outcome is unknown) before it answers
+   * `Unreachable`. @defaultValue 10000
+   */
   readonly requestTimeoutMs?: number;
   /** Connection timeout, in milliseconds. @defaultValue 5000 */
   readonly dialTimeoutMs?: number;
+}
+
+/** What {@link EtcdStorage}'s compare-and-swap write found. */
+type WriteAttempt = { readonly succeeded: true; readonly revision: number } | { readonly succeeded: false; readonly current: IKeyValue | undefined };
+
+/** Attempts of a read that fails with a connection error (the etcd3 client's former default: 1 + 3 retries). */
+const readAttempts = 4;
+const readRetryDelayMs = 50;
+const writeRetryDelayMs = 100;
+
+/** A cockatiel policy that runs the call once: the etcd3 client then never re-sends a call by itself. */
+const noRetryPolicy = {
+  execute: async <T>(fn: (context: { signal: AbortSignal }) => PromiseLike<T> | T, signal: AbortSignal = new AbortController().signal): Promise<T> => await fn({ signal }),
+} as unknown as NonNullable<NonNullable<IOptions["faultHandling"]>["global"]>;
+
+function isRecoverable(error: unknown): boolean {
+  return typeof error === "object" && error !== null && isRecoverableError(error as Error);
+}
+
+/** Errors of a call that never left this process: no connection to etcd, or the host's circuit breaker open. */
+function isNotSent(error: StorageError): boolean {
+  return /No connection established|circuit breaker is open|failed to connect to all addresses/i.test(error.detail);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** A write whose outcome could not be established: kube-apiserver answers storage `Unreachable` with a 500 `ServerTimeout`. */
+function outcomeUnknown(key: string, cause: unknown, readError?: unknown): StorageError {
+  const why = (e: unknown) => (e instanceof Error ? e.message : String(e));
+  const detail = `the outcome of the write is unknown: ${why(cause)}${readError === undefined ? "" : `; reading the key back failed: ${why(readError)}`}`;
+  return new StorageError("Unreachable", { key, detail, cause });
 }
 
 /** The key kube-apiserver's compactors coordinate on (outside any prefix: compaction is global). */
@@ -88,6 +125,11 @@ interface ReadPoint {
  * etcd compaction, so several apiservers may share one etcd (and one prefix): every one of them
  * sees every write through its watches, and compare-and-swap holds across them.
  *
+ * A write is answered with what happened: the client never re-sends a transaction by itself; a
+ * write whose outcome is unknown (the connection broke after it was sent) is resolved by reading
+ * the key back, else answered `Unreachable` ("the outcome of the write is unknown"), never
+ * `KeyExists` or `Conflict` (see `#write`). Reads are retried on connection errors.
+ *
  * Connection failures are `Unreachable`; reads and watches below etcd's compaction horizon are
  * `ResourceVersionExpired`. BOOKMARK events carry the newest revision the watch stream has proven
  * (its last event, or an etcd progress notification — etcd sends those every
@@ -105,6 +147,7 @@ export class EtcdStorage implements Storage {
   readonly #root: string;
   readonly #client: Etcd3;
   readonly #bufferSize: number;
+  readonly #requestTimeoutMs: number;
   readonly #watchers = new Set<EtcdWatcher>();
   #closed = false;
   #compacted = 0;
@@ -115,6 +158,7 @@ export class EtcdStorage implements Storage {
     this.prefix = prefix;
     this.#root = root;
     this.#bufferSize = options.watchBufferSize ?? 1000;
+    this.#requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
     const intervalMs = options.compactionIntervalMs ?? defaultCompactionIntervalMs;
     if (intervalMs > 0) {
       let version = 0;
@@ -161,6 +205,12 @@ export class EtcdStorage implements Storage {
       hosts: servers,
       dialTimeout: options.dialTimeoutMs ?? 5_000,
       defaultCallOptions: (context) => (context.isStream ? {} : { deadline: Date.now() + requestTimeoutMs }),
+      // The client's default global policy re-sends any call that failed with a connection error
+      // (up to 3 times), transactions included: a write that landed before the connection broke was
+      // sent again, failed its compare and was answered 409 Conflict / AlreadyExists. Reads are
+      // retried here (#range), writes resolved by reading back (#write). The per-host circuit
+      // breaker stays (it only skips hosts, it never re-sends).
+      faultHandling: { global: noRetryPolicy },
     };
     try {
       if (options.caFile !== undefined || options.certFile !== undefined) {
@@ -189,14 +239,9 @@ export class EtcdStorage implements Storage {
   async create(key: string, object: StoredObject): Promise<WriteResult> {
     const ekey = this.#etcdKey(key);
     const value = encodeObject(key, object, true);
-    const res = await this.#txn(key, {
-      compare: [{ key: ekey, target: "Mod", result: "Equal", mod_revision: 0 }],
-      success: [{ request_put: { key: ekey, value: Buffer.from(value) } }],
-      failure: [],
-    });
+    const res = await this.#write(key, ekey, 0, Buffer.from(value));
     if (!res.succeeded) throw new StorageError("KeyExists", { key });
-    const revision = Number(res.header.revision);
-    return { object: decodeObject(value, revision), revision };
+    return { object: decodeObject(value, res.revision), revision: res.revision };
   }
 
   get(key: string, options?: GetOptions & { readonly ignoreNotFound?: false }): Promise<StoredObject>;
@@ -277,16 +322,9 @@ export class EtcdStorage implements Storage {
         // No change: not written, keeps its revision (Kubernetes 1.23).
         return { object: this.#decode(current), revision: expected };
       }
-      const res = await this.#txn(key, {
-        compare: [{ key: ekey, target: "Mod", result: "Equal", mod_revision: expected }],
-        success: [{ request_put: { key: ekey, value: Buffer.from(value) } }],
-        failure: [{ request_range: { key: ekey } }],
-      });
-      if (res.succeeded) {
-        const revision = Number(res.header.revision);
-        return { object: decodeObject(value, revision), revision };
-      }
-      current = res.responses[0]?.response_range.kvs[0];
+      const res = await this.#write(key, ekey, expected, Buffer.from(value));
+      if (res.succeeded) return { object: decodeObject(value, res.revision), revision: res.revision };
+      current = res.current;
     }
   }
 
@@ -297,13 +335,9 @@ export class EtcdStorage implements Storage {
       if (current === undefined) throw new StorageError("KeyNotFound", { key });
       if (options.preconditions !== undefined) checkPreconditions(key, options.preconditions, this.#decode(current));
       if (options.validateDeletion !== undefined) await options.validateDeletion(this.#decode(current));
-      const res = await this.#txn(key, {
-        compare: [{ key: ekey, target: "Mod", result: "Equal", mod_revision: current.mod_revision }],
-        success: [{ request_delete_range: { key: ekey } }],
-        failure: [{ request_range: { key: ekey } }],
-      });
-      if (res.succeeded) return { object: this.#decode(current), revision: Number(res.header.revision) };
-      current = res.responses[0]?.response_range.kvs[0];
+      const res = await this.#write(key, ekey, Number(current.mod_revision), null);
+      if (res.succeeded) return { object: this.#decode(current), revision: res.revision };
+      current = res.current;
     }
   }
 
@@ -451,7 +485,7 @@ export class EtcdStorage implements Storage {
     this.#open();
     let res: IRangeResponse;
     try {
-      res = await this.#client.kv.range(point.revision > 0 ? { ...req, revision: point.revision } : req);
+      res = await this.#retryRead(() => this.#client.kv.range(point.revision > 0 ? { ...req, revision: point.revision } : req));
     } catch (error) {
       const kind = classifyEtcdError(error);
       if (kind === "compacted") {
@@ -471,6 +505,91 @@ export class EtcdStorage implements Storage {
     return res;
   }
 
+  /** A read, re-sent on connection failures (safe: it changes nothing), as the client's default policy did. */
+  async #retryRead<T>(read: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await read();
+      } catch (error) {
+        if (attempt >= readAttempts || this.#closed || !isRecoverable(error)) throw error;
+        await sleep(readRetryDelayMs * attempt);
+      }
+    }
+  }
+
+  /**
+   * One compare-and-swap write of one key: put `value` (null: delete the key) if the key's mod
+   * revision is still `expected` (0: the key is absent). Answers what happened, never a guess:
+   *
+   * - succeeded, with the write's revision;
+   * - not succeeded, with the key's current value, when another writer changed the key first;
+   * - StorageError `Unreachable` ("the outcome of the write is unknown") when it cannot tell.
+   *
+   * The call is never re-sent blindly: when it fails (a connection cut, a deadline, an etcd error),
+   * it may or may not have been applied, so the key is read back. Our value stored at a newer
+   * revision (for a delete: the key gone) means it landed: success with that revision. The key
+   * still at `expected` means it did not land (yet): the transaction is sent again, which is safe
+   * because its compare lets at most one of the attempts apply. Anything else, or no answer from
+   * etcd before the deadline (`requestTimeoutMs` after the first attempt), is `Unreachable`, as is a
+   * later compare failure that is not explained by our own earlier attempt.
+   * A create whose key is found absent is sent again too: it did not land, or it landed and was
+   * deleted since (then the object is created again, as a client retrying would).
+   */
+  async #write(key: string, ekey: Buffer, expected: number, value: Buffer | null): Promise<WriteAttempt> {
+    const deadline = Date.now() + this.#requestTimeoutMs;
+    // The error of an attempt that may have reached etcd; of the last one that surely did not.
+    let unknown: unknown;
+    let notSent: unknown;
+    for (let attempt = 1; ; attempt++) {
+      let res: ITxnResponse | undefined;
+      try {
+        res = await this.#txn(key, {
+          compare: [{ key: ekey, target: "Mod", result: "Equal", mod_revision: expected }],
+          success: [value === null ? { request_delete_range: { key: ekey } } : { request_put: { key: ekey, value } }],
+          failure: [{ request_range: { key: ekey } }],
+        });
+      } catch (error) {
+        if (this.#closed || !isStorageError(error, "Unreachable")) throw error;
+        if (isNotSent(error)) notSent = error;
+        else unknown = error;
+      }
+      let current: IKeyValue | undefined;
+      let revision: number;
+      if (res !== undefined) {
+        if (res.succeeded) return { succeeded: true, revision: Number(res.header.revision) };
+        current = res.responses[0]?.response_range.kvs[0];
+        revision = Number(res.header.revision);
+        // The key changed and no attempt of ours may have done it: another writer's change.
+        if (unknown === undefined) return { succeeded: false, current };
+      } else if (unknown === undefined) {
+        // No attempt reached etcd: nothing to resolve, send it again until the deadline.
+        if (Date.now() >= deadline || this.#closed) throw notSent as StorageError;
+        await sleep(Math.min(writeRetryDelayMs * attempt, 1_000));
+        continue;
+      } else {
+        // What the key shows, read back until the deadline.
+        for (;;) {
+          try {
+            const read = await this.#range(key, { key: ekey }, { revision: 0, atLeast: 0 });
+            current = read.kvs[0];
+            revision = Number(read.header.revision);
+            break;
+          } catch (error) {
+            if (Date.now() >= deadline || this.#closed) throw outcomeUnknown(key, unknown, error);
+            await sleep(writeRetryDelayMs);
+          }
+        }
+      }
+      // Some attempt's outcome is unknown: our value at a newer revision (a delete: no key) is ours.
+      if (value === null ? current === undefined : current !== undefined && Number(current.mod_revision) > expected && current.value.equals(value)) {
+        return { succeeded: true, revision: current === undefined ? revision : Number(current.mod_revision) };
+      }
+      const unchanged = expected === 0 ? current === undefined : current !== undefined && Number(current.mod_revision) === expected;
+      if (!unchanged || Date.now() >= deadline || this.#closed) throw outcomeUnknown(key, unknown);
+      await sleep(Math.min(writeRetryDelayMs * attempt, 1_000));
+    }
+  }
+
   async #txn(key: string, req: Parameters<Etcd3["kv"]["txn"]>[0]): Promise<ITxnResponse> {
     this.#open();
     try {
@@ -487,7 +606,7 @@ export class EtcdStorage implements Storage {
 
   /** etcd 3.4 reports the compaction horizon through HashKV; used only when a call hits it. */
   async #discoverHorizon(): Promise<number> {
-    const res = await this.#client.maintenance.hashKV({ revision: 0 });
+    const res = await this.#retryRead(() => this.#client.maintenance.hashKV({ revision: 0 }));
     this.#compacted = Math.max(this.#compacted, Number(res.compact_revision));
     return this.#compacted;
   }
