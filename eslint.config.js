@@ -2,22 +2,29 @@
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
-/** Workspace packages in dependency order: each may import only those before it (DESIGN.md). */
+/**
+ * Workspace packages in dependency order: each may import only those of earlier layers
+ * (DESIGN.md). `client` sits beside `validation`, not above `apiserver-core`: it speaks only HTTP,
+ * so it builds on the wire types and apimachinery and never on the server side (`storage`,
+ * `apiserver-core`) or `validation` (STYLE.md §2).
+ */
 const layers = [
   ["api-types", "completed-indexes", "feature-gates", "flags", "cri-api", "csi-api"],
   ["apimachinery"],
-  ["validation"],
+  ["validation", "client"],
   ["storage"],
   ["apiserver-core"],
-  ["client"],
 ];
+/** Packages that share a layer but still may not import each other (the client is HTTP-only). */
+const notAllowed = { "storage": ["client"], "apiserver-core": ["client"] };
 const leaves = new Set(layers[0]);
 const allPackages = layers.flat();
 
 /** @param {string} pkg */
 function forbiddenFor(pkg) {
   const idx = layers.findIndex((l) => l.includes(pkg));
-  const allowed = leaves.has(pkg) ? [] : layers.slice(0, idx).flat();
+  const excluded = /** @type {Record<string, string[]>} */ (notAllowed)[pkg] ?? [];
+  const allowed = leaves.has(pkg) ? [] : layers.slice(0, idx).flat().filter((p) => !excluded.includes(p));
   return allPackages.filter((p) => p !== pkg && !allowed.includes(p)).map((p) => `@skiff/${p}`);
 }
 
@@ -45,6 +52,13 @@ export default tseslint.config(
       "no-restricted-imports": ["error", { patterns: [restrictApps, ...forbiddenFor(pkg).map((p) => ({ group: [p, `${p}/*`], message: "Dependency direction (DESIGN.md): this package may not import that one." }))] }],
     },
   })),
+  {
+    // The apiserver may import apiserver-core and storage, but no other app.
+    files: ["apps/apiserver/src/**/*.ts", "apps/apiserver/test/**/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [restrictApps] }],
+    },
+  },
   {
     files: ["apps/job-controller/src/**/*.ts", "apps/scheduler/src/**/*.ts", "apps/nodeagent/src/**/*.ts"],
     rules: {
