@@ -46,7 +46,7 @@ const testImportsDeclaredRule = {
     if (top === undefined || name === undefined || !["packages", "apps", "tools"].includes(top)) return {};
     const packageDir = path.join(workspaceRoot, top, name);
     const declared = declaredDependencies(packageDir);
-    /** @param {import("estree").Node} node @param {unknown} source */
+    /** @param {import("eslint").Rule.Node} node @param {unknown} source */
     function check(node, source) {
       if (typeof source !== "string") return;
       if (source.startsWith("@skiff/")) {
