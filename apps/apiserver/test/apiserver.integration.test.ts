@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { appDir, call, startServer } from "./harness.js";
+import { appDir, call, startServer, removeWhenDone } from "./harness.js";
 import type { RunningServer } from "./harness.js";
 
 describe("skiff-apiserver (real process from source)", () => {
@@ -122,7 +122,7 @@ describe("startup errors", () => {
   it("a token file line with fewer than 3 columns exits 1 naming the line", async () => {
     const { mkdtemp, writeFile } = await import("node:fs/promises");
     const { tmpdir } = await import("node:os");
-    const dir = await mkdtemp(join(tmpdir(), "skiff-bad-"));
+    const dir = removeWhenDone(await mkdtemp(join(tmpdir(), "skiff-bad-")));
     await writeFile(join(dir, "t.csv"), "a,b,c\nonly,two\n");
     const { spawnSync } = await import("node:child_process");
     const r = spawnSync(process.execPath, ["--conditions=@skiff/source", "--import", "tsx", join(appDir, "src/main.ts"), `--token-auth-file=${join(dir, "t.csv")}`, `--data-dir=${join(dir, "d")}`, `--cert-dir=${join(dir, "p")}`], { encoding: "utf8", cwd: join(appDir, "../..") });

@@ -1,10 +1,24 @@
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
-import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { afterAll } from "vitest";
 import { fileURLToPath } from "node:url";
+
+// Every directory startServer creates is removed once the test file is done: registered while the
+// file is collected, this afterAll runs after the file's own (which stop the servers).
+const createdDirs: string[] = [];
+afterAll(async () => {
+  await Promise.all(createdDirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+});
+
+/** Registers a test's own temporary directory for the same removal; returns it. */
+export function removeWhenDone(dir: string): string {
+  createdDirs.push(dir);
+  return dir;
+}
 
 export const appDir = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const adminToken = "admin-token";
@@ -20,7 +34,7 @@ export interface RunningServer {
 
 // Starts the REAL process (from source, or `entry` for the built binary) and waits for its log line.
 export async function startServer(opts: { entry?: string; extraArgs?: string[] } = {}): Promise<RunningServer> {
-  const dir = await mkdtemp(join(tmpdir(), "skiff-apiserver-"));
+  const dir = removeWhenDone(await mkdtemp(join(tmpdir(), "skiff-apiserver-")));
   await writeFile(join(dir, "tokens.csv"), `${adminToken},admin,1,"system:masters"\n`);
   const args = opts.entry === undefined ? ["--conditions=@skiff/source", "--import", "tsx", join(appDir, "src/main.ts")] : [opts.entry];
   const proc = spawn(

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adminToken, call, startServer } from "./harness.js";
+import { adminToken, call, startServer, removeWhenDone } from "./harness.js";
 import type { RunningServer } from "./harness.js";
 
 const run = promisify(execFile);
@@ -22,7 +22,7 @@ describe("impersonation (real process, ABAC)", () => {
   let kubectl: (token: string, ...args: string[]) => Promise<{ stdout: string; stderr: string }>;
 
   beforeAll(async () => {
-    const dir = await mkdtemp(join(tmpdir(), "skiff-impersonation-"));
+    const dir = removeWhenDone(await mkdtemp(join(tmpdir(), "skiff-impersonation-")));
     await writeFile(join(dir, "tokens.csv"), `${adminToken},admin,1,"system:masters"\nalice-token,alice,10\ncarl-token,carl,11\n`);
     await writeFile(
       join(dir, "policy.jsonl"),

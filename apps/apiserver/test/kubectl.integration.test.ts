@@ -4,7 +4,7 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, writeKubeconfig } from "./harness.js";
+import { startServer, writeKubeconfig, removeWhenDone } from "./harness.js";
 import type { RunningServer } from "./harness.js";
 import { Kubectl, headerColumns, kindCases, kubectlBuilds } from "./kubectl-helpers.js";
 import type { KindCase } from "./kubectl-helpers.js";
@@ -194,7 +194,7 @@ describe("kubectl against an ABAC-restricted server: Forbidden", () => {
   beforeAll(async () => {
     const { mkdtemp } = await import("node:fs/promises");
     const { tmpdir } = await import("node:os");
-    const dir = await mkdtemp(join(tmpdir(), "skiff-abac-"));
+    const dir = removeWhenDone(await mkdtemp(join(tmpdir(), "skiff-abac-")));
     const policy = join(dir, "policy.jsonl");
     const line = (spec: Record<string, unknown>) => JSON.stringify({ apiVersion: "abac.authorization.kubernetes.io/v1beta1", kind: "Policy", spec });
     await writeFile(policy, [line({ user: "viewer", namespace: "*", resource: "*", apiGroup: "*", readonly: true }), line({ user: "viewer", nonResourcePath: "*" })].join("\n") + "\n");

@@ -10,7 +10,7 @@ import type { ClientRequest, IncomingMessage } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adminToken, startServer } from "./harness.js";
+import { adminToken, startServer, removeWhenDone } from "./harness.js";
 import type { RunningServer } from "./harness.js";
 
 const loader = "loader-token";
@@ -73,7 +73,7 @@ function expectTooMany(r: Res): void {
 describe("overload (real process, in-flight limits of 2)", () => {
   let s: RunningServer;
   beforeAll(async () => {
-    const dir = await mkdtemp(join(tmpdir(), "skiff-overload-"));
+    const dir = removeWhenDone(await mkdtemp(join(tmpdir(), "skiff-overload-")));
     await writeFile(join(dir, "tokens.csv"), `${adminToken},admin,1,"system:masters"\n${loader},loader,2\n`);
     s = await startServer({ extraArgs: [`--token-auth-file=${join(dir, "tokens.csv")}`, "--max-requests-inflight=2", "--max-mutating-requests-inflight=2"] });
   }, 120_000);

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { generate } from "selfsigned";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adminToken, startServer } from "./harness.js";
+import { adminToken, startServer, removeWhenDone } from "./harness.js";
 import type { RunningServer } from "./harness.js";
 
 const run = promisify(execFile);
@@ -121,7 +121,7 @@ describe("security (real process: client CA, token file, ABAC, anonymous off)", 
     mallory = await makeClientCert(await makeCA("rogue-ca"), "admin", ["system:masters"]);
     const { mkdtemp } = await import("node:fs/promises");
     const { tmpdir } = await import("node:os");
-    const dir = await mkdtemp(join(tmpdir(), "skiff-security-"));
+    const dir = removeWhenDone(await mkdtemp(join(tmpdir(), "skiff-security-")));
     await writeFile(join(dir, "client-ca.crt"), ca.cert);
     await writeFile(join(dir, "tokens.csv"), `${adminToken},admin,1,"system:masters"\nbob-token,bob,2\ndave-token,dave,3,"readers"\n`);
     await writeFile(
@@ -264,7 +264,7 @@ describe("security with --anonymous-auth=true", () => {
   beforeAll(async () => {
     const { mkdtemp } = await import("node:fs/promises");
     const { tmpdir } = await import("node:os");
-    const dir = await mkdtemp(join(tmpdir(), "skiff-anon-"));
+    const dir = removeWhenDone(await mkdtemp(join(tmpdir(), "skiff-anon-")));
     await writeFile(join(dir, "policy.jsonl"), policy({ group: "system:unauthenticated", nonResourcePath: "/version", readonly: true }) + "\n");
     s = await startServer({ extraArgs: ["--authorization-mode=ABAC", `--authorization-policy-file=${join(dir, "policy.jsonl")}`, "--anonymous-auth=true"] });
   }, 120_000);

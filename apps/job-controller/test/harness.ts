@@ -3,9 +3,10 @@
 // pod status through /status.
 import { spawn, execFile } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
-import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { afterAll } from "vitest";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { JobTrackingAnnotation } from "@skiff/api-types";
 import type { Event, Job, Pod } from "@skiff/api-types";
@@ -16,6 +17,13 @@ import { jobControllerComponent, newClientEventRecorder } from "../src/events.js
 import { JobController } from "../src/controllers/job/job-controller.js";
 import type { JobSyncGates } from "../src/controllers/job/job-sync.js";
 import { TTLAfterFinishedController } from "../src/controllers/ttlafterfinished/ttl-after-finished-controller.js";
+
+// Every directory startServer creates is removed once the test file is done: registered while the
+// file is collected, this afterAll runs after the file's own (which stop the servers).
+const createdDirs: string[] = [];
+afterAll(async () => {
+  await Promise.all(createdDirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+});
 
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "../../..");
 const apiserverMain = join(repoRoot, "apps/apiserver/src/main.ts");
@@ -51,6 +59,7 @@ export async function createJob(client: Client, job: Job, tracking: boolean, ser
 
 export async function startServer(extraArgs: string[] = [], preload: string[] = []): Promise<RunningServer> {
   const dir = await mkdtemp(join(tmpdir(), "skiff-jobctl-"));
+  createdDirs.push(dir);
   await writeFile(join(dir, "tokens.csv"), `${adminToken},admin,1,"system:masters"\n`);
   const proc = spawn(
     process.execPath,

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -6,8 +6,10 @@ import type { AgentProcess } from "./cli-helpers.js";
 import { freePort, runAgent, startAgent, waitHealthy } from "./cli-helpers.js";
 
 const started: AgentProcess[] = [];
+const dirs: string[] = [];
 afterAll(() => {
   for (const a of started) a.child.kill("SIGKILL");
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
 async function agentArgs(dir: string): Promise<{ args: string[]; healthz: number }> {
@@ -50,6 +52,7 @@ describe("nodeagent binary", () => {
 
   it("a bad config prints every error and exits 1 without starting", async () => {
     const dir = mkdtempSync(join(tmpdir(), "na-cli-"));
+    dirs.push(dir);
     const config = join(dir, "config.yaml");
     writeFileSync(config, "apiVersion: nodeagent.config.example.io/v1beta1\nkind: NodeAgentConfiguration\noomScoreAdj: 5000\niptablesDropBit: 40\nevictionHard:\n  memory.free: 1Gi\n");
     const r = await runAgent([`--config=${config}`, "--image-gc-high-threshold=101"]);
@@ -69,6 +72,7 @@ describe("nodeagent binary", () => {
 
   it("lock-file contention: the holder exits, the waiter takes over", async () => {
     const dir = mkdtempSync(join(tmpdir(), "na-cli-"));
+    dirs.push(dir);
     const lock = join(dir, "nodeagent.lock");
     const first = await agentArgs(join(dir, "a"));
     const a = startAgent([...first.args, `--lock-file=${lock}`, "--exit-on-lock-contention"]);

@@ -6,7 +6,7 @@
 import { describe, it, expect, beforeAll, afterAll } from "vitest";
 import { request as httpsRequest } from "node:https";
 import { request as httpRequest } from "node:http";
-import { mkdir, mkdtemp, readFile, symlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
@@ -228,6 +228,7 @@ describe("nodeagent servers", () => {
 
   afterAll(async () => {
     await secure?.close();
+    if (base !== undefined) await rm(base, { recursive: true, force: true });
   });
 
   const asBob = { headers: { Authorization: "Bearer good-token" } };
@@ -452,6 +453,7 @@ describe("nodeagent servers: anonymous, debugging off, TLS settings", () => {
   });
   afterAll(async () => {
     for (const r of running) await r.close();
+    if (base !== undefined) await rm(base, { recursive: true, force: true });
   });
 
   it("anonymous requests pass AlwaysAllow, a bad token does not become anonymous, disabled ports stay closed", async () => {

@@ -6,8 +6,8 @@ import "./client-node-helpers.js";
 import * as k8s from "@kubernetes/client-node";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAPIServer } from "../../test-support/src/index.js";
-import type { RunningAPIServer } from "../../test-support/src/index.js";
+import { startAPIServer } from "@skiff/test-support";
+import type { RunningAPIServer } from "@skiff/test-support";
 import { runKubectl, waitFor } from "../src/index.js";
 import { expectApiError, sleep } from "./client-node-helpers.js";
 

@@ -1,5 +1,5 @@
 // Job manifests and readers shared by the end-to-end tests.
-import type { Job, JobCondition, Pod } from "../../../packages/api-types/src/index.js";
+import type { Job, JobCondition, Pod } from "@skiff/api-types";
 import type { ApiClient } from "../src/index.js";
 import { waitFor } from "../src/index.js";
 

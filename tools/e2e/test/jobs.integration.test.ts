@@ -2,7 +2,7 @@
 // controllers), scheduler and two node agents on process CRI servers, plus one node agent on real
 // containerd when it can be set up (root; with CI=true it must be).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Job, Node, Pod } from "../../../packages/api-types/src/index.js";
+import type { Job, Node, Pod } from "@skiff/api-types";
 import { isApiStatus, runKubectl, setUpContainerd, startCluster, waitFor } from "../src/index.js";
 import type { Cluster, ContainerdSetup, NodeSpec } from "../src/index.js";
 import { condition, job, jobsPath, podsOf, podsPath, waitForCondition } from "./helpers.js";

@@ -7,7 +7,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Event, Job, Node, Pod } from "../../../packages/api-types/src/index.js";
+import type { Event, Job, Node, Pod } from "@skiff/api-types";
 import { isApiStatus, repoRoot, startCluster, waitFor } from "../src/index.js";
 import type { Cluster } from "../src/index.js";
 import { job, jobsPath, podsOf, podsPath, waitForCondition } from "./helpers.js";

@@ -26,7 +26,6 @@ import type { z } from "zod";
 import type { NodeAgentConfigurationFile } from "./config-schema.js";
 import { isZeroUnsetField, nestedStructShape, nodeAgentConfigurationSchema } from "./config-schema.js";
 import type { NodeAgentConfigFlags } from "./flags.js";
-import { defaultEvictionHard } from "./flags.js";
 
 /** `apiVersion` of the configuration file. */
 export const nodeAgentConfigAPIVersion = "nodeagent.config.example.io/v1beta1";
@@ -113,6 +112,14 @@ export interface NodeAgentConfiguration extends Omit<NodeAgentConfigFlags, Neste
 }
 
 const d = mustParseDuration;
+
+/** The Linux default of `evictionHard` / `--eviction-hard`. */
+const defaultEvictionHard: Readonly<Record<string, string>> = Object.freeze({
+  "imagefs.available": "15%",
+  "memory.available": "100Mi",
+  "nodefs.available": "10%",
+  "nodefs.inodesFree": "5%",
+});
 
 /**
  * The defaults a configuration file starts from (`SetDefaults_KubeletConfiguration`, 1.23, with

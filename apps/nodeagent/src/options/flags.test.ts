@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { FlagSpec } from "@skiff/flags";
-import { defaultNodeAgentConfiguration } from "./config.js";
-import { configFieldPaths, configFileDeprecation, isConfigFlagKey, nodeAgentFlagTable } from "./flags.js";
-import { formatNodeAgentHelp, newNodeAgentFlagSet, parseFlagsOverConfig } from "./index.js";
+import { applyLegacyFlagDefaults, defaultNodeAgentConfiguration } from "./config.js";
+import { configFieldPaths, configFileDeprecation, configFlagKeys, isConfigFlagKey, nodeAgentFlagTable } from "./flags.js";
+import { configToFlagValues, formatNodeAgentHelp, newNodeAgentFlagSet, parseFlagsOverConfig } from "./index.js";
 
 // Every option row of spec/nodeagent-cli.md: [name, type, default, Dep], extracted from the spec's tables.
 const specRows: ReadonlyArray<readonly [string, string, string, string]> = [
@@ -251,6 +251,14 @@ describe("flag table vs spec", () => {
       for (const p of path.split(".")) v = (v as Record<string, unknown>)[p];
       if (legacy.has(key)) expect(spec.type.format(v), key).not.toBe(spec.type.format(spec.default));
       else expect(spec.type.format(v), key).toBe(spec.type.format(spec.default));
+    }
+  });
+
+  it("takes every config-backed flag's default from the config defaults (legacy four applied)", () => {
+    const expected = configToFlagValues(applyLegacyFlagDefaults(defaultNodeAgentConfiguration()));
+    for (const key of configFlagKeys) {
+      const spec = (nodeAgentFlagTable as Record<string, FlagSpec<unknown>>)[key]!;
+      expect(spec.default, key).toEqual(expected[key]);
     }
   });
 });

@@ -1,6 +1,7 @@
 import type { Etcd3, IKeyValue, IWatchResponse, Watcher as EtcdWatch } from "etcd3";
 import { StorageError } from "../errors.js";
 import type { StoragePredicate, StoredObject, WatchChangeEvent, WatchEvent, Watcher } from "../types.js";
+import { EventQueue } from "../internal/event-queue.js";
 import { classifyEtcdError, unreachableError } from "./etcd-errors.js";
 
 /** What an {@link EtcdWatcher} needs from its storage. */
@@ -36,14 +37,12 @@ export interface EtcdWatcherInit {
 export class EtcdWatcher implements Watcher {
   readonly #init: EtcdWatcherInit;
   #initial: WatchChangeEvent[];
-  #queue: WatchEvent[] = [];
-  #queueHead = 0;
+  readonly #queue = new EventQueue<WatchEvent>();
   /** Newest revision every change of the range up to which has been queued. */
   #position: number;
   #etcd: EtcdWatch | undefined;
   #paused = false;
   #done = false;
-  #waiters: (() => void)[] = [];
   #timer: ReturnType<typeof setInterval> | undefined;
 
   constructor(init: EtcdWatcherInit) {
@@ -70,12 +69,8 @@ export class EtcdWatcher implements Watcher {
       if (this.#done) return { done: true, value: undefined };
       const initial = this.#takeInitial();
       if (initial !== undefined) return { done: false, value: initial };
-      if (this.#queueHead < this.#queue.length) {
-        const event = this.#queue[this.#queueHead++] as WatchEvent;
-        if (this.#queueHead > 1024 && this.#queueHead * 2 > this.#queue.length) {
-          this.#queue = this.#queue.slice(this.#queueHead);
-          this.#queueHead = 0;
-        }
+      const event = this.#queue.take();
+      if (event !== undefined) {
         if (event.type === "ERROR") this.stop();
         return { done: false, value: event };
       }
@@ -88,9 +83,7 @@ export class EtcdWatcher implements Watcher {
         }
         continue;
       }
-      await new Promise<void>((resolve) => {
-        this.#waiters.push(resolve);
-      });
+      await this.#queue.wait();
     }
   }
 
@@ -102,12 +95,12 @@ export class EtcdWatcher implements Watcher {
   stop(): void {
     if (this.#done) return;
     this.#done = true;
-    this.#queue = [];
+    this.#queue.clear();
     this.#initial = [];
     if (this.#timer !== undefined) clearInterval(this.#timer);
     this.#cancelEtcd();
     this.#init.onStop(this);
-    this.#wake();
+    this.#queue.wake();
   }
 
   #takeInitial(): WatchEvent | undefined {
@@ -116,13 +109,6 @@ export class EtcdWatcher implements Watcher {
       if (this.#init.predicate === undefined || this.#init.predicate(event.object)) return event;
     }
     return undefined;
-  }
-
-  #wake(): void {
-    const waiters = this.#waiters;
-    if (waiters.length === 0) return;
-    this.#waiters = [];
-    for (const w of waiters) w();
   }
 
   #cancelEtcd(): void {
@@ -191,7 +177,7 @@ export class EtcdWatcher implements Watcher {
     void this.#mapError(error).then((mapped) => {
       if (this.#done) return;
       this.#queue.push({ type: "ERROR", error: mapped });
-      this.#wake();
+      this.#queue.wake();
     });
   }
 
@@ -215,11 +201,11 @@ export class EtcdWatcher implements Watcher {
     // header revision.
     if (res.events.length === 0 && !res.created && !res.canceled) last = Math.max(last, Number(res.header.revision));
     this.#position = last;
-    if (this.#queue.length - this.#queueHead >= this.#init.bufferSize) {
+    if (this.#queue.size >= this.#init.bufferSize) {
       this.#paused = true;
       this.#cancelEtcd();
     }
-    this.#wake();
+    this.#queue.wake();
   }
 
   /** Kubernetes' etcd3 watcher `transform` with predicate transitions. */
@@ -253,8 +239,8 @@ export class EtcdWatcher implements Watcher {
 
   #bookmark(): void {
     if (this.#done || this.#paused || this.#initial.length > 0) return;
-    if (this.#queueHead < this.#queue.length) return;
+    if (this.#queue.size > 0) return;
     this.#queue.push({ type: "BOOKMARK", revision: this.#position });
-    this.#wake();
+    this.#queue.wake();
   }
 }

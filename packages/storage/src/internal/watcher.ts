@@ -1,6 +1,7 @@
 import { StorageError } from "../errors.js";
 import type { StoredObject, StoragePredicate, WatchEvent, Watcher } from "../types.js";
 import { decodeObject } from "./codec.js";
+import { EventQueue } from "./event-queue.js";
 import type { ChangeRow, Entry, MvccEngine } from "./engine.js";
 import type { KeyRange } from "./keys.js";
 import { inRange } from "./keys.js";
@@ -74,10 +75,9 @@ export class LogWatcher implements Watcher {
   #initialCursor: string | undefined;
   readonly #initialEnd: string;
   readonly #initialRevision: number;
-  // Taken slots are cleared (undefined) so a taken change, and the objects parsed for it, can go
+  // The queue clears taken slots, so a taken change, and the objects parsed for it, can go
   // before the array is compacted: a watcher catching up reads its own copies of the log.
-  #queue: (Item | undefined)[] = [];
-  #queueHead = 0;
+  readonly #queue = new EventQueue<Item>();
   #live: boolean;
   /** live: newest revision seen by {@link notify}; catching up: newest revision read from the log. */
   #position: number;
@@ -85,7 +85,6 @@ export class LogWatcher implements Watcher {
   #delivered: number;
   #done = false;
   #pendingError: StorageError | undefined;
-  #waiters: (() => void)[] = [];
   #timer: ReturnType<typeof setInterval> | undefined;
 
   constructor(init: WatcherInit) {
@@ -121,16 +120,15 @@ export class LogWatcher implements Watcher {
     if (!inRange(row.key, this.#range)) return;
     const type = this.#classify(change);
     if (type === undefined) return;
-    if (this.#queue.length - this.#queueHead >= this.#bufferSize) {
+    if (this.#queue.size >= this.#bufferSize) {
       // Too far behind: drop the queue and re-read the log from what was handed out.
-      this.#queue = [];
-      this.#queueHead = 0;
+      this.#queue.clear();
       this.#live = false;
       this.#position = this.#delivered;
     } else {
       this.#queue.push({ kind: "change", type, change });
     }
-    this.#wake();
+    this.#queue.wake();
   }
 
   async next(): Promise<IteratorResult<WatchEvent, undefined>> {
@@ -147,9 +145,7 @@ export class LogWatcher implements Watcher {
         this.#catchUp();
         continue;
       }
-      await new Promise<void>((resolve) => {
-        this.#waiters.push(resolve);
-      });
+      await this.#queue.wait();
     }
   }
 
@@ -161,19 +157,12 @@ export class LogWatcher implements Watcher {
   stop(): void {
     if (this.#done) return;
     this.#done = true;
-    this.#queue = [];
+    this.#queue.clear();
     this.#initial = [];
     this.#initialCursor = undefined;
     if (this.#timer !== undefined) clearInterval(this.#timer);
     this.#onStop(this);
-    this.#wake();
-  }
-
-  #wake(): void {
-    const waiters = this.#waiters;
-    if (waiters.length === 0) return;
-    this.#waiters = [];
-    for (const w of waiters) w();
+    this.#queue.wake();
   }
 
   #take(): WatchEvent | undefined {
@@ -191,13 +180,8 @@ export class LogWatcher implements Watcher {
       this.#initial = [];
       this.#initialIndex = 0;
     }
-    if (this.#queueHead >= this.#queue.length) return undefined;
-    const item = this.#queue[this.#queueHead] as Item;
-    this.#queue[this.#queueHead++] = undefined;
-    if (this.#queueHead > 1024 && this.#queueHead * 2 > this.#queue.length) {
-      this.#queue = this.#queue.slice(this.#queueHead);
-      this.#queueHead = 0;
-    }
+    const item = this.#queue.take();
+    if (item === undefined) return undefined;
     if (item.kind === "bookmark") return { type: "BOOKMARK", revision: item.revision };
     const change = item.change;
     const row = change.row;
@@ -277,10 +261,9 @@ export class LogWatcher implements Watcher {
 
   #bookmark(): void {
     if (this.#done || !this.#live || this.#initialIndex < this.#initial.length) return;
-    const last = this.#queue[this.#queue.length - 1];
     const item: Item = { kind: "bookmark", revision: this.#position };
-    if (last?.kind === "bookmark" && this.#queue.length > this.#queueHead) this.#queue[this.#queue.length - 1] = item;
+    if (this.#queue.lastPending()?.kind === "bookmark") this.#queue.replaceLastPending(item);
     else this.#queue.push(item);
-    this.#wake();
+    this.#queue.wake();
   }
 }
