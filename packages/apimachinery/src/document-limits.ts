@@ -25,6 +25,26 @@ import { isObject } from "./internal/json.js";
 export const maxDocumentDepth = 100;
 
 /**
+ * Most levels an object's own fields (everything but `metadata.managedFields`) may nest: 95, so
+ * that its managedFields, whose `fieldsV1` mirror the fields 4 levels below the root with a `{}`
+ * at each leaf, keep the whole object within {@link maxDocumentDepth} and it round-trips through
+ * GET and PUT.
+ */
+export const maxObjectDepth = maxDocumentDepth - 5;
+
+/**
+ * Checks an API object's own fields against {@link maxObjectDepth}, leaving `metadata.managedFields`
+ * out (they are checked with the whole document against {@link maxDocumentDepth}).
+ * @returns as {@link checkDocumentLimits}. Never throws; does not mutate `obj`.
+ */
+export function checkObjectDepth(obj: Record<string, unknown>): DocumentLimitProblem | undefined {
+  const meta = obj["metadata"];
+  if (!isObject(meta) || !("managedFields" in meta)) return checkDocumentLimits(obj, maxObjectDepth);
+  const { managedFields: _ignored, ...rest } = meta;
+  return checkDocumentLimits({ ...obj, metadata: rest }, maxObjectDepth);
+}
+
+/**
  * Most bytes a JSON Patch's `copy` operations may add to a document, summed over the patch
  * (the serialized size of each copied value): 3 MiB, the default of 1.23's `JSONPatchMaxCopyBytes`.
  * @see staging/src/k8s.io/apiserver/pkg/server/config.go (JSONPatchMaxCopyBytes)

@@ -5,7 +5,7 @@
  * @see staging/src/k8s.io/apiserver/pkg/endpoints/handlers/create.go (decoding the body)
  * @see staging/src/k8s.io/apimachinery/pkg/runtime/serializer/versioning/versioning.go (gvkWithDefaults, defaulting)
  */
-import { maxPatchedObjectBytes, newBadRequest, newRequestEntityTooLarge } from "@skiff/apimachinery";
+import { checkObjectDepth, maxPatchedObjectBytes, newBadRequest, newRequestEntityTooLarge } from "@skiff/apimachinery";
 import type { ResourceInfo } from "@skiff/api-types";
 import { decodeObject, formatDecodeError, isKindName } from "@skiff/validation";
 import { assertDocumentLimits, bodyMediaTypes, decodeBody } from "../negotiation/negotiation.js";
@@ -18,6 +18,13 @@ function decodeProtobufBounded(body: Buffer): Record<string, unknown> {
   const v = decodeProtobufObject(body);
   assertDocumentLimits(v, "protobuf: ");
   return v;
+}
+
+// An object's own fields nest at most maxObjectDepth levels, so that it stays within the decoders'
+// bound once its managedFields are added (and round-trips through GET and PUT).
+function assertObjectDepth(o: APIObject): void {
+  const problem = checkObjectDepth(o);
+  if (problem) throw newBadRequest(`error decoding the object: ${problem.message} (fields other than metadata.managedFields)`);
 }
 
 const isProtobufBody = (contentType: string | undefined): boolean => (contentType ?? "").split(";")[0]!.trim().toLowerCase() === "application/vnd.kubernetes.protobuf";
@@ -48,8 +55,9 @@ export function decodeRequestBody(scope: RequestScope): unknown {
  * Decodes the body of a create or update into the endpoint's kind and applies its defaults.
  * A missing `apiVersion`/`kind` takes the endpoint's; another kind, a namespace other than the
  * path's, or (with `fieldValidation=Strict`) unknown or duplicate fields are refused;
- * `fieldValidation=Warn` adds them to the request's warnings.
- * @throws StatusError 400 (as described; decode errors), 415 (unsupported media type)
+ * `fieldValidation=Warn` adds them to the request's warnings. The body is held to the decoders'
+ * bounds (`maxDocumentDepth`, YAML aliases) and the object's own fields to `maxObjectDepth`.
+ * @throws StatusError 400 (as described; decode errors; `exceeded max depth`), 415 (unsupported media type)
  */
 export function decodeRequestObject(scope: RequestScope): APIObject {
   const { body, contentType } = scope.req;
@@ -69,6 +77,7 @@ export function decodeRequestObject(scope: RequestScope): APIObject {
     const gv = String(o.apiVersion);
     throw newBadRequest(`${String(o.kind)} in version "${gv.slice(gv.indexOf("/") + 1)}" cannot be handled as a ${res.kind}: no kind "${String(o.kind)}" is registered for version "${gv}"`);
   }
+  assertObjectDepth(o);
   const decoded = scope.config.decode(res, o);
   if (!decoded.ok) throw newBadRequest(decoded.message);
   const problems = [...decoded.unknownFields.map((f) => `unknown field "${f}"`), ...d.duplicateFields.map((f) => `duplicate field "${f}"`)];
@@ -103,6 +112,7 @@ export function decodeStructurally(scope: RequestScope, o: unknown, strict: bool
   if (!o || typeof o !== "object" || Array.isArray(o)) throw newBadRequest("the patched object must be a JSON object");
   // A patch can nest or grow what it patches: the result is held to the decoders' bounds.
   assertDocumentLimits(o, "error decoding the patched object: ");
+  assertObjectDepth(o as APIObject);
   const bytes = JSON.stringify(o).length;
   if (bytes > maxPatchedObjectBytes) throw newRequestEntityTooLarge(`the patched object is ${bytes} bytes, larger than the limit of ${maxPatchedObjectBytes} bytes`);
   const decoded = scope.config.decode(scope.store.strategy.resource, o as APIObject);

@@ -140,8 +140,30 @@ describe("pathological documents answer 4xx Status (issue 14)", () => {
     expect(big.json["reason"]).toBe("RequestEntityTooLarge");
     expect(await snapshot()).toBe(before);
   });
+  it("an object at the bound is taken by every route and round-trips through GET and PUT", async () => {
+    const nested = (n: number): string => '{"a":'.repeat(n) + "1" + "}".repeat(n);
+    // The object is depth 1, so spec nested 94 deep makes it maxObjectDepth (95) deep.
+    const atBound = (name: string) => `{"apiVersion":"example.io/v1","kind":"Widget","metadata":{"name":"${name}"},"spec":${nested(94)}}`;
+    expect((await send("PATCH", `${wpath}/b1?fieldManager=m`, atBound("b1"), "application/apply-patch+yaml")).status).toBe(201);
+    expect((await send("POST", wpath, atBound("b2"), "application/json")).status).toBe(201);
+    for (const name of ["b1", "b2"]) {
+      const got = await (await fetch(`${base}${wpath}/${name}`)).text();
+      expect((await send("PUT", `${wpath}/${name}`, got, "application/json")).status).toBe(200);
+      const y = await fetch(`${base}${wpath}/${name}`, { headers: { accept: "application/yaml" } });
+      expect(y.status).toBe(200);
+      expect((await send("PUT", `${wpath}/${name}`, await y.text(), "application/yaml")).status).toBe(200);
+      expect((await send("PATCH", `${wpath}/${name}`, `{"metadata":{"labels":{"x":"y"}}}`, "application/merge-patch+json")).status).toBe(200);
+      expect((await send("PATCH", `${wpath}/${name}`, `{"metadata":{"labels":{"x":"z"}}}`, "application/strategic-merge-patch+json")).status).toBe(200);
+      expect((await send("PATCH", `${wpath}/${name}`, `[{"op":"replace","path":"/metadata/labels/x","value":"w"}]`, "application/json-patch+json")).status).toBe(200);
+      expect((await send("PATCH", `${wpath}/${name}?fieldManager=m`, atBound(name), "application/apply-patch+yaml")).status).toBe(200);
+    }
+    const over = await send("POST", wpath, atBound("b3").replace('"spec":{"a":', '"spec":{"a":{"a":').replace(/}$/, "}}"), "application/json");
+    expect(over.status).toBe(400);
+    expect(over.json["message"]).toMatch(/exceeded max depth of 95/);
+    for (const name of ["b1", "b2"]) await fetch(`${base}${wpath}/${name}`, { method: "DELETE" });
+  });
   it("a response at the bound renders as YAML (no stack overflow in the stringifier)", async () => {
-    const r = await send("POST", wpath, widget("w3", `,"spec2":${deepArr(95)}`), "application/json");
+    const r = await send("POST", wpath, widget("w3", `,"spec2":${deepArr(94)}`), "application/json");
     expect(r.status).toBe(201);
     const y = await fetch(`${base}${wpath}/w3`, { headers: { accept: "application/yaml" } });
     expect(y.status).toBe(200);
