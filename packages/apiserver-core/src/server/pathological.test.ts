@@ -216,3 +216,11 @@ describe("fuzz: every decoder and write route (issue 14)", () => {
     console.log(`fuzz: ${requests} requests, ${fivexx} 5xx`);
   }, 600_000);
 });
+
+describe("other bodies with nesting (issue 14)", () => {
+  it("a deep DeleteOptions body answers 400", async () => {
+    const r = await send("DELETE", `${wpath}/w0`, `{"kind":"DeleteOptions","apiVersion":"v1","x":${deepArr(20000)}}`, "application/json");
+    expect(r.status).toBe(400);
+    expect(r.json["message"]).toMatch(/exceeded max depth of 100/);
+  });
+});
