@@ -160,6 +160,14 @@ describe("pathological documents answer 4xx Status (issue 14)", () => {
     const over = await send("POST", wpath, atBound("b3").replace('"spec":{"a":', '"spec":{"a":{"a":').replace(/}$/, "}}"), "application/json");
     expect(over.status).toBe(400);
     expect(over.json["message"]).toMatch(/exceeded max depth of 95/);
+    // A Job (decoded by @skiff/validation, unknown fields reported) with an unknown field at the bound.
+    const deepJob = job("b4").replace(/}$/, `,"unknownField":${nested(93)}}`);
+    const created = await send("POST", `${jpath}?fieldValidation=Warn`, deepJob, "application/json");
+    expect(created.status, created.text.slice(0, 200)).toBe(201);
+    expect((await fetch(`${base}${jpath}/b4`, { headers: { accept: "application/yaml" } })).status).toBe(200);
+    expect((await send("PATCH", `${jpath}/b4`, `{"spec":{"template":{"metadata":{"labels":{"b":"c"}}}}}`, "application/strategic-merge-patch+json")).status).toBe(200);
+    expect((await send("POST", `${jpath}?fieldValidation=Strict`, deepJob.replace('"b4"', '"b5"'), "application/json")).status).toBe(400);
+    await fetch(`${base}${jpath}/b4`, { method: "DELETE" });
     for (const name of ["b1", "b2"]) await fetch(`${base}${wpath}/${name}`, { method: "DELETE" });
   });
   it("a response at the bound renders as YAML (no stack overflow in the stringifier)", async () => {
