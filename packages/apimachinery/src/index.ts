@@ -154,3 +154,5 @@ export {
   recordUpdate,
 } from "./managed-fields/field-manager.js";
 export type { FieldConflict, FieldManagerOptions, ManagedFieldsEntry, ManagerRecord } from "./managed-fields/field-manager.js";
+export { checkDocumentLimits, checkObjectDepth, estimateYAMLDepth, maxDocumentDepth, maxJSONPatchCopyBytes, maxObjectDepth, maxPatchedObjectBytes } from "./document-limits.js";
+export type { DocumentLimitProblem } from "./document-limits.js";

@@ -9,6 +9,7 @@
 import jsonpatch from "fast-json-patch";
 import { PatchError } from "./patch-error.js";
 import { cloneJSON, isObject } from "./internal/json.js";
+import { maxJSONPatchCopyBytes } from "./document-limits.js";
 
 /** One RFC 6902 operation. `path`/`from` are JSON Pointers (`/spec/template/metadata/labels/a~1b`). */
 export type JSONPatchOperation =
@@ -68,7 +69,9 @@ function failureText(name: string): string {
  * `RequestEntityTooLarge` with Kubernetes' message `The allowed maximum operations in a JSON patch
  * is 10000, got N` when it is too long; `Invalid` when an operation is unknown, lacks
  * `path`/`from`/`value`, points at a missing location, or a `test` fails (message names the
- * operation index, op and path), and for writes to `__proto__`/`constructor`.
+ * operation index, op and path), for writes to `__proto__`/`constructor`, and when `copy`
+ * operations together add more than {@link maxJSONPatchCopyBytes} (evanphx/json-patch's
+ * `AccumulatedCopySizeLimit` message).
  *
  * Never mutates `doc` or `ops`; the result shares no objects with either.
  * @example
@@ -91,8 +94,27 @@ export function applyJSONPatch(doc: unknown, ops: unknown): unknown {
   const operations = cloneJSON(ops) as jsonpatch.Operation[];
   let result: unknown;
   try {
-    result = jsonpatch.applyPatch(work, operations, true, true, true).newDocument;
+    // Operation by operation, so the bytes `copy` adds are summed before each copy runs (a patch
+    // that copies a value into itself over and over grows the document exponentially).
+    let copied = 0;
+    result = work;
+    operations.forEach((op, i) => {
+      if (op.op === "copy" && typeof op.from === "string") {
+        let from: unknown;
+        try {
+          from = jsonpatch.getValueByPointer(result, op.from);
+        } catch {
+          from = undefined;
+        }
+        copied += from === undefined ? 0 : (JSON.stringify(from) ?? "").length;
+        if (copied > maxJSONPatchCopyBytes) {
+          throw new PatchError("Invalid", `${describe(ops[i], i)}: Unable to complete the copy, the accumulated size increase of copy is ${copied}, exceeding the limit ${maxJSONPatchCopyBytes}`);
+        }
+      }
+      result = jsonpatch.applyOperation(result, op, true, true, true, i).newDocument;
+    });
   } catch (e) {
+    if (e instanceof PatchError) throw e;
     if (e instanceof jsonpatch.JsonPatchError) {
       const index = e.index ?? 0;
       throw new PatchError("Invalid", `${describe(ops[index], index)}: ${failureText(e.name)}`, { cause: e });

@@ -53,4 +53,16 @@ describe("HttpSource", () => {
     expect((await src.poll()).kind).toBe("error");
     expect(sets).toEqual([]);
   });
+
+  it("refuses a pathological manifest URL body and keeps the pods it has (issue 14)", async () => {
+    const sets: Pod[][] = [];
+    const src = new HttpSource({ url, nodeName: "n", periodMs: 60_000, log: () => undefined }, (p) => sets.push(p));
+    body = podJSON("a");
+    expect((await src.poll()).kind).toBe("set");
+    for (const bad of [`{"apiVersion":"v1","kind":"Pod","x":${"[".repeat(100000)}${"]".repeat(100000)}}`, "apiVersion: v1\nkind: Pod\nx: &a [*a]\n"]) {
+      body = bad;
+      expect(await src.poll()).toMatchObject({ kind: "error", message: expect.stringMatching(/exceeded max depth of 100|refers to itself/) });
+    }
+    expect(sets).toHaveLength(1);
+  });
 });

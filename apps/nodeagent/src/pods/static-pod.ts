@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { parseAllDocuments } from "yaml";
 import type { Pod, Toleration } from "@skiff/api-types";
 import { ConfigHashAnnotation } from "@skiff/api-types";
-import { formatFieldError } from "@skiff/apimachinery";
+import { checkDocumentLimits, estimateYAMLDepth, formatFieldError, maxDocumentDepth } from "@skiff/apimachinery";
 import { applyDefaults, decodeObject, formatDecodeError, validateObject } from "@skiff/validation";
 
 /** Largest manifest file or HTTP body accepted, in bytes (the kubelet's 10 MiB). */
@@ -14,21 +14,33 @@ export type StaticPodOrigin = { readonly kind: "file"; readonly path: string } |
 /** Result of decoding a manifest: the defaulted, validated pods, or every problem. */
 export type DecodeManifestResult = { readonly ok: true; readonly pods: Pod[] } | { readonly ok: false; readonly errors: string[] };
 
+// Bounded as the apiserver's decoders: at most maxDocumentDepth levels, at most 100 YAML aliases,
+// none inside its own anchor; a manifest over the bounds is refused (and logged by the source).
 function parseText(text: string): { ok: true; value: unknown } | { ok: false; errors: string[] } {
   const trimmed = text.trimStart();
+  let value: unknown;
   if (trimmed.startsWith("{") || trimmed.startsWith("[")) {
     try {
-      return { ok: true, value: JSON.parse(text) as unknown };
+      value = JSON.parse(text) as unknown;
     } catch (err) {
       return { ok: false, errors: [`invalid JSON: ${err instanceof Error ? err.message : String(err)}`] };
     }
+    const problem = checkDocumentLimits(value);
+    return problem ? { ok: false, errors: [`invalid JSON: ${problem.message}`] } : { ok: true, value };
   }
-  const docs = parseAllDocuments(text);
-  const list = Array.isArray(docs) ? docs : [docs];
-  const first = list[0];
-  if (!first) return { ok: false, errors: ["empty manifest"] };
-  if (first.errors.length > 0) return { ok: false, errors: first.errors.map((e) => `invalid YAML: ${e.message}`) };
-  return { ok: true, value: first.toJS() as unknown };
+  if (estimateYAMLDepth(text) > 4 * maxDocumentDepth) return { ok: false, errors: [`invalid YAML: exceeded max depth of ${maxDocumentDepth}`] };
+  try {
+    const docs = parseAllDocuments(text);
+    const list = Array.isArray(docs) ? docs : [docs];
+    const first = list[0];
+    if (!first) return { ok: false, errors: ["empty manifest"] };
+    if (first.errors.length > 0) return { ok: false, errors: first.errors.map((e) => `invalid YAML: ${e.message}`) };
+    value = first.toJS({ maxAliasCount: 100 }) as unknown;
+  } catch (err) {
+    return { ok: false, errors: [`invalid YAML: ${err instanceof Error ? err.message : String(err)}`] };
+  }
+  const problem = checkDocumentLimits(value);
+  return problem ? { ok: false, errors: [`invalid YAML: ${problem.message}`] } : { ok: true, value };
 }
 
 /**

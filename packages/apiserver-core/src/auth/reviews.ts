@@ -15,7 +15,7 @@ import { errorToStatus, newBadRequest, newInvalid } from "@skiff/apimachinery";
 import type { FieldError } from "@skiff/apimachinery";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { getRequestUser } from "../filters/filters.js";
-import { decodeBody } from "../negotiation/negotiation.js";
+import { assertDocumentLimits, decodeBody } from "../negotiation/negotiation.js";
 import type { UserInfo } from "../registry/strategy.js";
 import type { NonResourceRoute } from "../server/server.js";
 import type { AuthorizationAttributes, Authenticator, Authorizer } from "./auth.js";
@@ -126,6 +126,7 @@ function decodeReview(req: FastifyRequest, res: ResourceInfo): Obj {
     type === protobufMediaType
       ? decodeProtobufReview(Buffer.isBuffer(req.body) ? req.body : Buffer.from(raw, "latin1"))
       : decodeBody(type || "application/json", raw, ["application/json", "application/yaml"]).value;
+  if (type === protobufMediaType) assertDocumentLimits(v, "protobuf: ");
   if (v === null || typeof v !== "object" || Array.isArray(v)) throw newBadRequest(`Object 'Kind' is missing in '${raw.slice(0, 80)}'`);
   const o = v as Obj;
   const apiVersion = `${res.group}/${res.version}`;

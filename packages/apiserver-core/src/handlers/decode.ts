@@ -5,13 +5,27 @@
  * @see staging/src/k8s.io/apiserver/pkg/endpoints/handlers/create.go (decoding the body)
  * @see staging/src/k8s.io/apimachinery/pkg/runtime/serializer/versioning/versioning.go (gvkWithDefaults, defaulting)
  */
-import { newBadRequest } from "@skiff/apimachinery";
+import { checkObjectDepth, maxPatchedObjectBytes, newBadRequest, newRequestEntityTooLarge } from "@skiff/apimachinery";
 import type { ResourceInfo } from "@skiff/api-types";
 import { decodeObject, formatDecodeError, isKindName } from "@skiff/validation";
-import { bodyMediaTypes, decodeBody } from "../negotiation/negotiation.js";
+import { assertDocumentLimits, bodyMediaTypes, decodeBody } from "../negotiation/negotiation.js";
 import { decodeProtobufObject } from "../negotiation/protobuf-object.js";
 import type { APIObject } from "../registry/strategy.js";
 import type { DecodeFunc, RequestScope } from "./scope.js";
+
+// The protobuf decoder follows the kinds' schemas; its result is held to the same bounds as JSON.
+function decodeProtobufBounded(body: Buffer): Record<string, unknown> {
+  const v = decodeProtobufObject(body);
+  assertDocumentLimits(v, "protobuf: ");
+  return v;
+}
+
+// An object's own fields nest at most maxObjectDepth levels, so that it stays within the decoders'
+// bound once its managedFields are added (and round-trips through GET and PUT).
+function assertObjectDepth(o: APIObject): void {
+  const problem = checkObjectDepth(o);
+  if (problem) throw newBadRequest(`error decoding the object: ${problem.message} (fields other than metadata.managedFields)`);
+}
 
 const isProtobufBody = (contentType: string | undefined): boolean => (contentType ?? "").split(";")[0]!.trim().toLowerCase() === "application/vnd.kubernetes.protobuf";
 
@@ -33,7 +47,7 @@ export const defaultDecode: DecodeFunc = (res: ResourceInfo, raw: APIObject) => 
  */
 export function decodeRequestBody(scope: RequestScope): unknown {
   const { body, contentType } = scope.req;
-  if (Buffer.isBuffer(body) && isProtobufBody(contentType)) return decodeProtobufObject(body);
+  if (Buffer.isBuffer(body) && isProtobufBody(contentType)) return decodeProtobufBounded(body);
   return decodeBody(contentType, typeof body === "string" ? body : "", bodyMediaTypes).value;
 }
 
@@ -41,8 +55,9 @@ export function decodeRequestBody(scope: RequestScope): unknown {
  * Decodes the body of a create or update into the endpoint's kind and applies its defaults.
  * A missing `apiVersion`/`kind` takes the endpoint's; another kind, a namespace other than the
  * path's, or (with `fieldValidation=Strict`) unknown or duplicate fields are refused;
- * `fieldValidation=Warn` adds them to the request's warnings.
- * @throws StatusError 400 (as described; decode errors), 415 (unsupported media type)
+ * `fieldValidation=Warn` adds them to the request's warnings. The body is held to the decoders'
+ * bounds (`maxDocumentDepth`, YAML aliases) and the object's own fields to `maxObjectDepth`.
+ * @throws StatusError 400 (as described; decode errors; `exceeded max depth`), 415 (unsupported media type)
  */
 export function decodeRequestObject(scope: RequestScope): APIObject {
   const { body, contentType } = scope.req;
@@ -50,7 +65,7 @@ export function decodeRequestObject(scope: RequestScope): APIObject {
   const apiVersion = res.group ? `${res.group}/${res.version}` : res.version;
   const text = typeof body === "string" ? body : "";
   // kubectl's imperative creates send protobuf (negotiation/protobuf-object.ts).
-  const d = Buffer.isBuffer(body) && isProtobufBody(contentType) ? { value: decodeProtobufObject(body), duplicateFields: [] as string[] } : decodeBody(contentType, text, bodyMediaTypes);
+  const d = Buffer.isBuffer(body) && isProtobufBody(contentType) ? { value: decodeProtobufBounded(body), duplicateFields: [] as string[] } : decodeBody(contentType, text, bodyMediaTypes);
   const obj = d.value;
   if (!obj || typeof obj !== "object" || Array.isArray(obj)) throw newBadRequest("Object 'Kind' is missing in '" + text.slice(0, 80) + "'");
   const o = obj as APIObject;
@@ -62,6 +77,7 @@ export function decodeRequestObject(scope: RequestScope): APIObject {
     const gv = String(o.apiVersion);
     throw newBadRequest(`${String(o.kind)} in version "${gv.slice(gv.indexOf("/") + 1)}" cannot be handled as a ${res.kind}: no kind "${String(o.kind)}" is registered for version "${gv}"`);
   }
+  assertObjectDepth(o);
   const decoded = scope.config.decode(res, o);
   if (!decoded.ok) throw newBadRequest(decoded.message);
   const problems = [...decoded.unknownFields.map((f) => `unknown field "${f}"`), ...d.duplicateFields.map((f) => `duplicate field "${f}"`)];
@@ -87,11 +103,18 @@ export function decodePatchedObject(scope: RequestScope, o: unknown, strict: boo
 
 /**
  * Structural decoding only (no defaults): what an apply configuration is checked with before it
- * is merged (its own fields, not the defaults, are the applier's).
- * @throws StatusError 400 as {@link decodePatchedObject}
+ * is merged (its own fields, not the defaults, are the applier's). The object is first held to the
+ * decoders' bounds (`maxDocumentDepth` levels, no cycle) and to `maxPatchedObjectBytes`.
+ * @throws StatusError 400 as {@link decodePatchedObject} and for a too deep object; 413 for one
+ *   larger than `maxPatchedObjectBytes`
  */
 export function decodeStructurally(scope: RequestScope, o: unknown, strict: boolean): APIObject {
   if (!o || typeof o !== "object" || Array.isArray(o)) throw newBadRequest("the patched object must be a JSON object");
+  // A patch can nest or grow what it patches: the result is held to the decoders' bounds.
+  assertDocumentLimits(o, "error decoding the patched object: ");
+  assertObjectDepth(o as APIObject);
+  const bytes = JSON.stringify(o).length;
+  if (bytes > maxPatchedObjectBytes) throw newRequestEntityTooLarge(`the patched object is ${bytes} bytes, larger than the limit of ${maxPatchedObjectBytes} bytes`);
   const decoded = scope.config.decode(scope.store.strategy.resource, o as APIObject);
   if (!decoded.ok) throw newBadRequest(decoded.message);
   const problems = decoded.unknownFields.map((f) => `unknown field "${f}"`);

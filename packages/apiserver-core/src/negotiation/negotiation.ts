@@ -2,7 +2,7 @@
  * Request body decoding and response media-type negotiation.
  * @see k8s.io/apiserver/pkg/endpoints/handlers/negotiation/negotiate.go
  */
-import { newBadRequest, newNotAcceptable, newUnsupportedMediaType } from "@skiff/apimachinery";
+import { checkDocumentLimits, isStatusError, estimateYAMLDepth, maxDocumentDepth, newBadRequest, newNotAcceptable, newUnsupportedMediaType } from "@skiff/apimachinery";
 import { parseDocument } from "yaml";
 
 /** The response forms the server can produce. */
@@ -138,20 +138,42 @@ export interface DecodedBody {
 }
 
 /**
- * Decodes a request body by media type. Throws 415 for unknown types and 400 for malformed text.
+ * Refuses a decoded document deeper than {@link maxDocumentDepth} or referring to itself, before
+ * any recursive code walks it.
+ * @throws StatusError 400 BadRequest, `<prefix>exceeded max depth of 100` (1.23's decoders' words)
+ *   or naming the YAML alias cycle
+ */
+export function assertDocumentLimits(value: unknown, prefix: string): void {
+  const problem = checkDocumentLimits(value);
+  if (problem) throw newBadRequest(prefix + problem.message);
+}
+
+/**
+ * Decodes a request body by media type, bounded: at most {@link maxDocumentDepth} levels of
+ * nesting, YAML aliases at most the `yaml` library's `maxAliasCount` (100) and never inside their
+ * own anchor.
+ * @throws StatusError 415 for unknown types, 400 for malformed, too deep or self-referencing text
  */
 export function decodeBody(contentType: string | undefined, body: string, allowed: readonly string[]): DecodedBody {
   const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
   if (!allowed.includes(type) || type === "application/vnd.kubernetes.protobuf") throw newUnsupportedMediaType(allowed);
   if (type === "application/yaml" || type === "application/apply-patch+yaml") {
-    const doc = parseDocument(body, { uniqueKeys: false });
-    if (doc.errors.length > 0) throw newBadRequest(`error converting YAML to JSON: ${doc.errors[0]!.message}`);
+    const yamlPrefix = "error converting YAML to JSON: yaml: ";
+    // The yaml library's composer recurses: a text that may nest deeper than the bound allows
+    // (indentation counted as levels, so with room for any indentation style) never reaches it.
+    if (estimateYAMLDepth(body) > 4 * maxDocumentDepth) throw newBadRequest(`${yamlPrefix}exceeded max depth of ${maxDocumentDepth}`);
+    let value: unknown;
     try {
+      const doc = parseDocument(body, { uniqueKeys: false });
+      if (doc.errors.length > 0) throw newBadRequest(`error converting YAML to JSON: ${doc.errors[0]!.message}`);
       // toJS throws on an unresolved alias (`*x`) or an alias bomb (maxAliasCount).
-      return { value: doc.toJS() as unknown, duplicateFields: [] };
+      value = doc.toJS({ maxAliasCount: 100 }) as unknown;
     } catch (e) {
+      if (isStatusError(e)) throw e;
       throw newBadRequest(`error converting YAML to JSON: ${(e as Error).message}`);
     }
+    assertDocumentLimits(value, yamlPrefix);
+    return { value, duplicateFields: [] };
   }
   let value: unknown;
   try {
@@ -159,5 +181,7 @@ export function decodeBody(contentType: string | undefined, body: string, allowe
   } catch (e) {
     throw newBadRequest(`error decoding request body: ${(e as Error).message}`);
   }
+  // V8's JSON.parse does not recurse; everything after it may, so the depth is checked first.
+  assertDocumentLimits(value, "error decoding request body: ");
   return { value, duplicateFields: findDuplicateJSONKeys(body) };
 }

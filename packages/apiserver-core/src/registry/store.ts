@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import {
   ContinueTokenError,
   StatusError,
+  checkDocumentLimits,
   decodeContinue,
   encodeContinue,
   forbidden,
@@ -109,6 +110,8 @@ export function deleteRequest(ctx: RequestContext, query: Readonly<Record<string
     } catch (e) {
       throw newBadRequest(`error decoding DeleteOptions: ${e instanceof Error ? e.message : String(e)}`);
     }
+    const problem = checkDocumentLimits(v);
+    if (problem) throw newBadRequest(`error decoding DeleteOptions: ${problem.message}`);
     if (!v || typeof v !== "object" || Array.isArray(v)) throw newBadRequest("DeleteOptions must be a JSON object");
     opts = v as Record<string, unknown>;
   }
