@@ -6,12 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-// tools/local-cluster is no workspace package (no package.json), and the node agent exports none
-// of its modules: the test reads the app's sources directly until local-cluster becomes one.
-// eslint-disable-next-line skiff/test-imports-declared
-import { podRuntimeOptionsFrom } from "../../../apps/nodeagent/src/app.js";
-// eslint-disable-next-line skiff/test-imports-declared
-import { loadNodeAgentOptions } from "../../../apps/nodeagent/src/options/index.js";
+import { loadNodeAgentOptions, podRuntimeOptionsFrom } from "@skiff/nodeagent";
 
 interface LocalClusterConfig {
   writeNodeAgentConfig(state: string): string;
