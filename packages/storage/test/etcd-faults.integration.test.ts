@@ -4,35 +4,18 @@
 // must be stored afterwards; the storage must recover without help.
 import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findEtcdBinary, isStorageError, openEtcdStorage } from "../src/index.js";
+import { findEtcdBinary, freeLoopbackPortRange, isStorageError, openEtcdStorage } from "../src/index.js";
 import type { EtcdStorage, StoredObject } from "../src/index.js";
 
 const run = promisify(execFile);
 const etcdTools = join(fileURLToPath(new URL(".", import.meta.url)), "..", "..", "..", "tools", "etcd");
 const haveCluster = findEtcdBinary() !== undefined && existsSync("/usr/bin/curl") && existsSync(join(etcdTools, "start-cluster.sh"));
 
-function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once("error", () => resolve(false));
-    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
-  });
-}
-
-/** A base port whose six cluster ports (base+{0,1,10,11,20,21}) are free. */
-async function freeBasePort(): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 20_000 + Math.floor(Math.random() * 20_000);
-    if ((await Promise.all([0, 1, 10, 11, 20, 21].map((d) => portFree(base + d)))).every(Boolean)) return base;
-  }
-  throw new Error("no free port range for the etcd cluster");
-}
 
 /** The member name (m0, m1, m2) of the current leader; undefined without etcdctl or when none answers. */
 async function leaderName(endpoints: string): Promise<string | undefined> {
@@ -146,7 +129,7 @@ describe.skipIf(!haveCluster)("etcd writes while members of a three-member clust
 
   beforeAll(async () => {
     dir = mkdtempSync(join(existsSync("/dev/shm") ? "/dev/shm" : tmpdir(), "skiff-etcd-faults-"));
-    const { stdout } = await run(join(etcdTools, "start-cluster.sh"), [dir, String(await freeBasePort())]);
+    const { stdout } = await run(join(etcdTools, "start-cluster.sh"), [dir, String(await freeLoopbackPortRange([0, 1, 10, 11, 20, 21]))]);
     endpoints = stdout.trim().split("\n").pop() ?? "";
     for (let i = 0; i < 3; i++) {
       storages.push(await openEtcdStorage({ servers: endpoints.split(","), prefix: "/faults", compactionIntervalMs: 0, requestTimeoutMs: 5_000, dialTimeoutMs: 2_000 }));
