@@ -3,6 +3,7 @@
 // ports. Containers write their logs under /var/log/pods as the kubelet's do (not a flag), so the
 // suite needs that directory writable (root); with CI=true it must run.
 import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
 import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -367,6 +368,72 @@ describe.skipIf(skipReason !== undefined)("nodeagent binary with a runtime that 
     expect(phaseOf(web)).toBe("Pending");
     // Answered once the 2 s request timeout passes; a hang would run into the test's timeout.
     expect((await get(agent.ports.main, "/runningpods/", {})).status).toBe(500);
+  });
+});
+
+const canMount = process.getuid?.() === 0;
+describe.skipIf(skipReason !== undefined || !canMount)(`nodeagent binary with a full --root-dir${canMount ? "" : " (skipped: mounting a tmpfs needs root)"}`, () => {
+  const nodeName = `bbf-${suffix}`;
+  const dir = join(tmp, "f");
+  const manifests = join(dir, "manifests");
+  const rootDir = join(dir, "root");
+  let runtime: ProcessRuntime;
+  let agent: HarnessAgent;
+  const context = () => agent.logs();
+
+  beforeAll(async () => {
+    nodeNames.push(nodeName);
+    mkdirSync(manifests, { recursive: true });
+    mkdirSync(rootDir, { recursive: true });
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=1024k,nr_inodes=400", "tmpfs", rootDir]);
+    runtime = await startProcessRuntime({ socketPath: join(dir, "cri.sock"), stateDir: join(dir, "cri-state") });
+    runtimes.push(runtime);
+    agent = await startHarnessAgent({ dir, nodeName, runtimeEndpoint: runtime.endpoint, manifests, args: ["--file-check-frequency=1s"] });
+    agents.push(agent);
+    await eventually("runtime ready", () => agent.logs().includes("container runtime is ready"), 60_000, context);
+  });
+  afterAll(async () => {
+    await agent.stop(5_000);
+    try {
+      execFileSync("umount", ["-l", rootDir]);
+    } catch {
+      // already gone
+    }
+  });
+
+  it("stays up when --root-dir fills: the pod that needs it waits with an error, and runs once space is freed", async () => {
+    // Fill the file system to the last block and the last inode.
+    try {
+      execFileSync("dd", ["if=/dev/zero", `of=${join(rootDir, "filler")}`, "bs=64k"], { stdio: "ignore" });
+    } catch {
+      // dd stops with ENOSPC: no block left
+    }
+    const inodes = join(rootDir, "inodes");
+    mkdirSync(inodes);
+    for (let i = 0; ; i++) {
+      try {
+        writeFileSync(join(inodes, String(i)), "");
+      } catch {
+        break; // ENOSPC: no inode left
+      }
+    }
+    writeFileSync(
+      join(manifests, "scratch.yaml"),
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: scratch}\nspec:\n  volumes: [{name: work, emptyDir: {}}]\n  containers:\n  - {name: main, image: busybox, command: [sh, -c, 'echo ok > /work/f; sleep 3600'], volumeMounts: [{name: work, mountPath: /work}]}\n",
+    );
+    await eventually("the failure logged", () => /no space left on device|ENOSPC/i.test(agent.logs()), 60_000, context);
+    expect(agent.child.exitCode).toBeNull();
+    expect(await get(agent.ports.healthz, "/healthz")).toMatchObject({ status: 200, body: "ok" });
+    const pending = podNamed(await agent.pods(), "scratch", nodeName);
+    expect(phaseOf(pending)).toBe("Pending");
+
+    unlinkSync(join(rootDir, "filler"));
+    rmSync(inodes, { recursive: true, force: true });
+    const running = await eventually("scratch Running after space is freed", async () => {
+      const p = podNamed(await agent.pods(), "scratch", nodeName);
+      return mainStatus(p)?.state?.running ? p : undefined;
+    }, 90_000, context);
+    expect(phaseOf(running)).toBe("Running");
   });
 });
 

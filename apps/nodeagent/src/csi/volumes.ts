@@ -1,11 +1,12 @@
 import { createHash } from "node:crypto";
-import { mkdir, rm, writeFile } from "node:fs/promises";
+import { rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { Container, CSIDriver, CSIVolumeSource, Pod } from "@skiff/api-types";
 import { CSIEphemeralKey, CSIPodNameKey, CSIPodNamespaceKey, CSIPodUIDKey } from "@skiff/api-types";
 import type { Mount } from "@skiff/cri-api";
 import { createCsiClient } from "./csi-client.js";
 import type { RegisteredCsiDriver } from "./plugin-manager.js";
+import { mkdirAll } from "../internal/mkdir-all.js";
 
 /**
  * Volume-context key: the pod's service account name (with `podInfoOnMount`).
@@ -165,7 +166,7 @@ export class CsiVolumeManager {
     }
     const volumeId = csiVolumeHandle(uid, volumeName);
     const targetPath = csiVolumeTargetPath(this.o.rootDir, uid, volumeName);
-    await mkdir(targetPath, { recursive: true, mode: 0o750 });
+    await mkdirAll(targetPath, 0o750);
     await writeFile(
       join(dirname(targetPath), "vol_data.json"),
       JSON.stringify({ driverName: source.driver, volumeHandle: volumeId, specVolID: volumeName, volumeLifecycleMode: "Ephemeral" }),

@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { mkdirSync, statSync } from "node:fs";
-import { chmod, mkdir, readdir, rm, rmdir, stat } from "node:fs/promises";
+import { chmod, readdir, rm, rmdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import type { Container, Pod, Volume, VolumeMount } from "@skiff/api-types";
@@ -9,6 +9,7 @@ import { parseQuantity, quantityValue } from "@skiff/flags";
 import { expandVars } from "./expand.js";
 import type { PodEventRecorder, PodVolumeHooks } from "./types.js";
 import { checkHostPathType, downwardAPIFileContent, machineAllocatable, writeVolumeFilesAtomically, type NodeAllocatable, type VolumeFile } from "./volumes-files.js";
+import { mkdirAll } from "../internal/mkdir-all.js";
 
 const run = promisify(execFile);
 
@@ -186,7 +187,7 @@ export class PodVolumeManager implements PodVolumeHooks {
         const dir = podVolumeDir(this.o.rootDir, uid, "emptyDir", v.name);
         const medium = v.emptyDir?.medium ?? "";
         if (medium !== "" && medium !== "Memory") throw new Error(`unknown storage medium ${JSON.stringify(medium)}`);
-        await mkdir(dir, { recursive: true, mode: 0o777 });
+        await mkdirAll(dir, 0o777);
         if (medium === "Memory" && this.tmpfs) {
           if (!(await this.tmpfs.isMountPoint(dir))) {
             const size = v.emptyDir?.sizeLimit !== undefined ? parseQuantity(String(v.emptyDir.sizeLimit)) : undefined;
