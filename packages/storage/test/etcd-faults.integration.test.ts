@@ -1,4 +1,4 @@
-// Fault injection on a real three-member etcd cluster (tools/etcd): members are killed and
+// Fault injection on a real three-member etcd cluster (tools/etcd): members are killed, frozen and
 // restarted while many writers create, conditionally update and delete keys of their own. As each
 // writer owns its keys, no write may be answered KeyExists or a conflict; every acknowledged write
 // must be stored afterwards; the storage must recover without help.
@@ -154,11 +154,22 @@ describe.skipIf(!haveCluster)("etcd writes while members of a three-member clust
     const started = Date.now();
     try {
       await sleep(1_000);
-      // Alternately kill -9 the leader and stop (SIGTERM) a follower, each for about 1.5 s.
-      for (let round = 0; Date.now() - started < 25_000; round++) {
+      // In turn: kill -9 the leader, stop (SIGTERM) a follower, freeze the leader (SIGSTOP: its
+      // connections stay open and nothing answers, as when it is cut off by a network partition),
+      // each for about 1.5-2 s.
+      for (let round = 0; Date.now() - started < 30_000; round++) {
         const leader = await leaderName(endpoints);
-        const victim = round % 2 === 0 ? (leader ?? `m${round % 3}`) : (["m0", "m1", "m2"].find((m) => m !== leader && m !== `m${round % 3}`) ?? "m0");
-        if (round % 2 === 0) {
+        const victim = round % 3 !== 1 ? (leader ?? `m${round % 3}`) : (["m0", "m1", "m2"].find((m) => m !== leader && m !== `m${round % 3}`) ?? "m0");
+        if (round % 3 === 2) {
+          const pid = Number(readFileSync(join(dir, `${victim}.pid`), "utf8").trim());
+          process.kill(pid, "SIGSTOP");
+          faults.push(`freeze ${victim}${leader === victim ? " (leader)" : ""}`);
+          await sleep(2_000);
+          process.kill(pid, "SIGCONT");
+          await sleep(1_000);
+          continue;
+        }
+        if (round % 3 === 0) {
           const pid = Number(readFileSync(join(dir, `${victim}.pid`), "utf8").trim());
           process.kill(pid, "SIGKILL");
           await waitForExit(pid);
@@ -176,7 +187,8 @@ describe.skipIf(!haveCluster)("etcd writes while members of a three-member clust
       await Promise.all(writers);
     }
     console.log(`etcd faults: ${faults.length} (${faults.join(", ")}); writes ${tally.writes}, acknowledged ${tally.acknowledged}, Unreachable ${tally.unreachable}, wrong ${tally.wrong.length}, other ${tally.other.length}`);
-    expect(faults.length).toBeGreaterThanOrEqual(4);
+    expect(faults.length).toBeGreaterThanOrEqual(5);
+    expect(faults.some((f) => f.startsWith("freeze"))).toBe(true);
     expect(tally.acknowledged).toBeGreaterThan(100);
     expect(tally.wrong).toEqual([]);
     expect(tally.other).toEqual([]);
@@ -201,5 +213,5 @@ describe.skipIf(!haveCluster)("etcd writes while members of a three-member clust
       const updated = await s.guaranteedUpdate(key, (input) => ({ ...input, data: { v: "1" } }));
       expect(updated.revision).toBeGreaterThan(created.revision);
     }
-  }, 60_000);
+  }, 90_000);
 });
