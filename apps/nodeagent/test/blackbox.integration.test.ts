@@ -332,6 +332,17 @@ describe.skipIf(skipReason !== undefined)("nodeagent binary with an unreachable 
     }, 90_000, context);
     expect(phaseOf(web)).toBe("Running");
     expect(agent.child.exitCode).toBeNull();
+    // Not duplicated: one ready sandbox and one running container for the pod.
+    const rt = createRuntimeClient({ endpoint: runtime.endpoint, timeoutMs: 10_000 });
+    try {
+      const uid = web.metadata?.uid ?? "";
+      const { items } = await rt.listPodSandbox({ filter: { labelSelector: { "io.example.pod.uid": uid }, state: { state: "SANDBOX_READY" } } });
+      const { containers } = await rt.listContainers({ filter: { labelSelector: { "io.example.pod.uid": uid }, state: { state: "CONTAINER_RUNNING" } } });
+      expect(items).toHaveLength(1);
+      expect(containers).toHaveLength(1);
+    } finally {
+      rt.close();
+    }
   });
 });
 
