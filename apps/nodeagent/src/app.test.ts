@@ -1,4 +1,4 @@
-import { mkdtempSync, statSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -69,6 +69,21 @@ describe("runNodeAgent start-up lines", () => {
     expect(code).toBe(1);
     expect(err.join("")).not.toContain("FLAG:");
     expect(err.join("")).not.toContain("insufficient permissions");
+  });
+});
+
+describe("runNodeAgent --allowed-unsafe-sysctls", () => {
+  it("refuses a sysctl that is not known to be namespaced at start-up, in 1.23's words, exit 1", async () => {
+    const err: string[] = [];
+    const root = mkdtempSync(join(tmpdir(), "na-sysctl-"));
+    const code = await runNodeAgent(["--hostname-override=n1", `--root-dir=${root}`, "--allowed-unsafe-sysctls=kernel.msg*,vm.swappiness"], {
+      stdout: { write: () => 0 },
+      stderr: { write: (t: string) => err.push(t) },
+      getuid: () => 0,
+    });
+    rmSync(root, { recursive: true, force: true });
+    expect(code).toBe(1);
+    expect(err.join("")).toContain('err="failed to run Nodeagent: failed to create nodeagent: the sysctl \\"vm.swappiness\\" are not known to be namespaced"');
   });
 });
 
