@@ -27,16 +27,18 @@ function int(v: string | number | { toString(): string } | undefined): number | 
 
 /**
  * Reads what the process runtime applies from a container's CRI security context: run_as_user,
- * run_as_group, supplemental_groups and no_new_privs (through util-linux `setpriv`). A
- * run_as_username is refused (images are records here, with no /etc/passwd), and so is any
- * identity when the server is not root (`serverUid` ≠ 0) and it differs from the server's own.
- * Pure.
+ * run_as_group, supplemental_groups and no_new_privs (through util-linux `setpriv`). A user and
+ * group equal to the server's own (`server`) change nothing. A run_as_username is refused (images
+ * are records here, with no /etc/passwd), and so is any change of user or groups when the server
+ * is not root. Pure.
  */
-export function identityOf(sc: LinuxContainerSecurityContext__Output | null | undefined, serverUid: number): IdentityResult {
+export function identityOf(sc: LinuxContainerSecurityContext__Output | null | undefined, server: { uid: number; gid: number }): IdentityResult {
   const uid = sc?.runAsUser ? int(sc.runAsUser.value) : undefined;
   const gid = sc?.runAsGroup ? int(sc.runAsGroup.value) : undefined;
   const groups = (sc?.supplementalGroups ?? []).map((g) => int(g)).filter((g): g is number => g !== undefined);
-  const identity: ProcessIdentity = { ...(uid !== undefined ? { uid } : {}), ...(gid !== undefined ? { gid } : {}), groups, noNewPrivs: sc?.noNewPrivs === true };
+  const changes = (uid !== undefined && uid !== server.uid) || (gid !== undefined && gid !== server.gid) || groups.length > 0;
+  const noNewPrivs = sc?.noNewPrivs === true;
+  const identity: ProcessIdentity = changes ? { ...(uid !== undefined ? { uid } : {}), ...(gid !== undefined ? { gid } : {}), groups, noNewPrivs } : { groups: [], noNewPrivs };
   const notApplied: string[] = [];
   if ((sc?.capabilities?.addCapabilities.length ?? 0) > 0 || (sc?.capabilities?.dropCapabilities.length ?? 0) > 0) notApplied.push("capabilities");
   if (sc?.privileged === true) notApplied.push("privileged");
@@ -48,9 +50,9 @@ export function identityOf(sc: LinuxContainerSecurityContext__Output | null | un
   if (sc?.runAsUsername) {
     return { identity, notApplied, error: `run_as_username ${JSON.stringify(sc.runAsUsername)} is not supported by the process runtime (images have no /etc/passwd here): set run_as_user` };
   }
-  const changes = uid !== undefined || gid !== undefined || groups.length > 0;
-  if (changes && serverUid !== 0 && (uid ?? serverUid) !== serverUid) {
-    return { identity, notApplied, error: `run_as_user ${uid ?? ""} needs the process runtime to run as root (it runs as uid ${serverUid})` };
+  if (changes && server.uid !== 0) {
+    const asked = `run_as_user ${uid ?? "-"}, run_as_group ${gid ?? "-"}, supplemental_groups [${groups.join(" ")}]`;
+    return { identity, notApplied, error: `changing the user or groups (${asked}) needs the process runtime to run as root (it runs as uid ${server.uid})` };
   }
   return { identity, notApplied };
 }
@@ -72,6 +74,7 @@ export function wrapWithIdentity(argv: readonly string[], identity: ProcessIdent
   if (changes) {
     if (identity.uid !== undefined) opts.push(`--reuid=${identity.uid}`);
     if (identity.gid !== undefined || identity.uid !== undefined) opts.push(`--regid=${identity.gid ?? 0}`);
+    // Only groups asked for: the user and its group stay the server's.
     opts.push(identity.groups.length > 0 ? `--groups=${identity.groups.join(",")}` : "--clear-groups");
   }
   if (identity.noNewPrivs) opts.push("--no-new-privs");

@@ -259,7 +259,7 @@ export class RuntimeCore {
     if (argv.length === 0) {
       throw invalidArgument(method, `no command specified: image ${JSON.stringify(config.image.image)} has no default command here, set command or args`);
     }
-    const ident = identityOf(config.linux?.securityContext, process.getuid?.() ?? 0);
+    const ident = identityOf(config.linux?.securityContext, { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 });
     if (ident.error !== undefined) throw (config.linux?.securityContext?.runAsUsername ? invalidArgument : failedPrecondition)(method, ident.error);
     if (ident.notApplied.length > 0) {
       this.options.log(`container ${config.metadata.name} in sandbox ${sandbox.id}: not applied by the process runtime (no isolation): ${ident.notApplied.join(", ")}`);
