@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { configzOf, parseNodeIPs, resolveNodeName, rootDirLayout, runNodeAgent, setupDataDirs } from "./app.js";
+import { configzOf, parseNodeIPs, podRuntimeOptionsFrom, resolveNodeName, rootDirLayout, runNodeAgent, setupDataDirs } from "./app.js";
+import { createLogger, defaultLoggingOptions } from "./logging.js";
 import { loadNodeAgentOptions } from "./options/index.js";
 
 function optionsOf(argv: string[]) {
@@ -84,6 +85,16 @@ describe("runNodeAgent --allowed-unsafe-sysctls", () => {
     rmSync(root, { recursive: true, force: true });
     expect(code).toBe(1);
     expect(err.join("")).toContain('err="failed to run Nodeagent: failed to create nodeagent: the sysctl \\"vm.swappiness\\" are not known to be namespaced"');
+  });
+});
+
+describe("podRuntimeOptionsFrom: security flags and gates", () => {
+  it("passes --seccomp-default, --allowed-unsafe-sysctls and the AppArmor and ProcMountType gates to the pod runtime", () => {
+    const log = createLogger(defaultLoggingOptions, { stdout: { write: () => 0 }, stderr: { write: () => 0 } });
+    const o = podRuntimeOptionsFrom(optionsOf(["--seccomp-default", "--feature-gates=SeccompDefault=true,ProcMountType=true,AppArmor=false", "--allowed-unsafe-sysctls=kernel.msg*,net.core.somaxconn"]), "n", log);
+    expect(o).toMatchObject({ seccompDefault: true, allowedUnsafeSysctls: ["kernel.msg*", "net.core.somaxconn"], featureGates: { ProcMountType: true, AppArmor: false } });
+    const d = podRuntimeOptionsFrom(optionsOf([]), "n", log);
+    expect(d).toMatchObject({ seccompDefault: false, allowedUnsafeSysctls: [], featureGates: { ProcMountType: false, AppArmor: true } });
   });
 });
 

@@ -15,6 +15,7 @@ const image = "busybox:1.36";
 const setup = setUpContainerd({ prefix: "skiff-sec-", suite: "containerd security suite" });
 
 let pods: PodRuntime | undefined;
+const events: Array<{ pod: string; type: string; reason: string; message: string }> = [];
 afterAll(async () => {
   await pods?.stop();
   tearDownContainerd(setup);
@@ -119,6 +120,7 @@ describe.skipIf(setup.endpoint === undefined)("security contexts on containerd",
       runtimeCheckPeriodMs: 1_000,
       allowedUnsafeSysctls: ["kernel.msg*"],
       hostAppArmorEnabled: () => false,
+      onEvent: (pod, type, reason, message) => events.push({ pod: pod.metadata?.name ?? "", type, reason, message }),
     });
     await pods.start();
     await waitFor("nine pods", () => (pods?.listPods().length === 9 ? true : undefined));
@@ -177,7 +179,8 @@ describe.skipIf(setup.endpoint === undefined)("security contexts on containerd",
 
   it("rejects a pod with a sysctl that is not allowed: Failed, SysctlForbidden", async () => {
     const pod = await finished("sysctl-unsafe");
-    expect(pod.status).toMatchObject({ phase: "Failed", reason: "SysctlForbidden", message: 'forbidden sysctl: "net.core.somaxconn" not whitelisted' });
+    expect(pod.status).toMatchObject({ phase: "Failed", reason: "SysctlForbidden", message: 'Pod forbidden sysctl: "net.core.somaxconn" not whitelisted' });
+    expect(events).toContainEqual({ pod: `sysctl-unsafe-${nodeName}`, type: "Warning", reason: "SysctlForbidden", message: 'forbidden sysctl: "net.core.somaxconn" not whitelisted' });
   });
 
   it("blocks a pod asking for AppArmor on a host without it", async () => {

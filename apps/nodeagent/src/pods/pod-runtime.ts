@@ -205,7 +205,9 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     if (sysctlRejection) {
       const uid = pod.metadata?.uid ?? "";
       rejected.add(uid);
-      statuses.set(pod, { phase: "Failed", reason: sysctlRejection.reason, message: sysctlRejection.message, hostIP });
+      // rejectPod: a Warning event with the message, the status message prefixed "Pod ".
+      recordEvent(pod, "Warning", sysctlRejection.reason, sysctlRejection.message);
+      statuses.set(pod, { phase: "Failed", reason: sysctlRejection.reason, message: `Pod ${sysctlRejection.message}`, hostIP });
       info(`pod ${pod.metadata?.namespace}/${pod.metadata?.name} rejected: ${sysctlRejection.reason}: ${sysctlRejection.message}`);
       return false;
     }
