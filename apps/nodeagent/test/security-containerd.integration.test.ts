@@ -15,9 +15,11 @@ const image = "busybox:1.36";
 const setup = setUpContainerd({ prefix: "skiff-sec-", suite: "containerd security suite" });
 
 let pods: PodRuntime | undefined;
+let pods2: PodRuntime | undefined;
 const events: Array<{ pod: string; type: string; reason: string; message: string }> = [];
 afterAll(async () => {
   await pods?.stop();
+  await pods2?.stop();
   tearDownContainerd(setup);
 });
 
@@ -36,7 +38,7 @@ function manifest(name: string, spec: Record<string, unknown>, container: Record
 function fields(log: string): Map<string, string> {
   const out = new Map<string, string>();
   for (const line of log.split("\n")) {
-    const m = /^([A-Za-z]+)[:=]\s*(.*)$/.exec(line);
+    const m = /^([A-Za-z0-9]+)[:=]\s*(.*)$/.exec(line);
     if (m) out.set(m[1] ?? "", (m[2] ?? "").trim().replace(/\s+/g, " "));
   }
   return out;
@@ -83,6 +85,7 @@ describe.skipIf(setup.endpoint === undefined)("security contexts on containerd",
       ),
     );
     writeFileSync(join(manifests, "caps.json"), manifest("caps", {}, { command: ["sh", "-c", report], securityContext: { capabilities: { drop: ["ALL"], add: ["NET_BIND_SERVICE"] } } }));
+    writeFileSync(join(manifests, "shared.json"), manifest("shared", { shareProcessNamespace: true }, { command: ["sh", "-c", "echo PID1=$(head -n 1 /proc/1/status); echo SELF=$(head -n 1 /proc/self/status)"] }));
     writeFileSync(join(manifests, "plain.json"), manifest("plain", {}, { command: ["sh", "-c", `${report}; touch /root-write && echo ROOTWRITE=ok`] }));
     writeFileSync(
       join(manifests, "localhost.json"),
@@ -123,7 +126,7 @@ describe.skipIf(setup.endpoint === undefined)("security contexts on containerd",
       onEvent: (pod, type, reason, message) => events.push({ pod: pod.metadata?.name ?? "", type, reason, message }),
     });
     await pods.start();
-    await waitFor("nine pods", () => (pods?.listPods().length === 9 ? true : undefined));
+    await waitFor("ten pods", () => (pods?.listPods().length === 10 ? true : undefined));
   });
 
   it("runs the process with the pod's user, groups, capabilities, no_new_privs, seccomp, a read-only root and an fsGroup-owned emptyDir", async () => {
@@ -146,6 +149,13 @@ describe.skipIf(setup.endpoint === undefined)("security contexts on containerd",
     const f = await logOf("caps");
     expect(f.get("CapEff")).toBe("0000000000000400");
     expect(f.get("CapBnd")).toBe("0000000000000400");
+  });
+
+  it("shares the sandbox's process namespace with shareProcessNamespace (PID 1 is the sandbox's)", async () => {
+    const f = await logOf("shared");
+    expect(f.get("PID1")).toMatch(/^Name: \S+$/);
+    // Without sharing, PID 1 would be this container's own shell.
+    expect(f.get("PID1")).not.toBe("Name: sh");
   });
 
   it("leaves a container without a security context as the runtime's default (root, unconfined, writable)", async () => {
@@ -190,5 +200,35 @@ describe.skipIf(setup.endpoint === undefined)("security contexts on containerd",
     });
     expect(pod.status).toMatchObject({ phase: "Pending", message: "Cannot enforce AppArmor: AppArmor is not enabled on the host" });
     expect(pod.status?.containerStatuses?.[0]?.state?.waiting?.reason).toBe("Blocked");
+  });
+});
+
+describe.skipIf(setup.endpoint === undefined)("--seccomp-default on containerd", () => {
+  it("gives a container without a seccomp profile RuntimeDefault", async () => {
+    await pods?.stop();
+    pods = undefined;
+    const dir = join(setup.dir, "manifests2");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "dflt.json"), manifest("dflt", {}, { command: ["sh", "-c", report] }));
+    pods2 = createPodRuntime({
+      nodeName,
+      rootDir: join(setup.dir, "agent2"),
+      podLogsDir: join(setup.dir, "pod-logs2"),
+      containerRuntimeEndpoint: setup.endpoint ?? "",
+      runtimeRequestTimeoutMs: 60_000,
+      staticPodPath: dir,
+      fileCheckFrequencyMs: 500,
+      relistPeriodMs: 300,
+      runtimeCheckPeriodMs: 1_000,
+      seccompDefault: true,
+    });
+    await pods2.start();
+    const pod = await waitFor("dflt finished", () => {
+      const p = findPod(pods2?.listPods() ?? [], "dflt");
+      return p?.status?.phase === "Succeeded" || p?.status?.phase === "Failed" ? p : undefined;
+    }, 90_000);
+    expect(pod.status?.phase).toBe("Succeeded");
+    const f = fields(await readAll(await pods2.containerLogs("default", `dflt-${nodeName}`, "main", {})));
+    expect(f.get("Seccomp")).toBe("2");
   });
 });
