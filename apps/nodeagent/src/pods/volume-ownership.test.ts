@@ -2,7 +2,7 @@ import { chmodSync, chownSync, lstatSync, mkdirSync, mkdtempSync, rmSync, statSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { setVolumeOwnership } from "./volume-ownership.js";
+import { csiSupportsFSGroup, setVolumeOwnership } from "./volume-ownership.js";
 
 const isRoot = process.getuid?.() === 0;
 
@@ -52,5 +52,18 @@ describe.skipIf(!isRoot)("setVolumeOwnership (chown needs root)", () => {
   it("does nothing without an fsGroup", async () => {
     await setVolumeOwnership(dir, undefined, { readOnly: false });
     expect(statSync(dir).mode & 0o7777).toBe(0o755);
+  });
+});
+
+describe("csiSupportsFSGroup (inline CSI volumes, 1.23)", () => {
+  it.each([
+    [4000, "File", false, "", true],
+    [4000, undefined, false, "ext4", true],
+    [4000, "ReadWriteOnceWithFSType", false, "", false],
+    [4000, "None", false, "ext4", false],
+    [4000, "File", true, "", false],
+    [undefined, "File", false, "", false],
+  ])("fsGroup %s, policy %s, readOnly %s, fsType %j → %s", (fsGroup, policy, readOnly, fsType, want) => {
+    expect(csiSupportsFSGroup(fsGroup, policy, readOnly, fsType)).toBe(want);
   });
 });

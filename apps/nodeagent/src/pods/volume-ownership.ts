@@ -44,3 +44,16 @@ export async function setVolumeOwnership(dir: string, fsGroup: number | undefine
   };
   await change(dir);
 }
+
+/**
+ * Whether the node agent gives an inline CSI volume to the pod's fsGroup, as 1.23's
+ * `csiMountMgr.supportsFSGroup` for inline volumes: an fsGroup is set, the volume is not
+ * read-only, and the CSIDriver's `fsGroupPolicy` is `File`, or `ReadWriteOnceWithFSType` (the
+ * default, also without a CSIDriver object) with an `fsType`. Pure.
+ * @see pkg/volume/csi/csi_mounter.go in kubernetes/kubernetes v1.23
+ */
+export function csiSupportsFSGroup(fsGroup: number | undefined, fsGroupPolicy: string | undefined, readOnly: boolean, fsType: string): boolean {
+  if (fsGroup === undefined || fsGroupPolicy === "None" || readOnly) return false;
+  if (fsGroupPolicy === "File") return true;
+  return fsType !== "";
+}
