@@ -320,10 +320,11 @@ export class RuntimeManager {
     if (pulled !== true) return pulled;
     let config: ContainerConfig;
     try {
+      // generateContainerConfig's order: run options (env) first, then the image user and runAsNonRoot.
       const imageUser = imageUserOf(await this.o.clients.images.imageStatus({ image: { image } }));
+      config = this.containerConfig(pod, c, restartCount, sandbox, imageUser);
       const nonRoot = verifyRunAsNonRoot(pod, c, imageUser);
       if (nonRoot !== undefined) throw new ContainerConfigError(nonRoot);
-      config = this.containerConfig(pod, c, restartCount, sandbox, imageUser);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       waiting.set(c.name, { reason: "CreateContainerConfigError", message });
