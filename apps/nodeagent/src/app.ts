@@ -140,7 +140,11 @@ export function podRuntimeOptionsFrom(o: NodeAgentOptions, nodeName: string, log
     featureGates: {
       GRPCContainerProbe: o.featureGates.enabled("GRPCContainerProbe"),
       ProbeTerminationGracePeriod: o.featureGates.enabled("ProbeTerminationGracePeriod"),
+      AppArmor: o.featureGates.enabled("AppArmor"),
+      ProcMountType: o.featureGates.enabled("ProcMountType"),
     },
+    allowedUnsafeSysctls: c.allowedUnsafeSysctls,
+    seccompDefault: f.seccompDefault,
     log: (message, level = 0) => (level === 0 ? log.info(message) : log.v(level).info(message)),
   };
 }

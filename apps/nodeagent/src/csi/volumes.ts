@@ -7,6 +7,7 @@ import type { Mount } from "@skiff/cri-api";
 import { createCsiClient } from "./csi-client.js";
 import type { RegisteredCsiDriver } from "./plugin-manager.js";
 import { mkdirAll } from "../internal/mkdir-all.js";
+import { csiSupportsFSGroup, setVolumeOwnership } from "../pods/volume-ownership.js";
 
 /**
  * Volume-context key: the pod's service account name (with `podInfoOnMount`).
@@ -184,6 +185,10 @@ export class CsiVolumeManager {
       throw new CsiVolumeError("PublishFailed", `rpc error: ${err instanceof Error ? err.message : String(err)}`);
     } finally {
       csi.close();
+    }
+    const fsGroup = pod.spec?.securityContext?.fsGroup;
+    if (csiSupportsFSGroup(fsGroup, csiDriver?.spec.fsGroupPolicy, source.readOnly === true, source.fsType ?? "")) {
+      await setVolumeOwnership(targetPath, fsGroup, { readOnly: false, fsGroupChangePolicy: pod.spec?.securityContext?.fsGroupChangePolicy, ...(this.o.log ? { log: this.o.log } : {}) });
     }
     this.o.log?.(`published CSI volume ${volumeName} (${volumeId}) of pod ${pod.metadata?.namespace}/${pod.metadata?.name} at ${targetPath}`);
     return { driver: source.driver, volumeId, targetPath, requiresRepublish: csiDriver?.spec.requiresRepublish === true };

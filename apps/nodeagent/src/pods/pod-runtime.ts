@@ -19,6 +19,8 @@ import { decodeManifest } from "./static-pod.js";
 import { StatusManager } from "./status-manager.js";
 import type { PodEventRecorder, PodRuntime, PodRuntimeOptions, RunOnceResult, RunOnceResultItem, RuntimeState } from "./types.js";
 import { PodVolumeManager, VolumeSetUpError } from "./volumes.js";
+import { admitAppArmor, isAppArmorEnabledOnHost } from "./apparmor.js";
+import { SysctlAllowlist } from "./sysctl-allowlist.js";
 
 function defaultHostIP(): string {
   for (const list of Object.values(networkInterfaces())) {
@@ -39,6 +41,8 @@ function isTerminal(phase: PodStatus["phase"]): boolean {
  * {@link PodRuntime.runtimeState} and retried every `runtimeCheckPeriodMs`.
  *
  * @throws CRIError `InvalidArgument` for a malformed `containerRuntimeEndpoint`.
+ * @throws Error `failed to create nodeagent: the sysctl "x" are not known to be namespaced` (and
+ *   1.23's other `--allowed-unsafe-sysctls` messages, see {@link SysctlAllowlist.create}).
  * @see pkg/kubelet/kubelet.go (syncLoop, HandlePodAdditions...) in kubernetes/kubernetes v1.23
  * @example
  * ```ts
@@ -51,6 +55,13 @@ function isTerminal(phase: PodStatus["phase"]): boolean {
  */
 export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
   const log = opts.log ?? (() => {});
+  let sysctlAllowlist: SysctlAllowlist;
+  try {
+    sysctlAllowlist = SysctlAllowlist.create(opts.allowedUnsafeSysctls ?? []);
+  } catch (err) {
+    throw new Error(`failed to create nodeagent: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
+  const appArmor = { gateEnabled: opts.featureGates?.AppArmor !== false, hostEnabled: opts.hostAppArmorEnabled ?? (() => isAppArmorEnabledOnHost()) };
   const info = (m: string) => log(m, 0);
   const nodeName = opts.nodeName;
   const podLogsDir = opts.podLogsDir ?? "/var/log/pods";
@@ -91,6 +102,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     updateContainerReadiness: (p, st) => prober.updatePodStatus(p.metadata?.uid ?? "", st),
     onEvent: recordEvent,
     probeTerminationGracePeriod: opts.featureGates?.ProbeTerminationGracePeriod === true,
+    security: { seccompProfileRoot: join(opts.rootDir, "seccomp"), seccompDefault: opts.seccompDefault === true, procMountType: opts.featureGates?.ProcMountType === true },
   });
   const desired = new Map<string, Pod>();
   const rejected = new Set<string>();
@@ -125,6 +137,17 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
         await manager.killPod(uid, manager.gracePeriodOf(pod), false);
         stoppedTerminal.add(uid);
       }
+      return undefined;
+    }
+    // Soft admission (canRunPod): a pod that cannot run here stays Pending, its containers Blocked.
+    const blocked = admitAppArmor(pod, appArmor);
+    if (blocked) {
+      prober.removePod(uid);
+      await manager.killPod(uid, manager.gracePeriodOf(pod), false);
+      const waiting = new Map([...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].map((c) => [c.name, { reason: "Blocked", message: "" }]));
+      const st = manager.buildPodStatus(pod, await manager.getPodStatus(uid), waiting, clients.current().runtimeName, prev);
+      for (const cs of [...(st.initContainerStatuses ?? []), ...(st.containerStatuses ?? [])]) if (cs.state?.waiting) cs.state.waiting = { reason: "Blocked" };
+      statuses.set(pod, { ...st, phase: "Pending", reason: blocked.reason, message: blocked.message });
       return undefined;
     }
     if (pod.metadata?.deletionTimestamp) prober.stopLivenessAndStartup(uid);
@@ -178,6 +201,16 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
   workers.setPaused(true);
 
   function admit(pod: Pod): boolean {
+    const sysctlRejection = sysctlAllowlist.admit(pod);
+    if (sysctlRejection) {
+      const uid = pod.metadata?.uid ?? "";
+      rejected.add(uid);
+      // rejectPod: a Warning event with the message, the status message prefixed "Pod ".
+      recordEvent(pod, "Warning", sysctlRejection.reason, sysctlRejection.message);
+      statuses.set(pod, { phase: "Failed", reason: sysctlRejection.reason, message: `Pod ${sysctlRejection.message}`, hostIP });
+      info(`pod ${pod.metadata?.namespace}/${pod.metadata?.name} rejected: ${sysctlRejection.reason}: ${sysctlRejection.message}`);
+      return false;
+    }
     const active = [...desired.values()].filter((p) => {
       const uid = p.metadata?.uid ?? "";
       return !rejected.has(uid) && !isTerminal(statuses.get(uid)?.phase);

@@ -8,6 +8,7 @@ import { ImagePullError, type ImagePuller } from "./image-puller.js";
 import { buildContainerLogPath, buildPodLogsDirectory } from "./logs.js";
 import { computePodConditions, computePodPhase } from "./phase.js";
 import type { RuntimeClients } from "./runtime-clients.js";
+import { containerSecurityContext, imageUserOf, sandboxSecurity, verifyRunAsNonRoot, type ImageUser, type SecurityContextOptions } from "./security-context.js";
 
 /** CRI labels and annotations the agent puts on sandboxes and containers (`io.kubernetes.*` renamed). */
 export const criLabels = {
@@ -92,6 +93,8 @@ export interface RuntimeManagerOptions {
   readonly onEvent?: (pod: Pod, type: "Normal" | "Warning", reason: string, message: string) => void;
   /** The ProbeTerminationGracePeriod gate. @defaultValue false */
   readonly probeTerminationGracePeriod?: boolean;
+  /** Seccomp root, `--seccomp-default`, gate ProcMountType. @defaultValue seccomp root `/var/lib/nodeagent/seccomp`, the rest off */
+  readonly security?: SecurityContextOptions;
 }
 
 function nsToMs(ns: string): number {
@@ -317,7 +320,11 @@ export class RuntimeManager {
     if (pulled !== true) return pulled;
     let config: ContainerConfig;
     try {
-      config = this.containerConfig(pod, c, restartCount, sandbox);
+      // generateContainerConfig's order: run options (env) first, then the image user and runAsNonRoot.
+      const imageUser = imageUserOf(await this.o.clients.images.imageStatus({ image: { image } }));
+      config = this.containerConfig(pod, c, restartCount, sandbox, imageUser);
+      const nonRoot = verifyRunAsNonRoot(pod, c, imageUser);
+      if (nonRoot !== undefined) throw new ContainerConfigError(nonRoot);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       waiting.set(c.name, { reason: "CreateContainerConfigError", message });
@@ -406,6 +413,7 @@ export class RuntimeManager {
   sandboxConfig(pod: Pod, attempt: number): PodSandboxConfig {
     const meta = pod.metadata ?? {};
     const hostNetwork = specOf(pod).hostNetwork === true;
+    const security = sandboxSecurity(pod, this.securityOptions());
     const config: PodSandboxConfig = {
       metadata: { name: meta.name ?? "", namespace: meta.namespace ?? "", uid: meta.uid ?? "", attempt },
       logDirectory: buildPodLogsDirectory(this.o.podLogsDir, meta.namespace ?? "", meta.name ?? "", meta.uid ?? ""),
@@ -413,9 +421,7 @@ export class RuntimeManager {
       annotations: { ...(meta.annotations ?? {}) },
       linux: {
         cgroupParent: "",
-        securityContext: {
-          namespaceOptions: { network: hostNetwork ? "NODE" : "POD", pid: specOf(pod).hostPID ? "NODE" : "CONTAINER", ipc: specOf(pod).hostIPC ? "NODE" : "POD" },
-        },
+        ...security,
       },
     };
     if (!hostNetwork) config.hostname = sandboxHostname(pod);
@@ -474,8 +480,15 @@ export class RuntimeManager {
     return "";
   }
 
-  /** The CRI container config of `c` (command/args with `$(VAR)` expanded from its env). */
-  containerConfig(pod: Pod, c: Container, restartCount: number, sandbox: RuntimeSandbox): ContainerConfig {
+  private securityOptions(): SecurityContextOptions {
+    return this.o.security ?? { seccompProfileRoot: "/var/lib/nodeagent/seccomp" };
+  }
+
+  /**
+   * The CRI container config of `c` (command/args with `$(VAR)` expanded from its env; the security
+   * context from `security-context.ts`, with `imageUser` as the default user).
+   */
+  containerConfig(pod: Pod, c: Container, restartCount: number, sandbox: RuntimeSandbox, imageUser?: ImageUser): ContainerConfig {
     const envs = this.buildEnv(pod, c, sandbox);
     const lookup = (name: string) => envs.find((e) => e.key === name)?.value;
     const meta = pod.metadata ?? {};
@@ -492,10 +505,7 @@ export class RuntimeManager {
       stdinOnce: c.stdinOnce === true,
       tty: c.tty === true,
       linux: {
-        securityContext: {
-          namespaceOptions: { network: specOf(pod).hostNetwork ? "NODE" : "POD", pid: specOf(pod).hostPID ? "NODE" : "CONTAINER", ipc: specOf(pod).hostIPC ? "NODE" : "POD" },
-          privileged: c.securityContext?.privileged === true,
-        },
+        securityContext: containerSecurityContext(pod, c, imageUser, this.securityOptions()),
       },
     };
     if (c.workingDir) config.workingDir = c.workingDir;

@@ -74,6 +74,16 @@ export interface PodRuntimeOptions {
    * `ProbeTerminationGracePeriod` off (beta)
    */
   readonly featureGates?: PodRuntimeFeatureGates;
+  /**
+   * `--allowed-unsafe-sysctls`: sysctl names or prefixes ending in `*` a pod may set beyond the
+   * safe ones; each must be known to be namespaced (`createPodRuntime` throws otherwise).
+   * @defaultValue none
+   */
+  readonly allowedUnsafeSysctls?: readonly string[];
+  /** `--seccomp-default`: `RuntimeDefault` for containers that set no seccomp profile. @defaultValue false */
+  readonly seccompDefault?: boolean;
+  /** Whether the host enforces AppArmor (tests). @defaultValue read from /sys as runc does */
+  readonly hostAppArmorEnabled?: () => boolean;
 }
 
 /** The feature gates the pod runtime reads; absent names take their defaults. */
@@ -82,6 +92,10 @@ export interface PodRuntimeFeatureGates {
   readonly GRPCContainerProbe?: boolean;
   /** A liveness/startup probe's `terminationGracePeriodSeconds` is used when it kills. @defaultValue false */
   readonly ProbeTerminationGracePeriod?: boolean;
+  /** AppArmor annotations are enforced (else a pod asking for a profile is blocked). @defaultValue true */
+  readonly AppArmor?: boolean;
+  /** `procMount: Unmasked` takes effect. @defaultValue false */
+  readonly ProcMountType?: boolean;
 }
 
 /**

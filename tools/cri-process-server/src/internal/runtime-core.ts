@@ -35,6 +35,7 @@ import type {
 import { nowNs } from "./clock.js";
 import { ContainerProcess, execCommand, killGroup, type ProcessExit } from "./container-process.js";
 import { alreadyExists, failedPrecondition, invalidArgument, notFound, unknownError } from "./errors.js";
+import { identityOf, sandboxNotApplied, wrapWithIdentity, type ProcessIdentity } from "./identity.js";
 import { resolveArgv } from "./image-names.js";
 import type { ImageStore, StoredImage } from "./image-store.js";
 
@@ -59,6 +60,8 @@ interface Container {
   /** The image as ContainerStatus reports it: its first name, else what the config said. */
   imageName: string;
   argv: string[];
+  /** run_as_user/group, supplemental groups, no_new_privs, applied through setpriv. */
+  identity: ProcessIdentity;
   cwd: string;
   env: Record<string, string>;
   logPath: string;
@@ -146,6 +149,8 @@ export class RuntimeCore {
     if (!metadata || !metadata.name || !metadata.namespace || !metadata.uid) {
       throw invalidArgument(method, "config.metadata with name, namespace and uid is required");
     }
+    const sandboxNotApplicable = sandboxNotApplied(config.linux);
+    if (sandboxNotApplicable.length > 0) this.options.log(`sandbox ${metadata.namespace}/${metadata.name}: not applied by the process runtime (no isolation): ${sandboxNotApplicable.join(", ")}`);
     if (req.runtimeHandler !== "") {
       throw invalidArgument(method, `unknown runtime handler ${JSON.stringify(req.runtimeHandler)}: only the default handler "" exists`);
     }
@@ -254,6 +259,11 @@ export class RuntimeCore {
     if (argv.length === 0) {
       throw invalidArgument(method, `no command specified: image ${JSON.stringify(config.image.image)} has no default command here, set command or args`);
     }
+    const ident = identityOf(config.linux?.securityContext, { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 });
+    if (ident.error !== undefined) throw (config.linux?.securityContext?.runAsUsername ? invalidArgument : failedPrecondition)(method, ident.error);
+    if (ident.notApplied.length > 0) {
+      this.options.log(`container ${config.metadata.name} in sandbox ${sandbox.id}: not applied by the process runtime (no isolation): ${ident.notApplied.join(", ")}`);
+    }
     const { name, attempt } = config.metadata;
     for (const other of this.containersOf(sandbox)) {
       if (other.config.metadata?.name === name && other.config.metadata.attempt === attempt) {
@@ -281,6 +291,7 @@ export class RuntimeCore {
       image,
       imageName: image.repoTags[0] ?? image.repoDigests[0] ?? config.image.image,
       argv,
+      identity: ident.identity,
       cwd: config.workingDir || sandbox.dir,
       env,
       logPath,
@@ -318,7 +329,7 @@ export class RuntimeCore {
     try {
       const info = await stat(c.cwd).catch(() => undefined);
       if (!info?.isDirectory()) throw new Error(`working directory ${JSON.stringify(c.cwd)} does not exist or is not a directory`);
-      proc = await ContainerProcess.start({ argv: c.argv, cwd: c.cwd, env: c.env, logPath: c.logPath });
+      proc = await ContainerProcess.start({ argv: wrapWithIdentity(c.argv, c.identity), cwd: c.cwd, env: c.env, logPath: c.logPath });
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       Object.assign(c, { starting: false, state: "CONTAINER_EXITED", startedAtNs, finishedAtNs: nowNs(), exitCode: 128, reason: "StartError", message });
@@ -452,7 +463,7 @@ export class RuntimeCore {
     const timeoutSeconds = seconds(req.timeout);
     let pid: number | undefined;
     try {
-      const result = await execCommand(req.cmd, {
+      const result = await execCommand(wrapWithIdentity(req.cmd, c.identity), {
         cwd: c.cwd,
         env: c.env,
         timeoutMs: timeoutSeconds * 1000,
