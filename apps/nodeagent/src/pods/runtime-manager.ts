@@ -1,12 +1,13 @@
 import { readdir, rm } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join } from "node:path";
 import type { Container, ContainerState, ContainerStatus, EnvVar, Pod, PodSpec, PodStatus } from "@skiff/api-types";
-import { isCRIError, type ContainerConfig, type Mount, type PodSandboxConfig } from "@skiff/cri-api";
+import { isCRIError, type ContainerConfig, type LinuxContainerResources, type Mount, type PodSandboxConfig } from "@skiff/cri-api";
 import type { BackOff } from "./backoff.js";
 import { expandVars } from "./expand.js";
 import { ImagePullError, type ImagePuller } from "./image-puller.js";
 import { buildContainerLogPath, buildPodLogsDirectory } from "./logs.js";
 import { computePodConditions, computePodPhase } from "./phase.js";
+import { podQOSClass } from "./resources.js";
 import type { RuntimeClients } from "./runtime-clients.js";
 
 /** CRI labels and annotations the agent puts on sandboxes and containers (`io.kubernetes.*` renamed). */
@@ -92,6 +93,10 @@ export interface RuntimeManagerOptions {
   readonly onEvent?: (pod: Pod, type: "Normal" | "Warning", reason: string, message: string) => void;
   /** The ProbeTerminationGracePeriod gate. @defaultValue false */
   readonly probeTerminationGracePeriod?: boolean;
+  /** The CRI `linux.resources` of a container (requests/limits); none when absent. */
+  readonly containerResources?: (pod: Pod, container: Container) => LinuxContainerResources;
+  /** The sandbox's `linux.cgroup_parent` (the pod cgroup); `""` when absent. */
+  readonly cgroupParent?: (pod: Pod) => string;
 }
 
 function nsToMs(ns: string): number {
@@ -419,6 +424,8 @@ export class RuntimeManager {
       },
     };
     if (!hostNetwork) config.hostname = sandboxHostname(pod);
+    const cgroupParent = this.o.cgroupParent?.(pod);
+    if (cgroupParent && config.linux) config.linux.cgroupParent = cgroupParent;
     return config;
   }
 
@@ -499,6 +506,8 @@ export class RuntimeManager {
       },
     };
     if (c.workingDir) config.workingDir = c.workingDir;
+    const resources = this.o.containerResources?.(pod, c);
+    if (resources && config.linux) config.linux.resources = resources;
     const mounts = this.o.mounts?.(pod, c) ?? [];
     if (mounts.length > 0) config.mounts = mounts;
     return config;
@@ -625,7 +634,7 @@ export class RuntimeManager {
     status.startTime = previous?.startTime ?? formatTime(Date.now());
     if (initStatuses.length > 0) status.initContainerStatuses = initStatuses;
     status.containerStatuses = statuses;
-    status.qosClass = qosClass(pod);
+    status.qosClass = podQOSClass(pod);
     return status;
   }
 }
@@ -636,18 +645,6 @@ async function removeLogFiles(logPath: string): Promise<void> {
   const prefix = `${basename(logPath)}.`;
   const names = await readdir(dir).catch(() => [] as string[]);
   for (const n of names) if (n.startsWith(prefix)) await rm(join(dir, n), { force: true });
-}
-
-function qosClass(pod: Pod): "BestEffort" | "Burstable" | "Guaranteed" {
-  const all = [...(specOf(pod).initContainers ?? []), ...specOf(pod).containers];
-  const hasAny = all.some((c) => Object.keys(c.resources?.requests ?? {}).length > 0 || Object.keys(c.resources?.limits ?? {}).length > 0);
-  if (!hasAny) return "BestEffort";
-  const guaranteed = all.every((c) => {
-    const l = c.resources?.limits ?? {};
-    const r = c.resources?.requests ?? {};
-    return l.cpu !== undefined && l.memory !== undefined && (r.cpu === undefined || String(r.cpu) === String(l.cpu)) && (r.memory === undefined || String(r.memory) === String(l.memory));
-  });
-  return guaranteed ? "Guaranteed" : "Burstable";
 }
 
 function specOf(pod: Pod): PodSpec {
