@@ -184,7 +184,8 @@ describe.skipIf(setup.endpoint === undefined)("requests, limits and QoS cgroups 
     unlinkSync(join(agent.manifests, "guaranteed.json"));
     await waitFor("guaranteed pod cgroup removed", () => (existsSync(dir) ? undefined : true), 60_000);
     expect(existsSync(join(cgroupFs, "cpu", cgroupRoot, "kubepods", `pod${g?.metadata?.uid ?? ""}`))).toBe(false);
-    expect(existsSync(join(cgroupFs, "unified", cgroupRoot, "kubepods", `pod${g?.metadata?.uid ?? ""}`))).toBe(false);
+    const unified = join(cgroupFs, "unified", cgroupRoot, "kubepods", `pod${g?.metadata?.uid ?? ""}`);
+    await waitFor("its unified (hybrid) mirror removed too", () => (existsSync(unified) ? undefined : true), 30_000);
   });
 
   it("--max-pods=2 runs two pods and rejects the third OutOfpods, leaving no sandbox or cgroup for it", async () => {

@@ -216,11 +216,14 @@ export class CgroupManager {
     for (const dir of this.allPaths(name)) await removeTree(dir);
   }
 
-  /** The names of the child cgroups of `name` (on v1, as seen in the cpu hierarchy). */
+  /** The names of the child cgroups of `name` in any hierarchy (sorted, no duplicates). */
   async children(name: CgroupName): Promise<string[]> {
-    const dir = this.subsystemPath("cpu", name) ?? this.paths(name)[0] ?? "";
-    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-    return entries.filter((e) => e.isDirectory()).map((e) => e.name);
+    const out = new Set<string>();
+    for (const dir of this.allPaths(name)) {
+      const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+      for (const e of entries) if (e.isDirectory()) out.add(e.name);
+    }
+    return [...out].sort();
   }
 
   /** Reads one file of the cgroup (tests, diagnostics); undefined when absent. */
