@@ -43,7 +43,8 @@ export interface AppIO {
   /** Called once the agent runs (servers listening), with their bound addresses (tests, benchmarks). */
   readonly onReady?: (servers: RunningServers | undefined) => void;
   /**
-   * Host paths the container manager reads and writes (tests point them at fakes).
+   * Host paths the container manager reads and writes (tests point them at fakes). With `proc`
+   * set, `--max-open-files` is not applied to this process (it is a test's process).
    * @defaultValue `/proc`, `/proc/sys`, `/proc/swaps`, `/sys/fs/cgroup`
    */
   readonly hostPaths?: HostPaths;
