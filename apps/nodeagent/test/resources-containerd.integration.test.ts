@@ -6,7 +6,7 @@
 // cgroup files the kernel really applies to each pod and container.
 // With CI=true it must run; elsewhere it is skipped (with the reason) when setup fails.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
-import { totalmem } from "node:os";
+import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import type { Pod } from "@skiff/api-types";
 import { createRuntimeClient } from "@skiff/cri-api";
@@ -175,6 +175,23 @@ describe.skipIf(setup.endpoint === undefined)("requests, limits and QoS cgroups 
     const t = cs?.lastState?.terminated ?? cs?.state?.terminated;
     expect(t).toMatchObject({ reason: "OOMKilled", exitCode: 137 });
     expect(hog.status?.qosClass).toBe("Burstable");
+  });
+
+  it("rejects a pod asking for more CPU than the node has OutOfcpu, with no sandbox or cgroup", async () => {
+    writeFileSync(join(agent.manifests, "huge.json"), manifest("huge", { requests: { cpu: "1000" } }));
+    const huge = await waitFor("huge rejected", () => {
+      const p = findPod(agent.runtime.listPods(), "huge");
+      return p?.status?.phase === "Failed" ? p : undefined;
+    });
+    const used = [250n, 0n, 0n, 1000n].reduce((a, b) => a + b); // burstable, besteffort, hog, guaranteed
+    expect(huge.status).toMatchObject({ reason: "OutOfcpu", message: `Pod Node didn't have enough resource: cpu, requested: 1000000, used: ${used}, capacity: ${cpus().length * 1000}` });
+    const rt = createRuntimeClient({ endpoint: setup.endpoint ?? "", timeoutMs: 30_000 });
+    try {
+      expect((await rt.listPodSandbox({ filter: { labelSelector: { "io.example.pod.uid": huge.metadata?.uid ?? "" } } })).items).toEqual([]);
+    } finally {
+      rt.close();
+    }
+    expect(existsSync(join(cgroupFs, "cpu", cgroupRoot, "kubepods", "burstable", `pod${huge.metadata?.uid ?? ""}`))).toBe(false);
   });
 
   it("removes a pod's cgroup when the pod goes", async () => {
