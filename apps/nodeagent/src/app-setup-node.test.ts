@@ -4,7 +4,9 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { runNodeAgent, type HostPaths } from "./app.js";
+import { cpus } from "node:os";
+import { podResourceOptionsFrom, runNodeAgent, type HostPaths } from "./app.js";
+import { loadNodeAgentOptions } from "./options/index.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -80,5 +82,23 @@ describe("runNodeAgent node set-up", () => {
     expect(r.code).toBe(1);
     expect(r.err).toContain('"Failed to run nodeagent"');
     expect(r.err).toContain(message);
+  });
+});
+
+describe("podResourceOptionsFrom (admission and CRI resources from flags)", () => {
+  const load = (argv: string[]) => {
+    const r = loadNodeAgentOptions(argv, { stdout: { write: () => true }, stderr: { write: () => true } });
+    if (!r.ok) throw new Error(r.errors.join("; "));
+    return r.value;
+  };
+  it("admits min(cores × --pods-per-core, --max-pods) pods against allocatable cpu and memory", async () => {
+    const r = await podResourceOptionsFrom(load(["--pods-per-core=1", "--max-pods=50", "--system-reserved=cpu=500m"]), undefined);
+    expect(r.nodeAllocatable?.pods).toBe(Math.min(cpus().length, 50));
+    expect(r.nodeAllocatable?.cpuMilli).toBe(BigInt(cpus().length * 1000 - 500));
+    expect(r.podCgroups).toBeUndefined();
+  });
+  it("passes --cpu-cfs-quota and --cpu-cfs-quota-period (with CustomCPUCFSQuotaPeriod) to the container resources", async () => {
+    const r = await podResourceOptionsFrom(load(["--cpu-cfs-quota=false", "--cpu-cfs-quota-period=50ms", "--feature-gates=CustomCPUCFSQuotaPeriod=true"]), undefined);
+    expect(r.containerResources).toMatchObject({ cpuCFSQuota: false, cpuCFSQuotaPeriodUs: 50_000n, customCPUCFSQuotaPeriod: true });
   });
 });
