@@ -69,6 +69,13 @@ describe("runNodeAgent node set-up", () => {
     expect(readFileSync(join(dir, "cgroup/cpu/kubepods/besteffort/cpu.shares"), "utf8")).toBe("2");
   });
 
+  it("moves the agent into --agent-cgroups, creating it", async () => {
+    const { dir, paths } = host();
+    const r = await run(["--agent-cgroups=/nodeagent.slice"], { ...paths, agentPid: 4242 }, dir);
+    expect(r.code, r.err).toBe(0);
+    for (const h of ["cpu", "memory", "pids"]) expect(readFileSync(join(dir, "cgroup", h, "nodeagent.slice", "cgroup.procs"), "utf8")).toBe("4242");
+  });
+
   it.each([
     [["--cpu-manager-policy=static", "--cluster-reserved=cpu=1"], '--cpu-manager-policy=static is not supported yet by skiff nodeagent (only \\"none\\")'],
     [["--topology-manager-policy=best-effort"], '--topology-manager-policy=best-effort is not supported yet by skiff nodeagent (only \\"none\\")'],

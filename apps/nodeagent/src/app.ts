@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { mustParseQuantity, parseQuantity, quantityMilliValue, quantityToNumber } from "@skiff/flags";
 import type { ClusterClients } from "./cluster/index.js";
 import { ClusterMode, computeNodeResources, connectCluster, createAccessReviewer, createTokenReviewer, readMachineResources } from "./cluster/index.js";
-import { applyOOMScoreAdj, checkSwap, ContainerManager, setMaxOpenFiles, setupKernelTunables, unsupportedSettings } from "./cm/index.js";
+import { applyOOMScoreAdj, CgroupManager, checkSwap, ContainerManager, parseCgroupfsToCgroupName, setMaxOpenFiles, setupKernelTunables, unsupportedSettings } from "./cm/index.js";
 import type { CsiSupport } from "./csi/index.js";
 import { createCsiSupport, migratedInTreePlugins } from "./csi/index.js";
 import type { HeldLock } from "./lock-file.js";
@@ -52,6 +52,8 @@ export interface AppIO {
 
 /** Host paths of {@link AppIO.hostPaths}. */
 export interface HostPaths {
+  /** The pid `--agent-cgroups` moves (tests, with a fake `proc`). @defaultValue process.pid */
+  readonly agentPid?: number;
   readonly proc?: string;
   readonly procSys?: string;
   readonly swaps?: string;
@@ -81,6 +83,13 @@ export async function setUpNode(o: NodeAgentOptions, log: Logger, paths: HostPat
   const machine = await readMachineResources(o.flags.rootDir);
   const pidMax = await readFile(join(paths.procSys ?? "/proc/sys", "kernel", "pid_max"), "utf8").then((t) => BigInt(t.trim()), () => 0n);
   await setupKernelTunables(c.protectKernelDefaults, paths.procSys, (m) => log.info(m));
+  if (c.agentCgroups !== "") {
+    // --agent-cgroups: this process runs in that cgroup (created when missing), as 1.23's
+    // ensureProcessInContainerWithOOMScore for --kubelet-cgroups.
+    const cgroups = new CgroupManager(paths.cgroupFs === undefined ? {} : { root: paths.cgroupFs });
+    await cgroups.moveProcess(parseCgroupfsToCgroupName(c.agentCgroups), paths.agentPid ?? process.pid);
+    log.info("Moved the node agent into its cgroup", { cgroup: c.agentCgroups });
+  }
   return ContainerManager.start({
     cgroupsPerQOS: c.cgroupsPerQOS,
     cgroupRoot: c.cgroupRoot,

@@ -226,6 +226,21 @@ export class CgroupManager {
     return [...out].sort();
   }
 
+  /**
+   * Moves process `pid` into the cgroup (created when missing) in every hierarchy by writing
+   * `cgroup.procs`.
+   * @throws CgroupError `CgroupWriteFailed` naming the file that could not be written.
+   */
+  async moveProcess(name: CgroupName, pid: number): Promise<void> {
+    if (!this.exists(name)) await this.create(name);
+    for (const dir of this.paths(name)) {
+      const path = join(dir, "cgroup.procs");
+      await writeFile(path, String(pid)).catch((err: unknown) => {
+        throw new CgroupError("CgroupWriteFailed", `failed to move process ${pid} into ${path}: ${(err as Error).message}`, { cause: err });
+      });
+    }
+  }
+
   /** Reads one file of the cgroup (tests, diagnostics); undefined when absent. */
   readFile(subsystem: string, name: CgroupName, file: string): string | undefined {
     const dir = this.subsystemPath(subsystem, name);
