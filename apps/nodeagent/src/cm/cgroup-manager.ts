@@ -32,7 +32,11 @@ export function parseCgroupfsToCgroupName(path: string): CgroupName {
   return path.split("/").filter((p) => p !== "" && p !== ".");
 }
 
-/** Errors of the cgroup manager; `reason` is stable. */
+/**
+ * Errors of the cgroup manager; `reason` is stable: `CgroupNotFound` (updating a missing cgroup),
+ * `CgroupWriteFailed` (a directory or file could not be written), `CgroupBusy` (removal while
+ * processes remain), `CgroupsUnavailable` (no usable cgroup mount).
+ */
 export class CgroupError extends Error {
   constructor(
     readonly reason: "CgroupNotFound" | "CgroupWriteFailed" | "CgroupBusy" | "CgroupsUnavailable",
@@ -276,9 +280,17 @@ export class CgroupManager {
       const current = (await readFile(control, "utf8").catch(() => "")).trim().split(/\s+/);
       const missing = wanted.filter((c) => !current.includes(c));
       if (missing.length === 0) continue;
-      await writeFile(control, missing.map((c) => `+${c}`).join(" ")).catch((err: unknown) => {
-        throw new CgroupError("CgroupWriteFailed", `failed to enable controllers ${missing.join(",")} in ${control}: ${(err as Error).message}`, { cause: err });
-      });
+      const all = await writeFile(control, missing.map((c) => `+${c}`).join(" ")).then(
+        () => true,
+        () => false,
+      );
+      if (all) continue;
+      // One at a time: cpuset, io and hugetlb are optional; cpu, memory and pids are required.
+      for (const c of missing) {
+        await writeFile(control, `+${c}`).catch((err: unknown) => {
+          if (["cpu", "memory", "pids"].includes(c)) throw new CgroupError("CgroupWriteFailed", `failed to enable controller ${c} in ${control}: ${(err as Error).message}`, { cause: err });
+        });
+      }
     }
   }
 }
