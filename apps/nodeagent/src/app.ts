@@ -138,7 +138,12 @@ export async function podResourceOptionsFrom(o: NodeAgentOptions, containerManag
       cpuCFSQuotaPeriodUs: c.cpuCFSQuotaPeriod.nanoseconds / 1000n,
       customCPUCFSQuotaPeriod: o.featureGates.enabled("CustomCPUCFSQuotaPeriod"),
     },
-    nodeAllocatable: { cpuMilli: milli(allocatable.cpu), memoryBytes: milli(allocatable.memory) / 1000n, pods: Number(milli(allocatable.pods) / 1000n) },
+    nodeAllocatable: {
+      cpuMilli: milli(allocatable.cpu),
+      memoryBytes: milli(allocatable.memory) / 1000n,
+      pods: Number(milli(allocatable.pods) / 1000n),
+      ...(allocatable["ephemeral-storage"] !== undefined ? { ephemeralStorageBytes: milli(allocatable["ephemeral-storage"]) / 1000n } : {}),
+    },
     ...(containerManager && containerManager.cgroupVersion !== "none" ? { podCgroups: containerManager } : {}),
   };
 }

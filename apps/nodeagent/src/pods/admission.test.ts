@@ -35,6 +35,13 @@ describe("admitPod", () => {
       message: `Node didn't have enough resource: memory, requested: ${2000 * 1024 * 1024}, used: 0, capacity: ${1000 * 1024 * 1024}`,
     });
   });
+  it("rejects a pod asking for more ephemeral storage than is left", () => {
+    expect(admitPod(pod("a", { "ephemeral-storage": "2Gi" }), [pod("b", { "ephemeral-storage": "1Gi" })], { ...alloc, ephemeralStorageBytes: 2n << 30n })).toEqual({
+      admit: false,
+      reason: "OutOfephemeral-storage",
+      message: `Node didn't have enough resource: ephemeral-storage, requested: ${2 * 2 ** 30}, used: ${2 ** 30}, capacity: ${2 * 2 ** 30}`,
+    });
+  });
   it("counts the largest init container request", () => {
     expect(admitPod(pod("a", { cpu: "100m" }, { cpu: "1500m" }), [], alloc)).toMatchObject({ reason: "OutOfcpu", message: expect.stringContaining("requested: 1500,") });
   });

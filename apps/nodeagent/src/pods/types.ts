@@ -103,6 +103,8 @@ export interface NodeAllocatable {
   readonly memoryBytes: bigint;
   /** Pods: `--max-pods`, or cores × `--pods-per-core` when smaller. */
   readonly pods: number;
+  /** Ephemeral storage in bytes; unchecked when absent. */
+  readonly ephemeralStorageBytes?: bigint;
 }
 
 /**
