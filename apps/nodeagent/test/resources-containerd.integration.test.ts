@@ -225,4 +225,17 @@ describe.skipIf(setup.endpoint === undefined)("requests, limits and QoS cgroups 
     const besteffortDir = join(cgroupFs, "cpu", cgroupRoot, "kubepods", "besteffort");
     expect(readdirSync(besteffortDir).filter((d) => d === `pod${uid}`)).toEqual([]);
   });
+
+  it("--cgroups-per-qos=false: no pod cgroup, the runtime's default parent, limits still on the container", async () => {
+    const flat = await startAgent("node-flat", ["--cgroups-per-qos=false", "--enforce-node-allocatable="]);
+    writeFileSync(join(flat.manifests, "flat.json"), manifest("flat", { requests: { cpu: "500m", memory: "32Mi" }, limits: { cpu: "500m", memory: "32Mi" } }));
+    const p = await running(flat.runtime, "flat");
+    expect(p.status?.qosClass).toBe("Guaranteed");
+    expect(existsSync(join(cgroupFs, "cpu", cgroupRoot, "kubepods", `pod${p.metadata?.uid ?? ""}`))).toBe(false);
+    const id = containerIdOf(p);
+    const dir = join(cgroupFs, "cpu", "k8s.io", id);
+    expect(readFileSync(join(dir, "cpu.shares"), "utf8").trim()).toBe("512");
+    expect(readFileSync(join(dir, "cpu.cfs_quota_us"), "utf8").trim()).toBe("50000");
+    expect(readFileSync(join(cgroupFs, "memory", "k8s.io", id, "memory.limit_in_bytes"), "utf8").trim()).toBe(String(32 * 1024 * 1024));
+  });
 });
