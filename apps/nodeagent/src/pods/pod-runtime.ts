@@ -1,5 +1,5 @@
 import { stat } from "node:fs/promises";
-import { networkInterfaces } from "node:os";
+import { networkInterfaces, totalmem } from "node:os";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import type { Container, Pod, PodStatus } from "@skiff/api-types";
@@ -12,6 +12,8 @@ import { buildPodLogsDirectory, readContainerLog, rotateContainerLog } from "./l
 import { PodConfig, type PodConfigUpdate } from "./pod-config.js";
 import { PodWorkers } from "./pod-workers.js";
 import { ProberManager } from "./prober-manager.js";
+import { admitPod } from "./admission.js";
+import { containerResources, podQOSClass } from "./resources.js";
 import { runProbeAttempt } from "./prober.js";
 import { RuntimeClients } from "./runtime-clients.js";
 import { criLabels, RuntimeManager, type ContainerWaitReason } from "./runtime-manager.js";
@@ -80,6 +82,8 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       // A sink's failure must not stop the sync.
     }
   };
+  const resourceSettings = opts.containerResources ?? { memoryCapacityBytes: BigInt(totalmem()) };
+  const podCgroups = opts.podCgroups;
   const volumes = new PodVolumeManager({ rootDir: opts.rootDir, onEvent: recordEvent, log: info, ...(opts.volumes ? { extra: opts.volumes } : {}) });
   const statuses = new StatusManager();
   const prober = new ProberManager({
@@ -103,6 +107,8 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     onEvent: recordEvent,
     probeTerminationGracePeriod: opts.featureGates?.ProbeTerminationGracePeriod === true,
     security: { seccompProfileRoot: join(opts.rootDir, "seccomp"), seccompDefault: opts.seccompDefault === true, procMountType: opts.featureGates?.ProcMountType === true },
+    containerResources: (p, c) => containerResources(p, c, resourceSettings),
+    ...(podCgroups ? { cgroupParent: (p: Pod) => podCgroups.cgroupParent(p) } : {}),
   });
   const desired = new Map<string, Pod>();
   const rejected = new Set<string>();
@@ -151,6 +157,15 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       return undefined;
     }
     if (pod.metadata?.deletionTimestamp) prober.stopLivenessAndStartup(uid);
+    if (podCgroups && !pod.metadata?.deletionTimestamp) {
+      try {
+        await podCgroups.ensurePod(pod, activePods());
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        recordEvent(pod, "Warning", "FailedToCreatePodContainer", `unable to ensure pod container exists: ${message}`);
+        throw new Error(`failed to ensure that the pod: ${uid} cgroups exist and are correctly applied: ${message}`, { cause: err });
+      }
+    }
     prober.addPod(pod);
     try {
       await volumes.setUp(pod);
@@ -172,6 +187,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       await manager.killPod(uid, manager.gracePeriodOf(pod), false);
       stoppedTerminal.add(uid);
       prober.removePod(uid);
+      await removePodCgroup(uid);
       return undefined;
     }
     return result.nextSyncAtMs;
@@ -184,6 +200,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
         prober.removePod(pod.metadata?.uid ?? "");
         await manager.killPod(pod.metadata?.uid ?? "", manager.gracePeriodOf(pod), true, logDirOf(pod));
         await volumes.tearDown(pod);
+        await removePodCgroup(pod.metadata?.uid ?? "");
         info(`killed and removed pod ${pod.metadata?.namespace}/${pod.metadata?.name}`);
       },
       onTerminated: (pod) => {
@@ -200,10 +217,25 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
   );
   workers.setPaused(true);
 
+  // Pods admitted and not finished: what admission counts and the QoS cgroups are sized for.
+  function activePods(): Pod[] {
+    return [...desired.values()].filter((p) => {
+      const uid = p.metadata?.uid ?? "";
+      return !rejected.has(uid) && !isTerminal(statuses.get(uid)?.phase);
+    });
+  }
+
+  async function removePodCgroup(uid: string): Promise<void> {
+    if (!podCgroups) return;
+    await podCgroups.removePod(uid).catch((err: unknown) => log(`failed to remove the cgroup of pod ${uid} (retried later): ${err instanceof Error ? err.message : String(err)}`, 2));
+  }
+
+  // HandlePodAdditions → canAdmitPod: the other active pods (never the new pod itself) against
+  // the node's allocatable; a rejected pod is written Failed and never started.
   function admit(pod: Pod): boolean {
+    const uid = pod.metadata?.uid ?? "";
     const sysctlRejection = sysctlAllowlist.admit(pod);
     if (sysctlRejection) {
-      const uid = pod.metadata?.uid ?? "";
       rejected.add(uid);
       // rejectPod: a Warning event with the message, the status message prefixed "Pod ".
       recordEvent(pod, "Warning", sysctlRejection.reason, sysctlRejection.message);
@@ -211,18 +243,15 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       info(`pod ${pod.metadata?.namespace}/${pod.metadata?.name} rejected: ${sysctlRejection.reason}: ${sysctlRejection.message}`);
       return false;
     }
-    const active = [...desired.values()].filter((p) => {
-      const uid = p.metadata?.uid ?? "";
-      return !rejected.has(uid) && !isTerminal(statuses.get(uid)?.phase);
-    }).length;
-    if (active >= maxPods) {
-      const uid = pod.metadata?.uid ?? "";
-      rejected.add(uid);
-      statuses.set(pod, { phase: "Failed", reason: "OutOfpods", message: `Node didn't have enough resource: pods, requested: 1, used: ${active}, capacity: ${maxPods}`, hostIP });
-      info(`pod ${pod.metadata?.namespace}/${pod.metadata?.name} rejected: OutOfpods`);
-      return false;
-    }
-    return true;
+    const others = activePods().filter((p) => (p.metadata?.uid ?? "") !== uid);
+    const allocatable = opts.nodeAllocatable ?? { pods: maxPods };
+    const r = admitPod(pod, others, allocatable);
+    if (r.admit) return true;
+    rejected.add(uid);
+    recordEvent(pod, "Warning", r.reason, r.message);
+    statuses.set(pod, { phase: "Failed", reason: r.reason, message: `Pod ${r.message}`, hostIP, qosClass: podQOSClass(pod) });
+    info(`pod ${pod.metadata?.namespace}/${pod.metadata?.name} rejected: ${r.reason}: ${r.message}`);
+    return false;
   }
 
   function handleUpdate(u: PodConfigUpdate): void {
@@ -385,6 +414,15 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
         backOff.gc();
         imageBackOff.gc();
       });
+      if (podCgroups) {
+        // Housekeeping: cgroups of pods that are gone or finished are removed; the QoS cgroups
+        // follow the active pods (the kubelet's periodic UpdateQOSCgroups).
+        every(opts.housekeepingPeriodMs ?? 10_000, async () => {
+          const active = activePods();
+          await podCgroups.cleanupOrphans(new Set(active.map((p) => p.metadata?.uid ?? "")));
+          await podCgroups.updateQOSCgroups(active).catch((err: unknown) => info(`failed to update QoS cgroups: ${err instanceof Error ? err.message : String(err)}`));
+        });
+      }
       config.set("manifest", [...submitted.values()]);
       if (opts.staticPodPath) {
         fileSource = new FileSource({ path: opts.staticPodPath, nodeName, log: info, periodMs: opts.fileCheckFrequencyMs ?? 20_000 }, (pods) => config.set("file", pods));

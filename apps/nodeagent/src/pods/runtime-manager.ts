@@ -1,12 +1,13 @@
 import { readdir, rm } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join } from "node:path";
 import type { Container, ContainerState, ContainerStatus, EnvVar, Pod, PodSpec, PodStatus } from "@skiff/api-types";
-import { isCRIError, type ContainerConfig, type Mount, type PodSandboxConfig } from "@skiff/cri-api";
+import { isCRIError, type ContainerConfig, type LinuxContainerResources, type Mount, type PodSandboxConfig } from "@skiff/cri-api";
 import type { BackOff } from "./backoff.js";
 import { expandVars } from "./expand.js";
 import { ImagePullError, type ImagePuller } from "./image-puller.js";
 import { buildContainerLogPath, buildPodLogsDirectory } from "./logs.js";
 import { computePodConditions, computePodPhase } from "./phase.js";
+import { podQOSClass } from "./resources.js";
 import type { RuntimeClients } from "./runtime-clients.js";
 import { containerSecurityContext, imageUserOf, sandboxSecurity, verifyRunAsNonRoot, type ImageUser, type SecurityContextOptions } from "./security-context.js";
 
@@ -95,6 +96,10 @@ export interface RuntimeManagerOptions {
   readonly probeTerminationGracePeriod?: boolean;
   /** Seccomp root, `--seccomp-default`, gate ProcMountType. @defaultValue seccomp root `/var/lib/nodeagent/seccomp`, the rest off */
   readonly security?: SecurityContextOptions;
+  /** The CRI `linux.resources` of a container (requests/limits); none when absent. */
+  readonly containerResources?: (pod: Pod, container: Container) => LinuxContainerResources;
+  /** The sandbox's `linux.cgroup_parent` (the pod cgroup); `""` when absent. */
+  readonly cgroupParent?: (pod: Pod) => string;
 }
 
 function nsToMs(ns: string): number {
@@ -425,6 +430,8 @@ export class RuntimeManager {
       },
     };
     if (!hostNetwork) config.hostname = sandboxHostname(pod);
+    const cgroupParent = this.o.cgroupParent?.(pod);
+    if (cgroupParent && config.linux) config.linux.cgroupParent = cgroupParent;
     return config;
   }
 
@@ -509,6 +516,8 @@ export class RuntimeManager {
       },
     };
     if (c.workingDir) config.workingDir = c.workingDir;
+    const resources = this.o.containerResources?.(pod, c);
+    if (resources && config.linux) config.linux.resources = resources;
     const mounts = this.o.mounts?.(pod, c) ?? [];
     if (mounts.length > 0) config.mounts = mounts;
     return config;
@@ -635,7 +644,7 @@ export class RuntimeManager {
     status.startTime = previous?.startTime ?? formatTime(Date.now());
     if (initStatuses.length > 0) status.initContainerStatuses = initStatuses;
     status.containerStatuses = statuses;
-    status.qosClass = qosClass(pod);
+    status.qosClass = podQOSClass(pod);
     return status;
   }
 }
@@ -646,18 +655,6 @@ async function removeLogFiles(logPath: string): Promise<void> {
   const prefix = `${basename(logPath)}.`;
   const names = await readdir(dir).catch(() => [] as string[]);
   for (const n of names) if (n.startsWith(prefix)) await rm(join(dir, n), { force: true });
-}
-
-function qosClass(pod: Pod): "BestEffort" | "Burstable" | "Guaranteed" {
-  const all = [...(specOf(pod).initContainers ?? []), ...specOf(pod).containers];
-  const hasAny = all.some((c) => Object.keys(c.resources?.requests ?? {}).length > 0 || Object.keys(c.resources?.limits ?? {}).length > 0);
-  if (!hasAny) return "BestEffort";
-  const guaranteed = all.every((c) => {
-    const l = c.resources?.limits ?? {};
-    const r = c.resources?.requests ?? {};
-    return l.cpu !== undefined && l.memory !== undefined && (r.cpu === undefined || String(r.cpu) === String(l.cpu)) && (r.memory === undefined || String(r.memory) === String(l.memory));
-  });
-  return guaranteed ? "Guaranteed" : "Burstable";
 }
 
 function specOf(pod: Pod): PodSpec {
