@@ -127,6 +127,29 @@ describe.skipIf(kubectl132 === undefined)("kubectl 1.32: configmaps, secrets, se
     expect(t.stderr).toContain('Secret "gen" is invalid: type: Invalid value: "kubernetes.io/basic-auth": field is immutable');
   });
 
+  it("watch, patch types, server-side apply and deletecollection work on secrets", async () => {
+    const w = k.watch("get", "secrets", "-l", "batch=w", "-w", "--output-watch-events");
+    try {
+      ok(k.run("create", "secret", "generic", "w1", "--from-literal=k=v"));
+      ok(k.run("label", "secret", "w1", "batch=w"));
+      // Entering the selection is an ADDED event, as 1.23's watch cache sends it.
+      await w.waitFor(/^ADDED\s+w1\s+Opaque\s+1/);
+    } finally {
+      await w.stop();
+    }
+    ok(k.run("patch", "secret", "w1", "--type=json", "-p", '[{"op":"add","path":"/data/j","value":"ag=="}]'));
+    ok(k.run("patch", "secret", "w1", "--type=strategic", "-p", '{"stringData":{"s":"t"}}'));
+    const data = ((await getJSON("/api/v1/namespaces/default/secrets/w1"))!["data"] ?? {}) as Record<string, string>;
+    expect(Object.keys(data).sort()).toEqual(["j", "k", "s"]);
+    const f = await k.manifest("ssa.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa\n  labels:\n    batch: w\ndata:\n  a: '1'\n");
+    ok(k.run("apply", "--server-side", "-f", f));
+    ok(k.run("apply", "--server-side", "-f", f));
+    const del = await call(s, "DELETE", "/api/v1/namespaces/default/configmaps?labelSelector=batch%3Dw");
+    expect(del.status).toBe(200);
+    expect((del.json() as { kind: string; items: unknown[] }).items).toHaveLength(1);
+    expect(await getJSON("/api/v1/namespaces/default/configmaps/ssa")).toBeUndefined();
+  });
+
   it("delete answers for each kind", () => {
     const r = k.run("delete", "configmap/x", "secret/gen", "serviceaccount/builder");
     ok(r);
