@@ -37,7 +37,8 @@ const attrs = (pod: Pod, path = "/api/v1/namespaces/ns/pods"): AdmissionAttribut
   oldObject: undefined,
   ctx: systemContext("u", "ns"),
 });
-const pod = (spec: Partial<Pod["spec"]> = {}, annotations?: Record<string, string>): Pod => ({
+type PodWithSpec = Pod & { spec: NonNullable<Pod["spec"]> };
+const pod = (spec: Partial<NonNullable<Pod["spec"]>> = {}, annotations?: Record<string, string>): PodWithSpec => ({
   metadata: { name: "p", ...(annotations ? { annotations } : {}) },
   spec: { containers: [{ name: "c", image: "busybox" }], ...spec },
 });
