@@ -176,5 +176,7 @@ describe("goUnmarshalMapError", () => {
     expect(e("trux")).toBe("invalid character 'x' in literal true (expecting 'e')");
     expect(e('"s"')).toBe("json: cannot unmarshal string into Go value of type map[string]interface {}");
     expect(e("12")).toBe("json: cannot unmarshal number into Go value of type map[string]interface {}");
+    expect(e("\u0001")).toBe("invalid character '\\x01' looking for beginning of value");
+    expect(e("{'a':1}")).toBe("invalid character '\\'' looking for beginning of object key string");
   });
 });

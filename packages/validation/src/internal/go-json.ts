@@ -19,8 +19,12 @@ export function goUnmarshalMapError(data: Uint8Array): string | undefined {
 function quoteChar(c: number): string {
   if (c === 0x27) return "'\\''";
   if (c === 0x22) return "'\"'";
-  const q = JSON.stringify(String.fromCharCode(c));
-  return `'${q.slice(1, -1)}'`;
+  // strconv.Quote of the byte as a rune: Go's escapes for control characters, else the character.
+  const named: Record<number, string> = { 7: "\\a", 8: "\\b", 9: "\\t", 10: "\\n", 11: "\\v", 12: "\\f", 13: "\\r", 0x5c: "\\\\" };
+  if (named[c] !== undefined) return `'${named[c]}'`;
+  if (c < 0x20 || c === 0x7f) return `'\\x${c.toString(16).padStart(2, "0")}'`;
+  if (c >= 0x80 && c < 0xa0) return `'\\u00${c.toString(16).padStart(2, "0")}'`;
+  return `'${String.fromCharCode(c)}'`;
 }
 
 const isSpace = (c: number | undefined) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
