@@ -43,10 +43,11 @@ export interface StartControllersOptions {
 
 /**
  * Runs the controllers skiff-apiserver runs in-process (garbage collector, namespace controller,
- * service-account controller, root CA certificate publisher) over `storage` for `strategies`. With `elect`, only while this apiserver leads: apiservers
- * sharing a storage elect one leader through the Lease `kube-system/skiff-apiserver-controllers`
- * (see {@link LeaderElector}). Resolves once started (or after the first election try); returns a
- * function that stops the controllers (and releases the lease).
+ * service-account controller, root CA certificate publisher) over `storage` for `strategies`.
+ * With `elect`, only while this apiserver leads: apiservers sharing a storage elect one leader
+ * through the Lease `kube-system/skiff-apiserver-controllers` (see {@link LeaderElector}).
+ * Resolves once started (or after the first election try); returns a function that stops the
+ * controllers (and releases the lease).
  */
 export async function startControllers(strategies: readonly ResourceStrategy[], storage: Storage, log: ControllerLog, options: StartControllersOptions = {}): Promise<() => Promise<void>> {
   const stores = createControllerStores(strategies, storage);
