@@ -35,6 +35,8 @@ export type { RequestFilterConfig, RequestLimits } from "./filters/index.js";
 export { impersonateUser, impersonationHeaders, parseImpersonationHeaders } from "./filters/index.js";
 export type { ImpersonationTarget, ParseImpersonationResult } from "./filters/index.js";
 export { parseRequestInfo } from "./request/request-info.js";
+export { convertQueryBool, convertQueryInt64, firstQueryValues, parseQueryValues } from "./request/query-params.js";
+export type { QueryValues } from "./request/query-params.js";
 export type { RequestInfo } from "./request/request-info.js";
 export { bodyMediaTypes, decodeBody, findDuplicateJSONKeys, negotiateResponse, patchMediaTypes } from "./negotiation/negotiation.js";
 export type { DecodedBody, NegotiatedResponse, ResponseForm } from "./negotiation/negotiation.js";

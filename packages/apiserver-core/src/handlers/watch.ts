@@ -10,6 +10,7 @@ import { isStorageError } from "@skiff/storage";
 import type { Watcher } from "@skiff/storage";
 import { resolveWatchTimeoutSeconds } from "../filters/index.js";
 import type { APIObject } from "../registry/strategy.js";
+import { convertQueryBool } from "../request/query-params.js";
 import { parseIncludeObject, renderTable } from "../table/index.js";
 import type { HandlerResult, WatchSink } from "./response.js";
 import { listParams } from "./scope.js";
@@ -44,7 +45,7 @@ export async function watchResource(scope: RequestScope): Promise<HandlerResult>
     for (const i of l["items"] as APIObject[]) if (!info.name || i.metadata?.name === info.name) initial.push(i);
     fromRev = String(l.metadata?.resourceVersion ?? "");
   }
-  const bookmarks = q["allowWatchBookmarks"] === "true";
+  const bookmarks = convertQueryBool(q["allowWatchBookmarks"]) === true;
   let watcher: Watcher;
   try {
     // sharedObjects: this handler only serializes events, so the watch cache may hand every

@@ -27,6 +27,7 @@ import {
 import type { FieldError, FieldSelector, Selector } from "@skiff/apimachinery";
 import { isStorageError } from "@skiff/storage";
 import type { EncodedListOptions, ListResult, Storage, StoredObject } from "@skiff/storage";
+import { convertQueryBool, convertQueryInt64 } from "../request/query-params.js";
 import type { APIObject, RequestContext, ResourceStrategy } from "./strategy.js";
 
 const nameAlphabet = "bcdfghjklmnpqrstvwxz2456789";
@@ -92,9 +93,10 @@ export interface StoreUpdateOptions extends StoreWriteOptions {
 }
 
 /**
- * Reads a DELETE request's options: the `DeleteOptions` body (JSON; may be empty) and the
- * `gracePeriodSeconds`/`propagationPolicy`/`orphanDependents`/`dryRun` query parameters (the query
- * wins, as 1.23 decodes the query over the body). A body `dryRun: ["All"]` turns on dry run.
+ * Reads a DELETE request's options as 1.23's handlers: a non-empty body is the `DeleteOptions`
+ * (JSON) and the query is not read; without a body the query's `gracePeriodSeconds` (int64),
+ * `orphanDependents` (boolean, converted as `convertQueryBool`) and `propagationPolicy` (first
+ * value) are. A body `dryRun: ["All"]` turns on dry run.
  * Does not mutate `ctx`; returns a context copy sharing its `warnings` array.
  * @throws StatusError 400 (undecodable body, bad integers, unknown dryRun value), 422 (both
  *   `orphanDependents` and `propagationPolicy`)
@@ -103,7 +105,8 @@ export interface StoreUpdateOptions extends StoreWriteOptions {
  */
 export function deleteRequest(ctx: RequestContext, query: Readonly<Record<string, string>>, body: string): { ctx: RequestContext; options: StoreDeleteOptions } {
   let opts: Record<string, unknown> = {};
-  if (body.trim() !== "") {
+  const hasBody = body.trim() !== "";
+  if (hasBody) {
     let v: unknown;
     try {
       v = JSON.parse(body);
@@ -117,15 +120,15 @@ export function deleteRequest(ctx: RequestContext, query: Readonly<Record<string
   }
   const int = (name: string, raw: unknown): number | undefined => {
     if (raw === undefined || raw === null) return undefined;
-    const n = typeof raw === "string" && /^-?[0-9]+$/.test(raw) ? Number(raw) : typeof raw === "number" ? raw : NaN;
+    const n = typeof raw === "number" ? raw : NaN;
     if (!Number.isSafeInteger(n)) throw newBadRequest(`${name}: Invalid value: ${JSON.stringify(raw)}: must be an integer`);
     return n;
   };
-  const grace = int("gracePeriodSeconds", query["gracePeriodSeconds"] ?? opts["gracePeriodSeconds"]);
-  const rawPolicy = query["propagationPolicy"] ?? opts["propagationPolicy"];
+  const grace = hasBody ? int("gracePeriodSeconds", opts["gracePeriodSeconds"]) : convertQueryInt64(query["gracePeriodSeconds"]);
+  const rawPolicy = hasBody ? opts["propagationPolicy"] : query["propagationPolicy"];
   if (rawPolicy !== undefined && rawPolicy !== null && typeof rawPolicy !== "string") throw newBadRequest("propagationPolicy must be a string");
-  const rawOrphan = query["orphanDependents"] ?? opts["orphanDependents"];
-  const orphan = rawOrphan === undefined || rawOrphan === null ? undefined : rawOrphan === true || rawOrphan === "true";
+  const rawOrphan = hasBody ? opts["orphanDependents"] : convertQueryBool(query["orphanDependents"]);
+  const orphan = rawOrphan === undefined || rawOrphan === null ? undefined : rawOrphan === true;
   if (orphan !== undefined && typeof rawPolicy === "string") {
     throw newInvalid({ group: "meta.k8s.io", kind: "DeleteOptions" }, "", [invalid("propagationPolicy", rawPolicy, "orphanDependents and deletionPropagation cannot be both set")]);
   }

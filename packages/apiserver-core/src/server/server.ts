@@ -26,6 +26,7 @@ import type { DecodeFunc, HandlerConfig, HandlerRequest } from "../handlers/scop
 import { bodyMediaTypes } from "../negotiation/negotiation.js";
 import { GenericStore } from "../registry/store.js";
 import type { ResourceStrategy, UserInfo } from "../registry/strategy.js";
+import { firstQueryValues, parseQueryValues } from "../request/query-params.js";
 import { parseRequestInfo } from "../request/request-info.js";
 import type { RequestInfo } from "../request/request-info.js";
 import { answerClientError } from "./client-error.js";
@@ -203,14 +204,14 @@ function clientErrorStatus(code: number, message: string): StatusBody {
 /** The request as the handlers see it, read from fastify's request. */
 function handlerRequest(req: FastifyRequest, now: Date): HandlerRequest {
   const [path = "/", qs = ""] = req.url.split("?", 2);
-  const params = new URLSearchParams(qs);
-  const query = Object.fromEntries(params);
+  const values = parseQueryValues(qs);
+  const query = firstQueryValues(values);
   return {
     // The request filters parsed the same path and query already.
     info: (req as unknown as { requestInfo?: RequestInfo }).requestInfo ?? parseRequestInfo(req.method, path, query),
     method: req.method,
     query,
-    dryRun: params.getAll("dryRun"),
+    dryRun: values["dryRun"] ?? [],
     body: typeof req.body === "string" || Buffer.isBuffer(req.body) ? req.body : "",
     contentType: req.headers["content-type"],
     accept: req.headers.accept,
