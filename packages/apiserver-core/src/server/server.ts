@@ -27,6 +27,7 @@ import { bodyMediaTypes } from "../negotiation/negotiation.js";
 import { GenericStore } from "../registry/store.js";
 import type { ResourceStrategy, UserInfo } from "../registry/strategy.js";
 import { firstQueryValues, parseQueryValues } from "../request/query-params.js";
+import { trimRestfulTrailingSlashes } from "../request/restful-path.js";
 import { parseRequestInfo } from "../request/request-info.js";
 import type { RequestInfo } from "../request/request-info.js";
 import { answerClientError } from "./client-error.js";
@@ -95,6 +96,8 @@ export function createAPIServer(config: APIServerConfig): APIServer {
     logger: (config.verbosity ?? 0) >= 2,
     logController: new LogController({ disableRequestLogging: true }),
     clientErrorHandler: answerClientError,
+    // Trailing slashes as 1.23's go-restful router ignores them (`/api/`, `/apis/batch/v1/`).
+    rewriteUrl: (req: { url?: string | undefined }) => trimRestfulTrailingSlashes(req.url ?? "/"),
     // Errors fastify answers before any route or hook (a malformed percent-escape in the path).
     frameworkErrors: (err: { code?: string }, req: FastifyRequest, reply: FastifyReply) => sendStatus(reply, frameworkErrorStatus(err, req.url)),
   };
