@@ -59,7 +59,8 @@ export function createJobStrategy(gates: JobStrategyGates): ResourceStrategy<Job
       setJobDefaults(obj);
     },
     prepareForCreate(_ctx: RequestContext, job) {
-      delete job.status;
+      // 1.23: `job.Status = batch.JobStatus{}` — a struct, on the wire `"status":{}`.
+      job.status = {};
       const meta = (job.metadata ??= {});
       meta.generation = 1;
       if (gates.jobTrackingWithFinalizers) {
