@@ -107,9 +107,6 @@ const rows: readonly Row[] = [
   { rule: "/status: active ≥ 0", kind: "Job", op: "status", mutate: (o) => set(o, "status.active", -1), cause: nonNeg("status.active") },
   { rule: "/status: succeeded ≥ 0", kind: "Job", op: "status", mutate: (o) => set(o, "status.succeeded", -1), cause: nonNeg("status.succeeded") },
   { rule: "/status: failed ≥ 0", kind: "Job", op: "status", mutate: (o) => set(o, "status.failed", -1), cause: nonNeg("status.failed") },
-  { rule: "/status: completedIndexes only for Indexed Jobs", kind: "Job", op: "status", mutate: (o) => set(o, "status.completedIndexes", "0"), cause: { field: "status.completedIndexes", reason: "FieldValueInvalid", message: "cannot set non-empty completedIndexes when non-indexed completion mode" } },
-  { rule: "/status: condition type Complete, Failed or Suspended", kind: "Job", op: "status", mutate: (o) => set(o, "status.conditions", [{ type: "Bogus", status: "True" }]), cause: { field: "status.conditions[0].type", reason: "FieldValueNotSupported", message: "Unsupported value: \"Bogus\"" } },
-  { rule: "/status: condition status True, False or Unknown", kind: "Job", op: "status", mutate: (o) => set(o, "status.conditions", [{ type: "Complete", status: "Maybe" }]), cause: { field: "status.conditions[0].status", reason: "FieldValueNotSupported", message: "Unsupported value: \"Maybe\"" } },
 
   // ---- CSIDriver (storage.example.io/v1) ----
   { rule: "name: alphanumeric at both ends", kind: "CSIDriver", op: "create", name: "-bad", mutate: (o) => o, cause: { field: "metadata.name", reason: "FieldValueInvalid", message: `Invalid value: "-bad": ${csiNameMsg}` } },

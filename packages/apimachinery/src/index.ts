@@ -1,5 +1,6 @@
 export {
   FieldErrorType,
+  GoSyntaxValue,
   FieldPath,
   duplicate,
   fieldPath,

@@ -10,7 +10,7 @@ export type {
   TableConvertor,
   UserInfo,
 } from "./registry/strategy.js";
-export { GenericStore, deleteRequest, generateName, specChanged } from "./registry/store.js";
+export { GenericStore, deleteRequest, generateName, semanticEqual, specChanged } from "./registry/store.js";
 export type { ListParams, StoreDeleteOptions, StoreDeleteResult, StoreUpdateOptions, StoreWriteOptions } from "./registry/store.js";
 export { alwaysAllowAuthorizer, anonymousAuthenticator, wellKnownUsers } from "./auth/auth.js";
 export type { AuthenticationRequest, Authenticator, AuthorizationAttributes, AuthorizationDecision, Authorizer, ClientCertificateInfo } from "./auth/auth.js";

@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto";
 import {
   ContinueTokenError,
+  GoSyntaxValue,
   StatusError,
   checkDocumentLimits,
   decodeContinue,
@@ -161,25 +162,46 @@ export function generateName(base: string): string {
 }
 
 /**
- * Whether anything but `metadata` and `status` differs between `a` and `b` — the generation-bump test.
- * Does not mutate.
+ * Whether anything but `metadata` and `status` differs between `a` and `b` — the generation-bump
+ * test — compared as {@link semanticEqual}. Does not mutate.
  */
 export function specChanged(a: APIObject, b: APIObject): boolean {
-  const strip = (o: APIObject) => {
-    const { metadata: _m, status: _s, ...rest } = o;
-    return JSON.stringify(sortKeys(rest));
-  };
-  return strip(a) !== strip(b);
+  const { metadata: _am, status: _as, ...ra } = a;
+  const { metadata: _bm, status: _bs, ...rb } = b;
+  return !semanticEqual(ra, rb);
 }
 
-function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (v && typeof v === "object") {
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(v).sort()) out[k] = sortKeys((v as Record<string, unknown>)[k]);
-    return out;
+/**
+ * Whether two decoded JSON values are equal as 1.23's `apiequality.Semantic.DeepEqual` sees the Go
+ * values they decode to: object key order does not matter, and an absent field, `null`, an empty
+ * list and an empty object are all the zero value (Go's nil and empty slices and maps are equal;
+ * a struct field absent or `{}` is the same zero struct). Pure.
+ * @see staging/src/k8s.io/apimachinery/pkg/api/equality/semantic.go, third_party/forked/golang/reflect/deep_equal.go
+ * @example semanticEqual({ a: [], b: 1 }, { b: 1 }) // true
+ */
+export function semanticEqual(a: unknown, b: unknown): boolean {
+  if (isZero(a) && isZero(b)) return true;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((x, i) => semanticEqual(x, b[i]));
   }
-  return v;
+  if (isPlainObject(a) && isPlainObject(b)) {
+    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+    for (const k of keys) if (!semanticEqual(a[k], b[k])) return false;
+    return true;
+  }
+  return a === b;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function isZero(v: unknown): boolean {
+  if (v === undefined || v === null) return true;
+  if (Array.isArray(v)) return v.length === 0;
+  if (isPlainObject(v)) return Object.values(v).every(isZero);
+  return false;
 }
 
 /**
@@ -493,7 +515,8 @@ export class GenericStore {
       const meta = (obj.metadata ??= {});
       const rv = meta.resourceVersion;
       if (!rv && !s.allowUnconditionalUpdate && !opts.subresource) {
-        throw newInvalid(this.gk, name, [invalid("metadata.resourceVersion", "", "must be specified for an update")]);
+        // 1.23 names the resource (not the kind) here and prints the uint64 zero with %#v.
+        throw newInvalid({ group: s.resource.group, kind: s.resource.plural }, name, [invalid("metadata.resourceVersion", new GoSyntaxValue("0x0"), "must be specified for an update")]);
       }
       // An unconditional update takes the stored object's resourceVersion (store.go doUnconditionalUpdate).
       if (!rv && old.metadata?.resourceVersion) meta.resourceVersion = old.metadata.resourceVersion;
@@ -512,6 +535,9 @@ export class GenericStore {
       if (old.metadata?.deletionGracePeriodSeconds !== undefined) meta.deletionGracePeriodSeconds = old.metadata.deletionGracePeriodSeconds;
       if (s.resource.namespaced) meta.namespace = ctx.namespace ?? "";
       if (opts.defaulted !== true) s.applyDefaults(obj);
+      // rest.BeforeUpdate: "Ensure requests cannot update generation" — only the strategy bumps it.
+      if (old.metadata?.generation !== undefined) meta.generation = old.metadata.generation;
+      else delete meta.generation;
       const sub = opts.subresource === "status" ? s.status : opts.subresource ? s.subresourceUpdates?.[opts.subresource] : undefined;
       if (opts.subresource && opts.subresource !== "status" && sub === undefined) throw newNotFound(this.gr, name);
       if (sub) {
