@@ -209,7 +209,7 @@ describe("validateJob", () => {
       ]);
       expect(msgs(validateJob(j, opts))).toEqual(['spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"']);
       // A value the pod template refuses too: the template's NotSupported, then the Job's.
-      const bogus = job((x) => (x.spec!.template.spec!.restartPolicy = "Sometimes"));
+      const bogus = job((x) => (x.spec!.template.spec!.restartPolicy = "Sometimes" as "Never"));
       expect(msgs(validateJob(bogus, opts))).toEqual([
         'spec.template.spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"',
         'spec.template.spec.restartPolicy: Unsupported value: "Sometimes": supported values: "OnFailure", "Never"',
