@@ -27,10 +27,14 @@ describe("parseIndexes (lenient, controller)", () => {
     ["5,1,3", 10, [iv(1), iv(3), iv(5)]], // unordered text is sorted
     ["4-6,0-9", 10, [iv(0, 9)]],
     ["7,2-3,4", 10, [iv(2, 4), iv(7)]],
-    ["9,10,11", 10, [iv(9)]], // skips pieces at/above completions
-    ["12,3", 10, [iv(3)]], // upstream would stop at 12; we skip it and keep reading
-    ["3-99999999999999999999", 10, [iv(3, 9)]], // huge end is clamped
-    ["99999999999999999999,1", 10, [iv(1)]],
+    ["9,10,11", 10, [iv(9)]], // stops at the first piece at/above completions
+    ["12,3", 10, []], // as upstream: reading stops at 12, the smaller 3 after it is not read
+    ["2,12,3", 10, [iv(2)]],
+    ["1,9223372036854775807,3", 10, [iv(1)]], // an int64 at/above completions stops the reading too
+    ["3-15", 10, [iv(3, 9)]], // an end at/above completions is clamped
+    ["3-9223372036854775807", 10, [iv(3, 9)]],
+    ["3-99999999999999999999,5", 10, [iv(5)]], // an end beyond int64 is not an integer for Atoi: piece skipped
+    ["99999999999999999999,1", 10, [iv(1)]], // a start beyond int64 too: skipped, reading goes on
     ["+3", 10, [iv(3)]], // strconv.Atoi accepts a leading plus
     ["007,0010", 20, [iv(7), iv(10)]], // and leading zeros
     ["1-3-9", 10, [iv(1, 3)]], // upstream reads only the first two parts
@@ -57,9 +61,9 @@ describe("parseIndexes (lenient, controller)", () => {
   });
 
   it("never yields Infinity for an unbounded completions", () => {
-    expect(parseIndexes("1-99999999999999999999,99999999999999999999", Number.POSITIVE_INFINITY)).toEqual([
-      iv(1, Number.MAX_SAFE_INTEGER),
-    ]);
+    expect(parseIndexes("1-9223372036854775807,9223372036854775807", Number.POSITIVE_INFINITY)).toEqual([iv(1, Number.MAX_SAFE_INTEGER)]);
+    // Beyond int64, Atoi refuses the number: the piece is skipped.
+    expect(parseIndexes("1-99999999999999999999,99999999999999999999", Number.POSITIVE_INFINITY)).toEqual([]);
   });
 
   it("does not throw on non-string text at run time", () => {

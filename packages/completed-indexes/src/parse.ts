@@ -8,16 +8,17 @@ import { normalizeIntervals } from "./internal/intervals.js";
  * never throws. Returns ascending, non-overlapping, merged intervals within `[0, completions)`.
  *
  * Rules, following Kubernetes 1.23 `parseIndexesFromString` (the text is split on `,`, each
- * piece on `-`):
+ * piece on `-`, each bound read with Go's `strconv.Atoi`):
  * - a piece whose first part is not an integer (empty, a sign other than one leading `+`,
- *   spaces, letters) is skipped; so is one whose second part is not, or whose second bound is
- *   below its first (`5-3`);
+ *   spaces, letters, or beyond the int64 range, which `Atoi` refuses) is skipped; so is one whose
+ *   second part is not;
+ * - reading stops at the first piece that starts at or above `completions` (upstream `break`s
+ *   there: later pieces, even smaller ones of unordered text, are not read);
  * - a piece with more than two parts uses its first two (`1-3-9` reads as `1-3`), as upstream;
- * - a piece starting at or above `completions` is skipped (upstream stops reading there, which
- *   is the same for ordered text; skipping also copes with unordered text);
  * - an interval ending at or above `completions` is clamped to `completions - 1`;
- * - overlapping, adjacent or unordered pieces are sorted and merged (upstream only joins
- *   adjacent ones and keeps the text's order).
+ * - two deliberate differences keep the result canonical for the controller: an inverted piece
+ *   (`5-3`, which upstream keeps as it is) is skipped, and overlapping or unordered pieces are
+ *   sorted and merged (upstream only joins adjacent ones and keeps the text's order).
  *
  * `completions` that is not a positive number (0, negative, NaN) gives `[]`; a fractional one
  * admits indexes below it. Pure; linear in the text length for ordered text.
@@ -46,13 +47,17 @@ export function parseIndexes(text: string, completions: number): Array<{ first: 
     const dash = indexOfCode(text, DASH, start, end);
     const firstEnd = dash === -1 ? end : dash;
     const first = readInteger(text, start, firstEnd, true);
+    // Atoi refuses a value beyond int64: the piece is skipped; a parsed one at or above completions ends the reading.
+    if (first > maxIndex && !exceedsInt64(text, start, firstEnd)) break;
     let last = first;
     let keep = first >= 0 && first <= maxIndex;
     if (keep && dash !== -1) {
       const secondDash = indexOfCode(text, DASH, dash + 1, end);
-      last = readInteger(text, dash + 1, secondDash === -1 ? end : secondDash, true);
+      const secondEnd = secondDash === -1 ? end : secondDash;
+      last = readInteger(text, dash + 1, secondEnd, true);
+      if (last === Infinity && exceedsInt64(text, dash + 1, secondEnd)) last = -1;
       if (last > maxIndex) last = maxIndex;
-      keep = last >= first;
+      keep = last >= 0 && last >= first;
     }
     if (keep) {
       if (top !== undefined && first >= top.first && first <= top.last + 1) {
@@ -66,6 +71,13 @@ export function parseIndexes(text: string, completions: number): Array<{ first: 
     start = end + 1;
   }
   return ordered ? out : normalizeIntervals(out);
+}
+
+// Whether the unsigned decimal text[start, end) (one leading `+` allowed) is beyond Go's int64,
+// where strconv.Atoi answers a range error.
+function exceedsInt64(text: string, start: number, end: number): boolean {
+  const digits = text.slice(text.charCodeAt(start) === 43 ? start + 1 : start, end);
+  return /^[0-9]+$/.test(digits) && BigInt(digits) > 9223372036854775807n;
 }
 
 /**
