@@ -10,6 +10,7 @@ import { HttpSource } from "./http-source.js";
 import { ImagePuller, TokenBucket } from "./image-puller.js";
 import { buildPodLogsDirectory, readContainerLog, rotateContainerLog } from "./logs.js";
 import { PodConfig, type PodConfigUpdate } from "./pod-config.js";
+import { fetchEnvObjects, type EnvObjects } from "./pod-objects.js";
 import { PodWorkers } from "./pod-workers.js";
 import { ProberManager } from "./prober-manager.js";
 import { runProbeAttempt } from "./prober.js";
@@ -69,7 +70,10 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       // A sink's failure must not stop the sync.
     }
   };
-  const volumes = new PodVolumeManager({ rootDir: opts.rootDir, onEvent: recordEvent, log: info, ...(opts.volumes ? { extra: opts.volumes } : {}) });
+  const objects = opts.objects;
+  const volumes = new PodVolumeManager({ rootDir: opts.rootDir, onEvent: recordEvent, log: info, ...(opts.volumes ? { extra: opts.volumes } : {}), ...(objects ? { objects } : {}) });
+  // The ConfigMaps/Secrets of each pod's env, fetched before its sync (container configs are built synchronously).
+  const envObjects = new Map<string, EnvObjects>();
   const statuses = new StatusManager();
   const prober = new ProberManager({
     runProbe: (_kind, probe, pod, container, containerId, status) =>
@@ -91,6 +95,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     updateContainerReadiness: (p, st) => prober.updatePodStatus(p.metadata?.uid ?? "", st),
     onEvent: recordEvent,
     probeTerminationGracePeriod: opts.featureGates?.ProbeTerminationGracePeriod === true,
+    ...(objects ? { envObjects: (p: Pod) => envObjects.get(p.metadata?.uid ?? "") ?? { configMaps: new Map(), secrets: new Map() } } : {}),
   });
   const desired = new Map<string, Pod>();
   const rejected = new Set<string>();
@@ -141,6 +146,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       statuses.set(pod, manager.buildPodStatus(pod, rs, waiting, clients.current().runtimeName, prev));
       return Date.now() + 2_000;
     }
+    if (objects) envObjects.set(uid, await fetchEnvObjects(pod, objects));
     const result = await manager.syncPod(pod);
     const status = manager.buildPodStatus(pod, result.status, result.waiting, clients.current().runtimeName, prev);
     const stored = statuses.set(pod, status);
@@ -161,6 +167,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
         prober.removePod(pod.metadata?.uid ?? "");
         await manager.killPod(pod.metadata?.uid ?? "", manager.gracePeriodOf(pod), true, logDirOf(pod));
         await volumes.tearDown(pod);
+        envObjects.delete(pod.metadata?.uid ?? "");
         info(`killed and removed pod ${pod.metadata?.namespace}/${pod.metadata?.name}`);
       },
       onTerminated: (pod) => {
@@ -196,6 +203,8 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     for (const pod of u.pods) {
       const uid = pod.metadata?.uid ?? "";
       if (u.op === "REMOVE") {
+        objects?.configMaps.unregisterPod(pod);
+        objects?.secrets.unregisterPod(pod);
         desired.delete(uid);
         if (rejected.delete(uid)) statuses.delete(uid);
         else if (workers.stateOf(uid) === undefined) statuses.delete(uid);
@@ -210,6 +219,9 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       }
       const isNew = !desired.has(uid);
       desired.set(uid, pod);
+      // As the kubelet's pod manager: every added or updated pod (re-)registers its objects.
+      objects?.configMaps.registerPod(pod);
+      objects?.secrets.registerPod(pod);
       if (isNew) {
         statuses.set(pod, { phase: "Pending", hostIP, conditions: [{ type: "PodScheduled", status: "True" }] });
         if (!admit(pod)) continue;
@@ -372,6 +384,8 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       prober.close();
       workers.close();
       await Promise.all(workers.uids().map((uid) => workers.waitIdle(uid)));
+      objects?.configMaps.stop();
+      objects?.secrets.stop();
       clients.close();
     },
 

@@ -1,6 +1,7 @@
 import type { Container, Pod, PodStatus } from "@skiff/api-types";
 import type { Mount } from "@skiff/cri-api";
 import type { AgentView } from "../agent-view.js";
+import type { PodObjectManagers } from "./pod-objects.js";
 
 /** A line sink for the pod runtime's log; `level` 0 is info, higher numbers are more verbose. */
 export type PodRuntimeLog = (message: string, level?: number) => void;
@@ -67,6 +68,13 @@ export interface PodRuntimeOptions {
    * projected, configMap and secret volumes are handled by the pod runtime itself.
    */
   readonly volumes?: PodVolumeHooks;
+  /**
+   * API-server mode: the ConfigMap and Secret managers (see `createPodObjectManagers`). Pods are
+   * registered with them as they come and go; env and configMap/secret/projected volumes read
+   * through them. The pod runtime stops them in {@link PodRuntime.stop}. Absent (standalone mode):
+   * referencing a ConfigMap or Secret fails with 1.23's `no kubeClient defined` error.
+   */
+  readonly objects?: PodObjectManagers;
   /** Event sink (`Unhealthy`, `Killing`, `FailedMount`, ...); events are logged too. @defaultValue logs only */
   readonly onEvent?: PodEventRecorder;
   /**
