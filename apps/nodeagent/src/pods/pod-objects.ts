@@ -1,4 +1,4 @@
-import type { Pod, ResourceInfo } from "@skiff/api-types";
+import type { ConfigMap, Pod, Secret } from "@skiff/api-types";
 import type { Client, KubeObject } from "@skiff/client";
 import {
   CacheObjectManager,
@@ -10,41 +10,11 @@ import {
   type ObjectManager,
 } from "./object-manager.js";
 
-/** The fields of a v1 ConfigMap the node agent reads (wire JSON: `binaryData` values are base64). */
-export interface ConfigMapObject extends KubeObject {
-  data?: Record<string, string>;
-  binaryData?: Record<string, string>;
-  immutable?: boolean;
-}
+/** A v1 ConfigMap (wire JSON: `binaryData` values are base64). */
+export type ConfigMapObject = ConfigMap;
 
-/** The fields of a v1 Secret the node agent reads (wire JSON: `data` values are base64). */
-export interface SecretObject extends KubeObject {
-  data?: Record<string, string>;
-  type?: string;
-  immutable?: boolean;
-}
-
-function coreResource(kind: string, plural: string, shortNames: readonly string[]): ResourceInfo {
-  const info: ResourceInfo = {
-    group: "",
-    version: "v1",
-    kind,
-    listKind: `${kind}List`,
-    plural,
-    singular: kind.toLowerCase(),
-    namespaced: true,
-    shortNames,
-    categories: [],
-    subresources: [],
-    verbs: ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"],
-  };
-  return Object.freeze(info);
-}
-
-/** `v1` `configmaps`, as the node agent's client addresses it. */
-export const configMapsResource = coreResource("ConfigMap", "configmaps", ["cm"]);
-/** `v1` `secrets`, as the node agent's client addresses it. */
-export const secretsResource = coreResource("Secret", "secrets", []);
+/** A v1 Secret (wire JSON: `data` values are base64). */
+export type SecretObject = Secret;
 
 /**
  * The ConfigMap and Secret managers of the node agent (API-server mode); absent in standalone
@@ -76,8 +46,8 @@ export interface PodObjectManagersOptions {
  * ```
  */
 export function createPodObjectManagers(o: PodObjectManagersOptions): PodObjectManagers {
-  const cms = o.client.resource<ConfigMapObject>(configMapsResource);
-  const secrets = o.client.resource<SecretObject>(secretsResource);
+  const cms = o.client.configMaps;
+  const secrets = o.client.secrets;
   const isImmutable = (obj: KubeObject) => (obj as { immutable?: boolean }).immutable === true;
   const maxIdleMs = 5 * (o.syncFrequencyMs ?? 60_000);
   const onError = o.onError ? { onError: o.onError } : {};
