@@ -4,7 +4,7 @@
 // mounts, so volume contents are checked in the agent's volume directories (containerd suite:
 // configmap-secret-containerd.integration.test.ts reads them from inside the container).
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -20,12 +20,17 @@ import { waitFor } from "./pods-helpers.js";
 const run = promisify(execFile);
 const nodeName = "node-cm";
 
+// A config file setting the strategy, with the flag defaults for serving (so kubectl logs works).
+const configText = (strategy: string) =>
+  `apiVersion: nodeagent.config.example.io/v1beta1\nkind: NodeAgentConfiguration\nconfigMapAndSecretChangeDetectionStrategy: ${strategy}\nauthentication:\n  anonymous: {enabled: true}\n  webhook: {enabled: false}\nauthorization: {mode: AlwaysAllow}\n`;
+
 function sink(): { write(s: string): boolean; text(): string } {
   let out = "";
   return { write: (s: string) => ((out += s), true), text: () => out };
 }
 
-describe("ConfigMaps and Secrets in pods (API-server mode, process runtime)", () => {
+// Each change-detection strategy (configMapAndSecretChangeDetectionStrategy, set in the config file).
+describe.each(["Watch", "Get", "Cache"])("ConfigMaps and Secrets in pods (API-server mode, process runtime, %s strategy)", (strategy) => {
   let dir: string;
   let rootDir: string;
   let api: APIServerProcess;
@@ -47,6 +52,8 @@ describe("ConfigMaps and Secrets in pods (API-server mode, process runtime)", ()
   };
   const phase = (name: string, want: string) => waitFor(`${name} ${want}`, async () => ((await getPod(name))?.status?.phase === want ? ((await getPod(name)) as Pod) : undefined), 90_000);
   const events = async (name: string): Promise<Event[]> => ((await apiCall(api, "GET", `/api/v1/namespaces/default/events?fieldSelector=involvedObject.name=${name}`)).json() as { items: Event[] }).items;
+  // The watch cache answers `configmap "x" not found`; a GET (Get, Cache) the apiserver's `configmaps "x" not found`.
+  const notFound = (name: string) => (strategy === "Watch" ? `configmap "${name}" not found` : `configmaps "${name}" not found`);
   const volumeDir = (pod: Pod, plugin: string, volume: string) => join(rootDir, "pods", pod.metadata?.uid ?? "", "volumes", plugin, volume);
 
   beforeAll(async () => {
@@ -55,6 +62,8 @@ describe("ConfigMaps and Secrets in pods (API-server mode, process runtime)", ()
     api = await startAPIServer(dir);
     kubeconfig = await writeAdminKubeconfig(api);
     cri = await startProcessRuntime({ socketPath: join(dir, "cri.sock"), stateDir: join(dir, "cri-state") });
+    const configFile = join(dir, "config.yaml");
+    writeFileSync(configFile, configText(strategy));
     let ready!: (s: RunningServers | undefined) => void;
     const readyP = new Promise<RunningServers | undefined>((r) => (ready = r));
     agentDone = runNodeAgent(
@@ -71,6 +80,7 @@ describe("ConfigMaps and Secrets in pods (API-server mode, process runtime)", ()
         `--container-runtime-endpoint=${cri.endpoint}`,
         "--node-status-update-frequency=1s",
         "--sync-frequency=2s",
+        `--config=${configFile}`,
         "-v=4",
       ],
       { stdout: agentOut, stderr: agentErr, stopSignal: stop.signal, onReady: ready },
@@ -138,10 +148,10 @@ describe("ConfigMaps and Secrets in pods (API-server mode, process runtime)", ()
       const w = (await getPod("waits"))?.status?.containerStatuses?.[0]?.state?.waiting;
       return w?.reason === "CreateContainerConfigError" ? w : undefined;
     }, 60_000);
-    expect(waiting.message).toBe('configmap "later" not found');
+    expect(waiting.message).toBe(notFound("later"));
     expect((await getPod("waits"))?.status?.phase).toBe("Pending");
     const failed = await waitFor("Failed event", async () => (await events("waits")).find((e) => e.reason === "Failed"));
-    expect(failed.message).toBe('Error: configmap "later" not found');
+    expect(failed.message).toBe(`Error: ${notFound("later")}`);
     // A ConfigMap without the key: the message changes to the missing key.
     await kubectl("create", "configmap", "later", "--from-literal=other=x");
     const noKey = await waitFor("missing key", async () => {
@@ -157,7 +167,7 @@ describe("ConfigMaps and Secrets in pods (API-server mode, process runtime)", ()
   it("a missing ConfigMap volume leaves the pod ContainerCreating with FailedMount until it exists", async () => {
     await createPod("vol-waits", { restartPolicy: "Never", volumes: [{ name: "cfg", configMap: { name: "vol-later" } }], containers: [{ name: "main", image: "busybox", command: ["true"], volumeMounts: [{ name: "cfg", mountPath: "/cfg" }] }] });
     const ev = await waitFor("FailedMount", async () => (await events("vol-waits")).find((e) => e.reason === "FailedMount"), 60_000);
-    expect(ev.message).toBe('MountVolume.SetUp failed for volume "cfg" : configmap "vol-later" not found');
+    expect(ev.message).toBe(`MountVolume.SetUp failed for volume "cfg" : ${notFound("vol-later")}`);
     expect((await getPod("vol-waits"))?.status?.containerStatuses?.[0]?.state?.waiting?.reason).toBe("ContainerCreating");
     await kubectl("create", "configmap", "vol-later", "--from-literal=k=v");
     const done = await phase("vol-waits", "Succeeded");
@@ -171,14 +181,30 @@ describe("ConfigMaps and Secrets in pods (API-server mode, process runtime)", ()
     const cfg = volumeDir(running, "kubernetes.io~configmap", "cfg");
     const before = readlinkSync(join(cfg, "..data"));
     expect(readFileSync(join(cfg, "greeting"), "utf8")).toBe("hello");
-    await kubectl("create", "configmap", "live", "--from-literal=greeting=bonjour", "--dry-run=client", "-o", "yaml").then(async ({ stdout }) => {
-      const { writeFileSync } = await import("node:fs");
-      writeFileSync(join(dir, "live.yaml"), stdout);
-      await kubectl("replace", "-f", join(dir, "live.yaml"));
-    });
-    await waitFor("new content", () => (readFileSync(join(cfg, "greeting"), "utf8") === "bonjour" ? true : undefined), 60_000);
+    const { stdout: yaml } = await kubectl("create", "configmap", "live", "--from-literal=greeting=bonjour", "--dry-run=client", "-o", "yaml");
+    writeFileSync(join(dir, "live.yaml"), yaml);
+    await kubectl("replace", "-f", join(dir, "live.yaml"));
+    // Watch and Get: at the next sync (2 s); Cache: once the cached copy is older than the TTL (1 min) or the pod is updated.
+    await waitFor("new content", () => (readFileSync(join(cfg, "greeting"), "utf8") === "bonjour" ? true : undefined), 90_000);
     expect(readlinkSync(join(cfg, "..data"))).not.toBe(before);
-    expect(existsSync(join(cfg, before))).toBe(false);
+    // The previous timestamped directory goes right after the swap.
+    await waitFor("old directory removed", () => (existsSync(join(cfg, before)) ? undefined : true), 10_000);
     expect(existsSync(join(cfg, "gone"))).toBe(false);
   }, 150_000);
+});
+
+describe("configMapAndSecretChangeDetectionStrategy", () => {
+  it("refuses an unknown strategy at start-up with 1.23's message", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "skiff-cms-bad-"));
+    try {
+      const configFile = join(dir, "config.yaml");
+      writeFileSync(configFile, configText("Sometimes"));
+      const err = sink();
+      const code = await runNodeAgent([`--config=${configFile}`, `--root-dir=${join(dir, "root")}`, `--port=${await freePort()}`, "--healthz-port=0", `--container-runtime-endpoint=unix://${join(dir, "none.sock")}`], { stdout: sink(), stderr: err });
+      expect(code).toBe(1);
+      expect(err.text()).toContain("failed to run Nodeagent: unknown configmap and secret manager mode: Sometimes");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
