@@ -2,7 +2,7 @@ import { mkdtempSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { configzOf, parseNodeIPs, resolveNodeName, rootDirLayout, runNodeAgent, setupDataDirs } from "./app.js";
+import { configzOf, nodeAllocatableOf, parseNodeIPs, resolveNodeName, rootDirLayout, runNodeAgent, setupDataDirs } from "./app.js";
 import { loadNodeAgentOptions } from "./options/index.js";
 
 function optionsOf(argv: string[]) {
@@ -106,5 +106,13 @@ describe("setupDataDirs", () => {
     setupDataDirs(root);
     expect(rootDirLayout).toEqual(["pods", "plugins", "plugins_registry", "pod-resources"]);
     for (const d of [root, ...rootDirLayout.map((x) => join(root, x))]) expect(statSync(d).mode & 0o777, d).toBe(0o750);
+  });
+});
+
+describe("nodeAllocatableOf", () => {
+  it("reads cpu in milli-units and memory and ephemeral storage in bytes; missing entries are 0", () => {
+    expect(nodeAllocatableOf({ cpu: "3900m", memory: "16Gi", "ephemeral-storage": "1000", pods: "110" })).toEqual({ cpuMilli: 3900, memoryBytes: 16 * 1024 ** 3, ephemeralStorageBytes: 1000 });
+    expect(nodeAllocatableOf({ cpu: "2" })).toEqual({ cpuMilli: 2000, memoryBytes: 0, ephemeralStorageBytes: 0 });
+    expect(nodeAllocatableOf({ cpu: "lots" }).cpuMilli).toBe(0);
   });
 });

@@ -8,9 +8,9 @@ import { mkdirSync } from "node:fs";
 import { isIP } from "node:net";
 import { hostname as osHostname } from "node:os";
 import { join } from "node:path";
-import { mustParseQuantity, quantityToNumber } from "@skiff/flags";
+import { mustParseQuantity, parseQuantity, quantityMilliValue, quantityToNumber, quantityValue } from "@skiff/flags";
 import type { ClusterClients } from "./cluster/index.js";
-import { ClusterMode, connectCluster, createAccessReviewer, createTokenReviewer } from "./cluster/index.js";
+import { ClusterMode, computeNodeResources, connectCluster, createAccessReviewer, createTokenReviewer, readMachineResources } from "./cluster/index.js";
 import type { CsiSupport } from "./csi/index.js";
 import { createCsiSupport, migratedInTreePlugins } from "./csi/index.js";
 import type { HeldLock } from "./lock-file.js";
@@ -21,7 +21,7 @@ import type { NodeAgentConfiguration, NodeAgentOptions, TextSink } from "./optio
 import { loadNodeAgentOptions, nodeAgentVersion } from "./options/index.js";
 import type { PodRuntime, PodRuntimeOptions } from "./pods/index.js";
 import { createPodObjectManagers, createPodRuntime, isChangeDetectionStrategy } from "./pods/index.js";
-import type { PodEventRecorder } from "./pods/index.js";
+import type { NodeAllocatable, PodEventRecorder } from "./pods/index.js";
 import type { RunningServers, ServerOptions, TLSVersionName } from "./server/index.js";
 import { startServers } from "./server/index.js";
 
@@ -110,6 +110,18 @@ export function parseNodeIPs(nodeIP: string, cloudProvider: string, onIgnored?: 
   if (ips.length === 2 && cloudProvider !== "") throw new Error(`dual-stack --node-ip ${quoted} not supported when using a cloud provider`);
   if (ips.length === 2 && ips.some((ip) => /^(0\.0\.0\.0|::|::0|0:0:0:0:0:0:0:0)$/.test(ip))) throw new Error(`dual-stack --node-ip ${quoted} cannot include '0.0.0.0' or '::'`);
   return { ips, ignored };
+}
+
+/**
+ * The node's allocatable cpu (milli), memory and ephemeral storage (bytes) from a v1 ResourceList
+ * (`status.allocatable`); a missing or bad entry is 0. Pure.
+ */
+export function nodeAllocatableOf(allocatable: Readonly<Record<string, string>>): NodeAllocatable {
+  const q = (name: string, milli: boolean): number => {
+    const r = parseQuantity(allocatable[name] ?? "0");
+    return r.ok ? Number(milli ? quantityMilliValue(r.value) : quantityValue(r.value)) : 0;
+  };
+  return { cpuMilli: q("cpu", true), memoryBytes: q("memory", false), ephemeralStorageBytes: q("ephemeral-storage", false) };
 }
 
 /** Maps the options onto the pod runtime's options. */
@@ -356,7 +368,17 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
     const podObjects = clients
       ? { objects: createPodObjectManagers({ client: clients.client, strategy, syncFrequencyMs: o.config.syncFrequency.ms, onError: (err, context) => objectsLog.v(2).info(`${context}: ${err instanceof Error ? err.message : String(err)}`) }) }
       : {};
-    runtime = createPodRuntime({ ...podRuntimeOptionsFrom(o, nodeName, root.withName("pods")), ...podEvents, ...podObjects, ...(csi ? { volumes: csi.volumes } : {}) });
+    const nodeAllocatable = nodeAllocatableOf(
+      computeNodeResources(await readMachineResources(f.rootDir), {
+        maxPods: o.config.maxPods,
+        podsPerCore: o.config.podsPerCore,
+        systemReserved: o.config.systemReserved,
+        clusterReserved: o.config.clusterReserved,
+        evictionHard: o.config.evictionHard,
+        ignoreEviction: f.experimentalAllocatableIgnoreEviction,
+      }).allocatable,
+    );
+    runtime = createPodRuntime({ ...podRuntimeOptionsFrom(o, nodeName, root.withName("pods")), ...podEvents, ...podObjects, nodeAllocatable, ...(csi ? { volumes: csi.volumes } : {}) });
     if (o.config.runOnce) {
       const r = await runtime.runOnce(o.config.runtimeRequestTimeout.ms);
       for (const p of r.pods) log.info(p.ok ? "Started pod" : "Failed to start pod", { pod: `${p.namespace}/${p.name}`, phase: p.phase, ...(p.message !== undefined ? { message: p.message } : {}) });

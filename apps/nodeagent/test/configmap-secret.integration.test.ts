@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Event, Pod } from "@skiff/api-types";
+import type { Event, Node, Pod } from "@skiff/api-types";
 import { startProcessRuntime, type ProcessRuntime } from "@skiff/cri-process-server";
 import { runNodeAgent } from "../src/app.js";
 import type { RunningServers } from "../src/server/index.js";
@@ -109,8 +109,13 @@ describe.each(["Watch", "Get", "Cache"])("ConfigMaps and Secrets in pods (API-se
         {
           name: "main",
           image: "busybox",
-          command: ["sh", "-c", 'echo "level=$LEVEL user=$DB_USER password=$DB_PASSWORD"'],
-          env: [{ name: "LEVEL", valueFrom: { configMapKeyRef: { name: "app-config", key: "LEVEL" } } }],
+          command: ["sh", "-c", 'echo "level=$LEVEL user=$DB_USER password=$DB_PASSWORD"; echo "cpu=$CPU_LIMIT mem=$MEM_LIMIT"'],
+          env: [
+            { name: "LEVEL", valueFrom: { configMapKeyRef: { name: "app-config", key: "LEVEL" } } },
+            // No limits: the node's allocatable, as 1.23 defaults them for the downward API.
+            { name: "CPU_LIMIT", valueFrom: { resourceFieldRef: { resource: "limits.cpu", divisor: "1m" } } },
+            { name: "MEM_LIMIT", valueFrom: { resourceFieldRef: { resource: "limits.memory", divisor: "1Ki" } } },
+          ],
           envFrom: [{ secretRef: { name: "db" } }],
           volumeMounts: [
             { name: "cfg", mountPath: "/etc/config" },
@@ -121,7 +126,10 @@ describe.each(["Watch", "Get", "Cache"])("ConfigMaps and Secrets in pods (API-se
     });
     const done = await phase("consumer", "Succeeded");
     const { stdout } = await kubectl("logs", "consumer");
-    expect(stdout).toBe("level=debug user=bob password=s3cr3t-value\n");
+    const node = (await apiCall(api, "GET", `/api/v1/nodes/${nodeName}`)).json() as Node;
+    const cpuMilli = /^(\d+)m$/.exec(node.status?.allocatable?.["cpu"] ?? "")?.[1] ?? String(Number(node.status?.allocatable?.["cpu"]) * 1000);
+    const memKi = /^(\d+)Ki$/.exec(node.status?.allocatable?.["memory"] ?? "")?.[1];
+    expect(stdout).toBe(`level=debug user=bob password=s3cr3t-value\ncpu=${cpuMilli} mem=${memKi}\n`);
     const cfg = volumeDir(done, "kubernetes.io~configmap", "cfg");
     const creds = volumeDir(done, "kubernetes.io~secret", "creds");
     // Volumes are torn down once the pod is removed; a finished pod keeps them.

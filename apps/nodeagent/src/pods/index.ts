@@ -8,3 +8,4 @@ export { createPodObjectManagers } from "./pod-objects.js";
 export type { ConfigMapObject, PodObjectManagers, PodObjectManagersOptions, SecretObject } from "./pod-objects.js";
 export { changeDetectionStrategies, isChangeDetectionStrategy } from "./object-manager.js";
 export type { ChangeDetectionStrategy, ObjectManager } from "./object-manager.js";
+export type { NodeAllocatable } from "./volumes-files.js";

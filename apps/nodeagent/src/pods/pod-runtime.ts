@@ -71,7 +71,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     }
   };
   const objects = opts.objects;
-  const volumes = new PodVolumeManager({ rootDir: opts.rootDir, onEvent: recordEvent, log: info, ...(opts.volumes ? { extra: opts.volumes } : {}), ...(objects ? { objects } : {}) });
+  const volumes = new PodVolumeManager({ rootDir: opts.rootDir, onEvent: recordEvent, log: info, ...(opts.volumes ? { extra: opts.volumes } : {}), ...(objects ? { objects } : {}), ...(opts.nodeAllocatable ? { nodeAllocatable: opts.nodeAllocatable } : {}) });
   // The ConfigMaps/Secrets of each pod's env, fetched before its sync (container configs are built synchronously).
   const envObjects = new Map<string, EnvObjects>();
   const statuses = new StatusManager();
@@ -95,6 +95,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     updateContainerReadiness: (p, st) => prober.updatePodStatus(p.metadata?.uid ?? "", st),
     onEvent: recordEvent,
     probeTerminationGracePeriod: opts.featureGates?.ProbeTerminationGracePeriod === true,
+    ...(opts.nodeAllocatable ? { nodeAllocatable: opts.nodeAllocatable } : {}),
     ...(objects ? { envObjects: (p: Pod) => envObjects.get(p.metadata?.uid ?? "") ?? { configMaps: new Map(), secrets: new Map() } } : {}),
   });
   const desired = new Map<string, Pod>();

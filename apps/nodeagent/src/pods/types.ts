@@ -2,6 +2,7 @@ import type { Container, Pod, PodStatus } from "@skiff/api-types";
 import type { Mount } from "@skiff/cri-api";
 import type { AgentView } from "../agent-view.js";
 import type { PodObjectManagers } from "./pod-objects.js";
+import type { NodeAllocatable } from "./volumes-files.js";
 
 /** A line sink for the pod runtime's log; `level` 0 is info, higher numbers are more verbose. */
 export type PodRuntimeLog = (message: string, level?: number) => void;
@@ -75,6 +76,12 @@ export interface PodRuntimeOptions {
    * referencing a ConfigMap or Secret fails with 1.23's `no kubeClient defined` error.
    */
   readonly objects?: PodObjectManagers;
+  /**
+   * The node's allocatable (capacity minus reservations), the value of a `resourceFieldRef` limit a
+   * container does not set (env and downward API files), as 1.23 takes it from the Node's
+   * `status.allocatable`. @defaultValue the machine's CPUs and memory
+   */
+  readonly nodeAllocatable?: NodeAllocatable;
   /** Event sink (`Unhealthy`, `Killing`, `FailedMount`, ...); events are logged too. @defaultValue logs only */
   readonly onEvent?: PodEventRecorder;
   /**
