@@ -220,9 +220,15 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       }
       const isNew = !desired.has(uid);
       desired.set(uid, pod);
-      // As the kubelet's pod manager: every added or updated pod (re-)registers its objects.
-      objects?.configMaps.registerPod(pod);
-      objects?.secrets.registerPod(pod);
+      // As the kubelet's pod manager: every added or updated pod (re-)registers its objects; a
+      // finished pod unregisters them (its containers never start again).
+      if (isTerminal(pod.status?.phase) || isTerminal(statuses.get(uid)?.phase)) {
+        objects?.configMaps.unregisterPod(pod);
+        objects?.secrets.unregisterPod(pod);
+      } else {
+        objects?.configMaps.registerPod(pod);
+        objects?.secrets.registerPod(pod);
+      }
       if (isNew) {
         statuses.set(pod, { phase: "Pending", hostIP, conditions: [{ type: "PodScheduled", status: "True" }] });
         if (!admit(pod)) continue;
