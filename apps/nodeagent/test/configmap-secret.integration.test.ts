@@ -127,8 +127,9 @@ describe.each(["Watch", "Get", "Cache"])("ConfigMaps and Secrets in pods (API-se
     const done = await phase("consumer", "Succeeded");
     const { stdout } = await kubectl("logs", "consumer");
     const node = (await apiCall(api, "GET", `/api/v1/nodes/${nodeName}`)).json() as Node;
-    const cpuMilli = /^(\d+)m$/.exec(node.status?.allocatable?.["cpu"] ?? "")?.[1] ?? String(Number(node.status?.allocatable?.["cpu"]) * 1000);
-    const memKi = /^(\d+)Ki$/.exec(node.status?.allocatable?.["memory"] ?? "")?.[1];
+    const cpu = String(node.status?.allocatable?.["cpu"] ?? "");
+    const cpuMilli = /^(\d+)m$/.exec(cpu)?.[1] ?? String(Number(cpu) * 1000);
+    const memKi = /^(\d+)Ki$/.exec(String(node.status?.allocatable?.["memory"] ?? ""))?.[1];
     expect(stdout).toBe(`level=debug user=bob password=s3cr3t-value\ncpu=${cpuMilli} mem=${memKi}\n`);
     const cfg = volumeDir(done, "kubernetes.io~configmap", "cfg");
     const creds = volumeDir(done, "kubernetes.io~secret", "creds");
