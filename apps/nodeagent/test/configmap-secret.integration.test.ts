@@ -177,7 +177,9 @@ describe.each(["Watch", "Get", "Cache"])("ConfigMaps and Secrets in pods (API-se
     await createPod("vol-waits", { restartPolicy: "Never", volumes: [{ name: "cfg", configMap: { name: "vol-later" } }], containers: [{ name: "main", image: "busybox", command: ["true"], volumeMounts: [{ name: "cfg", mountPath: "/cfg" }] }] });
     const ev = await waitFor("FailedMount", async () => (await events("vol-waits")).find((e) => e.reason === "FailedMount"), 60_000);
     expect(ev.message).toBe(`MountVolume.SetUp failed for volume "cfg" : ${notFound("vol-later")}`);
-    expect((await getPod("vol-waits"))?.status?.containerStatuses?.[0]?.state?.waiting?.reason).toBe("ContainerCreating");
+    const w = await waitFor("waiting status", async () => (await getPod("vol-waits"))?.status?.containerStatuses?.[0]?.state?.waiting);
+    expect(w.reason).toBe("ContainerCreating");
+    expect((await getPod("vol-waits"))?.status?.phase).toBe("Pending");
     await kubectl("create", "configmap", "vol-later", "--from-literal=k=v");
     const done = await phase("vol-waits", "Succeeded");
     expect(readFileSync(join(volumeDir(done, "kubernetes.io~configmap", "cfg"), "k"), "utf8")).toBe("v");
