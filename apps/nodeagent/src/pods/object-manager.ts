@@ -90,7 +90,18 @@ export function podSecretNames(pod: Pod): Set<string> {
 
 const podKey = (pod: Pod) => `${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}/${pod.metadata?.uid ?? ""}`;
 const objKey = (namespace: string, name: string) => `${namespace}/${name}`;
-const notRegistered = (namespace: string, name: string) => new Error(`object ${JSON.stringify(namespace)}/${JSON.stringify(name)} not registered`);
+/** A ConfigMap/Secret manager's own failure (the object was not registered, its watch did not sync); messages are 1.23's. */
+export class ObjectManagerError extends Error {
+  override readonly name = "ObjectManagerError";
+  constructor(
+    message: string,
+    readonly reason: "NotRegistered" | "SyncTimeout",
+  ) {
+    super(message);
+  }
+}
+
+const notRegistered = (namespace: string, name: string) => new ObjectManagerError(`object ${JSON.stringify(namespace)}/${JSON.stringify(name)} not registered`, "NotRegistered");
 
 /**
  * `Get`: every `get` is a GET to the apiserver; registration does nothing.
@@ -308,7 +319,7 @@ export class WatchObjectManager<T extends KubeObject> extends ReferencingManager
       const abort = new AbortController();
       const timer = setTimeout(() => abort.abort(), this.o.syncTimeoutMs ?? 1_000);
       const synced = await informer.waitForSync(abort.signal).finally(() => clearTimeout(timer));
-      if (!synced) throw new Error(`failed to sync ${this.o.groupResource} cache: timed out waiting for the condition`);
+      if (!synced) throw new ObjectManagerError(`failed to sync ${this.o.groupResource} cache: timed out waiting for the condition`, "SyncTimeout");
     }
     const obj = informer?.store.get(objKey(namespace, name)) ?? item.last;
     if (!obj) throw newNotFound({ group: "", resource: this.o.groupResource }, name);

@@ -2,10 +2,19 @@ import type { KeyToPath } from "@skiff/api-types";
 import type { FileProjection } from "./atomic-writer.js";
 import type { ConfigMapObject, SecretObject } from "./pod-objects.js";
 
-/** A configMap/secret volume (or projection) whose payload cannot be built; the message is 1.23's. */
+/**
+ * A configMap/secret/projected volume that cannot be built: a listed key is missing
+ * (`InvalidPayload`), there is no API client (`NoClient`), or a source is not supported
+ * (`Unsupported`: projected serviceAccountToken). Messages are 1.23's where it has one.
+ */
 export class VolumePayloadError extends Error {
   override readonly name = "VolumePayloadError";
-  readonly reason = "InvalidPayload";
+  constructor(
+    message: string,
+    readonly reason: "InvalidPayload" | "NoClient" | "Unsupported" = "InvalidPayload",
+  ) {
+    super(message);
+  }
 }
 
 function fromBase64(v: string): Buffer {

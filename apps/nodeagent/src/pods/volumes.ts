@@ -12,7 +12,7 @@ import { expandVars } from "./expand.js";
 import type { PodObjectManagers } from "./pod-objects.js";
 import type { PodEventRecorder, PodVolumeHooks } from "./types.js";
 import { checkHostPathType, downwardAPIFileContent, machineAllocatable, writeVolumeFilesAtomically, type NodeAllocatable, type VolumeFile } from "./volumes-files.js";
-import { configMapPayload, formatAggregate, secretPayload } from "./volumes-objects.js";
+import { configMapPayload, formatAggregate, secretPayload, VolumePayloadError } from "./volumes-objects.js";
 
 const run = promisify(execFile);
 
@@ -238,7 +238,7 @@ export class PodVolumeManager implements PodVolumeHooks {
   // The object of a configMap/secret volume or projection; `{}` when it is optional and absent.
   private async fetch(kind: "configMap" | "secret", pod: Pod, volumeName: string, name: string, optional: boolean): Promise<{ data?: Record<string, string>; binaryData?: Record<string, string> }> {
     const objects = this.o.objects;
-    if (!objects) throw new Error(`cannot setup ${kind} volume ${volumeName} because kube client is not configured`);
+    if (!objects) throw new VolumePayloadError(`cannot setup ${kind} volume ${volumeName} because kube client is not configured`, "NoClient");
     const ns = pod.metadata?.namespace ?? "";
     try {
       return kind === "configMap" ? await objects.configMaps.get(ns, name) : await objects.secrets.get(ns, name);
@@ -257,7 +257,7 @@ export class PodVolumeManager implements PodVolumeHooks {
     const errors: string[] = [];
     const sources = src.sources ?? [];
     if (!this.o.objects && sources.some((s) => s.configMap || s.secret || s.serviceAccountToken)) {
-      throw new Error(`cannot setup projected volume ${v.name} because kube client is not configured`);
+      throw new VolumePayloadError(`cannot setup projected volume ${v.name} because kube client is not configured`, "NoClient");
     }
     for (const s of sources) {
       try {
@@ -274,7 +274,7 @@ export class PodVolumeManager implements PodVolumeHooks {
           for (const it of s.downwardAPI.items ?? []) files.set(it.path, { data: downwardAPIFileContent(pod, it, this.node), mode: it.mode ?? defaultMode });
           for (const [k, f] of files) payload.set(k, f);
         } else if (s.serviceAccountToken) {
-          throw new Error("failed to fetch token: the TokenRequest API (serviceaccounts/token) is not supported by this node agent yet");
+          throw new VolumePayloadError("failed to fetch token: the TokenRequest API (serviceaccounts/token) is not supported by this node agent yet", "Unsupported");
         }
       } catch (err) {
         errors.push(err instanceof Error ? err.message : String(err));
