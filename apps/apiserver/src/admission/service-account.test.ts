@@ -127,6 +127,25 @@ describe("ServiceAccount admission", () => {
     );
   });
 
+  it("with kubernetes.io/enforce-mountable-secrets, limits secret volumes, secretKeyRef env vars and pull secrets to the service account's", async () => {
+    const { plugin } = await setUp({
+      serviceAccounts: [{ metadata: { name: "strict", annotations: { "kubernetes.io/enforce-mountable-secrets": "true" } }, secrets: [{ name: "ok" }], imagePullSecrets: [{ name: "reg" }] }],
+    });
+    const allowed = pod({ serviceAccountName: "strict", volumes: [{ name: "v", secret: { secretName: "ok" } }] });
+    await admit(plugin, allowed);
+    expect(allowed.spec.imagePullSecrets).toEqual([{ name: "reg" }]);
+    const refusedMessage = async (spec: Partial<NonNullable<Pod["spec"]>>) => (await refusal(plugin, pod({ serviceAccountName: "strict", ...spec }))).message;
+    expect(await refusedMessage({ volumes: [{ name: "v", secret: { secretName: "other" } }] })).toBe(
+      'pods "p" is forbidden: volume with secret.secretName="other" is not allowed because service account strict does not reference that secret',
+    );
+    expect(await refusedMessage({ initContainers: [{ name: "i", image: "b", env: [{ name: "E", valueFrom: { secretKeyRef: { name: "other", key: "k" } } }] }] })).toBe(
+      'pods "p" is forbidden: init container i with envVar E referencing secret.secretName="other" is not allowed because service account strict does not reference that secret',
+    );
+    expect(await refusedMessage({ imagePullSecrets: [{ name: "reg" }, { name: "x" }] })).toBe(
+      'pods "p" is forbidden: imagePullSecrets[1].name="x" is not allowed because service account strict does not reference that imagePullSecret',
+    );
+  });
+
   it("ignores other resources, subresources and updates", async () => {
     const { plugin } = await setUp({ serviceAccounts: [] });
     const p = pod();

@@ -10,9 +10,10 @@
  * `kube-api-access-<5 random characters>` (a bound token, `kube-root-ca.crt`'s `ca.crt`, the
  * namespace) mounted read-only at `/var/run/secrets/kubernetes.io/serviceaccount` in every
  * container and init container that has nothing mounted there. Mirror pods are not changed; they
- * may not name a service account, reference secrets or project a token (403).
- *
- * Not done: the `kubernetes.io/enforce-mountable-secrets` annotation (1.23's limitSecretReferences).
+ * may not name a service account, reference secrets or project a token (403). A service account
+ * annotated `kubernetes.io/enforce-mountable-secrets: "true"` limits its pods' secret volumes and
+ * `secretKeyRef` env vars to its `secrets`, and their `imagePullSecrets` to its own (403 in 1.23's
+ * words otherwise).
  *
  * @see plugin/pkg/admission/serviceaccount/admission.go (kubernetes/kubernetes v1.23)
  */
@@ -24,6 +25,9 @@ import { isStatusError, newForbidden } from "@skiff/apimachinery";
 
 /** Name prefix of the token volume the plugin adds (`kube-api-access-xxxxx`). @see plugin/pkg/admission/serviceaccount/admission.go (ServiceAccountVolumeName) */
 export const serviceAccountVolumeName = "kube-api-access";
+
+/** The service-account annotation that limits its pods' secrets to those it lists. @see plugin/pkg/admission/serviceaccount/admission.go (EnforceMountableSecretsAnnotation) */
+export const enforceMountableSecretsAnnotation = "kubernetes.io/enforce-mountable-secrets";
 
 /** `expirationSeconds` of the token the volume projects (1.23's WarnOnlyBoundTokenExpirationSeconds). */
 export const boundTokenExpirationSeconds = 3607;
@@ -122,8 +126,46 @@ export function serviceAccountAdmission(o: ServiceAccountAdmissionOptions): Admi
       if ((spec.imagePullSecrets ?? []).length === 0 && (sa.imagePullSecrets ?? []).length > 0) {
         spec.imagePullSecrets = (sa.imagePullSecrets ?? []).map((s) => ({ ...(s.name !== undefined ? { name: s.name } : {}) }));
       }
+      // 1.23's Validate, which Admit ends with.
+      if (goParseBool(sa.metadata?.annotations?.[enforceMountableSecretsAnnotation])) {
+        const refused = limitSecretReferences(sa, pod);
+        if (refused !== undefined) throw forbidden(attrs, pod, refused);
+      }
     },
   };
+}
+
+// Go's strconv.ParseBool true values; anything else (or an error) is false.
+const goParseBool = (v: string | undefined) => v !== undefined && ["1", "t", "T", "TRUE", "true", "True"].includes(v);
+
+// 1.23's limitSecretReferences: the first reference the service account does not list, worded as 1.23.
+function limitSecretReferences(sa: ServiceAccount, pod: Pod): string | undefined {
+  const spec = pod.spec!;
+  const saName = sa.metadata?.name ?? "";
+  const mountable = new Set((sa.secrets ?? []).map((s) => s.name ?? ""));
+  for (const v of spec.volumes ?? []) {
+    if (v.secret === undefined) continue;
+    const name = v.secret.secretName ?? "";
+    if (!mountable.has(name)) return `volume with secret.secretName="${name}" is not allowed because service account ${saName} does not reference that secret`;
+  }
+  for (const [kind, containers] of [
+    ["init container", spec.initContainers ?? []],
+    ["container", spec.containers],
+  ] as const) {
+    for (const c of containers) {
+      for (const e of c.env ?? []) {
+        const ref = e.valueFrom?.secretKeyRef;
+        if (ref !== undefined && !mountable.has(ref.name ?? "")) {
+          return `${kind} ${c.name} with envVar ${e.name} referencing secret.secretName="${ref.name ?? ""}" is not allowed because service account ${saName} does not reference that secret`;
+        }
+      }
+    }
+  }
+  const pullSecrets = new Set((sa.imagePullSecrets ?? []).map((s) => s.name ?? ""));
+  for (const [i, ref] of (spec.imagePullSecrets ?? []).entries()) {
+    if (!pullSecrets.has(ref.name ?? "")) return `imagePullSecrets[${String(i)}].name="${ref.name ?? ""}" is not allowed because service account ${saName} does not reference that imagePullSecret`;
+  }
+  return undefined;
 }
 
 function mountServiceAccountToken(pod: Pod, suffix: () => string): void {
