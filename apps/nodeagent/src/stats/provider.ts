@@ -410,7 +410,8 @@ export class StatsProvider {
       ] as const;
       for (const [k, v] of fields) {
         const n = u64(v);
-        if (n !== undefined) mem[k] = n;
+        // containerd writes 0 for "no limit": an available figure of 0 is left out, as cadvisor does for unlimited cgroups.
+        if (n !== undefined && !(k === "availableBytes" && n === 0)) mem[k] = n;
       }
       out.memory = mem;
     } else out.memory = { time: rfc3339(nowMs), workingSetBytes: 0 };
