@@ -13,9 +13,6 @@ import type { VolumeStats } from "./types.js";
 /** Plugin directories whose volumes are measured with `du` (MetricsDu in 1.23): emptyDir and the volumes built on it. */
 export const measuredVolumePluginDirs: readonly string[] = Object.freeze(["kubernetes.io~empty-dir", "kubernetes.io~configmap", "kubernetes.io~secret", "kubernetes.io~projected", "kubernetes.io~downward-api"]);
 
-/** Plugin directories of ephemeral volumes, counted in a pod's `ephemeral-storage` (all measured ones here). */
-export const ephemeralVolumePluginDirs: ReadonlySet<string> = new Set(measuredVolumePluginDirs);
-
 const rfc3339 = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 
 /**
