@@ -43,8 +43,8 @@ export function installStatsRoutes(app: FastifyInstance, stats: StatsEndpoints, 
   const summary = async (req: FastifyRequest, reply: FastifyReply) => {
     try {
       const body = await stats.summary(onlyCpuAndMemory(req));
-      // go-restful's WriteAsJson pretty-prints with a one-space indent.
-      return await reply.code(200).header("Content-Type", "application/json").send(Buffer.from(JSON.stringify(body, null, " ")));
+      // go-restful's WriteAsJson pretty-prints: json.MarshalIndent(v, " ", " ") (prefix and indent one space).
+      return await reply.code(200).header("Content-Type", "application/json").send(Buffer.from(JSON.stringify(body, null, " ").replace(/\n/g, "\n ")));
     } catch (err) {
       return internalError(reply, log, "/stats/summary", err);
     }
