@@ -130,5 +130,19 @@ describe("kubectl top against the apiserver's metrics.k8s.io and a node agent", 
     expect(Number(mem)).toBeGreaterThanOrEqual(15);
     const selected = await kubectl("top", "pod", "-n", "default", "-l", "app=web", "--containers");
     expect(selected.stdout).toMatch(new RegExp(`web-${nodeName}\\s+main\\s+\\d+m\\s+\\d+Mi`));
+    const none = await kubectl("get", "--raw", "/apis/metrics.k8s.io/v1beta1/namespaces/default/pods?labelSelector=app%3Dother");
+    expect(JSON.parse(none.stdout)).toEqual({ kind: "PodMetricsList", apiVersion: "metrics.k8s.io/v1beta1", metadata: {}, items: [] });
+  });
+
+  it("answers PodMetrics get with the containers' usage, and is listed by kubectl's aggregated discovery", async () => {
+    const r = await apiCall(api, "GET", `/apis/metrics.k8s.io/v1beta1/namespaces/default/pods/web-${nodeName}`);
+    expect(r.status).toBe(200);
+    const m = r.json() as { kind: string; metadata: { name: string; namespace: string; labels?: Record<string, string> }; window: string; containers: { name: string; usage: { cpu: string; memory: string } }[] };
+    expect(m.kind).toBe("PodMetrics");
+    expect(m.metadata).toMatchObject({ name: `web-${nodeName}`, namespace: "default", labels: { app: "web" } });
+    expect(m.containers.map((c) => c.name)).toEqual(["main"]);
+    expect(m.containers[0]?.usage.cpu).toMatch(/^\d+(n|u|m)?$/);
+    const { stdout } = await kubectl("api-resources", "--api-group=metrics.k8s.io", "--no-headers");
+    expect(stdout.split("\n").filter((l) => l !== "").map((l) => l.split(/\s+/)[0]).sort()).toEqual(["nodes", "pods"]);
   });
 });
