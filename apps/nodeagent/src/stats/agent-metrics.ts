@@ -104,7 +104,7 @@ export class AgentMetrics {
 
   /**
    * Feeds a pod's phase: the first `Pending` seen starts its clock, the first `Running` after it
-   * observes `kubelet_pod_start_duration_seconds`. Terminal phases forget the pod.
+   * observes `kubelet_pod_start_duration_seconds`. Any later phase forgets the pod.
    */
   observePodPhase(uid: string, phase: string | undefined, nowMs: number = Date.now()): void {
     if (uid === "") return;
@@ -113,11 +113,9 @@ export class AgentMetrics {
       return;
     }
     const since = this.podsSeen.get(uid);
-    if (phase === "Running" && since !== undefined && since >= 0) {
-      this.podStart.observe((nowMs - since) / 1000);
-      this.podsSeen.set(uid, -1);
-    }
-    if (phase === "Succeeded" || phase === "Failed") this.podsSeen.delete(uid);
+    if (phase === "Running" && since !== undefined) this.podStart.observe((nowMs - since) / 1000);
+    // Observed once: a pod does not go back to Pending, so nothing is kept once it left it.
+    if (phase !== undefined) this.podsSeen.delete(uid);
   }
 
   /** Counts one probe result in `prober_probe_total`. `probeType` is `Liveness`, `Readiness` or `Startup`. */

@@ -51,3 +51,28 @@ describe("/metrics/resource", () => {
     expect(() => parsePrometheusText("m{a=1} 2\n")).toThrow(/line 1/);
   });
 });
+
+describe("kubelet_pod_start_duration_seconds", () => {
+  it("observes the time from the first Pending to the first Running, once per pod", async () => {
+    const { AgentMetrics } = await import("./agent-metrics.js");
+    const m = new AgentMetrics();
+    m.observePodPhase("u1", "Pending", 1_000);
+    m.observePodPhase("u1", "Pending", 2_000);
+    m.observePodPhase("u1", "Running", 3_500);
+    m.observePodPhase("u1", "Running", 9_000);
+    m.observePodPhase("u2", "Running", 9_000);
+    const text = await m.registry.metrics();
+    expect(text).toContain("kubelet_pod_start_duration_seconds_count 1\n");
+    expect(text).toContain("kubelet_pod_start_duration_seconds_sum 2.5\n");
+    expect(text).toContain('kubelet_pod_start_duration_seconds_bucket{le="2.5"} 1\n');
+  });
+});
+
+describe("kubelet_runtime_operations_* operation names", () => {
+  it("names CRI methods as 1.23's instrumented services do", async () => {
+    const { operationName } = await import("./agent-metrics.js");
+    expect(["runPodSandbox", "podSandboxStatus", "listPodSandbox", "listContainers", "containerStatus", "execSync", "imageFsInfo", "pullImage", "listContainerStats", "reopenContainerLog", "version"].map(operationName)).toEqual([
+      "run_podsandbox", "podsandbox_status", "list_podsandbox", "list_containers", "container_status", "exec_sync", "image_fs_info", "pull_image", "list_container_stats", "reopen_container_log", "version",
+    ]);
+  });
+});
