@@ -129,7 +129,7 @@ export class AgentMetrics {
  * (`runPodSandbox` → `run_podsandbox`, `imageFsInfo` → `image_fs_info`). Pure.
  */
 export function operationName(method: string): string {
-  return method.replace(/PodSandbox/g, "Podsandbox").replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase();
+  return method.replace(/([pP])odSandbox/g, "$1odsandbox").replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase();
 }
 
 /**
