@@ -79,6 +79,7 @@ describe.skipIf(setup.endpoint === undefined)("stats on containerd", () => {
       expect(Math.abs((c?.memory?.workingSetBytes ?? 0) - expected) / expected).toBeLessThan(0.1);
       expect(c?.cpu?.usageCoreNanoSeconds).toBeGreaterThan(0);
       expect(c?.rootfs?.capacityBytes).toBeGreaterThan(0);
+      expect(summary.pods.find((p) => p.podRef.name === `hungry-${nodeName}`)?.process_stats?.process_count).toBeGreaterThanOrEqual(1);
       expect(summary.node.runtime?.imageFs?.usedBytes).toBeGreaterThan(0);
       const metrics = parsePrometheusText((await get(a.ports.main, "/metrics/resource", {})).body);
       const mem = metrics.find((m) => m.name === "container_memory_working_set_bytes" && m.labels["pod"] === `hungry-${nodeName}`);

@@ -222,6 +222,12 @@ export async function readCgroupUsage(paths: HostPaths, version: CgroupVersion, 
   return out;
 }
 
+/** `pids.current` of cgroup `path` (the number of tasks in it); undefined when unreadable. */
+export async function readCgroupProcessCount(paths: HostPaths, version: CgroupVersion, path: string): Promise<number | undefined> {
+  const rel = path === "/" ? "" : path;
+  return num(await read(version === "v2" ? `${paths.cgroupRoot}${rel}/pids.current` : `${paths.cgroupRoot}/pids${rel}/pids.current`));
+}
+
 /**
  * The cgroup path of process `pid` for the hierarchy that holds memory (v1: the `memory`
  * controller's line of `/proc/<pid>/cgroup`; v2: the `0::` line). Undefined when unreadable.

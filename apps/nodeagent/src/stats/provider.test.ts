@@ -29,6 +29,7 @@ write({
   "cgroup/memory/k8s.io/c2/memory.usage_in_bytes": "50000000\n",
   "cgroup/memory/k8s.io/c2/memory.stat": "total_inactive_file 10000000\n",
   "cgroup/cpuacct/k8s.io/c2/cpuacct.usage": "7000000000\n",
+  "cgroup/pids/k8s.io/c2/pids.current": "3\n",
   "root/pods/u1/volumes/kubernetes.io~empty-dir/cache/data": "0123456789",
 });
 
@@ -81,6 +82,8 @@ describe("StatsProvider over a fake CRI and fixture host", () => {
     expect(pod?.cpu).toMatchObject({ usageCoreNanoSeconds: 3e9, usageNanoCores: 0 });
     expect(pod?.memory?.workingSetBytes).toBe(40e6);
     expect(pod?.volume?.map((v) => v.name)).toEqual(["cache"]);
+    // Only "side" has a cgroup of its own (found through its pid): its task count is the pod's.
+    expect(pod?.process_stats).toEqual({ process_count: 3 });
     expect(pod?.["ephemeral-storage"]?.usedBytes).toBe(4096 * 2 + (pod?.volume?.[0]?.usedBytes ?? 0));
   });
 

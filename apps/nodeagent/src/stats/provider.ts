@@ -17,7 +17,7 @@ import { isCRIError } from "@skiff/cri-api";
 import type { Container__Output, ContainerStats__Output, ImageClient, PodSandbox__Output, RuntimeClient } from "@skiff/cri-api";
 import { buildPodLogsDirectory } from "../pods/logs.js";
 import { CpuUsageCache } from "./cpu-usage-cache.js";
-import { defaultHostPaths, detectCgroupVersion, readCgroupUsage, readDirUsage, readFsUsage, readMemInfo, readNetDev, readPidLimits, readProcStat, readProcessCgroup } from "./host.js";
+import { defaultHostPaths, detectCgroupVersion, readCgroupProcessCount, readCgroupUsage, readDirUsage, readFsUsage, readMemInfo, readNetDev, readPidLimits, readProcStat, readProcessCgroup } from "./host.js";
 import type { CgroupVersion, FsUsage, HostPaths } from "./host.js";
 import type { ContainerStats, CPUStats, FsStats, MemoryStats, NetworkStats, NodeStats, PodStats, RlimitStats, Summary, VolumeStats } from "./types.js";
 import type { VolumeStatsCache } from "./volume-stats.js";
@@ -170,6 +170,8 @@ export class StatsProvider {
   private cgroupVersion: Promise<CgroupVersion> | undefined;
   private criStatsUnimplemented = false;
   private sampler: NodeJS.Timeout | undefined;
+  /** Container id → its own cgroup path (null: none of its own, e.g. the process runtime's shared one). */
+  private readonly cgroupOf = new Map<string, string | null>();
 
   constructor(private readonly o: StatsProviderOptions) {
     this.paths = o.hostPaths ?? defaultHostPaths;
@@ -363,16 +365,8 @@ export class StatsProvider {
       containers
         .filter((c) => c.state === "CONTAINER_RUNNING")
         .map(async (c) => {
-          const st = await this.o.cri.runtime.containerStatus({ containerId: c.id, verbose: true }).catch(() => undefined);
-          let pid = 0;
-          try {
-            pid = Number((JSON.parse(st?.info["info"] ?? "{}") as { pid?: unknown }).pid ?? 0);
-          } catch {
-            pid = 0;
-          }
-          if (!(pid > 0)) return;
-          const cgroup = await readProcessCgroup(this.paths, version, pid);
-          if (cgroup === undefined) return;
+          const cgroup = await this.containerCgroup(c.id);
+          if (cgroup === null) return;
           const u = await readCgroupUsage(this.paths, version, cgroup);
           const ts = String(this.now() * 1e6);
           const v = (n: number | undefined) => (n === undefined ? null : { value: String(n) });
@@ -385,6 +379,32 @@ export class StatsProvider {
         }),
     );
     return out;
+  }
+
+  /**
+   * The cgroup of a container's own (through the pid a verbose `ContainerStatus` reports), cached
+   * per container; null when it has none of its own (no pid, or the agent's own cgroup, as with
+   * the process runtime) or it cannot be read.
+   */
+  private async containerCgroup(containerId: string): Promise<string | null> {
+    const known = this.cgroupOf.get(containerId);
+    if (known !== undefined) return known;
+    const version = await this.version();
+    const st = await this.o.cri.runtime.containerStatus({ containerId, verbose: true }).catch(() => undefined);
+    let pid = 0;
+    try {
+      pid = Number((JSON.parse(st?.info["info"] ?? "{}") as { pid?: unknown }).pid ?? 0);
+    } catch {
+      pid = 0;
+    }
+    let cgroup: string | null = null;
+    if (pid > 0) {
+      const [theirs, ours] = await Promise.all([readProcessCgroup(this.paths, version, pid), readProcessCgroup(this.paths, version, process.pid)]);
+      cgroup = theirs !== undefined && theirs !== ours ? theirs : null;
+    }
+    // Only a running container's answer is final (a pid of 0 may mean "not started yet").
+    if (pid > 0) this.cgroupOf.set(containerId, cgroup);
+    return cgroup;
   }
 
   private makeContainerStats(stats: ContainerStats__Output | undefined, c: Container__Output, updateCpu: boolean, cpuAndMemoryOnly: boolean, imageFs: FsUsage | undefined): ContainerStats {
@@ -460,6 +480,16 @@ export class StatsProvider {
       }
       addContainerToPod(ps, cs);
       ps.containers.push(cs);
+      if (!cpuAndMemoryOnly && c.state === "CONTAINER_RUNNING") {
+        // 1.23 reads the pod cgroup's task count; without pod cgroups it is the sum over the containers' own.
+        const cgroup = await this.containerCgroup(c.id);
+        const n = cgroup === null ? undefined : await readCgroupProcessCount(this.paths, await this.version(), cgroup);
+        if (n !== undefined) ps.process_stats = { process_count: (ps.process_stats?.process_count ?? 0) + n };
+      }
+    }
+    if (!cpuAndMemoryOnly) {
+      const live = new Set(containers.map((c) => c.id));
+      for (const id of this.cgroupOf.keys()) if (!live.has(id)) this.cgroupOf.delete(id);
     }
     const pods = [...bySandbox.values()];
     if (!cpuAndMemoryOnly && this.o.volumes?.enabled) {
