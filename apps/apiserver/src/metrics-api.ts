@@ -17,7 +17,7 @@ import type { IncomingMessage } from "node:http";
 import type { ResourceInfo } from "@skiff/api-types";
 import { GenericStore } from "@skiff/apiserver-core";
 import type { NonResourceRoute, ResourceStrategy } from "@skiff/apiserver-core";
-import { errorToStatus, newBadRequest, newNotFound, parseLabelSelector } from "@skiff/apimachinery";
+import { errorToStatus, newBadRequest, newNotFound, parseFieldSelector, parseLabelSelector } from "@skiff/apimachinery";
 import { Quantity, formatDuration, formatQuantity } from "@skiff/flags";
 import type { Storage } from "@skiff/storage";
 import type { NodeAgentClientCertificate } from "./pod-log-proxy.js";
@@ -223,18 +223,28 @@ export class NodeMetricsScraper {
   }
 }
 
-function selectorOf(query: Record<string, string | undefined>): (labels: Record<string, string> | undefined) => boolean {
-  const text = query["labelSelector"] ?? "";
-  if (text === "") return () => true;
-  const r = parseLabelSelector(text);
-  if (!r.ok) throw newBadRequest(`unable to parse requirement: ${r.error}`);
-  return (labels) => r.value.matches(labels ?? {});
+/**
+ * The list filter of `labelSelector` and `fieldSelector` (over `metadata.name` and
+ * `metadata.namespace`, as metrics-server's `ObjectMetaFieldsSet`).
+ * @throws StatusError 400 for a selector that does not parse.
+ */
+function selectorOf(query: Record<string, string | undefined>): (meta: { name?: string; namespace?: string; labels?: Record<string, string> } | undefined) => boolean {
+  const labelText = query["labelSelector"] ?? "";
+  const fieldText = query["fieldSelector"] ?? "";
+  const labels = labelText === "" ? undefined : parseLabelSelector(labelText);
+  if (labels && !labels.ok) throw newBadRequest(`unable to parse requirement: ${labels.error}`);
+  const fields = fieldText === "" ? undefined : parseFieldSelector(fieldText);
+  if (fields && !fields.ok) throw newBadRequest(fields.error);
+  return (meta) =>
+    (labels?.ok !== true || labels.value.matches(meta?.labels ?? {})) &&
+    (fields?.ok !== true || fields.value.matches({ "metadata.name": meta?.name ?? "", ...(meta?.namespace !== undefined ? { "metadata.namespace": meta.namespace } : {}) }));
 }
 
 /**
  * The `metrics.k8s.io/v1beta1` routes (pass in `extraRoutes`; they run behind the server's
  * authentication and authorization as `get`/`list` on `nodes.metrics.k8s.io` and
- * `pods.metrics.k8s.io`; other methods answer 405). `labelSelector` filters lists.
+ * `pods.metrics.k8s.io`; other methods answer 405). `labelSelector` and `fieldSelector`
+ * (`metadata.name`, `metadata.namespace`) filter lists.
  * @example
  * createAPIServer({ ..., extraRoutes: [...discoveryRoutes([...reviewResources, ...metricsResources]), ...metricsRoutes({ strategies, storage })] });
  */
@@ -293,7 +303,7 @@ export function metricsRoutes(config: MetricsAPIConfig): NonResourceRoute[] {
         return await send(reply, { kind: "NodeMetrics", apiVersion, ...m });
       }
       const matches = selectorOf(req.query as Record<string, string | undefined>);
-      const items = (await Promise.all((await listNodes()).filter((n) => matches(n.metadata?.labels)).map(nodeMetrics))).filter((m) => m !== undefined);
+      const items = (await Promise.all((await listNodes()).filter((n) => matches(n.metadata)).map(nodeMetrics))).filter((m) => m !== undefined);
       return await send(reply, { kind: "NodeMetricsList", apiVersion, metadata: {}, items });
     } catch (e) {
       return fail(reply, e);
@@ -311,7 +321,7 @@ export function metricsRoutes(config: MetricsAPIConfig): NonResourceRoute[] {
       }
       const matches = selectorOf(req.query as Record<string, string | undefined>);
       const all = (await config.storage.list(pods.keyPrefix(namespace))).items as PodView[];
-      const items = (await Promise.all(all.filter((p) => matches(p.metadata?.labels)).map((p) => podMetrics(p, nodeByName)))).filter((m) => m !== undefined);
+      const items = (await Promise.all(all.filter((p) => matches(p.metadata)).map((p) => podMetrics(p, nodeByName)))).filter((m) => m !== undefined);
       return await send(reply, { kind: "PodMetricsList", apiVersion, metadata: {}, items });
     } catch (e) {
       return fail(reply, e);

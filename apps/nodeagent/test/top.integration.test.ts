@@ -132,6 +132,9 @@ describe("kubectl top against the apiserver's metrics.k8s.io and a node agent", 
     expect(selected.stdout).toMatch(new RegExp(`web-${nodeName}\\s+main\\s+\\d+m\\s+\\d+Mi`));
     const none = await kubectl("get", "--raw", "/apis/metrics.k8s.io/v1beta1/namespaces/default/pods?labelSelector=app%3Dother");
     expect(JSON.parse(none.stdout)).toEqual({ kind: "PodMetricsList", apiVersion: "metrics.k8s.io/v1beta1", metadata: {}, items: [] });
+    const byName = JSON.parse((await kubectl("get", "--raw", `/apis/metrics.k8s.io/v1beta1/pods?fieldSelector=metadata.name%3Dweb-${nodeName}`)).stdout) as { items: { metadata: { name: string } }[] };
+    expect(byName.items.map((i) => i.metadata.name)).toEqual([`web-${nodeName}`]);
+    expect((await apiCall(api, "GET", "/apis/metrics.k8s.io/v1beta1/pods?labelSelector=%3D%3D%3D")).status).toBe(400);
   });
 
   it("answers PodMetrics get with the containers' usage, and is listed by kubectl's aggregated discovery", async () => {
