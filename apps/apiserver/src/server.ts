@@ -16,6 +16,7 @@ import { ensureBootstrapNamespaces } from "./bootstrap.js";
 import { loadOrGenerateCertificates } from "./certs.js";
 import { startControllers } from "./controllers/index.js";
 import type { APIServerOptions } from "./options.js";
+import { metricsResources, metricsRoutes } from "./metrics-api.js";
 import { loadOrCreateNodeAgentClientCertificate, podLogRoutes } from "./pod-log-proxy.js";
 import { createAllStrategies } from "./registry/index.js";
 import { discoveryRoutes } from "./routes/discovery.js";
@@ -104,10 +105,15 @@ export async function startAPIServer(o: APIServerOptions, gates: FeatureGate<Nod
     tls: { cert: certs.cert, key: certs.key, ...(clientCA !== undefined ? { ca: clientCA, requestCert: true } : {}) },
     verbosity: o.verbosity,
     extraRoutes: [
-      ...discoveryRoutes(reviewResources),
+      ...discoveryRoutes([...reviewResources, ...metricsResources]),
       ...reviewRoutes({ authenticator, authorizer }),
       // pods/log proxies to the node agent, presenting a client certificate signed by our CA.
       ...podLogRoutes({ strategies, storage: cache, ...(nodeAgentClientCertificate ? { clientCertificate: nodeAgentClientCertificate } : {}) }),
+      // metrics.k8s.io (kubectl top): scrapes the node agents' /metrics/resource with that certificate.
+      ...metricsRoutes({ strategies, storage: cache, ...(nodeAgentClientCertificate ? { clientCertificate: nodeAgentClientCertificate } : {}), log: (line) => {
+          if (o.verbosity >= 2) process.stderr.write(`${line}\n`);
+        },
+      }),
       ...healthRoutes(),
       ...versionRoutes(),
     ],

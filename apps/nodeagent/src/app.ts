@@ -26,6 +26,7 @@ import { createPodObjectManagers, createPodRuntime, isChangeDetectionStrategy } 
 import type { PodEventRecorder } from "./pods/index.js";
 import type { RunningServers, ServerOptions, TLSVersionName } from "./server/index.js";
 import { startServers } from "./server/index.js";
+import { AgentStats } from "./stats/agent-stats.js";
 
 /** Where {@link runNodeAgent} writes and how it is told to stop. */
 export interface AppIO {
@@ -228,6 +229,7 @@ export function podRuntimeOptionsFrom(o: NodeAgentOptions, nodeName: string, log
     nodeName,
     rootDir: f.rootDir,
     containerRuntimeEndpoint: f.containerRuntimeEndpoint !== "" ? f.containerRuntimeEndpoint : defaultContainerRuntimeEndpoint,
+    ...(f.imageServiceEndpoint !== "" ? { imageServiceEndpoint: f.imageServiceEndpoint } : {}),
     runtimeRequestTimeoutMs: c.runtimeRequestTimeout.ms,
     syncFrequencyMs: c.syncFrequency.ms,
     staticPodPath: c.staticPodPath,
@@ -417,6 +419,7 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
   let servers: RunningServers | undefined;
   let cluster: ClusterMode | undefined;
   let csi: CsiSupport | undefined;
+  let stats: AgentStats | undefined;
   let clients: ClusterClients | undefined;
   const clusterStop = new AbortController();
   let contended!: (why: string) => void;
@@ -469,7 +472,25 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
     const podObjects = clients
       ? { objects: createPodObjectManagers({ client: clients.client, strategy, syncFrequencyMs: o.config.syncFrequency.ms, onError: (err, context) => objectsLog.v(2).info(`${context}: ${err instanceof Error ? err.message : String(err)}`) }) }
       : {};
-    runtime = createPodRuntime({ ...podRuntimeOptionsFrom(o, nodeName, root.withName("pods")), ...resources, ...podEvents, ...podObjects, ...(csi ? { volumes: csi.volumes } : {}) });
+    const statsLog = root.withName("stats");
+    stats = new AgentStats({
+      nodeName,
+      rootDir: f.rootDir,
+      podLogsDir: o.config.podLogsDir,
+      volumeStatsAggPeriodMs: o.config.volumeStatsAggPeriod.ms,
+      systemCgroups: { kubelet: o.config.agentCgroups, runtime: f.runtimeCgroups, misc: o.config.systemCgroups },
+      log: (m) => statsLog.info(m),
+    });
+    runtime = createPodRuntime({
+      ...podRuntimeOptionsFrom(o, nodeName, root.withName("pods")),
+      ...resources,
+      ...podEvents,
+      ...podObjects,
+      ...(csi ? { volumes: csi.volumes } : {}),
+      instrumentCRI: stats.instrumentCRI,
+      onProbeResult: stats.onProbeResult,
+    });
+    stats.attach(runtime);
     if (o.config.runOnce) {
       const r = await runtime.runOnce(o.config.runtimeRequestTimeout.ms);
       for (const p of r.pods) log.info(p.ok ? "Started pod" : "Failed to start pod", { pod: `${p.namespace}/${p.name}`, phase: p.phase, ...(p.message !== undefined ? { message: p.message } : {}) });
@@ -483,9 +504,10 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
       cluster = new ClusterMode({ options: o, nodeName, runtime, clients, log: (m, level = 0) => (level === 0 ? clusterLog.info(m) : clusterLog.v(level).info(m)) });
     }
     await runtime.start();
+    stats.start();
     await csi?.start();
     const serverLog = root.withName("server");
-    servers = await startServers(serverOpts as ServerOptions, runtime, { info: (m, fl) => serverLog.info(m, fl), error: (m, fl) => serverLog.error(m, fl) });
+    servers = await startServers({ ...(serverOpts as ServerOptions), stats: stats.endpoints }, runtime, { info: (m, fl) => serverLog.info(m, fl), error: (m, fl) => serverLog.error(m, fl) });
     log.info("Started nodeagent", { nodeName, addresses: servers.addresses });
     if (cluster) {
       // Registration retries in the background until the apiserver answers, as the kubelet's.
@@ -503,6 +525,7 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
       clients?.client.close();
       clients?.eventClient.close();
     }
+    stats?.stop();
     await servers?.close().catch(() => {});
     await runtime?.stop().catch(() => {});
     lock?.release();
@@ -514,6 +537,7 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
   await csi?.stop().catch((e: unknown) => log.error("Failed to stop CSI support", { err: e }));
   clusterStop.abort();
   cluster?.stop();
+  stats?.stop();
   await servers.close().catch((e: unknown) => log.error("Failed to stop servers", { err: e }));
   await runtime.stop().catch((e: unknown) => log.error("Failed to stop pod runtime", { err: e }));
   lock?.release();

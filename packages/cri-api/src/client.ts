@@ -1,6 +1,10 @@
 import { credentials, type CallOptions, type Client, type ServiceError } from "@grpc/grpc-js";
 import { parseCRIEndpoint } from "./endpoint.js";
 import { CRIError, toCRIError } from "./errors.js";
+import type { ContainerStatsRequest } from "./generated/runtime/v1/ContainerStatsRequest.js";
+import type { ContainerStatsResponse__Output } from "./generated/runtime/v1/ContainerStatsResponse.js";
+import type { ListContainerStatsRequest } from "./generated/runtime/v1/ListContainerStatsRequest.js";
+import type { ListContainerStatsResponse__Output } from "./generated/runtime/v1/ListContainerStatsResponse.js";
 import type { ContainerStatusRequest } from "./generated/runtime/v1/ContainerStatusRequest.js";
 import type { ContainerStatusResponse__Output } from "./generated/runtime/v1/ContainerStatusResponse.js";
 import type { CreateContainerRequest } from "./generated/runtime/v1/CreateContainerRequest.js";
@@ -103,6 +107,10 @@ export interface RuntimeClient {
    * `timeoutMs + timeout * 1000`, or none when `request.timeout` is 0.
    */
   execSync(request: ExecSyncRequest, options?: CRICallOptions): Promise<ExecSyncResponse__Output>;
+  /** CPU, memory and writable-layer usage of one container; `NotFound` when it does not exist; `Unimplemented` on runtimes without stats. */
+  containerStats(request: ContainerStatsRequest, options?: CRICallOptions): Promise<ContainerStatsResponse__Output>;
+  /** Stats of the running containers matching `request.filter`; `Unimplemented` on runtimes without stats. */
+  listContainerStats(request?: ListContainerStatsRequest, options?: CRICallOptions): Promise<ListContainerStatsResponse__Output>;
   updateRuntimeConfig(request: UpdateRuntimeConfigRequest, options?: CRICallOptions): Promise<UpdateRuntimeConfigResponse__Output>;
   /** Runtime conditions; `RuntimeReady` and `NetworkReady` are the required ones. */
   status(request?: StatusRequest, options?: CRICallOptions): Promise<StatusResponse__Output>;
@@ -217,6 +225,8 @@ export function createRuntimeClient(options: CRIClientOptions): RuntimeClient {
       const commandSeconds = seconds(req.timeout);
       return call(conn, "ExecSync", req, commandSeconds > 0 ? t + commandSeconds * 1000 : 0, o);
     },
+    containerStats: (req, o) => call(conn, "ContainerStats", req, t, o),
+    listContainerStats: (req, o) => call(conn, "ListContainerStats", req, t, o),
     updateRuntimeConfig: (req, o) => call(conn, "UpdateRuntimeConfig", req, t, o),
     status: (req, o) => call(conn, "Status", req, t, o),
     close: () => client.close(),

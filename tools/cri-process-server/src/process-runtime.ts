@@ -14,6 +14,12 @@ export interface ProcessRuntimeOptions {
   /** Directory for per-sandbox scratch directories (the default working directory of containers). */
   stateDir: string;
   /**
+   * Serve the ImageService on this second socket only (the RuntimeService stays on `socketPath`),
+   * sharing one image store: a runtime and an image service on separate endpoints, as
+   * `--image-service-endpoint` expects. @defaultValue both services on `socketPath`
+   */
+  imageSocketPath?: string;
+  /**
    * Receives one line per notable event (start, stop, internal errors).
    * @defaultValue discards everything
    */
@@ -24,6 +30,8 @@ export interface ProcessRuntimeOptions {
 export interface ProcessRuntime {
   /** `unix://` + the socket path: what a CRI client or `--container-runtime-endpoint` takes. */
   endpoint: string;
+  /** `unix://` + `imageSocketPath` when the image service has its own socket. */
+  imageEndpoint?: string;
   socketPath: string;
   /**
    * Stops serving, kills every container process group and removes the socket. Idempotent.
@@ -83,11 +91,21 @@ export async function startProcessRuntime(options: ProcessRuntimeOptions): Promi
   const proto = loadRuntimeProto();
   const server = new Server();
   server.addService(proto.RuntimeService, runtimeHandlers(core, log));
-  server.addService(proto.ImageService, imageHandlers(images, log));
+  const imageSocketPath = options.imageSocketPath !== undefined ? resolve(options.imageSocketPath) : undefined;
+  const imageServer = imageSocketPath !== undefined ? new Server() : undefined;
+  (imageServer ?? server).addService(proto.ImageService, imageHandlers(images, log));
   const endpoint = `unix://${socketPath}`;
-  await new Promise<void>((resolvePromise, reject) => {
-    server.bindAsync(endpoint, ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolvePromise()));
-  });
+  const bind = (srv: Server, at: string) =>
+    new Promise<void>((resolvePromise, reject) => {
+      srv.bindAsync(at, ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolvePromise()));
+    });
+  await bind(server, endpoint);
+  if (imageServer && imageSocketPath !== undefined) {
+    await mkdir(dirname(imageSocketPath), { recursive: true });
+    await rm(imageSocketPath, { force: true });
+    await bind(imageServer, `unix://${imageSocketPath}`);
+    log(`image service listening on unix://${imageSocketPath}`);
+  }
   log(`listening on ${endpoint}, state in ${stateDir}`);
 
   let stopping: Promise<void> | undefined;
@@ -103,11 +121,13 @@ export async function startProcessRuntime(options: ProcessRuntimeOptions): Promi
           resolvePromise();
         });
       });
+      imageServer?.forceShutdown();
+      if (imageSocketPath !== undefined) await rm(imageSocketPath, { force: true });
       await core.killAll();
       await rm(socketPath, { force: true });
       log("stopped");
     })();
     return stopping;
   };
-  return { endpoint, socketPath, stop };
+  return { endpoint, socketPath, stop, ...(imageSocketPath !== undefined ? { imageEndpoint: `unix://${imageSocketPath}` } : {}) };
 }

@@ -87,6 +87,14 @@ describe("process runtime: specifics", () => {
     expect((await exited(withArgs.containerId)).exitCode).toBe(4);
   });
 
+  it("answers ContainerStats for an unknown id with NotFound, and for a stopped container with zero usage", async () => {
+    await expectCRIError(rt.containerStats({ containerId: "nope" }), "NotFound");
+    const { containerId } = await run(["true"]);
+    const { stats } = await rt.containerStats({ containerId });
+    expect(stats?.cpu?.usageCoreNanoSeconds?.value).toBe("0");
+    expect(stats?.writableLayer?.usedBytes?.value).toBe("0");
+  });
+
   it("pulls any name under sha256 of the normalised name", async () => {
     const a = await images.pullImage({ image: { image: "example.com/team/app:v1" } });
     const b = await images.pullImage({ image: { image: "example.com/team/app:v1" } });

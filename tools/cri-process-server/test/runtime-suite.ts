@@ -320,6 +320,26 @@ export function defineRuntimeConformanceSuite(runtime: () => RuntimeUnderTest, o
     });
   });
 
+  describe("stats", () => {
+    it("reports a running container's CPU time and working set in ContainerStats and ListContainerStats", async () => {
+      const sandbox = await runSandbox("stats");
+      const containerId = await startContainer(sandbox, containerConfig("busy", ["sh", "-c", "i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done; echo done; sleep 1000"]));
+      const listed = await waitFor("the container's CPU time in ListContainerStats", async () => {
+        const { stats } = await rt.listContainerStats({ filter: { podSandboxId: sandbox.id } });
+        const s = stats.find((x) => x.attributes?.id === containerId);
+        return Number(s?.cpu?.usageCoreNanoSeconds?.value ?? 0) > 0 && Number(s?.memory?.workingSetBytes?.value ?? 0) > 0 ? s : undefined;
+      });
+      expect(listed.attributes?.metadata?.name).toBe("busy");
+      expect(Number(listed.cpu?.timestamp)).toBeGreaterThan(0);
+      const { stats } = await rt.containerStats({ containerId });
+      expect(stats?.attributes?.id).toBe(containerId);
+      expect(Number(stats?.memory?.workingSetBytes?.value ?? 0)).toBeGreaterThan(0);
+      expect(Number(stats?.cpu?.usageCoreNanoSeconds?.value ?? 0)).toBeGreaterThanOrEqual(Number(listed.cpu?.usageCoreNanoSeconds?.value ?? 0));
+      const { stats: others } = await rt.listContainerStats({ filter: { podSandboxId: randomId() } });
+      expect(others).toEqual([]);
+    });
+  });
+
   describe("errors", () => {
     it("answers NotFound for unknown ids and tolerates removing them", async () => {
       const id = randomId();

@@ -175,6 +175,8 @@ export class ClusterMode {
       nodeInfo: await readNodeInfo(),
       port,
       runtimeState: () => runtime.runtimeState(),
+      listImages: async () => (await runtime.cri.images.listImages({})).images,
+      maxImages: c.nodeStatusMaxImages,
       pressure: async () => pressureFrom(c.evictionHard, await observeEvictionSignals(f.rootDir, machine.memoryBytes)),
       updateFrequencyMs: c.nodeStatusUpdateFrequency.ms,
       reportFrequencyMs: c.nodeStatusReportFrequency.ms,

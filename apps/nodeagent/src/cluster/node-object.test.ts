@@ -3,6 +3,7 @@ import type { Node } from "@skiff/api-types";
 import {
   buildInitialNode,
   buildNodeAddresses,
+  buildNodeImages,
   buildNodeStatus,
   CloudProviderUninitializedTaintKey,
   ControllerManagedAttachDetachAnnotation,
@@ -128,5 +129,31 @@ describe("buildNodeAddresses", () => {
     expect(buildNodeAddresses("10.0.0.5, fd00::5", "x", "h").map((a) => a.address)).toEqual(["10.0.0.5", "fd00::5", "h"]);
     // Entries that are not IPs are ignored ("Could not parse --node-ip ignoring").
     expect(buildNodeAddresses("nope,10.0.0.5", "x", "h").map((a) => a.address)).toEqual(["10.0.0.5", "h"]);
+  });
+});
+
+describe("status.images (buildNodeImages)", () => {
+  const img = (id: string, size: number, tags: string[], digests: string[] = []) => ({ id, repoTags: tags, repoDigests: digests, size: String(size) });
+  const images = [img("sha256:small", 10, ["small:1"]), img("sha256:big", 300, ["big:1", "big:latest"], ["big@sha256:d"]), img("sha256:mid", 200, ["mid:1"])];
+
+  it("sorts largest first and names each by digests then tags", () => {
+    expect(buildNodeImages(images, 50)).toEqual([
+      { names: ["big@sha256:d", "big:1", "big:latest"], sizeBytes: 300 },
+      { names: ["mid:1"], sizeBytes: 200 },
+      { names: ["small:1"], sizeBytes: 10 },
+    ]);
+  });
+
+  it("keeps at most --node-status-max-images (-1 all, 0 none) and five names per image", () => {
+    expect(buildNodeImages(images, 2).map((i) => i.sizeBytes)).toEqual([300, 200]);
+    expect(buildNodeImages(images, -1)).toHaveLength(3);
+    expect(buildNodeImages(images, 0)).toEqual([]);
+    expect(buildNodeImages([img("x", 1, ["a", "b", "c", "d"], ["e", "f"])], 1)[0]?.names).toEqual(["e", "f", "a", "b", "c"]);
+  });
+
+  it("is left out of the status when empty, set when given", () => {
+    const base = { resources: { capacity: {}, allocatable: {} }, addresses: [], nodeInfo: {} as never, port: 1, notReadyReasons: [], pressure: { memory: false, disk: false, pid: false }, now: "2026-01-01T00:00:00Z" } as never;
+    expect(buildNodeStatus({ ...(base as object), images: [] } as never, undefined).status.images).toBeUndefined();
+    expect(buildNodeStatus({ ...(base as object), images: [{ names: ["a"], sizeBytes: 1 }] } as never, undefined).status.images).toEqual([{ names: ["a"], sizeBytes: 1 }]);
   });
 });

@@ -6,7 +6,7 @@
  * @see pkg/kubelet/nodestatus/setters.go (ReadyCondition, MemoryPressureCondition, DiskPressureCondition, PIDPressureCondition)
  */
 import { isIP } from "node:net";
-import type { Node, NodeAddress, NodeCondition, NodeStatus, NodeSystemInfo, Taint } from "@skiff/api-types";
+import type { ContainerImage, Node, NodeAddress, NodeCondition, NodeStatus, NodeSystemInfo, Taint } from "@skiff/api-types";
 import { NodeArchBetaLabel, NodeArchLabel, NodeHostnameLabel, NodeOSBetaLabel, NodeOSLabel, NodeUnschedulableTaintKey } from "@skiff/api-types";
 import type { NodeResources } from "./node-resources.js";
 
@@ -139,6 +139,8 @@ export interface NodeStatusInputs {
   readonly pressure: NodePressure;
   /** RFC 3339 time (seconds) of this update. */
   readonly now: string;
+  /** `status.images` (see {@link buildNodeImages}); absent or empty: the field is left out. */
+  readonly images?: readonly ContainerImage[];
 }
 
 interface ConditionText {
@@ -222,6 +224,7 @@ export function buildNodeStatus(inputs: NodeStatusInputs, previous: NodeStatus |
       addresses: inputs.addresses.map((a) => ({ ...a })),
       daemonEndpoints: { kubeletEndpoint: { Port: inputs.port } },
       nodeInfo: { ...inputs.nodeInfo },
+      ...(inputs.images !== undefined && inputs.images.length > 0 ? { images: inputs.images.map((i) => ({ ...i, names: [...(i.names ?? [])] })) } : {}),
     },
     transitions,
   };
@@ -237,4 +240,28 @@ export function buildNodeAddresses(nodeIP: string, fallbackIP: string, hostname:
   const out: NodeAddress[] = (ips.length > 0 ? ips : [fallbackIP]).map((address) => ({ type: "InternalIP", address }));
   out.push({ type: "Hostname", address: hostname });
   return out;
+}
+
+/** Names reported per image in `status.images` (the kubelet's `MaxNamesPerImageInNodeStatus`). */
+export const maxNamesPerImageInNodeStatus = 5;
+
+/** An image as the runtime lists it (CRI `Image`: sizes as decimal strings or numbers). */
+export interface RuntimeImage {
+  readonly id: string;
+  readonly repoTags: readonly string[];
+  readonly repoDigests: readonly string[];
+  readonly size: string | number;
+}
+
+/**
+ * `status.images`: the images sorted by size, largest first (ties by id, for a stable status),
+ * cut to `maxImages` (`--node-status-max-images`; -1 keeps all, 0 none), each named by its repo
+ * digests then its repo tags, at most {@link maxNamesPerImageInNodeStatus} names. Pure.
+ * @see pkg/kubelet/nodestatus/setters.go (Images), pkg/kubelet/images/image_gc_manager.go (GetImageList, sorted by size) in kubernetes/kubernetes v1.23
+ * @example buildNodeImages([{ id: "sha256:a", repoTags: ["busybox:1.36"], repoDigests: [], size: "4860000" }], 50) // [{ names: ["busybox:1.36"], sizeBytes: 4860000 }]
+ */
+export function buildNodeImages(images: readonly RuntimeImage[], maxImages: number): ContainerImage[] {
+  const sorted = [...images].sort((a, b) => Number(b.size) - Number(a.size) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const kept = maxImages > -1 && maxImages < sorted.length ? sorted.slice(0, maxImages) : sorted;
+  return kept.map((i) => ({ names: [...i.repoDigests, ...i.repoTags].slice(0, maxNamesPerImageInNodeStatus), sizeBytes: Number(i.size) }));
 }

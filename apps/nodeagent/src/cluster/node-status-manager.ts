@@ -11,8 +11,8 @@ import { isAlreadyExists } from "@skiff/apimachinery";
 import type { Client } from "@skiff/client";
 import { mustParseQuantity, quantityToNumber } from "@skiff/flags";
 import type { RuntimeState } from "../pods/index.js";
-import { buildNodeStatus, reconcileExistingNode } from "./node-object.js";
-import type { NodePressure } from "./node-object.js";
+import { buildNodeImages, buildNodeStatus, reconcileExistingNode } from "./node-object.js";
+import type { NodePressure, RuntimeImage } from "./node-object.js";
 import type { NodeResources } from "./node-resources.js";
 
 /** A line logger: level 0 is info, higher is more verbose. */
@@ -105,6 +105,10 @@ export interface NodeStatusManagerOptions {
   readonly port: number;
   readonly runtimeState: () => RuntimeState;
   readonly pressure: () => Promise<NodePressure>;
+  /** The runtime's images (CRI `ListImages`) for `status.images`; absent: no images reported. */
+  readonly listImages?: () => Promise<readonly RuntimeImage[]>;
+  /** `--node-status-max-images`: -1 all, 0 none. @defaultValue 50 */
+  readonly maxImages?: number;
   /** `--node-status-update-frequency` in ms: how often the status is computed. */
   readonly updateFrequencyMs: number;
   /**
@@ -157,8 +161,19 @@ export class NodeStatusManager {
     return this.o.initialNode.metadata?.name ?? "";
   }
 
+  private async imagesForStatus(): Promise<ReturnType<typeof buildNodeImages> | undefined> {
+    if (!this.o.listImages) return undefined;
+    try {
+      return buildNodeImages(await this.o.listImages(), this.o.maxImages ?? 50);
+    } catch (err) {
+      this.o.log(`Failed to set some node status fields: error getting image list: ${err instanceof Error ? err.message : String(err)} (node ${this.name})`);
+      return [];
+    }
+  }
+
   private async statusFor(previous: NodeStatus | undefined): Promise<NodeStatus> {
     const rt = this.o.runtimeState();
+    const images = await this.imagesForStatus();
     const { status, transitions } = buildNodeStatus(
       {
         resources: this.o.resources,
@@ -168,6 +183,7 @@ export class NodeStatusManager {
         notReadyReasons: rt.ready ? [] : [rt.message || "container runtime status check may not have completed yet"],
         pressure: await this.o.pressure(),
         now: this.now(),
+        ...(images !== undefined ? { images } : {}),
       },
       previous,
     );

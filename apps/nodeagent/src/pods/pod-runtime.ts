@@ -72,7 +72,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
   const syncFrequencyMs = opts.syncFrequencyMs ?? 60_000;
   const maxPods = opts.maxPods ?? 110;
   const hostIP = opts.hostIP ?? defaultHostIP();
-  const clients = new RuntimeClients(opts.containerRuntimeEndpoint, opts.runtimeRequestTimeoutMs ?? 120_000);
+  const clients = new RuntimeClients(opts.containerRuntimeEndpoint, opts.runtimeRequestTimeoutMs ?? 120_000, opts.imageServiceEndpoint ?? "", opts.instrumentCRI);
   const puller = new ImagePuller(opts.serializeImagePulls ?? true, new TokenBucket(opts.registryPullQPS ?? 5, opts.registryBurst ?? 10));
   const backOff = new BackOff(opts.backOffInitialMs ?? 10_000, opts.backOffMaxMs ?? 300_000);
   const imageBackOff = new BackOff(opts.backOffInitialMs ?? 10_000, opts.backOffMaxMs ?? 300_000);
@@ -94,8 +94,17 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
   const envObjects = new Map<string, EnvObjects>();
   const statuses = new StatusManager();
   const prober = new ProberManager({
-    runProbe: (_kind, probe, pod, container, containerId, status) =>
-      runProbeAttempt(probe, { pod, container, containerId, podIP: status.podIP ?? hostIP, runtime: clients.runtime, grpcEnabled: opts.featureGates?.GRPCContainerProbe !== false }),
+    runProbe: async (kind, probe, pod, container, containerId, status) => {
+      const kindName = kind === "liveness" ? "Liveness" : kind === "readiness" ? "Readiness" : "Startup";
+      try {
+        const r = await runProbeAttempt(probe, { pod, container, containerId, podIP: status.podIP ?? hostIP, runtime: clients.runtime, grpcEnabled: opts.featureGates?.GRPCContainerProbe !== false });
+        opts.onProbeResult?.(kindName, r.outcome === "Failure" ? "failed" : r.outcome === "Unknown" ? "unknown" : "successful", pod, container.name);
+        return r;
+      } catch (err) {
+        opts.onProbeResult?.(kindName, "unknown", pod, container.name);
+        throw err;
+      }
+    },
     getStatus: (uid) => statuses.get(uid),
     onResultChange: (pod) => workers.syncUID(pod.metadata?.uid ?? ""),
     onEvent: recordEvent,
@@ -518,6 +527,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     },
 
     runtimeState: () => clients.current(),
+    cri: clients,
 
     onStatusChange: (listener) => statuses.subscribe(listener),
 

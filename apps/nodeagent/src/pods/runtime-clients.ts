@@ -1,23 +1,31 @@
 import { createImageClient, createRuntimeClient, isCRIError, type ImageClient, type RuntimeClient } from "@skiff/cri-api";
 import type { RuntimeState } from "./types.js";
 
+/** Wraps a CRI client (e.g. to record runtime operation metrics); must keep its methods. */
+export type CRIClientWrapper = <T extends object>(client: T) => T;
+
 /**
  * Holds the CRI clients and the runtime's readiness. The gRPC channel backs off up to two minutes
  * after failed connects, so a failed probe replaces the channels: the agent notices a runtime that
- * (re)appears at the next probe.
- * @see pkg/kubelet/kubelet.go (updateRuntimeUp) in kubernetes/kubernetes v1.23
+ * (re)appears at the next probe. Image calls go to `imageEndpoint` (`--image-service-endpoint`)
+ * over a channel of their own when it is given, else to the runtime endpoint.
+ * @see pkg/kubelet/kubelet.go (updateRuntimeUp), pkg/kubelet/kubelet.go (getRuntimeAndImageServices) in kubernetes/kubernetes v1.23
  */
 export class RuntimeClients {
   private rt: RuntimeClient;
   private img: ImageClient;
   private state: RuntimeState = { ready: false, message: "container runtime status check may not have completed yet", runtimeName: "" };
+  private readonly imageEndpoint: string;
 
   constructor(
     private readonly endpoint: string,
     private readonly timeoutMs: number,
+    imageEndpoint = "",
+    private readonly wrap: CRIClientWrapper = (c) => c,
   ) {
-    this.rt = createRuntimeClient({ endpoint, timeoutMs });
-    this.img = createImageClient({ endpoint, timeoutMs, pullImageTimeoutMs: 0 });
+    this.imageEndpoint = imageEndpoint !== "" ? imageEndpoint : endpoint;
+    this.rt = this.wrap(createRuntimeClient({ endpoint, timeoutMs }));
+    this.img = this.wrap(createImageClient({ endpoint: this.imageEndpoint, timeoutMs, pullImageTimeoutMs: 0 }));
   }
 
   get runtime(): RuntimeClient {
@@ -55,8 +63,8 @@ export class RuntimeClients {
   private reconnect(): void {
     this.rt.close();
     this.img.close();
-    this.rt = createRuntimeClient({ endpoint: this.endpoint, timeoutMs: this.timeoutMs });
-    this.img = createImageClient({ endpoint: this.endpoint, timeoutMs: this.timeoutMs, pullImageTimeoutMs: 0 });
+    this.rt = this.wrap(createRuntimeClient({ endpoint: this.endpoint, timeoutMs: this.timeoutMs }));
+    this.img = this.wrap(createImageClient({ endpoint: this.imageEndpoint, timeoutMs: this.timeoutMs, pullImageTimeoutMs: 0 }));
   }
 
   /** Closes both channels. */

@@ -1,5 +1,5 @@
 import type { Container, Pod, PodStatus } from "@skiff/api-types";
-import type { Mount } from "@skiff/cri-api";
+import type { ImageClient, Mount, RuntimeClient } from "@skiff/cri-api";
 import type { AgentView } from "../agent-view.js";
 import type { PodObjectManagers } from "./pod-objects.js";
 import type { ContainerResourceSettings } from "./resources.js";
@@ -22,6 +22,12 @@ export interface PodRuntimeOptions {
   readonly podLogsDir?: string;
   /** `--container-runtime-endpoint` (`unix:///...` or a path). */
   readonly containerRuntimeEndpoint: string;
+  /** `--image-service-endpoint`: image calls go there over their own channel. @defaultValue the runtime endpoint */
+  readonly imageServiceEndpoint?: string;
+  /** Wraps each CRI client (runtime operation metrics). @defaultValue none */
+  readonly instrumentCRI?: <T extends object>(client: T) => T;
+  /** Told each probe attempt's result (`prober_probe_total`): `successful`, `failed` or `unknown` (the probe could not run). */
+  readonly onProbeResult?: (kind: string, result: "successful" | "failed" | "unknown", pod: Pod, container: string) => void;
   /** `--runtime-request-timeout` in ms. @defaultValue 120_000 */
   readonly runtimeRequestTimeoutMs?: number;
   /** `--sync-frequency` in ms: maximum period between syncs of a pod. @defaultValue 60_000 */
@@ -228,6 +234,8 @@ export interface PodRuntime extends AgentView {
   runOnce(timeoutMs: number): Promise<RunOnceResult>;
   /** The CRI runtime's readiness (reported; it never fails `/healthz`, as in the kubelet). */
   runtimeState(): RuntimeState;
+  /** The CRI clients (getters: a reconnect replaces them), for the stats provider. */
+  readonly cri: { readonly runtime: RuntimeClient; readonly images: ImageClient };
   /** Subscribes to status changes; returns the unsubscribe function. */
   onStatusChange(listener: PodStatusListener): () => void;
   /**

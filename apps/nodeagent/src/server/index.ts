@@ -4,6 +4,8 @@
  */
 export { startServers } from "./start-servers.js";
 export { ServerStartError } from "./server-options.js";
+export { prometheusTextContentType } from "./stats-routes.js";
+export type { StatsEndpoints } from "./stats-routes.js";
 export type {
   AccessReviewer,
   AuthorizationOptions,

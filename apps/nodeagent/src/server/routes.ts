@@ -16,6 +16,7 @@ import { formatAuthorizationErrorMessage, formatForbiddenMessage, getRequestAttr
 import type { AuthorizationDecision, RequestAttributes } from "./authz.js";
 import type { AuthenticationResult, RequestCredentials } from "./authn.js";
 import type { ServerLogger } from "./server-options.js";
+import { installStatsRoutes, type StatsEndpoints } from "./stats-routes.js";
 
 const textPlain = "text/plain; charset=utf-8";
 
@@ -93,15 +94,16 @@ function installDebuggingDisabled(app: FastifyInstance): void {
   }
 }
 
-function installDefault(app: FastifyInstance, view: AgentView, log: ServerLogger): void {
+function installDefault(app: FastifyInstance, view: AgentView, log: ServerLogger, stats?: StatsEndpoints): void {
   installHealthz(app, () => withPing(view.healthChecks()), log);
+  if (stats) installStatsRoutes(app, stats, log);
   app.get("/pods", async (_req, reply) => sendJSON(reply, 200, formatPodList(view.listPods())));
   for (const path of ["/spec", "/spec/"]) app.get(path, async (_req, reply) => sendJSON(reply, 200, await readMachineInfo()));
 }
 
 /** The read-only server: `/healthz`, `/pods`, `/spec/`; debugging paths answer 405. No authentication. */
-export function installReadOnlyServer(app: FastifyInstance, view: AgentView, log: ServerLogger): void {
-  installDefault(app, view, log);
+export function installReadOnlyServer(app: FastifyInstance, view: AgentView, log: ServerLogger, stats?: StatsEndpoints): void {
+  installDefault(app, view, log, stats);
   installDebuggingDisabled(app);
 }
 
@@ -116,6 +118,8 @@ export interface MainServerDeps {
   readonly configz: () => unknown;
   readonly logDir: string;
   readonly nowMs: () => number;
+  /** `/stats/summary`, `/metrics*`; absent: not served. */
+  readonly stats?: StatsEndpoints;
 }
 
 function asArray(v: string | string[] | undefined): string[] {
@@ -186,7 +190,7 @@ export function installMainServer(app: FastifyInstance, deps: MainServerDeps): v
     return undefined;
   });
 
-  installDefault(app, view, log);
+  installDefault(app, view, log, deps.stats);
   installManifestAPI(app, view);
 
   if (!deps.enableDebuggingHandlers) {

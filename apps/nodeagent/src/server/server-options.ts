@@ -3,6 +3,7 @@
  * TokenReview / SubjectAccessReview calls. `app.ts` fills these from the merged configuration.
  * @see pkg/kubelet/apis/config/types.go (KubeletConfiguration: Address, Port, ReadOnlyPort, Authentication, Authorization) in kubernetes/kubernetes v1.23
  */
+import type { StatsEndpoints } from "./stats-routes.js";
 
 /** Go's TLS version names, as `--tls-min-version` takes them. */
 export type TLSVersionName = "VersionTLS10" | "VersionTLS11" | "VersionTLS12" | "VersionTLS13";
@@ -143,6 +144,8 @@ export interface ServerOptions {
   readonly bodyLimitBytes?: number;
   /** Clock for the authentication/authorization caches (tests inject one). @defaultValue Date.now */
   readonly nowMs?: () => number;
+  /** `/stats/summary` and `/metrics*` on the main and read-only servers; absent: not served (404). */
+  readonly stats?: StatsEndpoints;
 }
 
 /** Where log lines of the servers go; the app passes its logger. */

@@ -100,13 +100,14 @@ export async function startServers(opts: ServerOptions, view: AgentView, log: Se
       configz: opts.configz,
       logDir: opts.logDir,
       nowMs,
+      ...(opts.stats ? { stats: opts.stats } : {}),
     });
     apps.push({ key: "main", app, host: opts.address, port: listenPort(opts.port) });
   }
   if (isEnabled(opts.readOnlyPort)) {
     const app = Fastify(common) as unknown as FastifyInstance;
     installCommon(app, bodyLimit);
-    installReadOnlyServer(app, view, log);
+    installReadOnlyServer(app, view, log, opts.stats);
     apps.push({ key: "readOnly", app, host: opts.address, port: listenPort(opts.readOnlyPort) });
   }
   if (isEnabled(opts.healthzPort)) {

@@ -1,7 +1,8 @@
 import { status, type handleUnaryCall, type sendUnaryData, type ServerUnaryCall } from "@grpc/grpc-js";
 import { isCRIError, toCRIError, type ImageServiceHandlers, type RuntimeServiceHandlers } from "@skiff/cri-api";
+import { containerStatsOf, oneContainerStats } from "./container-stats.js";
 import type { ImageStore } from "./image-store.js";
-import type { RuntimeCore } from "./runtime-core.js";
+import type { RuntimeCore, StatsTarget } from "./runtime-core.js";
 
 type Log = (message: string) => void;
 
@@ -62,6 +63,8 @@ export function runtimeHandlers(core: RuntimeCore, log: Log): RuntimeServiceHand
       return {};
     }),
     ExecSync: unary("ExecSync", log, (req) => core.execSync(req)),
+    ContainerStats: unary("ContainerStats", log, (req) => oneContainerStats(core.statsTargets(undefined, req.containerId)[0] as StatsTarget)),
+    ListContainerStats: unary("ListContainerStats", log, (req) => containerStatsOf(core.statsTargets(req.filter ?? undefined))),
   };
 }
 

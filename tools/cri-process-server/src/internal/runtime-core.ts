@@ -78,6 +78,15 @@ interface Container {
   execPids: Set<number>;
 }
 
+/** A container as the stats handlers see it; `pid` (its process group) only while it runs. */
+export interface StatsTarget {
+  id: string;
+  metadata: ContainerConfig__Output["metadata"];
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  pid?: number;
+}
+
 export interface RuntimeCoreOptions {
   stateDir: string;
   images: ImageStore;
@@ -407,6 +416,24 @@ export class RuntimeCore {
       labels: c.config.labels,
       annotations: c.config.annotations,
     };
+  }
+
+  /**
+   * The containers ContainerStats/ListContainerStats report on: one by id (any state; `NotFound`
+   * when unknown), or every running one matching the filter (id and sandbox id as prefixes, labels).
+   */
+  statsTargets(filter: { id?: string; podSandboxId?: string; labelSelector?: Record<string, string> } | undefined, one?: string): StatsTarget[] {
+    const view = (c: Container): StatsTarget => ({ id: c.id, metadata: c.config.metadata, labels: c.config.labels, annotations: c.config.annotations, ...(c.process?.running ? { pid: c.process.pid } : {}) });
+    if (one !== undefined) return [view(this.getContainer("ContainerStats", one))];
+    const out: StatsTarget[] = [];
+    for (const c of this.containers.values()) {
+      if (c.state !== "CONTAINER_RUNNING") continue;
+      if (filter?.id && !c.id.startsWith(filter.id)) continue;
+      if (filter?.podSandboxId && !c.sandbox.id.startsWith(filter.podSandboxId)) continue;
+      if (!matchesLabels(c.config.labels, filter?.labelSelector)) continue;
+      out.push(view(c));
+    }
+    return out;
   }
 
   listContainers(req: ListContainersRequest__Output): ListContainersResponse {

@@ -1,0 +1,12 @@
+export { StatsProvider, addContainerToPod, calcEphemeralStorage, removeTerminatedContainers, removeTerminatedPods } from "./provider.js";
+export type { NodeCPUAndMemory, StatsCRI, StatsProviderOptions } from "./provider.js";
+export { VolumeStatsCache } from "./volume-stats.js";
+export type { VolumeStatsCacheOptions } from "./volume-stats.js";
+export { AgentMetrics, instrumentCRIClient, operationName } from "./agent-metrics.js";
+export type { ProbeResultLabel, RunningCounts } from "./agent-metrics.js";
+export { formatResourceMetrics, parsePrometheusText } from "./resource-metrics.js";
+export type { ParsedSample } from "./resource-metrics.js";
+export { CpuUsageCache, usageNanoCoresBetween } from "./cpu-usage-cache.js";
+export { defaultHostPaths } from "./host.js";
+export type { HostPaths } from "./host.js";
+export type { ContainerStats, CPUStats, FsStats, MemoryStats, NodeStats, PodStats, RlimitStats, Summary, VolumeStats } from "./types.js";

@@ -1,0 +1,131 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { CRIError } from "@skiff/cri-api";
+import type { ImageClient, RuntimeClient } from "@skiff/cri-api";
+import { StatsProvider, removeTerminatedContainers, removeTerminatedPods } from "./provider.js";
+import { VolumeStatsCache } from "./volume-stats.js";
+
+const root = mkdtempSync(join(tmpdir(), "skiff-provider-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+function write(files: Record<string, string>): void {
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+}
+
+write({
+  "proc/stat": "cpu  1000 0 500 9000 0 0 0 0 0 0\nbtime 1700000000\n",
+  "proc/meminfo": "MemTotal: 2000000 kB\nMemFree: 1000000 kB\nMemAvailable: 1500000 kB\n",
+  "proc/sys/kernel/pid_max": "32768\n",
+  "proc/loadavg": "0 0 0 1/200 5\n",
+  "proc/net/dev": "h1\nh2\n  eth0: 10 0 1 0 0 0 0 0 20 0 2 0 0 0 0 0\n",
+  "proc/77/cgroup": "4:memory:/k8s.io/c2\n2:cpu,cpuacct:/k8s.io/c2\n",
+  "cgroup/memory/memory.usage_in_bytes": "800000000\n",
+  "cgroup/memory/memory.stat": "total_inactive_file 300000000\ntotal_rss 400000000\n",
+  "cgroup/memory/k8s.io/c2/memory.usage_in_bytes": "50000000\n",
+  "cgroup/memory/k8s.io/c2/memory.stat": "total_inactive_file 10000000\n",
+  "cgroup/cpuacct/k8s.io/c2/cpuacct.usage": "7000000000\n",
+  "cgroup/pids/k8s.io/c2/pids.current": "3\n",
+  "root/pods/u1/volumes/kubernetes.io~empty-dir/cache/data": "0123456789",
+});
+
+const hostPaths = { procRoot: join(root, "proc"), cgroupRoot: join(root, "cgroup") };
+const ns = (ms: number) => String(ms * 1e6);
+const t0 = Date.parse("2026-01-01T00:00:00Z");
+
+function fakeCRI(opts: { statsUnimplemented?: boolean }): { runtime: RuntimeClient; images: ImageClient } {
+  const sandbox = (id: string, uid: string, state: string, createdMs: number) => ({ id, metadata: { name: "web", namespace: "default", uid, attempt: 0 }, state, createdAt: ns(createdMs), labels: {}, annotations: {}, runtimeHandler: "" });
+  const container = (id: string, sb: string, name: string, state: string, createdMs: number) => ({ id, podSandboxId: sb, metadata: { name, attempt: 0 }, image: null, imageRef: "", state, createdAt: ns(createdMs), labels: {}, annotations: {}, imageId: "" });
+  const runtime = {
+    listPodSandbox: async () => ({ items: [sandbox("old", "u1", "SANDBOX_NOTREADY", t0 - 5000), sandbox("sb1", "u1", "SANDBOX_READY", t0)] }),
+    listContainers: async () => ({ containers: [container("c0", "sb1", "app", "CONTAINER_EXITED", t0 + 500), container("c1", "sb1", "app", "CONTAINER_RUNNING", t0 + 1000), container("c2", "sb1", "side", "CONTAINER_RUNNING", t0 + 1000)] }),
+    listContainerStats: async () => {
+      if (opts.statsUnimplemented) throw new CRIError({ code: "Unimplemented", method: "ListContainerStats", details: "unknown method" });
+      const st = (id: string, name: string, cpu: number, mem: number) => ({
+        attributes: { id, metadata: { name, attempt: 0 }, labels: {}, annotations: {} },
+        cpu: { timestamp: ns(t0 + 60_000), usageCoreNanoSeconds: { value: String(cpu) }, usageNanoCores: null },
+        memory: { timestamp: ns(t0 + 60_000), workingSetBytes: { value: String(mem) }, availableBytes: null, usageBytes: null, rssBytes: null, pageFaults: null, majorPageFaults: null },
+        writableLayer: { timestamp: ns(t0 + 60_000), fsId: { mountpoint: root }, usedBytes: { value: "4096" }, inodesUsed: { value: "3" } },
+      });
+      return { stats: [st("c1", "app", 2e9, 30e6), st("c2", "side", 1e9, 10e6)] };
+    },
+    containerStatus: async (req: { containerId: string }) => ({ status: null, info: req.containerId === "c2" ? { info: JSON.stringify({ pid: 77 }) } : {} }),
+  } as unknown as RuntimeClient;
+  const images = { imageFsInfo: async () => ({ imageFilesystems: [{ timestamp: ns(t0), fsId: { mountpoint: root }, usedBytes: { value: "1000" }, inodesUsed: { value: "10" } }] }) } as unknown as ImageClient;
+  return { runtime, images };
+}
+
+describe("StatsProvider over a fake CRI and fixture host", () => {
+  it("builds 1.23's summary: node from /proc and the root cgroup, pods from CRI stats, volumes and ephemeral storage", async () => {
+    const volumes = new VolumeStatsCache({ rootDir: join(root, "root"), periodMs: 60_000, pods: () => [{ metadata: { uid: "u1" } }] });
+    await volumes.refresh();
+    const p = new StatsProvider({ nodeName: "n1", rootDir: join(root, "root"), podLogsDir: join(root, "logs"), cri: fakeCRI({}), volumes, hostPaths, nowMs: () => t0 + 61_000 });
+    const s = await p.summary(false);
+    expect(Object.keys(s.node).sort()).toEqual(["cpu", "fs", "memory", "network", "nodeName", "rlimit", "runtime", "startTime"]);
+    expect(s.node.startTime).toBe("2023-11-14T22:13:20Z");
+    expect(s.node.memory).toMatchObject({ usageBytes: 800000000, workingSetBytes: 500000000, availableBytes: 2000000 * 1024 - 500000000, rssBytes: 400000000 });
+    expect(s.node.rlimit).toMatchObject({ maxpid: 32768, curproc: 200 });
+    expect(s.node.runtime?.imageFs).toMatchObject({ usedBytes: 1000, inodesUsed: 10, time: "2026-01-01T00:00:00Z" });
+    expect(s.node.network).toMatchObject({ name: "eth0", rxBytes: 10, rxErrors: 1, txBytes: 20, txErrors: 2 });
+    expect(s.pods).toHaveLength(1);
+    const pod = s.pods[0];
+    expect(pod?.podRef).toEqual({ name: "web", namespace: "default", uid: "u1" });
+    expect(pod?.startTime).toBe("2026-01-01T00:00:00Z");
+    expect(pod?.containers.map((c) => c.name).sort()).toEqual(["app", "side"]);
+    const app = pod?.containers.find((c) => c.name === "app");
+    expect(app).toMatchObject({ startTime: "2026-01-01T00:00:01Z", cpu: { time: "2026-01-01T00:01:00Z", usageCoreNanoSeconds: 2e9 }, memory: { workingSetBytes: 30e6 }, rootfs: { usedBytes: 4096, inodesUsed: 3 } });
+    expect(app?.rootfs?.capacityBytes).toBeGreaterThan(0);
+    expect(pod?.cpu).toMatchObject({ usageCoreNanoSeconds: 3e9, usageNanoCores: 0 });
+    expect(pod?.memory?.workingSetBytes).toBe(40e6);
+    expect(pod?.volume?.map((v) => v.name)).toEqual(["cache"]);
+    // Only "side" has a cgroup of its own (found through its pid): its task count is the pod's.
+    expect(pod?.process_stats).toEqual({ process_count: 3 });
+    expect(pod?.["ephemeral-storage"]?.usedBytes).toBe(4096 * 2 + (pod?.volume?.[0]?.usedBytes ?? 0));
+  });
+
+  it("computes usageNanoCores only when sampling (housekeeping / eviction), not on external reads", async () => {
+    let now = t0 + 61_000;
+    const cri = fakeCRI({});
+    let cpu = 2e9;
+    const orig = cri.runtime.listContainerStats.bind(cri.runtime);
+    (cri.runtime as { listContainerStats: unknown }).listContainerStats = async () => {
+      const r = await orig({});
+      for (const st of r.stats) if (st.attributes?.id === "c1" && st.cpu) st.cpu = { ...st.cpu, timestamp: ns(now), usageCoreNanoSeconds: { value: String(cpu) } };
+      return r;
+    };
+    const p = new StatsProvider({ nodeName: "n1", rootDir: join(root, "root"), cri, hostPaths, nowMs: () => now });
+    await p.listPodStatsAndUpdateCPUNanoCoreUsage();
+    now += 10_000;
+    cpu += 5e9;
+    const external = await p.listPodStats();
+    expect(external[0]?.containers.find((c) => c.name === "app")?.cpu?.usageNanoCores).toBeUndefined();
+    const sampled = await p.listPodStatsAndUpdateCPUNanoCoreUsage();
+    expect(sampled[0]?.containers.find((c) => c.name === "app")?.cpu?.usageNanoCores).toBe(5e8);
+    expect((await p.listPodStats())[0]?.containers.find((c) => c.name === "app")?.cpu?.usageNanoCores).toBe(5e8);
+  });
+
+  it("degrades to cgroup stats with one warning when ListContainerStats is Unimplemented", async () => {
+    const logs: string[] = [];
+    const p = new StatsProvider({ nodeName: "n1", rootDir: join(root, "root"), cri: fakeCRI({ statsUnimplemented: true }), hostPaths, log: (m) => logs.push(m), nowMs: () => t0 });
+    const pods = await p.listPodCPUAndMemoryStats();
+    await p.listPodCPUAndMemoryStats();
+    const side = pods[0]?.containers.find((c) => c.name === "side");
+    expect(side?.memory?.workingSetBytes).toBe(40_000_000);
+    expect(side?.cpu?.usageCoreNanoSeconds).toBe(7e9);
+    // No pid for "app": zero usage, as 1.23 reports containers without stats.
+    expect(pods[0]?.containers.find((c) => c.name === "app")?.memory?.workingSetBytes).toBe(0);
+    expect(logs.filter((l) => l.includes("does not implement ListContainerStats"))).toHaveLength(1);
+  });
+
+  it("keeps ready sandboxes and running containers (else the newest), as 1.23", () => {
+    const sb = (id: string, uid: string, state: string, createdAt: string) => ({ id, metadata: { name: "p", namespace: "d", uid, attempt: 0 }, state, createdAt }) as never;
+    expect(removeTerminatedPods([sb("a", "u", "SANDBOX_NOTREADY", "1"), sb("b", "u", "SANDBOX_NOTREADY", "2")]).map((s: { id: string }) => s.id)).toEqual(["b"]);
+    expect(removeTerminatedPods([sb("a", "u", "SANDBOX_READY", "1"), sb("b", "u", "SANDBOX_NOTREADY", "2")]).map((s: { id: string }) => s.id)).toEqual(["a"]);
+    const c = (id: string, state: string, createdAt: string) => ({ id, podSandboxId: "s", metadata: { name: "x", attempt: 0 }, state, createdAt }) as never;
+    expect(removeTerminatedContainers([c("1", "CONTAINER_EXITED", "1"), c("2", "CONTAINER_EXITED", "2")]).map((x: { id: string }) => x.id)).toEqual(["2"]);
+  });
+});
