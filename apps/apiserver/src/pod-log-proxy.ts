@@ -87,7 +87,8 @@ export interface PodLogOptions {
 
 const podLogKind = { group: "", kind: "PodLogOptions" };
 
-function parseBool(name: string, v: string | undefined): boolean {
+/** A query boolean as Go's strconv.ParseBool reads it; empty or absent is false. @throws StatusError 400 for any other text. */
+export function parseQueryBool(name: string, v: string | undefined): boolean {
   if (v === undefined || v === "") return false;
   if (v === "true" || v === "1" || v === "True" || v === "TRUE" || v === "t" || v === "T") return true;
   if (v === "false" || v === "0" || v === "False" || v === "FALSE" || v === "f" || v === "F") return false;
@@ -119,9 +120,9 @@ export function parsePodLogOptions(name: string, query: Readonly<Record<string, 
   if (errs.length > 0) throw newInvalid(podLogKind, name, errs);
   return {
     container: query["container"] ?? "",
-    follow: parseBool("follow", query["follow"]),
-    previous: parseBool("previous", query["previous"]),
-    timestamps: parseBool("timestamps", query["timestamps"]),
+    follow: parseQueryBool("follow", query["follow"]),
+    previous: parseQueryBool("previous", query["previous"]),
+    timestamps: parseQueryBool("timestamps", query["timestamps"]),
     ...(tailLines !== undefined ? { tailLines } : {}),
     ...(sinceSeconds !== undefined ? { sinceSeconds } : {}),
     ...(sinceTime !== undefined ? { sinceTime } : {}),
@@ -129,12 +130,14 @@ export function parsePodLogOptions(name: string, query: Readonly<Record<string, 
   };
 }
 
-interface PodView {
+/** The fields of a stored Pod the node-agent proxies read. */
+export interface PodView {
   metadata?: { name?: string; namespace?: string };
   spec?: { nodeName?: string; containers?: { name: string }[]; initContainers?: { name: string }[] };
 }
 
-interface NodeView {
+/** The fields of a stored Node the node-agent proxies read. */
+export interface NodeView {
   status?: { addresses?: { type: string; address: string }[]; daemonEndpoints?: { kubeletEndpoint?: { Port?: number } } };
 }
 

@@ -15,6 +15,7 @@ import { loadOrGenerateCertificates } from "./certs.js";
 import { startControllers } from "./controllers/index.js";
 import type { APIServerOptions } from "./options.js";
 import { loadOrCreateNodeAgentClientCertificate, podLogRoutes } from "./pod-log-proxy.js";
+import { podStreamRoutes } from "./pod-stream-proxy.js";
 import { createAllStrategies } from "./registry/index.js";
 import { discoveryRoutes } from "./routes/discovery.js";
 import { healthRoutes } from "./routes/health.js";
@@ -93,6 +94,8 @@ export async function startAPIServer(o: APIServerOptions, gates: FeatureGate<Nod
       ...reviewRoutes({ authenticator, authorizer }),
       // pods/log proxies to the node agent, presenting a client certificate signed by our CA.
       ...podLogRoutes({ strategies, storage: cache, ...(nodeAgentClientCertificate ? { clientCertificate: nodeAgentClientCertificate } : {}) }),
+      // pods/exec, pods/attach, pods/portforward: the upgrade proxied to the node agent the same way.
+      ...podStreamRoutes({ strategies, storage: cache, ...(nodeAgentClientCertificate ? { clientCertificate: nodeAgentClientCertificate } : {}) }),
       ...healthRoutes(),
       ...versionRoutes(),
     ],

@@ -6,7 +6,7 @@ describe("resources", () => {
     const byPlural = Object.fromEntries(resources.map((r) => [r.plural, r]));
     expect(Object.keys(byPlural).sort()).toEqual(["csidrivers", "csinodes", "events", "jobs", "leases", "namespaces", "nodes", "pods", "podtemplates"]);
     expect(byPlural.jobs).toMatchObject({ group: "batch", kind: "Job", listKind: "JobList", singular: "job", namespaced: true, shortNames: [], categories: ["all"], subresources: ["status"] });
-    expect(byPlural.pods).toMatchObject({ group: "", shortNames: ["po"], categories: ["all"], subresources: ["status", "binding", "eviction"] });
+    expect(byPlural.pods).toMatchObject({ group: "", shortNames: ["po"], categories: ["all"], subresources: ["status", "binding", "eviction", "exec", "attach", "portforward"] });
     expect(byPlural.nodes).toMatchObject({ namespaced: false, shortNames: ["no"], subresources: ["status"] });
     expect(byPlural.events).toMatchObject({ namespaced: true, shortNames: ["ev"] });
     expect(byPlural.namespaces).toMatchObject({ namespaced: false, shortNames: ["ns"], subresources: ["status", "finalize"] });

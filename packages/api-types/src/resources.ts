@@ -69,7 +69,7 @@ export const resources: readonly ResourceInfo[] = Object.freeze([
     verbs: Object.freeze(allVerbs.filter((v) => v !== "deletecollection")),
   }),
   resource({ group: "", version: "v1", kind: "Node", plural: "nodes", singular: "node", namespaced: false, shortNames: ["no"], categories: [], subresources: ["status"] }),
-  resource({ group: "", version: "v1", kind: "Pod", plural: "pods", singular: "pod", namespaced: true, shortNames: ["po"], categories: ["all"], subresources: ["status", "binding", "eviction"] }),
+  resource({ group: "", version: "v1", kind: "Pod", plural: "pods", singular: "pod", namespaced: true, shortNames: ["po"], categories: ["all"], subresources: ["status", "binding", "eviction", "exec", "attach", "portforward"] }),
   resource({ group: "", version: "v1", kind: "PodTemplate", plural: "podtemplates", singular: "podtemplate", namespaced: true, shortNames: [], categories: [], subresources: [] }),
   resource({ group: "batch", version: "v1", kind: "Job", plural: "jobs", singular: "job", namespaced: true, shortNames: [], categories: ["all"], subresources: ["status"] }),
   resource({ group: "coordination.k8s.io", version: "v1", kind: "Lease", plural: "leases", singular: "lease", namespaced: true, shortNames: [], categories: [], subresources: [] }),

@@ -14,6 +14,7 @@ import { PodWorkers } from "./pod-workers.js";
 import { ProberManager } from "./prober-manager.js";
 import { runProbeAttempt } from "./prober.js";
 import { RuntimeClients } from "./runtime-clients.js";
+import { createContainerStreaming } from "./streaming.js";
 import { criLabels, RuntimeManager, type ContainerWaitReason } from "./runtime-manager.js";
 import { decodeManifest } from "./static-pod.js";
 import { StatusManager } from "./status-manager.js";
@@ -436,6 +437,8 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     },
 
     listPods: () => [...desired.values()].map(withStatus),
+
+    ...createContainerStreaming({ runtime: () => clients.runtime, findPod }),
 
     async listRunningPods() {
       const rt = clients.runtime;

@@ -2,6 +2,7 @@ import { status, type handleUnaryCall, type sendUnaryData, type ServerUnaryCall 
 import { isCRIError, toCRIError, type ImageServiceHandlers, type RuntimeServiceHandlers } from "@skiff/cri-api";
 import type { ImageStore } from "./image-store.js";
 import type { RuntimeCore } from "./runtime-core.js";
+import { refuseStreaming } from "./streaming.js";
 
 type Log = (message: string) => void;
 
@@ -62,6 +63,9 @@ export function runtimeHandlers(core: RuntimeCore, log: Log): RuntimeServiceHand
       return {};
     }),
     ExecSync: unary("ExecSync", log, (req) => core.execSync(req)),
+    Exec: unary("Exec", log, () => refuseStreaming("Exec")),
+    Attach: unary("Attach", log, () => refuseStreaming("Attach")),
+    PortForward: unary("PortForward", log, () => refuseStreaming("PortForward")),
   };
 }
 
