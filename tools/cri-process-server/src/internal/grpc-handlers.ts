@@ -2,7 +2,8 @@ import { status, type handleUnaryCall, type sendUnaryData, type ServerUnaryCall 
 import { isCRIError, toCRIError, type ImageServiceHandlers, type RuntimeServiceHandlers } from "@skiff/cri-api";
 import type { ImageStore } from "./image-store.js";
 import type { RuntimeCore } from "./runtime-core.js";
-import { refuseStreaming } from "./streaming.js";
+import { prepareExec, preparePortForward, refuseAttach } from "./streaming.js";
+import type { StreamingServer } from "./streaming-server.js";
 
 type Log = (message: string) => void;
 
@@ -24,7 +25,7 @@ function unary<Req, Res>(method: string, log: Log, fn: (req: Req) => Res | Promi
   };
 }
 
-export function runtimeHandlers(core: RuntimeCore, log: Log): RuntimeServiceHandlers {
+export function runtimeHandlers(core: RuntimeCore, log: Log, streaming: StreamingServer): RuntimeServiceHandlers {
   return {
     Version: unary("Version", log, (req) => core.version(req)),
     Status: unary("Status", log, (req) => core.status(req)),
@@ -63,9 +64,9 @@ export function runtimeHandlers(core: RuntimeCore, log: Log): RuntimeServiceHand
       return {};
     }),
     ExecSync: unary("ExecSync", log, (req) => core.execSync(req)),
-    Exec: unary("Exec", log, () => refuseStreaming("Exec")),
-    Attach: unary("Attach", log, () => refuseStreaming("Attach")),
-    PortForward: unary("PortForward", log, () => refuseStreaming("PortForward")),
+    Exec: unary("Exec", log, (req) => prepareExec(streaming, req)),
+    Attach: unary("Attach", log, (req) => refuseAttach(req)),
+    PortForward: unary("PortForward", log, (req) => preparePortForward(streaming, req)),
   };
 }
 
