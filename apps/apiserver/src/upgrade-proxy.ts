@@ -35,7 +35,7 @@ export function dialBackend(b: UpgradeBackend): Promise<Duplex> {
       : netConnect({ host: b.host, port: b.port });
     const fail = (err: Error) => {
       sock.destroy();
-      reject(new Error(`error dialing backend: ${err.message}`, { cause: err }));
+      reject(new Error(`error dialing backend: ${goDialError(b.host, b.port, err)}`, { cause: err }));
     };
     sock.setTimeout(timeoutMs, () => fail(new Error(`dial tcp ${b.host}:${b.port}: i/o timeout`)));
     sock.once("error", fail);
@@ -45,6 +45,20 @@ export function dialBackend(b: UpgradeBackend): Promise<Duplex> {
       resolve(sock);
     });
   });
+}
+
+const goErrnoText: Readonly<Record<string, string>> = {
+  ECONNREFUSED: "connect: connection refused",
+  EHOSTUNREACH: "connect: no route to host",
+  ENETUNREACH: "connect: network is unreachable",
+  ECONNRESET: "read: connection reset by peer",
+};
+
+/** A dial error worded as Go's net package words it (`dial tcp 10.0.0.1:10250: connect: connection refused`), which kubectl users know. Pure. */
+export function goDialError(host: string, port: number, err: Error & { code?: string }): string {
+  const text = err.code !== undefined ? goErrnoText[err.code] : undefined;
+  if (text === undefined) return err.message;
+  return `dial tcp ${host.includes(":") ? `[${host}]` : host}:${port}: ${text}`;
 }
 
 /**

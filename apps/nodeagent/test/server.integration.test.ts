@@ -586,6 +586,34 @@ describe("nodeagent servers: anonymous, debugging off, TLS settings", () => {
     expect(await call(true, port, "/pods", { headers: { Authorization: "Bearer bad" } })).toMatchObject({ status: 401, body: "Unauthorized" });
   });
 
+  it("closes a stream after --streaming-connection-idle-timeout without a byte either way", async () => {
+    // A streaming server that switches protocols and then stays silent.
+    const silent = createNetServer((sock) => {
+      sock.once("data", () => sock.write("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\n\r\n"));
+      sock.on("error", () => sock.destroy());
+    });
+    await new Promise<void>((r) => silent.listen(0, "127.0.0.1", r));
+    const idleView = new FakeView();
+    idleView.streamingURL = `http://127.0.0.1:${(silent.address() as { port: number }).port}/`;
+    try {
+      const s = await startServers(await baseOpts({ enableDebuggingHandlers: true, idleTimeoutMs: 1000 }), idleView);
+      running.push(s);
+      const r = await upgradeCall(s.addresses.main!.port, "/exec/default/web-node-1/app?output=1&command=sleep", {});
+      expect(r.status).toBe(101);
+      const socket = r.socket!;
+      // Traffic keeps it open past the limit...
+      for (let i = 0; i < 15; i++) {
+        await new Promise((res) => setTimeout(res, 100));
+        socket.write("x");
+      }
+      expect(socket.destroyed).toBe(false);
+      // ...silence closes it.
+      await new Promise<void>((res) => socket.once("close", () => res()));
+    } finally {
+      await new Promise((r) => silent.close(r));
+    }
+  });
+
   it("debugging handlers off: 405 for the debug paths, 404 for /configz", async () => {
     const s = await startServers(await baseOpts({}), view);
     running.push(s);

@@ -254,6 +254,33 @@ export function defineStreamingAcceptance(ctx: StreamingAcceptanceContext): void
     }
   }
 
+  it("a client that goes away ends the command's stdin", async () => {
+    const marker = `${ctx.remoteDir}/stdin-closed-${Date.now()}`;
+    const k = spawnKubectl(ctx.cluster().kubeconfig, ["exec", "-i", "box", "-c", "main", "--", "sh", "-c", `echo ready; cat >/dev/null; echo closed > ${marker}`]);
+    try {
+      await k.waitForOutput(/ready/);
+    } finally {
+      k.proc.kill("SIGKILL");
+    }
+    await waitFor("the command to see its stdin close", async () => {
+      const r = await ctx.cluster().kubectl(["exec", "box", "-c", "main", "--", "cat", marker]);
+      return r.stdout === "closed\n" ? true : undefined;
+    });
+  });
+
+  it("an exec into a pod whose node agent is unreachable is 500 'error dialing backend'", async () => {
+    const c = ctx.cluster();
+    const deadPort = await freePort();
+    const node = { apiVersion: "v1", kind: "Node", metadata: { name: "ghost-node" }, status: { addresses: [{ type: "InternalIP", address: "127.0.0.1" }], daemonEndpoints: { kubeletEndpoint: { Port: deadPort } } } };
+    expect((await apiCall(c.api, "POST", "/api/v1/nodes", node)).status).toBe(201);
+    await apiCall(c.api, "PUT", "/api/v1/nodes/ghost-node/status", { ...node, metadata: { name: "ghost-node", resourceVersion: ((await apiCall(c.api, "GET", "/api/v1/nodes/ghost-node")).json() as { metadata: { resourceVersion: string } }).metadata.resourceVersion } });
+    const pod = { apiVersion: "v1", kind: "Pod", metadata: { name: "ghost" }, spec: { nodeName: "ghost-node", containers: [{ name: "main", image: "busybox:1.36" }] } };
+    expect((await apiCall(c.api, "POST", "/api/v1/namespaces/default/pods", pod)).status).toBe(201);
+    const r = await c.kubectl(["exec", "ghost", "--", "true"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`Error from server: error dialing backend: dial tcp 127.0.0.1:${deadPort}: connect: connection refused`);
+  });
+
   it("an exec into a container the pod does not have gets 1.23's message", async () => {
     const r = await ctx.cluster().kubectl(["exec", "box", "-c", "nope", "--", "true"]);
     expect(r.code).toBe(1);
