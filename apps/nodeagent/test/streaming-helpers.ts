@@ -213,6 +213,12 @@ export function defineStreamingAcceptance(ctx: StreamingAcceptanceContext): void
       expect(r.code).toBe(5);
     });
 
+    run(`${label}: exec -it gives the command kubectl's terminal size${why}`, async () => {
+      const r = await runInPty(`stty rows 41 cols 101; ${binary ?? "kubectl"} --kubeconfig ${ctx.cluster().kubeconfig} exec -it box -c main -- sh`, ["stty size", "exit 0"]);
+      expect(r.out).toMatch(/\b41 101\b/);
+      expect(r.code).toBe(0);
+    });
+
     run(`${label}: cp copies a file into the container and back out${why}`, async () => {
       const name = `cp-${label.replace(/\W/g, "")}`;
       const local = join(ctx.localDir, `${name}-local.txt`);

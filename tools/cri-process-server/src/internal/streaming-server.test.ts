@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { exitStatus, negotiateProtocol, shellQuote } from "./streaming-server.js";
+import { exitStatus, negotiateProtocol, parseTerminalSizes, shellQuote } from "./streaming-server.js";
 
 describe("streaming server helpers", () => {
   it("reports an exit as the Status kubectl reads on the error stream", () => {
@@ -23,5 +23,10 @@ describe("streaming server helpers", () => {
   it("quotes a command for script -c", () => {
     expect(shellQuote(["sh", "-c", "echo 'hi'; exit 3"])).toBe(`sh -c 'echo '\\''hi'\\''; exit 3'`);
     expect(shellQuote(["ls", "/tmp/a-b_c.txt"])).toBe("ls /tmp/a-b_c.txt");
+  });
+
+  it("splits the resize stream into terminal sizes", () => {
+    expect(parseTerminalSizes('{"Width":80,"Height":24}{"Width":100,"Hei')).toEqual({ sizes: [{ width: 80, height: 24 }], rest: '{"Width":100,"Hei' });
+    expect(parseTerminalSizes('{"Width":100,"Height":41}\n{"bogus":1}{"Width":-1,"Height":2}').sizes).toEqual([{ width: 100, height: 41 }]);
   });
 });

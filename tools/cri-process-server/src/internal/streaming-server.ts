@@ -7,8 +7,8 @@
  *
  * Exec runs the command with the container's working directory and environment (no namespaces:
  * the process runtime has none to enter), stdin/stdout/stderr on their streams; with a tty it
- * runs under `script` (util-linux) for a pseudo-terminal, stderr merged into stdout, and terminal
- * resizes are read and not applied. The exit is reported on the error stream as a Status
+ * runs under `script` (util-linux) for a pseudo-terminal, stderr merged into stdout; each terminal
+ * size on the resize stream is set on that terminal (`stty -F`, so the command gets SIGWINCH). The exit is reported on the error stream as a Status
  * (`NonZeroExitCode`, cause `ExitCode`), which kubectl prints as `command terminated with exit
  * code N`. Port-forward dials `127.0.0.1:<port>` (process containers share the host's network)
  * for each data/error stream pair.
@@ -16,7 +16,8 @@
  * @see pkg/kubelet/cri/streaming/remotecommand/httpstream.go, exec.go in kubernetes/kubernetes v1.23
  * @see pkg/kubelet/cri/streaming/portforward/httpstream.go in kubernetes/kubernetes v1.23
  */
-import { spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
+import { readFile, readlink } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
 import type { IncomingMessage, Server } from "node:http";
@@ -173,7 +174,6 @@ function serveExec(conn: SpdyServerConnection, session: ExecSession, runtime: St
       return;
     }
     streams.set(type, s);
-    if (type === "resize") s.resume();
     if (streams.size === want.size) {
       started = true;
       clearTimeout(timer);
@@ -221,6 +221,8 @@ function runExec(conn: SpdyServerConnection, session: ExecSession, streams: Map<
   else child.stdout.resume();
   if (stderr) child.stderr.pipe(stderr, { end: false });
   else child.stderr.resume();
+  const resize = streams.get("resize");
+  if (resize && child.pid !== undefined) applyResizes(resize, child.pid);
   // A client that goes away ends the command's stdin; the command then finishes on its own.
   conn.onClose(() => child.stdin.end());
   child.once("error", (err: NodeJS.ErrnoException) => {
@@ -234,6 +236,60 @@ function runExec(conn: SpdyServerConnection, session: ExecSession, streams: Map<
   child.once("close", (code, signal) => {
     untrack();
     void finish(exitStatus(code ?? (signal ? 128 + (signalNumbers[signal] ?? 0) : 1), session.cmd));
+  });
+}
+
+/**
+ * Splits the resize stream's concatenated JSON objects (`{"Width":80,"Height":24}`) into sizes.
+ * Returns the sizes complete so far and the rest. Pure; an object that is not a size is skipped.
+ */
+export function parseTerminalSizes(text: string): { sizes: Array<{ width: number; height: number }>; rest: string } {
+  const sizes: Array<{ width: number; height: number }> = [];
+  let rest = text;
+  for (;;) {
+    const start = rest.indexOf("{");
+    const end = rest.indexOf("}", start);
+    if (start < 0 || end < 0) break;
+    try {
+      const v = JSON.parse(rest.slice(start, end + 1)) as { Width?: unknown; Height?: unknown };
+      if (typeof v.Width === "number" && typeof v.Height === "number" && v.Width >= 0 && v.Height >= 0 && v.Width < 65536 && v.Height < 65536) sizes.push({ width: v.Width, height: v.Height });
+    } catch {
+      // Not a size: skipped.
+    }
+    rest = rest.slice(end + 1);
+  }
+  return { sizes, rest: rest.length > 4096 ? "" : rest };
+}
+
+// The terminal of the command `script` runs: its child's stdin, a /dev/pts device.
+async function terminalOf(scriptPid: number): Promise<string | undefined> {
+  const children = await readFile(`/proc/${scriptPid}/task/${scriptPid}/children`, "utf8").catch(() => "");
+  const child = children.trim().split(/\s+/)[0];
+  if (!child) return undefined;
+  const tty = await readlink(`/proc/${child}/fd/0`).catch(() => "");
+  return tty.startsWith("/dev/pts/") ? tty : undefined;
+}
+
+function applyResizes(resize: SpdyStream, scriptPid: number): void {
+  let buffered = "";
+  let chain = Promise.resolve();
+  resize.setEncoding("utf8");
+  resize.on("data", (chunk: string) => {
+    const { sizes, rest } = parseTerminalSizes(buffered + chunk);
+    buffered = rest;
+    for (const { width, height } of sizes) {
+      chain = chain.then(async () => {
+        // script may not have started its child yet: try for a moment.
+        for (let i = 0; i < 20; i++) {
+          const tty = await terminalOf(scriptPid);
+          if (tty) {
+            await new Promise<void>((r) => execFile("stty", ["-F", tty, "rows", String(height), "cols", String(width)], () => r()));
+            return;
+          }
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      });
+    }
   });
 }
 
