@@ -42,6 +42,6 @@ describe.skipIf(setup.endpoint === undefined)("kubectl streaming on containerd",
     localDir: dir,
     remoteDir: "/tmp",
     httpPort: 8080,
-    attach: true,
+    attachStdin: true,
   });
 });

@@ -1,7 +1,7 @@
 // The same acceptance as exec-containerd on the process CRI server (`pnpm start`'s default
-// runtime): its own SPDY/3.1 streaming server serves exec and port-forward; attach is refused
-// with a sentence saying so. Its containers share the host's filesystem and network, so kubectl
-// cp's remote side and the HTTP server's port are the host's.
+// runtime): its own SPDY/3.1 streaming server serves exec, attach (output only) and port-forward.
+// Its containers share the host's filesystem and network, so kubectl cp's remote side and the
+// HTTP server's port are the host's.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -49,6 +49,6 @@ describe("kubectl streaming on the process runtime", () => {
     get httpPort() {
       return httpPort;
     },
-    attach: false,
+    attachStdin: false,
   });
 });

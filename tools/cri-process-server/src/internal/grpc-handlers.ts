@@ -2,7 +2,7 @@ import { status, type handleUnaryCall, type sendUnaryData, type ServerUnaryCall 
 import { isCRIError, toCRIError, type ImageServiceHandlers, type RuntimeServiceHandlers } from "@skiff/cri-api";
 import type { ImageStore } from "./image-store.js";
 import type { RuntimeCore } from "./runtime-core.js";
-import { prepareExec, preparePortForward, refuseAttach } from "./streaming.js";
+import { prepareAttach, prepareExec, preparePortForward } from "./streaming.js";
 import type { StreamingServer } from "./streaming-server.js";
 
 type Log = (message: string) => void;
@@ -65,7 +65,7 @@ export function runtimeHandlers(core: RuntimeCore, log: Log, streaming: Streamin
     }),
     ExecSync: unary("ExecSync", log, (req) => core.execSync(req)),
     Exec: unary("Exec", log, (req) => prepareExec(streaming, req)),
-    Attach: unary("Attach", log, (req) => refuseAttach(req)),
+    Attach: unary("Attach", log, (req) => prepareAttach(streaming, req)),
     PortForward: unary("PortForward", log, (req) => preparePortForward(streaming, req)),
   };
 }

@@ -17,13 +17,14 @@
  * @see pkg/kubelet/cri/streaming/portforward/httpstream.go in kubernetes/kubernetes v1.23
  */
 import { execFile, spawn } from "node:child_process";
-import { readFile, readlink } from "node:fs/promises";
+import { open, readFile, readlink } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
 import type { IncomingMessage, Server } from "node:http";
 import { connect } from "node:net";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
+import { parseCRILogLine } from "@skiff/cri-api";
 import { SpdyServerConnection, spdyRstStatus } from "./spdy.js";
 import type { SpdyStream } from "./spdy.js";
 
@@ -34,6 +35,15 @@ export interface ExecSession {
   readonly cmd: readonly string[];
   readonly tty: boolean;
   readonly stdin: boolean;
+  readonly stdout: boolean;
+  readonly stderr: boolean;
+}
+
+/** A prepared attach: what CRI `Attach` asked for (output only: stdin is refused before). */
+export interface AttachSession {
+  readonly kind: "attach";
+  readonly containerId: string;
+  readonly tty: boolean;
   readonly stdout: boolean;
   readonly stderr: boolean;
 }
@@ -49,6 +59,9 @@ export interface PortForwardSession {
 export interface ExecTarget {
   readonly cwd: string;
   readonly env: Readonly<Record<string, string>>;
+  /** The container's CRI log file (what attach follows). */
+  readonly logPath: string;
+  isRunning(): boolean;
   track(pid: number): () => void;
 }
 
@@ -63,7 +76,7 @@ export interface StreamingRuntime {
 /** A running streaming server. */
 export interface StreamingServer {
   /** Registers a session; returns its single-use URL (valid for `tokenTTLMs`). */
-  register(session: ExecSession | PortForwardSession): string;
+  register(session: ExecSession | AttachSession | PortForwardSession): string;
   close(): Promise<void>;
 }
 
@@ -104,14 +117,14 @@ function answer(socket: Duplex, status: string, body: string, extra: Record<stri
  * @throws Error when it cannot listen.
  */
 export async function startStreamingServer(runtime: StreamingRuntime, log: (message: string) => void, tokenTTLMs = 60_000): Promise<StreamingServer> {
-  const sessions = new Map<string, { session: ExecSession | PortForwardSession; timer: NodeJS.Timeout }>();
+  const sessions = new Map<string, { session: ExecSession | AttachSession | PortForwardSession; timer: NodeJS.Timeout }>();
   const connections = new Set<SpdyServerConnection>();
   const server: Server = createServer((_req, res) => {
     res.writeHead(400, { "Content-Type": "text/plain; charset=utf-8" }).end("Upgrade request required\n");
   });
   server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on("error", () => socket.destroy());
-    const m = /^\/(exec|portforward)\/([A-Za-z0-9_-]+)$/.exec((req.url ?? "").split("?")[0] ?? "");
+    const m = /^\/(exec|attach|portforward)\/([A-Za-z0-9_-]+)$/.exec((req.url ?? "").split("?")[0] ?? "");
     const entry = m ? sessions.get(m[2] ?? "") : undefined;
     if (!m || !entry || entry.session.kind !== m[1]) return answer(socket, "404 Not Found", "404 page not found\n");
     sessions.delete(m[2] ?? "");
@@ -119,7 +132,7 @@ export async function startStreamingServer(runtime: StreamingRuntime, log: (mess
     const upgrade = (req.headers.upgrade ?? "").toLowerCase();
     if (upgrade === "websocket") return answer(socket, "403 Forbidden", "the process runtime's streaming server speaks SPDY/3.1 only; WebSocket is not supported yet\n");
     if (upgrade !== "spdy/3.1") return answer(socket, "400 Bad Request", `unsupported upgrade ${JSON.stringify(req.headers.upgrade ?? "")}: want SPDY/3.1\n`);
-    const supported = entry.session.kind === "exec" ? execProtocols : portForwardProtocols;
+    const supported = entry.session.kind === "portforward" ? portForwardProtocols : execProtocols;
     const protocol = negotiateProtocol(req.headers["x-stream-protocol-version"], supported);
     if (protocol === undefined) {
       const client = String(req.headers["x-stream-protocol-version"] ?? "");
@@ -132,7 +145,7 @@ export async function startStreamingServer(runtime: StreamingRuntime, log: (mess
     const conn = new SpdyServerConnection(socket, (s) => onStream(s), log);
     connections.add(conn);
     conn.onClose(() => connections.delete(conn));
-    onStream = session.kind === "exec" ? serveExec(conn, session, runtime, log) : servePortForward(conn, session, log);
+    onStream = session.kind === "exec" ? serveExec(conn, session, runtime, log) : session.kind === "attach" ? serveExec(conn, session, runtime, log) : servePortForward(conn, session, log);
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -141,7 +154,7 @@ export async function startStreamingServer(runtime: StreamingRuntime, log: (mess
   const { port } = server.address() as AddressInfo;
   return {
     register(session) {
-      if (session.kind === "exec") runtime.execTarget(session.containerId);
+      if (session.kind !== "portforward") runtime.execTarget(session.containerId);
       else runtime.checkSandbox(session.podSandboxId);
       const token = randomBytes(6).toString("base64url");
       const timer = setTimeout(() => sessions.delete(token), tokenTTLMs);
@@ -158,8 +171,8 @@ export async function startStreamingServer(runtime: StreamingRuntime, log: (mess
   };
 }
 
-function serveExec(conn: SpdyServerConnection, session: ExecSession, runtime: StreamingRuntime, log: (message: string) => void): (s: SpdyStream) => void {
-  const want = new Set(["error", ...(session.stdin ? ["stdin"] : []), ...(session.stdout ? ["stdout"] : []), ...(session.stderr && !session.tty ? ["stderr"] : []), ...(session.tty ? ["resize"] : [])]);
+function serveExec(conn: SpdyServerConnection, session: ExecSession | AttachSession, runtime: StreamingRuntime, log: (message: string) => void): (s: SpdyStream) => void {
+  const want = new Set(["error", ...(session.kind === "exec" && session.stdin ? ["stdin"] : []), ...(session.stdout ? ["stdout"] : []), ...(session.stderr && !session.tty ? ["stderr"] : []), ...(session.tty ? ["resize"] : [])]);
   const streams = new Map<string, SpdyStream>();
   const timer = setTimeout(() => {
     log(`exec in ${session.containerId}: timed out waiting for the client's streams (have ${[...streams.keys()].join(", ")})`);
@@ -182,7 +195,8 @@ function serveExec(conn: SpdyServerConnection, session: ExecSession, runtime: St
   };
 }
 
-function runExec(conn: SpdyServerConnection, session: ExecSession, streams: Map<string, SpdyStream>, runtime: StreamingRuntime): void {
+function runExec(conn: SpdyServerConnection, session: ExecSession | AttachSession, streams: Map<string, SpdyStream>, runtime: StreamingRuntime): void {
+  if (session.kind !== "exec") return runAttach(conn, session, streams, runtime);
   const errorStream = streams.get("error");
   const stdin = streams.get("stdin");
   const stdout = streams.get("stdout");
@@ -291,6 +305,72 @@ function applyResizes(resize: SpdyStream, scriptPid: number): void {
       });
     }
   });
+}
+
+/**
+ * Attach, output only: follows the container's CRI log file from its current end and writes each
+ * line's content to the stdout or stderr stream (both to stdout with a tty), until the container
+ * stops (then Success) or the client goes away.
+ */
+function runAttach(conn: SpdyServerConnection, session: AttachSession, streams: Map<string, SpdyStream>, runtime: StreamingRuntime): void {
+  const errorStream = streams.get("error");
+  const stdout = streams.get("stdout");
+  const stderr = streams.get("stderr") ?? (session.tty ? stdout : undefined);
+  streams.get("resize")?.resume();
+  let target: ExecTarget;
+  try {
+    target = runtime.execTarget(session.containerId);
+  } catch (err) {
+    errorStream?.end(JSON.stringify({ metadata: {}, status: "Failure", message: err instanceof Error ? err.message : String(err), reason: "InternalError", code: 500 }));
+    void conn.shutdown();
+    return;
+  }
+  let offset = -1;
+  let partial = "";
+  let stopped = false;
+  conn.onClose(() => (stopped = true));
+  const poll = async (): Promise<void> => {
+    while (!stopped) {
+      const running = target.isRunning();
+      const data = await readFrom(target.logPath, offset);
+      if (offset < 0 || data.size < offset) {
+        offset = data.size;
+        await new Promise((r) => setTimeout(r, 200));
+        continue;
+      }
+      const text = partial + data.bytes.toString("utf8");
+      offset += data.bytes.length;
+      const lines = text.split("\n");
+      partial = lines.pop() ?? "";
+      for (const line of lines) {
+        const parsed = parseCRILogLine(line);
+        if (!parsed.ok) continue;
+        const out = parsed.value.stream === "stderr" ? stderr : stdout;
+        if (out && !out.writableEnded) out.write(parsed.value.partial ? parsed.value.content : `${parsed.value.content}\n`);
+      }
+      if (!running) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    for (const s of [stdout, streams.get("stderr")]) if (s && !s.writableEnded) s.end();
+    errorStream?.end(JSON.stringify({ metadata: {}, status: "Success" }));
+    await conn.shutdown();
+  };
+  void poll();
+}
+
+// The bytes of a file from `offset` (up to 1 MiB) and its size; empty when it cannot be read.
+async function readFrom(path: string, offset: number): Promise<{ size: number; bytes: Buffer }> {
+  const fh = await open(path, "r").catch(() => undefined);
+  if (!fh) return { size: 0, bytes: Buffer.alloc(0) };
+  try {
+    const { size } = await fh.stat();
+    if (offset < 0 || size <= offset) return { size, bytes: Buffer.alloc(0) };
+    const bytes = Buffer.alloc(Math.min(size - offset, 1 << 20));
+    const { bytesRead } = await fh.read(bytes, 0, bytes.length, offset);
+    return { size, bytes: bytes.subarray(0, bytesRead) };
+  } finally {
+    await fh.close();
+  }
 }
 
 const signalNumbers: Readonly<Record<string, number>> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15, SIGPIPE: 13 };
