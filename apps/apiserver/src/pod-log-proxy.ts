@@ -118,12 +118,14 @@ export function parsePodLogOptions(name: string, query: Readonly<Record<string, 
   };
 }
 
-interface PodView {
+/** The fields of a stored Pod the node-agent proxies read. */
+export interface PodView {
   metadata?: { name?: string; namespace?: string };
   spec?: { nodeName?: string; containers?: { name: string }[]; initContainers?: { name: string }[] };
 }
 
-interface NodeView {
+/** The fields of a stored Node the node-agent proxies read. */
+export interface NodeView {
   status?: { addresses?: { type: string; address: string }[]; daemonEndpoints?: { kubeletEndpoint?: { Port?: number } } };
 }
 

@@ -18,6 +18,7 @@ import { startControllers } from "./controllers/index.js";
 import type { APIServerOptions } from "./options.js";
 import { metricsResources, metricsRoutes } from "./metrics-api.js";
 import { loadOrCreateNodeAgentClientCertificate, podLogRoutes } from "./pod-log-proxy.js";
+import { podStreamRoutes } from "./pod-stream-proxy.js";
 import { createAllStrategies } from "./registry/index.js";
 import { discoveryRoutes } from "./routes/discovery.js";
 import { healthRoutes } from "./routes/health.js";
@@ -114,6 +115,8 @@ export async function startAPIServer(o: APIServerOptions, gates: FeatureGate<Nod
           if (o.verbosity >= 2) process.stderr.write(`${line}\n`);
         },
       }),
+      // pods/exec, pods/attach, pods/portforward: the upgrade proxied to the node agent the same way.
+      ...podStreamRoutes({ strategies, storage: cache, ...(nodeAgentClientCertificate ? { clientCertificate: nodeAgentClientCertificate } : {}) }),
       ...healthRoutes(),
       ...versionRoutes(),
     ],

@@ -37,6 +37,30 @@ export class ContainerLogError extends Error {
   }
 }
 
+/** Which streams one `/exec` or `/attach` request carries (the kubelet's remotecommand Options). */
+export interface StreamOptions {
+  readonly stdin: boolean;
+  readonly stdout: boolean;
+  /** Always false with `tty` (a terminal merges stderr into stdout). */
+  readonly stderr: boolean;
+  readonly tty: boolean;
+}
+
+/**
+ * Why a streaming request (`/exec`, `/attach`, `/portForward`, `/run`) could not be prepared.
+ * `statusCode` is the HTTP answer: 404 when the runtime says NotFound, 500 otherwise (the
+ * kubelet's streaming.WriteError); the message is the body kubectl prints after
+ * `unable to upgrade connection: `.
+ */
+export class StreamingError extends Error {
+  readonly statusCode: number;
+  constructor(statusCode: number, message: string) {
+    super(message);
+    this.name = "StreamingError";
+    this.statusCode = statusCode;
+  }
+}
+
 /** One named health check; `/healthz` is `ok` only when every check passes. */
 export interface HealthCheck {
   readonly name: string;
@@ -72,4 +96,18 @@ export interface AgentView {
   submitManifest(manifest: SubmittedManifest): SubmitManifestResult;
   /** Removes a pod submitted through the manifest API; false when there was none by that name. */
   removeSubmittedManifest(namespace: string, name: string): boolean;
+  /**
+   * The runtime's streaming URL of an exec in a running container (CRI `Exec`). `podUID` empty:
+   * any. @throws StreamingError (`container not found ("c")` when it does not run).
+   */
+  getExec(namespace: string, podName: string, podUID: string, containerName: string, cmd: readonly string[], opts: StreamOptions): Promise<string>;
+  /** The runtime's streaming URL of an attach to a running container (CRI `Attach`). @throws StreamingError */
+  getAttach(namespace: string, podName: string, podUID: string, containerName: string, opts: StreamOptions): Promise<string>;
+  /** The runtime's streaming URL forwarding ports of the pod's sandbox (CRI `PortForward`). @throws StreamingError (`pod not found ("name_ns")`) */
+  getPortForward(namespace: string, podName: string, podUID: string, ports: readonly number[]): Promise<string>;
+  /**
+   * Runs a command in a running container to completion (CRI `ExecSync`, no timeout): stdout then
+   * stderr. @throws StreamingError (500 `command '<cmd>' exited with <n>: <stderr>` on a non-zero exit)
+   */
+  runInContainer(namespace: string, podName: string, podUID: string, containerName: string, cmd: readonly string[]): Promise<Buffer>;
 }

@@ -14,8 +14,10 @@ import type { TLSSocket } from "node:tls";
 import { generate } from "selfsigned";
 import { parse as parseYAML } from "yaml";
 import type { Pod } from "@skiff/api-types";
-import { ContainerLogError } from "../src/agent-view.js";
-import type { AgentView, ContainerLogOptions, HealthCheck } from "../src/agent-view.js";
+import { createServer as createNetServer } from "node:net";
+import type { Server as NetServer, Socket } from "node:net";
+import { ContainerLogError, StreamingError } from "../src/agent-view.js";
+import type { AgentView, ContainerLogOptions, HealthCheck, StreamOptions } from "../src/agent-view.js";
 import { startServers, ServerStartError } from "../src/server/index.js";
 import type { RunningServers, ServerOptions, SubjectAccessReviewSpec, TokenReviewSpec } from "../src/server/index.js";
 
@@ -129,6 +131,40 @@ class FakeView implements AgentView {
   removeSubmittedManifest(namespace: string, name: string): boolean {
     return this.submitted.delete(`${namespace}/${name}`);
   }
+  /** The runtime's streaming server (a fake one the test starts). */
+  streamingURL = "http://127.0.0.1:1/";
+  readonly execCalls: Array<{ container: string; cmd: readonly string[]; opts: StreamOptions }> = [];
+  async getExec(_ns: string, _pod: string, _uid: string, container: string, cmd: readonly string[], opts: StreamOptions): Promise<string> {
+    if (container !== "app") throw new StreamingError(500, `container not found (${JSON.stringify(container)})`);
+    this.execCalls.push({ container, cmd, opts });
+    return `${this.streamingURL}exec/tok123`;
+  }
+  async getAttach(_ns: string, _pod: string, _uid: string, container: string): Promise<string> {
+    if (container !== "app") throw new StreamingError(500, `container not found (${JSON.stringify(container)})`);
+    return `${this.streamingURL}attach/tok456`;
+  }
+  async getPortForward(_ns: string, _pod: string, _uid: string, ports: readonly number[]): Promise<string> {
+    return `${this.streamingURL}portforward/tok789?ports=${ports.join(",")}`;
+  }
+  async runInContainer(_ns: string, _pod: string, _uid: string, container: string, cmd: readonly string[]): Promise<Buffer> {
+    if (cmd[0] === "false") throw new StreamingError(500, "command 'false' exited with 1: ");
+    return Buffer.from(`ran in ${container}: ${JSON.stringify(cmd)}`);
+  }
+}
+
+/** An upgrade request over TLS: the status line, and the socket when it was switched (101). */
+function upgradeCall(port: number, path: string, headers: Record<string, string>): Promise<{ status: number; body: string; socket?: Socket; head?: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest({ host: "127.0.0.1", port, path, method: "POST", rejectUnauthorized: false, agent: false, headers: { Connection: "Upgrade", Upgrade: "SPDY/3.1", "X-Stream-Protocol-Version": "v4.channel.k8s.io", ...headers } });
+    req.on("response", (res) => {
+      let body = "";
+      res.on("data", (d: Buffer) => (body += d.toString()));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on("upgrade", (res, socket, head) => resolve({ status: res.statusCode ?? 0, body: "", socket: socket as Socket, head }));
+    req.on("error", reject);
+    req.end();
+  });
 }
 
 interface PKI {
@@ -341,6 +377,90 @@ describe("nodeagent servers", () => {
     });
   });
 
+  describe("streaming endpoints", () => {
+    let fake: NetServer;
+    const seen: string[] = [];
+    beforeAll(async () => {
+      // A streaming server that switches protocols and echoes every byte back, upper-cased.
+      fake = createNetServer((sock) => {
+        let head = "";
+        let switched = false;
+        sock.on("data", (d: Buffer) => {
+          if (switched) return void sock.write(d.toString().toUpperCase());
+          head += d.toString("latin1");
+          const end = head.indexOf("\r\n\r\n");
+          if (end < 0) return;
+          seen.push(head.slice(0, end));
+          switched = true;
+          sock.write("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\n\r\n");
+          const rest = head.slice(end + 4);
+          if (rest !== "") sock.write(rest.toUpperCase());
+        });
+        sock.on("error", () => sock.destroy());
+      });
+      await new Promise<void>((r) => fake.listen(0, "127.0.0.1", r));
+      view.streamingURL = `http://127.0.0.1:${(fake.address() as { port: number }).port}/`;
+    });
+    afterAll(async () => {
+      await new Promise((r) => fake.close(r));
+    });
+
+    it("refuses what it cannot serve with the kubelet's answers", async () => {
+      expect(await call(true, mainPort, "/exec/default/web-node-1/app?command=ls", { ...asBob, method: "POST" })).toMatchObject({ status: 400, body: "you must specify at least 1 of stdin, stdout, stderr" });
+      expect(await call(true, mainPort, "/exec/default/nope/app?output=1", { ...asBob, method: "POST" })).toMatchObject({ status: 404, body: "pod does not exist" });
+      expect(await call(true, mainPort, "/exec/default/web-node-1/missing?output=1", { ...asBob, method: "POST" })).toMatchObject({ status: 500, body: 'container not found ("missing")' });
+      expect(await call(true, mainPort, "/exec/default/web-node-1/app?output=1", { ...asBob, method: "POST" })).toMatchObject({ status: 500, body: "Upgrade request required\n" });
+      expect(await call(true, mainPort, "/exec/default/web-node-1", { ...asBob, method: "POST" })).toMatchObject({ status: 404 });
+      expect(await call(true, mainPort, "/portForward/default/web-node-1?port=http", { ...asBob, method: "POST" })).toMatchObject({ status: 400 });
+      expect(await call(true, mainPort, "/portForward/default/web-node-1/other-uid", { ...asBob, method: "POST" })).toMatchObject({ status: 404, body: "pod not found" });
+    });
+
+    it("/run answers the command's output, or the failure as 500", async () => {
+      expect(await call(true, mainPort, "/run/default/web-node-1/app?cmd=echo%20hi", { ...asBob, method: "POST" })).toMatchObject({ status: 200, body: 'ran in app: ["echo","hi"]', headers: { "content-type": "application/json" } });
+      expect(await call(true, mainPort, "/run/default/web-node-1/app?cmd=false", { ...asBob, method: "POST" })).toMatchObject({ status: 500, body: "command 'false' exited with 1: " });
+    });
+
+    it("authenticates and authorizes an upgrade before any stream opens", async () => {
+      const before = seen.length;
+      expect(await upgradeCall(mainPort, "/exec/default/web-node-1/app?output=1&command=ls", {})).toMatchObject({ status: 401, body: "Unauthorized" });
+      expect(await upgradeCall(mainPort, "/exec/default/web-node-1/app?output=1&command=ls", { Authorization: "Bearer denied-token" })).toMatchObject({
+        status: 403,
+        body: "Forbidden (user=eve, verb=create, resource=nodes, subresource=proxy)",
+      });
+      expect(seen.length).toBe(before);
+    });
+
+    it("proxies an authorized upgrade to the runtime's streaming URL, without the client's credentials", async () => {
+      const r = await upgradeCall(mainPort, "/exec/default/web-node-1/app?output=1&error=1&tty=1&command=sh&command=-c&command=echo%20a", { Authorization: "Bearer good-token" });
+      expect(r.status).toBe(101);
+      expect(view.execCalls.at(-1)).toEqual({ container: "app", cmd: ["sh", "-c", "echo a"], opts: { stdin: false, stdout: true, stderr: false, tty: true } });
+      const socket = r.socket!;
+      const echoed = await new Promise<string>((resolve) => {
+        socket.once("data", (d: Buffer) => resolve(d.toString()));
+        socket.write("frame bytes");
+      });
+      expect(echoed).toBe("FRAME BYTES");
+      socket.destroy();
+      const head = seen.at(-1) ?? "";
+      expect(head.split("\r\n")[0]).toBe("POST /exec/tok123 HTTP/1.1");
+      expect(head).toMatch(/\r\nUpgrade: SPDY\/3\.1/);
+      expect(head).toMatch(/\r\nX-Stream-Protocol-Version: v4\.channel\.k8s\.io/);
+      expect(head.toLowerCase()).not.toContain("authorization");
+      expect(accessReviews.some((a) => a.user === "bob" && a.resourceAttributes?.verb === "create" && a.resourceAttributes.subresource === "proxy")).toBe(true);
+    });
+
+    it("proxies port-forward and attach the same way", async () => {
+      const pf = await upgradeCall(mainPort, "/portForward/default/web-node-1", { Authorization: "Bearer good-token" });
+      expect(pf.status).toBe(101);
+      pf.socket?.destroy();
+      expect(seen.at(-1)?.split("\r\n")[0]).toBe("POST /portforward/tok789?ports= HTTP/1.1");
+      const at = await upgradeCall(mainPort, "/attach/default/web-node-1/u1/app?output=1", { Authorization: "Bearer good-token" });
+      expect(at.status).toBe(101);
+      at.socket?.destroy();
+      expect(seen.at(-1)?.split("\r\n")[0]).toBe("POST /attach/tok456 HTTP/1.1");
+    });
+  });
+
   describe("main port endpoints", () => {
     it("/healthz runs the agent's checks", async () => {
       expect(await call(true, mainPort, "/healthz?verbose", asBob)).toMatchObject({ status: 200, body: "[+]ping ok\n[+]syncloop ok\nhealthz check passed\n" });
@@ -464,6 +584,34 @@ describe("nodeagent servers: anonymous, debugging off, TLS settings", () => {
     const port = s.addresses.main!.port;
     expect(await call(true, port, "/pods")).toMatchObject({ status: 200 });
     expect(await call(true, port, "/pods", { headers: { Authorization: "Bearer bad" } })).toMatchObject({ status: 401, body: "Unauthorized" });
+  });
+
+  it("closes a stream after --streaming-connection-idle-timeout without a byte either way", async () => {
+    // A streaming server that switches protocols and then stays silent.
+    const silent = createNetServer((sock) => {
+      sock.once("data", () => sock.write("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\n\r\n"));
+      sock.on("error", () => sock.destroy());
+    });
+    await new Promise<void>((r) => silent.listen(0, "127.0.0.1", r));
+    const idleView = new FakeView();
+    idleView.streamingURL = `http://127.0.0.1:${(silent.address() as { port: number }).port}/`;
+    try {
+      const s = await startServers(await baseOpts({ enableDebuggingHandlers: true, idleTimeoutMs: 1000 }), idleView);
+      running.push(s);
+      const r = await upgradeCall(s.addresses.main!.port, "/exec/default/web-node-1/app?output=1&command=sleep", {});
+      expect(r.status).toBe(101);
+      const socket = r.socket!;
+      // Traffic keeps it open past the limit...
+      for (let i = 0; i < 15; i++) {
+        await new Promise((res) => setTimeout(res, 100));
+        socket.write("x");
+      }
+      expect(socket.destroyed).toBe(false);
+      // ...silence closes it.
+      await new Promise<void>((res) => socket.once("close", () => res()));
+    } finally {
+      await new Promise((r) => silent.close(r));
+    }
   });
 
   it("debugging handlers off: 405 for the debug paths, 404 for /configz", async () => {

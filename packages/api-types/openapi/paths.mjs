@@ -14,7 +14,7 @@ export const servedResources = [
   { group: "storage.example.io", version: "v1", kind: "CSINode", plural: "csinodes", namespaced: false, schema: `${STORAGE}CSINode`, listSchema: `${STORAGE}CSINodeList`, subresources: [], verbs: allVerbs, deleteReturns: "object" },
   { group: "coordination.k8s.io", version: "v1", kind: "Lease", plural: "leases", namespaced: true, schema: `${COORDINATION}Lease`, listSchema: `${COORDINATION}LeaseList`, subresources: [], verbs: allVerbs, deleteReturns: "Status" },
   { group: "", version: "v1", kind: "PodTemplate", plural: "podtemplates", namespaced: true, schema: `${CORE}PodTemplate`, listSchema: `${CORE}PodTemplateList`, subresources: [], verbs: allVerbs, deleteReturns: "object" },
-  { group: "", version: "v1", kind: "Pod", plural: "pods", namespaced: true, schema: `${CORE}Pod`, listSchema: `${CORE}PodList`, subresources: ["status", "binding", "eviction"], verbs: allVerbs, deleteReturns: "object" },
+  { group: "", version: "v1", kind: "Pod", plural: "pods", namespaced: true, schema: `${CORE}Pod`, listSchema: `${CORE}PodList`, subresources: ["status", "binding", "eviction", "exec", "attach", "portforward"], verbs: allVerbs, deleteReturns: "object" },
   { group: "", version: "v1", kind: "Node", plural: "nodes", namespaced: false, schema: `${CORE}Node`, listSchema: `${CORE}NodeList`, subresources: ["status"], verbs: allVerbs, deleteReturns: "Status" },
   { group: "", version: "v1", kind: "ConfigMap", plural: "configmaps", namespaced: true, schema: `${CORE}ConfigMap`, listSchema: `${CORE}ConfigMapList`, subresources: [], verbs: allVerbs, deleteReturns: "Status" },
   { group: "", version: "v1", kind: "Secret", plural: "secrets", namespaced: true, schema: `${CORE}Secret`, listSchema: `${CORE}SecretList`, subresources: [], verbs: allVerbs, deleteReturns: "Status" },
@@ -283,6 +283,41 @@ function resourcePaths(r) {
         responses: { 200: ok(eviction), 201: ok(eviction, "Created"), 202: ok(eviction, "Accepted") },
       }),
     };
+  }
+  // The connect subresources: GET and POST upgrade to a SPDY/3.1 or WebSocket stream to the node.
+  const connectParams = {
+    exec: [
+      { ...q("command", "string", "Command is the remote command to execute; argv array, one parameter per argument. Not executed within a shell."), schema: { type: "string", uniqueItems: true } },
+      q("container", "string", "Container in which to execute the command. Defaults to the only container if there is only one container in the pod."),
+      q("stderr", "boolean", "Redirect the standard error stream of the pod for this call."),
+      q("stdin", "boolean", "Redirect the standard input stream of the pod for this call. Defaults to false."),
+      q("stdout", "boolean", "Redirect the standard output stream of the pod for this call."),
+      q("tty", "boolean", "TTY if true indicates that a tty will be allocated for the exec call. Defaults to false."),
+    ],
+    attach: [
+      q("container", "string", "The container in which to execute the command. Defaults to only container if there is only one container in the pod."),
+      q("stderr", "boolean", "Stderr if true indicates that stderr is to be redirected for the attach call. Defaults to true."),
+      q("stdin", "boolean", "Stdin if true, redirects the standard input stream of the pod for this call. Defaults to false."),
+      q("stdout", "boolean", "Stdout if true indicates that stdout is to be redirected for the attach call. Defaults to true."),
+      q("tty", "boolean", "TTY if true indicates that a tty will be allocated for the attach call. This is passed through the container runtime so the tty is allocated on the worker node by the container runtime. Defaults to false."),
+    ],
+    portforward: [q("ports", "integer", "List of ports to forward. Required when using WebSockets.")],
+  };
+  const connectKinds = { exec: "PodExecOptions", attach: "PodAttachOptions", portforward: "PodPortForwardOptions" };
+  for (const sub of ["exec", "attach", "portforward"]) {
+    if (!r.subresources.includes(sub)) continue;
+    const suffix = sub === "portforward" ? "Portforward" : sub.charAt(0).toUpperCase() + sub.slice(1);
+    const connect = (method) =>
+      operation({
+        r,
+        kind: connectKinds[sub],
+        action: "connect",
+        id: `connect${gv}${method}${ns}${r.kind}${suffix}`,
+        description: `Connect ${method} requests to ${sub} of ${r.kind}.`,
+        parameters: [P.name(connectKinds[sub]), ...scope, ...connectParams[sub]],
+        responses: { 200: { description: "OK", content: { "*/*": { schema: { type: "string" } } } } },
+      });
+    paths[`${base}/{name}/${sub}`] = { get: connect("Get"), post: connect("Post") };
   }
   if (r.namespaced && has("list")) {
     paths[`${prefix}/${r.plural}`] = {

@@ -42,6 +42,8 @@ export { bodyMediaTypes, decodeBody, findDuplicateJSONKeys, negotiateResponse, p
 export type { DecodedBody, NegotiatedResponse, ResponseForm } from "./negotiation/negotiation.js";
 export { createAPIServer } from "./server/server.js";
 export type { APIServer, APIServerConfig, NonResourceRoute } from "./server/server.js";
+export { routeUpgradeRequests, upgradeConnectionOf } from "./server/upgrade.js";
+export type { UpgradeConnection } from "./server/upgrade.js";
 export { namespaceLifecycle } from "./handlers/admission.js";
 export type { AdmissionAttributes, AdmissionPlugin } from "./handlers/admission.js";
 export { formatWarning } from "./handlers/response.js";

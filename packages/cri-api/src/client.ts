@@ -9,6 +9,12 @@ import type { ContainerStatusRequest } from "./generated/runtime/v1/ContainerSta
 import type { ContainerStatusResponse__Output } from "./generated/runtime/v1/ContainerStatusResponse.js";
 import type { CreateContainerRequest } from "./generated/runtime/v1/CreateContainerRequest.js";
 import type { CreateContainerResponse__Output } from "./generated/runtime/v1/CreateContainerResponse.js";
+import type { AttachRequest } from "./generated/runtime/v1/AttachRequest.js";
+import type { AttachResponse__Output } from "./generated/runtime/v1/AttachResponse.js";
+import type { ExecRequest } from "./generated/runtime/v1/ExecRequest.js";
+import type { ExecResponse__Output } from "./generated/runtime/v1/ExecResponse.js";
+import type { PortForwardRequest } from "./generated/runtime/v1/PortForwardRequest.js";
+import type { PortForwardResponse__Output } from "./generated/runtime/v1/PortForwardResponse.js";
 import type { ExecSyncRequest } from "./generated/runtime/v1/ExecSyncRequest.js";
 import type { ExecSyncResponse__Output } from "./generated/runtime/v1/ExecSyncResponse.js";
 import type { ImageFsInfoRequest } from "./generated/runtime/v1/ImageFsInfoRequest.js";
@@ -111,6 +117,17 @@ export interface RuntimeClient {
   containerStats(request: ContainerStatsRequest, options?: CRICallOptions): Promise<ContainerStatsResponse__Output>;
   /** Stats of the running containers matching `request.filter`; `Unimplemented` on runtimes without stats. */
   listContainerStats(request?: ListContainerStatsRequest, options?: CRICallOptions): Promise<ListContainerStatsResponse__Output>;
+  /**
+   * Prepares a streaming exec and answers the URL of the runtime's streaming server (the client
+   * upgrades there to SPDY/3.1 or WebSocket within the runtime's token lifetime, a minute in
+   * containerd). Errors: `NotFound` for an unknown container, `FailedPrecondition` when it is not running.
+   * @see staging/src/k8s.io/cri-api/pkg/apis/runtime/v1/api.proto (Exec) in kubernetes/kubernetes v1.23
+   */
+  exec(request: ExecRequest, options?: CRICallOptions): Promise<ExecResponse__Output>;
+  /** Like {@link RuntimeClient.exec}, attaching to the container's main process. */
+  attach(request: AttachRequest, options?: CRICallOptions): Promise<AttachResponse__Output>;
+  /** Like {@link RuntimeClient.exec}, forwarding ports of a pod sandbox's network namespace. */
+  portForward(request: PortForwardRequest, options?: CRICallOptions): Promise<PortForwardResponse__Output>;
   updateRuntimeConfig(request: UpdateRuntimeConfigRequest, options?: CRICallOptions): Promise<UpdateRuntimeConfigResponse__Output>;
   /** Runtime conditions; `RuntimeReady` and `NetworkReady` are the required ones. */
   status(request?: StatusRequest, options?: CRICallOptions): Promise<StatusResponse__Output>;
@@ -227,6 +244,9 @@ export function createRuntimeClient(options: CRIClientOptions): RuntimeClient {
     },
     containerStats: (req, o) => call(conn, "ContainerStats", req, t, o),
     listContainerStats: (req, o) => call(conn, "ListContainerStats", req, t, o),
+    exec: (req, o) => call(conn, "Exec", req, t, o),
+    attach: (req, o) => call(conn, "Attach", req, t, o),
+    portForward: (req, o) => call(conn, "PortForward", req, t, o),
     updateRuntimeConfig: (req, o) => call(conn, "UpdateRuntimeConfig", req, t, o),
     status: (req, o) => call(conn, "Status", req, t, o),
     close: () => client.close(),

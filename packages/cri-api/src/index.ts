@@ -21,6 +21,8 @@ export { PodSandboxState } from "./generated/runtime/v1/PodSandboxState.js";
 export type { PodSandboxState__Output } from "./generated/runtime/v1/PodSandboxState.js";
 export { Protocol } from "./generated/runtime/v1/Protocol.js";
 export type { Protocol__Output } from "./generated/runtime/v1/Protocol.js";
+export type { AttachRequest, AttachRequest__Output } from "./generated/runtime/v1/AttachRequest.js";
+export type { AttachResponse, AttachResponse__Output } from "./generated/runtime/v1/AttachResponse.js";
 export type { AuthConfig, AuthConfig__Output } from "./generated/runtime/v1/AuthConfig.js";
 export type { Capability, Capability__Output } from "./generated/runtime/v1/Capability.js";
 export type { Container, Container__Output } from "./generated/runtime/v1/Container.js";
@@ -41,6 +43,8 @@ export type { CreateContainerResponse, CreateContainerResponse__Output } from ".
 export type { CpuUsage, CpuUsage__Output } from "./generated/runtime/v1/CpuUsage.js";
 export type { DNSConfig, DNSConfig__Output } from "./generated/runtime/v1/DNSConfig.js";
 export type { Device, Device__Output } from "./generated/runtime/v1/Device.js";
+export type { ExecRequest, ExecRequest__Output } from "./generated/runtime/v1/ExecRequest.js";
+export type { ExecResponse, ExecResponse__Output } from "./generated/runtime/v1/ExecResponse.js";
 export type { ExecSyncRequest, ExecSyncRequest__Output } from "./generated/runtime/v1/ExecSyncRequest.js";
 export type { ExecSyncResponse, ExecSyncResponse__Output } from "./generated/runtime/v1/ExecSyncResponse.js";
 export type { FilesystemIdentifier, FilesystemIdentifier__Output } from "./generated/runtime/v1/FilesystemIdentifier.js";
@@ -84,6 +88,8 @@ export type { PodSandboxStateValue, PodSandboxStateValue__Output } from "./gener
 export type { PodSandboxStatus, PodSandboxStatus__Output } from "./generated/runtime/v1/PodSandboxStatus.js";
 export type { PodSandboxStatusRequest, PodSandboxStatusRequest__Output } from "./generated/runtime/v1/PodSandboxStatusRequest.js";
 export type { PodSandboxStatusResponse, PodSandboxStatusResponse__Output } from "./generated/runtime/v1/PodSandboxStatusResponse.js";
+export type { PortForwardRequest, PortForwardRequest__Output } from "./generated/runtime/v1/PortForwardRequest.js";
+export type { PortForwardResponse, PortForwardResponse__Output } from "./generated/runtime/v1/PortForwardResponse.js";
 export type { PortMapping, PortMapping__Output } from "./generated/runtime/v1/PortMapping.js";
 export type { PullImageRequest, PullImageRequest__Output } from "./generated/runtime/v1/PullImageRequest.js";
 export type { PullImageResponse, PullImageResponse__Output } from "./generated/runtime/v1/PullImageResponse.js";

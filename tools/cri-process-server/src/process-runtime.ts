@@ -6,6 +6,7 @@ import { loadRuntimeProto } from "@skiff/cri-api";
 import { imageHandlers, runtimeHandlers } from "./internal/grpc-handlers.js";
 import { ImageStore } from "./internal/image-store.js";
 import { RuntimeCore } from "./internal/runtime-core.js";
+import { startStreamingServer } from "./internal/streaming-server.js";
 
 /** Options of {@link startProcessRuntime}. */
 export interface ProcessRuntimeOptions {
@@ -88,9 +89,17 @@ export async function startProcessRuntime(options: ProcessRuntimeOptions): Promi
 
   const images = new ImageStore(join(stateDir, "images"));
   const core = new RuntimeCore({ stateDir, images, log });
+  // CRI Exec and PortForward answer URLs of this server (SPDY/3.1 streams).
+  const streaming = await startStreamingServer(
+    {
+      execTarget: (id) => core.execTarget("Exec", id),
+      checkSandbox: (id) => void core.podSandboxStatus({ podSandboxId: id, verbose: false }),
+    },
+    log,
+  );
   const proto = loadRuntimeProto();
   const server = new Server();
-  server.addService(proto.RuntimeService, runtimeHandlers(core, log));
+  server.addService(proto.RuntimeService, runtimeHandlers(core, log, streaming));
   const imageSocketPath = options.imageSocketPath !== undefined ? resolve(options.imageSocketPath) : undefined;
   const imageServer = imageSocketPath !== undefined ? new Server() : undefined;
   (imageServer ?? server).addService(proto.ImageService, imageHandlers(images, log));
@@ -123,6 +132,7 @@ export async function startProcessRuntime(options: ProcessRuntimeOptions): Promi
       });
       imageServer?.forceShutdown();
       if (imageSocketPath !== undefined) await rm(imageSocketPath, { force: true });
+      await streaming.close();
       await core.killAll();
       await rm(socketPath, { force: true });
       log("stopped");

@@ -17,6 +17,7 @@ import { admitPod } from "./admission.js";
 import { containerResources, podQOSClass } from "./resources.js";
 import { runProbeAttempt } from "./prober.js";
 import { RuntimeClients } from "./runtime-clients.js";
+import { createContainerStreaming } from "./streaming.js";
 import { criLabels, RuntimeManager, type ContainerWaitReason } from "./runtime-manager.js";
 import { decodeManifest } from "./static-pod.js";
 import { StatusManager } from "./status-manager.js";
@@ -541,6 +542,8 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     },
 
     listPods: () => [...desired.values()].map(withStatus),
+
+    ...createContainerStreaming({ runtime: () => clients.runtime, findPod }),
 
     async listRunningPods() {
       const rt = clients.runtime;

@@ -17,6 +17,8 @@ import type { AuthorizationDecision, RequestAttributes } from "./authz.js";
 import type { AuthenticationResult, RequestCredentials } from "./authn.js";
 import type { ServerLogger } from "./server-options.js";
 import { installStatsRoutes, type StatsEndpoints } from "./stats-routes.js";
+import { installStreamingRoutes } from "./streaming-routes.js";
+import type { StreamLimits } from "./upgrade.js";
 
 const textPlain = "text/plain; charset=utf-8";
 
@@ -120,6 +122,8 @@ export interface MainServerDeps {
   readonly nowMs: () => number;
   /** `/stats/summary`, `/metrics*`; absent: not served. */
   readonly stats?: StatsEndpoints;
+  /** Limits of `/exec`, `/attach`, `/portForward` streams (`--streaming-connection-idle-timeout`, 4 h). */
+  readonly streamLimits: StreamLimits;
 }
 
 function asArray(v: string | string[] | undefined): string[] {
@@ -165,8 +169,8 @@ function isContainerLogError(err: unknown): err is { code: "NotFound" | "BadRequ
  * The main server. Every request is authenticated (401 `Unauthorized`) and authorized
  * (403 `Forbidden (...)`, 500 `Authorization error (...)`) first, then served:
  * `/healthz`, `/pods`, `/spec/`, the manifest API (`POST /manifests`, `DELETE /manifests/{ns}/{name}`),
- * and with debugging handlers `/configz`, `/runningpods/`, `/logs/`, `/containerLogs/...`
- * (without them those answer 405 `Debug endpoints are disabled.`, `/configz` 404).
+ * and with debugging handlers `/configz`, `/runningpods/`, `/logs/`, `/containerLogs/...`,
+ * `/exec/...`, `/attach/...`, `/portForward/...`, `/run/...` (streaming-routes.ts) (without them those answer 405 `Debug endpoints are disabled.`, `/configz` 404).
  */
 export function installMainServer(app: FastifyInstance, deps: MainServerDeps): void {
   const { view, log } = deps;
@@ -198,6 +202,7 @@ export function installMainServer(app: FastifyInstance, deps: MainServerDeps): v
     return;
   }
   app.get("/configz", async (_req, reply) => sendJSON(reply, 200, { nodeagentconfig: deps.configz() }));
+  installStreamingRoutes(app, { view, limits: deps.streamLimits });
   app.get("/runningpods/", async (_req, reply) => sendJSON(reply, 200, formatPodList(await view.listRunningPods())));
   for (const path of ["/logs", "/logs/*"]) {
     app.get(path, async (req, reply) => {

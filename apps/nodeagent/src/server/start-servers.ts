@@ -7,6 +7,7 @@ import { createAuthenticator } from "./authn.js";
 import { createAuthorizer } from "./authz.js";
 import { installCommon, installHealthzServer, installMainServer, installReadOnlyServer } from "./routes.js";
 import { loadServingKeyPair, resolveTLSSettings } from "./tls.js";
+import { routeUpgradeRequests } from "./upgrade.js";
 import { ServerStartError } from "./server-options.js";
 import type { RunningServers, ServerAddresses, ServerLogger, ServerOptions } from "./server-options.js";
 import { answerGoClientError } from "./client-error.js";
@@ -101,7 +102,9 @@ export async function startServers(opts: ServerOptions, view: AgentView, log: Se
       logDir: opts.logDir,
       nowMs,
       ...(opts.stats ? { stats: opts.stats } : {}),
+      streamLimits: { idleTimeoutMs: opts.idleTimeoutMs ?? fourHoursMs, maxDurationMs: fourHoursMs },
     });
+    routeUpgradeRequests(app);
     apps.push({ key: "main", app, host: opts.address, port: listenPort(opts.port) });
   }
   if (isEnabled(opts.readOnlyPort)) {

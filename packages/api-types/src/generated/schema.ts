@@ -580,6 +580,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/namespaces/{namespace}/pods/{name}/exec": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Connect Get requests to exec of Pod. */
+        get: operations["connectCoreV1GetNamespacedPodExec"];
+        put?: never;
+        /** @description Connect Post requests to exec of Pod. */
+        post: operations["connectCoreV1PostNamespacedPodExec"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/pods/{name}/attach": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Connect Get requests to attach of Pod. */
+        get: operations["connectCoreV1GetNamespacedPodAttach"];
+        put?: never;
+        /** @description Connect Post requests to attach of Pod. */
+        post: operations["connectCoreV1PostNamespacedPodAttach"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/pods/{name}/portforward": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Connect Get requests to portforward of Pod. */
+        get: operations["connectCoreV1GetNamespacedPodPortforward"];
+        put?: never;
+        /** @description Connect Post requests to portforward of Pod. */
+        post: operations["connectCoreV1PostNamespacedPodPortforward"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/pods": {
         parameters: {
             query?: never;
@@ -6241,6 +6295,252 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["io.example.api.policy.v1.Eviction"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    connectCoreV1GetNamespacedPodExec: {
+        parameters: {
+            query?: {
+                /** @description Command is the remote command to execute; argv array, one parameter per argument. Not executed within a shell. */
+                command?: string;
+                /** @description Container in which to execute the command. Defaults to the only container if there is only one container in the pod. */
+                container?: string;
+                /** @description Redirect the standard error stream of the pod for this call. */
+                stderr?: boolean;
+                /** @description Redirect the standard input stream of the pod for this call. Defaults to false. */
+                stdin?: boolean;
+                /** @description Redirect the standard output stream of the pod for this call. */
+                stdout?: boolean;
+                /** @description TTY if true indicates that a tty will be allocated for the exec call. Defaults to false. */
+                tty?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Name of the PodExecOptions. */
+                name: string;
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": string;
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    connectCoreV1PostNamespacedPodExec: {
+        parameters: {
+            query?: {
+                /** @description Command is the remote command to execute; argv array, one parameter per argument. Not executed within a shell. */
+                command?: string;
+                /** @description Container in which to execute the command. Defaults to the only container if there is only one container in the pod. */
+                container?: string;
+                /** @description Redirect the standard error stream of the pod for this call. */
+                stderr?: boolean;
+                /** @description Redirect the standard input stream of the pod for this call. Defaults to false. */
+                stdin?: boolean;
+                /** @description Redirect the standard output stream of the pod for this call. */
+                stdout?: boolean;
+                /** @description TTY if true indicates that a tty will be allocated for the exec call. Defaults to false. */
+                tty?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Name of the PodExecOptions. */
+                name: string;
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": string;
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    connectCoreV1GetNamespacedPodAttach: {
+        parameters: {
+            query?: {
+                /** @description The container in which to execute the command. Defaults to only container if there is only one container in the pod. */
+                container?: string;
+                /** @description Stderr if true indicates that stderr is to be redirected for the attach call. Defaults to true. */
+                stderr?: boolean;
+                /** @description Stdin if true, redirects the standard input stream of the pod for this call. Defaults to false. */
+                stdin?: boolean;
+                /** @description Stdout if true indicates that stdout is to be redirected for the attach call. Defaults to true. */
+                stdout?: boolean;
+                /** @description TTY if true indicates that a tty will be allocated for the attach call. This is passed through the container runtime so the tty is allocated on the worker node by the container runtime. Defaults to false. */
+                tty?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Name of the PodAttachOptions. */
+                name: string;
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": string;
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    connectCoreV1PostNamespacedPodAttach: {
+        parameters: {
+            query?: {
+                /** @description The container in which to execute the command. Defaults to only container if there is only one container in the pod. */
+                container?: string;
+                /** @description Stderr if true indicates that stderr is to be redirected for the attach call. Defaults to true. */
+                stderr?: boolean;
+                /** @description Stdin if true, redirects the standard input stream of the pod for this call. Defaults to false. */
+                stdin?: boolean;
+                /** @description Stdout if true indicates that stdout is to be redirected for the attach call. Defaults to true. */
+                stdout?: boolean;
+                /** @description TTY if true indicates that a tty will be allocated for the attach call. This is passed through the container runtime so the tty is allocated on the worker node by the container runtime. Defaults to false. */
+                tty?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Name of the PodAttachOptions. */
+                name: string;
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": string;
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    connectCoreV1GetNamespacedPodPortforward: {
+        parameters: {
+            query?: {
+                /** @description List of ports to forward. Required when using WebSockets. */
+                ports?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Name of the PodPortForwardOptions. */
+                name: string;
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": string;
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    connectCoreV1PostNamespacedPodPortforward: {
+        parameters: {
+            query?: {
+                /** @description List of ports to forward. Required when using WebSockets. */
+                ports?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Name of the PodPortForwardOptions. */
+                name: string;
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": string;
                 };
             };
             /** @description Unauthorized */

@@ -32,8 +32,16 @@ function groupsOf(resources: readonly ResourceInfo[], core: boolean): Map<string
   return groups;
 }
 
-const subresourceVerbs: Readonly<Record<string, readonly string[]>> = { status: ["get", "patch", "update"], binding: ["create"], eviction: ["create"], finalize: ["update"] };
-const subresourceKinds: Readonly<Record<string, string>> = { binding: "Binding", eviction: "Eviction" };
+const subresourceVerbs: Readonly<Record<string, readonly string[]>> = {
+  status: ["get", "patch", "update"],
+  binding: ["create"],
+  eviction: ["create"],
+  finalize: ["update"],
+  attach: ["create", "get"],
+  exec: ["create", "get"],
+  portforward: ["create", "get"],
+};
+const subresourceKinds: Readonly<Record<string, string>> = { binding: "Binding", eviction: "Eviction", attach: "PodAttachOptions", exec: "PodExecOptions", portforward: "PodPortForwardOptions" };
 // Subresources whose kind lives in another group/version (1.23 lists `group`/`version` for them;
 // kubectl drain looks for `pods/eviction` with group policy before it evicts rather than deletes).
 const subresourceGroupVersions: Readonly<Record<string, { group: string; version: string }>> = { eviction: { group: "policy", version: "v1" } };

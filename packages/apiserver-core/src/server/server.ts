@@ -31,10 +31,12 @@ import { trimRestfulTrailingSlashes } from "../request/restful-path.js";
 import { parseRequestInfo } from "../request/request-info.js";
 import type { RequestInfo } from "../request/request-info.js";
 import { answerClientError } from "./client-error.js";
+import { routeUpgradeRequests } from "./upgrade.js";
 
 /** A handler for a non-resource path (discovery, OpenAPI, health, version) supplied by the app. */
 export interface NonResourceRoute {
   readonly method: "GET" | "POST";
+  /** An upgrade request reaches the handler too; it finds its socket with `upgradeConnectionOf`. */
   /** A fastify route path, e.g. `/apis` or `/openapi/v3/*`. */
   readonly url: string;
   /** Whether the route is served without authentication (only `/healthz`, `/livez`, `/readyz`). */
@@ -130,6 +132,8 @@ export function createAPIServer(config: APIServerConfig): APIServer {
   app.setNotFoundHandler((_req, reply) => sendStatus(reply, notFoundStatus()));
 
   // Authentication, in-flight limits, authorization and the request timeout (filters/).
+  // Upgrade requests (exec, attach, portforward) go through the same filters and routes.
+  routeUpgradeRequests(app);
   installRequestFilters(app, { authenticator: config.authenticator, authorizer: config.authorizer, publicPaths, ...(config.limits ? { limits: config.limits } : {}) });
   applyServerTimeouts(app.server, config.limits ?? {});
 

@@ -3,6 +3,8 @@ import { isCRIError, toCRIError, type ImageServiceHandlers, type RuntimeServiceH
 import { containerStatsOf, oneContainerStats } from "./container-stats.js";
 import type { ImageStore } from "./image-store.js";
 import type { RuntimeCore, StatsTarget } from "./runtime-core.js";
+import { prepareAttach, prepareExec, preparePortForward } from "./streaming.js";
+import type { StreamingServer } from "./streaming-server.js";
 
 type Log = (message: string) => void;
 
@@ -24,7 +26,7 @@ function unary<Req, Res>(method: string, log: Log, fn: (req: Req) => Res | Promi
   };
 }
 
-export function runtimeHandlers(core: RuntimeCore, log: Log): RuntimeServiceHandlers {
+export function runtimeHandlers(core: RuntimeCore, log: Log, streaming: StreamingServer): RuntimeServiceHandlers {
   return {
     Version: unary("Version", log, (req) => core.version(req)),
     Status: unary("Status", log, (req) => core.status(req)),
@@ -65,6 +67,9 @@ export function runtimeHandlers(core: RuntimeCore, log: Log): RuntimeServiceHand
     ExecSync: unary("ExecSync", log, (req) => core.execSync(req)),
     ContainerStats: unary("ContainerStats", log, (req) => oneContainerStats(core.statsTargets(undefined, req.containerId)[0] as StatsTarget)),
     ListContainerStats: unary("ListContainerStats", log, (req) => containerStatsOf(core.statsTargets(req.filter ?? undefined))),
+    Exec: unary("Exec", log, (req) => prepareExec(streaming, req)),
+    Attach: unary("Attach", log, (req) => prepareAttach(streaming, req)),
+    PortForward: unary("PortForward", log, (req) => preparePortForward(streaming, req)),
   };
 }
 

@@ -482,6 +482,27 @@ export class RuntimeCore {
     await c.process.reopenLog();
   }
 
+  /**
+   * What a streaming exec or attach (streaming-server.ts) needs of a running container: its working
+   * directory, environment and log file, whether it still runs, and `track(pid)` so the exec dies
+   * with the container.
+   * @throws CRIError NotFound for an unknown container, FailedPrecondition when it is not running.
+   */
+  execTarget(method: string, id: string): { cwd: string; env: Record<string, string>; logPath: string; isRunning(): boolean; track(pid: number): () => void } {
+    const c = this.getContainer(method, id);
+    if (c.state !== "CONTAINER_RUNNING") throw failedPrecondition(method, `container ${c.id} is in ${c.state} state, want CONTAINER_RUNNING`);
+    return {
+      cwd: c.cwd,
+      env: c.env,
+      logPath: c.logPath,
+      isRunning: () => c.state === "CONTAINER_RUNNING",
+      track: (pid) => {
+        c.execPids.add(pid);
+        return () => c.execPids.delete(pid);
+      },
+    };
+  }
+
   async execSync(req: ExecSyncRequest__Output): Promise<ExecSyncResponse> {
     const method = "ExecSync";
     const c = this.getContainer(method, req.containerId);

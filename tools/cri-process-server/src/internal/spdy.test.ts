@@ -1,0 +1,100 @@
+import { PassThrough } from "node:stream";
+import { constants as zlibConstants, createDeflate, createInflate, deflateSync } from "node:zlib";
+import { describe, expect, it } from "vitest";
+import { SpdyFrameReader, SpdyServerConnection, encodeControlFrame, encodeDataFrame, formatHeaderBlock, parseHeaderBlock, spdyDictionary, spdyFrameType } from "./spdy.js";
+import type { RawSpdyFrame, SpdyStream } from "./spdy.js";
+
+function compress(z: ReturnType<typeof createDeflate>, input: Buffer): Promise<Buffer> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    const on = (c: Buffer) => chunks.push(c);
+    z.on("data", on);
+    z.write(input);
+    z.flush(zlibConstants.Z_SYNC_FLUSH, () => {
+      z.off("data", on);
+      resolve(Buffer.concat(chunks));
+    });
+  });
+}
+
+/** A client end: frames it reads back from the server. */
+function clientOf(socket: PassThrough) {
+  const reader = new SpdyFrameReader();
+  const frames: RawSpdyFrame[] = [];
+  socket.on("data", (d: Buffer) => frames.push(...reader.push(d)));
+  return frames;
+}
+
+describe("SPDY/3 framing", () => {
+  it("uses the SPDY/3 dictionary (its Adler-32, the DICTID of every header block, is 0xe3c6a7c2)", () => {
+    expect(spdyDictionary.length).toBe(1423);
+    expect(deflateSync(Buffer.from("x"), { dictionary: spdyDictionary }).subarray(2, 6).toString("hex")).toBe("e3c6a7c2");
+  });
+
+  it("splits a byte stream into frames however it is cut", () => {
+    const bytes = Buffer.concat([encodeControlFrame(spdyFrameType.ping, 0, Buffer.from([0, 0, 0, 1])), encodeDataFrame(3, Buffer.from("hello"), true)]);
+    const r = new SpdyFrameReader();
+    const frames = [...bytes].flatMap((b) => r.push(Buffer.from([b])));
+    expect(frames).toEqual([
+      { control: true, type: spdyFrameType.ping, flags: 0, payload: Buffer.from([0, 0, 0, 1]) },
+      { control: false, streamId: 3, flags: 1, payload: Buffer.from("hello") },
+    ]);
+    expect(() => new SpdyFrameReader().push(Buffer.from([0x80, 0x02, 0, 1, 0, 0, 0, 0]))).toThrow(/unsupported SPDY version 2/);
+  });
+
+  it("round-trips name/value blocks, lower-casing names and splitting NUL-separated values", () => {
+    const block = formatHeaderBlock({ StreamType: "stdout", Port: "80\u00008080" });
+    expect(parseHeaderBlock(block)).toEqual(new Map([["streamtype", ["stdout"]], ["port", ["80", "8080"]]]));
+    expect(() => parseHeaderBlock(block.subarray(0, block.length - 2))).toThrow(/truncated header block/);
+  });
+
+  it("answers a SYN_STREAM with SYN_REPLY, carries data both ways, ends on FIN and answers PING", async () => {
+    const socket = new PassThrough();
+    const fromServer = new PassThrough();
+    // The server writes into `fromServer`; the client writes into `socket`.
+    const duplex = Object.assign(socket, { write: fromServer.write.bind(fromServer), end: () => fromServer.end() }) as unknown as PassThrough;
+    const frames = clientOf(fromServer);
+    const streams: SpdyStream[] = [];
+    const conn = new SpdyServerConnection(duplex, (s) => {
+      streams.push(s);
+      s.on("data", (d: Buffer) => s.write(d.toString().toUpperCase()));
+      s.on("end", () => s.end());
+    });
+    const deflate = createDeflate({ dictionary: spdyDictionary });
+    const head = Buffer.alloc(10);
+    head.writeUInt32BE(1, 0);
+    const syn = encodeControlFrame(spdyFrameType.synStream, 0, Buffer.concat([head, await compress(deflate, formatHeaderBlock({ streamType: "stdin" }))]));
+    socket.push(Buffer.concat([syn, encodeDataFrame(1, Buffer.from("abc"), false), encodeDataFrame(1, Buffer.alloc(0), true), encodeControlFrame(spdyFrameType.ping, 0, Buffer.from([0, 0, 0, 7]))]));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(streams[0]?.header("streamtype")).toBe("stdin");
+    const control = frames.filter((f) => f.control) as Array<RawSpdyFrame & { control: true }>;
+    expect(control.map((f) => f.type)).toEqual([spdyFrameType.synReply, spdyFrameType.ping]);
+    const inflate = createInflate({ dictionary: spdyDictionary });
+    const reply = control[0]!.payload;
+    expect(reply.readUInt32BE(0)).toBe(1);
+    const replyHeaders = await new Promise<Buffer>((resolve) => {
+      const chunks: Buffer[] = [];
+      inflate.on("data", (c: Buffer) => chunks.push(c));
+      inflate.write(reply.subarray(4));
+      inflate.flush(zlibConstants.Z_SYNC_FLUSH, () => resolve(Buffer.concat(chunks)));
+    });
+    expect(parseHeaderBlock(replyHeaders).size).toBe(0);
+    const data = frames.filter((f) => !f.control) as Array<RawSpdyFrame & { control: false }>;
+    expect(data.map((f) => [f.streamId, f.payload.toString(), f.flags])).toEqual([
+      [1, "ABC", 0],
+      [1, "", 1],
+    ]);
+    conn.close();
+  });
+
+  it("closes the connection, not the process, on a malformed frame", async () => {
+    const socket = new PassThrough();
+    let closed = false;
+    const conn = new SpdyServerConnection(socket, () => undefined);
+    conn.onClose(() => (closed = true));
+    // A SYN_STREAM whose header block is not zlib data.
+    socket.write(encodeControlFrame(spdyFrameType.synStream, 0, Buffer.concat([Buffer.from([0, 0, 0, 1, 0, 0, 0, 0, 0, 0]), Buffer.from("not zlib at all")])));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(closed).toBe(true);
+  });
+});

@@ -1,0 +1,420 @@
+/**
+ * The process runtime's streaming server, what CRI `Exec` and `PortForward` answer a URL of
+ * (`http://127.0.0.1:<port>/exec/<token>`, `/portforward/<token>`; a token is single-use and
+ * expires after a minute, as containerd's). It speaks SPDY/3.1 with the `v4.channel.k8s.io`
+ * (exec) and `portforward.k8s.io` protocols; a WebSocket upgrade is refused with 403, on which
+ * kubectl 1.30+ falls back to SPDY (as it does against a 1.23 runtime).
+ *
+ * Exec runs the command with the container's working directory and environment (no namespaces:
+ * the process runtime has none to enter), stdin/stdout/stderr on their streams; with a tty it
+ * runs under `script` (util-linux) for a pseudo-terminal, stderr merged into stdout; each terminal
+ * size on the resize stream is set on that terminal (`stty -F`, so the command gets SIGWINCH). The exit is reported on the error stream as a Status
+ * (`NonZeroExitCode`, cause `ExitCode`), which kubectl prints as `command terminated with exit
+ * code N`. Port-forward dials `127.0.0.1:<port>` (process containers share the host's network)
+ * for each data/error stream pair.
+ * @see pkg/kubelet/cri/streaming/server.go in kubernetes/kubernetes v1.23
+ * @see pkg/kubelet/cri/streaming/remotecommand/httpstream.go, exec.go in kubernetes/kubernetes v1.23
+ * @see pkg/kubelet/cri/streaming/portforward/httpstream.go in kubernetes/kubernetes v1.23
+ */
+import { execFile, spawn } from "node:child_process";
+import { open, readFile, readlink } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { createServer } from "node:http";
+import type { IncomingMessage, Server } from "node:http";
+import { connect } from "node:net";
+import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
+import { parseCRILogLine } from "@skiff/cri-api";
+import { SpdyServerConnection, spdyRstStatus } from "./spdy.js";
+import type { SpdyStream } from "./spdy.js";
+
+/** A prepared exec: what CRI `Exec` asked for. */
+export interface ExecSession {
+  readonly kind: "exec";
+  readonly containerId: string;
+  readonly cmd: readonly string[];
+  readonly tty: boolean;
+  readonly stdin: boolean;
+  readonly stdout: boolean;
+  readonly stderr: boolean;
+}
+
+/** A prepared attach: what CRI `Attach` asked for (output only: stdin is refused before). */
+export interface AttachSession {
+  readonly kind: "attach";
+  readonly containerId: string;
+  readonly tty: boolean;
+  readonly stdout: boolean;
+  readonly stderr: boolean;
+}
+
+/** A prepared port-forward: what CRI `PortForward` asked for. */
+export interface PortForwardSession {
+  readonly kind: "portforward";
+  readonly podSandboxId: string;
+  readonly ports: readonly number[];
+}
+
+/** A container to exec in: its working directory, environment and exec-pid tracker. */
+export interface ExecTarget {
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string>>;
+  /** The container's CRI log file (what attach follows). */
+  readonly logPath: string;
+  isRunning(): boolean;
+  track(pid: number): () => void;
+}
+
+/** What the streaming server asks the runtime. */
+export interface StreamingRuntime {
+  /** @throws when the container is unknown or not running. */
+  execTarget(containerId: string): ExecTarget;
+  /** @throws when the sandbox is unknown. */
+  checkSandbox(podSandboxId: string): void;
+}
+
+/** A running streaming server. */
+export interface StreamingServer {
+  /** Registers a session; returns its single-use URL (valid for `tokenTTLMs`). */
+  register(session: ExecSession | AttachSession | PortForwardSession): string;
+  close(): Promise<void>;
+}
+
+/** The Status kubectl reads on the error stream when the command exits `code` (0: Success). Pure. */
+export function exitStatus(code: number, cmd: readonly string[]): Record<string, unknown> {
+  if (code === 0) return { metadata: {}, status: "Success" };
+  return {
+    metadata: {},
+    status: "Failure",
+    message: `command terminated with non-zero exit code: error executing command [${cmd.join(" ")}], exit code ${code}`,
+    reason: "NonZeroExitCode",
+    details: { causes: [{ reason: "ExitCode", message: String(code) }] },
+  };
+}
+
+/** The first protocol of the client's `X-Stream-Protocol-Version` list the server supports, or undefined. Pure. */
+export function negotiateProtocol(clientHeader: string | string[] | undefined, supported: readonly string[]): string | undefined {
+  const client = (Array.isArray(clientHeader) ? clientHeader : [clientHeader ?? ""]).flatMap((v) => v.split(",")).map((v) => v.trim()).filter((v) => v !== "");
+  return client.find((p) => supported.includes(p));
+}
+
+/** `cmd` as one POSIX shell word list (for `script -c`). Pure. */
+export function shellQuote(cmd: readonly string[]): string {
+  return cmd.map((a) => (/^[A-Za-z0-9_./:=@%+-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(" ");
+}
+
+const execProtocols = ["v4.channel.k8s.io"];
+const portForwardProtocols = ["portforward.k8s.io"];
+const streamCreationTimeoutMs = 30_000;
+
+function answer(socket: Duplex, status: string, body: string, extra: Record<string, string> = {}): void {
+  const headers = { "Content-Type": "text/plain; charset=utf-8", "Content-Length": String(Buffer.byteLength(body)), Connection: "close", ...extra };
+  socket.end(`HTTP/1.1 ${status}\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join("\r\n")}\r\n\r\n${body}`);
+}
+
+/**
+ * Starts the streaming server on 127.0.0.1 (an ephemeral port).
+ * @throws Error when it cannot listen.
+ */
+export async function startStreamingServer(runtime: StreamingRuntime, log: (message: string) => void, tokenTTLMs = 60_000): Promise<StreamingServer> {
+  const sessions = new Map<string, { session: ExecSession | AttachSession | PortForwardSession; timer: NodeJS.Timeout }>();
+  const connections = new Set<SpdyServerConnection>();
+  const server: Server = createServer((_req, res) => {
+    res.writeHead(400, { "Content-Type": "text/plain; charset=utf-8" }).end("Upgrade request required\n");
+  });
+  server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on("error", () => socket.destroy());
+    const m = /^\/(exec|attach|portforward)\/([A-Za-z0-9_-]+)$/.exec((req.url ?? "").split("?")[0] ?? "");
+    const entry = m ? sessions.get(m[2] ?? "") : undefined;
+    if (!m || !entry || entry.session.kind !== m[1]) return answer(socket, "404 Not Found", "404 page not found\n");
+    sessions.delete(m[2] ?? "");
+    clearTimeout(entry.timer);
+    const upgrade = (req.headers.upgrade ?? "").toLowerCase();
+    if (upgrade === "websocket") return answer(socket, "403 Forbidden", "the process runtime's streaming server speaks SPDY/3.1 only; WebSocket is not supported yet\n");
+    if (upgrade !== "spdy/3.1") return answer(socket, "400 Bad Request", `unsupported upgrade ${JSON.stringify(req.headers.upgrade ?? "")}: want SPDY/3.1\n`);
+    const supported = entry.session.kind === "portforward" ? portForwardProtocols : execProtocols;
+    const protocol = negotiateProtocol(req.headers["x-stream-protocol-version"], supported);
+    if (protocol === undefined) {
+      const client = String(req.headers["x-stream-protocol-version"] ?? "");
+      return answer(socket, "403 Forbidden", `unable to upgrade: unable to negotiate protocol: client supports [${client}], server supports [${supported.join(" ")}]\n`, { "X-Accepted-Stream-Protocol-Versions": supported.join(", ") });
+    }
+    socket.write(`HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: ${protocol}\r\n\r\n`);
+    if (head.length > 0) socket.unshift(head);
+    const session = entry.session;
+    let onStream: (s: SpdyStream) => void = () => undefined;
+    const conn = new SpdyServerConnection(socket, (s) => onStream(s), log);
+    connections.add(conn);
+    conn.onClose(() => connections.delete(conn));
+    onStream = session.kind === "exec" ? serveExec(conn, session, runtime, log) : session.kind === "attach" ? serveExec(conn, session, runtime, log) : servePortForward(conn, session, log);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    register(session) {
+      if (session.kind !== "portforward") runtime.execTarget(session.containerId);
+      else runtime.checkSandbox(session.podSandboxId);
+      const token = randomBytes(6).toString("base64url");
+      const timer = setTimeout(() => sessions.delete(token), tokenTTLMs);
+      timer.unref();
+      sessions.set(token, { session, timer });
+      return `http://127.0.0.1:${port}/${session.kind}/${token}`;
+    },
+    async close() {
+      for (const { timer } of sessions.values()) clearTimeout(timer);
+      sessions.clear();
+      for (const c of connections) c.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function serveExec(conn: SpdyServerConnection, session: ExecSession | AttachSession, runtime: StreamingRuntime, log: (message: string) => void): (s: SpdyStream) => void {
+  const want = new Set(["error", ...(session.kind === "exec" && session.stdin ? ["stdin"] : []), ...(session.stdout ? ["stdout"] : []), ...(session.stderr && !session.tty ? ["stderr"] : []), ...(session.tty ? ["resize"] : [])]);
+  const streams = new Map<string, SpdyStream>();
+  const timer = setTimeout(() => {
+    log(`exec in ${session.containerId}: timed out waiting for the client's streams (have ${[...streams.keys()].join(", ")})`);
+    conn.close();
+  }, streamCreationTimeoutMs);
+  conn.onClose(() => clearTimeout(timer));
+  let started = false;
+  return (s) => {
+    const type = s.header("streamtype");
+    if (!want.has(type) || streams.has(type) || started) {
+      void conn.reset(s.id, spdyRstStatus.refusedStream);
+      return;
+    }
+    streams.set(type, s);
+    if (streams.size === want.size) {
+      started = true;
+      clearTimeout(timer);
+      runExec(conn, session, streams, runtime);
+    }
+  };
+}
+
+function runExec(conn: SpdyServerConnection, session: ExecSession | AttachSession, streams: Map<string, SpdyStream>, runtime: StreamingRuntime): void {
+  if (session.kind !== "exec") return runAttach(conn, session, streams, runtime);
+  const errorStream = streams.get("error");
+  const stdin = streams.get("stdin");
+  const stdout = streams.get("stdout");
+  const stderr = streams.get("stderr") ?? (session.tty ? stdout : undefined);
+  const finish = async (status: Record<string, unknown>) => {
+    await Promise.all(
+      [stdout, streams.get("stderr")].map(
+        (s) =>
+          new Promise<void>((r) => {
+            if (!s || s.writableEnded) return r();
+            s.end(() => r());
+          }),
+      ),
+    );
+    await new Promise<void>((r) => (errorStream ? errorStream.end(JSON.stringify(status), () => r()) : r()));
+    await conn.shutdown();
+  };
+  let target: ExecTarget;
+  try {
+    target = runtime.execTarget(session.containerId);
+  } catch (err) {
+    void finish({ metadata: {}, status: "Failure", message: err instanceof Error ? err.message : String(err), reason: "InternalError", code: 500 });
+    return;
+  }
+  const argv = session.tty ? ["script", "-qfec", shellQuote(session.cmd), "/dev/null"] : [...session.cmd];
+  const env = session.tty ? { TERM: "xterm", ...target.env } : { ...target.env };
+  const child = spawn(argv[0] ?? "", argv.slice(1), { cwd: target.cwd, env, stdio: ["pipe", "pipe", "pipe"], detached: true });
+  let untrack: () => void = () => undefined;
+  child.once("spawn", () => {
+    if (child.pid !== undefined) untrack = target.track(child.pid);
+  });
+  child.stdin.on("error", () => undefined);
+  if (stdin) stdin.pipe(child.stdin);
+  else child.stdin.end();
+  if (stdout) child.stdout.pipe(stdout, { end: false });
+  else child.stdout.resume();
+  if (stderr) child.stderr.pipe(stderr, { end: false });
+  else child.stderr.resume();
+  const resize = streams.get("resize");
+  if (resize && child.pid !== undefined) applyResizes(resize, child.pid);
+  // A client that goes away ends the command's stdin; the command then finishes on its own.
+  conn.onClose(() => child.stdin.end());
+  child.once("error", (err: NodeJS.ErrnoException) => {
+    untrack();
+    // As runc reports an exec it cannot start: the reason on the output, exit code 126.
+    const why = err.code === "ENOENT" ? `exec: ${JSON.stringify(session.cmd[0] ?? "")}: executable file not found in $PATH` : err.message;
+    const out = stderr ?? stdout;
+    if (out && !out.writableEnded) out.write(`exec failed: unable to start container process: ${why}: unknown\r\n`);
+    void finish(exitStatus(126, session.cmd));
+  });
+  child.once("close", (code, signal) => {
+    untrack();
+    void finish(exitStatus(code ?? (signal ? 128 + (signalNumbers[signal] ?? 0) : 1), session.cmd));
+  });
+}
+
+/**
+ * Splits the resize stream's concatenated JSON objects (`{"Width":80,"Height":24}`) into sizes.
+ * Returns the sizes complete so far and the rest. Pure; an object that is not a size is skipped.
+ */
+export function parseTerminalSizes(text: string): { sizes: Array<{ width: number; height: number }>; rest: string } {
+  const sizes: Array<{ width: number; height: number }> = [];
+  let rest = text;
+  for (;;) {
+    const start = rest.indexOf("{");
+    const end = rest.indexOf("}", start);
+    if (start < 0 || end < 0) break;
+    try {
+      const v = JSON.parse(rest.slice(start, end + 1)) as { Width?: unknown; Height?: unknown };
+      if (typeof v.Width === "number" && typeof v.Height === "number" && v.Width >= 0 && v.Height >= 0 && v.Width < 65536 && v.Height < 65536) sizes.push({ width: v.Width, height: v.Height });
+    } catch {
+      // Not a size: skipped.
+    }
+    rest = rest.slice(end + 1);
+  }
+  return { sizes, rest: rest.length > 4096 ? "" : rest };
+}
+
+// The terminal of the command `script` runs: its child's stdin, a /dev/pts device.
+async function terminalOf(scriptPid: number): Promise<string | undefined> {
+  const children = await readFile(`/proc/${scriptPid}/task/${scriptPid}/children`, "utf8").catch(() => "");
+  const child = children.trim().split(/\s+/)[0];
+  if (!child) return undefined;
+  const tty = await readlink(`/proc/${child}/fd/0`).catch(() => "");
+  return tty.startsWith("/dev/pts/") ? tty : undefined;
+}
+
+function applyResizes(resize: SpdyStream, scriptPid: number): void {
+  let buffered = "";
+  let chain = Promise.resolve();
+  resize.setEncoding("utf8");
+  resize.on("data", (chunk: string) => {
+    const { sizes, rest } = parseTerminalSizes(buffered + chunk);
+    buffered = rest;
+    for (const { width, height } of sizes) {
+      chain = chain.then(async () => {
+        // script may not have started its child yet: try for a moment.
+        for (let i = 0; i < 20; i++) {
+          const tty = await terminalOf(scriptPid);
+          if (tty) {
+            await new Promise<void>((r) => execFile("stty", ["-F", tty, "rows", String(height), "cols", String(width)], () => r()));
+            return;
+          }
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      });
+    }
+  });
+}
+
+/**
+ * Attach, output only: follows the container's CRI log file from its current end and writes each
+ * line's content to the stdout or stderr stream (both to stdout with a tty), until the container
+ * stops (then Success) or the client goes away.
+ */
+function runAttach(conn: SpdyServerConnection, session: AttachSession, streams: Map<string, SpdyStream>, runtime: StreamingRuntime): void {
+  const errorStream = streams.get("error");
+  const stdout = streams.get("stdout");
+  const stderr = streams.get("stderr") ?? (session.tty ? stdout : undefined);
+  streams.get("resize")?.resume();
+  let target: ExecTarget;
+  try {
+    target = runtime.execTarget(session.containerId);
+  } catch (err) {
+    errorStream?.end(JSON.stringify({ metadata: {}, status: "Failure", message: err instanceof Error ? err.message : String(err), reason: "InternalError", code: 500 }));
+    void conn.shutdown();
+    return;
+  }
+  let offset = -1;
+  let partial = "";
+  let stopped = false;
+  conn.onClose(() => (stopped = true));
+  const poll = async (): Promise<void> => {
+    while (!stopped) {
+      const running = target.isRunning();
+      const data = await readFrom(target.logPath, offset);
+      if (offset < 0 || data.size < offset) {
+        offset = data.size;
+        await new Promise((r) => setTimeout(r, 200));
+        continue;
+      }
+      const text = partial + data.bytes.toString("utf8");
+      offset += data.bytes.length;
+      const lines = text.split("\n");
+      partial = lines.pop() ?? "";
+      for (const line of lines) {
+        const parsed = parseCRILogLine(line);
+        if (!parsed.ok) continue;
+        const out = parsed.value.stream === "stderr" ? stderr : stdout;
+        if (out && !out.writableEnded) out.write(parsed.value.partial ? parsed.value.content : `${parsed.value.content}\n`);
+      }
+      if (!running) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    for (const s of [stdout, streams.get("stderr")]) if (s && !s.writableEnded) s.end();
+    errorStream?.end(JSON.stringify({ metadata: {}, status: "Success" }));
+    await conn.shutdown();
+  };
+  void poll();
+}
+
+// The bytes of a file from `offset` (up to 1 MiB) and its size; empty when it cannot be read.
+async function readFrom(path: string, offset: number): Promise<{ size: number; bytes: Buffer }> {
+  const fh = await open(path, "r").catch(() => undefined);
+  if (!fh) return { size: 0, bytes: Buffer.alloc(0) };
+  try {
+    const { size } = await fh.stat();
+    if (offset < 0 || size <= offset) return { size, bytes: Buffer.alloc(0) };
+    const bytes = Buffer.alloc(Math.min(size - offset, 1 << 20));
+    const { bytesRead } = await fh.read(bytes, 0, bytes.length, offset);
+    return { size, bytes: bytes.subarray(0, bytesRead) };
+  } finally {
+    await fh.close();
+  }
+}
+
+const signalNumbers: Readonly<Record<string, number>> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15, SIGPIPE: 13 };
+
+function servePortForward(conn: SpdyServerConnection, session: PortForwardSession, log: (message: string) => void): (s: SpdyStream) => void {
+  const pairs = new Map<string, { error?: SpdyStream; data?: SpdyStream }>();
+  return (s) => {
+    const type = s.header("streamtype");
+    const requestID = s.header("requestid") || String(type === "data" ? s.id - 2 : s.id);
+    if (type !== "error" && type !== "data") {
+      void conn.reset(s.id, spdyRstStatus.refusedStream);
+      return;
+    }
+    const pair = pairs.get(requestID) ?? {};
+    if (pair[type]) {
+      void conn.reset(s.id, spdyRstStatus.protocolError);
+      return;
+    }
+    pair[type] = s;
+    pairs.set(requestID, pair);
+    if (type === "error") s.resume();
+    const { error, data } = pair;
+    if (!error || !data) return;
+    pairs.delete(requestID);
+    const portText = data.header("port");
+    const port = /^\d+$/.test(portText) ? Number(portText) : NaN;
+    const fail = (message: string) => {
+      error.end(message);
+      data.end();
+    };
+    if (!(port >= 1 && port <= 65535)) return fail(`invalid port ${JSON.stringify(portText)}`);
+    const tcp = connect({ host: "127.0.0.1", port });
+    tcp.once("error", (err) => {
+      log(`port-forward ${session.podSandboxId}:${port}: ${err.message}`);
+      fail(`error forwarding port ${port} to pod ${session.podSandboxId}, uid : ${err.message}`);
+      tcp.destroy();
+    });
+    tcp.once("connect", () => {
+      data.pipe(tcp);
+      tcp.pipe(data);
+      tcp.once("close", () => {
+        if (!error.writableEnded) error.end();
+      });
+    });
+    conn.onClose(() => tcp.destroy());
+  };
+}
