@@ -16,8 +16,8 @@ describe("pods/exec, pods/attach, pods/portforward options", () => {
     expect(parseStreamOptions("attach", new URLSearchParams("stdout=false&stderr=False"))).toMatchObject({ stdin: false, stdout: false, stderr: false, command: [] });
   });
 
-  it("refuses a boolean or a port that does not decode with 400", () => {
-    expect(() => parseStreamOptions("exec", new URLSearchParams("stdin=yes"))).toThrow(/stdin: invalid boolean value "yes"/);
+  it("decodes booleans as every 1.23 query boolean (false only for 0/false) and refuses a port that does not decode with 400", () => {
+    expect(parseStreamOptions("exec", new URLSearchParams("stdin=yes&tty=FALSE&stdout=0"))).toMatchObject({ stdin: true, tty: false, stdout: false });
     expect(() => parseStreamOptions("portforward", new URLSearchParams("ports=80,x"))).toThrow(/invalid port "x"/);
     expect(() => parseStreamOptions("portforward", new URLSearchParams("ports=70000"))).toThrow(/invalid port/);
   });
