@@ -15,13 +15,12 @@
 import { request as httpsRequest } from "node:https";
 import type { IncomingMessage } from "node:http";
 import type { ResourceInfo } from "@skiff/api-types";
-import { GenericStore } from "@skiff/apiserver-core";
 import type { NonResourceRoute, ResourceStrategy } from "@skiff/apiserver-core";
 import { errorToStatus, newBadRequest, newNotFound, parseFieldSelector, parseLabelSelector } from "@skiff/apimachinery";
 import { Quantity, formatDuration, formatQuantity } from "@skiff/flags";
 import type { Storage } from "@skiff/storage";
 import type { NodeAgentClientCertificate } from "./pod-log-proxy.js";
-import { nodeAgentLocation } from "./pod-log-proxy.js";
+import { nodeAgentLocation, podAndNodeStores } from "./pod-log-proxy.js";
 
 const group = "metrics.k8s.io";
 const version = "v1beta1";
@@ -249,13 +248,7 @@ function selectorOf(query: Record<string, string | undefined>): (meta: { name?: 
  * createAPIServer({ ..., extraRoutes: [...discoveryRoutes([...reviewResources, ...metricsResources]), ...metricsRoutes({ strategies, storage })] });
  */
 export function metricsRoutes(config: MetricsAPIConfig): NonResourceRoute[] {
-  const strategyOf = (plural: string): ResourceStrategy => {
-    const s = config.strategies.find((x) => x.resource.group === "" && x.resource.plural === plural);
-    if (!s) throw new Error(`no strategy for ${plural}`);
-    return s;
-  };
-  const pods = new GenericStore(strategyOf("pods"), config.storage);
-  const nodes = new GenericStore(strategyOf("nodes"), config.storage);
+  const { pods, nodes } = podAndNodeStores(config.strategies, config.storage);
   const scraper = new NodeMetricsScraper(config);
   const apiVersion = `${group}/${version}`;
 

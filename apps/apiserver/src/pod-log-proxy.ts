@@ -213,6 +213,20 @@ function readLimited(res: IncomingMessage): Promise<string> {
 }
 
 /**
+ * The pod and node stores the node-agent proxies read (`pods/log`, `pods/exec|attach|portforward`,
+ * `metrics.k8s.io`), over the served core strategies.
+ * @throws Error when `strategies` has no core `pods` or `nodes` strategy (a wiring bug).
+ */
+export function podAndNodeStores(strategies: readonly ResourceStrategy[], storage: Storage): { pods: GenericStore; nodes: GenericStore } {
+  const strategyOf = (plural: string): ResourceStrategy => {
+    const s = strategies.find((x) => x.resource.group === "" && x.resource.plural === plural);
+    if (!s) throw new Error(`no strategy for ${plural}`);
+    return s;
+  };
+  return { pods: new GenericStore(strategyOf("pods"), storage), nodes: new GenericStore(strategyOf("nodes"), storage) };
+}
+
+/**
  * The `pods/log` route (to pass in `extraRoutes`; it runs behind the server's authentication and
  * authorization as `get pods/log`). Errors: 404 for a missing pod or node, 400/422 for the
  * options and the container (see {@link parsePodLogOptions}, {@link resolveLogContainer}), an
@@ -224,13 +238,7 @@ function readLimited(res: IncomingMessage): Promise<string> {
  * createAPIServer({ ..., extraRoutes: [...podLogRoutes({ strategies, storage, clientCertificate })] });
  */
 export function podLogRoutes(config: PodLogProxyConfig): NonResourceRoute[] {
-  const strategyOf = (plural: string): ResourceStrategy => {
-    const s = config.strategies.find((x) => x.resource.group === "" && x.resource.plural === plural);
-    if (!s) throw new Error(`no strategy for ${plural}`);
-    return s;
-  };
-  const pods = new GenericStore(strategyOf("pods"), config.storage);
-  const nodes = new GenericStore(strategyOf("nodes"), config.storage);
+  const { pods, nodes } = podAndNodeStores(config.strategies, config.storage);
   const handler: NonResourceRoute["handler"] = async (req, reply) => {
     const params = req.params as { namespace: string; name: string };
     // The first value of each parameter, booleans and int64s converted as 1.23's PodLogOptions conversion.

@@ -12,12 +12,12 @@
  * @see pkg/registry/core/pod/rest/subresources.go (ExecREST, AttachREST, PortForwardREST) in kubernetes/kubernetes v1.23
  * @see pkg/registry/core/pod/strategy.go (streamLocation, ExecLocation, AttachLocation, PortForwardLocation) in kubernetes/kubernetes v1.23
  */
-import { GenericStore, convertQueryBool, upgradeConnectionOf } from "@skiff/apiserver-core";
+import { convertQueryBool, upgradeConnectionOf } from "@skiff/apiserver-core";
 import type { NonResourceRoute, ResourceStrategy } from "@skiff/apiserver-core";
 import { errorToStatus, isStatusError, newBadRequest, newNotFound } from "@skiff/apimachinery";
 import type { StatusBody } from "@skiff/apimachinery";
 import type { Storage } from "@skiff/storage";
-import { nodeAgentLocation, resolveLogContainer } from "./pod-log-proxy.js";
+import { nodeAgentLocation, podAndNodeStores, resolveLogContainer } from "./pod-log-proxy.js";
 import type { NodeAgentClientCertificate, NodeView, PodView } from "./pod-log-proxy.js";
 import { dialBackend, formatUpgradeRequestHead, pipeBoth } from "./upgrade-proxy.js";
 
@@ -111,13 +111,7 @@ function statusOfUnknown(err: unknown): StatusBody {
  * createAPIServer({ ..., extraRoutes: [...podStreamRoutes({ strategies, storage, clientCertificate })] });
  */
 export function podStreamRoutes(config: PodStreamProxyConfig): NonResourceRoute[] {
-  const strategyOf = (plural: string): ResourceStrategy => {
-    const s = config.strategies.find((x) => x.resource.group === "" && x.resource.plural === plural);
-    if (!s) throw new Error(`no strategy for ${plural}`);
-    return s;
-  };
-  const pods = new GenericStore(strategyOf("pods"), config.storage);
-  const nodes = new GenericStore(strategyOf("nodes"), config.storage);
+  const { pods, nodes } = podAndNodeStores(config.strategies, config.storage);
   const routes: NonResourceRoute[] = [];
   for (const sub of ["exec", "attach", "portforward"] as const) {
     const handler: NonResourceRoute["handler"] = async (req, reply) => {

@@ -83,33 +83,7 @@ export function intervalsContain(intervals: readonly IndexInterval[], index: num
  */
 export function mergeIndexes(intervals: readonly IndexInterval[], newIndexes: Iterable<number>): IndexInterval[] {
   const base = checkIntervals(intervals) ? intervals : normalizeIntervals(intervals);
-  const added = collectAscending(newIndexes);
-  const out: IndexInterval[] = [];
-  let top: IndexInterval | undefined;
-  const append = (first: number, last: number): void => {
-    if (top !== undefined && first <= top.last + 1) {
-      if (last > top.last) top.last = last;
-    } else {
-      top = { first, last };
-      out.push(top);
-    }
-  };
-  let i = 0;
-  let j = 0;
-  while (i < base.length && j < added.length) {
-    const iv = base[i]!;
-    const ix = added[j]!;
-    if (iv.first < ix) {
-      append(iv.first, iv.last);
-      i++;
-    } else {
-      append(ix, ix);
-      j++;
-    }
-  }
-  for (; i < base.length; i++) append(base[i]!.first, base[i]!.last);
-  for (; j < added.length; j++) append(added[j]!, added[j]!);
-  return out;
+  return withOrderedIndexes(base, collectAscending(newIndexes));
 }
 
 /**
@@ -128,7 +102,7 @@ export function mergeIndexes(intervals: readonly IndexInterval[], newIndexes: It
  * withOrderedIndexes([{ first: 5, last: 5 }, { first: 1, last: 1 }], [6]); // [{ first: 5, last: 6 }]
  * ```
  */
-export function withOrderedIndexes(intervals: readonly IndexInterval[], newIndexes: readonly number[]): IndexInterval[] {
+export function withOrderedIndexes(intervals: readonly IndexInterval[], newIndexes: ArrayLike<number>): IndexInterval[] {
   const out: IndexInterval[] = [];
   let top: IndexInterval | undefined;
   const append = (first: number, last: number): void => {
