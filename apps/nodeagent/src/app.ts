@@ -140,7 +140,11 @@ export function podRuntimeOptionsFrom(o: NodeAgentOptions, nodeName: string, log
     featureGates: {
       GRPCContainerProbe: o.featureGates.enabled("GRPCContainerProbe"),
       ProbeTerminationGracePeriod: o.featureGates.enabled("ProbeTerminationGracePeriod"),
+      ExpandedDNSConfig: o.featureGates.enabled("ExpandedDNSConfig"),
     },
+    clusterDNS: c.clusterDNS,
+    clusterDomain: c.clusterDomain,
+    resolvConf: c.resolvConf,
     log: (message, level = 0) => (level === 0 ? log.info(message) : log.v(level).info(message)),
   };
 }

@@ -14,7 +14,9 @@ import { PodWorkers } from "./pod-workers.js";
 import { ProberManager } from "./prober-manager.js";
 import { runProbeAttempt } from "./prober.js";
 import { RuntimeClients } from "./runtime-clients.js";
-import { criLabels, RuntimeManager, type ContainerWaitReason } from "./runtime-manager.js";
+import { DNSConfigurer } from "./dns.js";
+import { PodNetworkFiles } from "./pod-network-files.js";
+import { criLabels, RuntimeManager, type ContainerWaitReason, type RuntimeSandbox } from "./runtime-manager.js";
 import { decodeManifest } from "./static-pod.js";
 import { StatusManager } from "./status-manager.js";
 import type { PodEventRecorder, PodRuntime, PodRuntimeOptions, RunOnceResult, RunOnceResultItem, RuntimeState } from "./types.js";
@@ -70,6 +72,18 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     }
   };
   const volumes = new PodVolumeManager({ rootDir: opts.rootDir, onEvent: recordEvent, log: info, ...(opts.volumes ? { extra: opts.volumes } : {}) });
+  const podFiles = new PodNetworkFiles({
+    rootDir: opts.rootDir,
+    dns: new DNSConfigurer({
+      clusterDNS: opts.clusterDNS ?? [],
+      clusterDomain: opts.clusterDomain ?? "",
+      resolvConf: opts.resolvConf ?? "/etc/resolv.conf",
+      nodeIPs: opts.hostIP !== undefined ? [opts.hostIP] : [],
+      expandedDNSConfig: opts.featureGates?.ExpandedDNSConfig === true,
+      onEvent: recordEvent,
+      log: info,
+    }),
+  });
   const statuses = new StatusManager();
   const prober = new ProberManager({
     runProbe: (_kind, probe, pod, container, containerId, status) =>
@@ -86,7 +100,8 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     backOff,
     imageBackOff,
     log: info,
-    mounts: (p: Pod, c: Container) => volumes.mounts(p, c),
+    mounts: (p: Pod, c: Container, sandbox: RuntimeSandbox) => [...volumes.mounts(p, c), ...podFiles.mounts(p, c, sandbox)],
+    sandboxNetwork: (p: Pod) => podFiles.sandboxNetwork(p),
     probeFailure: (name, id) => prober.probeFailure(name, id),
     updateContainerReadiness: (p, st) => prober.updatePodStatus(p.metadata?.uid ?? "", st),
     onEvent: recordEvent,

@@ -1,7 +1,7 @@
 import { readdir, rm } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join } from "node:path";
 import type { Container, ContainerState, ContainerStatus, EnvVar, Pod, PodSpec, PodStatus } from "@skiff/api-types";
-import { isCRIError, type ContainerConfig, type Mount, type PodSandboxConfig } from "@skiff/cri-api";
+import { isCRIError, type ContainerConfig, type DNSConfig, type Mount, type PodSandboxConfig } from "@skiff/cri-api";
 import type { BackOff } from "./backoff.js";
 import { expandVars } from "./expand.js";
 import { ImagePullError, type ImagePuller } from "./image-puller.js";
@@ -76,8 +76,14 @@ export interface RuntimeManagerOptions {
   readonly backOff: BackOff;
   readonly imageBackOff: BackOff;
   readonly log: (message: string) => void;
-  /** The CRI mounts of a container (volume hooks); none when absent. */
-  readonly mounts?: (pod: Pod, container: Container) => Mount[];
+  /** The CRI mounts of a container (volume hooks, the managed /etc/hosts) in `sandbox`; none when absent. */
+  readonly mounts?: (pod: Pod, container: Container, sandbox: RuntimeSandbox) => Mount[];
+  /**
+   * The sandbox's host name (UTS; not set for host-network pods) and CRI DNS configuration
+   * (`./dns.ts`); the pod name cut to 63 characters and no DNS configuration when absent.
+   * @throws Error when they cannot be formed (the sandbox is not created; the next sync retries).
+   */
+  readonly sandboxNetwork?: (pod: Pod) => { hostname: string; dnsConfig: DNSConfig };
   /**
    * Why a running container must be killed (its liveness or startup probe failed), by container
    * name and runtime ID; never killed when absent.
@@ -418,7 +424,9 @@ export class RuntimeManager {
         },
       },
     };
-    if (!hostNetwork) config.hostname = sandboxHostname(pod);
+    const network = this.o.sandboxNetwork?.(pod);
+    if (network) config.dnsConfig = network.dnsConfig;
+    if (!hostNetwork) config.hostname = network?.hostname ?? sandboxHostname(pod);
     return config;
   }
 
@@ -499,7 +507,7 @@ export class RuntimeManager {
       },
     };
     if (c.workingDir) config.workingDir = c.workingDir;
-    const mounts = this.o.mounts?.(pod, c) ?? [];
+    const mounts = this.o.mounts?.(pod, c, sandbox) ?? [];
     if (mounts.length > 0) config.mounts = mounts;
     return config;
   }
