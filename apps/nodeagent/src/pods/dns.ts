@@ -1,34 +1,14 @@
 import { readFileSync } from "node:fs";
 import { isIPv6 } from "node:net";
-import type { Pod, PodSpec } from "@skiff/api-types";
+import type { Pod, PodDNSConfig, PodSpec } from "@skiff/api-types";
 import type { DNSConfig } from "@skiff/cri-api";
 
-/**
- * `spec.dnsConfig` of a pod (core/v1 `PodDNSConfig`). Read when present on the pod; the API types
- * do not declare it yet, so pods from the apiserver carry it only once the apiserver keeps it.
- */
-export interface PodDNSConfigSpec {
-  readonly nameservers?: readonly string[];
-  readonly searches?: readonly string[];
-  readonly options?: ReadonlyArray<{ readonly name?: string; readonly value?: string }>;
-}
+/** The pod spec fields DNS and hosts forming read. */
+export type PodNetworkSpec = PodSpec;
 
-/** `spec.hostAliases[]` (core/v1 `HostAlias`). */
-export interface HostAliasSpec {
-  readonly ip?: string;
-  readonly hostnames?: readonly string[];
-}
-
-/** The pod spec fields DNS and hosts forming read, beyond those {@link PodSpec} declares. */
-export type PodNetworkSpec = PodSpec & {
-  readonly dnsConfig?: PodDNSConfigSpec;
-  readonly hostAliases?: readonly HostAliasSpec[];
-  readonly setHostnameAsFQDN?: boolean;
-};
-
-/** The pod's spec with the DNS fields typed. */
-export function networkSpecOf(pod: Pod): PodNetworkSpec {
-  return (pod.spec ?? { containers: [] }) as PodNetworkSpec;
+/** The pod's spec (an empty one when absent). */
+export function networkSpecOf(pod: Pod): PodSpec {
+  return pod.spec ?? { containers: [] };
 }
 
 /** The legacy search-path limits (validation.MaxDNSSearchPathsLegacy / MaxDNSSearchListCharsLegacy). */
@@ -101,7 +81,7 @@ function omitDuplicates(items: readonly string[]): string[] {
  * the same name. Order: existing names first, then new ones. Pure.
  * @see pkg/kubelet/network/dns/dns.go (mergeDNSOptions) in kubernetes/kubernetes v1.23
  */
-export function mergeDNSOptions(existing: readonly string[], podOptions: PodDNSConfigSpec["options"]): string[] {
+export function mergeDNSOptions(existing: readonly string[], podOptions: PodDNSConfig["options"]): string[] {
   const merged = new Map<string, string>();
   for (const op of existing) {
     const i = op.indexOf(":");

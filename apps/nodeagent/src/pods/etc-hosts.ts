@@ -1,8 +1,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Container, Pod } from "@skiff/api-types";
+import type { Container, HostAlias, Pod } from "@skiff/api-types";
 import type { Mount } from "@skiff/cri-api";
-import { networkSpecOf, type HostAliasSpec } from "./dns.js";
+import { networkSpecOf } from "./dns.js";
 
 /** The first line of a managed hosts file. */
 export const managedHostsHeader = "# Kubernetes-managed hosts file.\n";
@@ -15,7 +15,7 @@ const etcHostsPath = "/etc/hosts";
  * line per alias (names tab-separated); `""` without aliases. Pure.
  * @see pkg/kubelet/kubelet_pods.go (hostsEntriesFromHostAliases) in kubernetes/kubernetes v1.23
  */
-export function hostsEntriesFromHostAliases(hostAliases: readonly HostAliasSpec[] | undefined): string {
+export function hostsEntriesFromHostAliases(hostAliases: readonly HostAlias[] | undefined): string {
   if (!hostAliases || hostAliases.length === 0) return "";
   let out = "\n# Entries added by HostAliases.\n";
   for (const a of hostAliases) out += `${a.ip ?? ""}\t${(a.hostnames ?? []).join("\t")}\n`;
@@ -28,7 +28,7 @@ export function hostsEntriesFromHostAliases(hostAliases: readonly HostAliasSpec[
  * aliases. Pure.
  * @see pkg/kubelet/kubelet_pods.go (managedHostsFileContent) in kubernetes/kubernetes v1.23
  */
-export function managedHostsFileContent(podIPs: readonly string[], hostname: string, domain: string, hostAliases?: readonly HostAliasSpec[]): string {
+export function managedHostsFileContent(podIPs: readonly string[], hostname: string, domain: string, hostAliases?: readonly HostAlias[]): string {
   let out = managedHostsHeader;
   out += "127.0.0.1\tlocalhost\n";
   out += "::1\tlocalhost ip6-localhost ip6-loopback\n";
@@ -45,7 +45,7 @@ export function managedHostsFileContent(podIPs: readonly string[], hostname: str
  * aliases. Pure.
  * @see pkg/kubelet/kubelet_pods.go (nodeHostsFileContent) in kubernetes/kubernetes v1.23
  */
-export function nodeHostsFileContent(nodeHosts: string, hostAliases?: readonly HostAliasSpec[]): string {
+export function nodeHostsFileContent(nodeHosts: string, hostAliases?: readonly HostAlias[]): string {
   return managedHostsHeaderWithHostNetwork + nodeHosts + hostsEntriesFromHostAliases(hostAliases);
 }
 
