@@ -112,6 +112,37 @@ describe("e2e: pod files on the process runtime with namespaces", () => {
   });
 });
 
+describe("e2e: termination messages on the process runtime with namespaces", () => {
+  async function terminated(name: string, container: Record<string, unknown>) {
+    await cluster.api.create(podsPath, {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name },
+      spec: { nodeName: "node-a", restartPolicy: "Never", terminationGracePeriodSeconds: 1, containers: [{ name: "main", image: "busybox", imagePullPolicy: "IfNotPresent", ...container }] },
+    });
+    const pod = await waitFor(
+      `pod ${name} to finish`,
+      async () => {
+        const p = await cluster.api.get<Pod>(`${podsPath}/${name}`);
+        return p.status?.containerStatuses?.[0]?.state?.terminated ? p : undefined;
+      },
+      120_000,
+      200,
+    );
+    return pod.status?.containerStatuses?.[0]?.state?.terminated;
+  }
+
+  it("reports what the container wrote to terminationMessagePath, or the end of its log with FallbackToLogsOnError", async () => {
+    const written = await terminated("term-file", { command: ["sh", "-c", "printf 'disk full' > /dev/termination-log; exit 3"] });
+    expect(written?.exitCode).toBe(3);
+    expect(written?.message).toBe("disk full");
+    const custom = await terminated("term-custom", { command: ["sh", "-c", "echo done > /tmp/end; true"], terminationMessagePath: "/tmp/end" });
+    expect(custom?.message).toBe("done\n");
+    const fallback = await terminated("term-logs", { command: ["sh", "-c", "echo starting; echo 'cannot open config' >&2; exit 2"], terminationMessagePolicy: "FallbackToLogsOnError" });
+    expect(fallback?.message).toBe("starting\ncannot open config\n");
+  });
+});
+
 describe.skipIf(containerd.endpoint === undefined)("e2e: pod files on containerd", () => {
   it("ClusterFirst with a subdomain: containerd writes resolv.conf from the sandbox DNS config; the kubelet-managed /etc/hosts", async () => {
     const { logs, pod } = await runPod("ctd-cluster-first", { dnsPolicy: "ClusterFirst", hostname: "web", subdomain: "sub" }, "node-ctd");

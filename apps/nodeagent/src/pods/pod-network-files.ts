@@ -1,3 +1,4 @@
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Container, Pod } from "@skiff/api-types";
 import type { DNSConfig, Mount } from "@skiff/cri-api";
@@ -50,5 +51,10 @@ export class PodNetworkFiles {
       ...(this.o.nodeHostsPath !== undefined ? { nodeHostsPath: this.o.nodeHostsPath } : {}),
     });
     return hosts ? [hosts] : [];
+  }
+
+  /** Removes the pod's managed hosts file. */
+  tearDown(pod: Pod): void {
+    rmSync(join(this.o.rootDir, "pods", pod.metadata?.uid ?? "", "etc-hosts"), { force: true });
   }
 }

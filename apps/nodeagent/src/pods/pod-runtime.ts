@@ -16,6 +16,7 @@ import { runProbeAttempt } from "./prober.js";
 import { RuntimeClients } from "./runtime-clients.js";
 import { DNSConfigurer } from "./dns.js";
 import { PodNetworkFiles } from "./pod-network-files.js";
+import { removePodContainerDirs, terminationMessageMount } from "./termination-message.js";
 import { criLabels, RuntimeManager, type ContainerWaitReason, type RuntimeSandbox } from "./runtime-manager.js";
 import { decodeManifest } from "./static-pod.js";
 import { StatusManager } from "./status-manager.js";
@@ -100,7 +101,10 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     backOff,
     imageBackOff,
     log: info,
-    mounts: (p: Pod, c: Container, sandbox: RuntimeSandbox) => [...volumes.mounts(p, c), ...podFiles.mounts(p, c, sandbox)],
+    mounts: (p: Pod, c: Container, sandbox: RuntimeSandbox) => {
+      const termination = terminationMessageMount(opts.rootDir, p, c);
+      return [...volumes.mounts(p, c), ...podFiles.mounts(p, c, sandbox), ...(termination ? [termination] : [])];
+    },
     sandboxNetwork: (p: Pod) => podFiles.sandboxNetwork(p),
     probeFailure: (name, id) => prober.probeFailure(name, id),
     updateContainerReadiness: (p, st) => prober.updatePodStatus(p.metadata?.uid ?? "", st),
@@ -175,6 +179,8 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       terminatePod: async (pod) => {
         prober.removePod(pod.metadata?.uid ?? "");
         await manager.killPod(pod.metadata?.uid ?? "", manager.gracePeriodOf(pod), true, logDirOf(pod));
+        removePodContainerDirs(opts.rootDir, pod.metadata?.uid ?? "");
+        podFiles.tearDown(pod);
         await volumes.tearDown(pod);
         info(`killed and removed pod ${pod.metadata?.namespace}/${pod.metadata?.name}`);
       },

@@ -8,6 +8,7 @@ import { ImagePullError, type ImagePuller } from "./image-puller.js";
 import { buildContainerLogPath, buildPodLogsDirectory } from "./logs.js";
 import { computePodConditions, computePodPhase } from "./phase.js";
 import type { RuntimeClients } from "./runtime-clients.js";
+import { terminationMessage } from "./termination-message.js";
 
 /** CRI labels and annotations the agent puts on sandboxes and containers (`io.kubernetes.*` renamed). */
 export const criLabels = {
@@ -35,6 +36,8 @@ export interface RuntimeContainer {
   readonly image: string;
   readonly imageRef: string;
   readonly logPath: string;
+  /** The container's mounts as the runtime reports them (the termination log is found among them). */
+  readonly mounts: ReadonlyArray<{ readonly containerPath: string; readonly hostPath: string }>;
 }
 
 /** One sandbox as the runtime reports it. */
@@ -209,6 +212,7 @@ export class RuntimeManager {
         image: s.image?.image ?? "",
         imageRef: s.imageRef,
         logPath: s.logPath,
+        mounts: s.mounts.map((m) => ({ containerPath: m.containerPath, hostPath: m.hostPath })),
       });
     }
     out.sort((a, b) => b.restartCount - a.restartCount || b.createdAtMs - a.createdAtMs);
@@ -590,7 +594,9 @@ export class RuntimeManager {
       const terminated = (x: RuntimeContainer): ContainerState => {
         const t: NonNullable<ContainerState["terminated"]> = { exitCode: x.exitCode, containerID: id(x) };
         if (x.reason) t.reason = x.reason;
-        if (x.message) t.message = x.message;
+        const written = terminationMessage(c, x);
+        const message = written === "" ? x.message : x.message ? `${x.message}: ${written}` : written;
+        if (message) t.message = message;
         if (x.startedAtMs) t.startedAt = formatTime(x.startedAtMs);
         if (x.finishedAtMs) t.finishedAt = formatTime(x.finishedAtMs);
         return { terminated: t };
