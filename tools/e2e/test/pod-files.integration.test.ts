@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Job, Pod } from "@skiff/api-types";
 import { repoRoot, runKubectl, setUpContainerd, startCluster, waitFor } from "../src/index.js";
 import type { Cluster, ContainerdSetup, NodeSpec } from "../src/index.js";
-import { jobsPath, podsOf, podsPath, waitForCondition } from "./helpers.js";
+import { podsOf, podsPath, waitForCondition } from "./helpers.js";
 
 const containerd: ContainerdSetup = setUpContainerd();
 if (containerd.endpoint === undefined && process.env.CI !== "true") console.warn(`e2e: no containerd node: ${containerd.reason}`);

@@ -128,7 +128,7 @@ describe("mergeDNSOptions", () => {
 
 describe("getPodDNS", () => {
   const clusterNS = "203.0.113.1";
-  const hostPods = (policy: PodNetworkSpec["dnsPolicy"], hostNetwork = true) => pod({ dnsPolicy: policy, hostNetwork }, "pod0", "");
+  const hostPods = (policy: NonNullable<PodNetworkSpec["dnsPolicy"]>, hostNetwork = true) => pod({ dnsPolicy: policy, hostNetwork }, "pod0", "");
   it.each([false, true])("follows dnsPolicy without a resolver file (ExpandedDNSConfig %s)", (expanded) => {
     const { c } = configurer({ clusterDNS: [clusterNS], clusterDomain: "kubernetes.io", resolvConf: "", expandedDNSConfig: expanded });
     const first = c.getPodDNS(hostPods("ClusterFirstWithHostNet"));

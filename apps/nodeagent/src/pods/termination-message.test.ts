@@ -17,7 +17,7 @@ describe("terminationMessageMount", () => {
     const a = terminationMessageMount(dir, pod, c);
     const b = terminationMessageMount(dir, pod, c);
     expect(a?.containerPath).toBe("/dev/termination-log");
-    expect(a?.hostPath.startsWith(join(dir, "pods", "u1", "containers", "main"))).toBe(true);
+    expect(a?.hostPath?.startsWith(join(dir, "pods", "u1", "containers", "main"))).toBe(true);
     expect(a?.hostPath).not.toBe(b?.hostPath);
     expect(statSync(a?.hostPath ?? "").mode & 0o777).toBe(0o666);
     expect(terminationMessageMount(dir, pod, { name: "x", terminationMessagePath: "" })).toBeUndefined();
