@@ -1,4 +1,5 @@
 import { stat } from "node:fs/promises";
+import { isIP } from "node:net";
 import { networkInterfaces } from "node:os";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
@@ -28,6 +29,15 @@ function defaultHostIP(): string {
     for (const a of list ?? []) if (a.family === "IPv4" && !a.internal) return a.address;
   }
   return "127.0.0.1";
+}
+
+// NewMainKubelet: an entry of --cluster-dns that is not an IP is logged and left out.
+function validClusterDNS(entries: readonly string[], log: (m: string) => void): string[] {
+  return entries.filter((ip) => {
+    if (isIP(ip) !== 0) return true;
+    log(`Invalid clusterDNS IP ${JSON.stringify(ip)}`);
+    return false;
+  });
 }
 
 function isTerminal(phase: PodStatus["phase"]): boolean {
@@ -76,7 +86,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
   const podFiles = new PodNetworkFiles({
     rootDir: opts.rootDir,
     dns: new DNSConfigurer({
-      clusterDNS: opts.clusterDNS ?? [],
+      clusterDNS: validClusterDNS(opts.clusterDNS ?? [], info),
       clusterDomain: opts.clusterDomain ?? "",
       resolvConf: opts.resolvConf ?? "/etc/resolv.conf",
       nodeIPs: opts.hostIP !== undefined ? [opts.hostIP] : [],
