@@ -1,4 +1,4 @@
-import { copyFile, mkdir, writeFile } from "node:fs/promises";
+import { chmod, copyFile, mkdir, writeFile } from "node:fs/promises";
 import { hostname as osHostname } from "node:os";
 import { join } from "node:path";
 import type { Mount, PodSandboxConfig__Output } from "@skiff/cri-api";
@@ -40,7 +40,8 @@ export async function writeSandboxFiles(dir: string, config: PodSandboxConfig__O
   const resolv = resolvConfContent(config.dnsConfig);
   if (resolv === "") await copyFile(host.resolvConf, files.resolvConf);
   else await writeFile(files.resolvConf, resolv, { mode: 0o644 });
-  await mkdir(files.shm, { recursive: true, mode: 0o1777 });
+  await mkdir(files.shm, { recursive: true });
+  await chmod(files.shm, 0o1777);
   return files;
 }
 
