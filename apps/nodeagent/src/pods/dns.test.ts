@@ -226,3 +226,13 @@ describe("formatResolvConf", () => {
     expect(formatResolvConf({})).toBe("");
   });
 });
+
+describe("checkLimitsForResolvConf", () => {
+  it("warns about a resolver file whose search line leaves no room for the cluster domains", () => {
+    const file = "search a b c d\n";
+    expect(configurer({ resolvConf: "/r", clusterDomain: "cluster.local", readFile: () => file }).c.checkLimitsForResolvConf()).toBe("Resolv.conf file '/r' contains search line consisting of more than 3 domains!");
+    expect(configurer({ resolvConf: "/r", clusterDomain: "", readFile: () => file }).c.checkLimitsForResolvConf()).toBeUndefined();
+    expect(configurer({ resolvConf: "/r", clusterDomain: "", readFile: () => `search ${"a".repeat(254)}\n` }).c.checkLimitsForResolvConf()).toBe('Resolv.conf file "/r" contains a search path which length is more than allowed 253 chars!');
+    expect(configurer({ resolvConf: "" }).c.checkLimitsForResolvConf()).toBeUndefined();
+  });
+});

@@ -200,6 +200,32 @@ export class DNSConfigurer {
     return kept;
   }
 
+  /**
+   * Checks the `--resolv-conf` file against the search limits (3 paths fewer with a cluster domain)
+   * and returns the kubelet's `CheckLimitsForResolvConf` warning, or undefined when it fits or no
+   * file is configured.
+   * @see pkg/kubelet/network/dns/dns.go (CheckLimitsForResolvConf) in kubernetes/kubernetes v1.23
+   */
+  checkLimitsForResolvConf(): string | undefined {
+    const path = this.o.resolvConf;
+    if (path === "") return undefined;
+    let parsed: ResolvConf;
+    try {
+      parsed = parseResolvConf((this.o.readFile ?? readResolvConfFile)(path));
+    } catch (err) {
+      return err instanceof Error ? err.message : String(err);
+    }
+    if (parsed.errors.length > 0) return parsed.errors.join(", ");
+    const { paths, chars } = this.limits();
+    const domainCountLimit = this.o.clusterDomain !== "" ? paths - 3 : paths;
+    if (parsed.searches.length > domainCountLimit) return `Resolv.conf file '${path}' contains search line consisting of more than ${domainCountLimit} domains!`;
+    if (parsed.searches.some((s) => s.length > dns1123SubdomainMaxLength)) {
+      return `Resolv.conf file ${JSON.stringify(path)} contains a search path which length is more than allowed ${dns1123SubdomainMaxLength} chars!`;
+    }
+    if (parsed.searches.join(" ").length > chars) return `Resolv.conf file '${path}' contains search line which length is more than allowed ${chars} chars!`;
+    return undefined;
+  }
+
   private hostDNSConfig(): { servers: string[]; searches: string[]; options: string[] } {
     if (this.o.resolvConf === "") return { servers: [], searches: [], options: [] };
     const text = (this.o.readFile ?? readResolvConfFile)(this.o.resolvConf);

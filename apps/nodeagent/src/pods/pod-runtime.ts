@@ -83,9 +83,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     }
   };
   const volumes = new PodVolumeManager({ rootDir: opts.rootDir, onEvent: recordEvent, log: info, ...(opts.volumes ? { extra: opts.volumes } : {}) });
-  const podFiles = new PodNetworkFiles({
-    rootDir: opts.rootDir,
-    dns: new DNSConfigurer({
+  const dnsConfigurer = new DNSConfigurer({
       clusterDNS: validClusterDNS(opts.clusterDNS ?? [], info),
       clusterDomain: opts.clusterDomain ?? "",
       resolvConf: opts.resolvConf ?? "/etc/resolv.conf",
@@ -93,8 +91,8 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       expandedDNSConfig: opts.featureGates?.ExpandedDNSConfig === true,
       onEvent: recordEvent,
       log: info,
-    }),
   });
+  const podFiles = new PodNetworkFiles({ rootDir: opts.rootDir, dns: dnsConfigurer });
   const statuses = new StatusManager();
   const prober = new ProberManager({
     runProbe: (_kind, probe, pod, container, containerId, status) =>
@@ -383,6 +381,13 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
         backOff.gc();
         imageBackOff.gc();
       });
+      // The kubelet checks its resolver file every 30 s (an event on the node; logged here).
+      const checkResolvConf = async (): Promise<void> => {
+        const warning = dnsConfigurer.checkLimitsForResolvConf();
+        if (warning !== undefined) log(`CheckLimitsForResolvConf: ${warning}`, 0);
+      };
+      await checkResolvConf();
+      every(30_000, checkResolvConf);
       config.set("manifest", [...submitted.values()]);
       if (opts.staticPodPath) {
         fileSource = new FileSource({ path: opts.staticPodPath, nodeName, log: info, periodMs: opts.fileCheckFrequencyMs ?? 20_000 }, (pods) => config.set("file", pods));
