@@ -72,5 +72,9 @@ export function nodeAgentArgs(o) {
     `--port=${o.agentPort}`,
     `--healthz-port=${o.agentPort - 2}`,
     "--read-only-port=0",
+    // A development cluster runs where the user is: with swap on, and (as a normal user) without
+    // the right to create cgroups, so no kubepods / pod cgroups then.
+    "--fail-swap-on=false",
+    ...(process.getuid?.() === 0 ? [] : ["--cgroups-per-qos=false", "--enforce-node-allocatable="]),
   ];
 }

@@ -3,11 +3,10 @@ import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { request } from "node:https";
 import type { ClientRequest } from "node:http";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { findEtcdBinary } from "@skiff/storage";
+import { findEtcdBinary, freeLoopbackPortRange } from "@skiff/storage";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminToken, appDir, call, startServer } from "./harness.js";
 import type { RunningServer } from "./harness.js";
@@ -51,23 +50,6 @@ async function waitFor(what: string, check: () => boolean | Promise<boolean>, ti
   }
 }
 
-function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once("error", () => resolve(false));
-    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
-  });
-}
-
-/** A base port whose six cluster ports (base+{0,1,10,11,20,21}) are free. */
-async function freeBasePort(): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 20_000 + Math.floor(Math.random() * 20_000);
-    const ports = [0, 1, 10, 11, 20, 21].map((d) => base + d);
-    if ((await Promise.all(ports.map(portFree))).every(Boolean)) return base;
-  }
-  throw new Error("no free port range for the etcd cluster");
-}
 
 /** The member name (m0, m1, m2: the order of the endpoints) of the current leader; m0 without etcdctl. */
 async function leaderName(endpoints: string): Promise<string> {
@@ -103,7 +85,7 @@ describe.skipIf(!haveEtcd)("two apiservers on a three-member etcd cluster", () =
 
   beforeAll(async () => {
     clusterDir = mkdtempSync(join(existsSync("/dev/shm") ? "/dev/shm" : tmpdir(), "skiff-etcd-ha-"));
-    const base = await freeBasePort();
+    const base = await freeLoopbackPortRange([0, 1, 10, 11, 20, 21]);
     const { stdout } = await run(join(etcdTools, "start-cluster.sh"), [clusterDir, String(base)]);
     endpoints = stdout.trim().split("\n").pop() ?? "";
   });

@@ -1,8 +1,9 @@
-import { mkdtempSync, statSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { configzOf, parseNodeIPs, resolveNodeName, rootDirLayout, runNodeAgent, setupDataDirs } from "./app.js";
+import { configzOf, parseNodeIPs, podRuntimeOptionsFrom, resolveNodeName, rootDirLayout, runNodeAgent, setupDataDirs } from "./app.js";
+import { createLogger, defaultLoggingOptions } from "./logging.js";
 import { loadNodeAgentOptions } from "./options/index.js";
 
 function optionsOf(argv: string[]) {
@@ -69,6 +70,31 @@ describe("runNodeAgent start-up lines", () => {
     expect(code).toBe(1);
     expect(err.join("")).not.toContain("FLAG:");
     expect(err.join("")).not.toContain("insufficient permissions");
+  });
+});
+
+describe("runNodeAgent --allowed-unsafe-sysctls", () => {
+  it("refuses a sysctl that is not known to be namespaced at start-up, in 1.23's words, exit 1", async () => {
+    const err: string[] = [];
+    const root = mkdtempSync(join(tmpdir(), "na-sysctl-"));
+    const code = await runNodeAgent(["--hostname-override=n1", `--root-dir=${root}`, "--allowed-unsafe-sysctls=kernel.msg*,vm.swappiness"], {
+      stdout: { write: () => 0 },
+      stderr: { write: (t: string) => err.push(t) },
+      getuid: () => 0,
+    });
+    rmSync(root, { recursive: true, force: true });
+    expect(code).toBe(1);
+    expect(err.join("")).toContain('err="failed to run Nodeagent: failed to create nodeagent: the sysctl \\"vm.swappiness\\" are not known to be namespaced"');
+  });
+});
+
+describe("podRuntimeOptionsFrom: security flags and gates", () => {
+  it("passes --seccomp-default, --allowed-unsafe-sysctls and the AppArmor and ProcMountType gates to the pod runtime", () => {
+    const log = createLogger(defaultLoggingOptions, { stdout: { write: () => 0 }, stderr: { write: () => 0 } });
+    const o = podRuntimeOptionsFrom(optionsOf(["--seccomp-default", "--feature-gates=SeccompDefault=true,ProcMountType=true,AppArmor=false", "--allowed-unsafe-sysctls=kernel.msg*,net.core.somaxconn"]), "n", log);
+    expect(o).toMatchObject({ seccompDefault: true, allowedUnsafeSysctls: ["kernel.msg*", "net.core.somaxconn"], featureGates: { ProcMountType: true, AppArmor: false } });
+    const d = podRuntimeOptionsFrom(optionsOf([]), "n", log);
+    expect(d).toMatchObject({ seccompDefault: false, allowedUnsafeSysctls: [], featureGates: { ProcMountType: false, AppArmor: true } });
   });
 });
 

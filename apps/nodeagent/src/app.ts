@@ -5,12 +5,14 @@
  * @see cmd/kubelet/app/server.go (`Run`, `run`, `RunKubelet`, `startKubelet`) in kubernetes/kubernetes v1.23
  */
 import { mkdirSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { isIP } from "node:net";
 import { hostname as osHostname } from "node:os";
 import { join } from "node:path";
-import { mustParseQuantity, quantityToNumber } from "@skiff/flags";
+import { mustParseQuantity, parseQuantity, quantityMilliValue, quantityToNumber } from "@skiff/flags";
 import type { ClusterClients } from "./cluster/index.js";
-import { ClusterMode, connectCluster, createAccessReviewer, createTokenReviewer } from "./cluster/index.js";
+import { ClusterMode, computeNodeResources, connectCluster, createAccessReviewer, createTokenReviewer, readMachineResources } from "./cluster/index.js";
+import { applyOOMScoreAdj, CgroupManager, checkSwap, ContainerManager, parseCgroupfsToCgroupName, setMaxOpenFiles, setupKernelTunables, unsupportedSettings } from "./cm/index.js";
 import type { CsiSupport } from "./csi/index.js";
 import { createCsiSupport, migratedInTreePlugins } from "./csi/index.js";
 import type { HeldLock } from "./lock-file.js";
@@ -40,6 +42,110 @@ export interface AppIO {
   readonly getuid?: () => number;
   /** Called once the agent runs (servers listening), with their bound addresses (tests, benchmarks). */
   readonly onReady?: (servers: RunningServers | undefined) => void;
+  /**
+   * Host paths the container manager reads and writes (tests point them at fakes). With `proc`
+   * set, `--max-open-files` is not applied to this process (it is a test's process).
+   * @defaultValue `/proc`, `/proc/sys`, `/proc/swaps`, `/sys/fs/cgroup`
+   */
+  readonly hostPaths?: HostPaths;
+}
+
+/** Host paths of {@link AppIO.hostPaths}. */
+export interface HostPaths {
+  /** The pid `--agent-cgroups` moves (tests, with a fake `proc`). @defaultValue process.pid */
+  readonly agentPid?: number;
+  readonly proc?: string;
+  readonly procSys?: string;
+  readonly swaps?: string;
+  readonly cgroupFs?: string;
+}
+
+/**
+ * The node-level set-up the kubelet does before running pods: refuses settings the node agent
+ * cannot honour (`--runtime-cgroups`, CPU/memory/topology manager policies...), fails with swap on
+ * (`--fail-swap-on`), applies `--oom-score-adj` and `--max-open-files` to this process (failures
+ * logged, as 1.23), checks or sets the kernel tunables (`--protect-kernel-defaults`), and starts
+ * the container manager (kubepods, QoS and pod cgroups, node allocatable enforcement).
+ * @throws Error with the kubelet's message when start-up must fail.
+ * @see cmd/kubelet/app/server.go (run), pkg/kubelet/cm/container_manager_linux.go in kubernetes/kubernetes v1.23
+ */
+export async function setUpNode(o: NodeAgentOptions, log: Logger, paths: HostPaths = {}): Promise<ContainerManager> {
+  const c = o.config;
+  const refused = unsupportedSettings({ ...c, runtimeCgroups: o.flags.runtimeCgroups });
+  if (refused.length > 0) throw new Error(refused.join("; "));
+  await checkSwap(c.failSwapOn, paths.swaps, (m) => log.info(m));
+  const oom = await applyOOMScoreAdj(c.oomScoreAdj, paths.proc);
+  if (oom !== undefined) log.info("Failed to ApplyOOMScoreAdj", { err: oom });
+  if (paths.proc === undefined) {
+    const nofile = await setMaxOpenFiles(c.maxOpenFiles);
+    if (nofile !== undefined) log.error("Failed to set rlimit on max file handles", { err: nofile });
+  }
+  const machine = await readMachineResources(o.flags.rootDir);
+  const pidMax = await readFile(join(paths.procSys ?? "/proc/sys", "kernel", "pid_max"), "utf8").then((t) => BigInt(t.trim()), () => 0n);
+  await setupKernelTunables(c.protectKernelDefaults, paths.procSys, (m) => log.info(m));
+  if (c.agentCgroups !== "") {
+    // --agent-cgroups: this process runs in that cgroup (created when missing), as 1.23's
+    // ensureProcessInContainerWithOOMScore for --kubelet-cgroups.
+    const cgroups = new CgroupManager(paths.cgroupFs === undefined ? {} : { root: paths.cgroupFs });
+    await cgroups.moveProcess(parseCgroupfsToCgroupName(c.agentCgroups), paths.agentPid ?? process.pid);
+    log.info("Moved the node agent into its cgroup", { cgroup: c.agentCgroups });
+  }
+  return ContainerManager.start({
+    cgroupsPerQOS: c.cgroupsPerQOS,
+    cgroupRoot: c.cgroupRoot,
+    cgroupDriver: c.cgroupDriver,
+    cpuCFSQuota: c.cpuCFSQuota,
+    cpuCFSQuotaPeriodUs: c.cpuCFSQuotaPeriod.nanoseconds / 1000n,
+    customCPUCFSQuotaPeriod: o.featureGates.enabled("CustomCPUCFSQuotaPeriod"),
+    podPidsLimit: c.podPidsLimit,
+    enforceNodeAllocatable: c.enforceNodeAllocatable,
+    systemReserved: c.systemReserved,
+    clusterReserved: c.clusterReserved,
+    systemReservedCgroup: c.systemReservedCgroup,
+    clusterReservedCgroup: c.clusterReservedCgroup,
+    qosReserved: c.qosReserved,
+    qosReservedEnabled: o.featureGates.enabled("QOSReserved"),
+    capacity: { cpuMilli: BigInt(machine.cpuCores) * 1000n, memoryBytes: BigInt(machine.memoryBytes), pids: pidMax },
+    ...(paths.cgroupFs !== undefined ? { cgroupFsRoot: paths.cgroupFs } : {}),
+    log: (m, level = 0) => (level === 0 ? log.info(m) : log.v(level).info(m)),
+  });
+}
+
+/**
+ * The resource side of the pod runtime's options: container resources for CRI (CFS quota and
+ * period, the node's memory capacity), the node's allocatable for admission (`--max-pods`,
+ * `--pods-per-core`, reservations and hard eviction thresholds, as node status reports it) and
+ * the pod cgroups of `containerManager`.
+ */
+export async function podResourceOptionsFrom(o: NodeAgentOptions, containerManager: ContainerManager | undefined): Promise<Pick<PodRuntimeOptions, "containerResources" | "nodeAllocatable" | "podCgroups">> {
+  const c = o.config;
+  const machine = await readMachineResources(o.flags.rootDir);
+  const { allocatable } = computeNodeResources(machine, {
+    maxPods: c.maxPods,
+    podsPerCore: c.podsPerCore,
+    systemReserved: c.systemReserved,
+    clusterReserved: c.clusterReserved,
+    evictionHard: c.evictionHard,
+  });
+  const milli = (v: string | undefined) => {
+    const q = parseQuantity(v ?? "0");
+    return q.ok ? quantityMilliValue(q.value) : 0n;
+  };
+  return {
+    containerResources: {
+      memoryCapacityBytes: BigInt(machine.memoryBytes),
+      cpuCFSQuota: c.cpuCFSQuota,
+      cpuCFSQuotaPeriodUs: c.cpuCFSQuotaPeriod.nanoseconds / 1000n,
+      customCPUCFSQuotaPeriod: o.featureGates.enabled("CustomCPUCFSQuotaPeriod"),
+    },
+    nodeAllocatable: {
+      cpuMilli: milli(allocatable.cpu),
+      memoryBytes: milli(allocatable.memory) / 1000n,
+      pods: Number(milli(allocatable.pods) / 1000n),
+      ...(allocatable["ephemeral-storage"] !== undefined ? { ephemeralStorageBytes: milli(allocatable["ephemeral-storage"]) / 1000n } : {}),
+    },
+    ...(containerManager && containerManager.cgroupVersion !== "none" ? { podCgroups: containerManager } : {}),
+  };
 }
 
 /** `--container-runtime-endpoint` when none is given: containerd's default socket. */
@@ -141,10 +247,14 @@ export function podRuntimeOptionsFrom(o: NodeAgentOptions, nodeName: string, log
       GRPCContainerProbe: o.featureGates.enabled("GRPCContainerProbe"),
       ProbeTerminationGracePeriod: o.featureGates.enabled("ProbeTerminationGracePeriod"),
       ExpandedDNSConfig: o.featureGates.enabled("ExpandedDNSConfig"),
+      AppArmor: o.featureGates.enabled("AppArmor"),
+      ProcMountType: o.featureGates.enabled("ProcMountType"),
     },
     clusterDNS: c.clusterDNS,
     clusterDomain: c.clusterDomain,
     resolvConf: c.resolvConf,
+    allowedUnsafeSysctls: c.allowedUnsafeSysctls,
+    seccompDefault: f.seccompDefault,
     log: (message, level = 0) => (level === 0 ? log.info(message) : log.v(level).info(message)),
   };
 }
@@ -353,7 +463,9 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
       ? (pod, type, reason, message) => void eventClient.recordEvent(pod, { type, reason, message, component: "nodeagent", host: nodeName }).catch(() => undefined)
       : undefined;
     const podEvents = onEvent ? { onEvent } : {};
-    runtime = createPodRuntime({ ...podRuntimeOptionsFrom(o, nodeName, root.withName("pods")), ...podEvents, ...(csi ? { volumes: csi.volumes } : {}) });
+    const containerManager = await setUpNode(o, root.withName("cm"), io.hostPaths);
+    const resources = await podResourceOptionsFrom(o, containerManager);
+    runtime = createPodRuntime({ ...podRuntimeOptionsFrom(o, nodeName, root.withName("pods")), ...resources, ...podEvents, ...(csi ? { volumes: csi.volumes } : {}) });
     if (o.config.runOnce) {
       const r = await runtime.runOnce(o.config.runtimeRequestTimeout.ms);
       for (const p of r.pods) log.info(p.ok ? "Started pod" : "Failed to start pod", { pod: `${p.namespace}/${p.name}`, phase: p.phase, ...(p.message !== undefined ? { message: p.message } : {}) });

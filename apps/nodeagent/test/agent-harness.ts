@@ -110,6 +110,8 @@ export async function startHarnessAgent(o: HarnessOptions): Promise<HarnessAgent
     `--read-only-port=${readOnly}`,
     `--healthz-port=${healthz}`,
     `--container-runtime-endpoint=${o.runtimeEndpoint}`,
+    // Test machines may have swap on; the check itself is unit-tested (src/cm/node-setup.test.ts).
+    "--fail-swap-on=false",
     ...(o.manifests !== undefined ? [`--pod-manifest-path=${o.manifests}`] : []),
     ...(o.args ?? []),
   ];

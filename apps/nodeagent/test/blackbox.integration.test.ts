@@ -3,6 +3,8 @@
 // ports. Containers write their logs under /var/log/pods as the kubelet's do (not a flag), so the
 // suite needs that directory writable (root); with CI=true it must run.
 import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generate } from "selfsigned";
@@ -302,6 +304,147 @@ describe.skipIf(skipReason !== undefined)("nodeagent binary with an unreachable 
     const logs = await get(agent.ports.main, `/containerLogs/default/web-${nodeName}/main`, {});
     expect(logs).toMatchObject({ status: 200, body: "up\n" });
     expect(await get(agent.ports.healthz, "/healthz")).toMatchObject({ status: 200, body: "ok" });
+  });
+
+  it("survives the runtime going away under a running pod, reports it down, and runs the pod again when it returns", async () => {
+    const before = mainStatus(podNamed(await agent.pods(), "web", nodeName))?.containerID;
+    expect(before).toBeTruthy();
+    const downBefore = agent.logs().split("container runtime is down").length;
+    const readyBefore = agent.logs().split("container runtime is ready").length;
+    // The runtime stops: its socket goes and every container process is killed (as a containerd
+    // restart that loses its tasks).
+    await runtimes.pop()?.stop();
+    await eventually("runtime reported down again", () => agent.logs().split("container runtime is down").length > downBefore, 60_000, context);
+    expect(agent.child.exitCode).toBeNull();
+    expect(await get(agent.ports.healthz, "/healthz")).toMatchObject({ status: 200, body: "ok" });
+    // /runningpods/ asks the runtime: an error answer, not a hang or a crash.
+    expect((await get(agent.ports.main, "/runningpods/", {})).status).toBe(500);
+
+    const runtime = await startProcessRuntime({ socketPath, stateDir: join(dir, "cri-state") });
+    runtimes.push(runtime);
+    await eventually("runtime reported ready again", () => agent.logs().split("container runtime is ready").length > readyBefore, 60_000, context);
+    // The returned runtime has lost the sandbox: the pod gets a new one and a new container (the
+    // restart count comes from the runtime's containers, as the kubelet's does, so it starts over).
+    const web = await eventually("web Running again in a new container", async () => {
+      const p = podNamed(await agent.pods(), "web", nodeName);
+      const s = mainStatus(p);
+      return s?.state?.running && s.containerID !== before ? p : undefined;
+    }, 90_000, context);
+    expect(phaseOf(web)).toBe("Running");
+    expect(agent.child.exitCode).toBeNull();
+    // Not duplicated: one ready sandbox and one running container for the pod.
+    const rt = createRuntimeClient({ endpoint: runtime.endpoint, timeoutMs: 10_000 });
+    try {
+      const uid = web.metadata?.uid ?? "";
+      const { items } = await rt.listPodSandbox({ filter: { labelSelector: { "io.example.pod.uid": uid }, state: { state: "SANDBOX_READY" } } });
+      const { containers } = await rt.listContainers({ filter: { labelSelector: { "io.example.pod.uid": uid }, state: { state: "CONTAINER_RUNNING" } } });
+      expect(items).toHaveLength(1);
+      expect(containers).toHaveLength(1);
+    } finally {
+      rt.close();
+    }
+  });
+});
+
+describe.skipIf(skipReason !== undefined)("nodeagent binary with a runtime that accepts connections and never answers", () => {
+  const nodeName = `bbh-${suffix}`;
+  const dir = join(tmp, "h");
+  const manifests = join(dir, "manifests");
+  const socketPath = join(dir, "silent.sock");
+  let agent: HarnessAgent;
+  let silent: Server | undefined;
+  const held: Socket[] = [];
+  const context = () => agent.logs();
+
+  beforeAll(async () => {
+    nodeNames.push(nodeName);
+    mkdirSync(manifests, { recursive: true });
+    writeFileSync(join(manifests, "web.yaml"), "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers:\n  - {name: main, image: busybox}\n");
+    // A CRI endpoint that takes the connection and says nothing: no HTTP/2 preface, no answer.
+    silent = createServer((socket) => held.push(socket));
+    await new Promise<void>((resolve) => silent?.listen(socketPath, resolve));
+    agent = await startHarnessAgent({ dir, nodeName, runtimeEndpoint: `unix://${socketPath}`, manifests, args: ["--runtime-request-timeout=2s", "--file-check-frequency=1s"] });
+    agents.push(agent);
+  });
+  afterAll(async () => {
+    for (const s of held) s.destroy();
+    await new Promise<void>((resolve) => (silent ? silent.close(() => resolve()) : resolve()));
+  });
+
+  it("reports the runtime down after --runtime-request-timeout, stays healthy, and answers runtime-backed requests with an error instead of hanging", async () => {
+    await eventually("runtime reported down", () => agent.logs().includes("container runtime is down"), 60_000, context);
+    expect(agent.child.exitCode).toBeNull();
+    expect(await get(agent.ports.healthz, "/healthz")).toMatchObject({ status: 200, body: "ok" });
+    const web = await eventually("web listed", async () => podNamed(await agent.pods(), "web", nodeName), 30_000, context);
+    expect(phaseOf(web)).toBe("Pending");
+    // Answered once the 2 s request timeout passes; a hang would run into the test's timeout.
+    expect((await get(agent.ports.main, "/runningpods/", {})).status).toBe(500);
+  });
+});
+
+const canMount = process.getuid?.() === 0;
+describe.skipIf(skipReason !== undefined || !canMount)(`nodeagent binary with a full --root-dir${canMount ? "" : " (skipped: mounting a tmpfs needs root)"}`, () => {
+  const nodeName = `bbf-${suffix}`;
+  const dir = join(tmp, "f");
+  const manifests = join(dir, "manifests");
+  const rootDir = join(dir, "root");
+  let runtime: ProcessRuntime;
+  let agent: HarnessAgent;
+  const context = () => agent.logs();
+
+  beforeAll(async () => {
+    nodeNames.push(nodeName);
+    mkdirSync(manifests, { recursive: true });
+    mkdirSync(rootDir, { recursive: true });
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=1024k,nr_inodes=400", "tmpfs", rootDir]);
+    runtime = await startProcessRuntime({ socketPath: join(dir, "cri.sock"), stateDir: join(dir, "cri-state") });
+    runtimes.push(runtime);
+    agent = await startHarnessAgent({ dir, nodeName, runtimeEndpoint: runtime.endpoint, manifests, args: ["--file-check-frequency=1s"] });
+    agents.push(agent);
+    await eventually("runtime ready", () => agent.logs().includes("container runtime is ready"), 60_000, context);
+  });
+  afterAll(async () => {
+    await agent.stop(5_000);
+    try {
+      execFileSync("umount", ["-l", rootDir]);
+    } catch {
+      // already gone
+    }
+  });
+
+  it("stays up when --root-dir fills: the pod that needs it waits with an error, and runs once space is freed", async () => {
+    // Fill the file system to the last block and the last inode.
+    try {
+      execFileSync("dd", ["if=/dev/zero", `of=${join(rootDir, "filler")}`, "bs=64k"], { stdio: "ignore" });
+    } catch {
+      // dd stops with ENOSPC: no block left
+    }
+    const inodes = join(rootDir, "inodes");
+    mkdirSync(inodes);
+    for (let i = 0; ; i++) {
+      try {
+        writeFileSync(join(inodes, String(i)), "");
+      } catch {
+        break; // ENOSPC: no inode left
+      }
+    }
+    writeFileSync(
+      join(manifests, "scratch.yaml"),
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: scratch}\nspec:\n  volumes: [{name: work, emptyDir: {}}]\n  containers:\n  - {name: main, image: busybox, command: [sh, -c, 'echo ok > /work/f; sleep 3600'], volumeMounts: [{name: work, mountPath: /work}]}\n",
+    );
+    await eventually("the failure logged", () => /no space left on device|ENOSPC/i.test(agent.logs()), 60_000, context);
+    expect(agent.child.exitCode).toBeNull();
+    expect(await get(agent.ports.healthz, "/healthz")).toMatchObject({ status: 200, body: "ok" });
+    const pending = podNamed(await agent.pods(), "scratch", nodeName);
+    expect(phaseOf(pending)).toBe("Pending");
+
+    unlinkSync(join(rootDir, "filler"));
+    rmSync(inodes, { recursive: true, force: true });
+    const running = await eventually("scratch Running after space is freed", async () => {
+      const p = podNamed(await agent.pods(), "scratch", nodeName);
+      return mainStatus(p)?.state?.running ? p : undefined;
+    }, 90_000, context);
+    expect(phaseOf(running)).toBe("Running");
   });
 });
 

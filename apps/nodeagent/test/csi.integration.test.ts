@@ -1,6 +1,6 @@
 // CSI end to end: the REAL apiserver process, the node agent's CSI support in-process, the
 // project's fake CSI driver, and pods on the process CRI server.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -146,6 +146,50 @@ describe("CSI with the real apiserver", () => {
     unlinkSync(manifest);
     await waitFor("NodeUnpublishVolume", () => (fake?.callsOf("NodeUnpublishVolume").length === 1 ? true : undefined));
     expect(fake.callsOf("NodeUnpublishVolume")[0]?.request).toEqual({ volumeId: csiVolumeHandle(uid, "data"), targetPath: target });
+  });
+
+  it.skipIf(process.getuid?.() !== 0)("gives an inline volume to the pod's fsGroup when the CSIDriver's fsGroupPolicy is File (chown needs root)", async () => {
+    await api.client.csiDrivers.delete(driverName);
+    await waitFor("CSIDriver gone", async () => {
+      try {
+        await api.client.csiDrivers.get(driverName);
+        return undefined;
+      } catch (err) {
+        return isNotFound(err) ? true : undefined;
+      }
+    });
+    await api.client.csiDrivers.create({
+      apiVersion: "storage.example.io/v1",
+      kind: "CSIDriver",
+      metadata: { name: driverName },
+      spec: { attachRequired: false, volumeLifecycleModes: ["Ephemeral"], fsGroupPolicy: "File" },
+    });
+    const manifest = join(dir, "manifests", "fsgroup-pod.json");
+    writeFileSync(
+      manifest,
+      JSON.stringify({
+        apiVersion: "v1",
+        kind: "Pod",
+        metadata: { name: "fsgroup-pod", namespace: "default" },
+        spec: {
+          restartPolicy: "Never",
+          terminationGracePeriodSeconds: 1,
+          securityContext: { fsGroup: 4321 },
+          volumes: [{ name: "data", csi: { driver: driverName } }],
+          containers: [{ name: "main", image: "busybox", command: ["sh", "-c", "sleep 30"], volumeMounts: [{ name: "data", mountPath: "/data" }] }],
+        },
+      }),
+    );
+    const pod = await waitFor("fsgroup pod running", () => {
+      const p = findPod(pods.listPods(), "fsgroup-pod");
+      return p?.status?.phase === "Running" ? p : undefined;
+    });
+    const target = csiVolumeTargetPath(rootDir(), pod.metadata?.uid ?? "", "data");
+    expect(statSync(target).gid).toBe(4321);
+    expect(statSync(target).mode & 0o2770).toBe(0o2770);
+    expect(statSync(join(target, volumeContextFileName)).gid).toBe(4321);
+    unlinkSync(manifest);
+    await waitFor("fsgroup pod gone", () => (findPod(pods.listPods(), "fsgroup-pod") ? undefined : true));
   });
 
   it("holds a pod whose driver asks for tokenRequests with a NotSupported message", async () => {

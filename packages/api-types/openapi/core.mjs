@@ -75,6 +75,7 @@ export const coreSchemas = {
       hostNetwork: bool("Whether the pod uses the node's network namespace.", { default: false }),
       hostPID: bool("Whether the pod uses the node's process namespace.", { default: false }),
       hostIPC: bool("Whether the pod uses the node's IPC namespace.", { default: false }),
+      shareProcessNamespace: bool("Whether the containers of the pod share one process namespace (they see and signal each other's processes). Not with hostPID.", { default: false }),
       securityContext: link(C("PodSecurityContext"), "Pod-level security attributes and defaults for its containers."),
       imagePullSecrets: arrayOf(C("LocalObjectReference"), "Secrets in the pod's namespace holding image registry credentials.", mergeBy("name")),
       hostname: str("Hostname of the pod; defaults to a system-chosen value."),
@@ -306,7 +307,32 @@ export const coreSchemas = {
     readOnlyRootFilesystem: bool("Whether the root filesystem is read-only.", { default: false }),
     allowPrivilegeEscalation: bool("Whether a process may gain more privileges than its parent (no_new_privs off)."),
     capabilities: link(C("Capabilities"), "Capabilities to add to or drop from the runtime's default set."),
+    seLinuxOptions: link(C("SELinuxOptions"), "SELinux context of the container; overrides the pod's."),
+    procMount: str("Proc mount type: `Default` (the runtime's masked and read-only /proc paths) or `Unmasked` (needs gate ProcMountType)."),
+    seccompProfile: link(C("SeccompProfile"), "Seccomp profile of the container; overrides the pod's."),
   }),
+  [C("SELinuxOptions")]: object("SELinux labels of a container.", {
+    user: str("SELinux user label."),
+    role: str("SELinux role label."),
+    type: str("SELinux type label."),
+    level: str("SELinux level label."),
+  }),
+  [C("SeccompProfile")]: object(
+    "A seccomp profile.",
+    {
+      type: enumStr(["Localhost", "RuntimeDefault", "Unconfined"], "Kind of profile: the runtime's default, none, or a file on the node."),
+      localhostProfile: str("With type Localhost: the profile file, relative to `<root-dir>/seccomp` of the node agent."),
+    },
+    { required: ["type"] },
+  ),
+  [C("Sysctl")]: object(
+    "A namespaced kernel parameter to set for the pod.",
+    {
+      name: str("Name of the parameter, such as net.ipv4.ip_local_port_range."),
+      value: str("Value to set."),
+    },
+    { required: ["name", "value"] },
+  ),
   [C("Capabilities")]: object("Linux capabilities to add and drop.", {
     add: strList("Capabilities to add, such as NET_ADMIN."),
     drop: strList("Capabilities to drop, such as ALL."),
@@ -317,6 +343,10 @@ export const coreSchemas = {
     runAsNonRoot: bool("When true, no container may run as UID 0."),
     fsGroup: int64("Supplementary group applied to every container; volumes that support it are owned by this group."),
     supplementalGroups: int64List("Extra groups of each container's first process."),
+    fsGroupChangePolicy: enumStr(["Always", "OnRootMismatch"], "When volume ownership is changed to fsGroup: always, or only when the volume's root does not match."),
+    seLinuxOptions: link(C("SELinuxOptions"), "SELinux context of every container."),
+    sysctls: arrayOf(C("Sysctl"), "Namespaced sysctls set for the pod; unsafe ones must be allowed by the node agent."),
+    seccompProfile: link(C("SeccompProfile"), "Seccomp profile of every container that sets none."),
   }),
 
   // ── Volumes ────────────────────────────────────────────────────────────────────────────────

@@ -640,6 +640,25 @@ export type Capabilities = Schemas["io.example.api.core.v1.Capabilities"];
 export type PodSecurityContext = Schemas["io.example.api.core.v1.PodSecurityContext"];
 
 /**
+ * A seccomp profile: `RuntimeDefault`, `Unconfined`, or `Localhost` with a file under the node
+ * agent's `<root-dir>/seccomp`.
+ * @see staging/src/k8s.io/api/core/v1/types.go
+ */
+export type SeccompProfile = Schemas["io.example.api.core.v1.SeccompProfile"];
+
+/**
+ * A namespaced kernel parameter of a pod (`name`, `value`).
+ * @see staging/src/k8s.io/api/core/v1/types.go
+ */
+export type Sysctl = Schemas["io.example.api.core.v1.Sysctl"];
+
+/**
+ * SELinux labels of a container (user, role, type, level).
+ * @see staging/src/k8s.io/api/core/v1/types.go
+ */
+export type SELinuxOptions = Schemas["io.example.api.core.v1.SELinuxOptions"];
+
+/**
  * Scheduling constraints of a pod; pod (anti-)affinity is kept as a free-form object.
  * @see staging/src/k8s.io/api/core/v1/types.go
  */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { IndexInterval } from "./index.js";
-import { IndexFormatError, countIndexes, formatIntervals, intervalsContain, mergeIndexes } from "./index.js";
+import { IndexFormatError, countIndexes, formatIntervals, intervalsContain, mergeIndexes, withOrderedIndexes } from "./index.js";
 
 const iv = (first: number, last: number = first): IndexInterval => ({ first, last });
 
@@ -113,5 +113,20 @@ describe("mergeIndexes", () => {
     expect(reasonOf(() => mergeIndexes([], [-1]))).toBe("InvalidIndex");
     expect(reasonOf(() => mergeIndexes([], [Number.NaN]))).toBe("InvalidIndex");
     expect(reasonOf(() => mergeIndexes([iv(2, 1)], [1]))).toBe("InvalidInterval");
+  });
+});
+
+describe("withOrderedIndexes (the controller's merge, as upstream)", () => {
+  it.each<[string, IndexInterval[], number[], IndexInterval[]]>([
+    ["prev and new separate", [iv(0), iv(4, 5), iv(10, 12)], [2, 7, 8], [iv(0), iv(2), iv(4, 5), iv(7, 8), iv(10, 12)]],
+    ["new joins prev", [iv(0, 2), iv(5)], [3, 4, 6], [iv(0, 6)]],
+    ["new within prev", [iv(2, 7)], [3, 4], [iv(2, 7)]],
+    ["nothing new", [iv(1), iv(3, 5)], [], [iv(1), iv(3, 5)]],
+    // Out-of-order intervals (from unordered text) are absorbed or dropped, not sorted in.
+    ["out of order dropped", [iv(5), iv(1), iv(3)], [], [iv(5)]],
+    ["out of order, new after", [iv(5), iv(1)], [6], [iv(5, 6)]],
+    ["overlap absorbed", [iv(0, 3), iv(2, 6)], [], [iv(0, 6)]],
+  ])("%s", (_name, prev, added, want) => {
+    expect(withOrderedIndexes(prev, added)).toEqual(want);
   });
 });

@@ -111,3 +111,46 @@ export function mergeIndexes(intervals: readonly IndexInterval[], newIndexes: It
   for (; j < added.length; j++) append(added[j]!, added[j]!);
   return out;
 }
+
+/**
+ * Kubernetes' `orderedIntervals.withOrderedIndexes`, exactly: walks `intervals` in their given
+ * order and the ascending `newIndexes` together, appending each item, or joining it to the last
+ * appended interval when it starts at most one above that interval's end. An item that starts
+ * below the last appended interval's end (out-of-order text from {@link parseIndexes}) is
+ * absorbed or dropped, as upstream drops it. For ascending, non-overlapping `intervals` this is
+ * the union (as {@link mergeIndexes}). The Job controller calls it on every sync, even with no
+ * new index. Neither argument is mutated.
+ *
+ * @param newIndexes ascending, de-duplicated non-negative integers (upstream passes a sorted set)
+ * @see pkg/controller/job/indexed_job_utils.go `withOrderedIndexes` (v1.23) in kubernetes/kubernetes
+ * @example
+ * ```ts
+ * withOrderedIndexes([{ first: 5, last: 5 }, { first: 1, last: 1 }], [6]); // [{ first: 5, last: 6 }]
+ * ```
+ */
+export function withOrderedIndexes(intervals: readonly IndexInterval[], newIndexes: readonly number[]): IndexInterval[] {
+  const out: IndexInterval[] = [];
+  let top: IndexInterval | undefined;
+  const append = (first: number, last: number): void => {
+    if (top === undefined || first > top.last + 1) {
+      top = { first, last };
+      out.push(top);
+    } else if (top.last < last) top.last = last;
+  };
+  let i = 0;
+  let j = 0;
+  while (i < intervals.length && j < newIndexes.length) {
+    const iv = intervals[i]!;
+    const ix = newIndexes[j]!;
+    if (iv.first < ix) {
+      append(iv.first, iv.last);
+      i++;
+    } else {
+      append(ix, ix);
+      j++;
+    }
+  }
+  for (; i < intervals.length; i++) append(intervals[i]!.first, intervals[i]!.last);
+  for (; j < newIndexes.length; j++) append(newIndexes[j]!, newIndexes[j]!);
+  return out;
+}

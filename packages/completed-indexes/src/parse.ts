@@ -1,42 +1,42 @@
 import { IndexFormatError } from "./errors.js";
 import type { IndexInterval } from "./interval.js";
 import { DASH, readInteger } from "./internal/digits.js";
-import { normalizeIntervals } from "./internal/intervals.js";
 
 /**
- * The Job controller's lenient reading of `status.completedIndexes`: it recovers what it can and
- * never throws. Returns ascending, non-overlapping, merged intervals within `[0, completions)`.
+ * The Job controller's lenient reading of `status.completedIndexes`, as Kubernetes 1.23's
+ * `parseIndexesFromString`: it recovers what it can and never throws. The text is split on `,`
+ * and each piece on `-`, read in the text's order:
+ * - a piece whose first part is not an integer for Go's `strconv.Atoi` (empty, spaces, letters,
+ *   beyond the int64 range) is skipped; one leading `+` and leading zeros are accepted;
+ * - reading **stops** at the first piece starting at or above `completions` (what follows is
+ *   ignored, even indexes below `completions`);
+ * - a second part that is not an integer skips the piece; one at or above `completions` is
+ *   clamped to `completions - 1`; a piece with more than two parts uses its first two (`1-3-9`
+ *   reads as `1-3`);
+ * - a piece is joined to the previous one only when it starts right after it (`0-2,3` → `0-3`);
+ *   otherwise it is appended as it is, so unordered or overlapping text gives unordered or
+ *   overlapping intervals, as upstream (the controller's {@link withOrderedIndexes} then keeps
+ *   only the ascending ones, as upstream's does).
  *
- * Rules, following Kubernetes 1.23 `parseIndexesFromString` (the text is split on `,`, each
- * piece on `-`):
- * - a piece whose first part is not an integer (empty, a sign other than one leading `+`,
- *   spaces, letters) is skipped; so is one whose second part is not, or whose second bound is
- *   below its first (`5-3`);
- * - a piece with more than two parts uses its first two (`1-3-9` reads as `1-3`), as upstream;
- * - a piece starting at or above `completions` is skipped (upstream stops reading there, which
- *   is the same for ordered text; skipping also copes with unordered text);
- * - an interval ending at or above `completions` is clamped to `completions - 1`;
- * - overlapping, adjacent or unordered pieces are sorted and merged (upstream only joins
- *   adjacent ones and keeps the text's order).
+ * One departure: an inverted piece (`5-3`) is skipped. Upstream keeps it as an interval with
+ * `last < first`, whose negative size becomes a negative `status.succeeded` that its own
+ * validation refuses, so the Job's status can no longer be written.
  *
  * `completions` that is not a positive number (0, negative, NaN) gives `[]`; a fractional one
- * admits indexes below it. Pure; linear in the text length for ordered text.
+ * admits indexes below it. Pure; linear in the text length.
  *
  * @see pkg/controller/job/indexed_job_utils.go `parseIndexesFromString` (v1.23) in kubernetes/kubernetes
  * @example
  * ```ts
  * parseIndexes("1,3-5,7", 10);   // [{first:1,last:1},{first:3,last:5},{first:7,last:7}]
  * parseIndexes("0-2,x,4-99", 6); // [{first:0,last:2},{first:4,last:5}]
+ * parseIndexes("0,9,3", 5);      // [{first:0,last:0}]: stops at 9
  * ```
  */
 export function parseIndexes(text: string, completions: number): Array<{ first: number; last: number }> {
   if (typeof text !== "string" || text.length === 0) return [];
   if (typeof completions !== "number" || !(completions > 0)) return [];
-  // Indexes are integers, so `i < completions` is `i <= limit - 1` with limit = ceil(completions).
-  // Capped so that an unbounded `completions` never admits the Infinity of an oversized number.
-  const maxIndex = Math.min(Math.ceil(completions) - 1, Number.MAX_SAFE_INTEGER);
   const out: IndexInterval[] = [];
-  let ordered = true;
   let top: IndexInterval | undefined;
   const n = text.length;
   let start = 0;
@@ -44,28 +44,42 @@ export function parseIndexes(text: string, completions: number): Array<{ first: 
     let end = text.indexOf(",", start);
     if (end === -1) end = n;
     const dash = indexOfCode(text, DASH, start, end);
-    const firstEnd = dash === -1 ? end : dash;
-    const first = readInteger(text, start, firstEnd, true);
-    let last = first;
-    let keep = first >= 0 && first <= maxIndex;
-    if (keep && dash !== -1) {
-      const secondDash = indexOfCode(text, DASH, dash + 1, end);
-      last = readInteger(text, dash + 1, secondDash === -1 ? end : secondDash, true);
-      if (last > maxIndex) last = maxIndex;
-      keep = last >= first;
-    }
-    if (keep) {
-      if (top !== undefined && first >= top.first && first <= top.last + 1) {
-        if (last > top.last) top.last = last;
-      } else {
-        if (top !== undefined && first < top.first) ordered = false;
-        top = { first, last };
-        out.push(top);
-      }
-    }
+    const first = readAtoi(text, start, dash === -1 ? end : dash);
     start = end + 1;
+    if (first === undefined) continue;
+    if (first >= completions) break;
+    let last = first;
+    if (dash !== -1) {
+      const secondDash = indexOfCode(text, DASH, dash + 1, end);
+      const second = readAtoi(text, dash + 1, secondDash === -1 ? end : secondDash);
+      if (second === undefined) continue;
+      last = second >= completions ? Math.ceil(completions) - 1 : second;
+    }
+    if (last < first) continue;
+    if (top !== undefined && top.last === first - 1) top.last = last;
+    else {
+      top = { first, last };
+      out.push(top);
+    }
   }
-  return ordered ? out : normalizeIntervals(out);
+  return out;
+}
+
+/**
+ * `text[start, end)` as Go's `strconv.Atoi` reads it within a completed-indexes piece: an
+ * optional `+`, then decimal digits (leading zeros allowed), within the int64 range. A value
+ * above `Number.MAX_SAFE_INTEGER` (but within int64) is returned as `Infinity`: beyond any
+ * completions count. `undefined` when Atoi would fail.
+ */
+function readAtoi(text: string, start: number, end: number): number | undefined {
+  const value = readInteger(text, start, end, true);
+  if (value < 0) return undefined;
+  if (value !== Infinity) return value;
+  let i = start;
+  if (text.charCodeAt(i) === 43) i++;
+  while (i < end - 1 && text.charCodeAt(i) === 48) i++;
+  const digits = text.slice(i, end);
+  return digits.length < 19 || (digits.length === 19 && digits <= "9223372036854775807") ? Infinity : undefined;
 }
 
 /**

@@ -3,7 +3,7 @@
  * revision and carry no HTTP knowledge; the registry turns them into API errors
  * (`KeyExists` → 409 AlreadyExists, `KeyNotFound` → 404, `Conflict` and `InvalidObj` → 409 Conflict,
  * `ResourceVersionExpired` → 410 Gone `Expired`, `TooLargeResourceVersion` → 504 Timeout with
- * `retryAfterSeconds`, `InvalidError` → 400/422, `Unreachable` → 503/500).
+ * `retryAfterSeconds`, `InvalidError` → 400/422, `Unreachable` → 503/500, `Internal` → 500).
  *
  * @see staging/src/k8s.io/apiserver/pkg/storage/errors.go
  */
@@ -25,6 +25,10 @@
  *   `retryAfterSeconds` is 1 as in Kubernetes.
  * - `InvalidError`: the request itself is malformed (unparsable resourceVersion, a continue
  *   position outside the listed prefix, Exact without a revision...).
+ * - `Internal`: the backend answered that it applied nothing and cannot now (SQLite: the disk is
+ *   full, the file or its folder is read-only, a write I/O error; etcd: `database space exceeded`).
+ *   Unlike `Unreachable`, the outcome is known, so a write is not retried; the registry answers
+ *   500 with the backend's own words, as kube-apiserver passes etcd's through.
  */
 export const StorageErrorCode = {
   KeyNotFound: "KeyNotFound",
@@ -35,6 +39,7 @@ export const StorageErrorCode = {
   ResourceVersionExpired: "ResourceVersionExpired",
   TooLargeResourceVersion: "TooLargeResourceVersion",
   InvalidError: "InvalidError",
+  Internal: "Internal",
 } as const;
 
 /** One of the {@link StorageErrorCode} values. */

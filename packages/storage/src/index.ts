@@ -38,7 +38,7 @@ export { SqliteStorage, openSqliteStorage, sqliteFileName } from "./sqlite-stora
 export type { SqliteStorageOptions } from "./sqlite-storage.js";
 export { EtcdStorage, openEtcdStorage } from "./etcd/etcd-storage.js";
 export type { EtcdStorageOptions } from "./etcd/etcd-storage.js";
-export { findEtcdBinary, freeLoopbackPort, startLocalEtcd } from "./etcd/local-etcd.js";
+export { findEtcdBinary, freeLoopbackPort, freeLoopbackPortRange, startLocalEtcd } from "./etcd/local-etcd.js";
 export type { LocalEtcd, LocalEtcdOptions } from "./etcd/local-etcd.js";
 export { migrateStorage } from "./etcd/migrate.js";
 export type { MigrateStorageOptions, MigrateStorageResult } from "./etcd/migrate.js";

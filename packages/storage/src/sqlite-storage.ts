@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { accessSync, constants, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import { StorageError } from "./errors.js";
@@ -59,11 +59,11 @@ export class SqliteStorage extends MvccStorage {
     }
     let path: string;
     if (options.dataDir !== undefined) {
-      mkdirSync(options.dataDir, { recursive: true });
+      makeFolder(options.dataDir);
       path = join(options.dataDir, sqliteFileName);
     } else {
       path = options.path as string;
-      mkdirSync(dirname(path), { recursive: true });
+      makeFolder(dirname(path));
     }
     let db: Database.Database | undefined;
     let engine: SqliteEngine;
@@ -84,7 +84,7 @@ export class SqliteStorage extends MvccStorage {
       const detail =
         code === "SQLITE_BUSY" || code === "SQLITE_LOCKED"
           ? `cannot open ${path}: the database is locked by another process`
-          : `cannot open ${path}: ${(cause as Error).message}`;
+          : `cannot open ${path}: ${(cause as Error).message}${writableReason(path)}`;
       throw new StorageError("Unreachable", { detail, cause });
     }
     try {
@@ -97,10 +97,49 @@ export class SqliteStorage extends MvccStorage {
 }
 
 /**
+ * Why `path` (or, when it does not exist, its folder) cannot be written, as `"; EROFS: read-only
+ * file system, access '...'"`; `""` when it can. SQLite reports a read-only file system as a bare
+ * "disk I/O error"; this names the cause. Never throws.
+ */
+function writableReason(path: string): string {
+  for (const p of [path, dirname(path)]) {
+    try {
+      accessSync(p, constants.W_OK);
+      return "";
+    } catch (err) {
+      if ((err as { code?: unknown }).code === "ENOENT") continue;
+      return `; ${(err as Error).message}`;
+    }
+  }
+  return "";
+}
+
+/**
+ * Creates `dir` and its parents when missing.
+ * @throws StorageError `Unreachable` naming `dir` and the system's reason (`EROFS: read-only file
+ *   system`, `EACCES`...). Node's recursive mkdir reports ENOENT for a parent it cannot create, so
+ *   the folder is tried once more on its own to get the real reason.
+ */
+function makeFolder(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (first) {
+    let cause = first;
+    try {
+      mkdirSync(dir);
+    } catch (second) {
+      if ((second as { code?: unknown }).code !== "ENOENT") cause = second;
+    }
+    throw new StorageError("Unreachable", { detail: `cannot create ${dir}: ${(cause as Error).message}`, cause });
+  }
+}
+
+/**
  * Opens (or creates) the SQLite storage at `path` or in `dataDir`.
  *
- * @throws StorageError `Unreachable` if the file cannot be opened, is locked by another process
- *   or has a newer schema; `InvalidError` for bad options.
+ * @throws StorageError `Unreachable` if the folder cannot be created, the file cannot be opened
+ *   (read-only file system, permissions), is locked by another process or has a newer schema;
+ *   `InvalidError` for bad options.
  * @example
  * const storage = await openSqliteStorage({ dataDir: ".skiff/data" });
  * try {

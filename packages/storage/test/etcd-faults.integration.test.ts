@@ -1,38 +1,21 @@
-// Fault injection on a real three-member etcd cluster (tools/etcd): members are killed and
+// Fault injection on a real three-member etcd cluster (tools/etcd): members are killed, frozen and
 // restarted while many writers create, conditionally update and delete keys of their own. As each
 // writer owns its keys, no write may be answered KeyExists or a conflict; every acknowledged write
 // must be stored afterwards; the storage must recover without help.
 import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findEtcdBinary, isStorageError, openEtcdStorage } from "../src/index.js";
+import { findEtcdBinary, freeLoopbackPortRange, isStorageError, openEtcdStorage } from "../src/index.js";
 import type { EtcdStorage, StoredObject } from "../src/index.js";
 
 const run = promisify(execFile);
 const etcdTools = join(fileURLToPath(new URL(".", import.meta.url)), "..", "..", "..", "tools", "etcd");
 const haveCluster = findEtcdBinary() !== undefined && existsSync("/usr/bin/curl") && existsSync(join(etcdTools, "start-cluster.sh"));
 
-function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once("error", () => resolve(false));
-    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
-  });
-}
-
-/** A base port whose six cluster ports (base+{0,1,10,11,20,21}) are free. */
-async function freeBasePort(): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 20_000 + Math.floor(Math.random() * 20_000);
-    if ((await Promise.all([0, 1, 10, 11, 20, 21].map((d) => portFree(base + d)))).every(Boolean)) return base;
-  }
-  throw new Error("no free port range for the etcd cluster");
-}
 
 /** The member name (m0, m1, m2) of the current leader; undefined without etcdctl or when none answers. */
 async function leaderName(endpoints: string): Promise<string | undefined> {
@@ -146,7 +129,7 @@ describe.skipIf(!haveCluster)("etcd writes while members of a three-member clust
 
   beforeAll(async () => {
     dir = mkdtempSync(join(existsSync("/dev/shm") ? "/dev/shm" : tmpdir(), "skiff-etcd-faults-"));
-    const { stdout } = await run(join(etcdTools, "start-cluster.sh"), [dir, String(await freeBasePort())]);
+    const { stdout } = await run(join(etcdTools, "start-cluster.sh"), [dir, String(await freeLoopbackPortRange([0, 1, 10, 11, 20, 21]))]);
     endpoints = stdout.trim().split("\n").pop() ?? "";
     for (let i = 0; i < 3; i++) {
       storages.push(await openEtcdStorage({ servers: endpoints.split(","), prefix: "/faults", compactionIntervalMs: 0, requestTimeoutMs: 5_000, dialTimeoutMs: 2_000 }));
@@ -171,11 +154,22 @@ describe.skipIf(!haveCluster)("etcd writes while members of a three-member clust
     const started = Date.now();
     try {
       await sleep(1_000);
-      // Alternately kill -9 the leader and stop (SIGTERM) a follower, each for about 1.5 s.
-      for (let round = 0; Date.now() - started < 25_000; round++) {
+      // In turn: kill -9 the leader, stop (SIGTERM) a follower, freeze the leader (SIGSTOP: its
+      // connections stay open and nothing answers, as when it is cut off by a network partition),
+      // each for about 1.5-2 s.
+      for (let round = 0; Date.now() - started < 30_000; round++) {
         const leader = await leaderName(endpoints);
-        const victim = round % 2 === 0 ? (leader ?? `m${round % 3}`) : (["m0", "m1", "m2"].find((m) => m !== leader && m !== `m${round % 3}`) ?? "m0");
-        if (round % 2 === 0) {
+        const victim = round % 3 !== 1 ? (leader ?? `m${round % 3}`) : (["m0", "m1", "m2"].find((m) => m !== leader && m !== `m${round % 3}`) ?? "m0");
+        if (round % 3 === 2) {
+          const pid = Number(readFileSync(join(dir, `${victim}.pid`), "utf8").trim());
+          process.kill(pid, "SIGSTOP");
+          faults.push(`freeze ${victim}${leader === victim ? " (leader)" : ""}`);
+          await sleep(2_000);
+          process.kill(pid, "SIGCONT");
+          await sleep(1_000);
+          continue;
+        }
+        if (round % 3 === 0) {
           const pid = Number(readFileSync(join(dir, `${victim}.pid`), "utf8").trim());
           process.kill(pid, "SIGKILL");
           await waitForExit(pid);
@@ -193,7 +187,8 @@ describe.skipIf(!haveCluster)("etcd writes while members of a three-member clust
       await Promise.all(writers);
     }
     console.log(`etcd faults: ${faults.length} (${faults.join(", ")}); writes ${tally.writes}, acknowledged ${tally.acknowledged}, Unreachable ${tally.unreachable}, wrong ${tally.wrong.length}, other ${tally.other.length}`);
-    expect(faults.length).toBeGreaterThanOrEqual(4);
+    expect(faults.length).toBeGreaterThanOrEqual(5);
+    expect(faults.some((f) => f.startsWith("freeze"))).toBe(true);
     expect(tally.acknowledged).toBeGreaterThan(100);
     expect(tally.wrong).toEqual([]);
     expect(tally.other).toEqual([]);
@@ -218,5 +213,5 @@ describe.skipIf(!haveCluster)("etcd writes while members of a three-member clust
       const updated = await s.guaranteedUpdate(key, (input) => ({ ...input, data: { v: "1" } }));
       expect(updated.revision).toBeGreaterThan(created.revision);
     }
-  }, 60_000);
+  }, 90_000);
 });

@@ -122,6 +122,9 @@ async function startAgent(dir: string, nodeName: string, endpoint: string, extra
       `--read-only-port=${String(readOnlyPort)}`,
       `--healthz-port=${String(healthzPort)}`,
       `--container-runtime-endpoint=${endpoint}`,
+      // The bench machine may have swap on; without root no cgroups can be created.
+      "--fail-swap-on=false",
+      ...(process.getuid?.() === 0 ? [] : ["--cgroups-per-qos=false", "--enforce-node-allocatable="]),
       ...extra,
     ],
     { cwd: repoRoot, stdio: ["ignore", "ignore", "pipe"] },

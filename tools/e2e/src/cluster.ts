@@ -258,6 +258,8 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
         "--healthz-port=0",
         "--read-only-port=0",
         `--node-status-update-frequency=${o.nodeStatusUpdateFrequency ?? "1s"}`,
+        // Test machines may have swap on; the check itself is unit-tested in apps/nodeagent.
+        "--fail-swap-on=false",
         ...(n.args ?? []),
       ]);
       agents.push({ p, name: n.name });

@@ -1,11 +1,13 @@
 import { createHash } from "node:crypto";
-import { mkdir, rm, writeFile } from "node:fs/promises";
+import { rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { Container, CSIDriver, CSIVolumeSource, Pod } from "@skiff/api-types";
 import { CSIEphemeralKey, CSIPodNameKey, CSIPodNamespaceKey, CSIPodUIDKey } from "@skiff/api-types";
 import type { Mount } from "@skiff/cri-api";
 import { createCsiClient } from "./csi-client.js";
 import type { RegisteredCsiDriver } from "./plugin-manager.js";
+import { mkdirAll } from "../internal/mkdir-all.js";
+import { csiSupportsFSGroup, setVolumeOwnership } from "../pods/volume-ownership.js";
 
 /**
  * Volume-context key: the pod's service account name (with `podInfoOnMount`).
@@ -165,7 +167,7 @@ export class CsiVolumeManager {
     }
     const volumeId = csiVolumeHandle(uid, volumeName);
     const targetPath = csiVolumeTargetPath(this.o.rootDir, uid, volumeName);
-    await mkdir(targetPath, { recursive: true, mode: 0o750 });
+    await mkdirAll(targetPath, 0o750);
     await writeFile(
       join(dirname(targetPath), "vol_data.json"),
       JSON.stringify({ driverName: source.driver, volumeHandle: volumeId, specVolID: volumeName, volumeLifecycleMode: "Ephemeral" }),
@@ -183,6 +185,10 @@ export class CsiVolumeManager {
       throw new CsiVolumeError("PublishFailed", `rpc error: ${err instanceof Error ? err.message : String(err)}`);
     } finally {
       csi.close();
+    }
+    const fsGroup = pod.spec?.securityContext?.fsGroup;
+    if (csiSupportsFSGroup(fsGroup, csiDriver?.spec.fsGroupPolicy, source.readOnly === true, source.fsType ?? "")) {
+      await setVolumeOwnership(targetPath, fsGroup, { readOnly: false, fsGroupChangePolicy: pod.spec?.securityContext?.fsGroupChangePolicy, ...(this.o.log ? { log: this.o.log } : {}) });
     }
     this.o.log?.(`published CSI volume ${volumeName} (${volumeId}) of pod ${pod.metadata?.namespace}/${pod.metadata?.name} at ${targetPath}`);
     return { driver: source.driver, volumeId, targetPath, requiresRepublish: csiDriver?.spec.requiresRepublish === true };

@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
 import { isIP } from "node:net";
-import { networkInterfaces } from "node:os";
+import { networkInterfaces, totalmem } from "node:os";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import type { Container, Pod, PodStatus } from "@skiff/api-types";
@@ -13,6 +13,8 @@ import { buildPodLogsDirectory, readContainerLog, rotateContainerLog } from "./l
 import { PodConfig, type PodConfigUpdate } from "./pod-config.js";
 import { PodWorkers } from "./pod-workers.js";
 import { ProberManager } from "./prober-manager.js";
+import { admitPod } from "./admission.js";
+import { containerResources, podQOSClass } from "./resources.js";
 import { runProbeAttempt } from "./prober.js";
 import { RuntimeClients } from "./runtime-clients.js";
 import { DNSConfigurer } from "./dns.js";
@@ -23,6 +25,8 @@ import { decodeManifest } from "./static-pod.js";
 import { StatusManager } from "./status-manager.js";
 import type { PodEventRecorder, PodRuntime, PodRuntimeOptions, RunOnceResult, RunOnceResultItem, RuntimeState } from "./types.js";
 import { PodVolumeManager, VolumeSetUpError } from "./volumes.js";
+import { admitAppArmor, isAppArmorEnabledOnHost } from "./apparmor.js";
+import { SysctlAllowlist } from "./sysctl-allowlist.js";
 
 function defaultHostIP(): string {
   for (const list of Object.values(networkInterfaces())) {
@@ -52,6 +56,8 @@ function isTerminal(phase: PodStatus["phase"]): boolean {
  * {@link PodRuntime.runtimeState} and retried every `runtimeCheckPeriodMs`.
  *
  * @throws CRIError `InvalidArgument` for a malformed `containerRuntimeEndpoint`.
+ * @throws Error `failed to create nodeagent: the sysctl "x" are not known to be namespaced` (and
+ *   1.23's other `--allowed-unsafe-sysctls` messages, see {@link SysctlAllowlist.create}).
  * @see pkg/kubelet/kubelet.go (syncLoop, HandlePodAdditions...) in kubernetes/kubernetes v1.23
  * @example
  * ```ts
@@ -64,6 +70,13 @@ function isTerminal(phase: PodStatus["phase"]): boolean {
  */
 export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
   const log = opts.log ?? (() => {});
+  let sysctlAllowlist: SysctlAllowlist;
+  try {
+    sysctlAllowlist = SysctlAllowlist.create(opts.allowedUnsafeSysctls ?? []);
+  } catch (err) {
+    throw new Error(`failed to create nodeagent: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
+  const appArmor = { gateEnabled: opts.featureGates?.AppArmor !== false, hostEnabled: opts.hostAppArmorEnabled ?? (() => isAppArmorEnabledOnHost()) };
   const info = (m: string) => log(m, 0);
   const nodeName = opts.nodeName;
   const podLogsDir = opts.podLogsDir ?? "/var/log/pods";
@@ -82,6 +95,8 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       // A sink's failure must not stop the sync.
     }
   };
+  const resourceSettings = opts.containerResources ?? { memoryCapacityBytes: BigInt(totalmem()) };
+  const podCgroups = opts.podCgroups;
   const volumes = new PodVolumeManager({ rootDir: opts.rootDir, onEvent: recordEvent, log: info, ...(opts.volumes ? { extra: opts.volumes } : {}) });
   const dnsConfigurer = new DNSConfigurer({
       clusterDNS: validClusterDNS(opts.clusterDNS ?? [], info),
@@ -118,6 +133,9 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     updateContainerReadiness: (p, st) => prober.updatePodStatus(p.metadata?.uid ?? "", st),
     onEvent: recordEvent,
     probeTerminationGracePeriod: opts.featureGates?.ProbeTerminationGracePeriod === true,
+    security: { seccompProfileRoot: join(opts.rootDir, "seccomp"), seccompDefault: opts.seccompDefault === true, procMountType: opts.featureGates?.ProcMountType === true },
+    containerResources: (p, c) => containerResources(p, c, resourceSettings),
+    ...(podCgroups ? { cgroupParent: (p: Pod) => podCgroups.cgroupParent(p) } : {}),
   });
   const desired = new Map<string, Pod>();
   const rejected = new Set<string>();
@@ -154,7 +172,27 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       }
       return undefined;
     }
+    // Soft admission (canRunPod): a pod that cannot run here stays Pending, its containers Blocked.
+    const blocked = admitAppArmor(pod, appArmor);
+    if (blocked) {
+      prober.removePod(uid);
+      await manager.killPod(uid, manager.gracePeriodOf(pod), false);
+      const waiting = new Map([...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].map((c) => [c.name, { reason: "Blocked", message: "" }]));
+      const st = manager.buildPodStatus(pod, await manager.getPodStatus(uid), waiting, clients.current().runtimeName, prev);
+      for (const cs of [...(st.initContainerStatuses ?? []), ...(st.containerStatuses ?? [])]) if (cs.state?.waiting) cs.state.waiting = { reason: "Blocked" };
+      statuses.set(pod, { ...st, phase: "Pending", reason: blocked.reason, message: blocked.message });
+      return undefined;
+    }
     if (pod.metadata?.deletionTimestamp) prober.stopLivenessAndStartup(uid);
+    if (podCgroups && !pod.metadata?.deletionTimestamp) {
+      try {
+        await podCgroups.ensurePod(pod, activePods());
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        recordEvent(pod, "Warning", "FailedToCreatePodContainer", `unable to ensure pod container exists: ${message}`);
+        throw new Error(`failed to ensure that the pod: ${uid} cgroups exist and are correctly applied: ${message}`, { cause: err });
+      }
+    }
     prober.addPod(pod);
     try {
       await volumes.setUp(pod);
@@ -176,6 +214,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       await manager.killPod(uid, manager.gracePeriodOf(pod), false);
       stoppedTerminal.add(uid);
       prober.removePod(uid);
+      await removePodCgroup(uid);
       return undefined;
     }
     return result.nextSyncAtMs;
@@ -190,6 +229,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
         removePodContainerDirs(opts.rootDir, pod.metadata?.uid ?? "");
         podFiles.tearDown(pod);
         await volumes.tearDown(pod);
+        await removePodCgroup(pod.metadata?.uid ?? "");
         info(`killed and removed pod ${pod.metadata?.namespace}/${pod.metadata?.name}`);
       },
       onTerminated: (pod) => {
@@ -206,19 +246,41 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
   );
   workers.setPaused(true);
 
-  function admit(pod: Pod): boolean {
-    const active = [...desired.values()].filter((p) => {
+  // Pods admitted and not finished: what admission counts and the QoS cgroups are sized for.
+  function activePods(): Pod[] {
+    return [...desired.values()].filter((p) => {
       const uid = p.metadata?.uid ?? "";
       return !rejected.has(uid) && !isTerminal(statuses.get(uid)?.phase);
-    }).length;
-    if (active >= maxPods) {
-      const uid = pod.metadata?.uid ?? "";
+    });
+  }
+
+  async function removePodCgroup(uid: string): Promise<void> {
+    if (!podCgroups) return;
+    await podCgroups.removePod(uid).catch((err: unknown) => log(`failed to remove the cgroup of pod ${uid} (retried later): ${err instanceof Error ? err.message : String(err)}`, 2));
+  }
+
+  // HandlePodAdditions → canAdmitPod: the other active pods (never the new pod itself) against
+  // the node's allocatable; a rejected pod is written Failed and never started.
+  function admit(pod: Pod): boolean {
+    const uid = pod.metadata?.uid ?? "";
+    const sysctlRejection = sysctlAllowlist.admit(pod);
+    if (sysctlRejection) {
       rejected.add(uid);
-      statuses.set(pod, { phase: "Failed", reason: "OutOfpods", message: `Node didn't have enough resource: pods, requested: 1, used: ${active}, capacity: ${maxPods}`, hostIP });
-      info(`pod ${pod.metadata?.namespace}/${pod.metadata?.name} rejected: OutOfpods`);
+      // rejectPod: a Warning event with the message, the status message prefixed "Pod ".
+      recordEvent(pod, "Warning", sysctlRejection.reason, sysctlRejection.message);
+      statuses.set(pod, { phase: "Failed", reason: sysctlRejection.reason, message: `Pod ${sysctlRejection.message}`, hostIP });
+      info(`pod ${pod.metadata?.namespace}/${pod.metadata?.name} rejected: ${sysctlRejection.reason}: ${sysctlRejection.message}`);
       return false;
     }
-    return true;
+    const others = activePods().filter((p) => (p.metadata?.uid ?? "") !== uid);
+    const allocatable = opts.nodeAllocatable ?? { pods: maxPods };
+    const r = admitPod(pod, others, allocatable);
+    if (r.admit) return true;
+    rejected.add(uid);
+    recordEvent(pod, "Warning", r.reason, r.message);
+    statuses.set(pod, { phase: "Failed", reason: r.reason, message: `Pod ${r.message}`, hostIP, qosClass: podQOSClass(pod) });
+    info(`pod ${pod.metadata?.namespace}/${pod.metadata?.name} rejected: ${r.reason}: ${r.message}`);
+    return false;
   }
 
   function handleUpdate(u: PodConfigUpdate): void {
@@ -388,6 +450,15 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       };
       await checkResolvConf();
       every(30_000, checkResolvConf);
+      if (podCgroups) {
+        // Housekeeping: cgroups of pods that are gone or finished are removed; the QoS cgroups
+        // follow the active pods (the kubelet's periodic UpdateQOSCgroups).
+        every(opts.housekeepingPeriodMs ?? 10_000, async () => {
+          const active = activePods();
+          await podCgroups.cleanupOrphans(new Set(active.map((p) => p.metadata?.uid ?? "")));
+          await podCgroups.updateQOSCgroups(active).catch((err: unknown) => info(`failed to update QoS cgroups: ${err instanceof Error ? err.message : String(err)}`));
+        });
+      }
       config.set("manifest", [...submitted.values()]);
       if (opts.staticPodPath) {
         fileSource = new FileSource({ path: opts.staticPodPath, nodeName, log: info, periodMs: opts.fileCheckFrequencyMs ?? 20_000 }, (pods) => config.set("file", pods));

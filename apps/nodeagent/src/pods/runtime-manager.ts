@@ -1,13 +1,15 @@
 import { readdir, rm } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join } from "node:path";
 import type { Container, ContainerState, ContainerStatus, EnvVar, Pod, PodSpec, PodStatus } from "@skiff/api-types";
-import { isCRIError, type ContainerConfig, type DNSConfig, type Mount, type PodSandboxConfig } from "@skiff/cri-api";
+import { isCRIError, type ContainerConfig, type DNSConfig, type LinuxContainerResources, type Mount, type PodSandboxConfig } from "@skiff/cri-api";
 import type { BackOff } from "./backoff.js";
 import { expandVars } from "./expand.js";
 import { ImagePullError, type ImagePuller } from "./image-puller.js";
 import { buildContainerLogPath, buildPodLogsDirectory } from "./logs.js";
 import { computePodConditions, computePodPhase } from "./phase.js";
+import { podQOSClass } from "./resources.js";
 import type { RuntimeClients } from "./runtime-clients.js";
+import { containerSecurityContext, imageUserOf, sandboxSecurity, verifyRunAsNonRoot, type ImageUser, type SecurityContextOptions } from "./security-context.js";
 import { terminationMessage } from "./termination-message.js";
 
 /** CRI labels and annotations the agent puts on sandboxes and containers (`io.kubernetes.*` renamed). */
@@ -101,6 +103,12 @@ export interface RuntimeManagerOptions {
   readonly onEvent?: (pod: Pod, type: "Normal" | "Warning", reason: string, message: string) => void;
   /** The ProbeTerminationGracePeriod gate. @defaultValue false */
   readonly probeTerminationGracePeriod?: boolean;
+  /** Seccomp root, `--seccomp-default`, gate ProcMountType. @defaultValue seccomp root `/var/lib/nodeagent/seccomp`, the rest off */
+  readonly security?: SecurityContextOptions;
+  /** The CRI `linux.resources` of a container (requests/limits); none when absent. */
+  readonly containerResources?: (pod: Pod, container: Container) => LinuxContainerResources;
+  /** The sandbox's `linux.cgroup_parent` (the pod cgroup); `""` when absent. */
+  readonly cgroupParent?: (pod: Pod) => string;
 }
 
 function nsToMs(ns: string): number {
@@ -327,7 +335,11 @@ export class RuntimeManager {
     if (pulled !== true) return pulled;
     let config: ContainerConfig;
     try {
-      config = this.containerConfig(pod, c, restartCount, sandbox);
+      // generateContainerConfig's order: run options (env) first, then the image user and runAsNonRoot.
+      const imageUser = imageUserOf(await this.o.clients.images.imageStatus({ image: { image } }));
+      config = this.containerConfig(pod, c, restartCount, sandbox, imageUser);
+      const nonRoot = verifyRunAsNonRoot(pod, c, imageUser);
+      if (nonRoot !== undefined) throw new ContainerConfigError(nonRoot);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       waiting.set(c.name, { reason: "CreateContainerConfigError", message });
@@ -416,6 +428,7 @@ export class RuntimeManager {
   sandboxConfig(pod: Pod, attempt: number): PodSandboxConfig {
     const meta = pod.metadata ?? {};
     const hostNetwork = specOf(pod).hostNetwork === true;
+    const security = sandboxSecurity(pod, this.securityOptions());
     const config: PodSandboxConfig = {
       metadata: { name: meta.name ?? "", namespace: meta.namespace ?? "", uid: meta.uid ?? "", attempt },
       logDirectory: buildPodLogsDirectory(this.o.podLogsDir, meta.namespace ?? "", meta.name ?? "", meta.uid ?? ""),
@@ -423,14 +436,14 @@ export class RuntimeManager {
       annotations: { ...(meta.annotations ?? {}) },
       linux: {
         cgroupParent: "",
-        securityContext: {
-          namespaceOptions: { network: hostNetwork ? "NODE" : "POD", pid: specOf(pod).hostPID ? "NODE" : "CONTAINER", ipc: specOf(pod).hostIPC ? "NODE" : "POD" },
-        },
+        ...security,
       },
     };
     const network = this.o.sandboxNetwork?.(pod);
     if (network) config.dnsConfig = network.dnsConfig;
     if (!hostNetwork) config.hostname = network?.hostname ?? sandboxHostname(pod);
+    const cgroupParent = this.o.cgroupParent?.(pod);
+    if (cgroupParent && config.linux) config.linux.cgroupParent = cgroupParent;
     return config;
   }
 
@@ -486,8 +499,15 @@ export class RuntimeManager {
     return "";
   }
 
-  /** The CRI container config of `c` (command/args with `$(VAR)` expanded from its env). */
-  containerConfig(pod: Pod, c: Container, restartCount: number, sandbox: RuntimeSandbox): ContainerConfig {
+  private securityOptions(): SecurityContextOptions {
+    return this.o.security ?? { seccompProfileRoot: "/var/lib/nodeagent/seccomp" };
+  }
+
+  /**
+   * The CRI container config of `c` (command/args with `$(VAR)` expanded from its env; the security
+   * context from `security-context.ts`, with `imageUser` as the default user).
+   */
+  containerConfig(pod: Pod, c: Container, restartCount: number, sandbox: RuntimeSandbox, imageUser?: ImageUser): ContainerConfig {
     const envs = this.buildEnv(pod, c, sandbox);
     const lookup = (name: string) => envs.find((e) => e.key === name)?.value;
     const meta = pod.metadata ?? {};
@@ -504,13 +524,12 @@ export class RuntimeManager {
       stdinOnce: c.stdinOnce === true,
       tty: c.tty === true,
       linux: {
-        securityContext: {
-          namespaceOptions: { network: specOf(pod).hostNetwork ? "NODE" : "POD", pid: specOf(pod).hostPID ? "NODE" : "CONTAINER", ipc: specOf(pod).hostIPC ? "NODE" : "POD" },
-          privileged: c.securityContext?.privileged === true,
-        },
+        securityContext: containerSecurityContext(pod, c, imageUser, this.securityOptions()),
       },
     };
     if (c.workingDir) config.workingDir = c.workingDir;
+    const resources = this.o.containerResources?.(pod, c);
+    if (resources && config.linux) config.linux.resources = resources;
     const mounts = this.o.mounts?.(pod, c, sandbox) ?? [];
     if (mounts.length > 0) config.mounts = mounts;
     return config;
@@ -639,7 +658,7 @@ export class RuntimeManager {
     status.startTime = previous?.startTime ?? formatTime(Date.now());
     if (initStatuses.length > 0) status.initContainerStatuses = initStatuses;
     status.containerStatuses = statuses;
-    status.qosClass = qosClass(pod);
+    status.qosClass = podQOSClass(pod);
     return status;
   }
 }
@@ -650,18 +669,6 @@ async function removeLogFiles(logPath: string): Promise<void> {
   const prefix = `${basename(logPath)}.`;
   const names = await readdir(dir).catch(() => [] as string[]);
   for (const n of names) if (n.startsWith(prefix)) await rm(join(dir, n), { force: true });
-}
-
-function qosClass(pod: Pod): "BestEffort" | "Burstable" | "Guaranteed" {
-  const all = [...(specOf(pod).initContainers ?? []), ...specOf(pod).containers];
-  const hasAny = all.some((c) => Object.keys(c.resources?.requests ?? {}).length > 0 || Object.keys(c.resources?.limits ?? {}).length > 0);
-  if (!hasAny) return "BestEffort";
-  const guaranteed = all.every((c) => {
-    const l = c.resources?.limits ?? {};
-    const r = c.resources?.requests ?? {};
-    return l.cpu !== undefined && l.memory !== undefined && (r.cpu === undefined || String(r.cpu) === String(l.cpu)) && (r.memory === undefined || String(r.memory) === String(l.memory));
-  });
-  return guaranteed ? "Guaranteed" : "Burstable";
 }
 
 function specOf(pod: Pod): PodSpec {

@@ -1,6 +1,7 @@
 import type { Container, Pod, PodStatus } from "@skiff/api-types";
 import type { Mount } from "@skiff/cri-api";
 import type { AgentView } from "../agent-view.js";
+import type { ContainerResourceSettings } from "./resources.js";
 
 /** A line sink for the pod runtime's log; `level` 0 is info, higher numbers are more verbose. */
 export type PodRuntimeLog = (message: string, level?: number) => void;
@@ -62,6 +63,8 @@ export interface PodRuntimeOptions {
   readonly runtimeCheckPeriodMs?: number;
   /** Period of the log rotation check in ms (kubelet: 10 s). @defaultValue 10_000 */
   readonly logRotatePeriodMs?: number;
+  /** Period of the pod cgroup housekeeping (orphan removal, QoS cgroup update) in ms. @defaultValue 10_000 */
+  readonly housekeepingPeriodMs?: number;
   /**
    * Volume hooks for the kinds not built in (CSI inline volumes); emptyDir, hostPath, downwardAPI,
    * projected, configMap and secret volumes are handled by the pod runtime itself.
@@ -76,10 +79,65 @@ export interface PodRuntimeOptions {
   /** Event sink (`Unhealthy`, `Killing`, `FailedMount`, ...); events are logged too. @defaultValue logs only */
   readonly onEvent?: PodEventRecorder;
   /**
+   * How containers' requests and limits become CRI `LinuxContainerResources` (`--cpu-cfs-quota`,
+   * `--cpu-cfs-quota-period`, the node's memory capacity for OOM scores).
+   * @defaultValue memory capacity `os.totalmem()`, CFS quota on, period 100ms
+   */
+  readonly containerResources?: ContainerResourceSettings;
+  /**
+   * Pod cgroups (the container manager of `--cgroups-per-qos`): created before the sandbox, named
+   * as its `cgroup_parent`, removed when the pod goes. Absent: no pod cgroups, `cgroup_parent` "".
+   */
+  readonly podCgroups?: PodCgroupHooks;
+  /**
+   * The node's allocatable resources pods are admitted against (`OutOfcpu`, `OutOfmemory`,
+   * `OutOfpods`). @defaultValue only `pods` = `maxPods` is checked
+   */
+  readonly nodeAllocatable?: NodeAllocatable;
+  /**
    * The feature gates the pod runtime reads. @defaultValue `GRPCContainerProbe` on (beta),
    * `ProbeTerminationGracePeriod` off (beta)
    */
   readonly featureGates?: PodRuntimeFeatureGates;
+  /**
+   * `--allowed-unsafe-sysctls`: sysctl names or prefixes ending in `*` a pod may set beyond the
+   * safe ones; each must be known to be namespaced (`createPodRuntime` throws otherwise).
+   * @defaultValue none
+   */
+  readonly allowedUnsafeSysctls?: readonly string[];
+  /** `--seccomp-default`: `RuntimeDefault` for containers that set no seccomp profile. @defaultValue false */
+  readonly seccompDefault?: boolean;
+  /** Whether the host enforces AppArmor (tests). @defaultValue read from /sys as runc does */
+  readonly hostAppArmorEnabled?: () => boolean;
+}
+
+/** The node's allocatable resources for admission (node status `allocatable`). */
+export interface NodeAllocatable {
+  /** CPU in milli-cores. */
+  readonly cpuMilli: bigint;
+  /** Memory in bytes. */
+  readonly memoryBytes: bigint;
+  /** Pods: `--max-pods`, or cores × `--pods-per-core` when smaller. */
+  readonly pods: number;
+  /** Ephemeral storage in bytes; unchecked when absent. */
+  readonly ephemeralStorageBytes?: bigint;
+}
+
+/**
+ * What the pod runtime asks of the container manager's pod cgroups (`../cm/`).
+ * @see pkg/kubelet/cm/pod_container_manager_linux.go in kubernetes/kubernetes v1.23
+ */
+export interface PodCgroupHooks {
+  /** Creates the pod's cgroup (updating the QoS cgroups from `activePods` first) unless it exists. */
+  ensurePod(pod: Pod, activePods: readonly Pod[]): Promise<void>;
+  /** The sandbox's `cgroup_parent` for the pod (`/kubepods/burstable/pod<uid>`). */
+  cgroupParent(pod: Pod): string;
+  /** Removes the pod's cgroup; throws while processes remain. */
+  removePod(uid: string): Promise<void>;
+  /** Removes the cgroups of pods not in `activeUIDs`; never throws. */
+  cleanupOrphans(activeUIDs: ReadonlySet<string>): Promise<void>;
+  /** Sets the QoS cgroups from the active pods. */
+  updateQOSCgroups(activePods: readonly Pod[]): Promise<void>;
 }
 
 /** The feature gates the pod runtime reads; absent names take their defaults. */
@@ -90,6 +148,10 @@ export interface PodRuntimeFeatureGates {
   readonly ProbeTerminationGracePeriod?: boolean;
   /** Pod DNS search lists may hold 32 paths / 2048 characters (instead of 6 / 256). @defaultValue false */
   readonly ExpandedDNSConfig?: boolean;
+  /** AppArmor annotations are enforced (else a pod asking for a profile is blocked). @defaultValue true */
+  readonly AppArmor?: boolean;
+  /** `procMount: Unmasked` takes effect. @defaultValue false */
+  readonly ProcMountType?: boolean;
 }
 
 /**

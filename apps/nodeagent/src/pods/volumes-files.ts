@@ -3,6 +3,7 @@ import { cpus, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import type { Container, DownwardAPIVolumeFile, Pod } from "@skiff/api-types";
 import { formatGoQuoted, parseQuantity, quantityMilliValue, quantityValue } from "@skiff/flags";
+import { mkdirAll } from "../internal/mkdir-all.js";
 
 /**
  * A labels/annotations file of a downward API volume: one `key="value"` line per entry (value
@@ -153,7 +154,7 @@ function timestampDirName(now: Date): string {
  */
 export async function writeVolumeFilesAtomically(dir: string, files: readonly VolumeFile[]): Promise<boolean> {
   for (const f of files) if (!isSafeRelativePath(f.path)) throw new DownwardAPIError(`invalid path ${JSON.stringify(f.path)}: must be relative and may not contain '..'`);
-  await mkdir(dir, { recursive: true });
+  await mkdirAll(dir);
   const current = await currentPayload(dir);
   if (current && current.size === files.length && files.every((f) => current.get(f.path)?.data === f.data && current.get(f.path)?.mode === f.mode)) return false;
   const tsName = timestampDirName(new Date());
@@ -161,7 +162,7 @@ export async function writeVolumeFilesAtomically(dir: string, files: readonly Vo
   await mkdir(tsDir, { mode: 0o755 });
   for (const f of files) {
     const p = join(tsDir, f.path);
-    await mkdir(dirname(p), { recursive: true, mode: 0o755 });
+    await mkdirAll(dirname(p), 0o755);
     await writeFile(p, f.data);
     await chmod(p, f.mode);
   }
@@ -210,7 +211,7 @@ export async function checkHostPathType(path: string, type: string): Promise<voi
     case "DirectoryOrCreate":
     case "Directory":
       if (type === "DirectoryOrCreate" && !(await st())) {
-        await mkdir(path, { recursive: true, mode: 0o755 });
+        await mkdirAll(path, 0o755);
         return;
       }
       if (!(await st())?.isDirectory()) throw fail("directory");

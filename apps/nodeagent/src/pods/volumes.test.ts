@@ -190,3 +190,27 @@ describe("PodVolumeManager", () => {
     await expect(vm.tearDown(makePod([]))).resolves.toBeUndefined();
   });
 });
+
+describe.skipIf(process.getuid?.() !== 0)("PodVolumeManager fsGroup (chown needs root)", () => {
+  it("gives emptyDir (rw, once) and downwardAPI (read-only) volumes to the pod's fsGroup with setgid directories", async () => {
+    const { vm } = manager();
+    const pod = makePod([
+      { name: "scratch", emptyDir: {} },
+      { name: "info", downwardAPI: { items: [{ path: "labels", fieldRef: { fieldPath: "metadata.labels" } }] } },
+    ]);
+    pod.spec = { ...pod.spec, containers: pod.spec?.containers ?? [], securityContext: { fsGroup: 4321 } };
+    await vm.setUp(pod);
+    const uid = pod.metadata?.uid ?? "";
+    const scratch = podVolumeDir(root, uid, "emptyDir", "scratch");
+    expect(statSync(scratch).gid).toBe(4321);
+    expect(statSync(scratch).mode & 0o7777).toBe(0o2777);
+    const info = podVolumeDir(root, uid, "downwardAPI", "info");
+    expect(statSync(info).gid).toBe(4321);
+    expect(statSync(info).mode & 0o2000).toBe(0o2000);
+    expect(statSync(join(info, "labels")).gid).toBe(4321);
+    expect(statSync(join(info, "labels")).mode & 0o440).toBe(0o440);
+    await vm.setUp(pod); // a second sync keeps the emptyDir as it is
+    expect(statSync(scratch).mode & 0o7777).toBe(0o2777);
+    await vm.tearDown(pod);
+  });
+});

@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { mkdirSync, statSync } from "node:fs";
-import { chmod, mkdir, readdir, rm, rmdir, stat } from "node:fs/promises";
+import { chmod, readdir, rm, rmdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import type { Container, Pod, Volume, VolumeMount } from "@skiff/api-types";
@@ -8,7 +8,9 @@ import type { Mount } from "@skiff/cri-api";
 import { parseQuantity, quantityValue } from "@skiff/flags";
 import { expandVars } from "./expand.js";
 import type { PodEventRecorder, PodVolumeHooks } from "./types.js";
+import { setVolumeOwnership } from "./volume-ownership.js";
 import { checkHostPathType, downwardAPIFileContent, machineAllocatable, writeVolumeFilesAtomically, type NodeAllocatable, type VolumeFile } from "./volumes-files.js";
+import { mkdirAll } from "../internal/mkdir-all.js";
 
 const run = promisify(execFile);
 
@@ -162,7 +164,14 @@ export class PodVolumeManager implements PodVolumeHooks {
       const kind = builtInKind(v);
       if (!kind) continue;
       try {
+        const dir = kind === "hostPath" ? "" : podVolumeDir(this.o.rootDir, pod.metadata?.uid ?? "", kind, v.name);
+        // An emptyDir is set up (and given to the fsGroup) once, as the kubelet mounts it once.
+        const existed = kind === "emptyDir" && (await stat(dir).catch(() => undefined)) !== undefined;
         await this.setUpOne(pod, v, kind);
+        if (kind !== "hostPath" && !existed) {
+          // 1.23's built-in plugins pass no fsGroupChangePolicy: their volumes are always walked.
+          await setVolumeOwnership(dir, pod.spec?.securityContext?.fsGroup, { readOnly: kind !== "emptyDir", ...(this.o.log ? { log: this.o.log } : {}) });
+        }
       } catch (err) {
         const cause = err instanceof Error ? err.message : String(err);
         const message = `MountVolume.SetUp failed for volume ${JSON.stringify(v.name)} : ${cause}`;
@@ -186,7 +195,7 @@ export class PodVolumeManager implements PodVolumeHooks {
         const dir = podVolumeDir(this.o.rootDir, uid, "emptyDir", v.name);
         const medium = v.emptyDir?.medium ?? "";
         if (medium !== "" && medium !== "Memory") throw new Error(`unknown storage medium ${JSON.stringify(medium)}`);
-        await mkdir(dir, { recursive: true, mode: 0o777 });
+        await mkdirAll(dir, 0o777);
         if (medium === "Memory" && this.tmpfs) {
           if (!(await this.tmpfs.isMountPoint(dir))) {
             const size = v.emptyDir?.sizeLimit !== undefined ? parseQuantity(String(v.emptyDir.sizeLimit)) : undefined;
@@ -196,6 +205,7 @@ export class PodVolumeManager implements PodVolumeHooks {
         } else if (medium === "Memory") {
           this.o.log?.(`emptyDir ${v.name} of pod ${uid}: medium Memory needs root to mount a tmpfs; using a plain directory`);
         }
+        if ((await stat(dir)).mode & 0o2000) return;
         await chmod(dir, 0o777);
         return;
       }

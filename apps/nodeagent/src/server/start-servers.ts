@@ -9,6 +9,7 @@ import { installCommon, installHealthzServer, installMainServer, installReadOnly
 import { loadServingKeyPair, resolveTLSSettings } from "./tls.js";
 import { ServerStartError } from "./server-options.js";
 import type { RunningServers, ServerAddresses, ServerLogger, ServerOptions } from "./server-options.js";
+import { answerGoClientError } from "./client-error.js";
 
 const fourHoursMs = 4 * 60 * 60 * 1000;
 
@@ -44,7 +45,7 @@ export async function startServers(opts: ServerOptions, view: AgentView, log: Se
   const idleMs = opts.idleTimeoutMs ?? fourHoursMs;
   const requestMs = opts.requestTimeoutMs ?? fourHoursMs;
   const bodyLimit = opts.bodyLimitBytes ?? 10 * 1024 * 1024;
-  const common = { logger: false, connectionTimeout: idleMs, keepAliveTimeout: idleMs, requestTimeout: requestMs, bodyLimit, forceCloseConnections: true, return503OnClosing: false } as const;
+  const common = { logger: false, connectionTimeout: idleMs, keepAliveTimeout: idleMs, requestTimeout: requestMs, bodyLimit, forceCloseConnections: true, return503OnClosing: false, clientErrorHandler: answerGoClientError } as const;
 
   const apps: Array<{ key: keyof ServerAddresses; app: FastifyInstance; host: string; port: number }> = [];
 

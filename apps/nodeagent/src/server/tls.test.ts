@@ -36,7 +36,8 @@ describe("resolveTLSSettings", () => {
   });
 });
 
-describe("self-signed serving pair", () => {
+// RSA key generation takes seconds on a loaded 2-core machine: a generous timeout, not a speed check.
+describe("self-signed serving pair", { timeout: 60_000 }, () => {
   it("has the kubelet's shape: serving cert + CA, PKCS#1 key, SAN, validity", async () => {
     const now = new Date("2026-01-02T03:04:05Z");
     const pair = await generateSelfSignedPair("node-a", now);

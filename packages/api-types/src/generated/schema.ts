@@ -1934,6 +1934,17 @@ export interface components {
             fsGroup?: number;
             /** @description Extra groups of each container's first process. */
             supplementalGroups?: number[];
+            /**
+             * @description When volume ownership is changed to fsGroup: always, or only when the volume's root does not match.
+             * @enum {string}
+             */
+            fsGroupChangePolicy?: "Always" | "OnRootMismatch";
+            /** @description SELinux context of every container. */
+            seLinuxOptions?: components["schemas"]["io.example.api.core.v1.SELinuxOptions"];
+            /** @description Namespaced sysctls set for the pod; unsafe ones must be allowed by the node agent. */
+            sysctls?: components["schemas"]["io.example.api.core.v1.Sysctl"][];
+            /** @description Seccomp profile of every container that sets none. */
+            seccompProfile?: components["schemas"]["io.example.api.core.v1.SeccompProfile"];
         };
         /** @description Desired behavior of a pod. */
         "io.example.api.core.v1.PodSpec": {
@@ -1993,6 +2004,11 @@ export interface components {
              * @default false
              */
             hostIPC?: boolean;
+            /**
+             * @description Whether the containers of the pod share one process namespace (they see and signal each other's processes). Not with hostPID.
+             * @default false
+             */
+            shareProcessNamespace?: boolean;
             /** @description Pod-level security attributes and defaults for its containers. */
             securityContext?: components["schemas"]["io.example.api.core.v1.PodSecurityContext"];
             /** @description Secrets in the pod's namespace holding image registry credentials. */
@@ -2184,6 +2200,27 @@ export interface components {
                 [key: string]: components["schemas"]["io.example.apimachinery.pkg.api.resource.Quantity"];
             };
         };
+        /** @description SELinux labels of a container. */
+        "io.example.api.core.v1.SELinuxOptions": {
+            /** @description SELinux user label. */
+            user?: string;
+            /** @description SELinux role label. */
+            role?: string;
+            /** @description SELinux type label. */
+            type?: string;
+            /** @description SELinux level label. */
+            level?: string;
+        };
+        /** @description A seccomp profile. */
+        "io.example.api.core.v1.SeccompProfile": {
+            /**
+             * @description Kind of profile: the runtime's default, none, or a file on the node.
+             * @enum {string}
+             */
+            type: "Localhost" | "RuntimeDefault" | "Unconfined";
+            /** @description With type Localhost: the profile file, relative to `<root-dir>/seccomp` of the node agent. */
+            localhostProfile?: string;
+        };
         /** @description Selects a Secret whose keys become environment variables. */
         "io.example.api.core.v1.SecretEnvSource": {
             /** @description Name of the Secret. */
@@ -2252,6 +2289,12 @@ export interface components {
             allowPrivilegeEscalation?: boolean;
             /** @description Capabilities to add to or drop from the runtime's default set. */
             capabilities?: components["schemas"]["io.example.api.core.v1.Capabilities"];
+            /** @description SELinux context of the container; overrides the pod's. */
+            seLinuxOptions?: components["schemas"]["io.example.api.core.v1.SELinuxOptions"];
+            /** @description Proc mount type: `Default` (the runtime's masked and read-only /proc paths) or `Unmasked` (needs gate ProcMountType). */
+            procMount?: string;
+            /** @description Seccomp profile of the container; overrides the pod's. */
+            seccompProfile?: components["schemas"]["io.example.api.core.v1.SeccompProfile"];
         };
         /** @description A service-account token written to a file and refreshed before it expires. */
         "io.example.api.core.v1.ServiceAccountTokenProjection": {
@@ -2265,6 +2308,13 @@ export interface components {
             expirationSeconds?: number;
             /** @description Relative path of the file. */
             path: string;
+        };
+        /** @description A namespaced kernel parameter to set for the pod. */
+        "io.example.api.core.v1.Sysctl": {
+            /** @description Name of the parameter, such as net.ipv4.ip_local_port_range. */
+            name: string;
+            /** @description Value to set. */
+            value: string;
         };
         /** @description Opens a TCP connection; success means healthy. */
         "io.example.api.core.v1.TCPSocketAction": {

@@ -223,8 +223,9 @@ export class GenericStore {
    * Maps a storage error to the API error for `name` (KeyExists → 409 AlreadyExists, KeyNotFound →
    * 404, Conflict/InvalidObj → 409 Conflict, ResourceVersionExpired → 410, TooLargeResourceVersion
    * → 504 with a retry, InvalidError → 400, Unreachable with an `operation` → 500 ServerTimeout
-   * retrying after 2 s as `Interpret<Operation>Error` (also when a write's outcome is unknown), others
-   * → 500). Other errors are returned unchanged.
+   * retrying after 2 s as `Interpret<Operation>Error` (also when a write's outcome is unknown),
+   * Internal (the backend applied nothing: disk full, read-only, etcd space quota) and others → 500
+   * InternalError with the backend's words). Other errors are returned unchanged.
    * @see k8s.io/apiserver/pkg/storage/errors/storage.go (InterpretCreateError, InterpretGetError & co)
    */
   interpret(err: unknown, name: string, operation?: "create" | "get" | "list" | "update" | "delete"): unknown {
@@ -249,6 +250,9 @@ export class GenericStore {
       }
       case "InvalidError":
         return newBadRequest(err.message);
+      case "Internal":
+        // The backend applied nothing and said why (disk full, read-only, etcd's space quota).
+        return newInternalError(err);
       default:
         return newInternalError(err);
     }

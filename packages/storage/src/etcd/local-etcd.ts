@@ -58,6 +58,28 @@ export async function freeLoopbackPort(): Promise<number> {
   });
 }
 
+function loopbackPortFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A base port B in [20000, 40000) such that B + each of `offsets` is free on 127.0.0.1 (bound and
+ * released; the usual small race applies), for a multi-member cluster started by
+ * tools/etcd/start-cluster.sh (`offsets` [0, 1, 10, 11, 20, 21]: client and peer port per member).
+ * @throws Error when 50 random tries find no such range.
+ */
+export async function freeLoopbackPortRange(offsets: readonly number[]): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const base = 20_000 + Math.floor(Math.random() * 20_000);
+    if ((await Promise.all(offsets.map((d) => loopbackPortFree(base + d)))).every(Boolean)) return base;
+  }
+  throw new Error(`no free loopback port range for offsets ${offsets.join(",")}`);
+}
+
 /**
  * Starts a throwaway single-member etcd on free loopback ports (for tests and benchmarks) and
  * waits until it answers `/health`.

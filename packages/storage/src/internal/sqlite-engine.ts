@@ -189,7 +189,7 @@ export class SqliteEngine implements MvccEngine {
   }
 
   commit(key: string, value: string | null, expectedRevision: number): CommitResult {
-    const result = this.#run(() => this.#commitTx(key, value, expectedRevision));
+    const result = this.#run(() => this.#commitTx(key, value, expectedRevision), true);
     if (result.ok) this.#revision = result.change.revision;
     return result;
   }
@@ -203,7 +203,7 @@ export class SqliteEngine implements MvccEngine {
     const target = Math.min(revision, this.#revision);
     if (target <= this.#compacted) return this.#compacted;
     const to = Math.min(target, this.#compacted + compactionChunk);
-    this.#run(() => this.#compactTx(this.#compacted, to));
+    this.#run(() => this.#compactTx(this.#compacted, to), true);
     this.#compacted = to;
     return to;
   }
@@ -212,18 +212,38 @@ export class SqliteEngine implements MvccEngine {
     if (!this.#db.open) return;
     try {
       this.#db.pragma("wal_checkpoint(TRUNCATE)");
+    } catch {
+      // A checkpoint that cannot run (disk full, read-only file) loses nothing: the WAL keeps
+      // every commit and the next open replays it.
     } finally {
       this.#db.close();
     }
   }
 
-  #run<T>(fn: () => T): T {
+  /**
+   * Runs one statement or transaction, turning SQLite's errors into StorageErrors. A write
+   * transaction that fails has been rolled back (better-sqlite3's `transaction` wrapper; a WAL
+   * commit is atomic), so a write error is `Internal` (nothing applied, say why); a read error is
+   * `Unreachable`.
+   */
+  #run<T>(fn: () => T, write = false): T {
     try {
       return fn();
     } catch (cause) {
       if (cause instanceof StorageError) throw cause;
-      const code = (cause as { code?: unknown }).code;
-      throw new StorageError("Unreachable", { detail: `sqlite: ${String(code ?? "")} ${(cause as Error).message}`.trim(), cause });
+      throw sqliteError(cause, write);
     }
   }
+}
+
+/**
+ * The StorageError for an error better-sqlite3 threw: `Internal` for a write (`SQLITE_FULL`: the
+ * disk is full; `SQLITE_READONLY*`: the file or folder is read-only; `SQLITE_IOERR*`...), with
+ * SQLite's words and code, e.g. `sqlite: database or disk is full (SQLITE_FULL)`; `Unreachable`
+ * for a read.
+ */
+function sqliteError(cause: unknown, write: boolean): StorageError {
+  const code = (cause as { code?: unknown }).code;
+  const detail = `sqlite: ${(cause as Error).message}${typeof code === "string" ? ` (${code})` : ""}`;
+  return new StorageError(write ? "Internal" : "Unreachable", { detail, cause });
 }

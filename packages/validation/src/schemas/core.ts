@@ -223,6 +223,18 @@ const probeSchema = objectOf<Probe>()("Probe", {
 
 type SecurityContext = Def<Container["securityContext"]>;
 type Capabilities = Def<SecurityContext["capabilities"]>;
+type SELinuxOptions = Def<SecurityContext["seLinuxOptions"]>;
+type SeccompProfile = Def<SecurityContext["seccompProfile"]>;
+const seLinuxOptionsSchema = objectOf<SELinuxOptions>()("SELinuxOptions", {
+  user: str().exactOptional(),
+  role: str().exactOptional(),
+  type: str().exactOptional(),
+  level: str().exactOptional(),
+}) satisfies z.ZodType<SELinuxOptions>;
+const seccompProfileSchema = objectOf<SeccompProfile>()("SeccompProfile", {
+  type: openEnum<SeccompProfile["type"]>(),
+  localhostProfile: str().exactOptional(),
+}) satisfies z.ZodType<SeccompProfile>;
 const securityContextSchema = objectOf<SecurityContext>()("SecurityContext", {
   capabilities: objectOf<Capabilities>()("Capabilities", {
     add: stringList().exactOptional(),
@@ -234,6 +246,9 @@ const securityContextSchema = objectOf<SecurityContext>()("SecurityContext", {
   runAsNonRoot: bool().exactOptional(),
   readOnlyRootFilesystem: bool().exactOptional(),
   allowPrivilegeEscalation: bool().exactOptional(),
+  seLinuxOptions: seLinuxOptionsSchema.exactOptional(),
+  procMount: str().exactOptional(),
+  seccompProfile: seccompProfileSchema.exactOptional(),
 }) satisfies z.ZodType<SecurityContext>;
 
 type PodSecurityContext = Def<PodSpec["securityContext"]>;
@@ -243,6 +258,15 @@ const podSecurityContextSchema = objectOf<PodSecurityContext>()("PodSecurityCont
   runAsNonRoot: bool().exactOptional(),
   supplementalGroups: listOf(int64()).exactOptional(),
   fsGroup: int64().exactOptional(),
+  fsGroupChangePolicy: openEnum<Def<PodSecurityContext["fsGroupChangePolicy"]>>().exactOptional(),
+  seLinuxOptions: seLinuxOptionsSchema.exactOptional(),
+  sysctls: listOf(
+    objectOf<Elem<Def<PodSecurityContext["sysctls"]>>>()("Sysctl", {
+      name: str(),
+      value: str(),
+    }),
+  ).exactOptional(),
+  seccompProfile: seccompProfileSchema.exactOptional(),
 }) satisfies z.ZodType<PodSecurityContext>;
 
 /** core/v1 Container. */
@@ -470,6 +494,7 @@ export const podSpecSchema = objectOf<PodSpec>()("PodSpec", {
   hostNetwork: bool().exactOptional(),
   hostPID: bool().exactOptional(),
   hostIPC: bool().exactOptional(),
+  shareProcessNamespace: bool().exactOptional(),
   securityContext: podSecurityContextSchema.exactOptional(),
   imagePullSecrets: listOf(localObjectReferenceSchema).exactOptional(),
   hostname: str().exactOptional(),

@@ -97,5 +97,5 @@ export class ImageStore {
 }
 
 function toImage(image: StoredImage): Image {
-  return { id: image.id, repoTags: [...image.repoTags], repoDigests: [...image.repoDigests], size: String(imageSizeBytes), username: "" };
+  return { id: image.id, repoTags: [...image.repoTags], repoDigests: [...image.repoDigests], size: String(imageSizeBytes), uid: { value: String(process.getuid?.() ?? 0) }, username: "" };
 }

@@ -36,6 +36,7 @@ import { nowNs } from "./clock.js";
 import { ContainerProcess, execCommand, killGroup, type ProcessExit } from "./container-process.js";
 import { bwrapArgs, defaultCapabilities, type BindMount } from "./bwrap.js";
 import { alreadyExists, failedPrecondition, invalidArgument, notFound, unknownError } from "./errors.js";
+import { identityOf, sandboxNotApplied, wrapWithIdentity, type ProcessIdentity } from "./identity.js";
 import { resolveArgv } from "./image-names.js";
 import type { ImageStore, StoredImage } from "./image-store.js";
 import { sandboxMounts, writeSandboxFiles, type SandboxFiles } from "./sandbox-files.js";
@@ -63,6 +64,8 @@ interface Container {
   /** The image as ContainerStatus reports it: its first name, else what the config said. */
   imageName: string;
   argv: string[];
+  /** run_as_user/group, supplemental groups, no_new_privs, applied through setpriv. */
+  identity: ProcessIdentity;
   cwd: string;
   env: Record<string, string>;
   logPath: string;
@@ -183,6 +186,8 @@ export class RuntimeCore {
     if (!metadata || !metadata.name || !metadata.namespace || !metadata.uid) {
       throw invalidArgument(method, "config.metadata with name, namespace and uid is required");
     }
+    const sandboxNotApplicable = sandboxNotApplied(config.linux);
+    if (sandboxNotApplicable.length > 0) this.options.log(`sandbox ${metadata.namespace}/${metadata.name}: not applied by the process runtime (no isolation): ${sandboxNotApplicable.join(", ")}`);
     if (req.runtimeHandler !== "") {
       throw invalidArgument(method, `unknown runtime handler ${JSON.stringify(req.runtimeHandler)}: only the default handler "" exists`);
     }
@@ -301,6 +306,11 @@ export class RuntimeCore {
     if (argv.length === 0) {
       throw invalidArgument(method, `no command specified: image ${JSON.stringify(config.image.image)} has no default command here, set command or args`);
     }
+    const ident = identityOf(config.linux?.securityContext, { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 });
+    if (ident.error !== undefined) throw (config.linux?.securityContext?.runAsUsername ? invalidArgument : failedPrecondition)(method, ident.error);
+    if (ident.notApplied.length > 0) {
+      this.options.log(`container ${config.metadata.name} in sandbox ${sandbox.id}: not applied by the process runtime (no isolation): ${ident.notApplied.join(", ")}`);
+    }
     const { name, attempt } = config.metadata;
     for (const other of this.containersOf(sandbox)) {
       if (other.config.metadata?.name === name && other.config.metadata.attempt === attempt) {
@@ -337,6 +347,7 @@ export class RuntimeCore {
       image,
       imageName: image.repoTags[0] ?? image.repoDigests[0] ?? config.image.image,
       argv,
+      identity: ident.identity,
       cwd: config.workingDir || (isolated ? "/" : sandbox.dir),
       env,
       logPath,
@@ -375,11 +386,11 @@ export class RuntimeCore {
       const isolation = this.options.isolation;
       if (isolation.mode === "namespaces") {
         const args = await this.isolatedArgs(c);
-        proc = await ContainerProcess.start({ argv: c.argv, cwd: "/", env: c.env, logPath: c.logPath, isolation: { bwrapPath: isolation.bwrapPath, args } });
+        proc = await ContainerProcess.start({ argv: wrapWithIdentity(c.argv, c.identity), cwd: "/", env: c.env, logPath: c.logPath, isolation: { bwrapPath: isolation.bwrapPath, args } });
       } else {
         const info = await stat(c.cwd).catch(() => undefined);
         if (!info?.isDirectory()) throw new Error(`working directory ${JSON.stringify(c.cwd)} does not exist or is not a directory`);
-        proc = await ContainerProcess.start({ argv: c.argv, cwd: c.cwd, env: c.env, logPath: c.logPath });
+        proc = await ContainerProcess.start({ argv: wrapWithIdentity(c.argv, c.identity), cwd: c.cwd, env: c.env, logPath: c.logPath });
       }
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
@@ -433,8 +444,8 @@ export class RuntimeCore {
   execSpawnSpec(id: string, cmd: string[], method = "Exec"): ExecSpawnSpec {
     const c = this.getContainer(method, id);
     if (c.state !== "CONTAINER_RUNNING" || !c.process) throw failedPrecondition(method, `container ${c.id} is in ${c.state} state, want CONTAINER_RUNNING`);
-    const [file, ...args] = cmd;
-    if (file === undefined) throw invalidArgument(method, "cmd is required");
+    if (cmd.length === 0) throw invalidArgument(method, "cmd is required");
+    const [file = "", ...args] = wrapWithIdentity(cmd, c.identity);
     const isolation = this.options.isolation;
     if (isolation.mode === "namespaces" && isolation.nsenterPath !== null) {
       return { file: isolation.nsenterPath, args: ["--target", String(c.process.pid), "--mount", "--uts", "--pid", `--wdns=${c.cwd}`, "--", file, ...args], cwd: "/", env: c.env };

@@ -7,7 +7,7 @@
  */
 import { JobCompletionIndexAnnotation, JobCompletionIndexEnvName } from "@skiff/api-types";
 import type { Container, Job, Pod, PodTemplateSpec } from "@skiff/api-types";
-import { intervalsContain, mergeIndexes, parseIndexes } from "@skiff/completed-indexes";
+import { parseIndexes, withOrderedIndexes } from "@skiff/completed-indexes";
 import type { IndexInterval } from "@skiff/completed-indexes";
 import { compareActivePodsForDeletion } from "./pod-utils.js";
 
@@ -38,13 +38,15 @@ export function getCompletionIndex(pod: Pod): number {
 export function calculateSucceededIndexes(job: Job, succeededPods: Iterable<Pod>, includeStatus: boolean): { prev: IndexInterval[]; next: IndexInterval[] } {
   const completions = job.spec?.completions ?? 0;
   const prev = includeStatus ? parseIndexes(job.status?.completedIndexes ?? "", completions) : [];
-  const added: number[] = [];
+  const added = new Set<number>();
   for (const p of succeededPods) {
     if (p.status?.phase !== "Succeeded") continue;
     const ix = getCompletionIndex(p);
-    if (ix !== unknownCompletionIndex && ix < completions && !intervalsContain(prev, ix)) added.push(ix);
+    if (ix !== unknownCompletionIndex && ix < completions) added.add(ix);
   }
-  return { prev, next: added.length === 0 ? prev : mergeIndexes(prev, added) };
+  // Always merged, even with nothing new: out-of-order intervals read from the text are dropped
+  // here, as upstream's withOrderedIndexes drops them.
+  return { prev, next: withOrderedIndexes(prev, [...added].sort((a, b) => a - b)) };
 }
 
 /**

@@ -304,6 +304,18 @@ describe("syncJob: tracking with finalizers", () => {
     expect(f.calls.filter((c) => c.op === "rmFinalizer")).toHaveLength(1);
   });
 
+  it("Indexed: corrupted completedIndexes are read as 1.23 reads them (stop at the first index out of range, drop out-of-order pieces)", async () => {
+    const f = fake(gates);
+    const pods = [makePod("Succeeded", { index: 1, finalizer: true })];
+    // "0,9,3" with completions 5: reading stops at 9, so 3 is lost; the new index 1 joins 0.
+    await syncJob(f.ctx, makeJob({ completions: 5, parallelism: 1, completionMode: "Indexed" }, { startTime: formatTime(t0), completedIndexes: "0,9,3", succeeded: 2, uncountedTerminatedPods: {} }, true), pods);
+    expect(statuses(f.calls)[0]).toMatchObject({ completedIndexes: "0,1", succeeded: 2 });
+    const g = fake(gates);
+    // "4,2" with completions 5: the out-of-order 2 is dropped by the merge, as upstream.
+    await syncJob(g.ctx, makeJob({ completions: 5, parallelism: 1, completionMode: "Indexed" }, { startTime: formatTime(t0), completedIndexes: "4,2", succeeded: 2, uncountedTerminatedPods: {} }, true), [makePod("Succeeded", { index: 0, finalizer: true })]);
+    expect(statuses(g.calls)[0]).toMatchObject({ completedIndexes: "0,4", succeeded: 2 });
+  });
+
   it("a pod being deleted with the finalizer counts as failed", async () => {
     const f = fake(gates);
     const p = makePod("Running", { finalizer: true, deleting: true, uid: "u-del" });

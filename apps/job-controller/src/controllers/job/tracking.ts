@@ -11,7 +11,7 @@
  *   flushUncountedAndRemoveFinalizers, cleanUncountedPodsWithoutFinalizers)
  */
 import type { Job, JobCondition, JobStatus, Pod } from "@skiff/api-types";
-import { countIndexes, formatIntervals, intervalsContain, mergeIndexes } from "@skiff/completed-indexes";
+import { countIndexes, formatIntervals, intervalsContain, withOrderedIndexes } from "@skiff/completed-indexes";
 import type { IndexInterval } from "@skiff/completed-indexes";
 import { getCompletionIndex, unknownCompletionIndex } from "./indexed-job.js";
 import type { JobSyncContext } from "./job-sync.js";
@@ -128,7 +128,7 @@ export async function trackJobStatusAndRemoveFinalizers(
 
   const flush = async (): Promise<void> => {
     if (newSucceededIndexes.length > 0) {
-      succeededIndexes = mergeIndexes(succeededIndexes, newSucceededIndexes);
+      succeededIndexes = withOrderedIndexes(succeededIndexes, [...new Set(newSucceededIndexes)].sort((a, b) => a - b));
       status.succeeded = countIndexes(succeededIndexes);
       status.completedIndexes = formatIntervals(succeededIndexes);
       newSucceededIndexes = [];

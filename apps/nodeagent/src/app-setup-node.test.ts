@@ -1,0 +1,111 @@
+// Start-up of the node agent's node-level set-up through runNodeAgent, with fake host paths: the
+// flags that must fail start-up do so with exit 1 and the kubelet's (or a clear "not supported") message.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { cpus } from "node:os";
+import { podResourceOptionsFrom, runNodeAgent, type HostPaths } from "./app.js";
+import { loadNodeAgentOptions } from "./options/index.js";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function host(o: { swap?: boolean; tunables?: Record<string, string> } = {}): { dir: string; paths: HostPaths } {
+  const dir = mkdtempSync(join(tmpdir(), "na-setup-"));
+  dirs.push(dir);
+  const put = (p: string, t: string) => {
+    mkdirSync(dirname(join(dir, p)), { recursive: true });
+    writeFileSync(join(dir, p), t);
+  };
+  const tunables = { "vm/overcommit_memory": "1", "vm/panic_on_oom": "0", "kernel/panic": "10", "kernel/panic_on_oops": "1", "kernel/keys/root_maxkeys": "1000000", "kernel/keys/root_maxbytes": "25000000", "kernel/pid_max": "4096", ...o.tunables };
+  for (const [k, v] of Object.entries(tunables)) put(join("sys", k), v);
+  put("swaps", `Filename\tType\tSize\tUsed\tPriority\n${o.swap ? "/swapfile\tfile\t1024\t0\t-2\n" : ""}`);
+  put("proc/self/oom_score_adj", "0");
+  for (const h of ["cpu", "cpuacct", "cpuset", "memory", "pids"]) mkdirSync(join(dir, "cgroup", h), { recursive: true });
+  return { dir, paths: { proc: join(dir, "proc"), procSys: join(dir, "sys"), swaps: join(dir, "swaps"), cgroupFs: join(dir, "cgroup") } };
+}
+
+async function run(args: string[], paths: HostPaths, dir: string): Promise<{ code: number; err: string }> {
+  const err: string[] = [];
+  const stop = new AbortController();
+  const code = await runNodeAgent(["--hostname-override=n1", `--root-dir=${join(dir, "root")}`, "--container-runtime-endpoint=unix:///nonexistent.sock", "--enable-server=false", "--healthz-port=0", "--read-only-port=0", ...args], {
+    stdout: { write: () => true },
+    stderr: { write: (t: string) => err.push(t) },
+    getuid: () => 0,
+    hostPaths: paths,
+    stopSignal: stop.signal,
+    onReady: () => stop.abort(),
+  });
+  return { code, err: err.join("") };
+}
+
+describe("runNodeAgent node set-up", () => {
+  it("fails with swap on (--fail-swap-on default true), 1.23's message", async () => {
+    const { dir, paths } = host({ swap: true });
+    const r = await run([], paths, dir);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain("running with swap on is not supported, please disable swap! or set --fail-swap-on flag to false. /proc/swaps contained: [");
+  });
+
+  it("fails with --protect-kernel-defaults when a tunable differs, and sets them otherwise", async () => {
+    const { dir, paths } = host({ tunables: { "kernel/panic": "0" } });
+    const r = await run(["--protect-kernel-defaults"], paths, dir);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain("invalid kernel flag: kernel/panic, expected value: 10, actual value: 0");
+    const ok = await run([], paths, dir);
+    expect(ok.code, ok.err).toBe(0);
+    expect(readFileSync(join(dir, "sys/kernel/panic"), "utf8")).toBe("10");
+  });
+
+  it("writes --oom-score-adj and builds kubepods under the cgroup root", async () => {
+    const { dir, paths } = host();
+    const r = await run(["--oom-score-adj=-500", "--enforce-node-allocatable=pods"], paths, dir);
+    expect(r.code, r.err).toBe(0);
+    expect(readFileSync(join(dir, "proc/self/oom_score_adj"), "utf8")).toBe("-500");
+    expect(readFileSync(join(dir, "cgroup/pids/kubepods/pids.max"), "utf8")).toBe("4096");
+    expect(readFileSync(join(dir, "cgroup/cpu/kubepods/besteffort/cpu.shares"), "utf8")).toBe("2");
+  });
+
+  it("moves the agent into --agent-cgroups, creating it", async () => {
+    const { dir, paths } = host();
+    const r = await run(["--agent-cgroups=/nodeagent.slice"], { ...paths, agentPid: 4242 }, dir);
+    expect(r.code, r.err).toBe(0);
+    for (const h of ["cpu", "memory", "pids"]) expect(readFileSync(join(dir, "cgroup", h, "nodeagent.slice", "cgroup.procs"), "utf8")).toBe("4242");
+  });
+
+  it.each([
+    [["--cpu-manager-policy=static", "--cluster-reserved=cpu=1"], '--cpu-manager-policy=static is not supported yet by skiff nodeagent (only \\"none\\")'],
+    [["--topology-manager-policy=best-effort"], '--topology-manager-policy=best-effort is not supported yet by skiff nodeagent (only \\"none\\")'],
+    [["--runtime-cgroups=/runtime"], "--runtime-cgroups=/runtime is not supported by skiff nodeagent"],
+    [["--cgroup-driver=systemd"], "--cgroup-driver=systemd"],
+    [["--cgroup-root=/missing"], 'invalid configuration: cgroup-root \\"/missing\\" doesn\'t exist'],
+    [["--enforce-node-allocatable=pods,system-reserved", "--system-reserved=memory=1Gi", "--system-reserved-cgroup=/system.slice"], 'Failed to enforce System Reserved Cgroup Limits on \\"/system.slice\\": \\"/system.slice\\" cgroup does not exist'],
+  ])("refuses %j at start-up", async (args, message) => {
+    const { dir, paths } = host();
+    const r = await run(args, paths, dir);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('"Failed to run nodeagent"');
+    expect(r.err).toContain(message);
+  });
+});
+
+describe("podResourceOptionsFrom (admission and CRI resources from flags)", () => {
+  const load = (argv: string[]) => {
+    const r = loadNodeAgentOptions(argv, { stdout: { write: () => true }, stderr: { write: () => true } });
+    if (!r.ok) throw new Error(r.errors.join("; "));
+    return r.value;
+  };
+  it("admits min(cores × --pods-per-core, --max-pods) pods against allocatable cpu and memory", async () => {
+    const r = await podResourceOptionsFrom(load(["--pods-per-core=1", "--max-pods=50", "--system-reserved=cpu=500m"]), undefined);
+    expect(r.nodeAllocatable?.pods).toBe(Math.min(cpus().length, 50));
+    expect(r.nodeAllocatable?.cpuMilli).toBe(BigInt(cpus().length * 1000 - 500));
+    expect(r.podCgroups).toBeUndefined();
+  });
+  it("passes --cpu-cfs-quota and --cpu-cfs-quota-period (with CustomCPUCFSQuotaPeriod) to the container resources", async () => {
+    const r = await podResourceOptionsFrom(load(["--cpu-cfs-quota=false", "--cpu-cfs-quota-period=50ms", "--feature-gates=CustomCPUCFSQuotaPeriod=true"]), undefined);
+    expect(r.containerResources).toMatchObject({ cpuCFSQuota: false, cpuCFSQuotaPeriodUs: 50_000n, customCPUCFSQuotaPeriod: true });
+  });
+});

@@ -1,0 +1,340 @@
+import { existsSync } from "node:fs";
+import type { Pod } from "@skiff/api-types";
+import { milliOf, podQOSClass, podRequestsAndLimits, valueOfMilli, type PodQOSClass } from "../pods/resources.js";
+import { CgroupError, CgroupManager, cgroupNameToCgroupfs, parseCgroupfsToCgroupName, type CgroupName, type ResourceConfig } from "./cgroup-manager.js";
+import { cgroupConfigOf, cgroupMilliCPUToShares, resourceConfigForPod } from "./helpers.js";
+
+/** The node's capacity as the container manager sees it (the kubelet's `internalCapacity`). */
+export interface NodeCapacity {
+  /** CPU in milli-cores. */
+  readonly cpuMilli: bigint;
+  /** Memory in bytes. */
+  readonly memoryBytes: bigint;
+  /** `kernel.pid_max`; 0 when unknown (then no `pid` capacity). */
+  readonly pids: bigint;
+}
+
+/**
+ * Everything the container manager reads: the node agent's cgroup configuration (flag names in
+ * the docs) and the node's capacity.
+ * @see pkg/kubelet/cm/container_manager.go (NodeConfig) in kubernetes/kubernetes v1.23
+ */
+export interface ContainerManagerOptions {
+  /** `--cgroups-per-qos`: the kubepods / QoS / pod cgroup hierarchy. @defaultValue true */
+  readonly cgroupsPerQOS: boolean;
+  /** `--cgroup-root` (cgroupfs path); `""` means `/`. Must exist when `cgroupsPerQOS`. */
+  readonly cgroupRoot: string;
+  /** `--cgroup-driver`: `cgroupfs`, or `systemd` (refused: see {@link ContainerManager.start}). */
+  readonly cgroupDriver: string;
+  /** `--cpu-cfs-quota`. */
+  readonly cpuCFSQuota: boolean;
+  /** `--cpu-cfs-quota-period` in µs. */
+  readonly cpuCFSQuotaPeriodUs: bigint;
+  /** The CustomCPUCFSQuotaPeriod gate. */
+  readonly customCPUCFSQuotaPeriod: boolean;
+  /** `--pod-max-pids`: `pids.max` of each pod cgroup; ≤ 0 leaves it unlimited. */
+  readonly podPidsLimit: number;
+  /** `--enforce-node-allocatable`: `pods`, `system-reserved`, `cluster-reserved`, `none`. */
+  readonly enforceNodeAllocatable: readonly string[];
+  /** `--system-reserved` (resource → quantity). */
+  readonly systemReserved: Readonly<Record<string, string>>;
+  /** `--cluster-reserved` (the kubelet's `--kube-reserved`). */
+  readonly clusterReserved: Readonly<Record<string, string>>;
+  /** `--system-reserved-cgroup`; required (and must exist) with `system-reserved` enforcement. */
+  readonly systemReservedCgroup: string;
+  /** `--cluster-reserved-cgroup`; required (and must exist) with `cluster-reserved` enforcement. */
+  readonly clusterReservedCgroup: string;
+  /** `--qos-reserved` (`memory` → `<n>%`); applied only when {@link qosReservedEnabled}. */
+  readonly qosReserved: Readonly<Record<string, string>>;
+  /** The QOSReserved gate. */
+  readonly qosReservedEnabled: boolean;
+  /** The node's capacity. */
+  readonly capacity: NodeCapacity;
+  /** The cgroup mount root (tests point it at a fake tree). @defaultValue `/sys/fs/cgroup` */
+  readonly cgroupFsRoot?: string;
+  /** Whether systemd runs this host (`/run/systemd/system` exists). @defaultValue that check */
+  readonly systemdRunning?: () => boolean;
+  /** Log sink; level 0 is info. */
+  readonly log?: (message: string, level?: number) => void;
+}
+
+/** The top-level cgroup holding every pod, under `--cgroup-root`. */
+export const nodeAllocatableCgroupName = "kubepods";
+
+/** Errors of container manager start-up; `reason` is stable. */
+export class ContainerManagerError extends Error {
+  constructor(
+    readonly reason: "InvalidConfiguration" | "NotSupported" | "EnforcementFailed",
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = "ContainerManagerError";
+  }
+}
+
+function toMilliList(rl: Readonly<Record<string, string>>): Map<string, bigint> {
+  const out = new Map<string, bigint>();
+  for (const [k, v] of Object.entries(rl)) {
+    const m = milliOf(v);
+    if (m !== undefined) out.set(k, m);
+  }
+  return out;
+}
+
+/**
+ * The node agent's container manager for pods' cgroups, cgroupfs driver: the `kubepods` cgroup
+ * under `--cgroup-root` (limited to the node's capacity, or its allocatable with
+ * `--enforce-node-allocatable=pods`), the `burstable` and `besteffort` QoS cgroups below it
+ * (Guaranteed pods sit directly in `kubepods`), one `pod<uid>` cgroup per pod with the pod's
+ * summed limits (and `--pod-max-pids`), handed to the runtime as the sandbox's `cgroup_parent`,
+ * removed when the pod goes; the reserved cgroups' limits with `system-reserved` /
+ * `cluster-reserved` enforcement; `--qos-reserved=memory=<n>%` limits of the QoS cgroups.
+ *
+ * @see pkg/kubelet/cm/container_manager_linux.go, qos_container_manager_linux.go,
+ *   pod_container_manager_linux.go, node_container_manager_linux.go in kubernetes/kubernetes v1.23
+ */
+export class ContainerManager {
+  readonly #o: ContainerManagerOptions;
+  readonly #cgroups: CgroupManager | undefined;
+  /** `kubepods` under the cgroup root, or undefined without cgroups-per-qos. */
+  readonly #podsRoot: CgroupName | undefined;
+  readonly #log: (message: string, level?: number) => void;
+  // UIDs whose pod cgroup this agent created or found while syncing the pod: orphan clean-up only
+  // touches these, so agents sharing one host (tests, local clusters) leave each other's alone.
+  readonly #owned = new Set<string>();
+
+  private constructor(o: ContainerManagerOptions, cgroups: CgroupManager | undefined, podsRoot: CgroupName | undefined) {
+    this.#o = o;
+    this.#cgroups = cgroups;
+    this.#podsRoot = podsRoot;
+    this.#log = o.log ?? (() => {});
+  }
+
+  /**
+   * Checks the configuration and sets up the node's cgroups (kubepods, QoS cgroups, node
+   * allocatable and reserved cgroups). Nothing is created without `cgroupsPerQOS`.
+   *
+   * @throws ContainerManagerError `NotSupported` for `--cgroup-driver=systemd` (with why: systemd
+   *   not running, or the driver not implemented), `InvalidConfiguration` (`invalid configuration:
+   *   cgroup-root "/x" doesn't exist`), `EnforcementFailed` (`Failed to enforce System Reserved
+   *   Cgroup Limits on "/x": "/x" cgroup does not exist`, as 1.23).
+   * @see pkg/kubelet/cm/container_manager_linux.go (NewContainerManager, setupNode) in kubernetes/kubernetes v1.23
+   */
+  static async start(o: ContainerManagerOptions): Promise<ContainerManager> {
+    if (o.cgroupDriver === "systemd") {
+      const running = (o.systemdRunning ?? (() => existsSync("/run/systemd/system")))();
+      if (!running) {
+        throw new ContainerManagerError("NotSupported", "--cgroup-driver=systemd: systemd is not running on this host (no /run/systemd/system); use --cgroup-driver=cgroupfs");
+      }
+      throw new ContainerManagerError("NotSupported", "--cgroup-driver=systemd is not supported by skiff nodeagent yet; use --cgroup-driver=cgroupfs");
+    }
+    if (!o.cgroupsPerQOS) return new ContainerManager(o, undefined, undefined);
+    const cgroups = new CgroupManager(o.cgroupFsRoot === undefined ? {} : { root: o.cgroupFsRoot });
+    const rootText = o.cgroupRoot === "" ? "/" : o.cgroupRoot;
+    const root = parseCgroupfsToCgroupName(rootText);
+    if (!cgroups.exists(root)) throw new ContainerManagerError("InvalidConfiguration", `invalid configuration: cgroup-root ${JSON.stringify(rootText)} doesn't exist`);
+    const cm = new ContainerManager(o, cgroups, [...root, nodeAllocatableCgroupName]);
+    await cm.#setupNodeAllocatable();
+    await cm.#startQOS();
+    return cm;
+  }
+
+  /** The cgroup version in use, or `none` without cgroups-per-qos. */
+  get cgroupVersion(): "v1" | "v2" | "none" {
+    return this.#cgroups?.version ?? "none";
+  }
+
+  /** The cgroup manager (tests and diagnostics); undefined without cgroups-per-qos. */
+  get cgroupManager(): CgroupManager | undefined {
+    return this.#cgroups;
+  }
+
+  /** The capacity minus system and cluster reservations (negative → 0), milli-units by resource name (`cpu`, `memory`, `pid`). */
+  nodeAllocatableAbsolute(): Map<string, bigint> {
+    const cap = this.#capacityList();
+    const reserved = toMilliList(this.#o.systemReserved);
+    for (const [k, v] of toMilliList(this.#o.clusterReserved)) reserved.set(k, (reserved.get(k) ?? 0n) + v);
+    const out = new Map<string, bigint>();
+    for (const [k, v] of cap) {
+      const left = v - (reserved.get(k) ?? 0n);
+      out.set(k, left < 0n ? 0n : left);
+    }
+    return out;
+  }
+
+  #capacityList(): Map<string, bigint> {
+    const c = this.#o.capacity;
+    const m = new Map<string, bigint>([
+      ["cpu", c.cpuMilli],
+      ["memory", c.memoryBytes * 1000n],
+    ]);
+    if (c.pids > 0n) m.set("pid", c.pids * 1000n);
+    return m;
+  }
+
+  // createNodeAllocatableCgroups + enforceNodeAllocatableCgroups
+  async #setupNodeAllocatable(): Promise<void> {
+    const cgroups = this.#cgroups as CgroupManager;
+    const podsRoot = this.#podsRoot as CgroupName;
+    const enforce = new Set(this.#o.enforceNodeAllocatable);
+    const limits = enforce.has("pods") ? this.nodeAllocatableAbsolute() : this.#capacityList();
+    const rc = cgroupConfigOf(limits) ?? {};
+    if (!cgroups.exists(podsRoot)) await cgroups.create(podsRoot, rc);
+    try {
+      await cgroups.update(podsRoot, rc);
+      this.#log(`Updated Node Allocatable limit across pods on ${cgroupNameToCgroupfs(podsRoot)}`);
+    } catch (err) {
+      this.#log(`Failed to update Node Allocatable Limits ${JSON.stringify(cgroupNameToCgroupfs(podsRoot))}: ${(err as Error).message}`);
+    }
+    const reserved: Array<[string, string, Readonly<Record<string, string>>, string]> = [
+      ["system-reserved", this.#o.systemReservedCgroup, this.#o.systemReserved, "System Reserved"],
+      ["cluster-reserved", this.#o.clusterReservedCgroup, this.#o.clusterReserved, "Kube Reserved"],
+    ];
+    for (const [key, cgroup, list, words] of reserved) {
+      if (!enforce.has(key)) continue;
+      const name = parseCgroupfsToCgroupName(cgroup);
+      const fail = (why: string): never => {
+        throw new ContainerManagerError("EnforcementFailed", `Failed to enforce ${words} Cgroup Limits on ${JSON.stringify(cgroup)}: ${why}`);
+      };
+      if (!cgroups.exists(name)) fail(`${JSON.stringify(cgroupNameToCgroupfs(name))} cgroup does not exist`);
+      try {
+        await cgroups.update(name, cgroupConfigOf(toMilliList(list)) ?? {});
+      } catch (err) {
+        fail((err as Error).message);
+      }
+      this.#log(`Updated limits on ${words.toLowerCase()} cgroup ${cgroup}`);
+    }
+  }
+
+  #qosCgroup(qos: Exclude<PodQOSClass, "Guaranteed">): CgroupName {
+    return [...(this.#podsRoot as CgroupName), qos === "Burstable" ? "burstable" : "besteffort"];
+  }
+
+  // qosContainerManagerImpl.Start: BestEffort gets 2 shares; both are created or updated.
+  async #startQOS(): Promise<void> {
+    const cgroups = this.#cgroups as CgroupManager;
+    for (const qos of ["Burstable", "BestEffort"] as const) {
+      const name = this.#qosCgroup(qos);
+      const rc: ResourceConfig = qos === "BestEffort" ? { cpuShares: 2n } : {};
+      if (!cgroups.exists(name)) await cgroups.create(name, rc);
+      else await cgroups.update(name, rc);
+    }
+  }
+
+  /**
+   * Sets the QoS cgroups from the active pods: BestEffort 2 shares, Burstable the shares of the
+   * summed CPU requests of Burstable pods; with `--qos-reserved=memory=P%` (gate QOSReserved)
+   * Burstable's memory limit is allocatable − P% of Guaranteed requests and BestEffort's that
+   * minus P% of Burstable requests. No-op without cgroups-per-qos.
+   * @throws CgroupError when a QoS cgroup cannot be written.
+   * @see pkg/kubelet/cm/qos_container_manager_linux.go (UpdateCgroups, setCPUCgroupConfig, setMemoryReserve) in kubernetes/kubernetes v1.23
+   */
+  async updateQOSCgroups(activePods: readonly Pod[]): Promise<void> {
+    const cgroups = this.#cgroups;
+    if (!cgroups) return;
+    let burstableCPU = 0n;
+    const memoryRequests = { Guaranteed: 0n, Burstable: 0n };
+    for (const pod of activePods) {
+      const qos = podQOSClass(pod);
+      if (qos === "BestEffort") continue;
+      const { requests } = podRequestsAndLimits(pod);
+      if (qos === "Burstable") burstableCPU += requests.get("cpu") ?? 0n;
+      memoryRequests[qos] += valueOfMilli(requests.get("memory") ?? 0n);
+    }
+    const burstable: ResourceConfig = { cpuShares: cgroupMilliCPUToShares(burstableCPU) };
+    const besteffort: ResourceConfig = { cpuShares: 2n };
+    const percent = this.#o.qosReserved.memory;
+    if (this.#o.qosReservedEnabled && percent !== undefined) {
+      const p = BigInt(Number.parseInt(percent, 10) || 0);
+      const allocatable = valueOfMilli(this.nodeAllocatableAbsolute().get("memory") ?? 0n);
+      if (allocatable > 0n) {
+        burstable.memory = allocatable - (memoryRequests.Guaranteed * p) / 100n;
+        besteffort.memory = burstable.memory - (memoryRequests.Burstable * p) / 100n;
+      } else this.#log("Allocatable memory value could not be determined, not setting QoS memory limits", 2);
+    }
+    await cgroups.update(this.#qosCgroup("Burstable"), burstable);
+    await cgroups.update(this.#qosCgroup("BestEffort"), besteffort);
+  }
+
+  /** The cgroup name of a pod: `pod<uid>` under its QoS cgroup; undefined without cgroups-per-qos. */
+  podCgroupName(pod: Pod): CgroupName | undefined {
+    if (!this.#podsRoot) return undefined;
+    const qos = podQOSClass(pod);
+    const parent = qos === "Guaranteed" ? this.#podsRoot : this.#qosCgroup(qos);
+    return [...parent, `pod${pod.metadata?.uid ?? ""}`];
+  }
+
+  /** The CRI sandbox `cgroup_parent` of a pod (cgroupfs path, `/kubepods/burstable/pod<uid>`); `""` without cgroups-per-qos. */
+  cgroupParent(pod: Pod): string {
+    const name = this.podCgroupName(pod);
+    return name === undefined ? "" : cgroupNameToCgroupfs(name);
+  }
+
+  /**
+   * Creates the pod's cgroup with {@link resourceConfigForPod} (plus `pids.max` from
+   * `--pod-max-pids`) when it does not exist yet, after updating the QoS cgroups with
+   * `activePods`. An existing pod cgroup is left as it is (as 1.23). No-op without cgroups-per-qos.
+   * @throws Error `failed to create container for /kubepods/pod<uid> : <cause>`.
+   * @see pkg/kubelet/cm/pod_container_manager_linux.go (EnsureExists) in kubernetes/kubernetes v1.23
+   */
+  async ensurePod(pod: Pod, activePods: readonly Pod[]): Promise<void> {
+    const cgroups = this.#cgroups;
+    const name = this.podCgroupName(pod);
+    if (!cgroups || !name) return;
+    this.#owned.add(pod.metadata?.uid ?? "");
+    if (cgroups.exists(name)) return;
+    await this.updateQOSCgroups(activePods).catch((err: unknown) => this.#log(`Failed to update QoS cgroups while syncing pod: ${(err as Error).message}`, 2));
+    const rc = resourceConfigForPod(pod, { enforceCPULimits: this.#o.cpuCFSQuota, cpuPeriodUs: this.#o.cpuCFSQuotaPeriodUs, customCPUCFSQuotaPeriod: this.#o.customCPUCFSQuotaPeriod });
+    if (this.#o.podPidsLimit > 0) rc.pidsLimit = BigInt(this.#o.podPidsLimit);
+    try {
+      await cgroups.create(name, rc);
+    } catch (err) {
+      throw new Error(`failed to create container for ${cgroupNameToCgroupfs(name)} : ${(err as Error).message}`, { cause: err });
+    }
+  }
+
+  /**
+   * Removes the cgroup of the pod with `uid` (wherever its QoS class put it) once its processes
+   * are gone. Missing cgroups are fine.
+   * @throws CgroupError `CgroupBusy` while processes remain (retried by {@link cleanupOrphans}).
+   */
+  async removePod(uid: string): Promise<void> {
+    const cgroups = this.#cgroups;
+    if (!cgroups || !this.#podsRoot || uid === "") return;
+    for (const parent of [this.#podsRoot, this.#qosCgroup("Burstable"), this.#qosCgroup("BestEffort")]) {
+      const name = [...parent, `pod${uid}`];
+      if (cgroups.allPaths(name).some((p) => existsSync(p))) await cgroups.destroy(name);
+    }
+    this.#owned.delete(uid);
+  }
+
+  /** The UIDs that have a pod cgroup. */
+  async podCgroupUIDs(): Promise<string[]> {
+    const cgroups = this.#cgroups;
+    if (!cgroups || !this.#podsRoot) return [];
+    const out: string[] = [];
+    for (const parent of [this.#podsRoot, this.#qosCgroup("Burstable"), this.#qosCgroup("BestEffort")]) {
+      for (const child of await cgroups.children(parent)) if (child.startsWith("pod")) out.push(child.slice(3));
+    }
+    return out;
+  }
+
+  /**
+   * Removes the cgroups of pods not in `activeUIDs` (pods gone or terminated) among those this
+   * manager created or synced; a busy one is logged and tried again at the next call.
+   * @see pkg/kubelet/kubelet_pods.go (cleanupOrphanedPodCgroups) in kubernetes/kubernetes v1.23
+   */
+  async cleanupOrphans(activeUIDs: ReadonlySet<string>): Promise<void> {
+    for (const uid of await this.podCgroupUIDs()) {
+      if (activeUIDs.has(uid) || !this.#owned.has(uid)) continue;
+      await this.removePod(uid).then(
+        () => this.#owned.delete(uid),
+        (err: unknown) => {
+        const why = err instanceof CgroupError ? err.message : String(err);
+          this.#log(`Failed to remove orphaned pod cgroup of pod ${uid}: ${why}`, 2);
+        },
+      );
+    }
+  }
+}

@@ -1,0 +1,54 @@
+import type { Pod } from "@skiff/api-types";
+import { describe, expect, it } from "vitest";
+import { admitPod } from "./admission.js";
+
+const pod = (uid: string, requests?: Record<string, string>, init?: Record<string, string>): Pod => ({
+  metadata: { name: uid, namespace: "default", uid },
+  spec: { containers: [{ name: "c", image: "busybox", ...(requests ? { resources: { requests } } : {}) }], ...(init ? { initContainers: [{ name: "i", image: "busybox", resources: { requests: init } }] } : {}) },
+});
+
+// pkg/scheduler/framework/plugins/noderesources/fit_test.go and pkg/kubelet/lifecycle/predicate_test.go, 1.23
+describe("admitPod", () => {
+  const alloc = { cpuMilli: 1000n, memoryBytes: 1000n * 1024n * 1024n, pods: 2 };
+  it("admits N pods with --max-pods=N: the new pod does not count itself", () => {
+    expect(admitPod(pod("a"), [], { pods: 2 })).toEqual({ admit: true });
+    expect(admitPod(pod("b"), [pod("a")], { pods: 2 })).toEqual({ admit: true });
+    expect(admitPod(pod("c"), [pod("a"), pod("b")], { pods: 2 })).toEqual({
+      admit: false,
+      reason: "OutOfpods",
+      message: "Node didn't have enough resource: pods, requested: 1, used: 2, capacity: 2",
+    });
+  });
+  it("rejects a pod asking for more CPU than is left, in milli-cores", () => {
+    expect(admitPod(pod("a", { cpu: "2" }), [], alloc)).toEqual({ admit: false, reason: "OutOfcpu", message: "Node didn't have enough resource: cpu, requested: 2000, used: 0, capacity: 1000" });
+    expect(admitPod(pod("b", { cpu: "600m" }), [pod("a", { cpu: "500m" })], alloc)).toEqual({
+      admit: false,
+      reason: "OutOfcpu",
+      message: "Node didn't have enough resource: cpu, requested: 600, used: 500, capacity: 1000",
+    });
+    expect(admitPod(pod("b", { cpu: "500m" }), [pod("a", { cpu: "500m" })], alloc)).toEqual({ admit: true });
+  });
+  it("rejects a pod asking for more memory than is left, in bytes", () => {
+    expect(admitPod(pod("a", { memory: "2000Mi" }), [], alloc)).toEqual({
+      admit: false,
+      reason: "OutOfmemory",
+      message: `Node didn't have enough resource: memory, requested: ${2000 * 1024 * 1024}, used: 0, capacity: ${1000 * 1024 * 1024}`,
+    });
+  });
+  it("rejects a pod asking for more ephemeral storage than is left", () => {
+    expect(admitPod(pod("a", { "ephemeral-storage": "2Gi" }), [pod("b", { "ephemeral-storage": "1Gi" })], { ...alloc, ephemeralStorageBytes: 2n << 30n })).toEqual({
+      admit: false,
+      reason: "OutOfephemeral-storage",
+      message: `Node didn't have enough resource: ephemeral-storage, requested: ${2 * 2 ** 30}, used: ${2 ** 30}, capacity: ${2 * 2 ** 30}`,
+    });
+  });
+  it("counts the largest init container request", () => {
+    expect(admitPod(pod("a", { cpu: "100m" }, { cpu: "1500m" }), [], alloc)).toMatchObject({ reason: "OutOfcpu", message: expect.stringContaining("requested: 1500,") });
+  });
+  it("checks pods before cpu and memory", () => {
+    expect(admitPod(pod("c", { cpu: "5" }), [pod("a"), pod("b")], alloc)).toMatchObject({ reason: "OutOfpods" });
+  });
+  it("admits a pod without requests whatever is used", () => {
+    expect(admitPod(pod("b"), [pod("a", { cpu: "1", memory: "1000Mi" })], alloc)).toEqual({ admit: true });
+  });
+});

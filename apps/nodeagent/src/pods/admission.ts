@@ -1,0 +1,56 @@
+import type { Pod } from "@skiff/api-types";
+import { podRequestsAndLimits, valueOfMilli } from "./resources.js";
+
+/** What a node can give pods (its `allocatable`); absent resources are not checked. */
+export interface AdmissionAllocatable {
+  /** CPU in milli-cores. */
+  readonly cpuMilli?: bigint;
+  /** Memory in bytes. */
+  readonly memoryBytes?: bigint;
+  /** How many pods may run. */
+  readonly pods: number;
+  /** Ephemeral storage in bytes (`--root-dir`'s filesystem). */
+  readonly ephemeralStorageBytes?: bigint;
+}
+
+/** The outcome of {@link admitPod}: admitted, or the 1.23 reason (`OutOfpods`...) and message. */
+export type AdmitResult = { readonly admit: true } | { readonly admit: false; readonly reason: string; readonly message: string };
+
+/**
+ * The node agent's resource admission of `pod` against the `active` pods already admitted (the
+ * new pod never among them): the pod count first (`len(active) + 1 > pods`), then CPU and memory
+ * requests (the pod's effective requests: containers summed, init containers' maximum, overhead)
+ * and ephemeral storage against allocatable minus the active pods' requests. A pod requesting none
+ * of them only needs a pod slot. The first failure is the answer: reason `OutOf<resource>`, message
+ * `Node didn't have enough resource: <resource>, requested: <n>, used: <n>, capacity: <n>` (CPU in
+ * milli-cores, memory in bytes). Pure.
+ * @see pkg/kubelet/lifecycle/predicate.go (Admit), pkg/scheduler/framework/plugins/noderesources/fit.go
+ *   (fitsRequest, InsufficientResourceError) in kubernetes/kubernetes v1.23
+ */
+export function admitPod(pod: Pod, active: readonly Pod[], allocatable: AdmissionAllocatable): AdmitResult {
+  const fail = (resource: string, requested: bigint | number, used: bigint | number, capacity: bigint | number): AdmitResult => ({
+    admit: false,
+    reason: `OutOf${resource}`,
+    message: `Node didn't have enough resource: ${resource}, requested: ${requested}, used: ${used}, capacity: ${capacity}`,
+  });
+  if (active.length + 1 > allocatable.pods) return fail("pods", 1, active.length, allocatable.pods);
+  const want = podRequestsAndLimits(pod).requests;
+  const cpu = want.get("cpu") ?? 0n;
+  const memory = valueOfMilli(want.get("memory") ?? 0n);
+  const storage = valueOfMilli(want.get("ephemeral-storage") ?? 0n);
+  if (cpu === 0n && memory === 0n && storage === 0n) return { admit: true };
+  let usedCPU = 0n;
+  let usedMemory = 0n;
+  let usedStorage = 0n;
+  for (const p of active) {
+    const r = podRequestsAndLimits(p).requests;
+    usedCPU += r.get("cpu") ?? 0n;
+    usedMemory += valueOfMilli(r.get("memory") ?? 0n);
+    usedStorage += valueOfMilli(r.get("ephemeral-storage") ?? 0n);
+  }
+  if (allocatable.cpuMilli !== undefined && cpu > allocatable.cpuMilli - usedCPU) return fail("cpu", cpu, usedCPU, allocatable.cpuMilli);
+  if (allocatable.memoryBytes !== undefined && memory > allocatable.memoryBytes - usedMemory) return fail("memory", memory, usedMemory, allocatable.memoryBytes);
+  const eph = allocatable.ephemeralStorageBytes;
+  if (eph !== undefined && storage > eph - usedStorage) return fail("ephemeral-storage", storage, usedStorage, eph);
+  return { admit: true };
+}
