@@ -308,8 +308,12 @@ export class RuntimeCore {
     }
     const ident = identityOf(config.linux?.securityContext, { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 });
     if (ident.error !== undefined) throw (config.linux?.securityContext?.runAsUsername ? invalidArgument : failedPrecondition)(method, ident.error);
-    if (ident.notApplied.length > 0) {
-      this.options.log(`container ${config.metadata.name} in sandbox ${sandbox.id}: not applied by the process runtime (no isolation): ${ident.notApplied.join(", ")}`);
+    // With namespaces, capabilities, privileged and the read-only root are applied by bubblewrap.
+    const appliedByIsolation = new Set(this.options.isolation.mode === "namespaces" ? ["capabilities", "privileged", "readonly_rootfs"] : []);
+    const notApplied = ident.notApplied.filter((n) => !appliedByIsolation.has(n));
+    if (notApplied.length > 0) {
+      const how = this.options.isolation.mode === "namespaces" ? "with namespaces" : "no isolation";
+      this.options.log(`container ${config.metadata.name} in sandbox ${sandbox.id}: not applied by the process runtime (${how}): ${notApplied.join(", ")}`);
     }
     const { name, attempt } = config.metadata;
     for (const other of this.containersOf(sandbox)) {
