@@ -97,6 +97,11 @@ describe("process runtime with namespaces: specifics", () => {
     expect((await rt.containerStatus({ containerId: id })).status?.exitCode).toBe(137);
   });
 
+  it("runs the command as run_as_user inside the namespaces, still as PID 1", async () => {
+    const r = await output(await start(["sh", "-c", "id -u; echo $$"], { linux: { securityContext: { runAsUser: { value: 65534 }, runAsGroup: { value: 65534 } } } }));
+    expect(r).toEqual({ exitCode: 0, lines: ["stdout: 65534", "stdout: 1"] });
+  });
+
   it("refuses Bidirectional propagation and reports a missing mount source at start", async () => {
     n++;
     const config = { metadata: { name: `p${n}`, namespace: "specifics", uid: `uid-${n}`, attempt: 0 }, logDirectory: join(workDir, "logs", `p${n}`) };
