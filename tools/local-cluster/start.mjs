@@ -58,6 +58,23 @@ function fail(message) {
   void stopAll(1);
 }
 
+/** Throws what to install when the process CRI server cannot isolate containers here. */
+function checkProcessIsolation() {
+  if (processIsolation !== "namespaces" && processIsolation !== "none") throw new Error(`SKIFF_PROCESS_ISOLATION must be namespaces or none, not ${JSON.stringify(processIsolation)}`);
+  if (processIsolation === "namespaces" && findOnPath("bwrap") === undefined) {
+    throw new Error(
+      [
+        "bubblewrap (bwrap) is not installed: the process CRI server runs each container in its own mount, UTS and PID namespaces with it,",
+        "so that volumes, /etc/hosts, /etc/resolv.conf and the pod's host name are where the pod spec says. Install it:",
+        "  sudo apt-get install -y bubblewrap        (Debian/Ubuntu; or run tools/scripts/install-system-deps.sh)",
+        "  sudo dnf install -y bubblewrap            (Fedora)",
+        "or start without isolation (containers then see the host's filesystem; volumes are not applied):",
+        "  SKIFF_PROCESS_ISOLATION=none pnpm start",
+      ].join("\n"),
+    );
+  }
+}
+
 function findOnPath(name) {
   for (const dir of (process.env.PATH ?? "").split(":")) {
     if (dir !== "" && existsSync(join(dir, name))) return join(dir, name);
@@ -311,6 +328,8 @@ for (const sig of ["SIGINT", "SIGTERM"]) {
 
 // --- main ----------------------------------------------------------------------------------------
 async function main() {
+  // Asked for the process runtime: say what is missing before starting anything.
+  if (runtimeChoice === "process") checkProcessIsolation();
   buildIfNeeded();
   for (const d of ["logs", "data", "pki", "nodeagent", "cri"]) mkdirSync(join(state, d), { recursive: true });
   const tokenFile = join(state, "tokens.csv");
@@ -361,19 +380,7 @@ async function main() {
   }
   if (endpoint === undefined) {
     const sock = join(state, "cri", "cri.sock");
-    if (processIsolation !== "namespaces" && processIsolation !== "none") throw new Error(`SKIFF_PROCESS_ISOLATION must be namespaces or none, not ${JSON.stringify(processIsolation)}`);
-    if (processIsolation === "namespaces" && findOnPath("bwrap") === undefined) {
-      throw new Error(
-        [
-          "bubblewrap (bwrap) is not installed: the process CRI server runs each container in its own mount, UTS and PID namespaces with it,",
-          "so that volumes, /etc/hosts, /etc/resolv.conf and the pod's host name are where the pod spec says. Install it:",
-          "  sudo apt-get install -y bubblewrap        (Debian/Ubuntu; or run tools/scripts/install-system-deps.sh)",
-          "  sudo dnf install -y bubblewrap            (Fedora)",
-          "or start without isolation (containers then see the host's filesystem; volumes are not applied):",
-          "  SKIFF_PROCESS_ISOLATION=none pnpm start",
-        ].join("\n"),
-      );
-    }
+    checkProcessIsolation();
     const cri = startChild("cri-process-server", ["--listen", sock, "--state-dir", join(state, "cri", "state"), "--isolation", processIsolation]);
     const label = processIsolation === "namespaces" ? "process CRI server (containers in their own namespaces via bubblewrap)" : "process CRI server (containers run as plain processes)";
     // A bwrap that cannot create namespaces here makes the server exit with what to install; its
