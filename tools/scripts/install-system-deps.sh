@@ -11,6 +11,8 @@ command -v etcdctl >/dev/null 2>&1 || need+=(etcd-client)
 command -v curl >/dev/null 2>&1 || need+=(curl)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
+[ -x /usr/bin/python3 ] && /usr/bin/python3 -c "import kubernetes" >/dev/null 2>&1 || need+=(python3-kubernetes)
+[ -x /usr/bin/ruby ] && /usr/bin/ruby -e "require 'kubeclient'" >/dev/null 2>&1 || need+=(ruby-kubeclient)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then sudo=""; else sudo="sudo"; fi
   $sudo apt-get update -qq

@@ -22,7 +22,10 @@ describe("parsePodLogOptions", () => {
 
   it("rejects undecodable values with 400 and invalid ones with 422 PodLogOptions", () => {
     expect(statusOf(() => parsePodLogOptions("p", { tailLines: "ten" }))).toMatchObject({ code: 400, reason: "BadRequest" });
-    expect(statusOf(() => parsePodLogOptions("p", { follow: "yes" }))).toMatchObject({ code: 400 });
+    expect(statusOf(() => parsePodLogOptions("p", { tailLines: "ten" })).message).toBe('strconv.ParseInt: parsing "ten": invalid syntax');
+    expect(statusOf(() => parsePodLogOptions("p", { limitBytes: "" })).message).toBe('strconv.ParseInt: parsing "": invalid syntax');
+    // Booleans never fail (Convert_Slice_string_To_bool): only 0/false in any case are false.
+    expect(parsePodLogOptions("p", { follow: "yes", previous: "False", timestamps: "" })).toMatchObject({ follow: true, previous: false, timestamps: true });
     expect(statusOf(() => parsePodLogOptions("p", { sinceTime: "yesterday" }))).toMatchObject({ code: 400 });
     const s = statusOf(() => parsePodLogOptions("p", { tailLines: "-1", limitBytes: "0" }));
     expect(s).toMatchObject({ code: 422, reason: "Invalid" });

@@ -20,7 +20,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { request as httpsRequest } from "node:https";
 import type { IncomingMessage } from "node:http";
 import { join } from "node:path";
-import { GenericStore } from "@skiff/apiserver-core";
+import { GenericStore, convertQueryBool, convertQueryInt64, firstQueryValues, parseQueryValues } from "@skiff/apiserver-core";
 import type { NonResourceRoute, ResourceStrategy } from "@skiff/apiserver-core";
 import type { FieldError } from "@skiff/apimachinery";
 import { errorToStatus, forbidden, invalid, newBadRequest, newGenericServerResponse, newInternalError, newInvalid, newNotFound } from "@skiff/apimachinery";
@@ -87,28 +87,17 @@ export interface PodLogOptions {
 
 const podLogKind = { group: "", kind: "PodLogOptions" };
 
-function parseBool(name: string, v: string | undefined): boolean {
-  if (v === undefined || v === "") return false;
-  if (v === "true" || v === "1" || v === "True" || v === "TRUE" || v === "t" || v === "T") return true;
-  if (v === "false" || v === "0" || v === "False" || v === "FALSE" || v === "f" || v === "F") return false;
-  throw newBadRequest(`${name}: invalid boolean value ${JSON.stringify(v)}`);
-}
-
-function parseInt64(name: string, v: string | undefined): number | undefined {
-  if (v === undefined || v === "") return undefined;
-  if (!/^[+-]?\d+$/.test(v)) throw newBadRequest(`${name}: invalid integer value ${JSON.stringify(v)}`);
-  return Number(v);
-}
-
 /**
- * Parses and validates the query of a `pods/log` request (1.23's ValidatePodLogOptions).
+ * Parses and validates the query of a `pods/log` request (the first value of each parameter):
+ * `follow`/`previous`/`timestamps` as every query boolean (false only for `0`/`false`), the int64s
+ * with `strconv.ParseInt`'s errors, then 1.23's ValidatePodLogOptions.
  * @throws StatusError 400 BadRequest for an undecodable value; 422 Invalid (kind PodLogOptions)
  *   for `tailLines` < 0, `limitBytes` < 1, `sinceSeconds` < 1, or both `sinceSeconds` and `sinceTime`.
  */
 export function parsePodLogOptions(name: string, query: Readonly<Record<string, string | undefined>>): PodLogOptions {
-  const tailLines = parseInt64("tailLines", query["tailLines"]);
-  const sinceSeconds = parseInt64("sinceSeconds", query["sinceSeconds"]);
-  const limitBytes = parseInt64("limitBytes", query["limitBytes"]);
+  const tailLines = convertQueryInt64(query["tailLines"]);
+  const sinceSeconds = convertQueryInt64(query["sinceSeconds"]);
+  const limitBytes = convertQueryInt64(query["limitBytes"]);
   const sinceTime = query["sinceTime"] || undefined;
   if (sinceTime !== undefined && Number.isNaN(Date.parse(sinceTime))) throw newBadRequest(`sinceTime: invalid RFC3339 time ${JSON.stringify(sinceTime)}`);
   const errs: FieldError[] = [];
@@ -119,9 +108,9 @@ export function parsePodLogOptions(name: string, query: Readonly<Record<string, 
   if (errs.length > 0) throw newInvalid(podLogKind, name, errs);
   return {
     container: query["container"] ?? "",
-    follow: parseBool("follow", query["follow"]),
-    previous: parseBool("previous", query["previous"]),
-    timestamps: parseBool("timestamps", query["timestamps"]),
+    follow: convertQueryBool(query["follow"]) === true,
+    previous: convertQueryBool(query["previous"]) === true,
+    timestamps: convertQueryBool(query["timestamps"]) === true,
     ...(tailLines !== undefined ? { tailLines } : {}),
     ...(sinceSeconds !== undefined ? { sinceSeconds } : {}),
     ...(sinceTime !== undefined ? { sinceTime } : {}),
@@ -242,7 +231,8 @@ export function podLogRoutes(config: PodLogProxyConfig): NonResourceRoute[] {
   const nodes = new GenericStore(strategyOf("nodes"), config.storage);
   const handler: NonResourceRoute["handler"] = async (req, reply) => {
     const params = req.params as { namespace: string; name: string };
-    const query = req.query as Record<string, string | undefined>;
+    // The first value of each parameter, booleans and int64s converted as 1.23's PodLogOptions conversion.
+    const query = firstQueryValues(parseQueryValues(req.url.split("?", 2)[1] ?? ""));
     try {
       const opts = parsePodLogOptions(params.name, query);
       const pod = (await config.storage.get(pods.key(params.namespace, params.name), { ignoreNotFound: true })) as PodView | null;

@@ -1,13 +1,15 @@
 /**
  * Builds and starts skiff-apiserver from parsed options: authentication and authorization, the
  * storage (etcd or SQLite) behind one watch cache, the bootstrap namespaces, the in-process
- * controllers (leader-elected with etcd), and the HTTPS server with its resource and
+ * controllers (leader-elected with etcd), the admission chain (NamespaceLifecycle,
+ * ServiceAccount), and the HTTPS server with its resource and
  * non-resource routes (`src/routes/`).
  *
  * @see cmd/kube-apiserver/app/server.go (Run, CreateServerChain, CreateKubeAPIServerConfig)
  */
-import { WatchCache, createAPIServer, namespaceLifecycle, reviewResources, reviewRoutes } from "@skiff/apiserver-core";
+import { GenericStore, WatchCache, createAPIServer, namespaceLifecycle, reviewResources, reviewRoutes } from "@skiff/apiserver-core";
 import type { FeatureGate, NodeAgentFeature } from "@skiff/feature-gates";
+import { serviceAccountAdmission } from "./admission/service-account.js";
 import { buildAuthenticator, buildAuthorizer, loadClientCA } from "./auth/chain.js";
 import { loadTokenFile } from "./auth/token-file.js";
 import { ensureBootstrapNamespaces } from "./bootstrap.js";
@@ -29,6 +31,16 @@ function watchBookmarkInterval(): { bookmarkIntervalMs?: number } {
   const raw = process.env["SKIFF_WATCH_BOOKMARK_INTERVAL_MS"];
   const ms = raw === undefined ? NaN : Number(raw);
   return Number.isSafeInteger(ms) && ms > 0 ? { bookmarkIntervalMs: ms } : {};
+}
+
+/**
+ * `SKIFF_MOUNT_SERVICE_ACCOUNT_TOKEN=true`: the ServiceAccount admission adds the
+ * `kube-api-access-*` projected volume to pods (1.23's behaviour). Off by default until the
+ * TokenRequest API is served (no node agent can fill the token volume before that). Not a flag of
+ * the contract.
+ */
+function mountServiceAccountToken(): boolean {
+  return process.env["SKIFF_MOUNT_SERVICE_ACCOUNT_TOKEN"] === "true";
 }
 
 /** A started skiff-apiserver. */
@@ -71,8 +83,10 @@ export async function startAPIServer(o: APIServerOptions, gates: FeatureGate<Nod
     (line) => {
       if (o.verbosity >= 2) process.stderr.write(`${line}\n`);
     },
-    { elect: usesEtcd(o) },
+    { elect: usesEtcd(o), rootCA: certs.caCert },
   );
+  const serviceAccounts = strategies.find((st) => st.resource.group === "" && st.resource.plural === "serviceaccounts");
+  if (serviceAccounts === undefined) throw new Error("the ServiceAccount admission needs the core/v1 serviceaccounts strategy");
   const nodeAgentClientCertificate = await loadOrCreateNodeAgentClientCertificate(o.certDir);
   const server = createAPIServer({
     strategies,
@@ -85,7 +99,8 @@ export async function startAPIServer(o: APIServerOptions, gates: FeatureGate<Nod
       requestTimeoutMs: o.requestTimeout.ms,
       minRequestTimeoutSeconds: o.minRequestTimeout,
     },
-    admission: [namespaceLifecycle(storage)],
+    // 1.23's default order: NamespaceLifecycle, then ServiceAccount.
+    admission: [namespaceLifecycle(storage), serviceAccountAdmission({ serviceAccounts: new GenericStore(serviceAccounts, cache), mountServiceAccountToken: mountServiceAccountToken() })],
     tls: { cert: certs.cert, key: certs.key, ...(clientCA !== undefined ? { ca: clientCA, requestCert: true } : {}) },
     verbosity: o.verbosity,
     extraRoutes: [

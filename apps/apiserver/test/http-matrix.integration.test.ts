@@ -77,8 +77,9 @@ const rows: readonly Row[] = [
   { title: "unsupported fieldSelector (PodTemplate, deletecollection)", method: "DELETE", path: `${T}?fieldSelector=template.spec%3Dx`, status: 400, reason: "BadRequest", message: "\"template.spec\" is not a known field selector: only \"metadata.name\", \"metadata.namespace\"" },
   { title: "malformed fieldSelector", method: "GET", path: `${J}?fieldSelector=metadata.name`, status: 400, reason: "BadRequest" },
   // Paging and resource versions.
-  { title: "negative limit", method: "GET", path: `${J}?limit=-1`, status: 400, reason: "BadRequest", message: ["limit"] },
-  { title: "non-numeric limit", method: "GET", path: `${D}?limit=abc`, status: 400, reason: "BadRequest", message: ["limit"] },
+  // 1.23 converts limit as an int64 and answers a failed conversion with strconv.ParseInt's words
+  // (a negative limit is no paging, not an error: see apiserver-core's query-conversion test).
+  { title: "non-numeric limit", method: "GET", path: `${D}?limit=abc`, status: 400, reason: "BadRequest", message: 'strconv.ParseInt: parsing "abc": invalid syntax' },
   { title: "garbage continue", method: "GET", path: `${T}?limit=1&continue=garbage!!`, status: 400, reason: "BadRequest", message: ["invalid continue token"] },
   { title: "continue with resourceVersion", method: "GET", path: `${T}?limit=1&continue=CONTINUE&resourceVersion=1`, status: 400, reason: "BadRequest", message: "specifying resource version is not allowed when using continue" },
   { title: "non-numeric resourceVersion", method: "GET", path: `${N}?resourceVersion=abc`, status: 400, reason: "BadRequest", message: ["abc"] },

@@ -144,8 +144,12 @@ describe("watch and reads", () => {
 
   it("sends periodic BOOKMARKs only when allowWatchBookmarks=true, and ends at timeoutSeconds", async () => {
     const from = await rvNow();
-    const withBookmarks = await openWatch(s, `${pts}?watch=true&allowWatchBookmarks=true&timeoutSeconds=2&resourceVersion=${from}`);
-    const without = await openWatch(s, `${pts}?watch=true&timeoutSeconds=2&resourceVersion=${from}`);
+    // timeoutSeconds=3: 1.23 sends bookmarks only up to 2 s before the deadline (none at all at 2 s or less).
+    const withBookmarks = await openWatch(s, `${pts}?watch=true&allowWatchBookmarks=true&timeoutSeconds=3&resourceVersion=${from}`);
+    const without = await openWatch(s, `${pts}?watch=true&timeoutSeconds=3&resourceVersion=${from}`);
+    // A write the watches do not select (another kind) moves the cache past their revision:
+    // 1.23 sends a bookmark only when it is newer than the revision a watch started from.
+    expect((await call(s, "POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: "bookmark-bump" } })).status).toBe(201);
     const a = await withBookmarks.ended;
     const b = await without.ended;
     const marks = a.filter((e) => e.type === "BOOKMARK");
@@ -153,6 +157,20 @@ describe("watch and reads", () => {
     expect(marks[0]?.object).toMatchObject({ kind: "PodTemplate", apiVersion: "v1" });
     expect(Number(marks[0]?.object.metadata.resourceVersion)).toBeGreaterThanOrEqual(Number(from));
     expect(b.filter((e) => e.type === "BOOKMARK")).toEqual([]);
+  });
+
+  it("sends no BOOKMARK while nothing newer than the watch's revision happened, one once something did (asked as True)", async () => {
+    // The deadline rule (a bookmark 2 s before timeoutSeconds with the default one-minute period)
+    // is checked over HTTP by tools/e2e's client-library suite, whose server keeps the default.
+    const from = await rvNow();
+    const idle = await openWatch(s, `${pts}?watch=True&allowWatchBookmarks=True&timeoutSeconds=3&resourceVersion=${from}`);
+    expect((await idle.ended).filter((e) => e.type === "BOOKMARK")).toEqual([]);
+    const from2 = await rvNow();
+    const busy = await openWatch(s, `${pts}?watch=True&allowWatchBookmarks=True&timeoutSeconds=3&resourceVersion=${from2}`);
+    expect((await call(s, "POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: "bookmark-deadline" } })).status).toBe(201);
+    const marks = (await busy.ended).filter((e) => e.type === "BOOKMARK");
+    expect(marks.length).toBeGreaterThan(0);
+    expect(Number(marks[0]?.object.metadata.resourceVersion)).toBeGreaterThan(Number(from2));
   });
 
   it("resourceVersion=0 reads come from the watch cache; unset is a consistent read", async () => {

@@ -134,3 +134,4 @@ describe("setupDataDirs", () => {
     for (const d of [root, ...rootDirLayout.map((x) => join(root, x))]) expect(statSync(d).mode & 0o777, d).toBe(0o750);
   });
 });
+

@@ -22,7 +22,7 @@ import { createLogger } from "./logging.js";
 import type { NodeAgentConfiguration, NodeAgentOptions, TextSink } from "./options/index.js";
 import { loadNodeAgentOptions, nodeAgentVersion } from "./options/index.js";
 import type { PodRuntime, PodRuntimeOptions } from "./pods/index.js";
-import { createPodRuntime } from "./pods/index.js";
+import { createPodObjectManagers, createPodRuntime, isChangeDetectionStrategy } from "./pods/index.js";
 import type { PodEventRecorder } from "./pods/index.js";
 import type { RunningServers, ServerOptions, TLSVersionName } from "./server/index.js";
 import { startServers } from "./server/index.js";
@@ -126,6 +126,7 @@ export async function podResourceOptionsFrom(o: NodeAgentOptions, containerManag
     systemReserved: c.systemReserved,
     clusterReserved: c.clusterReserved,
     evictionHard: c.evictionHard,
+    ignoreEviction: o.flags.experimentalAllocatableIgnoreEviction,
   });
   const milli = (v: string | undefined) => {
     const q = parseQuantity(v ?? "0");
@@ -465,7 +466,14 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
     const podEvents = onEvent ? { onEvent } : {};
     const containerManager = await setUpNode(o, root.withName("cm"), io.hostPaths);
     const resources = await podResourceOptionsFrom(o, containerManager);
-    runtime = createPodRuntime({ ...podRuntimeOptionsFrom(o, nodeName, root.withName("pods")), ...resources, ...podEvents, ...(csi ? { volumes: csi.volumes } : {}) });
+    // ConfigMaps and Secrets of the pods (API-server mode), per configMapAndSecretChangeDetectionStrategy.
+    const strategy = o.config.configMapAndSecretChangeDetectionStrategy;
+    if (!isChangeDetectionStrategy(strategy)) throw new Error(`unknown configmap and secret manager mode: ${strategy}`);
+    const objectsLog = root.withName("objects");
+    const podObjects = clients
+      ? { objects: createPodObjectManagers({ client: clients.client, strategy, syncFrequencyMs: o.config.syncFrequency.ms, onError: (err, context) => objectsLog.v(2).info(`${context}: ${err instanceof Error ? err.message : String(err)}`) }) }
+      : {};
+    runtime = createPodRuntime({ ...podRuntimeOptionsFrom(o, nodeName, root.withName("pods")), ...resources, ...podEvents, ...podObjects, ...(csi ? { volumes: csi.volumes } : {}) });
     if (o.config.runOnce) {
       const r = await runtime.runOnce(o.config.runtimeRequestTimeout.ms);
       for (const p of r.pods) log.info(p.ok ? "Started pod" : "Failed to start pod", { pod: `${p.namespace}/${p.name}`, phase: p.phase, ...(p.message !== undefined ? { message: p.message } : {}) });

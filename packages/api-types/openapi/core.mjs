@@ -728,6 +728,41 @@ export const coreSchemas = {
     { extensions: atomicStruct },
   ),
 
+  // ── ConfigMap, Secret, ServiceAccount ───────────────────────────────────────────────────────
+  [C("ConfigMap")]: kindSchema({
+    gvks: gvk("", "v1", "ConfigMap"),
+    description: "Configuration data for pods to consume: keys of alphanumerics, `-`, `_` and `.`; `data` and `binaryData` together at most 1 MiB.",
+    properties: {
+      data: strMap("UTF-8 values by key. A key may not also appear in binaryData."),
+      binaryData: strMap("Binary values by key, base64-encoded on the wire. A key may not also appear in data.", { additionalProperties: { type: "string", format: "byte" } }),
+      immutable: bool("When true, data and binaryData cannot be changed and immutable cannot be unset; only the metadata may change."),
+    },
+  }),
+  [C("ConfigMapList")]: listKindSchema({ group: "", version: "v1", kind: "ConfigMapList", itemSchema: C("ConfigMap"), itemKind: "ConfigMap" }),
+  [C("Secret")]: kindSchema({
+    gvks: gvk("", "v1", "Secret"),
+    description: "Secret data of a certain type (Opaque by default); the values of data together at most 1 MiB.",
+    properties: {
+      data: strMap("Secret values by key, base64-encoded on the wire. Keys consist of alphanumerics, `-`, `_` and `.`.", { additionalProperties: { type: "string", format: "byte" } }),
+      stringData: strMap("Write-only convenience input: its keys and values are merged into data on write (overwriting), and it is never returned."),
+      type: str(
+        "How the data is used: Opaque (default), kubernetes.io/service-account-token, kubernetes.io/dockercfg, kubernetes.io/dockerconfigjson, kubernetes.io/basic-auth, kubernetes.io/ssh-auth, kubernetes.io/tls or bootstrap.kubernetes.io/token. Cannot be updated.",
+      ),
+      immutable: bool("When true, data cannot be changed and immutable cannot be unset; only the metadata may change."),
+    },
+  }),
+  [C("SecretList")]: listKindSchema({ group: "", version: "v1", kind: "SecretList", itemSchema: C("Secret"), itemKind: "Secret" }),
+  [C("ServiceAccount")]: kindSchema({
+    gvks: gvk("", "v1", "ServiceAccount"),
+    description: "An identity for processes that run in a pod, with the secrets and image pull secrets they may use.",
+    properties: {
+      secrets: arrayOf(C("ObjectReference"), "Secrets in the same namespace that pods running as this service account may use.", mergeBy("name")),
+      imagePullSecrets: arrayOf(C("LocalObjectReference"), "Secrets in the same namespace with image registry credentials, added to every pod that runs as this service account."),
+      automountServiceAccountToken: bool("Whether pods running as this service account get an API token mounted; a pod's own setting takes precedence."),
+    },
+  }),
+  [C("ServiceAccountList")]: listKindSchema({ group: "", version: "v1", kind: "ServiceAccountList", itemSchema: C("ServiceAccount"), itemKind: "ServiceAccount" }),
+
   // ── Namespace and Binding ──────────────────────────────────────────────────────────────────
   [C("Namespace")]: kindSchema({
     gvks: gvk("", "v1", "Namespace"),

@@ -16,6 +16,9 @@ export const servedResources = [
   { group: "", version: "v1", kind: "PodTemplate", plural: "podtemplates", namespaced: true, schema: `${CORE}PodTemplate`, listSchema: `${CORE}PodTemplateList`, subresources: [], verbs: allVerbs, deleteReturns: "object" },
   { group: "", version: "v1", kind: "Pod", plural: "pods", namespaced: true, schema: `${CORE}Pod`, listSchema: `${CORE}PodList`, subresources: ["status", "binding", "eviction"], verbs: allVerbs, deleteReturns: "object" },
   { group: "", version: "v1", kind: "Node", plural: "nodes", namespaced: false, schema: `${CORE}Node`, listSchema: `${CORE}NodeList`, subresources: ["status"], verbs: allVerbs, deleteReturns: "Status" },
+  { group: "", version: "v1", kind: "ConfigMap", plural: "configmaps", namespaced: true, schema: `${CORE}ConfigMap`, listSchema: `${CORE}ConfigMapList`, subresources: [], verbs: allVerbs, deleteReturns: "Status" },
+  { group: "", version: "v1", kind: "Secret", plural: "secrets", namespaced: true, schema: `${CORE}Secret`, listSchema: `${CORE}SecretList`, subresources: [], verbs: allVerbs, deleteReturns: "Status" },
+  { group: "", version: "v1", kind: "ServiceAccount", plural: "serviceaccounts", namespaced: true, schema: `${CORE}ServiceAccount`, listSchema: `${CORE}ServiceAccountList`, subresources: [], verbs: allVerbs, deleteReturns: "Status" },
   { group: "", version: "v1", kind: "Event", plural: "events", namespaced: true, schema: `${CORE}Event`, listSchema: `${CORE}EventList`, subresources: [], verbs: allVerbs, deleteReturns: "Status" },
   {
     group: "",

@@ -44,12 +44,18 @@ describe("well-known keys", () => {
 
   it("keep `kubernetes.io`/`k8s.io` only where kubectl needs it verbatim", () => {
     const verbatim = keys.filter(([, value]) => /(^|[./])(kubernetes|k8s)\.io\//.test(value)).map(([name]) => name);
-    expect(verbatim).toEqual(["LastAppliedConfigAnnotation"]);
+    // Secret types are values, not keys; the service-account annotations are written by clients.
+    expect(verbatim).toEqual(["LastAppliedConfigAnnotation", "ServiceAccountNameAnnotation", "ServiceAccountUIDAnnotation", "ServiceAccountTokenMountPath"]);
     expect(constants.LastAppliedConfigAnnotation).toBe("kubectl.kubernetes.io/last-applied-configuration");
   });
 
   it("are valid label/annotation keys (optional DNS prefix, then a name of at most 63 characters)", () => {
     const keyRe = /^(?:[a-z0-9]([-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
-    for (const [name, value] of keys) if (name.endsWith("Label") || name.endsWith("Annotation") || name.endsWith("Key")) expect(value, name).toMatch(keyRe);
+    // Secret and ConfigMap data keys (`.dockercfg`, `tls.crt`) are config keys, checked below.
+    const dataKeys = new Set(["DockerConfigKey", "DockerConfigJsonKey", "TLSCertKey", "TLSPrivateKeyKey", "BasicAuthUsernameKey", "BasicAuthPasswordKey", "SSHAuthPrivateKey", "ServiceAccountRootCAKey"]);
+    for (const [name, value] of keys) {
+      if (dataKeys.has(name)) expect(value, name).toMatch(/^[-._a-zA-Z0-9]+$/);
+      else if (name.endsWith("Label") || name.endsWith("Annotation") || name.endsWith("Key")) expect(value, name).toMatch(keyRe);
+    }
   });
 });

@@ -52,6 +52,18 @@ export const NamespaceNodeLease = "kube-node-lease";
 
 // ── v1 (core) ──────────────────────────────────────────────────────────────────────────────────
 
+/** `v1` ConfigMap. */
+export const ConfigMapGVK = gvk("", "v1", "ConfigMap");
+/** `v1` ConfigMapList. */
+export const ConfigMapListGVK = gvk("", "v1", "ConfigMapList");
+/** `v1` Secret. */
+export const SecretGVK = gvk("", "v1", "Secret");
+/** `v1` SecretList. */
+export const SecretListGVK = gvk("", "v1", "SecretList");
+/** `v1` ServiceAccount. */
+export const ServiceAccountGVK = gvk("", "v1", "ServiceAccount");
+/** `v1` ServiceAccountList. */
+export const ServiceAccountListGVK = gvk("", "v1", "ServiceAccountList");
 /** `v1` PodTemplate. */
 export const PodTemplateGVK = gvk("", "v1", "PodTemplate");
 /** `v1` PodTemplateList. */
@@ -242,3 +254,66 @@ export const ForegroundDeletionFinalizer = "foregroundDeletion";
  * @see staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/types.go (FinalizerOrphanDependents)
  */
 export const OrphanFinalizer = "orphan";
+
+// ── Secrets and service accounts (verbatim: kubectl and client libraries write these) ──────────
+
+/**
+ * The Secret types of Kubernetes 1.23 (`Secret.type`) and the keys each requires. A Secret without
+ * a type is `Opaque`.
+ * @see staging/src/k8s.io/api/core/v1/types.go (SecretType constants)
+ */
+export const SecretType = Object.freeze({
+  /** Arbitrary user data (the default). */
+  Opaque: "Opaque",
+  /** A service account's token; needs the annotation {@link ServiceAccountNameAnnotation}. */
+  ServiceAccountToken: "kubernetes.io/service-account-token",
+  /** A `~/.dockercfg` file under key {@link DockerConfigKey}. */
+  Dockercfg: "kubernetes.io/dockercfg",
+  /** A `~/.docker/config.json` file under key {@link DockerConfigJsonKey}. */
+  DockerConfigJson: "kubernetes.io/dockerconfigjson",
+  /** Basic authentication: keys `username` and/or `password`. */
+  BasicAuth: "kubernetes.io/basic-auth",
+  /** SSH authentication: key `ssh-privatekey`. */
+  SSHAuth: "kubernetes.io/ssh-auth",
+  /** A TLS certificate and key: keys `tls.crt` and `tls.key`. */
+  TLS: "kubernetes.io/tls",
+  /** A bootstrap token. */
+  BootstrapToken: "bootstrap.kubernetes.io/token",
+});
+
+/** Secret key of a `kubernetes.io/dockercfg` Secret. @see staging/src/k8s.io/api/core/v1/types.go (DockerConfigKey) */
+export const DockerConfigKey = ".dockercfg";
+/** Secret key of a `kubernetes.io/dockerconfigjson` Secret. @see staging/src/k8s.io/api/core/v1/types.go (DockerConfigJsonKey) */
+export const DockerConfigJsonKey = ".dockerconfigjson";
+/** Secret key of a TLS certificate (PEM). @see staging/src/k8s.io/api/core/v1/types.go (TLSCertKey) */
+export const TLSCertKey = "tls.crt";
+/** Secret key of a TLS private key (PEM). @see staging/src/k8s.io/api/core/v1/types.go (TLSPrivateKeyKey) */
+export const TLSPrivateKeyKey = "tls.key";
+/** Secret key of a basic-auth user name. @see staging/src/k8s.io/api/core/v1/types.go (BasicAuthUsernameKey) */
+export const BasicAuthUsernameKey = "username";
+/** Secret key of a basic-auth password. @see staging/src/k8s.io/api/core/v1/types.go (BasicAuthPasswordKey) */
+export const BasicAuthPasswordKey = "password";
+/** Secret key of an SSH private key. @see staging/src/k8s.io/api/core/v1/types.go (SSHAuthPrivateKey) */
+export const SSHAuthPrivateKey = "ssh-privatekey";
+
+/**
+ * Annotation of a `kubernetes.io/service-account-token` Secret: the name of its service account.
+ * @see staging/src/k8s.io/api/core/v1/types.go (ServiceAccountNameKey)
+ */
+export const ServiceAccountNameAnnotation = "kubernetes.io/service-account.name";
+/** Annotation of a service-account token Secret: the UID of its service account. @see staging/src/k8s.io/api/core/v1/types.go (ServiceAccountUIDKey) */
+export const ServiceAccountUIDAnnotation = "kubernetes.io/service-account.uid";
+
+/** The service account every namespace gets and pods run as by default. @see pkg/controller/serviceaccount/serviceaccounts_controller.go */
+export const DefaultServiceAccountName = "default";
+
+/**
+ * The ConfigMap every namespace gets with the apiserver's serving CA under key
+ * {@link ServiceAccountRootCAKey}.
+ * @see pkg/controller/certificates/rootcacertpublisher/publisher.go (RootCACertConfigMapName)
+ */
+export const RootCACertConfigMapName = "kube-root-ca.crt";
+/** The key of the CA bundle (PEM) in {@link RootCACertConfigMapName} and in token volumes. @see staging/src/k8s.io/api/core/v1/types.go (ServiceAccountRootCAKey) */
+export const ServiceAccountRootCAKey = "ca.crt";
+/** Where the `kube-api-access-*` volume is mounted in every container. @see plugin/pkg/admission/serviceaccount/admission.go (DefaultAPITokenMountPath) */
+export const ServiceAccountTokenMountPath = "/var/run/secrets/kubernetes.io/serviceaccount";

@@ -134,7 +134,7 @@ describe("document structure", () => {
     const problems: string[] = [];
     for (const [at, node] of walk(schemas, "")) {
       if (node.type === "integer" && node.format !== "int32" && node.format !== "int64") problems.push(`${at}: integer without int32/int64`);
-      if (typeof node.format === "string" && !["int32", "int64", "date-time"].includes(node.format)) problems.push(`${at}: format ${node.format}`);
+      if (typeof node.format === "string" && !["int32", "int64", "date-time", "byte"].includes(node.format)) problems.push(`${at}: format ${node.format}`);
       if (Array.isArray(node.enum) && node.default !== undefined && !node.enum.includes(node.default)) problems.push(`${at}: default not in enum`);
     }
     expect(problems).toEqual([]);

@@ -4,7 +4,23 @@ import { findResource, resources } from "./resources.js";
 describe("resources", () => {
   it("lists the served resources with Kubernetes 1.23 discovery facts", () => {
     const byPlural = Object.fromEntries(resources.map((r) => [r.plural, r]));
-    expect(Object.keys(byPlural).sort()).toEqual(["csidrivers", "csinodes", "events", "jobs", "leases", "namespaces", "nodes", "pods", "podtemplates"]);
+    expect(Object.keys(byPlural).sort()).toEqual([
+      "configmaps",
+      "csidrivers",
+      "csinodes",
+      "events",
+      "jobs",
+      "leases",
+      "namespaces",
+      "nodes",
+      "pods",
+      "podtemplates",
+      "secrets",
+      "serviceaccounts",
+    ]);
+    expect(byPlural.configmaps).toMatchObject({ group: "", kind: "ConfigMap", namespaced: true, shortNames: ["cm"], categories: [], subresources: [] });
+    expect(byPlural.secrets).toMatchObject({ group: "", kind: "Secret", namespaced: true, shortNames: [], categories: [], subresources: [] });
+    expect(byPlural.serviceaccounts).toMatchObject({ group: "", kind: "ServiceAccount", namespaced: true, shortNames: ["sa"], categories: [], subresources: [] });
     expect(byPlural.jobs).toMatchObject({ group: "batch", kind: "Job", listKind: "JobList", singular: "job", namespaced: true, shortNames: [], categories: ["all"], subresources: ["status"] });
     expect(byPlural.pods).toMatchObject({ group: "", shortNames: ["po"], categories: ["all"], subresources: ["status", "binding", "eviction"] });
     expect(byPlural.nodes).toMatchObject({ namespaced: false, shortNames: ["no"], subresources: ["status"] });

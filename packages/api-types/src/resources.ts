@@ -55,6 +55,7 @@ function resource(info: Omit<ResourceInfo, "listKind" | "verbs"> & { verbs?: rea
  *   (ShortNames, Categories of each REST store)
  */
 export const resources: readonly ResourceInfo[] = Object.freeze([
+  resource({ group: "", version: "v1", kind: "ConfigMap", plural: "configmaps", singular: "configmap", namespaced: true, shortNames: ["cm"], categories: [], subresources: [] }),
   resource({ group: "", version: "v1", kind: "Event", plural: "events", singular: "event", namespaced: true, shortNames: ["ev"], categories: [], subresources: [] }),
   resource({
     group: "",
@@ -71,6 +72,8 @@ export const resources: readonly ResourceInfo[] = Object.freeze([
   resource({ group: "", version: "v1", kind: "Node", plural: "nodes", singular: "node", namespaced: false, shortNames: ["no"], categories: [], subresources: ["status"] }),
   resource({ group: "", version: "v1", kind: "Pod", plural: "pods", singular: "pod", namespaced: true, shortNames: ["po"], categories: ["all"], subresources: ["status", "binding", "eviction"] }),
   resource({ group: "", version: "v1", kind: "PodTemplate", plural: "podtemplates", singular: "podtemplate", namespaced: true, shortNames: [], categories: [], subresources: [] }),
+  resource({ group: "", version: "v1", kind: "Secret", plural: "secrets", singular: "secret", namespaced: true, shortNames: [], categories: [], subresources: [] }),
+  resource({ group: "", version: "v1", kind: "ServiceAccount", plural: "serviceaccounts", singular: "serviceaccount", namespaced: true, shortNames: ["sa"], categories: [], subresources: [] }),
   resource({ group: "batch", version: "v1", kind: "Job", plural: "jobs", singular: "job", namespaced: true, shortNames: [], categories: ["all"], subresources: ["status"] }),
   resource({ group: "coordination.k8s.io", version: "v1", kind: "Lease", plural: "leases", singular: "lease", namespaced: true, shortNames: [], categories: [], subresources: [] }),
   resource({ group: "storage.example.io", version: "v1", kind: "CSIDriver", plural: "csidrivers", singular: "csidriver", namespaced: false, shortNames: [], categories: [], subresources: [] }),

@@ -334,6 +334,47 @@ export type LeaseSpec = Schemas["io.example.api.coordination.v1.LeaseSpec"];
 // ── core/v1 ─────────────────────────────────────────────────────────────────────────────────────────
 
 /**
+ * `v1` ConfigMap: configuration data for pods. Namespaced. `data` holds UTF-8 values,
+ * `binaryData` base64 text (decoded, the values of both together at most 1 MiB); a key is in at
+ * most one of them. Once `immutable` is true, neither may change.
+ * @see staging/src/k8s.io/api/core/v1/types.go
+ */
+export type ConfigMap = Schemas["io.example.api.core.v1.ConfigMap"];
+
+/**
+ * `v1` ConfigMapList.
+ * @see staging/src/k8s.io/api/core/v1/types.go
+ */
+export type ConfigMapList = Schemas["io.example.api.core.v1.ConfigMapList"];
+
+/**
+ * `v1` Secret: secret data of a `type` (default `Opaque`). Namespaced. `data` values are base64
+ * text on the wire (decoded at most 1 MiB together); `stringData` is write-only and merged into
+ * `data` by the server. `type` cannot change; once `immutable` is true, `data` cannot either.
+ * @see staging/src/k8s.io/api/core/v1/types.go
+ */
+export type Secret = Schemas["io.example.api.core.v1.Secret"];
+
+/**
+ * `v1` SecretList.
+ * @see staging/src/k8s.io/api/core/v1/types.go
+ */
+export type SecretList = Schemas["io.example.api.core.v1.SecretList"];
+
+/**
+ * `v1` ServiceAccount: an identity for pods, with the secrets and image pull secrets they may
+ * use, and whether pods get its token mounted (`automountServiceAccountToken`). Namespaced.
+ * @see staging/src/k8s.io/api/core/v1/types.go
+ */
+export type ServiceAccount = Schemas["io.example.api.core.v1.ServiceAccount"];
+
+/**
+ * `v1` ServiceAccountList.
+ * @see staging/src/k8s.io/api/core/v1/types.go
+ */
+export type ServiceAccountList = Schemas["io.example.api.core.v1.ServiceAccountList"];
+
+/**
  * `v1` PodTemplate: a stored template for pods. Namespaced.
  * @see staging/src/k8s.io/api/core/v1/types.go
  */

@@ -110,7 +110,21 @@ export function formatFieldErrors(errs: readonly FieldError[]): string {
   return formatAggregate(errs.map(formatFieldError));
 }
 
+/**
+ * A field error's bad value that prints as the given text: the value's Go `%#v` rendering when a
+ * Go type prints unlike any JSON value (1.23 shows a uint64 zero resourceVersion as `0x0`).
+ * Serializes to JSON as that text.
+ * @example invalid("metadata.resourceVersion", new GoSyntaxValue("0x0"), "must be specified for an update")
+ */
+export class GoSyntaxValue {
+  constructor(readonly text: string) {}
+  toJSON(): string {
+    return this.text;
+  }
+}
+
 function formatBadValue(v: unknown): string {
+  if (v instanceof GoSyntaxValue) return v.text;
   if (typeof v === "string") return goQuote(v);
   // A non-empty list of strings is a Go []string, which %#v prints as []string{"a", "b"}.
   if (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === "string")) return `[]string{${v.map(goQuote).join(", ")}}`;

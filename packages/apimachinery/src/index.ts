@@ -1,5 +1,6 @@
 export {
   FieldErrorType,
+  GoSyntaxValue,
   FieldPath,
   duplicate,
   fieldPath,
@@ -156,3 +157,4 @@ export {
 export type { FieldConflict, FieldManagerOptions, ManagedFieldsEntry, ManagerRecord } from "./managed-fields/field-manager.js";
 export { checkDocumentLimits, checkObjectDepth, estimateYAMLDepth, maxDocumentDepth, maxJSONPatchCopyBytes, maxObjectDepth, maxPatchedObjectBytes } from "./document-limits.js";
 export type { DocumentLimitProblem } from "./document-limits.js";
+export { goQuote } from "./internal/go-format.js";

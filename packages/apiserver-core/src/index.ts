@@ -10,7 +10,7 @@ export type {
   TableConvertor,
   UserInfo,
 } from "./registry/strategy.js";
-export { GenericStore, deleteRequest, generateName, specChanged } from "./registry/store.js";
+export { GenericStore, deleteRequest, generateName, semanticEqual, specChanged } from "./registry/store.js";
 export type { ListParams, StoreDeleteOptions, StoreDeleteResult, StoreUpdateOptions, StoreWriteOptions } from "./registry/store.js";
 export { alwaysAllowAuthorizer, anonymousAuthenticator, wellKnownUsers } from "./auth/auth.js";
 export type { AuthenticationRequest, Authenticator, AuthorizationAttributes, AuthorizationDecision, Authorizer, ClientCertificateInfo } from "./auth/auth.js";
@@ -35,6 +35,8 @@ export type { RequestFilterConfig, RequestLimits } from "./filters/index.js";
 export { impersonateUser, impersonationHeaders, parseImpersonationHeaders } from "./filters/index.js";
 export type { ImpersonationTarget, ParseImpersonationResult } from "./filters/index.js";
 export { parseRequestInfo } from "./request/request-info.js";
+export { convertQueryBool, convertQueryInt64, firstQueryValues, parseQueryValues } from "./request/query-params.js";
+export type { QueryValues } from "./request/query-params.js";
 export type { RequestInfo } from "./request/request-info.js";
 export { bodyMediaTypes, decodeBody, findDuplicateJSONKeys, negotiateResponse, patchMediaTypes } from "./negotiation/negotiation.js";
 export type { DecodedBody, NegotiatedResponse, ResponseForm } from "./negotiation/negotiation.js";

@@ -6,7 +6,7 @@
  * @see staging/src/k8s.io/client-go/rest/config.go (QPS 5, Burst 10 defaults)
  */
 
-import type { Binding, CSIDriver, CSINode, Event, Job, Namespace, Node, Pod, PodTemplate, ResourceInfo } from "@skiff/api-types";
+import type { Binding, CSIDriver, CSINode, ConfigMap, Event, Job, Namespace, Node, Pod, PodTemplate, ResourceInfo, Secret, ServiceAccount } from "@skiff/api-types";
 import { findResource } from "@skiff/api-types";
 import type { ClusterConfig } from "./cluster-config.js";
 import type { Clock } from "./clock.js";
@@ -63,6 +63,9 @@ export interface Client {
   readonly jobs: ResourceClient<Job>;
   readonly csiDrivers: ResourceClient<CSIDriver>;
   readonly csiNodes: ResourceClient<CSINode>;
+  readonly configMaps: ResourceClient<ConfigMap>;
+  readonly secrets: ResourceClient<Secret>;
+  readonly serviceAccounts: ResourceClient<ServiceAccount>;
   /** The client of any resource (by table entry, or a `findResource` query such as `"jobs.batch"`). @throws {Error} for a name Skiff does not serve. */
   resource<T extends KubeObject = KubeObject>(resource: ResourceInfo | string): ResourceClient<T>;
   /**
@@ -123,6 +126,9 @@ export function createClient(config: ClusterConfig, options: ClientOptions = {})
     jobs: resource<Job>("jobs.batch"),
     csiDrivers: resource<CSIDriver>("csidrivers.storage.example.io"),
     csiNodes: resource<CSINode>("csinodes.storage.example.io"),
+    configMaps: resource<ConfigMap>("configmaps"),
+    secrets: resource<Secret>("secrets"),
+    serviceAccounts: resource<ServiceAccount>("serviceaccounts"),
     resource,
     async bindPod(target, o = {}) {
       if (target.namespace === "") throw new ClientError("MissingNamespace", "bind pods: a namespace is required");

@@ -1,5 +1,5 @@
 import { isAlreadyExists, isConflict, isInvalid, isNotFound, isStatusError } from "@skiff/apimachinery";
-import type { CSIDriver, CSINode, Event, Job, Namespace, Node, Pod, PodTemplate } from "@skiff/api-types";
+import type { CSIDriver, CSINode, ConfigMap, Event, Job, Namespace, Node, Pod, PodTemplate, Secret, ServiceAccount } from "@skiff/api-types";
 import { ClientError, FakeClock, createClient, createInformer, createSharedInformerFactory, isClientError, isDeletedFinalStateUnknown, keyOf, loadClusterConfig } from "@skiff/client";
 import type { Client, KubeObject, ResourceClient } from "@skiff/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -59,6 +59,15 @@ const cases: KindCase<KubeObject>[] = [
   },
   { name: "CSIDriver", client: () => client.csiDrivers, make: (name): CSIDriver => ({ metadata: { name: `${name}.example.io`, labels: { t: "crud" } }, spec: {} }), namespaced: false, hasStatus: false },
   { name: "CSINode", client: () => client.csiNodes, make: (name): CSINode => ({ metadata: { name, labels: { t: "crud" } }, spec: { drivers: [] } }), namespaced: false, hasStatus: false },
+  { name: "ConfigMap", client: () => client.configMaps, make: (name): ConfigMap => ({ metadata: { name, labels: { t: "crud" } }, data: { k: "v" } }), namespaced: true, hasStatus: false },
+  { name: "Secret", client: () => client.secrets, make: (name): Secret => ({ metadata: { name, labels: { t: "crud" } }, stringData: { k: "v" } }), namespaced: true, hasStatus: false },
+  {
+    name: "ServiceAccount",
+    client: () => client.serviceAccounts,
+    make: (name): ServiceAccount => ({ metadata: { name, labels: { t: "crud" } }, automountServiceAccountToken: false }),
+    namespaced: true,
+    hasStatus: false,
+  },
 ] as KindCase<KubeObject>[];
 
 describe.each(cases)("CRUD on $name", (c) => {

@@ -200,6 +200,12 @@ export interface WatchOptions {
   /** @defaultValue 60000 */
   readonly bookmarkIntervalMs?: number;
   /**
+   * When the consumer will end this watch (epoch milliseconds; the request's `timeoutSeconds`).
+   * The apiserver's watch cache then sends the last bookmark 2 s before it, as 1.23's cacher
+   * (`nextBookmarkTime`); the storage backends keep their plain period.
+   */
+  readonly deadlineMs?: number;
+  /**
    * The consumer treats event objects as read-only, so a backend that fans one event out to many
    * watchers (the apiserver's watch cache) may hand every watcher the same object instead of a
    * copy. Without it each watcher gets objects of its own. @defaultValue false

@@ -141,13 +141,16 @@ export function decodeObject<K extends KindName>(kind: K, raw: unknown, opts: De
  * Words a {@link DecodeFieldError} as Kubernetes 1.23's JSON decoder does:
  * `json: cannot unmarshal string into Go struct field JobSpec.spec.parallelism of type int32`.
  * Format errors of strings (timestamps, quantities) are worded with their detail instead:
- * `spec.startTime: must be an RFC 3339 timestamp`.
+ * `spec.startTime: must be an RFC 3339 timestamp`. A `[]byte` value (Secret `data`) that is not
+ * base64 gets Go's `illegal base64 data at input byte N`.
  *
  * @see encoding/json `UnmarshalTypeError.Error` (Go standard library)
  */
 export function formatDecodeError(e: DecodeFieldError): string {
   const typeFits = e.actualType === "string" && ["Time", "Quantity"].includes(e.expectedType);
   if (typeFits) return `${e.field}: ${e.detail}`;
+  // encoding/json returns base64's own error for a []byte value: `illegal base64 data at input byte 8`.
+  if (e.actualType === "string" && e.expectedType === "[]uint8") return e.detail;
   const value = e.actualType === "number" && typeof e.badValue === "number" ? `number ${String(e.badValue)}` : e.actualType;
   if (!e.structName || !e.goFieldPath) return `json: cannot unmarshal ${value} into Go value of type ${e.expectedType}`;
   return `json: cannot unmarshal ${value} into Go struct field ${e.structName}.${e.goFieldPath} of type ${e.expectedType}`;

@@ -22,6 +22,7 @@ export {
   csiNodeSpecSchema,
 } from "./schemas/storage.js";
 export { leaseListSchema, leaseSchema, leaseSpecSchema } from "./schemas/coordination.js";
+export { configMapListSchema, configMapSchema, secretListSchema, secretSchema, serviceAccountListSchema, serviceAccountSchema } from "./schemas/config.js";
 export {
   bindingSchema,
   containerSchema,
@@ -88,6 +89,19 @@ export {
   validateCSINodeUpdate,
 } from "./storage/csinode.js";
 export type { CSINodeValidationOptions } from "./storage/csinode.js";
+
+// core/v1 ConfigMap, Secret, ServiceAccount (src/core/config.ts).
+export {
+  immutableWhenSetMessage,
+  maxSecretSizeBytes,
+  setSecretDefaults,
+  validateConfigMap,
+  validateConfigMapUpdate,
+  validateSecret,
+  validateSecretUpdate,
+  validateServiceAccount,
+  validateServiceAccountUpdate,
+} from "./core/config.js";
 
 // coordination.k8s.io/v1 Lease.
 export { validateLease, validateLeaseUpdate } from "./coordination/lease.js";

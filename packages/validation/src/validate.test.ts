@@ -32,7 +32,7 @@ describe("dispatchers", () => {
     expect(validateObject("Job", job)).toEqual([]);
     const driver: CSIDriver = { metadata: { name: "Csi.Example" }, spec: {} };
     expect(validateObject("CSIDriver", driver).map((e) => e.field)).toEqual([
-      "spec.attachRequired",
+      "spec.attachedRequired",
       "spec.podInfoOnMount",
       "spec.storageCapacity",
     ]);
@@ -81,7 +81,7 @@ describe("dispatchers", () => {
     applyDefaults("CSIDriver", d);
     const d2 = structuredClone(d);
     d2.spec.attachRequired = false;
-    expect(validateStatusUpdate("CSIDriver", d2, d).map((e) => e.field)).toEqual(["spec.attachRequired"]);
+    expect(validateStatusUpdate("CSIDriver", d2, d).map((e) => e.field)).toEqual(["spec.attachedRequired"]);
   });
 });
 

@@ -1,4 +1,4 @@
-import type { Binding, CSIDriver, CSINode, Event, Job, Lease, Namespace, Node, Pod, PodTemplate } from "@skiff/api-types";
+import type { Binding, CSIDriver, CSINode, ConfigMap, Event, Job, Lease, Namespace, Node, Pod, PodTemplate, Secret, ServiceAccount } from "@skiff/api-types";
 import type { FieldError } from "@skiff/apimachinery";
 import { jobValidationOptionsFor, validateJob, validateJobStatusUpdate, validateJobUpdate } from "./batch/job.js";
 import {
@@ -22,6 +22,14 @@ import type { PodValidationOptions } from "./core/index.js";
 import { validateCSIDriver, validateCSIDriverUpdate } from "./storage/csidriver.js";
 import { validateCSINode, validateCSINodeUpdate } from "./storage/csinode.js";
 import { validateLease, validateLeaseUpdate } from "./coordination/lease.js";
+import {
+  validateConfigMap,
+  validateConfigMapUpdate,
+  validateSecret,
+  validateSecretUpdate,
+  validateServiceAccount,
+  validateServiceAccountUpdate,
+} from "./core/config.js";
 
 /**
  * Everything the validators need besides the objects: one object, built by the caller (the
@@ -70,6 +78,9 @@ export interface ValidatedKindTypes {
   Node: Node;
   Event: Event;
   Namespace: Namespace;
+  ConfigMap: ConfigMap;
+  Secret: Secret;
+  ServiceAccount: ServiceAccount;
   Binding: Binding;
 }
 
@@ -133,6 +144,9 @@ export interface KindValidators {
   readonly Node: KindValidator<Node> & StatusValidator<Node>;
   readonly Event: KindValidator<Event>;
   readonly Namespace: KindValidator<Namespace> & StatusValidator<Namespace> & FinalizeValidator<Namespace>;
+  readonly ConfigMap: KindValidator<ConfigMap>;
+  readonly Secret: KindValidator<Secret>;
+  readonly ServiceAccount: KindValidator<ServiceAccount>;
   readonly Binding: KindValidator<Binding>;
 }
 
@@ -189,6 +203,18 @@ export const kindValidators: KindValidators = {
     validateUpdate: (ns, old) => validateNamespaceUpdate(ns, old),
     validateStatusUpdate: (ns, old) => validateNamespaceStatusUpdate(ns, old),
     validateFinalizeUpdate: (ns, old) => validateNamespaceFinalizeUpdate(ns, old),
+  },
+  ConfigMap: {
+    validate: (cm) => validateConfigMap(cm),
+    validateUpdate: (cm, old) => validateConfigMapUpdate(cm, old),
+  },
+  Secret: {
+    validate: (secret) => validateSecret(secret),
+    validateUpdate: (secret, old) => validateSecretUpdate(secret, old),
+  },
+  ServiceAccount: {
+    validate: (sa) => validateServiceAccount(sa),
+    validateUpdate: (sa, old) => validateServiceAccountUpdate(sa, old),
   },
   Binding: {
     validate: (binding) => validatePodBinding(binding),

@@ -369,11 +369,11 @@ describe("client-node generic access to storage.example.io/v1", () => {
     expect(merged.metadata?.labels).toEqual({ a: "1", b: "2" });
     const applied = await objects.patch({ apiVersion: "storage.example.io/v1", kind: "CSIDriver", metadata: { name: "fake.csi.example.io", labels: { c: "3" } } }, undefined, undefined, "client-node-test", true, k8s.PatchStrategy.ServerSideApply);
     expect(applied.metadata?.labels).toEqual({ a: "1", b: "2", c: "3" });
-    // spec is immutable for attachRequired: a 422 with the field in causes.
+    // spec is immutable for attachRequired: a 422 with 1.23's field path (its typo) in causes.
     const invalid = await expectApiError(k8s.ApiException, () => objects.replace({ ...applied, spec: { ...(applied as { spec?: object }).spec, attachRequired: true } } as k8s.KubernetesObject));
     expect(invalid.code).toBe(422);
     expect(invalid.status.reason).toBe("Invalid");
-    expect(invalid.status.details?.causes?.some((c) => c.field === "spec.attachRequired")).toBe(true);
+    expect(invalid.status.details?.causes?.some((c) => c.field === "spec.attachedRequired")).toBe(true);
     await objects.delete({ apiVersion: "storage.example.io/v1", kind: "CSIDriver", metadata: { name: "fake.csi.example.io" } });
     const gone = await expectApiError(k8s.ApiException, () => objects.read({ apiVersion: "storage.example.io/v1", kind: "CSIDriver", metadata: { name: "fake.csi.example.io" } }));
     expect(gone.code).toBe(404);

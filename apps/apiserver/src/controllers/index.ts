@@ -7,11 +7,17 @@ import type { ControllerLog } from "./common.js";
 import { GarbageCollector } from "./garbage-collector.js";
 import { NamespaceController } from "./namespace-controller.js";
 import { LeaderElector } from "./leader-election.js";
+import { RootCACertPublisher } from "./root-ca-cert-publisher.js";
+import { ServiceAccountsController } from "./serviceaccounts-controller.js";
 
 export { GarbageCollector, garbageCollectorUser } from "./garbage-collector.js";
 export type { GarbageCollectorOptions } from "./garbage-collector.js";
 export { NamespaceController, kubernetesFinalizer, namespaceControllerUser } from "./namespace-controller.js";
 export type { NamespaceControllerOptions } from "./namespace-controller.js";
+export { RootCACertPublisher, rootCACertPublisherUser, rootCADescriptionAnnotation } from "./root-ca-cert-publisher.js";
+export type { RootCACertPublisherOptions } from "./root-ca-cert-publisher.js";
+export { ServiceAccountsController, controllerManagerFieldManager, isActiveNamespace, serviceAccountControllerUser } from "./serviceaccounts-controller.js";
+export type { ServiceAccountsControllerOptions } from "./serviceaccounts-controller.js";
 export { createControllerStores, systemContext } from "./common.js";
 export { LeaderElector, controllersLease, leaderElectionUser } from "./leader-election.js";
 export type { LeaderElectorOptions } from "./leader-election.js";
@@ -28,25 +34,37 @@ export interface StartControllersOptions {
   readonly identity?: string;
   readonly leaseDurationSeconds?: number;
   readonly retryPeriodMs?: number;
+  /**
+   * The CA bundle (PEM) the root CA certificate publisher puts into every namespace's
+   * `kube-root-ca.crt`; without it the publisher does not run.
+   */
+  readonly rootCA?: string;
 }
 
 /**
- * Runs the controllers skiff-apiserver runs in-process (garbage collector, namespace controller)
- * over `storage` for `strategies`. With `elect`, only while this apiserver leads: apiservers
- * sharing a storage elect one leader through the Lease `kube-system/skiff-apiserver-controllers`
- * (see {@link LeaderElector}). Resolves once started (or after the first election try); returns a
- * function that stops the controllers (and releases the lease).
+ * Runs the controllers skiff-apiserver runs in-process (garbage collector, namespace controller,
+ * service-account controller, root CA certificate publisher) over `storage` for `strategies`.
+ * With `elect`, only while this apiserver leads: apiservers sharing a storage elect one leader
+ * through the Lease `kube-system/skiff-apiserver-controllers` (see {@link LeaderElector}).
+ * Resolves once started (or after the first election try); returns a function that stops the
+ * controllers (and releases the lease).
  */
 export async function startControllers(strategies: readonly ResourceStrategy[], storage: Storage, log: ControllerLog, options: StartControllersOptions = {}): Promise<() => Promise<void>> {
   const stores = createControllerStores(strategies, storage);
   const run = async (): Promise<() => void> => {
     const gc = new GarbageCollector(stores, storage, { log });
     const nc = new NamespaceController(stores, storage, { log });
+    const sa = new ServiceAccountsController(stores, storage, { log });
+    const ca = options.rootCA !== undefined ? new RootCACertPublisher(stores, storage, { rootCA: options.rootCA, log }) : undefined;
     await gc.start();
     await nc.start();
+    await sa.start();
+    await ca?.start();
     return () => {
       gc.stop();
       nc.stop();
+      sa.stop();
+      ca?.stop();
     };
   };
   if (options.elect !== true) {

@@ -1,4 +1,5 @@
 import { findResource } from "@skiff/api-types";
+import { semanticEqual } from "@skiff/apiserver-core";
 import type { APIObject, ResourceStrategy, TableConvertor } from "@skiff/apiserver-core";
 import { defaultValidationOptions } from "@skiff/validation";
 import type { KindValidator, ValidationOptions } from "@skiff/validation";
@@ -11,8 +12,12 @@ export interface SimpleStrategyOptions<T extends APIObject> {
   readonly validators: KindValidator<T>;
   /** @defaultValue `defaultValidationOptions` */
   readonly validationOptions?: ValidationOptions;
-  /** Bump metadata.generation when this part changes (spec for most kinds). */
+  /** Bump metadata.generation when this part changes (1.23's `apiequality.Semantic.DeepEqual`). */
   readonly generationField?: string;
+  /** Whether create sets generation 1 (1.23: PodTemplate does, CSIDriver does not). @defaultValue true */
+  readonly generationOnCreate?: boolean;
+  /** 1.23's `AllowUnconditionalUpdate`: whether a PUT without resourceVersion is allowed (else 422). @defaultValue true */
+  readonly allowUnconditionalUpdate?: boolean;
   readonly table: TableConvertor<T>;
   readonly fieldSelectorKeys?: readonly string[];
   readonly fields?: (obj: T) => Record<string, string>;
@@ -30,18 +35,17 @@ export function createSimpleStrategy<T extends APIObject>(o: SimpleStrategyOptio
       o.applyDefaults?.(obj);
     },
     prepareForCreate(_ctx, obj) {
-      if (genField !== undefined) (obj.metadata ??= {}).generation = 1;
+      if (genField !== undefined && o.generationOnCreate !== false) (obj.metadata ??= {}).generation = 1;
     },
     validate(_ctx, obj) {
       return o.validators.validate(obj, validationOptions);
     },
     allowCreateOnUpdate: false,
-    allowUnconditionalUpdate: true,
+    allowUnconditionalUpdate: o.allowUnconditionalUpdate ?? true,
     prepareForUpdate(_ctx, obj, old) {
-      if (genField === undefined) return;
-      const meta = (obj.metadata ??= {});
-      if (JSON.stringify(obj[genField]) !== JSON.stringify(old[genField])) meta.generation = (old.metadata?.generation ?? 0) + 1;
-      else if (old.metadata?.generation !== undefined) meta.generation = old.metadata.generation;
+      // The store already set generation to the old one (rest.BeforeUpdate); only a change bumps it.
+      if (genField === undefined || semanticEqual(obj[genField], old[genField])) return;
+      (obj.metadata ??= {}).generation = (old.metadata?.generation ?? 0) + 1;
     },
     validateUpdate(_ctx, obj, old) {
       return o.validators.validateUpdate(obj, old, validationOptions);

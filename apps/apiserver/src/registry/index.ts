@@ -1,9 +1,12 @@
 import type { ResourceStrategy } from "@skiff/apiserver-core";
+import { createConfigMapStrategy } from "./core/configmap/strategy.js";
 import { createEventStrategy } from "./core/event/strategy.js";
 import { createNamespaceStrategy } from "./core/namespace/strategy.js";
 import { createNodeStrategy } from "./core/node/strategy.js";
 import { createPodStrategy } from "./core/pod/strategy.js";
 import { createPodTemplateStrategy } from "./core/podtemplate/strategy.js";
+import { createSecretStrategy } from "./core/secret/strategy.js";
+import { createServiceAccountStrategy } from "./core/serviceaccount/strategy.js";
 import { createJobStrategy } from "./batch/job/strategy.js";
 import type { JobStrategyGates } from "./batch/job/strategy.js";
 import { createCSIDriverStrategy } from "./storage/csidriver/strategy.js";
@@ -13,11 +16,14 @@ import { createLeaseStrategy } from "./coordination/lease/strategy.js";
 // Every strategy skiff-apiserver serves.
 export function createAllStrategies(gates: JobStrategyGates): ResourceStrategy[] {
   return [
+    createConfigMapStrategy(),
     createEventStrategy(),
     createNamespaceStrategy(),
     createNodeStrategy(),
     createPodStrategy(),
     createPodTemplateStrategy(),
+    createSecretStrategy(),
+    createServiceAccountStrategy(),
     createJobStrategy(gates),
     createCSIDriverStrategy(),
     createCSINodeStrategy(),

@@ -4,3 +4,8 @@ export { decodeManifest, maxManifestBytes } from "./static-pod.js";
 export type { DecodeManifestResult, StaticPodOrigin } from "./static-pod.js";
 export { isStaticPod } from "./pod-config.js";
 export type { PodSourceName } from "./pod-config.js";
+export { createPodObjectManagers } from "./pod-objects.js";
+export type { ConfigMapObject, PodObjectManagers, PodObjectManagersOptions, SecretObject } from "./pod-objects.js";
+export { changeDetectionStrategies, isChangeDetectionStrategy } from "./object-manager.js";
+export type { ChangeDetectionStrategy, ObjectManager } from "./object-manager.js";
+export type { NodeAllocatable } from "./volumes-files.js";

@@ -11,6 +11,7 @@ import { HttpSource } from "./http-source.js";
 import { ImagePuller, TokenBucket } from "./image-puller.js";
 import { buildPodLogsDirectory, readContainerLog, rotateContainerLog } from "./logs.js";
 import { PodConfig, type PodConfigUpdate } from "./pod-config.js";
+import { fetchEnvObjects, type EnvObjects } from "./pod-objects.js";
 import { PodWorkers } from "./pod-workers.js";
 import { ProberManager } from "./prober-manager.js";
 import { admitPod } from "./admission.js";
@@ -25,6 +26,7 @@ import { decodeManifest } from "./static-pod.js";
 import { StatusManager } from "./status-manager.js";
 import type { PodEventRecorder, PodRuntime, PodRuntimeOptions, RunOnceResult, RunOnceResultItem, RuntimeState } from "./types.js";
 import { PodVolumeManager, VolumeSetUpError } from "./volumes.js";
+import { machineAllocatable, type NodeAllocatable as NodeAllocatableNumbers } from "./volumes-files.js";
 import { admitAppArmor, isAppArmorEnabledOnHost } from "./apparmor.js";
 import { SysctlAllowlist } from "./sysctl-allowlist.js";
 
@@ -97,15 +99,20 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
   };
   const resourceSettings = opts.containerResources ?? { memoryCapacityBytes: BigInt(totalmem()) };
   const podCgroups = opts.podCgroups;
-  const volumes = new PodVolumeManager({ rootDir: opts.rootDir, onEvent: recordEvent, log: info, ...(opts.volumes ? { extra: opts.volumes } : {}) });
+  const objects = opts.objects;
+  // resourceFieldRef without a limit: the node's allocatable cpu and memory (else the machine's).
+  const fieldRefAllocatable = resourceFieldAllocatable(opts.nodeAllocatable);
+  const volumes = new PodVolumeManager({ rootDir: opts.rootDir, onEvent: recordEvent, log: info, ...(opts.volumes ? { extra: opts.volumes } : {}), ...(objects ? { objects } : {}), nodeAllocatable: fieldRefAllocatable });
+  // The ConfigMaps/Secrets of each pod's env, fetched before its sync (container configs are built synchronously).
+  const envObjects = new Map<string, EnvObjects>();
   const dnsConfigurer = new DNSConfigurer({
-      clusterDNS: validClusterDNS(opts.clusterDNS ?? [], info),
-      clusterDomain: opts.clusterDomain ?? "",
-      resolvConf: opts.resolvConf ?? "/etc/resolv.conf",
-      nodeIPs: opts.hostIP !== undefined ? [opts.hostIP] : [],
-      expandedDNSConfig: opts.featureGates?.ExpandedDNSConfig === true,
-      onEvent: recordEvent,
-      log: info,
+    clusterDNS: validClusterDNS(opts.clusterDNS ?? [], info),
+    clusterDomain: opts.clusterDomain ?? "",
+    resolvConf: opts.resolvConf ?? "/etc/resolv.conf",
+    nodeIPs: opts.hostIP !== undefined ? [opts.hostIP] : [],
+    expandedDNSConfig: opts.featureGates?.ExpandedDNSConfig === true,
+    onEvent: recordEvent,
+    log: info,
   });
   const podFiles = new PodNetworkFiles({ rootDir: opts.rootDir, dns: dnsConfigurer });
   const statuses = new StatusManager();
@@ -136,6 +143,8 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     security: { seccompProfileRoot: join(opts.rootDir, "seccomp"), seccompDefault: opts.seccompDefault === true, procMountType: opts.featureGates?.ProcMountType === true },
     containerResources: (p, c) => containerResources(p, c, resourceSettings),
     ...(podCgroups ? { cgroupParent: (p: Pod) => podCgroups.cgroupParent(p) } : {}),
+    nodeAllocatable: fieldRefAllocatable,
+    ...(objects ? { envObjects: (p: Pod) => envObjects.get(p.metadata?.uid ?? "") ?? { configMaps: new Map(), secrets: new Map() } } : {}),
   });
   const desired = new Map<string, Pod>();
   const rejected = new Set<string>();
@@ -206,6 +215,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       statuses.set(pod, manager.buildPodStatus(pod, rs, waiting, clients.current().runtimeName, prev));
       return Date.now() + 2_000;
     }
+    if (objects) envObjects.set(uid, await fetchEnvObjects(pod, objects));
     const result = await manager.syncPod(pod);
     const status = manager.buildPodStatus(pod, result.status, result.waiting, clients.current().runtimeName, prev);
     const stored = statuses.set(pod, status);
@@ -230,6 +240,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
         podFiles.tearDown(pod);
         await volumes.tearDown(pod);
         await removePodCgroup(pod.metadata?.uid ?? "");
+        envObjects.delete(pod.metadata?.uid ?? "");
         info(`killed and removed pod ${pod.metadata?.namespace}/${pod.metadata?.name}`);
       },
       onTerminated: (pod) => {
@@ -287,6 +298,8 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     for (const pod of u.pods) {
       const uid = pod.metadata?.uid ?? "";
       if (u.op === "REMOVE") {
+        objects?.configMaps.unregisterPod(pod);
+        objects?.secrets.unregisterPod(pod);
         desired.delete(uid);
         if (rejected.delete(uid)) statuses.delete(uid);
         else if (workers.stateOf(uid) === undefined) statuses.delete(uid);
@@ -301,6 +314,15 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       }
       const isNew = !desired.has(uid);
       desired.set(uid, pod);
+      // As the kubelet's pod manager: every added or updated pod (re-)registers its objects; a
+      // finished pod unregisters them (its containers never start again).
+      if (isTerminal(pod.status?.phase) || isTerminal(statuses.get(uid)?.phase)) {
+        objects?.configMaps.unregisterPod(pod);
+        objects?.secrets.unregisterPod(pod);
+      } else {
+        objects?.configMaps.registerPod(pod);
+        objects?.secrets.registerPod(pod);
+      }
       if (isNew) {
         statuses.set(pod, { phase: "Pending", hostIP, conditions: [{ type: "PodScheduled", status: "True" }] });
         if (!admit(pod)) continue;
@@ -479,6 +501,8 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       prober.close();
       workers.close();
       await Promise.all(workers.uids().map((uid) => workers.waitIdle(uid)));
+      objects?.configMaps.stop();
+      objects?.secrets.stop();
       clients.close();
     },
 
@@ -646,4 +670,18 @@ function describeWaiting(status: PodStatus | undefined): string {
     if (t && t.exitCode !== 0) parts.push(`${c.name}: exited ${t.exitCode}`);
   }
   return parts.join("; ");
+}
+
+/**
+ * The allocatable cpu (milli-cores) and memory (bytes) a `resourceFieldRef` without a limit
+ * resolves to, from the admission allocatable; the machine's when absent. Never throws.
+ */
+function resourceFieldAllocatable(a: PodRuntimeOptions["nodeAllocatable"]): NodeAllocatableNumbers {
+  const machine = machineAllocatable();
+  if (a === undefined) return machine;
+  return {
+    cpuMilli: Number(a.cpuMilli),
+    memoryBytes: Number(a.memoryBytes),
+    ephemeralStorageBytes: a.ephemeralStorageBytes !== undefined ? Number(a.ephemeralStorageBytes) : machine.ephemeralStorageBytes,
+  };
 }

@@ -3,14 +3,17 @@ import { basename, dirname, isAbsolute, join } from "node:path";
 import type { Container, ContainerState, ContainerStatus, EnvVar, Pod, PodSpec, PodStatus } from "@skiff/api-types";
 import { isCRIError, type ContainerConfig, type DNSConfig, type LinuxContainerResources, type Mount, type PodSandboxConfig } from "@skiff/cri-api";
 import type { BackOff } from "./backoff.js";
+import { makeEnvironmentVariables } from "./env.js";
 import { expandVars } from "./expand.js";
 import { ImagePullError, type ImagePuller } from "./image-puller.js";
 import { buildContainerLogPath, buildPodLogsDirectory } from "./logs.js";
 import { computePodConditions, computePodPhase } from "./phase.js";
+import type { EnvObjects } from "./pod-objects.js";
 import { podQOSClass } from "./resources.js";
 import type { RuntimeClients } from "./runtime-clients.js";
 import { containerSecurityContext, imageUserOf, sandboxSecurity, verifyRunAsNonRoot, type ImageUser, type SecurityContextOptions } from "./security-context.js";
 import { terminationMessage } from "./termination-message.js";
+import { machineAllocatable, type NodeAllocatable } from "./volumes-files.js";
 
 /** CRI labels and annotations the agent puts on sandboxes and containers (`io.kubernetes.*` renamed). */
 export const criLabels = {
@@ -109,6 +112,13 @@ export interface RuntimeManagerOptions {
   readonly containerResources?: (pod: Pod, container: Container) => LinuxContainerResources;
   /** The sandbox's `linux.cgroup_parent` (the pod cgroup); `""` when absent. */
   readonly cgroupParent?: (pod: Pod) => string;
+  /**
+   * The ConfigMaps and Secrets fetched for `pod`'s env before this sync; absent (standalone mode):
+   * referencing one fails with 1.23's `couldn't get configMap ns/x, no kubeClient defined`.
+   */
+  readonly envObjects?: (pod: Pod) => EnvObjects | undefined;
+  /** Node allocatable for `resourceFieldRef` env without a limit. @defaultValue the machine's */
+  readonly nodeAllocatable?: NodeAllocatable;
 }
 
 function nsToMs(ns: string): number {
@@ -448,21 +458,19 @@ export class RuntimeManager {
   }
 
   private buildEnv(pod: Pod, c: Container, sandbox: RuntimeSandbox): Array<{ key: string; value: string }> {
-    const env = new Map<string, string>();
-    const lookup = (name: string) => env.get(name);
-    for (const from of c.envFrom ?? []) {
-      if (from.configMapRef && from.configMapRef.optional !== true) throw new ContainerConfigError(`configmap "${from.configMapRef.name ?? ""}" not found`);
-      if (from.secretRef && from.secretRef.optional !== true) throw new ContainerConfigError(`secret "${from.secretRef.name ?? ""}" not found`);
-    }
-    for (const e of c.env ?? []) env.set(e.name, this.envValue(pod, e, sandbox, lookup));
-    return [...env.entries()].map(([key, value]) => ({ key, value }));
+    const env = makeEnvironmentVariables(pod, c, {
+      objects: this.o.envObjects?.(pod),
+      fieldRef: (e) => this.envValue(pod, e, sandbox),
+      nodeAllocatable: this.o.nodeAllocatable ?? machineAllocatable(),
+      onEvent: (type, reason, message) => this.o.onEvent?.(pod, type, reason, message),
+    });
+    return env.map(([key, value]) => ({ key, value }));
   }
 
-  private envValue(pod: Pod, e: EnvVar, sandbox: RuntimeSandbox, lookup: (name: string) => string | undefined): string {
-    if (e.value !== undefined) return expandVars(e.value, lookup);
+  // The value of a `fieldRef` env var (the other sources are resolved by makeEnvironmentVariables).
+  private envValue(pod: Pod, e: EnvVar, sandbox: RuntimeSandbox): string {
     const from = e.valueFrom;
-    if (!from) return "";
-    if (from.fieldRef) {
+    if (from?.fieldRef) {
       const path = from.fieldRef.fieldPath;
       const meta = pod.metadata ?? {};
       const m = /^metadata\.(labels|annotations)\['(.*)'\]$/.exec(path);
@@ -486,15 +494,6 @@ export class RuntimeManager {
         default:
           throw new ContainerConfigError(`unsupported fieldPath: ${path}`);
       }
-    }
-    if (from.resourceFieldRef) return "";
-    if (from.configMapKeyRef) {
-      if (from.configMapKeyRef.optional === true) return "";
-      throw new ContainerConfigError(`configmap "${from.configMapKeyRef.name ?? ""}" not found`);
-    }
-    if (from.secretKeyRef) {
-      if (from.secretKeyRef.optional === true) return "";
-      throw new ContainerConfigError(`secret "${from.secretKeyRef.name ?? ""}" not found`);
     }
     return "";
   }

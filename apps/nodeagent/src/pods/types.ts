@@ -1,6 +1,7 @@
 import type { Container, Pod, PodStatus } from "@skiff/api-types";
 import type { Mount } from "@skiff/cri-api";
 import type { AgentView } from "../agent-view.js";
+import type { PodObjectManagers } from "./pod-objects.js";
 import type { ContainerResourceSettings } from "./resources.js";
 
 /** A line sink for the pod runtime's log; `level` 0 is info, higher numbers are more verbose. */
@@ -76,6 +77,13 @@ export interface PodRuntimeOptions {
   readonly clusterDomain?: string;
   /** `--resolv-conf`: the base resolver file of pod DNS; `""` disables it. @defaultValue /etc/resolv.conf */
   readonly resolvConf?: string;
+  /**
+   * API-server mode: the ConfigMap and Secret managers (see `createPodObjectManagers`). Pods are
+   * registered with them as they come and go; env and configMap/secret/projected volumes read
+   * through them. The pod runtime stops them in {@link PodRuntime.stop}. Absent (standalone mode):
+   * referencing a ConfigMap or Secret fails with 1.23's `no kubeClient defined` error.
+   */
+  readonly objects?: PodObjectManagers;
   /** Event sink (`Unhealthy`, `Killing`, `FailedMount`, ...); events are logged too. @defaultValue logs only */
   readonly onEvent?: PodEventRecorder;
   /**
@@ -90,8 +98,11 @@ export interface PodRuntimeOptions {
    */
   readonly podCgroups?: PodCgroupHooks;
   /**
-   * The node's allocatable resources pods are admitted against (`OutOfcpu`, `OutOfmemory`,
-   * `OutOfpods`). @defaultValue only `pods` = `maxPods` is checked
+   * The node's allocatable resources (capacity minus reservations and hard eviction thresholds):
+   * what pods are admitted against (`OutOfcpu`, `OutOfmemory`, `OutOfpods`) and the value of a
+   * `resourceFieldRef` limit a container does not set (env and downward API files), as 1.23 takes
+   * it from the Node's `status.allocatable`. @defaultValue only `pods` = `maxPods` is checked; the
+   * machine's CPUs and memory for `resourceFieldRef`
    */
   readonly nodeAllocatable?: NodeAllocatable;
   /**

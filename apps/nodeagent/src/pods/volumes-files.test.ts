@@ -83,8 +83,8 @@ describe("writeVolumeFilesAtomically", () => {
   });
 
   it("refuses paths leaving the volume", async () => {
-    await expect(writeVolumeFilesAtomically(join(dir, "bad"), [{ path: "../x", data: "", mode: 0o644 }])).rejects.toThrow("may not contain '..'");
-    await expect(writeVolumeFilesAtomically(join(dir, "bad"), [{ path: "/etc/x", data: "", mode: 0o644 }])).rejects.toThrow("must be relative");
+    await expect(writeVolumeFilesAtomically(join(dir, "bad"), [{ path: "../x", data: "", mode: 0o644 }])).rejects.toThrow("invalid path: must not contain '..': ../x");
+    await expect(writeVolumeFilesAtomically(join(dir, "bad"), [{ path: "/etc/x", data: "", mode: 0o644 }])).rejects.toThrow("invalid path: must be relative path: /etc/x");
   });
 });
 

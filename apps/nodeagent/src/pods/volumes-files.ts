@@ -1,9 +1,9 @@
-import { lstat, mkdir, open, readdir, readFile, readlink, rename, rm, stat, symlink, writeFile, chmod } from "node:fs/promises";
+import { open, stat } from "node:fs/promises";
 import { cpus, totalmem } from "node:os";
-import { dirname, join } from "node:path";
 import type { Container, DownwardAPIVolumeFile, Pod } from "@skiff/api-types";
 import { formatGoQuoted, parseQuantity, quantityMilliValue, quantityValue } from "@skiff/flags";
 import { mkdirAll } from "../internal/mkdir-all.js";
+import { writeAtomically } from "./atomic-writer.js";
 
 /**
  * A labels/annotations file of a downward API volume: one `key="value"` line per entry (value
@@ -110,82 +110,20 @@ export function downwardAPIFileContent(pod: Pod, item: DownwardAPIVolumeFile, no
 /** One file of an atomically written volume: relative path, content and permission bits. */
 export interface VolumeFile {
   readonly path: string;
-  readonly data: string;
+  readonly data: string | Uint8Array;
   readonly mode: number;
 }
 
-const dataDirName = "..data";
-
-function isSafeRelativePath(p: string): boolean {
-  return p !== "" && !p.startsWith("/") && !p.split("/").some((s) => s === ".." || s === "") && !p.startsWith("..");
-}
-
-async function currentPayload(dir: string): Promise<Map<string, { data: string; mode: number }> | undefined> {
-  const target = await readlink(join(dir, dataDirName)).catch(() => undefined);
-  if (target === undefined) return undefined;
-  const out = new Map<string, { data: string; mode: number }>();
-  const walk = async (rel: string): Promise<void> => {
-    const abs = join(dir, target, rel);
-    for (const e of await readdir(abs, { withFileTypes: true })) {
-      const r = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory()) await walk(r);
-      else {
-        const st = await stat(join(abs, e.name));
-        out.set(r, { data: await readFile(join(abs, e.name), "utf8"), mode: st.mode & 0o7777 });
-      }
-    }
-  };
-  await walk("").catch(() => undefined);
-  return out;
-}
-
-function timestampDirName(now: Date): string {
-  const p = (n: number, w = 2) => String(n).padStart(w, "0");
-  return `..${now.getUTCFullYear()}_${p(now.getUTCMonth() + 1)}_${p(now.getUTCDate())}_${p(now.getUTCHours())}_${p(now.getUTCMinutes())}_${p(now.getUTCSeconds())}.${process.hrtime.bigint() % 1_000_000_000n}`;
-}
-
 /**
- * Writes `files` into `dir` the way the kubelet's AtomicWriter does: the files go into a new
- * `..<timestamp>` directory, `..data` is switched to it with a rename, and each top-level name is a
- * symlink into `..data`; unchanged payloads are not rewritten; names of the previous payload that
- * are gone are removed. Returns whether anything was written.
- * @throws DownwardAPIError for a path that is absolute, empty or contains `..`; fs errors as-is.
+ * Writes `files` into `dir` with the kubelet's atomic writer ({@link writeAtomically}): a new
+ * `..<timestamp>` directory, `..data` switched to it with a rename, top-level names as symlinks
+ * into `..data`; unchanged payloads are not rewritten; names of the previous payload that are gone
+ * are removed. A later file with the same path wins. Returns whether anything was written.
+ * @throws AtomicWriterError for a path that is absolute, empty or contains `..`; fs errors as-is.
  * @see pkg/volume/util/atomic_writer.go in kubernetes/kubernetes v1.23
  */
 export async function writeVolumeFilesAtomically(dir: string, files: readonly VolumeFile[]): Promise<boolean> {
-  for (const f of files) if (!isSafeRelativePath(f.path)) throw new DownwardAPIError(`invalid path ${JSON.stringify(f.path)}: must be relative and may not contain '..'`);
-  await mkdirAll(dir);
-  const current = await currentPayload(dir);
-  if (current && current.size === files.length && files.every((f) => current.get(f.path)?.data === f.data && current.get(f.path)?.mode === f.mode)) return false;
-  const tsName = timestampDirName(new Date());
-  const tsDir = join(dir, tsName);
-  await mkdir(tsDir, { mode: 0o755 });
-  for (const f of files) {
-    const p = join(tsDir, f.path);
-    await mkdirAll(dirname(p), 0o755);
-    await writeFile(p, f.data);
-    await chmod(p, f.mode);
-  }
-  const oldTarget = await readlink(join(dir, dataDirName)).catch(() => undefined);
-  const tmpLink = join(dir, "..data_tmp");
-  await rm(tmpLink, { force: true });
-  await symlink(tsName, tmpLink);
-  await rename(tmpLink, join(dir, dataDirName));
-  const tops = new Set(files.map((f) => f.path.split("/")[0] ?? ""));
-  for (const t of tops) {
-    const link = join(dir, t);
-    const st = await lstat(link).catch(() => undefined);
-    if (st?.isSymbolicLink()) continue;
-    if (st) await rm(link, { recursive: true, force: true });
-    await symlink(join(dataDirName, t), link);
-  }
-  for (const name of await readdir(dir)) {
-    if (name.startsWith("..") || tops.has(name)) continue;
-    const st = await lstat(join(dir, name)).catch(() => undefined);
-    if (st?.isSymbolicLink()) await rm(join(dir, name), { force: true });
-  }
-  if (oldTarget && oldTarget !== tsName) await rm(join(dir, oldTarget), { recursive: true, force: true });
-  return true;
+  return writeAtomically(dir, new Map(files.map((f) => [f.path, { data: f.data, mode: f.mode }])));
 }
 
 /** A hostPath whose type check failed; the message is the kubelet's. */

@@ -1,8 +1,11 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Container, Pod, Volume } from "@skiff/api-types";
+import { newNotFound } from "@skiff/apimachinery";
+import type { ObjectManager } from "./object-manager.js";
+import type { ConfigMapObject, PodObjectManagers, SecretObject } from "./pod-objects.js";
 import type { PodVolumeHooks } from "./types.js";
 import { PodVolumeManager, podVolumeDir, VolumeSetUpError, type TmpfsMounter } from "./volumes.js";
 
@@ -32,10 +35,37 @@ function fakeTmpfs() {
   return { m, calls, mounted };
 }
 
-function manager(extra?: PodVolumeHooks) {
+// An in-memory ConfigMap/Secret source (what the managers answer), keyed "ns/name".
+function fakeObjects() {
+  const cms = new Map<string, ConfigMapObject>();
+  const secrets = new Map<string, SecretObject>();
+  const mgr = <T>(m: Map<string, T>, resource: string): ObjectManager<T> => ({
+    get: async (ns, name) => {
+      const o = m.get(`${ns}/${name}`);
+      if (!o) throw newNotFound({ group: "", resource }, name);
+      return o;
+    },
+    registerPod: () => {},
+    unregisterPod: () => {},
+    stop: () => {},
+  });
+  const objects: PodObjectManagers = { configMaps: mgr(cms, "configmap"), secrets: mgr(secrets, "secret") };
+  return { cms, secrets, objects };
+}
+
+const b64 = (s: string) => Buffer.from(s).toString("base64");
+
+function manager(extra?: PodVolumeHooks, objects?: PodObjectManagers) {
   const events: string[] = [];
   const tmpfs = fakeTmpfs();
-  const vm = new PodVolumeManager({ rootDir: root, tmpfs: tmpfs.m, onEvent: (_p, type, reason, message) => events.push(`${type} ${reason} ${message}`), nodeAllocatable: { cpuMilli: 2000, memoryBytes: 1024, ephemeralStorageBytes: 0 }, ...(extra ? { extra } : {}) });
+  const vm = new PodVolumeManager({
+    rootDir: root,
+    tmpfs: tmpfs.m,
+    onEvent: (_p, type, reason, message) => events.push(`${type} ${reason} ${message}`),
+    nodeAllocatable: { cpuMilli: 2000, memoryBytes: 1024, ephemeralStorageBytes: 0 },
+    ...(extra ? { extra } : {}),
+    ...(objects ? { objects } : {}),
+  });
   return { vm, events, tmpfs };
 }
 
@@ -102,7 +132,8 @@ describe("PodVolumeManager", () => {
   });
 
   it("projects downwardAPI sources and names unavailable sources in the kubelet's words", async () => {
-    const { vm, events } = manager();
+    const { objects } = fakeObjects();
+    const { vm, events } = manager(undefined, objects);
     const ok = makePod([{ name: "proj", projected: { sources: [{ downwardAPI: { items: [{ path: "uid", fieldRef: { fieldPath: "metadata.uid" } }] } }, { configMap: { name: "opt", optional: true } }] } }]);
     await vm.setUp(ok);
     expect(readFileSync(join(podVolumeDir(root, ok.metadata?.uid ?? "", "projected", "proj"), "uid"), "utf8")).toBe(ok.metadata?.uid);
@@ -110,22 +141,89 @@ describe("PodVolumeManager", () => {
     const err = await vm.setUp(bad).catch((e: unknown) => e);
     expect(err).toMatchObject({ waitingReason: "ContainerCreating" });
     expect((err as Error).message).toBe(
-      'MountVolume.SetUp failed for volume "kube-api-access" : [failed to fetch token: the TokenRequest API (serviceaccounts/token) is not served to this node agent, configmap "kube-root-ca.crt" not found, secret "s" not found]',
+      'MountVolume.SetUp failed for volume "kube-api-access" : [failed to fetch token: the TokenRequest API (serviceaccounts/token) is not supported by this node agent yet, configmap "kube-root-ca.crt" not found, secret "s" not found]',
     );
     expect(events).toHaveLength(1);
   });
 
-  it("fails configMap and secret volumes as a config error, unless optional", async () => {
-    const { vm, events } = manager();
+  it("projects configMap, secret and downwardAPI sources into one directory with items and modes", async () => {
+    const { cms, secrets, objects } = fakeObjects();
+    cms.set("default/ca", { data: { "ca.crt": "CERT" } });
+    secrets.set("default/tok", { data: { token: b64("TOKEN"), other: b64("x") } });
+    const { vm } = manager(undefined, objects);
+    const pod = makePod([
+      {
+        name: "all",
+        projected: {
+          defaultMode: 0o440,
+          sources: [{ configMap: { name: "ca" } }, { secret: { name: "tok", items: [{ key: "token", path: "sa/token", mode: 0o400 }] } }, { downwardAPI: { items: [{ path: "namespace", fieldRef: { fieldPath: "metadata.namespace" } }] } }],
+        },
+      },
+    ]);
+    await vm.setUp(pod);
+    const d = podVolumeDir(root, pod.metadata?.uid ?? "", "projected", "all");
+    expect(readdirSync(d).filter((x) => !x.startsWith("..")).sort()).toEqual(["ca.crt", "namespace", "sa"]);
+    expect(readFileSync(join(d, "ca.crt"), "utf8")).toBe("CERT");
+    expect(readFileSync(join(d, "sa/token"), "utf8")).toBe("TOKEN");
+    expect(statSync(join(d, "sa/token")).mode & 0o777).toBe(0o400);
+    expect(statSync(join(d, "ca.crt")).mode & 0o777).toBe(0o440);
+    expect(readFileSync(join(d, "namespace"), "utf8")).toBe("default");
+  });
+
+  it("writes configMap and secret volumes (all keys or items, modes, binaryData) and follows updates through ..data", async () => {
+    const { cms, secrets, objects } = fakeObjects();
+    cms.set("default/app", { data: { "app.properties": "a=1\n", level: "debug" }, binaryData: { "logo.bin": Buffer.from([0, 1, 2]).toString("base64") } });
+    secrets.set("default/db", { data: { password: b64("s3cr3t"), user: b64("bob") } });
+    const { vm } = manager(undefined, objects);
+    const pod = makePod([
+      { name: "cfg", configMap: { name: "app" } },
+      { name: "creds", secret: { secretName: "db", defaultMode: 0o400, items: [{ key: "password", path: "db/pass" }, { key: "user", path: "user", mode: 0o444 }] } },
+    ]);
+    await vm.setUp(pod);
+    const cfg = podVolumeDir(root, pod.metadata?.uid ?? "", "configMap", "cfg");
+    const creds = podVolumeDir(root, pod.metadata?.uid ?? "", "secret", "creds");
+    expect(readFileSync(join(cfg, "app.properties"), "utf8")).toBe("a=1\n");
+    expect([...readFileSync(join(cfg, "logo.bin"))]).toEqual([0, 1, 2]);
+    expect(statSync(join(cfg, "level")).mode & 0o777).toBe(0o644);
+    expect(readFileSync(join(creds, "db/pass"), "utf8")).toBe("s3cr3t");
+    expect(statSync(join(creds, "db/pass")).mode & 0o777).toBe(0o400);
+    expect(statSync(join(creds, "user")).mode & 0o777).toBe(0o444);
+    const before = readlinkSync(join(cfg, "..data"));
+    await vm.setUp(pod);
+    expect(readlinkSync(join(cfg, "..data"))).toBe(before);
+    cms.set("default/app", { data: { level: "info" } });
+    await vm.setUp(pod);
+    expect(readlinkSync(join(cfg, "..data"))).not.toBe(before);
+    expect(readFileSync(join(cfg, "level"), "utf8")).toBe("info");
+    expect(existsSync(join(cfg, "app.properties"))).toBe(false);
+  });
+
+  it("fails configMap and secret volumes that are missing (pod stays ContainerCreating), unless optional", async () => {
+    const { cms, objects } = fakeObjects();
+    const { vm, events } = manager(undefined, objects);
     const cm = makePod([{ name: "cfg", configMap: { name: "app-config" } }, { name: "ok", emptyDir: {} }]);
-    await expect(vm.setUp(cm)).rejects.toMatchObject({ waitingReason: "CreateContainerConfigError", message: 'MountVolume.SetUp failed for volume "cfg" : configmap "app-config" not found' });
+    await expect(vm.setUp(cm)).rejects.toMatchObject({ waitingReason: "ContainerCreating", message: 'MountVolume.SetUp failed for volume "cfg" : configmap "app-config" not found' });
     expect(existsSync(podVolumeDir(root, cm.metadata?.uid ?? "", "emptyDir", "ok"))).toBe(true); // the others are still set up
     const sec = makePod([{ name: "creds", secret: { secretName: "db" } }]);
     await expect(vm.setUp(sec)).rejects.toThrow('secret "db" not found');
-    const optional = makePod([{ name: "cfg", configMap: { name: "x", optional: true } }, { name: "s", secret: { secretName: "y", optional: true } }]);
+    const optional = makePod([{ name: "cfg", configMap: { name: "x", optional: true } }, { name: "s", secret: { secretName: "y", optional: true, items: [{ key: "k", path: "k" }] } }]);
     await vm.setUp(optional);
-    expect(existsSync(podVolumeDir(root, optional.metadata?.uid ?? "", "configMap", "cfg"))).toBe(true);
+    expect(existsSync(join(podVolumeDir(root, optional.metadata?.uid ?? "", "configMap", "cfg"), "..data"))).toBe(true);
     expect(events).toHaveLength(2);
+    cms.set("default/partial", { data: { a: "1" } });
+    const missingKey = makePod([{ name: "cfg", configMap: { name: "partial", items: [{ key: "b", path: "b" }] } }]);
+    await expect(vm.setUp(missingKey)).rejects.toThrow('MountVolume.SetUp failed for volume "cfg" : configmap references non-existent config key: b');
+    // Created later: the next sync's set-up succeeds.
+    cms.set("default/app-config", { data: { k: "v" } });
+    await vm.setUp(cm);
+    expect(readFileSync(join(podVolumeDir(root, cm.metadata?.uid ?? "", "configMap", "cfg"), "k"), "utf8")).toBe("v");
+  });
+
+  it("refuses configMap, secret and projected API sources in standalone mode", async () => {
+    const { vm } = manager();
+    await expect(vm.setUp(makePod([{ name: "cfg", configMap: { name: "a", optional: true } }]))).rejects.toThrow("cannot setup configMap volume cfg because kube client is not configured");
+    await expect(vm.setUp(makePod([{ name: "s", secret: { secretName: "a" } }]))).rejects.toThrow("cannot setup secret volume s because kube client is not configured");
+    await expect(vm.setUp(makePod([{ name: "p", projected: { sources: [{ secret: { name: "a" } }] } }]))).rejects.toThrow("cannot setup projected volume p because kube client is not configured");
   });
 
   it("builds CRI mounts: subPath created inside the volume, subPathExpr, readOnly, propagation", async () => {

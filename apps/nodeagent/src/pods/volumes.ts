@@ -6,11 +6,15 @@ import { promisify } from "node:util";
 import type { Container, Pod, Volume, VolumeMount } from "@skiff/api-types";
 import type { Mount } from "@skiff/cri-api";
 import { parseQuantity, quantityValue } from "@skiff/flags";
+import { isNotFound } from "@skiff/apimachinery";
+import { writeAtomically, type FileProjection } from "./atomic-writer.js";
 import { expandVars } from "./expand.js";
+import type { PodObjectManagers } from "./pod-objects.js";
 import type { PodEventRecorder, PodVolumeHooks } from "./types.js";
 import { setVolumeOwnership } from "./volume-ownership.js";
 import { checkHostPathType, downwardAPIFileContent, machineAllocatable, writeVolumeFilesAtomically, type NodeAllocatable, type VolumeFile } from "./volumes-files.js";
 import { mkdirAll } from "../internal/mkdir-all.js";
+import { configMapPayload, formatAggregate, secretPayload, VolumePayloadError } from "./volumes-objects.js";
 
 const run = promisify(execFile);
 
@@ -37,8 +41,8 @@ export function podVolumeDir(rootDir: string, podUID: string, kind: BuiltInKind,
 /**
  * A volume that could not be set up. `message` is the FailedMount event's text
  * (`MountVolume.SetUp failed for volume "<name>" : <cause>`); `waitingReason` is what the pod's
- * not-yet-started containers show (`ContainerCreating`, or `CreateContainerConfigError` for
- * configMap/secret volumes, whose kinds are not served here).
+ * not-yet-started containers show: `ContainerCreating`, as 1.23 (a missing ConfigMap of a volume
+ * leaves the pod ContainerCreating, unlike one of the env).
  */
 export class VolumeSetUpError extends Error {
   override readonly name = "VolumeSetUpError";
@@ -91,6 +95,11 @@ export interface PodVolumeManagerOptions {
   readonly tmpfs?: TmpfsMounter | null;
   /** Node capacity for `resourceFieldRef` without a limit. @defaultValue the machine's */
   readonly nodeAllocatable?: NodeAllocatable;
+  /**
+   * The ConfigMap and Secret managers (API-server mode); absent in standalone mode, where a
+   * configMap/secret volume or projection fails (`... because kube client is not configured`).
+   */
+  readonly objects?: PodObjectManagers;
 }
 
 const defaultFileMode = 0o644;
@@ -116,10 +125,6 @@ function builtInKind(v: Volume): BuiltInKind | "hostPath" | undefined {
   return undefined;
 }
 
-function aggregate(errors: string[]): string {
-  return errors.length === 1 ? (errors[0] ?? "") : `[${errors.join(", ")}]`;
-}
-
 /**
  * The node agent's volume manager for the volume kinds the kubelet handles itself:
  * - `emptyDir`: a 0777 directory under {@link podVolumeDir}; `medium: Memory` is a tmpfs (size
@@ -128,9 +133,13 @@ function aggregate(errors: string[]): string {
  * - `downwardAPI` and `projected` (downwardAPI sources): files written atomically
  *   (`..data` symlink), `defaultMode` 0644, per-item `mode`; rewritten when the pod's labels or
  *   annotations change;
- * - `configMap`/`secret` volumes and projected sources, and projected `serviceAccountToken`:
- *   those kinds are not served, so a non-optional one fails with the kubelet's wording
- *   (`configmap "x" not found`); optional ones are empty.
+ * - `configMap`/`secret` volumes and projected configMap/secret sources: read through the
+ *   ConfigMap/Secret managers, all keys or `items` (key → path, `mode`), `defaultMode` 0644,
+ *   written atomically and rewritten at each sync when the object changed; a missing object fails
+ *   with the manager's message (`configmap "x" not found`) unless `optional` (then empty); a missing
+ *   listed key fails (`configmap references non-existent config key: k`) unless `optional`;
+ * - projected `serviceAccountToken`: the TokenRequest API is not built yet, so it fails with
+ *   `failed to fetch token: ...not supported...`.
  * Other kinds (CSI) go to `extra`. Failures emit a FailedMount event per volume and throw a
  * {@link VolumeSetUpError}; the other pods are unaffected. {@link mounts} builds the CRI mounts
  * (subPath/subPathExpr, readOnly, mountPropagation) and {@link tearDown} removes the pod's
@@ -177,10 +186,10 @@ export class PodVolumeManager implements PodVolumeHooks {
         const message = `MountVolume.SetUp failed for volume ${JSON.stringify(v.name)} : ${cause}`;
         this.o.onEvent?.(pod, "Warning", "FailedMount", message);
         this.o.log?.(`pod ${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}: ${message}`);
-        failures.push(new VolumeSetUpError(message, kind === "configMap" || kind === "secret" ? "CreateContainerConfigError" : "ContainerCreating"));
+        failures.push(new VolumeSetUpError(message, "ContainerCreating"));
       }
     }
-    const first = failures.find((f) => f.waitingReason === "CreateContainerConfigError") ?? failures[0];
+    const first = failures[0];
     if (first) throw first;
     await this.o.extra?.setUp(pod);
   }
@@ -216,41 +225,73 @@ export class PodVolumeManager implements PodVolumeHooks {
         await writeVolumeFilesAtomically(podVolumeDir(this.o.rootDir, uid, "downwardAPI", v.name), files);
         return;
       }
-      case "projected": {
-        const src = v.projected ?? {};
-        const defaultMode = src.defaultMode ?? defaultFileMode;
-        const files: VolumeFile[] = [];
-        const errors: string[] = [];
-        for (const s of src.sources ?? []) {
-          if (s.downwardAPI) {
-            for (const it of s.downwardAPI.items ?? []) {
-              try {
-                files.push({ path: it.path, data: downwardAPIFileContent(pod, it, this.node), mode: it.mode ?? defaultMode });
-              } catch (err) {
-                errors.push(err instanceof Error ? err.message : String(err));
-              }
-            }
-          } else if (s.configMap) {
-            if (s.configMap.optional !== true) errors.push(`configmap ${JSON.stringify(s.configMap.name ?? "")} not found`);
-          } else if (s.secret) {
-            if (s.secret.optional !== true) errors.push(`secret ${JSON.stringify(s.secret.name ?? "")} not found`);
-          } else if (s.serviceAccountToken) {
-            errors.push(`failed to fetch token: the TokenRequest API (serviceaccounts/token) is not served to this node agent`);
-          }
-        }
-        if (errors.length > 0) throw new Error(aggregate(errors));
-        await writeVolumeFilesAtomically(podVolumeDir(this.o.rootDir, uid, "projected", v.name), files);
+      case "projected":
+        await writeAtomically(podVolumeDir(this.o.rootDir, uid, "projected", v.name), await this.projectedPayload(pod, v));
+        return;
+      case "configMap": {
+        const src = v.configMap ?? {};
+        const optional = src.optional === true;
+        const cm = await this.fetch("configMap", pod, v.name, src.name ?? "", optional);
+        await writeAtomically(podVolumeDir(this.o.rootDir, uid, "configMap", v.name), configMapPayload(src.items, cm, src.defaultMode ?? defaultFileMode, optional));
         return;
       }
-      case "configMap":
-        if (v.configMap?.optional !== true) throw new Error(`configmap ${JSON.stringify(v.configMap?.name ?? "")} not found`);
-        await writeVolumeFilesAtomically(podVolumeDir(this.o.rootDir, uid, "configMap", v.name), []);
+      case "secret": {
+        const src = v.secret ?? {};
+        const optional = src.optional === true;
+        const secret = await this.fetch("secret", pod, v.name, src.secretName ?? "", optional);
+        await writeAtomically(podVolumeDir(this.o.rootDir, uid, "secret", v.name), secretPayload(src.items, secret, src.defaultMode ?? defaultFileMode, optional));
         return;
-      case "secret":
-        if (v.secret?.optional !== true) throw new Error(`secret ${JSON.stringify(v.secret?.secretName ?? "")} not found`);
-        await writeVolumeFilesAtomically(podVolumeDir(this.o.rootDir, uid, "secret", v.name), []);
-        return;
+      }
     }
+  }
+
+  // The object of a configMap/secret volume or projection; `{}` when it is optional and absent.
+  private async fetch(kind: "configMap" | "secret", pod: Pod, volumeName: string, name: string, optional: boolean): Promise<{ data?: Record<string, string>; binaryData?: Record<string, string> }> {
+    const objects = this.o.objects;
+    if (!objects) throw new VolumePayloadError(`cannot setup ${kind} volume ${volumeName} because kube client is not configured`, "NoClient");
+    const ns = pod.metadata?.namespace ?? "";
+    try {
+      return kind === "configMap" ? await objects.configMaps.get(ns, name) : await objects.secrets.get(ns, name);
+    } catch (err) {
+      if (isNotFound(err) && optional) return {};
+      throw err;
+    }
+  }
+
+  // projected: every source's files in one payload; the failures of all sources aggregated.
+  // @see pkg/volume/projected/projected.go (collectData) in kubernetes/kubernetes v1.23
+  private async projectedPayload(pod: Pod, v: Volume): Promise<Map<string, FileProjection>> {
+    const src = v.projected ?? {};
+    const defaultMode = src.defaultMode ?? defaultFileMode;
+    const payload = new Map<string, FileProjection>();
+    const errors: string[] = [];
+    const sources = src.sources ?? [];
+    if (!this.o.objects && sources.some((s) => s.configMap || s.secret || s.serviceAccountToken)) {
+      throw new VolumePayloadError(`cannot setup projected volume ${v.name} because kube client is not configured`, "NoClient");
+    }
+    for (const s of sources) {
+      try {
+        if (s.secret) {
+          const optional = s.secret.optional === true;
+          const secret = await this.fetch("secret", pod, v.name, s.secret.name ?? "", optional);
+          for (const [k, f] of secretPayload(s.secret.items, secret, defaultMode, optional)) payload.set(k, f);
+        } else if (s.configMap) {
+          const optional = s.configMap.optional === true;
+          const cm = await this.fetch("configMap", pod, v.name, s.configMap.name ?? "", optional);
+          for (const [k, f] of configMapPayload(s.configMap.items, cm, defaultMode, optional)) payload.set(k, f);
+        } else if (s.downwardAPI) {
+          const files = new Map<string, FileProjection>();
+          for (const it of s.downwardAPI.items ?? []) files.set(it.path, { data: downwardAPIFileContent(pod, it, this.node), mode: it.mode ?? defaultMode });
+          for (const [k, f] of files) payload.set(k, f);
+        } else if (s.serviceAccountToken) {
+          throw new VolumePayloadError("failed to fetch token: the TokenRequest API (serviceaccounts/token) is not supported by this node agent yet", "Unsupported");
+        }
+      } catch (err) {
+        errors.push(err instanceof Error ? err.message : String(err));
+      }
+    }
+    if (errors.length > 0) throw new Error(formatAggregate(errors));
+    return payload;
   }
 
   /**

@@ -655,6 +655,174 @@ export interface paths {
         patch: operations["patchCoreV1NodeStatus"];
         trace?: never;
     };
+    "/api/v1/namespaces/{namespace}/configmaps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description List or watch ConfigMap objects in a namespace. */
+        get: operations["listCoreV1NamespacedConfigMap"];
+        put?: never;
+        /** @description Create a ConfigMap. */
+        post: operations["createCoreV1NamespacedConfigMap"];
+        /** @description Delete a collection of ConfigMap objects. */
+        delete: operations["deleteCoreV1CollectionNamespacedConfigMap"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/configmaps/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Read the specified ConfigMap. */
+        get: operations["readCoreV1NamespacedConfigMap"];
+        /** @description Replace the specified ConfigMap. */
+        put: operations["replaceCoreV1NamespacedConfigMap"];
+        post?: never;
+        /** @description Delete a ConfigMap. */
+        delete: operations["deleteCoreV1NamespacedConfigMap"];
+        options?: never;
+        head?: never;
+        /** @description Partially update the specified ConfigMap. */
+        patch: operations["patchCoreV1NamespacedConfigMap"];
+        trace?: never;
+    };
+    "/api/v1/configmaps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description List or watch ConfigMap objects in all namespaces. */
+        get: operations["listCoreV1ConfigMapForAllNamespaces"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/secrets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description List or watch Secret objects in a namespace. */
+        get: operations["listCoreV1NamespacedSecret"];
+        put?: never;
+        /** @description Create a Secret. */
+        post: operations["createCoreV1NamespacedSecret"];
+        /** @description Delete a collection of Secret objects. */
+        delete: operations["deleteCoreV1CollectionNamespacedSecret"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/secrets/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Read the specified Secret. */
+        get: operations["readCoreV1NamespacedSecret"];
+        /** @description Replace the specified Secret. */
+        put: operations["replaceCoreV1NamespacedSecret"];
+        post?: never;
+        /** @description Delete a Secret. */
+        delete: operations["deleteCoreV1NamespacedSecret"];
+        options?: never;
+        head?: never;
+        /** @description Partially update the specified Secret. */
+        patch: operations["patchCoreV1NamespacedSecret"];
+        trace?: never;
+    };
+    "/api/v1/secrets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description List or watch Secret objects in all namespaces. */
+        get: operations["listCoreV1SecretForAllNamespaces"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/serviceaccounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description List or watch ServiceAccount objects in a namespace. */
+        get: operations["listCoreV1NamespacedServiceAccount"];
+        put?: never;
+        /** @description Create a ServiceAccount. */
+        post: operations["createCoreV1NamespacedServiceAccount"];
+        /** @description Delete a collection of ServiceAccount objects. */
+        delete: operations["deleteCoreV1CollectionNamespacedServiceAccount"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/serviceaccounts/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Read the specified ServiceAccount. */
+        get: operations["readCoreV1NamespacedServiceAccount"];
+        /** @description Replace the specified ServiceAccount. */
+        put: operations["replaceCoreV1NamespacedServiceAccount"];
+        post?: never;
+        /** @description Delete a ServiceAccount. */
+        delete: operations["deleteCoreV1NamespacedServiceAccount"];
+        options?: never;
+        head?: never;
+        /** @description Partially update the specified ServiceAccount. */
+        patch: operations["patchCoreV1NamespacedServiceAccount"];
+        trace?: never;
+    };
+    "/api/v1/serviceaccounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description List or watch ServiceAccount objects in all namespaces. */
+        get: operations["listCoreV1ServiceAccountForAllNamespaces"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/namespaces/{namespace}/events": {
         parameters: {
             query?: never;
@@ -1174,6 +1342,25 @@ export interface components {
             /** @description Capabilities to drop, such as ALL. */
             drop?: string[];
         };
+        /** @description Configuration data for pods to consume: keys of alphanumerics, `-`, `_` and `.`; `data` and `binaryData` together at most 1 MiB. */
+        "io.example.api.core.v1.ConfigMap": {
+            /** @description The versioned schema of this representation of the object, as `group/version` (`version` alone for the core group). Servers may reject values they do not recognize. */
+            apiVersion?: string;
+            /** @description The REST kind this object represents, in CamelCase. Servers may infer it from the endpoint the client calls. Cannot be updated. */
+            kind?: string;
+            /** @description Standard object metadata: name, namespace, labels, annotations and the fields the system maintains. */
+            metadata?: components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.ObjectMeta"];
+            /** @description UTF-8 values by key. A key may not also appear in binaryData. */
+            data?: {
+                [key: string]: string;
+            };
+            /** @description Binary values by key, base64-encoded on the wire. A key may not also appear in data. */
+            binaryData?: {
+                [key: string]: string;
+            };
+            /** @description When true, data and binaryData cannot be changed and immutable cannot be unset; only the metadata may change. */
+            immutable?: boolean;
+        };
         /** @description Selects a ConfigMap whose keys become environment variables. */
         "io.example.api.core.v1.ConfigMapEnvSource": {
             /** @description Name of the ConfigMap. */
@@ -1189,6 +1376,17 @@ export interface components {
             key: string;
             /** @description Whether the ConfigMap or its key may be missing. */
             optional?: boolean;
+        };
+        /** @description A list of ConfigMap objects. */
+        "io.example.api.core.v1.ConfigMapList": {
+            /** @description The versioned schema of this representation of the object, as `group/version` (`version` alone for the core group). Servers may reject values they do not recognize. */
+            apiVersion?: string;
+            /** @description The REST kind this object represents, in CamelCase. Servers may infer it from the endpoint the client calls. Cannot be updated. */
+            kind?: string;
+            /** @description Standard list metadata: resourceVersion and the continue token of a paged list. */
+            metadata?: components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.ListMeta"];
+            /** @description The ConfigMap objects of the list. */
+            items: components["schemas"]["io.example.api.core.v1.ConfigMap"][];
         };
         /** @description Keys of a ConfigMap in a projected volume. */
         "io.example.api.core.v1.ConfigMapProjection": {
@@ -2221,6 +2419,27 @@ export interface components {
             /** @description With type Localhost: the profile file, relative to `<root-dir>/seccomp` of the node agent. */
             localhostProfile?: string;
         };
+        /** @description Secret data of a certain type (Opaque by default); the values of data together at most 1 MiB. */
+        "io.example.api.core.v1.Secret": {
+            /** @description The versioned schema of this representation of the object, as `group/version` (`version` alone for the core group). Servers may reject values they do not recognize. */
+            apiVersion?: string;
+            /** @description The REST kind this object represents, in CamelCase. Servers may infer it from the endpoint the client calls. Cannot be updated. */
+            kind?: string;
+            /** @description Standard object metadata: name, namespace, labels, annotations and the fields the system maintains. */
+            metadata?: components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.ObjectMeta"];
+            /** @description Secret values by key, base64-encoded on the wire. Keys consist of alphanumerics, `-`, `_` and `.`. */
+            data?: {
+                [key: string]: string;
+            };
+            /** @description Write-only convenience input: its keys and values are merged into data on write (overwriting), and it is never returned. */
+            stringData?: {
+                [key: string]: string;
+            };
+            /** @description How the data is used: Opaque (default), kubernetes.io/service-account-token, kubernetes.io/dockercfg, kubernetes.io/dockerconfigjson, kubernetes.io/basic-auth, kubernetes.io/ssh-auth, kubernetes.io/tls or bootstrap.kubernetes.io/token. Cannot be updated. */
+            type?: string;
+            /** @description When true, data cannot be changed and immutable cannot be unset; only the metadata may change. */
+            immutable?: boolean;
+        };
         /** @description Selects a Secret whose keys become environment variables. */
         "io.example.api.core.v1.SecretEnvSource": {
             /** @description Name of the Secret. */
@@ -2236,6 +2455,17 @@ export interface components {
             key: string;
             /** @description Whether the Secret or its key may be missing. */
             optional?: boolean;
+        };
+        /** @description A list of Secret objects. */
+        "io.example.api.core.v1.SecretList": {
+            /** @description The versioned schema of this representation of the object, as `group/version` (`version` alone for the core group). Servers may reject values they do not recognize. */
+            apiVersion?: string;
+            /** @description The REST kind this object represents, in CamelCase. Servers may infer it from the endpoint the client calls. Cannot be updated. */
+            kind?: string;
+            /** @description Standard list metadata: resourceVersion and the continue token of a paged list. */
+            metadata?: components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.ListMeta"];
+            /** @description The Secret objects of the list. */
+            items: components["schemas"]["io.example.api.core.v1.Secret"][];
         };
         /** @description Keys of a Secret in a projected volume. */
         "io.example.api.core.v1.SecretProjection": {
@@ -2295,6 +2525,32 @@ export interface components {
             procMount?: string;
             /** @description Seccomp profile of the container; overrides the pod's. */
             seccompProfile?: components["schemas"]["io.example.api.core.v1.SeccompProfile"];
+        };
+        /** @description An identity for processes that run in a pod, with the secrets and image pull secrets they may use. */
+        "io.example.api.core.v1.ServiceAccount": {
+            /** @description The versioned schema of this representation of the object, as `group/version` (`version` alone for the core group). Servers may reject values they do not recognize. */
+            apiVersion?: string;
+            /** @description The REST kind this object represents, in CamelCase. Servers may infer it from the endpoint the client calls. Cannot be updated. */
+            kind?: string;
+            /** @description Standard object metadata: name, namespace, labels, annotations and the fields the system maintains. */
+            metadata?: components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.ObjectMeta"];
+            /** @description Secrets in the same namespace that pods running as this service account may use. */
+            secrets?: components["schemas"]["io.example.api.core.v1.ObjectReference"][];
+            /** @description Secrets in the same namespace with image registry credentials, added to every pod that runs as this service account. */
+            imagePullSecrets?: components["schemas"]["io.example.api.core.v1.LocalObjectReference"][];
+            /** @description Whether pods running as this service account get an API token mounted; a pod's own setting takes precedence. */
+            automountServiceAccountToken?: boolean;
+        };
+        /** @description A list of ServiceAccount objects. */
+        "io.example.api.core.v1.ServiceAccountList": {
+            /** @description The versioned schema of this representation of the object, as `group/version` (`version` alone for the core group). Servers may reject values they do not recognize. */
+            apiVersion?: string;
+            /** @description The REST kind this object represents, in CamelCase. Servers may infer it from the endpoint the client calls. Cannot be updated. */
+            kind?: string;
+            /** @description Standard list metadata: resourceVersion and the continue token of a paged list. */
+            metadata?: components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.ListMeta"];
+            /** @description The ServiceAccount objects of the list. */
+            items: components["schemas"]["io.example.api.core.v1.ServiceAccount"][];
         };
         /** @description A service-account token written to a file and refreshed before it expires. */
         "io.example.api.core.v1.ServiceAccountTokenProjection": {
@@ -6563,6 +6819,1269 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["io.example.api.core.v1.Node"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listCoreV1NamespacedConfigMap: {
+        parameters: {
+            query?: {
+                /** @description Asks for BOOKMARK events on a watch; servers may ignore it. Ignored unless watch is true. */
+                allowWatchBookmarks?: boolean;
+                /** @description The continue token of the previous page of a paged list; the next page is read at the same revision. 410 Gone when that revision was compacted. */
+                continue?: string;
+                /** @description Restricts the objects by their fields, such as `metadata.name=pi`. Everything by default. */
+                fieldSelector?: string;
+                /** @description Restricts the objects by their labels, such as `app=web,tier!=db`. Everything by default. */
+                labelSelector?: string;
+                /** @description Maximum number of items in the response; when more exist, metadata.continue is set. The server may return fewer items (even none) with a continue token. */
+                limit?: number;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+                /** @description Which revision to serve: unset for the most recent, "0" for any, otherwise at least (or exactly, per resourceVersionMatch) that revision. For watches, the revision to start after. */
+                resourceVersion?: string;
+                /** @description How resourceVersion applies to a list: NotOlderThan or Exact. */
+                resourceVersionMatch?: string;
+                /** @description Time limit of the list or watch call, in seconds. */
+                timeoutSeconds?: number;
+                /** @description Stream ADDED, MODIFIED and DELETED events instead of returning a list. */
+                watch?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.core.v1.ConfigMapList"];
+                    "application/json;stream=watch": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.WatchEvent"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    createCoreV1NamespacedConfigMap: {
+        parameters: {
+            query?: {
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Name of the actor making the change, at most 128 printable characters. Required for apply patches, optional otherwise. */
+                fieldManager?: string;
+                /** @description What to do with unknown or duplicate fields in the body: Ignore (drop them), Warn (drop them and return a warning) or Strict (fail). */
+                fieldValidation?: string;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["io.example.api.core.v1.ConfigMap"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.core.v1.ConfigMap"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.core.v1.ConfigMap"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.core.v1.ConfigMap"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deleteCoreV1CollectionNamespacedConfigMap: {
+        parameters: {
+            query?: {
+                /** @description The continue token of the previous page of a paged list; the next page is read at the same revision. 410 Gone when that revision was compacted. */
+                continue?: string;
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Restricts the objects by their fields, such as `metadata.name=pi`. Everything by default. */
+                fieldSelector?: string;
+                /** @description Seconds before the object is deleted; 0 deletes immediately. Unset uses the kind's default. */
+                gracePeriodSeconds?: number;
+                /** @description Restricts the objects by their labels, such as `app=web,tier!=db`. Everything by default. */
+                labelSelector?: string;
+                /** @description Maximum number of items in the response; when more exist, metadata.continue is set. The server may return fewer items (even none) with a continue token. */
+                limit?: number;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+                /** @description How dependents are garbage collected: Orphan, Background or Foreground. */
+                propagationPolicy?: string;
+                /** @description Which revision to serve: unset for the most recent, "0" for any, otherwise at least (or exactly, per resourceVersionMatch) that revision. For watches, the revision to start after. */
+                resourceVersion?: string;
+                /** @description How resourceVersion applies to a list: NotOlderThan or Exact. */
+                resourceVersionMatch?: string;
+                /** @description Time limit of the list or watch call, in seconds. */
+                timeoutSeconds?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.DeleteOptions"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    readCoreV1NamespacedConfigMap: {
+        parameters: {
+            query?: {
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Name of the ConfigMap. */
+                name: string;
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.core.v1.ConfigMap"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    replaceCoreV1NamespacedConfigMap: {
+        parameters: {
+            query?: {
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Name of the actor making the change, at most 128 printable characters. Required for apply patches, optional otherwise. */
+                fieldManager?: string;
+                /** @description What to do with unknown or duplicate fields in the body: Ignore (drop them), Warn (drop them and return a warning) or Strict (fail). */
+                fieldValidation?: string;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Name of the ConfigMap. */
+                name: string;
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["io.example.api.core.v1.ConfigMap"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.core.v1.ConfigMap"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.core.v1.ConfigMap"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deleteCoreV1NamespacedConfigMap: {
+        parameters: {
+            query?: {
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Seconds before the object is deleted; 0 deletes immediately. Unset uses the kind's default. */
+                gracePeriodSeconds?: number;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+                /** @description How dependents are garbage collected: Orphan, Background or Foreground. */
+                propagationPolicy?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Name of the ConfigMap. */
+                name: string;
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.DeleteOptions"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    patchCoreV1NamespacedConfigMap: {
+        parameters: {
+            query?: {
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Name of the actor making the change, at most 128 printable characters. Required for apply patches, optional otherwise. */
+                fieldManager?: string;
+                /** @description What to do with unknown or duplicate fields in the body: Ignore (drop them), Warn (drop them and return a warning) or Strict (fail). */
+                fieldValidation?: string;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+                /** @description For apply patches: take over fields owned by other managers instead of failing with a conflict. Must be unset for other patch types. */
+                force?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Name of the ConfigMap. */
+                name: string;
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json-patch+json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/merge-patch+json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/strategic-merge-patch+json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/apply-patch+yaml": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Patch"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.core.v1.ConfigMap"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.core.v1.ConfigMap"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listCoreV1ConfigMapForAllNamespaces: {
+        parameters: {
+            query?: {
+                /** @description Asks for BOOKMARK events on a watch; servers may ignore it. Ignored unless watch is true. */
+                allowWatchBookmarks?: boolean;
+                /** @description The continue token of the previous page of a paged list; the next page is read at the same revision. 410 Gone when that revision was compacted. */
+                continue?: string;
+                /** @description Restricts the objects by their fields, such as `metadata.name=pi`. Everything by default. */
+                fieldSelector?: string;
+                /** @description Restricts the objects by their labels, such as `app=web,tier!=db`. Everything by default. */
+                labelSelector?: string;
+                /** @description Maximum number of items in the response; when more exist, metadata.continue is set. The server may return fewer items (even none) with a continue token. */
+                limit?: number;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+                /** @description Which revision to serve: unset for the most recent, "0" for any, otherwise at least (or exactly, per resourceVersionMatch) that revision. For watches, the revision to start after. */
+                resourceVersion?: string;
+                /** @description How resourceVersion applies to a list: NotOlderThan or Exact. */
+                resourceVersionMatch?: string;
+                /** @description Time limit of the list or watch call, in seconds. */
+                timeoutSeconds?: number;
+                /** @description Stream ADDED, MODIFIED and DELETED events instead of returning a list. */
+                watch?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.core.v1.ConfigMapList"];
+                    "application/json;stream=watch": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.WatchEvent"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listCoreV1NamespacedSecret: {
+        parameters: {
+            query?: {
+                /** @description Asks for BOOKMARK events on a watch; servers may ignore it. Ignored unless watch is true. */
+                allowWatchBookmarks?: boolean;
+                /** @description The continue token of the previous page of a paged list; the next page is read at the same revision. 410 Gone when that revision was compacted. */
+                continue?: string;
+                /** @description Restricts the objects by their fields, such as `metadata.name=pi`. Everything by default. */
+                fieldSelector?: string;
+                /** @description Restricts the objects by their labels, such as `app=web,tier!=db`. Everything by default. */
+                labelSelector?: string;
+                /** @description Maximum number of items in the response; when more exist, metadata.continue is set. The server may return fewer items (even none) with a continue token. */
+                limit?: number;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+                /** @description Which revision to serve: unset for the most recent, "0" for any, otherwise at least (or exactly, per resourceVersionMatch) that revision. For watches, the revision to start after. */
+                resourceVersion?: string;
+                /** @description How resourceVersion applies to a list: NotOlderThan or Exact. */
+                resourceVersionMatch?: string;
+                /** @description Time limit of the list or watch call, in seconds. */
+                timeoutSeconds?: number;
+                /** @description Stream ADDED, MODIFIED and DELETED events instead of returning a list. */
+                watch?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.core.v1.SecretList"];
+                    "application/json;stream=watch": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.WatchEvent"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    createCoreV1NamespacedSecret: {
+        parameters: {
+            query?: {
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Name of the actor making the change, at most 128 printable characters. Required for apply patches, optional otherwise. */
+                fieldManager?: string;
+                /** @description What to do with unknown or duplicate fields in the body: Ignore (drop them), Warn (drop them and return a warning) or Strict (fail). */
+                fieldValidation?: string;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["io.example.api.core.v1.Secret"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.core.v1.Secret"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.core.v1.Secret"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.core.v1.Secret"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deleteCoreV1CollectionNamespacedSecret: {
+        parameters: {
+            query?: {
+                /** @description The continue token of the previous page of a paged list; the next page is read at the same revision. 410 Gone when that revision was compacted. */
+                continue?: string;
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Restricts the objects by their fields, such as `metadata.name=pi`. Everything by default. */
+                fieldSelector?: string;
+                /** @description Seconds before the object is deleted; 0 deletes immediately. Unset uses the kind's default. */
+                gracePeriodSeconds?: number;
+                /** @description Restricts the objects by their labels, such as `app=web,tier!=db`. Everything by default. */
+                labelSelector?: string;
+                /** @description Maximum number of items in the response; when more exist, metadata.continue is set. The server may return fewer items (even none) with a continue token. */
+                limit?: number;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+                /** @description How dependents are garbage collected: Orphan, Background or Foreground. */
+                propagationPolicy?: string;
+                /** @description Which revision to serve: unset for the most recent, "0" for any, otherwise at least (or exactly, per resourceVersionMatch) that revision. For watches, the revision to start after. */
+                resourceVersion?: string;
+                /** @description How resourceVersion applies to a list: NotOlderThan or Exact. */
+                resourceVersionMatch?: string;
+                /** @description Time limit of the list or watch call, in seconds. */
+                timeoutSeconds?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.DeleteOptions"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    readCoreV1NamespacedSecret: {
+        parameters: {
+            query?: {
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Name of the Secret. */
+                name: string;
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.core.v1.Secret"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    replaceCoreV1NamespacedSecret: {
+        parameters: {
+            query?: {
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Name of the actor making the change, at most 128 printable characters. Required for apply patches, optional otherwise. */
+                fieldManager?: string;
+                /** @description What to do with unknown or duplicate fields in the body: Ignore (drop them), Warn (drop them and return a warning) or Strict (fail). */
+                fieldValidation?: string;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Name of the Secret. */
+                name: string;
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["io.example.api.core.v1.Secret"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.core.v1.Secret"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.core.v1.Secret"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deleteCoreV1NamespacedSecret: {
+        parameters: {
+            query?: {
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Seconds before the object is deleted; 0 deletes immediately. Unset uses the kind's default. */
+                gracePeriodSeconds?: number;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+                /** @description How dependents are garbage collected: Orphan, Background or Foreground. */
+                propagationPolicy?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Name of the Secret. */
+                name: string;
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.DeleteOptions"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    patchCoreV1NamespacedSecret: {
+        parameters: {
+            query?: {
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Name of the actor making the change, at most 128 printable characters. Required for apply patches, optional otherwise. */
+                fieldManager?: string;
+                /** @description What to do with unknown or duplicate fields in the body: Ignore (drop them), Warn (drop them and return a warning) or Strict (fail). */
+                fieldValidation?: string;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+                /** @description For apply patches: take over fields owned by other managers instead of failing with a conflict. Must be unset for other patch types. */
+                force?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Name of the Secret. */
+                name: string;
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json-patch+json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/merge-patch+json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/strategic-merge-patch+json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/apply-patch+yaml": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Patch"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.core.v1.Secret"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.core.v1.Secret"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listCoreV1SecretForAllNamespaces: {
+        parameters: {
+            query?: {
+                /** @description Asks for BOOKMARK events on a watch; servers may ignore it. Ignored unless watch is true. */
+                allowWatchBookmarks?: boolean;
+                /** @description The continue token of the previous page of a paged list; the next page is read at the same revision. 410 Gone when that revision was compacted. */
+                continue?: string;
+                /** @description Restricts the objects by their fields, such as `metadata.name=pi`. Everything by default. */
+                fieldSelector?: string;
+                /** @description Restricts the objects by their labels, such as `app=web,tier!=db`. Everything by default. */
+                labelSelector?: string;
+                /** @description Maximum number of items in the response; when more exist, metadata.continue is set. The server may return fewer items (even none) with a continue token. */
+                limit?: number;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+                /** @description Which revision to serve: unset for the most recent, "0" for any, otherwise at least (or exactly, per resourceVersionMatch) that revision. For watches, the revision to start after. */
+                resourceVersion?: string;
+                /** @description How resourceVersion applies to a list: NotOlderThan or Exact. */
+                resourceVersionMatch?: string;
+                /** @description Time limit of the list or watch call, in seconds. */
+                timeoutSeconds?: number;
+                /** @description Stream ADDED, MODIFIED and DELETED events instead of returning a list. */
+                watch?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.core.v1.SecretList"];
+                    "application/json;stream=watch": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.WatchEvent"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listCoreV1NamespacedServiceAccount: {
+        parameters: {
+            query?: {
+                /** @description Asks for BOOKMARK events on a watch; servers may ignore it. Ignored unless watch is true. */
+                allowWatchBookmarks?: boolean;
+                /** @description The continue token of the previous page of a paged list; the next page is read at the same revision. 410 Gone when that revision was compacted. */
+                continue?: string;
+                /** @description Restricts the objects by their fields, such as `metadata.name=pi`. Everything by default. */
+                fieldSelector?: string;
+                /** @description Restricts the objects by their labels, such as `app=web,tier!=db`. Everything by default. */
+                labelSelector?: string;
+                /** @description Maximum number of items in the response; when more exist, metadata.continue is set. The server may return fewer items (even none) with a continue token. */
+                limit?: number;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+                /** @description Which revision to serve: unset for the most recent, "0" for any, otherwise at least (or exactly, per resourceVersionMatch) that revision. For watches, the revision to start after. */
+                resourceVersion?: string;
+                /** @description How resourceVersion applies to a list: NotOlderThan or Exact. */
+                resourceVersionMatch?: string;
+                /** @description Time limit of the list or watch call, in seconds. */
+                timeoutSeconds?: number;
+                /** @description Stream ADDED, MODIFIED and DELETED events instead of returning a list. */
+                watch?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.core.v1.ServiceAccountList"];
+                    "application/json;stream=watch": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.WatchEvent"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    createCoreV1NamespacedServiceAccount: {
+        parameters: {
+            query?: {
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Name of the actor making the change, at most 128 printable characters. Required for apply patches, optional otherwise. */
+                fieldManager?: string;
+                /** @description What to do with unknown or duplicate fields in the body: Ignore (drop them), Warn (drop them and return a warning) or Strict (fail). */
+                fieldValidation?: string;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["io.example.api.core.v1.ServiceAccount"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.core.v1.ServiceAccount"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.core.v1.ServiceAccount"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.core.v1.ServiceAccount"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deleteCoreV1CollectionNamespacedServiceAccount: {
+        parameters: {
+            query?: {
+                /** @description The continue token of the previous page of a paged list; the next page is read at the same revision. 410 Gone when that revision was compacted. */
+                continue?: string;
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Restricts the objects by their fields, such as `metadata.name=pi`. Everything by default. */
+                fieldSelector?: string;
+                /** @description Seconds before the object is deleted; 0 deletes immediately. Unset uses the kind's default. */
+                gracePeriodSeconds?: number;
+                /** @description Restricts the objects by their labels, such as `app=web,tier!=db`. Everything by default. */
+                labelSelector?: string;
+                /** @description Maximum number of items in the response; when more exist, metadata.continue is set. The server may return fewer items (even none) with a continue token. */
+                limit?: number;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+                /** @description How dependents are garbage collected: Orphan, Background or Foreground. */
+                propagationPolicy?: string;
+                /** @description Which revision to serve: unset for the most recent, "0" for any, otherwise at least (or exactly, per resourceVersionMatch) that revision. For watches, the revision to start after. */
+                resourceVersion?: string;
+                /** @description How resourceVersion applies to a list: NotOlderThan or Exact. */
+                resourceVersionMatch?: string;
+                /** @description Time limit of the list or watch call, in seconds. */
+                timeoutSeconds?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.DeleteOptions"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    readCoreV1NamespacedServiceAccount: {
+        parameters: {
+            query?: {
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Name of the ServiceAccount. */
+                name: string;
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.core.v1.ServiceAccount"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    replaceCoreV1NamespacedServiceAccount: {
+        parameters: {
+            query?: {
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Name of the actor making the change, at most 128 printable characters. Required for apply patches, optional otherwise. */
+                fieldManager?: string;
+                /** @description What to do with unknown or duplicate fields in the body: Ignore (drop them), Warn (drop them and return a warning) or Strict (fail). */
+                fieldValidation?: string;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Name of the ServiceAccount. */
+                name: string;
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["io.example.api.core.v1.ServiceAccount"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.core.v1.ServiceAccount"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.core.v1.ServiceAccount"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deleteCoreV1NamespacedServiceAccount: {
+        parameters: {
+            query?: {
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Seconds before the object is deleted; 0 deletes immediately. Unset uses the kind's default. */
+                gracePeriodSeconds?: number;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+                /** @description How dependents are garbage collected: Orphan, Background or Foreground. */
+                propagationPolicy?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Name of the ServiceAccount. */
+                name: string;
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.DeleteOptions"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    patchCoreV1NamespacedServiceAccount: {
+        parameters: {
+            query?: {
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Name of the actor making the change, at most 128 printable characters. Required for apply patches, optional otherwise. */
+                fieldManager?: string;
+                /** @description What to do with unknown or duplicate fields in the body: Ignore (drop them), Warn (drop them and return a warning) or Strict (fail). */
+                fieldValidation?: string;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+                /** @description For apply patches: take over fields owned by other managers instead of failing with a conflict. Must be unset for other patch types. */
+                force?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Name of the ServiceAccount. */
+                name: string;
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json-patch+json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/merge-patch+json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/strategic-merge-patch+json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/apply-patch+yaml": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Patch"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.core.v1.ServiceAccount"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.core.v1.ServiceAccount"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listCoreV1ServiceAccountForAllNamespaces: {
+        parameters: {
+            query?: {
+                /** @description Asks for BOOKMARK events on a watch; servers may ignore it. Ignored unless watch is true. */
+                allowWatchBookmarks?: boolean;
+                /** @description The continue token of the previous page of a paged list; the next page is read at the same revision. 410 Gone when that revision was compacted. */
+                continue?: string;
+                /** @description Restricts the objects by their fields, such as `metadata.name=pi`. Everything by default. */
+                fieldSelector?: string;
+                /** @description Restricts the objects by their labels, such as `app=web,tier!=db`. Everything by default. */
+                labelSelector?: string;
+                /** @description Maximum number of items in the response; when more exist, metadata.continue is set. The server may return fewer items (even none) with a continue token. */
+                limit?: number;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+                /** @description Which revision to serve: unset for the most recent, "0" for any, otherwise at least (or exactly, per resourceVersionMatch) that revision. For watches, the revision to start after. */
+                resourceVersion?: string;
+                /** @description How resourceVersion applies to a list: NotOlderThan or Exact. */
+                resourceVersionMatch?: string;
+                /** @description Time limit of the list or watch call, in seconds. */
+                timeoutSeconds?: number;
+                /** @description Stream ADDED, MODIFIED and DELETED events instead of returning a list. */
+                watch?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.core.v1.ServiceAccountList"];
+                    "application/json;stream=watch": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.WatchEvent"];
                 };
             };
             /** @description Unauthorized */

@@ -1,4 +1,5 @@
 import type { ResourceInfo } from "@skiff/api-types";
+import { trimRestfulTrailingSlashes } from "../request/restful-path.js";
 
 /** A response computed from data only: the server writes `body` as JSON with `contentType`. */
 export interface DiscoveryResponse {
@@ -175,7 +176,8 @@ export function parseAggregatedAccept(accept: string | undefined): AggregatedDis
 /**
  * Answers a discovery request: `/api`, `/apis` (aggregated when `Accept` asks for
  * `as=APIGroupDiscoveryList`, legacy otherwise), `/apis/<g>`, `/api/v1`, `/apis/<g>/<v>`.
- * A trailing slash is ignored. Returns `undefined` for paths that are not discovery paths or
+ * Trailing slashes are ignored as 1.23 ignores them (any number under `/api` and `/apis/<g>`,
+ * one after `/apis`). Returns `undefined` for paths that are not discovery paths or
  * name groups/versions that are not served (the caller answers 404).
  *
  * @see staging/src/k8s.io/apiserver/pkg/endpoints/discovery/
@@ -189,7 +191,10 @@ export function negotiateDiscovery(
   resources: readonly ResourceInfo[],
 ): DiscoveryResponse | undefined {
   const clean = path.split("?")[0] ?? "";
-  const segments = clean.split("/").filter((s) => s !== "");
+  // Trailing slashes as 1.23 ignores them (see request/restful-path.ts); an empty segment left
+  // (`/apis//`, `/apis//v1`) is a path 1.23 does not serve.
+  const segments = trimRestfulTrailingSlashes(clean).replace(/^\//, "").split("/");
+  if (segments.some((s) => s === "")) return undefined;
   const json = "application/json";
   const ok = (body: Record<string, unknown> | undefined): DiscoveryResponse | undefined =>
     body === undefined ? undefined : { status: 200, contentType: json, body };

@@ -19,6 +19,7 @@ import type { AuthenticationRequest, AuthorizationAttributes, Authenticator, Aut
 import { isReadOnlyVerb, newForbiddenFromDecision } from "../auth/authorizers.js";
 import { impersonateUser, isImpersonationHeader, parseImpersonationHeaders } from "./impersonation.js";
 import type { UserInfo } from "../registry/strategy.js";
+import { firstQueryValues, parseQueryValues } from "../request/query-params.js";
 import { parseRequestInfo } from "../request/request-info.js";
 import type { RequestInfo } from "../request/request-info.js";
 
@@ -104,14 +105,16 @@ export function isLongRunningRequest(info: RequestInfo): boolean {
 }
 
 /**
- * Watch duration in seconds: `timeoutSeconds` when given and positive, else a random value in
- * [min, 2·min) so that watches of many clients do not all end together.
+ * Watch duration in seconds: `timeoutSeconds` when given and not 0 (a negative value ends the
+ * watch at once, as Go's timer with a negative duration fires at once), else a random value in
+ * [min, 2·min) so that watches of many clients do not all end together. A value that is not an
+ * integer counts as absent (the handler refused it with 400 before).
  * @param random - a source of [0, 1) numbers. @defaultValue Math.random
  * @see staging/src/k8s.io/apiserver/pkg/endpoints/handlers/get.go (ListResource)
  */
 export function resolveWatchTimeoutSeconds(timeoutSeconds: string | undefined, minRequestTimeoutSeconds: number, random: () => number = Math.random): number {
-  const t = timeoutSeconds === undefined ? 0 : Number(timeoutSeconds);
-  if (Number.isFinite(t) && t > 0) return t;
+  const t = timeoutSeconds !== undefined && /^[+-]?[0-9]+$/.test(timeoutSeconds) ? Number(timeoutSeconds) : 0;
+  if (t !== 0) return Math.max(t, 0);
   return minRequestTimeoutSeconds * (1 + random());
 }
 
@@ -191,7 +194,7 @@ export function installRequestFilters(app: FastifyInstance, config: RequestFilte
   app.addHook("onRequest", async (req, reply) => {
     const [path = "/", qs = ""] = req.url.split("?", 2);
     if (config.publicPaths.has(path)) return;
-    const info = parseRequestInfo(req.method, path, Object.fromEntries(new URLSearchParams(qs)));
+    const info = parseRequestInfo(req.method, path, firstQueryValues(parseQueryValues(qs)));
     const longRunning = isLongRunningRequest(info);
     if (!longRunning && limits.requestTimeoutMs > 0) startRequestTimer(reply, limits.requestTimeoutMs);
 

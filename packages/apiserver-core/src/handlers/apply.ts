@@ -87,7 +87,8 @@ export function fieldManagerOptionsFor(res: ResourceInfo, subresource: string, n
 
 /**
  * PatchOptions validation (before the object is read): apply needs `fieldManager`; `force` is
- * for apply only. Both answer 422 `PatchOptions.meta.k8s.io "" is invalid: ...`, as 1.23.
+ * for apply only, whatever its value (`force` converts as every query boolean: see
+ * `convertQueryBool`). Both answer 422 `PatchOptions.meta.k8s.io "" is invalid: ...`, as 1.23.
  * @see staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/validation/validation.go (`ValidatePatchOptions`)
  */
 export function validatePatchOptions(isApply: boolean, query: Readonly<Record<string, string>>): void {
@@ -101,7 +102,6 @@ export function validatePatchOptions(isApply: boolean, query: Readonly<Record<st
     });
   if (!isApply && query["force"] !== undefined) throw fail("FieldValueForbidden", "force", "Forbidden: may not be specified for non-apply patch");
   if (isApply && !query["fieldManager"]) throw fail("FieldValueRequired", "fieldManager", "Required value: is required for apply patch");
-  if (query["force"] !== undefined && query["force"] !== "true" && query["force"] !== "false") throw newBadRequest(`force: Invalid value: "${query["force"]}": must be true or false`);
 }
 
 /**

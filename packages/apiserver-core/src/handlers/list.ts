@@ -4,6 +4,7 @@
  * build the objects.
  * @see staging/src/k8s.io/apiserver/pkg/endpoints/handlers/get.go (ListResource)
  */
+import { isPrettyPrint } from "../request/query-params.js";
 import type { HandlerResult } from "./response.js";
 import { listParams } from "./scope.js";
 import type { RequestScope } from "./scope.js";
@@ -16,7 +17,7 @@ import type { RequestScope } from "./scope.js";
 export async function listResource(scope: RequestScope): Promise<HandlerResult> {
   const { store, ctx, req } = scope;
   const params = listParams(req.query);
-  if (scope.accept.form === "json" && req.query["pretty"] !== "true") {
+  if (scope.accept.form === "json" && !isPrettyPrint(req.query["pretty"], req.userAgent)) {
     const text = await store.listEncoded(ctx, params);
     if (text !== undefined) return { type: "encoded", code: 200, text };
   }

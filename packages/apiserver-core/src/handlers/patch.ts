@@ -8,6 +8,7 @@
 import { applyJSONPatch, applyMergePatch, applyStrategicMergePatch, newNotFound, newUnsupportedMediaType } from "@skiff/apimachinery";
 import { decodeBody, patchMediaTypes } from "../negotiation/negotiation.js";
 import type { APIObject } from "../registry/strategy.js";
+import { convertQueryBool } from "../request/query-params.js";
 import { applyToObject, checkApplyConfiguration, trackUpdate, validatePatchOptions, withPatchErrors } from "./apply.js";
 import { runMutatingAdmission, runValidatingAdmission } from "./admission.js";
 import { decodePatchedObject, decodeStructurally } from "./decode.js";
@@ -38,7 +39,7 @@ export async function patchResource(scope: RequestScope): Promise<HandlerResult>
   if (isApply) {
     const cfg = checkApplyConfiguration(decodeBody(type, body, [type]).value, res, info.name);
     decodeStructurally(scope, cfg, true);
-    const force = query["force"] === "true";
+    const force = convertQueryBool(query["force"]) === true;
     patched = (cur) => decodePatchedObject(scope, applyToObject(cur, cfg, scope.manager, force, res, cur ? info.subresource : "", ctx.now), false);
   } else {
     const patch = decodeBody("application/json", body, ["application/json"]).value;

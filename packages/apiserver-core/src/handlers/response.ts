@@ -11,6 +11,7 @@ import { stringify as stringifyYAML } from "yaml";
 import type { NegotiatedResponse } from "../negotiation/negotiation.js";
 import type { GenericStore } from "../registry/store.js";
 import type { APIObject } from "../registry/strategy.js";
+import { isPrettyPrint } from "../request/query-params.js";
 import { parseIncludeObject, renderTable } from "../table/index.js";
 import type { RequestScope } from "./scope.js";
 
@@ -81,7 +82,7 @@ export function encodeResult(scope: RequestScope, result: Exclude<HandlerResult,
   else if (accept.form === "partial") out = toPartial(obj as APIObject);
   const headers = { ...warnings, "content-type": accept.contentType };
   if (accept.form === "yaml") return { code, headers, body: Buffer.from(stringifyYAML(out)) };
-  return { code, headers, body: Buffer.from(q["pretty"] === "true" ? JSON.stringify(out, null, 2) + "\n" : JSON.stringify(out)) };
+  return { code, headers, body: Buffer.from(isPrettyPrint(q["pretty"], scope.req.userAgent) ? JSON.stringify(out, null, 2) + "\n" : JSON.stringify(out)) };
 }
 
 function toPartial(obj: APIObject): unknown {

@@ -11,6 +11,7 @@ import { negotiateResponse } from "../negotiation/negotiation.js";
 import type { NegotiatedResponse } from "../negotiation/negotiation.js";
 import type { GenericStore, ListParams } from "../registry/store.js";
 import type { APIObject, RequestContext, UserInfo } from "../registry/strategy.js";
+import { convertQueryInt64 } from "../request/query-params.js";
 import type { RequestInfo } from "../request/request-info.js";
 import type { AdmissionPlugin } from "./admission.js";
 
@@ -35,7 +36,7 @@ export interface HandlerRequest {
   readonly info: RequestInfo;
   /** The HTTP method (upper case), for 405 messages. */
   readonly method: string;
-  /** Query parameters (the last value of a repeated one). */
+  /** Query parameters: the first value of a repeated one, as 1.23's option conversions take it (see `request/query-params.ts`). */
   readonly query: Readonly<Record<string, string>>;
   /** Every `dryRun` value of the query, in order. */
   readonly dryRun: readonly string[];
@@ -106,20 +107,19 @@ export function newRequestScope(req: HandlerRequest, store: GenericStore, config
 
 /**
  * The list options of a list, watch or deletecollection query: selectors, paging and
- * resourceVersion, unparsed (the store parses and checks them).
- * @throws StatusError 400 (`limit` not a non-negative integer; `timeoutSeconds` not an integer, as
- *   1.23's ParameterCodec)
+ * resourceVersion, unparsed (the store parses and checks them), converted as 1.23's
+ * `url.Values → ListOptions`: the first value of each parameter; `limit` and `timeoutSeconds` are
+ * int64 (a `limit` of 0 or below means no paging, as 1.23's storage reads `Limit > 0`).
+ * @throws StatusError 400 (`limit` or `timeoutSeconds` not an int64: `strconv.ParseInt: parsing "x": invalid syntax`)
+ * @see staging/src/k8s.io/apiserver/pkg/endpoints/handlers/get.go (ListResource: DecodeParameters → BadRequest)
  */
 export function listParams(q: Readonly<Record<string, string>>): ListParams {
-  const limit = q["limit"] !== undefined ? Number(q["limit"]) : undefined;
-  if (limit !== undefined && (!Number.isInteger(limit) || limit < 0)) throw newBadRequest(`limit: Invalid value: "${q["limit"]}": must be a non-negative integer`);
-  // An int64 query parameter that does not parse is a 400 in 1.23 (ParameterCodec.DecodeParameters).
-  const timeout = q["timeoutSeconds"];
-  if (timeout !== undefined && timeout !== "" && !/^[+-]?\d+$/.test(timeout)) throw newBadRequest(`timeoutSeconds: Invalid value: "${timeout}": must be an integer`);
+  const limit = convertQueryInt64(q["limit"]);
+  convertQueryInt64(q["timeoutSeconds"]);
   return {
     ...(q["labelSelector"] !== undefined ? { labelSelector: q["labelSelector"] } : {}),
     ...(q["fieldSelector"] !== undefined ? { fieldSelector: q["fieldSelector"] } : {}),
-    ...(limit ? { limit } : {}),
+    ...(limit !== undefined && limit > 0 ? { limit } : {}),
     ...(q["continue"] ? { continue: q["continue"] } : {}),
     ...(q["resourceVersion"] !== undefined ? { resourceVersion: q["resourceVersion"] } : {}),
     ...(q["resourceVersionMatch"] !== undefined ? { resourceVersionMatch: q["resourceVersionMatch"] } : {}),

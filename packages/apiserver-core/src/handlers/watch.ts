@@ -10,6 +10,7 @@ import { isStorageError } from "@skiff/storage";
 import type { Watcher } from "@skiff/storage";
 import { resolveWatchTimeoutSeconds } from "../filters/index.js";
 import type { APIObject } from "../registry/strategy.js";
+import { convertQueryBool } from "../request/query-params.js";
 import { parseIncludeObject, renderTable } from "../table/index.js";
 import type { HandlerResult, WatchSink } from "./response.js";
 import { listParams } from "./scope.js";
@@ -44,12 +45,15 @@ export async function watchResource(scope: RequestScope): Promise<HandlerResult>
     for (const i of l["items"] as APIObject[]) if (!info.name || i.metadata?.name === info.name) initial.push(i);
     fromRev = String(l.metadata?.resourceVersion ?? "");
   }
-  const bookmarks = q["allowWatchBookmarks"] === "true";
+  const bookmarks = convertQueryBool(q["allowWatchBookmarks"]) === true;
+  const timeoutSeconds = resolveWatchTimeoutSeconds(q["timeoutSeconds"], scope.config.minRequestTimeoutSeconds);
+  // The watch's deadline: the watch cache sends its last bookmark 2 s before it (1.23's cacher).
+  const deadlineMs = Date.now() + timeoutSeconds * 1000;
   let watcher: Watcher;
   try {
     // sharedObjects: this handler only serializes events, so the watch cache may hand every
     // watcher the same object (and the same encoded line, below).
-    watcher = await store.storage.watch(prefix, { resourceVersion: fromRev, recursive: !info.name, allowBookmarks: bookmarks, sharedObjects: true, ...(predicate ? { predicate } : {}) });
+    watcher = await store.storage.watch(prefix, { resourceVersion: fromRev, recursive: !info.name, allowBookmarks: bookmarks, deadlineMs, sharedObjects: true, ...(predicate ? { predicate } : {}) });
   } catch (e) {
     if (!isStorageError(e, "ResourceVersionExpired")) throw store.interpret(e, info.name);
     // 1.23 answers 200 and one ERROR event carrying the 410 Status.
@@ -64,7 +68,6 @@ export async function watchResource(scope: RequestScope): Promise<HandlerResult>
     };
   }
   const table = scope.accept.form === "table";
-  const timeoutSeconds = resolveWatchTimeoutSeconds(q["timeoutSeconds"], scope.config.minRequestTimeoutSeconds);
   const res = store.strategy.resource;
   const apiVersion = res.group ? `${res.group}/${res.version}` : res.version;
   const includeObject = parseIncludeObject(q["includeObject"]);
@@ -90,7 +93,7 @@ export async function watchResource(scope: RequestScope): Promise<HandlerResult>
       };
       const stop = () => watcher.stop();
       const unlisten = sink.onClose(stop);
-      const timer = setTimeout(stop, timeoutSeconds * 1000);
+      const timer = setTimeout(stop, Math.max(0, deadlineMs - Date.now()));
       try {
         for (const o of initial) await write("ADDED", o);
         for await (const ev of watcher) {

@@ -27,7 +27,7 @@ async function runCheck(c: HealthCheck): Promise<string | undefined> {
  * a per-check path (`/readyz/ping`), with the query's `verbose` and `exclude` parameters, as
  * Kubernetes' healthz handler does: healthy → 200 `ok` (or `[+]<name> ok` lines then
  * `<endpoint> check passed` when verbose); any failure → 500 with every line and
- * `[-]<name> failed: reason withheld`. Unknown per-check path → 404 (`undefined` body is not used).
+ * `[-]<name> failed: reason withheld`. Unknown per-check path, or a trailing slash (`/healthz/`) → 404 (`undefined` body is not used).
  * Never throws; check errors are contained.
  *
  * @param path - request path without the query, e.g. `/readyz/ping`.
@@ -42,7 +42,8 @@ export async function handleHealth(
   checks: readonly HealthCheck[],
 ): Promise<HealthResponse> {
   const base = `/${endpoint}`;
-  const trimmed = path.replace(/\/+$/, "");
+  // 1.23 registers `/<endpoint>` and `/<endpoint>/<check>` as exact paths: a trailing slash is not found.
+  const trimmed = path;
   if (trimmed !== base) {
     if (!trimmed.startsWith(`${base}/`)) return { status: 404, headers, body: "404 page not found\n" };
     const name = trimmed.slice(base.length + 1);

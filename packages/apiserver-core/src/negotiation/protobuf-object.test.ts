@@ -43,6 +43,39 @@ const statusOf = (fn: () => unknown) => {
 };
 
 describe("decodeProtobufObject", () => {
+  it("decodes a ConfigMap (data, binaryData as base64, immutable) as kubectl create configmap sends it", () => {
+    const raw = cat(bytes(1, bytes(1, "x")), bytes(2, cat(bytes(1, "a"), bytes(2, "b"))), bytes(3, cat(bytes(1, "bin"), bytes(2, Buffer.from([0, 1, 255])))), num(4, 0));
+    expect(decodeProtobufObject(envelope("v1", "ConfigMap", raw))).toEqual({
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "x" },
+      data: { a: "b" },
+      binaryData: { bin: "AAH/" },
+      immutable: false,
+    });
+  });
+
+  it("decodes a Secret (data bytes, type, stringData) and a ServiceAccount (secrets, imagePullSecrets, automount)", () => {
+    const secretRaw = cat(bytes(1, bytes(1, "s")), bytes(2, cat(bytes(1, "tls.crt"), bytes(2, "PEM"))), bytes(3, "kubernetes.io/tls"), bytes(4, cat(bytes(1, "k"), bytes(2, "v"))));
+    expect(decodeProtobufObject(envelope("v1", "Secret", secretRaw))).toEqual({
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "s" },
+      data: { "tls.crt": Buffer.from("PEM").toString("base64") },
+      type: "kubernetes.io/tls",
+      stringData: { k: "v" },
+    });
+    const saRaw = cat(bytes(1, bytes(1, "sa")), bytes(2, cat(bytes(3, "tok"), bytes(1, "Secret"))), bytes(3, bytes(1, "pull")), num(4, 0));
+    expect(decodeProtobufObject(envelope("v1", "ServiceAccount", saRaw))).toEqual({
+      apiVersion: "v1",
+      kind: "ServiceAccount",
+      metadata: { name: "sa" },
+      secrets: [{ kind: "Secret", name: "tok" }],
+      imagePullSecrets: [{ name: "pull" }],
+      automountServiceAccountToken: false,
+    });
+  });
+
   it("decodes kubectl's `create namespace` body, omitting gogo's zero values", () => {
     expect(decodeProtobufObject(kubectlNamespace)).toEqual({ apiVersion: "v1", kind: "Namespace", metadata: { name: "x9" }, spec: {}, status: {} });
   });
@@ -144,8 +177,8 @@ describe("decodeProtobufObject", () => {
     const st = statusOf(() => decodeProtobufObject(envelope("storage.example.io/v1", "CSIDriver", bytes(1, bytes(1, "d")))));
     expect(st).toMatchObject({ code: 415, reason: "UnsupportedMediaType" });
     expect(st.message).toContain("CSIDriver");
-    for (const k of ["Namespace (v1)", "Pod (v1)", "PodTemplate (v1)", "Job (batch/v1)"]) expect(st.message).toContain(k);
-    expect(protobufKinds).toHaveLength(4);
+    for (const k of ["Namespace (v1)", "Pod (v1)", "PodTemplate (v1)", "Job (batch/v1)", "ConfigMap (v1)", "Secret (v1)", "ServiceAccount (v1)"]) expect(st.message).toContain(k);
+    expect(protobufKinds).toHaveLength(7);
   });
 
   it("answers 415 for a field outside the subset that carries data, and ignores it when empty", () => {

@@ -1,6 +1,6 @@
 /**
  * Decodes the `application/vnd.kubernetes.protobuf` request bodies kubectl's imperative commands
- * send (`kubectl create namespace`, `kubectl create job`) into the JSON object the JSON path
+ * send (`kubectl create namespace|job|configmap|secret|serviceaccount`) into the JSON object the JSON path
  * would have produced: the `k8s\0` magic, the `runtime.Unknown` envelope, then the object by a
  * hand-written SUBSET of the upstream messages with upstream field numbers. Zero scalars of
  * non-pointer fields are omitted (as `omitempty` JSON omits them; gogo protobuf always writes
@@ -13,16 +13,19 @@
  * @see staging/src/k8s.io/apimachinery/pkg/runtime/serializer/protobuf/protobuf.go (the envelope)
  * @see staging/src/k8s.io/apimachinery/pkg/runtime/generated.proto (Unknown, TypeMeta)
  * @see staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto (ObjectMeta, Time, LabelSelector)
- * @see staging/src/k8s.io/api/core/v1/generated.proto (Namespace, Pod, PodTemplate, PodSpec, Container)
+ * @see staging/src/k8s.io/api/core/v1/generated.proto (Namespace, Pod, PodTemplate, PodSpec, Container,
+ *   ConfigMap, Secret, ServiceAccount)
  * @see staging/src/k8s.io/api/batch/v1/generated.proto (Job, JobSpec, JobStatus)
  */
 import { StatusError, newBadRequest } from "@skiff/apimachinery";
 
 type Scalar = "string" | "int" | "bool" | "time" | "quantity";
+/** Map value types: `bytes` (`map[string][]byte`) becomes base64 text, as in the JSON form. */
+type MapValue = "string" | "quantity" | "bytes";
 interface Field {
   readonly n: number;
   readonly name: string;
-  readonly type: Scalar | Message | { readonly map: "string" | "quantity" };
+  readonly type: Scalar | Message | { readonly map: MapValue };
   readonly repeated?: boolean;
   /** A Go pointer (`*int32`, `*bool`, `*T`): present zero values are kept. */
   readonly ptr?: boolean;
@@ -145,6 +148,29 @@ const podStatus = msg("PodStatus", [
 ]);
 const pod = msg("Pod", [f(1, "metadata", objectMeta), f(2, "spec", podSpec), f(3, "status", podStatus)]);
 const podTemplate = msg("PodTemplate", [f(1, "metadata", objectMeta), f(2, "template", podTemplateSpec)]);
+const objectReference = msg("ObjectReference", [
+  f(1, "kind", "string"),
+  f(2, "namespace", "string"),
+  f(3, "name", "string"),
+  f(4, "uid", "string"),
+  f(5, "apiVersion", "string"),
+  f(6, "resourceVersion", "string"),
+  f(7, "fieldPath", "string"),
+]);
+const configMap = msg("ConfigMap", [f(1, "metadata", objectMeta), f(2, "data", { map: "string" }), f(3, "binaryData", { map: "bytes" }), f(4, "immutable", "bool", { ptr: true })]);
+const secret = msg("Secret", [
+  f(1, "metadata", objectMeta),
+  f(2, "data", { map: "bytes" }),
+  f(3, "type", "string"),
+  f(4, "stringData", { map: "string" }),
+  f(5, "immutable", "bool", { ptr: true }),
+]);
+const serviceAccount = msg("ServiceAccount", [
+  f(1, "metadata", objectMeta),
+  f(2, "secrets", objectReference, { repeated: true }),
+  f(3, "imagePullSecrets", msg("LocalObjectReference", [f(1, "name", "string")]), { repeated: true }),
+  f(4, "automountServiceAccountToken", "bool", { ptr: true }),
+]);
 const namespace = msg("Namespace", [
   f(1, "metadata", objectMeta),
   f(2, "spec", msg("NamespaceSpec", [f(1, "finalizers", "string", { repeated: true })])),
@@ -186,7 +212,10 @@ const job = msg("Job", [f(1, "metadata", objectMeta), f(2, "spec", jobSpec), f(3
 
 /** The kinds a protobuf body may carry, by `apiVersion/kind`. */
 const kinds: ReadonlyMap<string, Message> = new Map([
+  ["v1/ConfigMap", configMap],
   ["v1/Namespace", namespace],
+  ["v1/Secret", secret],
+  ["v1/ServiceAccount", serviceAccount],
   ["v1/Pod", pod],
   ["v1/PodTemplate", podTemplate],
   ["batch/v1/Job", job],
@@ -291,13 +320,18 @@ function toQuantity(w: WireField, path: string): string {
   return s;
 }
 
-function decodeMapEntry(w: WireField, path: string, value: "string" | "quantity"): [string, string] {
+function decodeMapEntry(w: WireField, path: string, value: MapValue): [string, string] {
   if (w.wire !== 2) throw wrongWire(path);
   let k = "";
   let v = "";
   for (const t of readWire(w.bytes!)) {
     if (t.n === 1) k = toStr(t, `${path}.key`);
-    else if (t.n === 2) v = value === "string" ? toStr(t, `${path}[${k}]`) : toQuantity(t, `${path}[${k}]`);
+    else if (t.n === 2) {
+      if (value === "string") v = toStr(t, `${path}[${k}]`);
+      else if (value === "quantity") v = toQuantity(t, `${path}[${k}]`);
+      else if (t.wire !== 2) throw wrongWire(`${path}[${k}]`);
+      else v = t.bytes!.toString("base64");
+    }
   }
   return [k, v];
 }

@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto";
 import {
   ContinueTokenError,
+  GoSyntaxValue,
   StatusError,
   checkDocumentLimits,
   decodeContinue,
@@ -27,6 +28,7 @@ import {
 import type { FieldError, FieldSelector, Selector } from "@skiff/apimachinery";
 import { isStorageError } from "@skiff/storage";
 import type { EncodedListOptions, ListResult, Storage, StoredObject } from "@skiff/storage";
+import { convertQueryBool, convertQueryInt64 } from "../request/query-params.js";
 import type { APIObject, RequestContext, ResourceStrategy } from "./strategy.js";
 
 const nameAlphabet = "bcdfghjklmnpqrstvwxz2456789";
@@ -92,9 +94,10 @@ export interface StoreUpdateOptions extends StoreWriteOptions {
 }
 
 /**
- * Reads a DELETE request's options: the `DeleteOptions` body (JSON; may be empty) and the
- * `gracePeriodSeconds`/`propagationPolicy`/`orphanDependents`/`dryRun` query parameters (the query
- * wins, as 1.23 decodes the query over the body). A body `dryRun: ["All"]` turns on dry run.
+ * Reads a DELETE request's options as 1.23's handlers: a non-empty body is the `DeleteOptions`
+ * (JSON) and the query is not read; without a body the query's `gracePeriodSeconds` (int64),
+ * `orphanDependents` (boolean, converted as `convertQueryBool`) and `propagationPolicy` (first
+ * value) are. A body `dryRun: ["All"]` turns on dry run.
  * Does not mutate `ctx`; returns a context copy sharing its `warnings` array.
  * @throws StatusError 400 (undecodable body, bad integers, unknown dryRun value), 422 (both
  *   `orphanDependents` and `propagationPolicy`)
@@ -103,7 +106,8 @@ export interface StoreUpdateOptions extends StoreWriteOptions {
  */
 export function deleteRequest(ctx: RequestContext, query: Readonly<Record<string, string>>, body: string): { ctx: RequestContext; options: StoreDeleteOptions } {
   let opts: Record<string, unknown> = {};
-  if (body.trim() !== "") {
+  const hasBody = body.trim() !== "";
+  if (hasBody) {
     let v: unknown;
     try {
       v = JSON.parse(body);
@@ -117,15 +121,15 @@ export function deleteRequest(ctx: RequestContext, query: Readonly<Record<string
   }
   const int = (name: string, raw: unknown): number | undefined => {
     if (raw === undefined || raw === null) return undefined;
-    const n = typeof raw === "string" && /^-?[0-9]+$/.test(raw) ? Number(raw) : typeof raw === "number" ? raw : NaN;
+    const n = typeof raw === "number" ? raw : NaN;
     if (!Number.isSafeInteger(n)) throw newBadRequest(`${name}: Invalid value: ${JSON.stringify(raw)}: must be an integer`);
     return n;
   };
-  const grace = int("gracePeriodSeconds", query["gracePeriodSeconds"] ?? opts["gracePeriodSeconds"]);
-  const rawPolicy = query["propagationPolicy"] ?? opts["propagationPolicy"];
+  const grace = hasBody ? int("gracePeriodSeconds", opts["gracePeriodSeconds"]) : convertQueryInt64(query["gracePeriodSeconds"]);
+  const rawPolicy = hasBody ? opts["propagationPolicy"] : query["propagationPolicy"];
   if (rawPolicy !== undefined && rawPolicy !== null && typeof rawPolicy !== "string") throw newBadRequest("propagationPolicy must be a string");
-  const rawOrphan = query["orphanDependents"] ?? opts["orphanDependents"];
-  const orphan = rawOrphan === undefined || rawOrphan === null ? undefined : rawOrphan === true || rawOrphan === "true";
+  const rawOrphan = hasBody ? opts["orphanDependents"] : convertQueryBool(query["orphanDependents"]);
+  const orphan = rawOrphan === undefined || rawOrphan === null ? undefined : rawOrphan === true;
   if (orphan !== undefined && typeof rawPolicy === "string") {
     throw newInvalid({ group: "meta.k8s.io", kind: "DeleteOptions" }, "", [invalid("propagationPolicy", rawPolicy, "orphanDependents and deletionPropagation cannot be both set")]);
   }
@@ -158,25 +162,46 @@ export function generateName(base: string): string {
 }
 
 /**
- * Whether anything but `metadata` and `status` differs between `a` and `b` — the generation-bump test.
- * Does not mutate.
+ * Whether anything but `metadata` and `status` differs between `a` and `b` — the generation-bump
+ * test — compared as {@link semanticEqual}. Does not mutate.
  */
 export function specChanged(a: APIObject, b: APIObject): boolean {
-  const strip = (o: APIObject) => {
-    const { metadata: _m, status: _s, ...rest } = o;
-    return JSON.stringify(sortKeys(rest));
-  };
-  return strip(a) !== strip(b);
+  const { metadata: _am, status: _as, ...ra } = a;
+  const { metadata: _bm, status: _bs, ...rb } = b;
+  return !semanticEqual(ra, rb);
 }
 
-function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (v && typeof v === "object") {
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(v).sort()) out[k] = sortKeys((v as Record<string, unknown>)[k]);
-    return out;
+/**
+ * Whether two decoded JSON values are equal as 1.23's `apiequality.Semantic.DeepEqual` sees the Go
+ * values they decode to: object key order does not matter, and an absent field, `null`, an empty
+ * list and an empty object are all the zero value (Go's nil and empty slices and maps are equal;
+ * a struct field absent or `{}` is the same zero struct). Pure.
+ * @see staging/src/k8s.io/apimachinery/pkg/api/equality/semantic.go, third_party/forked/golang/reflect/deep_equal.go
+ * @example semanticEqual({ a: [], b: 1 }, { b: 1 }) // true
+ */
+export function semanticEqual(a: unknown, b: unknown): boolean {
+  if (isZero(a) && isZero(b)) return true;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((x, i) => semanticEqual(x, b[i]));
   }
-  return v;
+  if (isPlainObject(a) && isPlainObject(b)) {
+    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+    for (const k of keys) if (!semanticEqual(a[k], b[k])) return false;
+    return true;
+  }
+  return a === b;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function isZero(v: unknown): boolean {
+  if (v === undefined || v === null) return true;
+  if (Array.isArray(v)) return v.length === 0;
+  if (isPlainObject(v)) return Object.values(v).every(isZero);
+  return false;
 }
 
 /**
@@ -494,7 +519,8 @@ export class GenericStore {
       const meta = (obj.metadata ??= {});
       const rv = meta.resourceVersion;
       if (!rv && !s.allowUnconditionalUpdate && !opts.subresource) {
-        throw newInvalid(this.gk, name, [invalid("metadata.resourceVersion", "", "must be specified for an update")]);
+        // 1.23 names the resource (not the kind) here and prints the uint64 zero with %#v.
+        throw newInvalid({ group: s.resource.group, kind: s.resource.plural }, name, [invalid("metadata.resourceVersion", new GoSyntaxValue("0x0"), "must be specified for an update")]);
       }
       // An unconditional update takes the stored object's resourceVersion (store.go doUnconditionalUpdate).
       if (!rv && old.metadata?.resourceVersion) meta.resourceVersion = old.metadata.resourceVersion;
@@ -513,6 +539,9 @@ export class GenericStore {
       if (old.metadata?.deletionGracePeriodSeconds !== undefined) meta.deletionGracePeriodSeconds = old.metadata.deletionGracePeriodSeconds;
       if (s.resource.namespaced) meta.namespace = ctx.namespace ?? "";
       if (opts.defaulted !== true) s.applyDefaults(obj);
+      // rest.BeforeUpdate: "Ensure requests cannot update generation" — only the strategy bumps it.
+      if (old.metadata?.generation !== undefined) meta.generation = old.metadata.generation;
+      else delete meta.generation;
       const sub = opts.subresource === "status" ? s.status : opts.subresource ? s.subresourceUpdates?.[opts.subresource] : undefined;
       if (opts.subresource && opts.subresource !== "status" && sub === undefined) throw newNotFound(this.gr, name);
       if (sub) {

@@ -2,6 +2,7 @@
  * Parsed facts of one API request path and method.
  * @see k8s.io/apiserver/pkg/endpoints/request/requestinfo.go
  */
+import { convertQueryBool } from "./query-params.js";
 
 /** Request facts, as Kubernetes' `RequestInfo`. Non-resource requests only set `path` and `verb`. */
 export interface RequestInfo {
@@ -24,7 +25,8 @@ export interface RequestInfo {
  * non-resource requests.
  * @param method - HTTP method (any case).
  * @param path - the URL path without query.
- * @param query - parsed query parameters (`watch`).
+ * @param query - parsed query parameters, the first value of each (`watch`, converted as 1.23's
+ *   `Convert_Slice_string_To_bool`: anything but `0`/`false` in any case, the empty value included, is a watch).
  * @example parseRequestInfo("GET", "/apis/batch/v1/namespaces/d/jobs", {}).verb // "list"
  */
 export function parseRequestInfo(method: string, path: string, query: Readonly<Record<string, unknown>>): RequestInfo {
@@ -64,13 +66,9 @@ export function parseRequestInfo(method: string, path: string, query: Readonly<R
   const name = parts[1] ?? "";
   const subresource = parts[2] ?? "";
   if (watchPath) verb = "watch";
-  else if (verb === "get" && name === "") verb = isTrue(query["watch"]) ? "watch" : "list";
+  else if (verb === "get" && name === "") verb = convertQueryBool(typeof query["watch"] === "string" ? query["watch"] : undefined) ? "watch" : "list";
   else if (verb === "delete" && name === "") verb = "deletecollection";
   return { ...base, isResourceRequest: true, verb, apiPrefix: prefix, apiGroup: group, apiVersion: version, namespace, resource, name, subresource, parts };
-}
-
-function isTrue(v: unknown): boolean {
-  return v === "true" || v === "1";
 }
 
 function safeDecode(s: string): string {

@@ -26,6 +26,8 @@ import type { DecodeFunc, HandlerConfig, HandlerRequest } from "../handlers/scop
 import { bodyMediaTypes } from "../negotiation/negotiation.js";
 import { GenericStore } from "../registry/store.js";
 import type { ResourceStrategy, UserInfo } from "../registry/strategy.js";
+import { firstQueryValues, parseQueryValues } from "../request/query-params.js";
+import { trimRestfulTrailingSlashes } from "../request/restful-path.js";
 import { parseRequestInfo } from "../request/request-info.js";
 import type { RequestInfo } from "../request/request-info.js";
 import { answerClientError } from "./client-error.js";
@@ -94,6 +96,8 @@ export function createAPIServer(config: APIServerConfig): APIServer {
     logger: (config.verbosity ?? 0) >= 2,
     logController: new LogController({ disableRequestLogging: true }),
     clientErrorHandler: answerClientError,
+    // Trailing slashes as 1.23's go-restful router ignores them (`/api/`, `/apis/batch/v1/`).
+    rewriteUrl: (req: { url?: string | undefined }) => trimRestfulTrailingSlashes(req.url ?? "/"),
     // Errors fastify answers before any route or hook (a malformed percent-escape in the path).
     frameworkErrors: (err: { code?: string }, req: FastifyRequest, reply: FastifyReply) => sendStatus(reply, frameworkErrorStatus(err, req.url)),
   };
@@ -203,14 +207,14 @@ function clientErrorStatus(code: number, message: string): StatusBody {
 /** The request as the handlers see it, read from fastify's request. */
 function handlerRequest(req: FastifyRequest, now: Date): HandlerRequest {
   const [path = "/", qs = ""] = req.url.split("?", 2);
-  const params = new URLSearchParams(qs);
-  const query = Object.fromEntries(params);
+  const values = parseQueryValues(qs);
+  const query = firstQueryValues(values);
   return {
     // The request filters parsed the same path and query already.
     info: (req as unknown as { requestInfo?: RequestInfo }).requestInfo ?? parseRequestInfo(req.method, path, query),
     method: req.method,
     query,
-    dryRun: params.getAll("dryRun"),
+    dryRun: values["dryRun"] ?? [],
     body: typeof req.body === "string" || Buffer.isBuffer(req.body) ? req.body : "",
     contentType: req.headers["content-type"],
     accept: req.headers.accept,

@@ -6,6 +6,7 @@ import type { Storage, WatchEvent, WatchOptions, Watcher } from "@skiff/storage"
 import { runStorageConformance } from "@skiff/storage/testing";
 import { describe, expect, it } from "vitest";
 import { WatchCache } from "./index.js";
+import { nextBookmarkDelayMs } from "./watch-cache.js";
 
 runStorageConformance("watch cache over memory", async () => {
   const storage = new WatchCache(new MemoryStorage({ compactionIntervalMs: 0 }));
@@ -149,15 +150,52 @@ describe("watch cache reads", () => {
     await cache.close();
   });
 
-  it("uses bookmarkIntervalMs for watches that ask for bookmarks", async () => {
+  it("uses bookmarkIntervalMs for watches that ask for bookmarks, once the cache is past the watch's revision", async () => {
     const backend = new MemoryStorage({ compactionIntervalMs: 0 });
     const { revision } = await backend.create("/registry/things/a", { metadata: { name: "a" } });
     const cache = new WatchCache(backend, { prefix: "/registry/", bookmarkIntervalMs: 10 });
     const w = await cache.watch("/registry/things", { recursive: true, resourceVersion: revision, allowBookmarks: true });
+    // A write outside the watched key moves the cache past the watch's revision (1.23 sends only newer bookmarks).
+    const other = await cache.create("/registry/others/b", { metadata: { name: "b" } });
     const first = await w.next();
-    expect(first.value).toMatchObject({ type: "BOOKMARK", revision });
+    expect(first.value).toMatchObject({ type: "BOOKMARK", revision: other.revision });
     w.stop();
     await cache.close();
+  });
+
+  it("sends no bookmark while nothing newer than the watch's revision was seen", async () => {
+    const backend = new MemoryStorage({ compactionIntervalMs: 0 });
+    const { revision } = await backend.create("/registry/things/a", { metadata: { name: "a" } });
+    const cache = new WatchCache(backend, { prefix: "/registry/", bookmarkIntervalMs: 10 });
+    const w = await cache.watch("/registry/things", { recursive: true, resourceVersion: revision, allowBookmarks: true });
+    const got = await Promise.race([w.next(), new Promise((r) => setTimeout(() => r("none"), 100))]);
+    expect(got).toBe("none");
+    w.stop();
+    await cache.close();
+  });
+
+  it("sends a bookmark 2 s before the watch's deadline, long before the periodic one", async () => {
+    const backend = new MemoryStorage({ compactionIntervalMs: 0 });
+    const { revision } = await backend.create("/registry/things/a", { metadata: { name: "a" } });
+    const cache = new WatchCache(backend, { prefix: "/registry/" });
+    const w = await cache.watch("/registry/things", { recursive: true, resourceVersion: revision, allowBookmarks: true, deadlineMs: Date.now() + 2300 });
+    const other = await cache.create("/registry/others/b", { metadata: { name: "b" } });
+    expect((await w.next()).value).toMatchObject({ type: "BOOKMARK", revision: other.revision });
+    w.stop();
+    await cache.close();
+  });
+});
+
+describe("nextBookmarkDelayMs (1.23 cacheWatcher.nextBookmarkTime)", () => {
+  it.each([
+    [60_000, undefined, 60_000],
+    [60_000, 10_000, 8_000],
+    [60_000, 62_000, 60_000],
+    [60_000, 2_000, 0],
+    [60_000, 1_999, undefined],
+    [1_000, 4_000, 1_000],
+  ] as const)("interval %d, deadline in %j ms → %j", (interval, deadlineIn, want) => {
+    expect(nextBookmarkDelayMs(1_000_000, interval, deadlineIn === undefined ? undefined : 1_000_000 + deadlineIn)).toBe(want);
   });
 });
 

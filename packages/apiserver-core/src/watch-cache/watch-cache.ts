@@ -65,6 +65,18 @@ function isText(e: QueuedEvent): e is TextEvent {
   return "text" in e;
 }
 
+/**
+ * Milliseconds from `nowMs` to a watch's next bookmark, as 1.23's `cacheWatcher.nextBookmarkTime`:
+ * `intervalMs` (1.23: a minute), or 2 s before the watch's deadline when that comes first;
+ * `undefined` when that moment has passed (no more bookmarks).
+ * @see staging/src/k8s.io/apiserver/pkg/storage/cacher/cacher.go in kubernetes/kubernetes v1.23 (nextBookmarkTime)
+ */
+export function nextBookmarkDelayMs(nowMs: number, intervalMs: number, deadlineMs: number | undefined): number | undefined {
+  let at = nowMs + intervalMs;
+  if (deadlineMs !== undefined && deadlineMs - 2000 < at) at = deadlineMs - 2000;
+  return at < nowMs ? undefined : at - nowMs;
+}
+
 class CacheWatcher implements Watcher {
   // Events are queued as they came (shared live events, or window text) and turned into this
   // watcher's events when taken: predicate transitions applied, copies made (or text parsed)
@@ -72,7 +84,7 @@ class CacheWatcher implements Watcher {
   private readonly queue: QueuedEvent[] = [];
   private waiter: ((r: IteratorResult<WatchEvent, undefined>) => void) | undefined;
   private ended = false;
-  private timer: ReturnType<typeof setInterval> | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     readonly key: string,
@@ -84,10 +96,27 @@ class CacheWatcher implements Watcher {
     private readonly from: Revision,
   ) {}
 
-  startBookmarks(intervalMs: number, latest: () => Revision): void {
-    this.timer = setInterval(() => {
-      if (this.queue.length === 0) this.push({ type: "BOOKMARK", revision: latest() });
-    }, intervalMs);
+  /**
+   * Schedules this watcher's bookmarks as 1.23's cacher: the next one at the earlier of
+   * `intervalMs` from now and 2 s before the watch's deadline, none once that is past. A bookmark
+   * carries the cache's latest revision and is sent only when that is newer than the revision the
+   * watch started from (1.23's cacheWatcher sends only events newer than it); an unsent bookmark
+   * still queued is replaced by the newer one.
+   */
+  startBookmarks(intervalMs: number, deadlineMs: number | undefined, latest: () => Revision): void {
+    const delay = nextBookmarkDelayMs(Date.now(), intervalMs, deadlineMs);
+    if (delay === undefined || this.ended) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      if (this.ended) return;
+      const revision = latest();
+      if (revision > this.from) {
+        const last = this.queue[this.queue.length - 1];
+        if (last !== undefined && !isText(last) && last.type === "BOOKMARK") this.queue[this.queue.length - 1] = { type: "BOOKMARK", revision };
+        else this.push({ type: "BOOKMARK", revision });
+      }
+      this.startBookmarks(intervalMs, deadlineMs, latest);
+    }, delay);
     this.timer.unref?.();
   }
 
@@ -151,7 +180,7 @@ class CacheWatcher implements Watcher {
 
   private finish(): void {
     this.ended = true;
-    if (this.timer) clearInterval(this.timer);
+    if (this.timer) clearTimeout(this.timer);
     this.onStop(this);
   }
 
@@ -300,7 +329,7 @@ export class WatchCache implements Storage {
     const w = new CacheWatcher(key, options.recursive === true, options.predicate, this.bufferCapacity, (x) => this.watchers.delete(x), options.sharedObjects === true, from);
     for (const e of this.window) if (e.revision > from) w.offer(e);
     this.watchers.add(w);
-    if (options.allowBookmarks === true) w.startBookmarks(options.bookmarkIntervalMs ?? this.bookmarkIntervalMs, () => this.latest);
+    if (options.allowBookmarks === true) w.startBookmarks(options.bookmarkIntervalMs ?? this.bookmarkIntervalMs, options.deadlineMs, () => this.latest);
     return w;
   }
 

@@ -1,7 +1,6 @@
 import type { Job, JobSpec, JobStatus, PodTemplateSpec } from "@skiff/api-types";
 import { duplicate, fieldPath, forbidden, invalid, isDNS1123Label, notSupported, required } from "@skiff/apimachinery";
 import type { FieldError, FieldPath } from "@skiff/apimachinery";
-import { validateIndexes } from "@skiff/completed-indexes";
 import { validatePodTemplateSpec } from "../core/index.js";
 import type { PodValidationOptions } from "../core/index.js";
 import { fieldImmutableMessage, validateImmutableField, validateNonnegativeField } from "../internal/field-checks.js";
@@ -17,8 +16,6 @@ export const MaxParallelismForIndexedJob = 100000;
 
 const completionModes = ["NonIndexed", "Indexed"] as const;
 const jobRestartPolicies = ["OnFailure", "Never"] as const;
-const jobConditionTypes = ["Complete", "Failed", "Suspended"] as const;
-const conditionStatuses = ["True", "False", "Unknown"] as const;
 
 /**
  * Options of the Job validators, derived by the caller from feature gates and the old object
@@ -156,21 +153,17 @@ export function validateJobUpdate(job: Job, old: Job, opts: JobValidationOptions
 
 /**
  * Validates an update through the `/status` subresource (the spec is kept from the old object by
- * the status strategy): object-meta update rules; `status.active`, `succeeded`, `failed`, `ready`
- * ≥ 0; `status.uncountedTerminatedPods` UIDs non-empty (`must not be empty`) and unique across
- * `succeeded` and `failed` (`Duplicate value`); `status.completedIndexes` strictly valid for
- * Indexed Jobs (`error parsing completedIndexes: ...`, once per bad piece) and empty otherwise;
- * `status.conditions[i]` with a `type` of `Complete`|`Failed`|`Suspended` (no duplicates) and a
- * `status` of `True`|`False`|`Unknown`. Pure; never throws.
+ * the status strategy) exactly as 1.23's `ValidateJobUpdateStatus`: object-meta update rules;
+ * `status.active`, `succeeded`, `failed`, `ready` ≥ 0; `status.uncountedTerminatedPods` UIDs
+ * non-empty (`must not be empty`) and unique across `succeeded` and `failed` (`Duplicate value`).
+ * Nothing more: 1.23 checks neither `completedIndexes` nor `conditions` nor times here (the job
+ * controller's lenient parser copes with a malformed `completedIndexes`). Pure; never throws.
  *
- * The completedIndexes and conditions rules go beyond 1.23 (which checked neither) as the
- * Skiff issue asks; their wording follows later Kubernetes releases.
- *
- * @see pkg/apis/batch/validation/validation.go `ValidateJobUpdateStatus` (kubernetes/kubernetes, 1.23)
+ * @see pkg/apis/batch/validation/validation.go `ValidateJobUpdateStatus`, `validateJobStatus` (kubernetes/kubernetes, 1.23)
  */
 export function validateJobStatusUpdate(job: Job, old: Job, _opts: JobValidationOptions): FieldError[] {
   const errs = validateObjectMetaUpdate(job.metadata, old.metadata, fieldPath("metadata"));
-  errs.push(...validateJobStatus(job.status, job.spec, fieldPath("status")));
+  errs.push(...validateJobStatus(job.status, fieldPath("status")));
   return errs;
 }
 
@@ -205,9 +198,14 @@ function validateJobSpec(spec: JobSpec | undefined, path: FieldPath, podOpts: Po
   }
   const templatePath = path.child("template");
   errs.push(...validatePodTemplateSpec(s.template, templatePath, podOpts));
+  // 1.23: Always (the pod default) or unset is Required (with the valid values as detail); any
+  // other value but OnFailure/Never is NotSupported — after the pod template's own NotSupported.
   const restartPolicy = s.template?.spec?.restartPolicy ?? "";
-  if (!(jobRestartPolicies as readonly string[]).includes(restartPolicy)) {
-    errs.push(notSupported(templatePath.child("spec", "restartPolicy").toString(), restartPolicy, jobRestartPolicies));
+  const restartPolicyPath = templatePath.child("spec", "restartPolicy").toString();
+  if (restartPolicy === "Always" || restartPolicy === "") {
+    errs.push(required(restartPolicyPath, `valid values: ${jobRestartPolicies.map((p) => JSON.stringify(p)).join(", ")}`));
+  } else if (!(jobRestartPolicies as readonly string[]).includes(restartPolicy)) {
+    errs.push(notSupported(restartPolicyPath, restartPolicy, jobRestartPolicies));
   }
   if (s.selector === undefined) {
     errs.push(required(path.child("selector").toString()));
@@ -297,7 +295,7 @@ function assignOrDelete(target: Record<string, unknown>, key: string, value: unk
   else target[key] = value;
 }
 
-function validateJobStatus(status: JobStatus | undefined, spec: JobSpec | undefined, path: FieldPath): FieldError[] {
+function validateJobStatus(status: JobStatus | undefined, path: FieldPath): FieldError[] {
   if (status === undefined) return [];
   const errs: FieldError[] = [];
   errs.push(...validateNonnegativeField(status.active, path.child("active")));
@@ -317,32 +315,5 @@ function validateJobStatus(status: JobStatus | undefined, spec: JobSpec | undefi
       });
     }
   }
-  errs.push(...validateCompletedIndexes(status.completedIndexes, spec, path.child("completedIndexes")));
-  const types = new Set<string>();
-  (status.conditions ?? []).forEach((c, i) => {
-    const cp = path.child("conditions").index(i);
-    if (c.type === "") errs.push(required(cp.child("type").toString()));
-    else if (!(jobConditionTypes as readonly string[]).includes(c.type)) {
-      errs.push(notSupported(cp.child("type").toString(), c.type, jobConditionTypes));
-    } else if (types.has(c.type)) errs.push(duplicate(cp.child("type").toString(), c.type));
-    else types.add(c.type);
-    if (c.status === "") errs.push(required(cp.child("status").toString()));
-    else if (!(conditionStatuses as readonly string[]).includes(c.status)) {
-      errs.push(notSupported(cp.child("status").toString(), c.status, conditionStatuses));
-    }
-  });
   return errs;
-}
-
-function validateCompletedIndexes(text: string | undefined, spec: JobSpec | undefined, path: FieldPath): FieldError[] {
-  if (text === undefined || text === "") return [];
-  const p = path.toString();
-  if (spec?.completionMode !== "Indexed") {
-    return [invalid(p, text, "cannot set non-empty completedIndexes when non-indexed completion mode")];
-  }
-  const completions = spec.completions;
-  if (completions === undefined || !Number.isSafeInteger(completions) || completions < 0) return [];
-  const res = validateIndexes(text, completions);
-  if (res.ok) return [];
-  return res.errors.map((e) => invalid(p, text, `error parsing completedIndexes: ${e.message}`));
 }

@@ -1,4 +1,5 @@
-import type { CSIDriver, Event, Job, Namespace, Node, Pod, PodTemplate } from "@skiff/api-types";
+import type { CSIDriver, Event, Job, Namespace, Node, Pod, PodTemplate, Secret } from "@skiff/api-types";
+import { setSecretDefaults } from "../core/config.js";
 import { setEventDefaults, setNamespaceDefaults, setNodeDefaults, setPodDefaults, setPodTemplateDefaults } from "../core/index.js";
 import type { KindName, KindTypes } from "../schemas/index.js";
 import { setCSIDriverDefaults } from "./csidriver.js";
@@ -14,6 +15,7 @@ const defaulters: { readonly [K in KindName]?: (obj: KindTypes[K]) => void } = {
   Node: (o: Node) => setNodeDefaults(o),
   Namespace: (o: Namespace) => setNamespaceDefaults(o),
   Event: (o: Event) => setEventDefaults(o),
+  Secret: (o: Secret) => setSecretDefaults(o),
 };
 
 const listItemKinds: { readonly [K in KindName]?: KindName } = {
@@ -26,14 +28,18 @@ const listItemKinds: { readonly [K in KindName]?: KindName } = {
   NodeList: "Node",
   EventList: "Event",
   NamespaceList: "Namespace",
+  ConfigMapList: "ConfigMap",
+  SecretList: "Secret",
+  ServiceAccountList: "ServiceAccount",
 };
 
 /**
  * Applies the defaults of `kind` to `obj`, mutating it in place (the single entry point the
  * apiserver calls after decoding): Job → `setJobDefaults`, CSIDriver → `setCSIDriverDefaults`,
  * PodTemplate → `setPodTemplateDefaults`, Pod → `setPodDefaults`, Node → `setNodeDefaults`,
- * Namespace → `setNamespaceDefaults`, Event → `setEventDefaults`; list kinds default each item.
- * CSINode, Lease, Binding and DeleteOptions have no defaults in 1.23 (no-op). Idempotent; never throws.
+ * Namespace → `setNamespaceDefaults`, Event → `setEventDefaults`, Secret → `setSecretDefaults`
+ * (type Opaque, `stringData` merged into `data`); list kinds default each item. CSINode, Lease,
+ * ConfigMap, ServiceAccount, Binding and DeleteOptions have no defaults in 1.23 (no-op). Idempotent; never throws.
  *
  * @see pkg/apis/batch/v1/zz_generated.defaults.go, pkg/apis/storage/v1/zz_generated.defaults.go,
  *   pkg/apis/core/v1/zz_generated.defaults.go (kubernetes/kubernetes, 1.23)

@@ -86,7 +86,8 @@ export const objectReferenceSchema = objectOf<ObjectReference>()("ObjectReferenc
 }) satisfies z.ZodType<ObjectReference>;
 
 type LocalObjectReference = Def<CSIVolumeSource["nodePublishSecretRef"]>;
-const localObjectReferenceSchema = objectOf<LocalObjectReference>()("LocalObjectReference", {
+/** core/v1 LocalObjectReference. */
+export const localObjectReferenceSchema = objectOf<LocalObjectReference>()("LocalObjectReference", {
   name: str().exactOptional(),
 }) satisfies z.ZodType<LocalObjectReference>;
 

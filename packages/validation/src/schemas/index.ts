@@ -1,5 +1,7 @@
 import type {
   Binding,
+  ConfigMap,
+  ConfigMapList,
   CSIDriver,
   CSIDriverList,
   CSINode,
@@ -19,9 +21,14 @@ import type {
   PodList,
   PodTemplate,
   PodTemplateList,
+  Secret,
+  SecretList,
+  ServiceAccount,
+  ServiceAccountList,
 } from "@skiff/api-types";
 import type { z } from "zod";
 import { jobListSchema, jobSchema } from "./batch.js";
+import { configMapListSchema, configMapSchema, secretListSchema, secretSchema, serviceAccountListSchema, serviceAccountSchema } from "./config.js";
 import { leaseListSchema, leaseSchema } from "./coordination.js";
 import {
   bindingSchema,
@@ -62,6 +69,12 @@ export interface KindTypes {
   EventList: EventList;
   Namespace: Namespace;
   NamespaceList: NamespaceList;
+  ConfigMap: ConfigMap;
+  ConfigMapList: ConfigMapList;
+  Secret: Secret;
+  SecretList: SecretList;
+  ServiceAccount: ServiceAccount;
+  ServiceAccountList: ServiceAccountList;
   Binding: Binding;
   DeleteOptions: DeleteOptions;
 }
@@ -97,6 +110,12 @@ export const kindSchemas: { readonly [K in KindName]: z.ZodType<KindTypes[K]> } 
   EventList: eventListSchema,
   Namespace: namespaceSchema,
   NamespaceList: namespaceListSchema,
+  ConfigMap: configMapSchema,
+  ConfigMapList: configMapListSchema,
+  Secret: secretSchema,
+  SecretList: secretListSchema,
+  ServiceAccount: serviceAccountSchema,
+  ServiceAccountList: serviceAccountListSchema,
   Binding: bindingSchema,
   DeleteOptions: deleteOptionsSchema,
 };

@@ -134,3 +134,67 @@ export function quantityMap(): z.ZodRecord<z.ZodString, ReturnType<typeof quanti
 export function openEnum<T extends string>(): z.ZodType<T> {
   return withGoType(z.string(), "string") as unknown as z.ZodType<T>;
 }
+
+const base64Decode = new Int16Array(256).fill(-1);
+for (const [i, c] of [..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"].entries()) base64Decode[c.charCodeAt(0)] = i;
+
+/**
+ * Where Go's `base64.StdEncoding` (what `encoding/json` decodes `[]byte` with) rejects `text`:
+ * the byte offset of its `CorruptInputError`, or `undefined` when `text` decodes. Padding is
+ * required; `\r` and `\n` are skipped; a padded quantum must end the input.
+ * @see encoding/base64/base64.go (decodeQuantum) in the Go standard library
+ */
+export function goBase64ErrorOffset(text: string): number | undefined {
+  const src = Buffer.from(text, "utf8");
+  const isNewline = (b: number | undefined) => b === 0x0a || b === 0x0d;
+  let si = 0;
+  while (si < src.length) {
+    for (let j = 0; j < 4; j++) {
+      if (si === src.length) {
+        if (j === 0) return undefined;
+        return si - j;
+      }
+      const b = src[si++]!;
+      if (base64Decode[b] !== -1) continue;
+      if (isNewline(b)) {
+        j--;
+        continue;
+      }
+      if (b !== 0x3d || j < 2) return si - 1;
+      if (j === 2) {
+        while (si < src.length && isNewline(src[si])) si++;
+        if (si === src.length) return src.length;
+        if (src[si] !== 0x3d) return si - 1;
+        si++;
+      }
+      while (si < src.length && isNewline(src[si])) si++;
+      return si < src.length ? si : undefined;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * `map[string][]byte` (Secret `data`, ConfigMap `binaryData`): values are base64 text as Go's
+ * JSON decoder reads `[]byte`; others fail with its `illegal base64 data at input byte N`.
+ */
+export function byteMap(): z.ZodRecord<z.ZodString, z.ZodString> {
+  const bytes = withGoType(
+    z.string().superRefine((s, ctx) => {
+      const at = goBase64ErrorOffset(s);
+      if (at !== undefined) ctx.addIssue({ code: "custom", message: `illegal base64 data at input byte ${String(at)}` });
+    }),
+    "[]uint8",
+  );
+  return withGoType(z.record(z.string(), bytes), "map[string][]uint8");
+}
+
+/** The decoded length in bytes of base64 text that {@link goBase64ErrorOffset} accepts. */
+export function base64DecodedLength(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 0x3d && c !== 0x0a && c !== 0x0d) n++;
+  }
+  return Math.floor((n * 3) / 4);
+}

@@ -23,11 +23,16 @@ describe("nameIsCSIDriverName (the spec's rule)", () => {
   });
 });
 
-describe("validateCSINodeDriverName", () => {
+describe("validateCSINodeDriverName (1.23 ValidateCSIDriverName)", () => {
   const p = fieldPath("spec", "drivers").index(0).child("name");
-  it("requires a name", () => {
-    expect(validateCSINodeDriverName("", p)).toEqual([{ type: "FieldValueRequired", field: "spec.drivers[0].name", detail: "" }]);
-    expect(validateCSINodeDriverName(undefined, p)).toHaveLength(1);
+  const subdomain =
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+  it("an empty name is Required and also Invalid (the extra cause 1.23 reports)", () => {
+    expect(validateCSINodeDriverName("", p)).toEqual([
+      { type: "FieldValueRequired", field: "spec.drivers[0].name", detail: "" },
+      { type: "FieldValueInvalid", field: "spec.drivers[0].name", badValue: "", detail: subdomain },
+    ]);
+    expect(validateCSINodeDriverName(undefined, p)).toHaveLength(2);
   });
   it("reports Too long beyond 63 characters", () => {
     const long = "a".repeat(64);
@@ -35,8 +40,8 @@ describe("validateCSINodeDriverName", () => {
       { type: "FieldValueTooLong", field: "spec.drivers[0].name", badValue: long, detail: "must have at most 63 bytes" },
     ]);
   });
-  it("reports Invalid value for bad characters and accepts upper case", () => {
+  it("reports the DNS-1123 subdomain problems of the lower-cased name; upper case is accepted", () => {
     expect(validateCSINodeDriverName("Example.CSI", p)).toEqual([]);
-    expect(validateCSINodeDriverName("bad_name", p)[0]).toMatchObject({ type: "FieldValueInvalid", badValue: "bad_name" });
+    expect(validateCSINodeDriverName("bad_name", p)).toEqual([{ type: "FieldValueInvalid", field: "spec.drivers[0].name", badValue: "bad_name", detail: subdomain }]);
   });
 });

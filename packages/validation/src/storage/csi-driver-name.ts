@@ -1,4 +1,4 @@
-import { invalid, required, tooLong } from "@skiff/apimachinery";
+import { invalid, isDNS1123Subdomain, required, tooLong } from "@skiff/apimachinery";
 import type { FieldError, FieldPath } from "@skiff/apimachinery";
 
 /** Maximum length of a CSI driver name, in characters (the spec's limit; equal to 1.23's). */
@@ -36,19 +36,20 @@ export function nameIsCSIDriverName(name: string, prefix: boolean): string[] {
 }
 
 /**
- * Validates a CSI driver name used as a field value (CSINode `spec.drivers[i].name`): empty →
- * `Required value`; longer than 63 → `Too long: must have at most 63 bytes`; otherwise the
- * character rule of {@link nameIsCSIDriverName} → `Invalid value`. Pure. (The package's
- * `validateCSIDriverName`, from `src/core`, is 1.23's rule for pod CSI volume drivers: a
- * DNS-1123 subdomain once lower-cased.)
+ * Validates a CSI driver name used as a field value (CSINode `spec.drivers[i].name`) as 1.23's
+ * `ValidateCSIDriverName`: empty → `Required value`; longer than 63 → `Too long: must have at
+ * most 63 bytes`; and `Invalid value` for each problem of the lower-cased name as a DNS-1123
+ * subdomain — so an empty name gets both `Required value` and an `Invalid value`, as in 1.23.
+ * Upper case is accepted (it is lower-cased first). Pure.
  *
  * @see pkg/apis/core/validation/validation.go `ValidateCSIDriverName` (kubernetes/kubernetes, 1.23)
  */
 export function validateCSINodeDriverName(name: string | undefined, path: FieldPath): FieldError[] {
   const p = path.toString();
-  if (name === undefined || name.length === 0) return [required(p)];
+  const value = name ?? "";
   const errs: FieldError[] = [];
-  if (name.length > CSIDriverNameMaxLength) errs.push(tooLong(p, name, CSIDriverNameMaxLength));
-  if (!csiDriverNameRe.test(name)) errs.push(invalid(p, name, regexMessage()));
+  if (value.length === 0) errs.push(required(p));
+  if (value.length > CSIDriverNameMaxLength) errs.push(tooLong(p, value, CSIDriverNameMaxLength));
+  for (const msg of isDNS1123Subdomain(value.toLowerCase())) errs.push(invalid(p, value, msg));
   return errs;
 }

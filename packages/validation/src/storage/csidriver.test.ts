@@ -42,7 +42,8 @@ describe("validateCSIDriver", () => {
   it("requires attachRequired, podInfoOnMount and storageCapacity (set by defaulting)", () => {
     const d: CSIDriver = { metadata: { name: "d" }, spec: {} };
     expect(messages(validateCSIDriver(d))).toEqual([
-      "spec.attachRequired: Required value",
+      // 1.23's path, typo included.
+      "spec.attachedRequired: Required value",
       "spec.podInfoOnMount: Required value",
       "spec.storageCapacity: Required value",
     ]);
@@ -54,8 +55,10 @@ describe("validateCSIDriver", () => {
     expect(messages(validateCSIDriver(driver({ fsGroupPolicy: "Always" } as unknown as CSIDriver["spec"])))).toEqual([
       'spec.fsGroupPolicy: Unsupported value: "Always": supported values: "File", "None", "ReadWriteOnceWithFSType"',
     ]);
-    expect(messages(validateCSIDriver(driver({ volumeLifecycleModes: ["Persistent", "persistent"] })))).toEqual([
-      'spec.volumeLifecycleModes[1]: Unsupported value: "persistent": supported values: "Persistent", "Ephemeral"',
+    // 1.23 reports at the list's path, without the index, once per bad mode.
+    expect(messages(validateCSIDriver(driver({ volumeLifecycleModes: ["Persistent", "persistent", "Bogus"] })))).toEqual([
+      'spec.volumeLifecycleModes: Unsupported value: "persistent": supported values: "Persistent", "Ephemeral"',
+      'spec.volumeLifecycleModes: Unsupported value: "Bogus": supported values: "Persistent", "Ephemeral"',
     ]);
   });
 
@@ -106,14 +109,14 @@ describe("validateCSIDriverUpdate", () => {
   });
 
   it.each([
-    ["attachRequired", (d: CSIDriver): void => void (d.spec.attachRequired = false), false],
-    ["podInfoOnMount", (d: CSIDriver): void => void (d.spec.podInfoOnMount = true), true],
-    ["fsGroupPolicy", (d: CSIDriver): void => void (d.spec.fsGroupPolicy = "File"), "File"],
-    ["volumeLifecycleModes", (d: CSIDriver): void => void (d.spec.volumeLifecycleModes = ["Ephemeral"]), ["Ephemeral"]],
-  ] as const)("rejects a change of %s", (fieldName, mut, badValue) => {
-    expect(validateCSIDriverUpdate(updated(mut), old)).toEqual([
-      { type: "FieldValueInvalid", field: `spec.${fieldName}`, badValue, detail: "field is immutable" },
-    ]);
+    ["attachedRequired", (d: CSIDriver): void => void (d.spec.attachRequired = false), "false"],
+    ["podInfoOnMount", (d: CSIDriver): void => void (d.spec.podInfoOnMount = true), "true"],
+    ["fsGroupPolicy", (d: CSIDriver): void => void (d.spec.fsGroupPolicy = "File"), '"File"'],
+    ["volumeLifecycleModes", (d: CSIDriver): void => void (d.spec.volumeLifecycleModes = ["Ephemeral"]), '[]storage.VolumeLifecycleMode{"Ephemeral"}'],
+  ] as const)("rejects a change at 1.23's path spec.%s", (fieldName, mut, shown) => {
+    const errs = validateCSIDriverUpdate(updated(mut), old);
+    expect(errs.map((e) => [e.type, e.field])).toEqual([["FieldValueInvalid", `spec.${fieldName}`]]);
+    expect(messages(errs)).toEqual([`spec.${fieldName}: Invalid value: ${shown}: field is immutable`]);
   });
 
   it("still validates the new spec and the metadata update", () => {

@@ -1,5 +1,5 @@
 import type { CSIDriver, CSIDriverSpec } from "@skiff/api-types";
-import { duplicate, fieldPath, invalid, notSupported, required } from "@skiff/apimachinery";
+import { GoSyntaxValue, duplicate, fieldPath, goQuote, invalid, notSupported, required } from "@skiff/apimachinery";
 import type { FieldError, FieldPath } from "@skiff/apimachinery";
 import { validateImmutableField } from "../internal/field-checks.js";
 import { validateObjectMeta, validateObjectMetaUpdate } from "../meta/index.js";
@@ -20,15 +20,15 @@ const volumeLifecycleModes = ["Persistent", "Ephemeral"] as const;
  *   (at most 63 characters, `[a-zA-Z0-9]` at both ends, dashes, dots and alphanumerics between;
  *   upper case allowed — the spec wins over 1.23's DNS-subdomain rule);
  * - `spec.attachRequired`, `spec.podInfoOnMount`, `spec.storageCapacity` → `Required value` when
- *   unset (defaulting sets them);
+ *   unset (defaulting sets them), the first at 1.23's path `spec.attachedRequired` (its typo);
  * - `spec.fsGroupPolicy` one of `File`, `None`, `ReadWriteOnceWithFSType`;
- * - `spec.volumeLifecycleModes[i]` one of `Persistent`, `Ephemeral`;
+ * - each of `spec.volumeLifecycleModes` one of `Persistent`, `Ephemeral` (`Unsupported value` at
+ *   the list's path `spec.volumeLifecycleModes`, no index, once per bad mode, as 1.23);
  * - `spec.tokenRequests[i].audience` unique (`Duplicate value`; so at most one empty audience);
  *   `expirationSeconds` ≥ 600 (`may not specify a duration less than 10 minutes`) and ≤ 2^32
  *   (`may not specify a duration larger than 2^32 seconds`).
  *
- * Paths name the actual fields (`spec.attachRequired`, `spec.volumeLifecycleModes[1]`) where 1.23
- * has `spec.attachedRequired` (a typo) and `spec.volumeLifecycleModes` without the index.
+ * Paths are 1.23's own, typo included: clients and scripts match on them.
  *
  * @see pkg/apis/storage/validation/validation.go `ValidateCSIDriver` (kubernetes/kubernetes, 1.23)
  * @example
@@ -42,8 +42,10 @@ export function validateCSIDriver(driver: CSIDriver): FieldError[] {
 
 /**
  * Validates an update of a CSIDriver: object-meta update rules, every spec rule of
- * {@link validateCSIDriver}, and immutability of `spec.attachRequired`, `spec.podInfoOnMount`,
- * `spec.fsGroupPolicy` and `spec.volumeLifecycleModes` (`Invalid value: ...: field is immutable`).
+ * {@link validateCSIDriver}, and immutability of `spec.attachRequired` (reported at 1.23's
+ * `spec.attachedRequired`), `spec.fsGroupPolicy`, `spec.podInfoOnMount` and
+ * `spec.volumeLifecycleModes` (`Invalid value: ...: field is immutable`, the modes shown as Go's
+ * `[]storage.VolumeLifecycleMode{...}`), in 1.23's order.
  * `requiresRepublish`, `tokenRequests` and `storageCapacity` may change (the spec; 1.23).
  * Never throws; does not mutate.
  *
@@ -55,27 +57,38 @@ export function validateCSIDriverUpdate(driver: CSIDriver, old: CSIDriver): Fiel
   errs.push(...validateCSIDriverSpec(driver.spec, spec));
   const n = driver.spec;
   const o = old.spec;
-  errs.push(...validateImmutableField(n?.attachRequired, o?.attachRequired, spec.child("attachRequired")));
+  errs.push(...validateImmutableField(n?.attachRequired, o?.attachRequired, spec.child("attachedRequired")));
   errs.push(...validateImmutableField(n?.fsGroupPolicy, o?.fsGroupPolicy, spec.child("fsGroupPolicy")));
   errs.push(...validateImmutableField(n?.podInfoOnMount, o?.podInfoOnMount, spec.child("podInfoOnMount")));
-  errs.push(...validateImmutableField(n?.volumeLifecycleModes, o?.volumeLifecycleModes, spec.child("volumeLifecycleModes")));
+  errs.push(
+    ...validateImmutableField(n?.volumeLifecycleModes, o?.volumeLifecycleModes, spec.child("volumeLifecycleModes")).map((e) => ({
+      ...e,
+      badValue: new GoSyntaxValue(goLifecycleModes(n?.volumeLifecycleModes)),
+    })),
+  );
   return errs;
+}
+
+// Go's %#v of the internal []storage.VolumeLifecycleMode.
+function goLifecycleModes(modes: readonly string[] | undefined): string {
+  if (modes === undefined) return "[]storage.VolumeLifecycleMode(nil)";
+  return `[]storage.VolumeLifecycleMode{${modes.map((m) => goQuote(m)).join(", ")}}`;
 }
 
 function validateCSIDriverSpec(spec: CSIDriverSpec | undefined, path: FieldPath): FieldError[] {
   const s: Partial<CSIDriverSpec> = spec ?? {};
   const errs: FieldError[] = [];
-  if (s.attachRequired === undefined) errs.push(required(path.child("attachRequired").toString()));
+  if (s.attachRequired === undefined) errs.push(required(path.child("attachedRequired").toString()));
   if (s.podInfoOnMount === undefined) errs.push(required(path.child("podInfoOnMount").toString()));
   if (s.storageCapacity === undefined) errs.push(required(path.child("storageCapacity").toString()));
   if (s.fsGroupPolicy !== undefined && !(fsGroupPolicies as readonly string[]).includes(s.fsGroupPolicy)) {
     errs.push(notSupported(path.child("fsGroupPolicy").toString(), s.fsGroupPolicy, fsGroupPolicies));
   }
-  (s.volumeLifecycleModes ?? []).forEach((mode, i) => {
+  for (const mode of s.volumeLifecycleModes ?? []) {
     if (!(volumeLifecycleModes as readonly string[]).includes(mode)) {
-      errs.push(notSupported(path.child("volumeLifecycleModes").index(i).toString(), mode, volumeLifecycleModes));
+      errs.push(notSupported(path.child("volumeLifecycleModes").toString(), mode, volumeLifecycleModes));
     }
-  });
+  }
   const audiences = new Set<string>();
   (s.tokenRequests ?? []).forEach((tr, i) => {
     const p = path.child("tokenRequests").index(i);

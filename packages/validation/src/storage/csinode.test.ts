@@ -28,11 +28,14 @@ describe("validateCSINode", () => {
     expect(validateCSINode(node([], "Node_1")).map((e) => e.field)).toEqual(["metadata.name"]);
   });
 
-  it("checks driver names", () => {
-    expect(msgs(node([{ ...good, name: "" }]))).toEqual(["spec.drivers[0].name: Required value"]);
+  it("checks driver names as 1.23's ValidateCSIDriverName (an empty one is Required and Invalid)", () => {
+    const empty = msgs(node([{ ...good, name: "" }]));
+    expect(empty[0]).toBe("spec.drivers[0].name: Required value");
+    expect(empty[1]).toMatch(/^spec\.drivers\[0\]\.name: Invalid value: "": a lowercase RFC 1123 subdomain must consist of/);
+    expect(empty).toHaveLength(2);
     const bad = msgs(node([{ ...good, name: "bad_driver" }]));
     expect(bad).toHaveLength(1);
-    expect(bad[0]).toMatch(/^spec\.drivers\[0\]\.name: Invalid value: "bad_driver": a CSI driver name must consist of/);
+    expect(bad[0]).toMatch(/^spec\.drivers\[0\]\.name: Invalid value: "bad_driver": a lowercase RFC 1123 subdomain must consist of/);
     expect(validateCSINode(node([{ ...good, name: "d".repeat(64) }]))[0]).toMatchObject({
       type: "FieldValueTooLong",
       field: "spec.drivers[0].name",
@@ -65,14 +68,20 @@ describe("validateCSINode", () => {
     ]);
   });
 
-  it("checks topology keys: non-empty, unique, qualified names", () => {
-    expect(msgs(node([{ ...good, topologyKeys: ["a", "", "a"] }]))).toEqual([
-      "spec.drivers[0].topologyKeys[1]: Required value",
-      'spec.drivers[0].topologyKeys[2]: Duplicate value: "a"',
+  it("checks topology keys: non-empty, unique, qualified names — at the driver's path, as 1.23", () => {
+    const errs = validateCSINode(node([{ ...good, topologyKeys: ["a", "", "a"] }]));
+    expect(errs.map((e) => `${e.field} ${e.type}`)).toEqual([
+      "spec.drivers[0] FieldValueRequired",
+      // "" is not a qualified name either: 1.23 reports each problem, showing the whole key list.
+      "spec.drivers[0] FieldValueInvalid",
+      "spec.drivers[0] FieldValueInvalid",
+      "spec.drivers[0] FieldValueDuplicate",
     ]);
+    expect(errs[3]).toMatchObject({ badValue: "a" });
     const bad = validateCSINode(node([{ ...good, topologyKeys: ["bad key"] }]));
     expect(bad).toHaveLength(1);
-    expect(bad[0]).toMatchObject({ type: "FieldValueInvalid", field: "spec.drivers[0].topologyKeys[0]", badValue: "bad key" });
+    expect(bad[0]).toMatchObject({ type: "FieldValueInvalid", field: "spec.drivers[0]", badValue: ["bad key"] });
+    expect(formatFieldError(bad[0]!)).toMatch(/^spec\.drivers\[0\]: Invalid value: \[\]string\{"bad key"\}: name part must consist of/);
     expect(validateCSINode(node([{ ...good, topologyKeys: ["-x.example.io/zone"] }]))[0]?.detail).toMatch(/^prefix part /);
   });
 });
@@ -90,18 +99,22 @@ describe("validateCSINodeUpdate", () => {
     expect(validateCSINodeUpdate(removed, old)).toEqual([]);
   });
 
-  it("rejects changing nodeID, allocatable or topologyKeys of an existing driver", () => {
+  it("rejects any change of an existing driver at 1.23's path CSINodeDriver, the driver printed as Go's %#v", () => {
     const n = structuredClone(old);
     n.spec.drivers = [
       { name: "b.example.com", nodeID: "b2", allocatable: { count: 1 } },
       { ...good, topologyKeys: ["example.io/hostname"] },
     ];
-    const immutable = (field: string, badValue: unknown) => ({ type: "FieldValueInvalid", field, badValue, detail: "field is immutable" });
-    expect(validateCSINodeUpdate(n, old)).toEqual([
-      immutable("spec.drivers[0].nodeID", "b2"),
-      immutable("spec.drivers[0].allocatable", { count: 1 }),
-      immutable("spec.drivers[1].topologyKeys", ["example.io/hostname"]),
+    expect(validateCSINodeUpdate(n, old).map(formatFieldError)).toEqual([
+      'CSINodeDriver: Invalid value: storage.CSINodeDriver{Name:"csi.example.com", NodeID:"node-1-id", TopologyKeys:[]string{"example.io/hostname"}, Allocatable:(*storage.VolumeNodeResources)(0xc000000000)}: field is immutable',
+      'CSINodeDriver: Invalid value: storage.CSINodeDriver{Name:"b.example.com", NodeID:"b2", TopologyKeys:[]string(nil), Allocatable:(*storage.VolumeNodeResources)(0xc000000000)}: field is immutable',
     ]);
+  });
+
+  it("reports the create rules twice on update (strategy and ValidateCSINodeUpdate both run ValidateCSINode)", () => {
+    const n = structuredClone(old);
+    n.spec.drivers.push({ name: "d.example.io", nodeID: "" });
+    expect(validateCSINodeUpdate(n, old).map(formatFieldError)).toEqual(["spec.drivers[2].nodeID: Required value", "spec.drivers[2].nodeID: Required value"]);
   });
 
   it("still validates the new object and the metadata update", () => {

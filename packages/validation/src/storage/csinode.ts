@@ -1,7 +1,8 @@
 import type { CSINode, CSINodeDriver } from "@skiff/api-types";
-import { duplicate, fieldPath, invalid, isQualifiedName, required } from "@skiff/apimachinery";
+import { GoSyntaxValue, duplicate, fieldPath, goQuote, invalid, isQualifiedName, required } from "@skiff/apimachinery";
 import type { FieldError, FieldPath } from "@skiff/apimachinery";
-import { validateImmutableField, validateNonnegativeField } from "../internal/field-checks.js";
+import { deepEqual } from "../internal/deep-equal.js";
+import { validateNonnegativeField } from "../internal/field-checks.js";
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from "../meta/index.js";
 import { validateCSINodeDriverName } from "./csi-driver-name.js";
 
@@ -27,20 +28,20 @@ export interface CSINodeValidationOptions {
 export const defaultCSINodeValidationOptions: CSINodeValidationOptions = { allowLongNodeID: true };
 
 /**
- * Validates a CSINode for create. Never throws; does not mutate.
+ * Validates a CSINode for create as 1.23's `ValidateCSINode`. Never throws; does not mutate.
  *
  * - `metadata`: cluster-scoped object meta; the name is a node name (DNS-1123 subdomain);
- * - `spec.drivers[i].name`: required, the CSI driver name rule (see `nameIsCSIDriverName`;
- *   longer than 63 → `Too long`), unique (`Duplicate value`);
+ * - `spec.drivers[i].name`: 1.23's `ValidateCSIDriverName` — empty → `Required value` and also
+ *   `Invalid value` (the lower-cased name is not a DNS-1123 subdomain); longer than 63 →
+ *   `Too long`; not a DNS-1123 subdomain once lower-cased → `Invalid value`; unique (`Duplicate value`);
  * - `spec.drivers[i].nodeID`: required, at most 256 characters (192 without `allowLongNodeID`):
  *   `must be 256 characters or less`;
  * - `spec.drivers[i].allocatable.count` ≥ 0;
- * - `spec.drivers[i].topologyKeys[j]`: non-empty, unique, qualified names.
+ * - `spec.drivers[i].topologyKeys`: each key non-empty (`Required value`), unique
+ *   (`Duplicate value: "<key>"`) and a qualified name (`Invalid value` showing the whole key list)
+ *   — all reported at the driver's path `spec.drivers[i]`, as 1.23 does.
  *
- * Topology-key errors carry the key's own path (`...topologyKeys[j]`) where 1.23 names only the
- * driver (`spec.drivers[i]`).
- *
- * @see pkg/apis/storage/validation/validation.go `ValidateCSINode` (kubernetes/kubernetes, 1.23)
+ * @see pkg/apis/storage/validation/validation.go `ValidateCSINode`, `validateCSINodeDriver` (kubernetes/kubernetes, 1.23)
  * @example
  * validateCSINode(csiNode) // [] when valid
  */
@@ -53,12 +54,16 @@ export function validateCSINode(node: CSINode, opts: CSINodeValidationOptions = 
 }
 
 /**
- * Validates an update of a CSINode: object-meta update rules, every create rule on the new
- * object, and for each driver present in both (matched by name) its `nodeID`, `allocatable` and
- * `topologyKeys` unchanged (`Invalid value: ...: field is immutable`, at
- * `spec.drivers[i].nodeID` etc.). Drivers may be added and removed. Never throws; does not mutate.
+ * Validates an update of a CSINode as 1.23's strategy does: object-meta update rules, then
+ * `ValidateCSINode` on the new object, then `ValidateCSINodeUpdate` — which validates the new
+ * object once more (so each create-rule cause appears twice in `details.causes`, once in the
+ * message) and, for each driver present in both (matched by name) that changed in any way,
+ * `CSINodeDriver: Invalid value: storage.CSINodeDriver{...}: field is immutable` (1.23's path
+ * `CSINodeDriver`, the driver printed as Go's `%#v`; the `Allocatable` pointer's address, which
+ * differs on every 1.23 run, is printed as `0xc000000000`). Drivers may be added and removed.
+ * Never throws; does not mutate.
  *
- * @see pkg/apis/storage/validation/validation.go `ValidateCSINodeUpdate` (kubernetes/kubernetes, 1.23)
+ * @see pkg/apis/storage/validation/validation.go `ValidateCSINodeUpdate`; pkg/registry/storage/csinode/strategy.go `ValidateUpdate` (kubernetes/kubernetes, 1.23)
  */
 export function validateCSINodeUpdate(
   node: CSINode,
@@ -67,17 +72,20 @@ export function validateCSINodeUpdate(
 ): FieldError[] {
   const errs = validateObjectMetaUpdate(node.metadata, old.metadata, fieldPath("metadata"));
   errs.push(...validateCSINode(node, opts));
-  const oldByName = new Map((old.spec?.drivers ?? []).map((d) => [d.name, d] as const));
-  const drivers = fieldPath("spec", "drivers");
-  (node.spec?.drivers ?? []).forEach((d, i) => {
-    const o = oldByName.get(d.name);
-    if (o === undefined) return;
-    const p = drivers.index(i);
-    errs.push(...validateImmutableField(d.nodeID, o.nodeID, p.child("nodeID")));
-    errs.push(...validateImmutableField(d.allocatable, o.allocatable, p.child("allocatable")));
-    errs.push(...validateImmutableField(d.topologyKeys, o.topologyKeys, p.child("topologyKeys")));
-  });
+  errs.push(...validateCSINode(node, opts));
+  for (const o of old.spec?.drivers ?? []) {
+    for (const d of node.spec?.drivers ?? []) {
+      if (o.name === d.name && !deepEqual(d, o)) errs.push(invalid("CSINodeDriver", new GoSyntaxValue(goCSINodeDriver(d)), "field is immutable"));
+    }
+  }
   return errs;
+}
+
+// Go's %#v of the internal storage.CSINodeDriver.
+function goCSINodeDriver(d: CSINodeDriver): string {
+  const keys = d.topologyKeys === undefined ? "[]string(nil)" : `[]string{${d.topologyKeys.map((k) => goQuote(k)).join(", ")}}`;
+  const allocatable = d.allocatable === undefined ? "(*storage.VolumeNodeResources)(nil)" : "(*storage.VolumeNodeResources)(0xc000000000)";
+  return `storage.CSINodeDriver{Name:${goQuote(d.name)}, NodeID:${goQuote(d.nodeID)}, TopologyKeys:${keys}, Allocatable:${allocatable}}`;
 }
 
 function validateCSINodeDriver(
@@ -94,16 +102,14 @@ function validateCSINodeDriver(
   errs.push(...validateNonnegativeField(driver.allocatable?.count, path.child("allocatable", "count")));
   if (names.has(driver.name)) errs.push(duplicate(path.child("name").toString(), driver.name));
   names.add(driver.name);
+  // 1.23 reports every topology-key problem at the driver's own path, the whole key list as the bad value.
+  const p = path.toString();
   const keys = new Set<string>();
-  (driver.topologyKeys ?? []).forEach((key, j) => {
-    const kp = path.child("topologyKeys").index(j).toString();
-    if (key.length === 0) {
-      errs.push(required(kp));
-      return;
-    }
-    if (keys.has(key)) errs.push(duplicate(kp, key));
+  for (const key of driver.topologyKeys ?? []) {
+    if (key.length === 0) errs.push(required(p));
+    if (keys.has(key)) errs.push(duplicate(p, key));
     keys.add(key);
-    for (const msg of isQualifiedName(key)) errs.push(invalid(kp, key, msg));
-  });
+    for (const msg of isQualifiedName(key)) errs.push(invalid(p, driver.topologyKeys ?? [], msg));
+  }
   return errs;
 }

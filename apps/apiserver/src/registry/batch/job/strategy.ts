@@ -5,6 +5,7 @@
 import type { Job } from "@skiff/api-types";
 import { findResource } from "@skiff/api-types";
 import type { FieldError } from "@skiff/apimachinery";
+import { semanticEqual } from "@skiff/apiserver-core";
 import type { RequestContext, ResourceStrategy, StatusStrategy } from "@skiff/apiserver-core";
 import { JobTrackingAnnotation, defaultValidationOptions, dropDisabledJobFields, kindValidators, setJobDefaults } from "@skiff/validation";
 import type { ValidationOptions } from "@skiff/validation";
@@ -59,7 +60,8 @@ export function createJobStrategy(gates: JobStrategyGates): ResourceStrategy<Job
       setJobDefaults(obj);
     },
     prepareForCreate(_ctx: RequestContext, job) {
-      delete job.status;
+      // 1.23: `job.Status = batch.JobStatus{}` — a struct, on the wire `"status":{}`.
+      job.status = {};
       const meta = (job.metadata ??= {});
       meta.generation = 1;
       if (gates.jobTrackingWithFinalizers) {
@@ -81,7 +83,9 @@ export function createJobStrategy(gates: JobStrategyGates): ResourceStrategy<Job
       else job.status = structuredClone(old.status);
       dropDisabledJobFields(job, old, gates);
       copyTemplateLabelsIfEmpty(job);
-      if (JSON.stringify(job.spec) !== JSON.stringify(old.spec)) {
+      // Only a spec change bumps generation (1.23: !apiequality.Semantic.DeepEqual(new.Spec, old.Spec));
+      // labels, annotations and status writes keep it (the store set it to the old one).
+      if (!semanticEqual(job.spec, old.spec)) {
         (job.metadata ??= {}).generation = (old.metadata?.generation ?? 0) + 1;
       }
     },

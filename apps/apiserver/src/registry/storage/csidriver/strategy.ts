@@ -41,11 +41,18 @@ export const csiDriverTable: TableConvertor<T> = {
   },
 };
 
-/** The CSIDriver strategy: defaults, validation, returns the deleted object. */
+/**
+ * The CSIDriver strategy: defaults, validation, returns the deleted object. As 1.23: no generation
+ * on create, any spec change bumps it (only the mutable fields can change), and an update must
+ * carry a resourceVersion (`AllowUnconditionalUpdate` false).
+ */
 export function createCSIDriverStrategy(): ResourceStrategy<T> {
   return createSimpleStrategy<T>({
     group: "storage.example.io",
     plural: "csidrivers",
+    generationField: "spec",
+    generationOnCreate: false,
+    allowUnconditionalUpdate: false,
     applyDefaults: setCSIDriverDefaults,
     validators: kindValidators.CSIDriver,
     table: csiDriverTable,

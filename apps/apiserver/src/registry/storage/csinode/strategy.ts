@@ -19,11 +19,12 @@ export const csiNodeTable: TableConvertor<T> = {
   },
 };
 
-/** The CSINode strategy. */
+/** The CSINode strategy. As 1.23: no generation, and an update must carry a resourceVersion (`AllowUnconditionalUpdate` false). */
 export function createCSINodeStrategy(): ResourceStrategy<T> {
   return createSimpleStrategy<T>({
     group: "storage.example.io",
     plural: "csinodes",
+    allowUnconditionalUpdate: false,
     validators: kindValidators.CSINode,
     table: csiNodeTable,
   });

@@ -1,0 +1,86 @@
+import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { AtomicWriterError, validatePayloadPath, writeAtomically, type FileProjection } from "./atomic-writer.js";
+
+const root = mkdtempSync(join(tmpdir(), "skiff-aw-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const payload = (o: Record<string, string | Uint8Array | [string, number]>) =>
+  new Map<string, FileProjection>(Object.entries(o).map(([k, v]) => [k, Array.isArray(v) ? { data: v[0], mode: v[1] } : { data: v, mode: 0o644 }]));
+
+const visible = (d: string) => readdirSync(d).filter((n) => !n.startsWith("..")).sort();
+
+describe("validatePayloadPath", () => {
+  it.each([
+    ["", `invalid path: must not be empty: ""`],
+    ["/etc/passwd", "invalid path: must be relative path: /etc/passwd"],
+    ["a/../b", "invalid path: must not contain '..': a/../b"],
+    ["..", "invalid path: must not contain '..': .."],
+    ["..data/x", "invalid path: must not start with '..': ..data/x"],
+    ["..a", "invalid path: must not start with '..': ..a"],
+    [`a/${"x".repeat(256)}`, "invalid path: filenames must be less than or equal to 255 characters"],
+    ["y/".repeat(2049), "invalid path: must be less than or equal to 4096 characters"],
+  ])("refuses %j with 1.23's message", (p, message) => {
+    expect(() => validatePayloadPath(p)).toThrow(new AtomicWriterError(message));
+  });
+
+  it.each(["a", "a/b/c", "a..b", ".hidden", "a/..b"])("accepts %j", (p) => {
+    expect(() => validatePayloadPath(p)).not.toThrow();
+  });
+});
+
+describe("writeAtomically", () => {
+  it("writes files under a timestamped directory behind ..data, with user-visible symlinks and modes", async () => {
+    const d = join(root, "first");
+    expect(await writeAtomically(d, payload({ "app.properties": "a=1\n", "nested/dir/key": ["v", 0o400], bin: new Uint8Array([0, 255, 10]) }))).toBe(true);
+    const ts = readlinkSync(join(d, "..data"));
+    expect(ts).toMatch(/^\.\.\d{4}_\d{2}_\d{2}_\d{2}_\d{2}_\d{2}\.\d+$/);
+    expect(statSync(join(d, ts)).mode & 0o777).toBe(0o755);
+    expect(readlinkSync(join(d, "app.properties"))).toBe("..data/app.properties");
+    expect(readlinkSync(join(d, "nested"))).toBe("..data/nested");
+    expect(readFileSync(join(d, "app.properties"), "utf8")).toBe("a=1\n");
+    expect(readFileSync(join(d, "nested/dir/key"), "utf8")).toBe("v");
+    expect([...readFileSync(join(d, "bin"))]).toEqual([0, 255, 10]);
+    expect(statSync(join(d, "nested/dir/key")).mode & 0o777).toBe(0o400);
+    expect(statSync(join(d, "app.properties")).mode & 0o777).toBe(0o644);
+    expect(visible(d)).toEqual(["app.properties", "bin", "nested"]);
+  });
+
+  it("does not rewrite an unchanged payload, and swaps ..data on a change", async () => {
+    const d = join(root, "update");
+    await writeAtomically(d, payload({ a: "1", b: "2" }));
+    const first = readlinkSync(join(d, "..data"));
+    expect(await writeAtomically(d, payload({ a: "1", b: "2" }))).toBe(false);
+    expect(readlinkSync(join(d, "..data"))).toBe(first);
+    expect(await writeAtomically(d, payload({ a: "1", b: "3" }))).toBe(true);
+    const second = readlinkSync(join(d, "..data"));
+    expect(second).not.toBe(first);
+    expect(readFileSync(join(d, "b"), "utf8")).toBe("3");
+    // The previous timestamped directory is gone; only ..data, the new one and the visible links remain.
+    expect(existsSync(join(d, first))).toBe(false);
+    expect(readdirSync(d).sort()).toEqual(["..data", second, "a", "b"].sort());
+  });
+
+  it("removes user-visible names of keys that are gone, and adds new ones", async () => {
+    const d = join(root, "remove");
+    await writeAtomically(d, payload({ a: "1", b: "2", "dir/x": "x" }));
+    expect(await writeAtomically(d, payload({ a: "1", c: "3" }))).toBe(true);
+    expect(visible(d)).toEqual(["a", "c"]);
+    expect(lstatSync(join(d, "c")).isSymbolicLink()).toBe(true);
+    expect(existsSync(join(d, "b"))).toBe(false);
+    // Removing a key alone (no content change) still rewrites.
+    expect(await writeAtomically(d, payload({ a: "1" }))).toBe(true);
+    expect(visible(d)).toEqual(["a"]);
+    expect(await writeAtomically(d, payload({}))).toBe(true);
+    expect(visible(d)).toEqual([]);
+    expect(existsSync(join(d, "..data"))).toBe(true);
+  });
+
+  it("refuses a bad path before touching the directory", async () => {
+    const d = join(root, "bad");
+    await expect(writeAtomically(d, payload({ "../escape": "x" }))).rejects.toThrow("invalid path: must not contain '..': ../escape");
+    expect(existsSync(d)).toBe(false);
+  });
+});

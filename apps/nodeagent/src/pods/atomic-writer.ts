@@ -1,0 +1,157 @@
+import { randomBytes } from "node:crypto";
+import { chmod, lstat, mkdir, readdir, readFile, readlink, rename, rm, symlink, writeFile } from "node:fs/promises";
+import { dirname, join, normalize } from "node:path";
+import { mkdirAll } from "../internal/mkdir-all.js";
+
+/** One file of an atomically written volume: its content and permission bits (e.g. `0o644`). */
+export interface FileProjection {
+  /** The file's bytes; a string is written as UTF-8. */
+  readonly data: Uint8Array | string;
+  readonly mode: number;
+}
+
+/** A payload path the atomic writer refuses (absolute, `..`, too long); the message is 1.23's. */
+export class AtomicWriterError extends Error {
+  override readonly name = "AtomicWriterError";
+  readonly reason = "InvalidPath";
+}
+
+const maxFileNameLength = 255;
+const maxPathLength = 4096;
+/** The symlink to the current timestamped directory. */
+export const dataDirName = "..data";
+const newDataDirName = "..data_tmp";
+
+/**
+ * Checks one payload path as the kubelet's atomic writer: not empty, relative, at most 4096
+ * characters, no `..` element, no element over 255 characters, not starting with `..`.
+ * @throws AtomicWriterError with 1.23's message (`invalid path: must not contain '..': ../x`).
+ * @see pkg/volume/util/atomic_writer.go (validatePath) in kubernetes/kubernetes v1.23
+ */
+export function validatePayloadPath(targetPath: string): void {
+  if (targetPath === "") throw new AtomicWriterError(`invalid path: must not be empty: ""`);
+  if (targetPath.startsWith("/")) throw new AtomicWriterError(`invalid path: must be relative path: ${targetPath}`);
+  if (targetPath.length > maxPathLength) throw new AtomicWriterError(`invalid path: must be less than or equal to ${maxPathLength} characters`);
+  const items = targetPath.split("/");
+  for (const item of items) {
+    if (item === "..") throw new AtomicWriterError(`invalid path: must not contain '..': ${targetPath}`);
+    if (item.length > maxFileNameLength) throw new AtomicWriterError(`invalid path: filenames must be less than or equal to ${maxFileNameLength} characters`);
+  }
+  const first = items[0] ?? "";
+  if (first.startsWith("..") && first.length > 2) throw new AtomicWriterError(`invalid path: must not start with '..': ${targetPath}`);
+}
+
+function cleanPath(p: string): string {
+  return normalize(p).replace(/\/+$/, "");
+}
+
+function bytesOf(data: Uint8Array | string): Buffer {
+  return typeof data === "string" ? Buffer.from(data, "utf8") : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+}
+
+async function walk(root: string, rel = ""): Promise<string[]> {
+  const out: string[] = [];
+  for (const e of await readdir(join(root, rel), { withFileTypes: true })) {
+    const r = rel === "" ? e.name : `${rel}/${e.name}`;
+    out.push(r);
+    if (e.isDirectory()) out.push(...(await walk(root, r)));
+  }
+  return out;
+}
+
+function timestampDirName(now: Date): string {
+  const p = (n: number) => String(n).padStart(2, "0");
+  // Go's ioutil.TempDir appends a random number to the `..2006_01_02_15_04_05.` prefix.
+  return `..${now.getUTCFullYear()}_${p(now.getUTCMonth() + 1)}_${p(now.getUTCDate())}_${p(now.getUTCHours())}_${p(now.getUTCMinutes())}_${p(now.getUTCSeconds())}.${randomBytes(4).readUInt32BE(0)}`;
+}
+
+/**
+ * Projects `payload` (relative path → content and mode) into `targetDir` the way the kubelet's
+ * AtomicWriter does, so a reader never sees a half-written update:
+ * 1. the paths are validated ({@link validatePayloadPath}); 2. the current `..data` target is read;
+ * 3. paths of the previous payload that are gone are listed; 4. when no file's content differs and
+ * nothing is gone, nothing is written; 5–6. a new `..<timestamp>.<random>` directory (0755) gets
+ * the files (directories 0755, each file chmod-ed to its mode regardless of the umask);
+ * 7–8. a `..data_tmp` symlink to it is renamed over `..data` (atomic); 9. each top-level name is a
+ * relative symlink `<name> -> ..data/<name>`; 10. top-level names of the previous payload that are
+ * gone are removed; 11. the previous timestamped directory is removed.
+ * Creates `targetDir` when missing. Returns whether anything was written. Never logs content.
+ * @throws AtomicWriterError for a bad path; fs errors as they come.
+ * @see pkg/volume/util/atomic_writer.go (Write) in kubernetes/kubernetes v1.23
+ * @example
+ * ```ts
+ * await writeAtomically("/var/lib/nodeagent/pods/<uid>/volumes/kubernetes.io~configmap/cfg",
+ *   new Map([["app.properties", { data: "a=b\n", mode: 0o644 }]]));
+ * ```
+ */
+export async function writeAtomically(targetDir: string, payload: ReadonlyMap<string, FileProjection>): Promise<boolean> {
+  const clean = new Map<string, FileProjection>();
+  for (const [path, f] of payload) {
+    validatePayloadPath(path);
+    clean.set(cleanPath(path), f);
+  }
+  await mkdirAll(targetDir);
+  const dataDirPath = join(targetDir, dataDirName);
+  const oldTsDir = await readlink(dataDirPath).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === "ENOENT") return "";
+    throw err;
+  });
+  const oldTsPath = join(targetDir, oldTsDir);
+  let pathsToRemove = new Set<string>();
+  if (oldTsDir !== "") {
+    const old = await walk(oldTsPath).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === "ENOENT") return [] as string[];
+      throw err;
+    });
+    const keep = new Set<string>();
+    for (const p of clean.keys()) for (let s = p; s !== "" && s !== "."; s = dirname(s)) keep.add(s);
+    pathsToRemove = new Set(old.filter((p) => !keep.has(p)));
+    let shouldWrite = false;
+    for (const [p, f] of clean) {
+      const onDisk = await readFile(join(oldTsPath, p)).catch(() => undefined);
+      if (onDisk === undefined || !onDisk.equals(bytesOf(f.data))) {
+        shouldWrite = true;
+        break;
+      }
+    }
+    if (!shouldWrite && pathsToRemove.size === 0) return false;
+  }
+
+  const tsName = timestampDirName(new Date());
+  const tsDir = join(targetDir, tsName);
+  await mkdir(tsDir);
+  await chmod(tsDir, 0o755);
+  try {
+    for (const [p, f] of clean) {
+      const full = join(tsDir, p);
+      await mkdirAll(dirname(full), 0o755);
+      await writeFile(full, bytesOf(f.data), { mode: f.mode });
+      await chmod(full, f.mode);
+    }
+    const newDataDirPath = join(targetDir, newDataDirName);
+    await rm(newDataDirPath, { force: true });
+    await symlink(tsName, newDataDirPath);
+    try {
+      await rename(newDataDirPath, dataDirPath);
+    } catch (err) {
+      await rm(newDataDirPath, { force: true });
+      throw err;
+    }
+  } catch (err) {
+    await rm(tsDir, { recursive: true, force: true });
+    throw err;
+  }
+
+  for (const p of clean.keys()) {
+    const top = p.split("/")[0] ?? p;
+    const visible = join(targetDir, top);
+    const st = await lstat(visible).catch(() => undefined);
+    if (st === undefined) await symlink(join(dataDirName, top), visible);
+  }
+  for (const p of pathsToRemove) {
+    if (p.includes("/")) continue;
+    await rm(join(targetDir, p), { force: true });
+  }
+  if (oldTsDir !== "" && oldTsDir !== tsName) await rm(oldTsPath, { recursive: true, force: true });
+  return true;
+}
