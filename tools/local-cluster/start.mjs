@@ -12,7 +12,7 @@
 // children in reverse order (SIGTERM, SIGKILL after a timeout) and the containerd it started.
 //
 // Environment: SKIFF_PORT (6443), SKIFF_STATE_DIR (<repo>/.skiff), SKIFF_RUNTIME (auto | process |
-// containerd), SKIFF_NODE_NAME (the hostname), SKIFF_NODEAGENT_PORT (10250; healthz on the port - 2),
+// containerd), SKIFF_PROCESS_ISOLATION (namespaces: bubblewrap, which must be installed | none), SKIFF_NODE_NAME (the hostname), SKIFF_NODEAGENT_PORT (10250; healthz on the port - 2),
 // SKIFF_FROM_SOURCE=1 (run the TypeScript sources through tsx; no build), SKIFF_STOP_TIMEOUT_MS (10000).
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -29,6 +29,7 @@ const state = process.env.SKIFF_STATE_DIR ? resolve(process.env.SKIFF_STATE_DIR)
 const port = Number(process.env.SKIFF_PORT ?? 6443);
 const fromSource = process.env.SKIFF_FROM_SOURCE === "1";
 const runtimeChoice = process.env.SKIFF_RUNTIME ?? "auto";
+const processIsolation = process.env.SKIFF_PROCESS_ISOLATION ?? "namespaces";
 const nodeName = (process.env.SKIFF_NODE_NAME ?? hostname()).toLowerCase().replace(/[^a-z0-9.-]/g, "-");
 const agentPort = Number(process.env.SKIFF_NODEAGENT_PORT ?? 10250);
 const stopTimeoutMs = Number(process.env.SKIFF_STOP_TIMEOUT_MS ?? 10_000);
@@ -55,6 +56,30 @@ function say(line) {
 function fail(message) {
   process.stderr.write(`skiff: ${message}\n`);
   void stopAll(1);
+}
+
+/** Throws what to install when the process CRI server cannot isolate containers here. */
+function checkProcessIsolation() {
+  if (processIsolation !== "namespaces" && processIsolation !== "none") throw new Error(`SKIFF_PROCESS_ISOLATION must be namespaces or none, not ${JSON.stringify(processIsolation)}`);
+  if (processIsolation === "namespaces" && findOnPath("bwrap") === undefined) {
+    throw new Error(
+      [
+        "bubblewrap (bwrap) is not installed: the process CRI server runs each container in its own mount, UTS and PID namespaces with it,",
+        "so that volumes, /etc/hosts, /etc/resolv.conf and the pod's host name are where the pod spec says. Install it:",
+        "  sudo apt-get install -y bubblewrap        (Debian/Ubuntu; or run tools/scripts/install-system-deps.sh)",
+        "  sudo dnf install -y bubblewrap            (Fedora)",
+        "or start without isolation (containers then see the host's filesystem; volumes are not applied):",
+        "  SKIFF_PROCESS_ISOLATION=none pnpm start",
+      ].join("\n"),
+    );
+  }
+}
+
+function findOnPath(name) {
+  for (const dir of (process.env.PATH ?? "").split(":")) {
+    if (dir !== "" && existsSync(join(dir, name))) return join(dir, name);
+  }
+  return undefined;
 }
 
 // --- build -------------------------------------------------------------------------------------
@@ -303,6 +328,8 @@ for (const sig of ["SIGINT", "SIGTERM"]) {
 
 // --- main ----------------------------------------------------------------------------------------
 async function main() {
+  // Asked for the process runtime: say what is missing before starting anything.
+  if (runtimeChoice === "process") checkProcessIsolation();
   buildIfNeeded();
   for (const d of ["logs", "data", "pki", "nodeagent", "cri"]) mkdirSync(join(state, d), { recursive: true });
   const tokenFile = join(state, "tokens.csv");
@@ -353,8 +380,12 @@ async function main() {
   }
   if (endpoint === undefined) {
     const sock = join(state, "cri", "cri.sock");
-    const cri = startChild("cri-process-server", ["--listen", sock, "--state-dir", join(state, "cri", "state")]);
-    await step("process CRI server (containers run as plain processes)", () => waitUntil("the process CRI server", cri, () => existsSync(sock)));
+    checkProcessIsolation();
+    const cri = startChild("cri-process-server", ["--listen", sock, "--state-dir", join(state, "cri", "state"), "--isolation", processIsolation]);
+    const label = processIsolation === "namespaces" ? "process CRI server (containers in their own namespaces via bubblewrap)" : "process CRI server (containers run as plain processes)";
+    // A bwrap that cannot create namespaces here makes the server exit with what to install; its
+    // log tail is printed then.
+    await step(label, () => waitUntil("the process CRI server", cri, () => existsSync(sock)));
     endpoint = `unix://${sock}`;
     runtimeName = "the process CRI server";
   }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the tests use, when missing: kubectl (Debian's kubernetes-client if
-# /usr/bin/kubectl is absent) and etcd-server (the etcd storage suite and the HA test run a real etcd).
+# /usr/bin/kubectl is absent), etcd-server (the etcd storage suite and the HA test run a real etcd) and
+# bubblewrap (the process CRI server isolates containers with bwrap).
 # containerd is installed by tools/containerd/setup.sh, which the containerd suites call as root.
 set -euo pipefail
 need=()
@@ -9,6 +10,7 @@ command -v etcd >/dev/null 2>&1 || need+=(etcd-server)
 command -v etcdctl >/dev/null 2>&1 || need+=(etcd-client)
 command -v curl >/dev/null 2>&1 || need+=(curl)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
+command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 [ -x /usr/bin/python3 ] && /usr/bin/python3 -c "import kubernetes" >/dev/null 2>&1 || need+=(python3-kubernetes)
 [ -x /usr/bin/ruby ] && /usr/bin/ruby -e "require 'kubeclient'" >/dev/null 2>&1 || need+=(ruby-kubeclient)
 if [ ${#need[@]} -gt 0 ]; then

@@ -249,9 +249,13 @@ export function podRuntimeOptionsFrom(o: NodeAgentOptions, nodeName: string, log
     featureGates: {
       GRPCContainerProbe: o.featureGates.enabled("GRPCContainerProbe"),
       ProbeTerminationGracePeriod: o.featureGates.enabled("ProbeTerminationGracePeriod"),
+      ExpandedDNSConfig: o.featureGates.enabled("ExpandedDNSConfig"),
       AppArmor: o.featureGates.enabled("AppArmor"),
       ProcMountType: o.featureGates.enabled("ProcMountType"),
     },
+    clusterDNS: c.clusterDNS,
+    clusterDomain: c.clusterDomain,
+    resolvConf: c.resolvConf,
     allowedUnsafeSysctls: c.allowedUnsafeSysctls,
     seccompDefault: f.seccompDefault,
     log: (message, level = 0) => (level === 0 ? log.info(message) : log.v(level).info(message)),

@@ -80,6 +80,9 @@ export const coreSchemas = {
       imagePullSecrets: arrayOf(C("LocalObjectReference"), "Secrets in the pod's namespace holding image registry credentials.", mergeBy("name")),
       hostname: str("Hostname of the pod; defaults to a system-chosen value."),
       subdomain: str("Subdomain of the pod: its fully qualified name becomes `<hostname>.<subdomain>.<namespace>.svc.<cluster domain>`."),
+      setHostnameAsFQDN: bool("Whether the pod's kernel host name is its fully qualified name (with a subdomain) instead of the leaf name.", { default: false }),
+      dnsConfig: link(C("PodDNSConfig"), "DNS parameters merged into those dnsPolicy gives (the only ones with dnsPolicy None)."),
+      hostAliases: arrayOf(C("HostAlias"), "Entries added to the pod's /etc/hosts (pods that are not on the host network).", mergeBy("ip")),
       affinity: link(C("Affinity"), "Scheduling constraints of the pod."),
       schedulerName: str("The scheduler that places the pod.", { default: "default-scheduler" }),
       tolerations: arrayOf(C("Toleration"), "Taints the pod tolerates."),
@@ -480,6 +483,13 @@ export const coreSchemas = {
     },
     { required: ["path"] },
   ),
+  [C("PodDNSConfig")]: object("DNS parameters of a pod beyond those its dnsPolicy gives.", {
+    nameservers: strList("DNS server IPs, appended to those of dnsPolicy (duplicates removed); at most 3 in all."),
+    searches: strList("DNS search domains, appended to those of dnsPolicy (duplicates removed)."),
+    options: arrayOf(C("PodDNSConfigOption"), "Resolver options; one of the same name replaces the dnsPolicy's."),
+  }),
+  [C("PodDNSConfigOption")]: object("One resolver option of a pod.", { name: str("Name of the option (required)."), value: str("Value of the option, if any.") }),
+  [C("HostAlias")]: object("An IP address and host names for it, written to the pod's /etc/hosts.", { ip: str("IP address of the entry."), hostnames: strList("Host names for the IP address.") }),
   [C("LocalObjectReference")]: object("Refers to an object by name in the same namespace.", { name: str("Name of the object.") }, { extensions: atomicStruct }),
 
   // ── Scheduling ─────────────────────────────────────────────────────────────────────────────

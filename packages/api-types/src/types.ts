@@ -742,6 +742,24 @@ export type PreferredSchedulingTerm = Schemas["io.example.api.core.v1.PreferredS
 export type Toleration = Schemas["io.example.api.core.v1.Toleration"];
 
 /**
+ * DNS parameters of a pod merged into those its dnsPolicy gives.
+ * @see staging/src/k8s.io/api/core/v1/types.go
+ */
+export type PodDNSConfig = Schemas["io.example.api.core.v1.PodDNSConfig"];
+
+/**
+ * One resolver option of a pod (`name`, optional `value`).
+ * @see staging/src/k8s.io/api/core/v1/types.go
+ */
+export type PodDNSConfigOption = Schemas["io.example.api.core.v1.PodDNSConfigOption"];
+
+/**
+ * An IP address and host names written to a pod's /etc/hosts.
+ * @see staging/src/k8s.io/api/core/v1/types.go
+ */
+export type HostAlias = Schemas["io.example.api.core.v1.HostAlias"];
+
+/**
  * Observed state of one container.
  * @see staging/src/k8s.io/api/core/v1/types.go
  */

@@ -5,11 +5,15 @@
 import { parseArgs } from "node:util";
 import { startProcessRuntime } from "./process-runtime.js";
 
-const usage = `usage: skiff-cri-process-server --listen <socket> --state-dir <dir>
+const usage = `usage: skiff-cri-process-server --listen <socket> --state-dir <dir> [--isolation namespaces|none]
 
-  --listen <socket>    unix socket to serve CRI on (a path, or unix:///path)
-  --state-dir <dir>    directory for sandbox scratch directories
-  -h, --help           show this help
+  --listen <socket>      unix socket to serve CRI on (a path, or unix:///path)
+  --state-dir <dir>      directory for sandbox scratch directories
+  --isolation <mode>     namespaces (default): each container in its own mount, UTS and PID
+                         namespaces via bubblewrap (bwrap), volumes and /etc files applied, the
+                         host's root read-only; none: plain host processes, mounts not applied
+  --bwrap <path>         the bubblewrap binary (default: bwrap on PATH)
+  -h, --help             show this help
 `;
 
 function log(message: string): void {
@@ -17,10 +21,10 @@ function log(message: string): void {
 }
 
 async function main(): Promise<void> {
-  let values: { listen?: string | undefined; "state-dir"?: string | undefined; help?: boolean | undefined };
+  let values: { listen?: string | undefined; "state-dir"?: string | undefined; isolation?: string | undefined; bwrap?: string | undefined; help?: boolean | undefined };
   try {
     ({ values } = parseArgs({
-      options: { listen: { type: "string" }, "state-dir": { type: "string" }, help: { type: "boolean", short: "h" } },
+      options: { listen: { type: "string" }, "state-dir": { type: "string" }, isolation: { type: "string" }, bwrap: { type: "string" }, help: { type: "boolean", short: "h" } },
       strict: true,
     }));
   } catch (err) {
@@ -37,8 +41,14 @@ async function main(): Promise<void> {
     process.stderr.write(`--listen and --state-dir are required\n${usage}`);
     process.exit(2);
   }
+  const isolation = values.isolation ?? "namespaces";
+  if (isolation !== "namespaces" && isolation !== "none") {
+    process.stderr.write(`--isolation must be namespaces or none, not ${JSON.stringify(isolation)}\n${usage}`);
+    process.exit(2);
+  }
   const socketPath = listen.startsWith("unix://") ? listen.slice("unix://".length) : listen;
-  const runtime = await startProcessRuntime({ socketPath, stateDir, log });
+  const runtime = await startProcessRuntime({ socketPath, stateDir, log, isolation, ...(values.bwrap !== undefined ? { bwrapPath: values.bwrap } : {}) });
+  log(isolation === "namespaces" ? "containers run in their own mount, UTS and PID namespaces (bubblewrap); the network is the host's" : "containers run as plain host processes (--isolation=none): volumes and /etc files are not applied");
   let signalled = false;
   const shutdown = (signal: NodeJS.Signals): void => {
     if (signalled) return;

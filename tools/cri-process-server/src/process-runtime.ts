@@ -5,7 +5,8 @@ import { dirname, join, resolve } from "node:path";
 import { loadRuntimeProto } from "@skiff/cri-api";
 import { imageHandlers, runtimeHandlers } from "./internal/grpc-handlers.js";
 import { ImageStore } from "./internal/image-store.js";
-import { RuntimeCore } from "./internal/runtime-core.js";
+import { checkNamespaceIsolation } from "./internal/isolation-check.js";
+import { RuntimeCore, type Isolation } from "./internal/runtime-core.js";
 import { startStreamingServer } from "./internal/streaming-server.js";
 
 /** Options of {@link startProcessRuntime}. */
@@ -25,6 +26,17 @@ export interface ProcessRuntimeOptions {
    * @defaultValue discards everything
    */
   log?: (message: string) => void;
+  /**
+   * `namespaces`: each container runs inside bubblewrap in its own mount, UTS and PID namespaces
+   * (the host's root read-only, a private /tmp, the CRI mounts, the sandbox's /etc/hosts,
+   * /etc/resolv.conf, /etc/hostname and /dev/shm); needs `bwrap` (Debian package `bubblewrap`) and
+   * root or unprivileged user namespaces. `none`: plain host processes, mounts recorded only (tests
+   * that look at the host's files, simulated fleets). The network is the host's either way.
+   * @defaultValue "none"
+   */
+  isolation?: "namespaces" | "none";
+  /** The bubblewrap binary. @defaultValue `bwrap` on PATH */
+  bwrapPath?: string;
 }
 
 /** A running process runtime. */
@@ -60,13 +72,17 @@ function socketInUse(path: string): Promise<boolean> {
  * commands really run). Each container runs `command + args` (or its image's default, known for
  * busybox and pause) in its own process group, with the config's env and working directory, and
  * its output in the CRI log format at `<log_directory>/<log_path>`. Images are records: any name
- * pulls. There is no isolation: mounts, resources and security settings are recorded, not applied.
+ * pulls. With `isolation: "namespaces"` each container gets its own mount, UTS and PID namespaces
+ * through bubblewrap, with its volumes and the sandbox's /etc files where the config says;
+ * resources and most security settings are recorded, not applied.
  *
- * @throws Error when the socket path is too long or another server answers on it.
+ * @throws Error when the socket path is too long or another server answers on it;
+ *   IsolationUnavailableError when `namespaces` is asked for and bubblewrap is missing or cannot
+ *   create namespaces (the message says what to install).
  * @see pkg/kubelet/cri/remote/fake/fake_runtime.go (the fake remote runtime it stands in for)
  * @example
  * ```ts
- * const runtime = await startProcessRuntime({ socketPath: "/tmp/skiff/cri.sock", stateDir: "/tmp/skiff/state" });
+ * const runtime = await startProcessRuntime({ socketPath: "/tmp/skiff/cri.sock", stateDir: "/tmp/skiff/state", isolation: "namespaces" });
  * const rt = createRuntimeClient({ endpoint: runtime.endpoint, timeoutMs: 10_000 });
  * // ...
  * rt.close();
@@ -87,8 +103,9 @@ export async function startProcessRuntime(options: ProcessRuntimeOptions): Promi
     await rm(socketPath, { force: true });
   }
 
+  const isolation: Isolation = options.isolation === "namespaces" ? await checkNamespaceIsolation(options.bwrapPath) : { mode: "none" };
   const images = new ImageStore(join(stateDir, "images"));
-  const core = new RuntimeCore({ stateDir, images, log });
+  const core = new RuntimeCore({ stateDir, images, log, isolation });
   // CRI Exec and PortForward answer URLs of this server (SPDY/3.1 streams).
   const streaming = await startStreamingServer(
     {

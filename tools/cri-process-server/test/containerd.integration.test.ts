@@ -4,6 +4,7 @@
 // e.g. without root or apt.
 import { afterAll, describe } from "vitest";
 import { setUpContainerd, tearDownContainerd } from "@skiff/test-support";
+import { defineIsolationConformanceSuite } from "./isolation-suite.js";
 import { defineRuntimeConformanceSuite } from "./runtime-suite.js";
 
 const setup = setUpContainerd({ prefix: "skiff-ctd-", suite: "containerd suite" });
@@ -14,4 +15,8 @@ afterAll(() => {
 
 describe.skipIf(setup.endpoint === undefined)("containerd: CRI conformance", () => {
   defineRuntimeConformanceSuite(() => ({ endpoint: setup.endpoint ?? "" }), { timeoutMs: 60_000 });
+});
+
+describe.skipIf(setup.endpoint === undefined)("containerd: isolation conformance", () => {
+  defineIsolationConformanceSuite(() => ({ endpoint: setup.endpoint ?? "" }), { image: "busybox:1.36", timeoutMs: 60_000 });
 });

@@ -233,7 +233,7 @@ describe("skiff-cri-process-server CLI", () => {
   it("serves CRI, and on SIGTERM kills its containers, removes the socket and exits 0", async () => {
     const dir = await mkdtemp(join(tmpdir(), "skiff-cri-cli-"));
     const socket = join(dir, "cri.sock");
-    const child = spawn(tsx, ["--conditions=@skiff/source", join(here, "../src/main.ts"), "--listen", `unix://${socket}`, "--state-dir", join(dir, "state")], {
+    const child = spawn(tsx, ["--conditions=@skiff/source", join(here, "../src/main.ts"), "--listen", `unix://${socket}`, "--state-dir", join(dir, "state"), "--isolation", "none"], {
       stdio: ["ignore", "ignore", "pipe"],
     });
     let stderr = "";
@@ -273,6 +273,15 @@ describe("skiff-cri-process-server CLI", () => {
     const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
     expect(code).toBe(2);
     expect(stderr).toContain("usage: skiff-cri-process-server");
+  });
+
+  it("exits 2 on an unknown --isolation mode", async () => {
+    const child = spawn(tsx, ["--conditions=@skiff/source", join(here, "../src/main.ts"), "--listen", "/tmp/x.sock", "--state-dir", "/tmp/x", "--isolation", "vm"], { stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+    expect(code).toBe(2);
+    expect(stderr).toContain('--isolation must be namespaces or none, not "vm"');
   });
 });
 

@@ -311,8 +311,14 @@ export function defineRuntimeConformanceSuite(runtime: () => RuntimeUnderTest, o
 
     it("stops a container that exits on SIGTERM with 128 + 15", async () => {
       const sandbox = await runSandbox("term");
-      const containerId = await startContainer(sandbox, containerConfig("polite", ["sh", "-c", 'trap "exit 143" TERM; while true; do sleep 0.1; done']));
-      await waitFor("the container to run", async () => ((await rt.containerStatus({ containerId })).status?.state === "CONTAINER_RUNNING" ? true : undefined));
+      const containerId = await startContainer(sandbox, containerConfig("polite", ["sh", "-c", 'trap "exit 143" TERM; echo trapping; while true; do sleep 0.1; done']));
+      // As PID 1 of its namespace, the shell ignores SIGTERM until its trap is set: wait for it.
+      await waitFor("the trap to be set", async () => {
+        const { status } = await rt.containerStatus({ containerId });
+        if (status?.state !== "CONTAINER_RUNNING") return undefined;
+        const lines = await readCRILog(status.logPath).catch(() => []);
+        return lines.some((l) => l.content === "trapping") ? true : undefined;
+      });
       await rt.stopContainer({ containerId, timeout: 30 });
       const status = await rt.containerStatus({ containerId });
       expect(status.status?.state).toBe("CONTAINER_EXITED");

@@ -26,6 +26,8 @@ export interface NodeSpec {
   readonly endpoint?: string;
   /** Extra node agent flags. */
   readonly args?: readonly string[];
+  /** The process CRI server's `--isolation` (`process` nodes). @defaultValue its default, namespaces */
+  readonly isolation?: "namespaces" | "none";
 }
 
 /** Options of {@link startCluster}. */
@@ -223,7 +225,7 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
       let endpoint = n.endpoint ?? "";
       if (n.runtime === "process") {
         const sock = join(dir, `${n.name}.sock`);
-        const cri = start(`cri-${n.name}`, "cri-process-server", ["--listen", sock, "--state-dir", join(dir, "cri", n.name)]);
+        const cri = start(`cri-${n.name}`, "cri-process-server", ["--listen", sock, "--state-dir", join(dir, "cri", n.name), ...(n.isolation ? ["--isolation", n.isolation] : [])]);
         await ready(cri, `process CRI server of ${n.name}`, () => existsSync(sock));
         endpoint = `unix://${sock}`;
       }

@@ -1,4 +1,5 @@
 import { stat } from "node:fs/promises";
+import { isIP } from "node:net";
 import { networkInterfaces, totalmem } from "node:os";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
@@ -18,7 +19,10 @@ import { containerResources, podQOSClass } from "./resources.js";
 import { runProbeAttempt } from "./prober.js";
 import { RuntimeClients } from "./runtime-clients.js";
 import { createContainerStreaming } from "./streaming.js";
-import { criLabels, RuntimeManager, type ContainerWaitReason } from "./runtime-manager.js";
+import { DNSConfigurer } from "./dns.js";
+import { PodNetworkFiles } from "./pod-network-files.js";
+import { removePodContainerDirs, terminationMessageMount } from "./termination-message.js";
+import { criLabels, RuntimeManager, type ContainerWaitReason, type RuntimeSandbox } from "./runtime-manager.js";
 import { decodeManifest } from "./static-pod.js";
 import { StatusManager } from "./status-manager.js";
 import type { PodEventRecorder, PodRuntime, PodRuntimeOptions, RunOnceResult, RunOnceResultItem, RuntimeState } from "./types.js";
@@ -32,6 +36,15 @@ function defaultHostIP(): string {
     for (const a of list ?? []) if (a.family === "IPv4" && !a.internal) return a.address;
   }
   return "127.0.0.1";
+}
+
+// NewMainKubelet: an entry of --cluster-dns that is not an IP is logged and left out.
+function validClusterDNS(entries: readonly string[], log: (m: string) => void): string[] {
+  return entries.filter((ip) => {
+    if (isIP(ip) !== 0) return true;
+    log(`Invalid clusterDNS IP ${JSON.stringify(ip)}`);
+    return false;
+  });
 }
 
 function isTerminal(phase: PodStatus["phase"]): boolean {
@@ -93,6 +106,16 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
   const volumes = new PodVolumeManager({ rootDir: opts.rootDir, onEvent: recordEvent, log: info, ...(opts.volumes ? { extra: opts.volumes } : {}), ...(objects ? { objects } : {}), nodeAllocatable: fieldRefAllocatable });
   // The ConfigMaps/Secrets of each pod's env, fetched before its sync (container configs are built synchronously).
   const envObjects = new Map<string, EnvObjects>();
+  const dnsConfigurer = new DNSConfigurer({
+    clusterDNS: validClusterDNS(opts.clusterDNS ?? [], info),
+    clusterDomain: opts.clusterDomain ?? "",
+    resolvConf: opts.resolvConf ?? "/etc/resolv.conf",
+    nodeIPs: opts.hostIP !== undefined ? [opts.hostIP] : [],
+    expandedDNSConfig: opts.featureGates?.ExpandedDNSConfig === true,
+    onEvent: recordEvent,
+    log: info,
+  });
+  const podFiles = new PodNetworkFiles({ rootDir: opts.rootDir, dns: dnsConfigurer });
   const statuses = new StatusManager();
   const prober = new ProberManager({
     runProbe: async (kind, probe, pod, container, containerId, status) => {
@@ -118,7 +141,11 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     backOff,
     imageBackOff,
     log: info,
-    mounts: (p: Pod, c: Container) => volumes.mounts(p, c),
+    mounts: (p: Pod, c: Container, sandbox: RuntimeSandbox) => {
+      const termination = terminationMessageMount(opts.rootDir, p, c);
+      return [...volumes.mounts(p, c), ...podFiles.mounts(p, c, sandbox), ...(termination ? [termination] : [])];
+    },
+    sandboxNetwork: (p: Pod) => podFiles.sandboxNetwork(p),
     probeFailure: (name, id) => prober.probeFailure(name, id),
     updateContainerReadiness: (p, st) => prober.updatePodStatus(p.metadata?.uid ?? "", st),
     onEvent: recordEvent,
@@ -219,6 +246,8 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       terminatePod: async (pod) => {
         prober.removePod(pod.metadata?.uid ?? "");
         await manager.killPod(pod.metadata?.uid ?? "", manager.gracePeriodOf(pod), true, logDirOf(pod));
+        removePodContainerDirs(opts.rootDir, pod.metadata?.uid ?? "");
+        podFiles.tearDown(pod);
         await volumes.tearDown(pod);
         await removePodCgroup(pod.metadata?.uid ?? "");
         envObjects.delete(pod.metadata?.uid ?? "");
@@ -446,6 +475,13 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
         backOff.gc();
         imageBackOff.gc();
       });
+      // The kubelet checks its resolver file every 30 s (an event on the node; logged here).
+      const checkResolvConf = async (): Promise<void> => {
+        const warning = dnsConfigurer.checkLimitsForResolvConf();
+        if (warning !== undefined) log(`CheckLimitsForResolvConf: ${warning}`, 0);
+      };
+      await checkResolvConf();
+      every(30_000, checkResolvConf);
       if (podCgroups) {
         // Housekeeping: cgroups of pods that are gone or finished are removed; the QoS cgroups
         // follow the active pods (the kubelet's periodic UpdateQOSCgroups).

@@ -1,7 +1,7 @@
 import { readdir, rm } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join } from "node:path";
 import type { Container, ContainerState, ContainerStatus, EnvVar, Pod, PodSpec, PodStatus } from "@skiff/api-types";
-import { isCRIError, type ContainerConfig, type LinuxContainerResources, type Mount, type PodSandboxConfig } from "@skiff/cri-api";
+import { isCRIError, type ContainerConfig, type DNSConfig, type LinuxContainerResources, type Mount, type PodSandboxConfig } from "@skiff/cri-api";
 import type { BackOff } from "./backoff.js";
 import { makeEnvironmentVariables } from "./env.js";
 import { expandVars } from "./expand.js";
@@ -12,6 +12,7 @@ import type { EnvObjects } from "./pod-objects.js";
 import { podQOSClass } from "./resources.js";
 import type { RuntimeClients } from "./runtime-clients.js";
 import { containerSecurityContext, imageUserOf, sandboxSecurity, verifyRunAsNonRoot, type ImageUser, type SecurityContextOptions } from "./security-context.js";
+import { terminationMessage } from "./termination-message.js";
 import { machineAllocatable, type NodeAllocatable } from "./volumes-files.js";
 
 /** CRI labels and annotations the agent puts on sandboxes and containers (`io.kubernetes.*` renamed). */
@@ -40,6 +41,8 @@ export interface RuntimeContainer {
   readonly image: string;
   readonly imageRef: string;
   readonly logPath: string;
+  /** The container's mounts as the runtime reports them (the termination log is found among them). */
+  readonly mounts: ReadonlyArray<{ readonly containerPath: string; readonly hostPath: string }>;
 }
 
 /** One sandbox as the runtime reports it. */
@@ -81,8 +84,14 @@ export interface RuntimeManagerOptions {
   readonly backOff: BackOff;
   readonly imageBackOff: BackOff;
   readonly log: (message: string) => void;
-  /** The CRI mounts of a container (volume hooks); none when absent. */
-  readonly mounts?: (pod: Pod, container: Container) => Mount[];
+  /** The CRI mounts of a container (volume hooks, the managed /etc/hosts) in `sandbox`; none when absent. */
+  readonly mounts?: (pod: Pod, container: Container, sandbox: RuntimeSandbox) => Mount[];
+  /**
+   * The sandbox's host name (UTS; not set for host-network pods) and CRI DNS configuration
+   * (`./dns.ts`); the pod name cut to 63 characters and no DNS configuration when absent.
+   * @throws Error when they cannot be formed (the sandbox is not created; the next sync retries).
+   */
+  readonly sandboxNetwork?: (pod: Pod) => { hostname: string; dnsConfig: DNSConfig };
   /**
    * Why a running container must be killed (its liveness or startup probe failed), by container
    * name and runtime ID; never killed when absent.
@@ -221,6 +230,7 @@ export class RuntimeManager {
         image: s.image?.image ?? "",
         imageRef: s.imageRef,
         logPath: s.logPath,
+        mounts: s.mounts.map((m) => ({ containerPath: m.containerPath, hostPath: m.hostPath })),
       });
     }
     out.sort((a, b) => b.restartCount - a.restartCount || b.createdAtMs - a.createdAtMs);
@@ -439,7 +449,9 @@ export class RuntimeManager {
         ...security,
       },
     };
-    if (!hostNetwork) config.hostname = sandboxHostname(pod);
+    const network = this.o.sandboxNetwork?.(pod);
+    if (network) config.dnsConfig = network.dnsConfig;
+    if (!hostNetwork) config.hostname = network?.hostname ?? sandboxHostname(pod);
     const cgroupParent = this.o.cgroupParent?.(pod);
     if (cgroupParent && config.linux) config.linux.cgroupParent = cgroupParent;
     return config;
@@ -517,7 +529,7 @@ export class RuntimeManager {
     if (c.workingDir) config.workingDir = c.workingDir;
     const resources = this.o.containerResources?.(pod, c);
     if (resources && config.linux) config.linux.resources = resources;
-    const mounts = this.o.mounts?.(pod, c) ?? [];
+    const mounts = this.o.mounts?.(pod, c, sandbox) ?? [];
     if (mounts.length > 0) config.mounts = mounts;
     return config;
   }
@@ -600,7 +612,9 @@ export class RuntimeManager {
       const terminated = (x: RuntimeContainer): ContainerState => {
         const t: NonNullable<ContainerState["terminated"]> = { exitCode: x.exitCode, containerID: id(x) };
         if (x.reason) t.reason = x.reason;
-        if (x.message) t.message = x.message;
+        const written = terminationMessage(c, x);
+        const message = written === "" ? x.message : x.message ? `${x.message}: ${written}` : written;
+        if (message) t.message = message;
         if (x.startedAtMs) t.startedAt = formatTime(x.startedAtMs);
         if (x.finishedAtMs) t.finishedAt = formatTime(x.finishedAtMs);
         return { terminated: t };

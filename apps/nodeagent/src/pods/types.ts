@@ -77,6 +77,12 @@ export interface PodRuntimeOptions {
    * projected, configMap and secret volumes are handled by the pod runtime itself.
    */
   readonly volumes?: PodVolumeHooks;
+  /** `--cluster-dns`: cluster DNS server IPs for `ClusterFirst` pods. @defaultValue none */
+  readonly clusterDNS?: readonly string[];
+  /** `--cluster-domain`: the `<ns>.svc.<domain>` search paths and subdomain FQDNs. @defaultValue `""` */
+  readonly clusterDomain?: string;
+  /** `--resolv-conf`: the base resolver file of pod DNS; `""` disables it. @defaultValue /etc/resolv.conf */
+  readonly resolvConf?: string;
   /**
    * API-server mode: the ConfigMap and Secret managers (see `createPodObjectManagers`). Pods are
    * registered with them as they come and go; env and configMap/secret/projected volumes read
@@ -157,6 +163,8 @@ export interface PodRuntimeFeatureGates {
   readonly GRPCContainerProbe?: boolean;
   /** A liveness/startup probe's `terminationGracePeriodSeconds` is used when it kills. @defaultValue false */
   readonly ProbeTerminationGracePeriod?: boolean;
+  /** Pod DNS search lists may hold 32 paths / 2048 characters (instead of 6 / 256). @defaultValue false */
+  readonly ExpandedDNSConfig?: boolean;
   /** AppArmor annotations are enforced (else a pod asking for a profile is blocked). @defaultValue true */
   readonly AppArmor?: boolean;
   /** `procMount: Unmasked` takes effect. @defaultValue false */

@@ -1818,6 +1818,13 @@ export interface components {
             /** @description Header value. */
             value: string;
         };
+        /** @description An IP address and host names for it, written to the pod's /etc/hosts. */
+        "io.example.api.core.v1.HostAlias": {
+            /** @description IP address of the entry. */
+            ip?: string;
+            /** @description Host names for the IP address. */
+            hostnames?: string[];
+        };
         /** @description A path on the node. */
         "io.example.api.core.v1.HostPathVolumeSource": {
             /** @description Path on the node; a symlink is followed. */
@@ -2126,6 +2133,22 @@ export interface components {
             /** @description Human-readable details about the last transition. */
             message?: string;
         };
+        /** @description DNS parameters of a pod beyond those its dnsPolicy gives. */
+        "io.example.api.core.v1.PodDNSConfig": {
+            /** @description DNS server IPs, appended to those of dnsPolicy (duplicates removed); at most 3 in all. */
+            nameservers?: string[];
+            /** @description DNS search domains, appended to those of dnsPolicy (duplicates removed). */
+            searches?: string[];
+            /** @description Resolver options; one of the same name replaces the dnsPolicy's. */
+            options?: components["schemas"]["io.example.api.core.v1.PodDNSConfigOption"][];
+        };
+        /** @description One resolver option of a pod. */
+        "io.example.api.core.v1.PodDNSConfigOption": {
+            /** @description Name of the option (required). */
+            name?: string;
+            /** @description Value of the option, if any. */
+            value?: string;
+        };
         /** @description One IP address of a pod. */
         "io.example.api.core.v1.PodIP": {
             /** @description The IP address. */
@@ -2246,6 +2269,15 @@ export interface components {
             hostname?: string;
             /** @description Subdomain of the pod: its fully qualified name becomes `<hostname>.<subdomain>.<namespace>.svc.<cluster domain>`. */
             subdomain?: string;
+            /**
+             * @description Whether the pod's kernel host name is its fully qualified name (with a subdomain) instead of the leaf name.
+             * @default false
+             */
+            setHostnameAsFQDN?: boolean;
+            /** @description DNS parameters merged into those dnsPolicy gives (the only ones with dnsPolicy None). */
+            dnsConfig?: components["schemas"]["io.example.api.core.v1.PodDNSConfig"];
+            /** @description Entries added to the pod's /etc/hosts (pods that are not on the host network). */
+            hostAliases?: components["schemas"]["io.example.api.core.v1.HostAlias"][];
             /** @description Scheduling constraints of the pod. */
             affinity?: components["schemas"]["io.example.api.core.v1.Affinity"];
             /**

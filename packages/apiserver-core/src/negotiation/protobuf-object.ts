@@ -118,8 +118,18 @@ const podSpec = msg("PodSpec", [
   f(20, "initContainers", container, { repeated: true }),
   f(21, "automountServiceAccountToken", "bool", { ptr: true }),
   f(22, "tolerations", toleration, { repeated: true }),
+  f(23, "hostAliases", msg("HostAlias", [f(1, "ip", "string"), f(2, "hostnames", "string", { repeated: true })]), { repeated: true }),
   f(24, "priorityClassName", "string"),
   f(25, "priority", "int", { ptr: true }),
+  f(
+    26,
+    "dnsConfig",
+    msg("PodDNSConfig", [
+      f(1, "nameservers", "string", { repeated: true }),
+      f(2, "searches", "string", { repeated: true }),
+      f(3, "options", msg("PodDNSConfigOption", [f(1, "name", "string"), f(2, "value", "string", { ptr: true })]), { repeated: true }),
+    ]),
+  ),
   f(29, "runtimeClassName", "string", { ptr: true }),
   f(30, "enableServiceLinks", "bool", { ptr: true }),
   f(31, "preemptionPolicy", "string", { ptr: true }),

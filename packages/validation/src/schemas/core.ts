@@ -28,8 +28,11 @@ import type {
   NodeSystemInfo,
   ObjectFieldSelector,
   ObjectReference,
+  HostAlias,
   Pod,
   PodCondition,
+  PodDNSConfig,
+  PodDNSConfigOption,
   PodList,
   PodSpec,
   PodStatus,
@@ -456,6 +459,25 @@ export const tolerationSchema = objectOf<Toleration>()("Toleration", {
 
 // --- pods ---------------------------------------------------------------------------------
 
+/** core/v1 PodDNSConfigOption. */
+const podDNSConfigOptionSchema = objectOf<PodDNSConfigOption>()("PodDNSConfigOption", {
+  name: str().exactOptional(),
+  value: str().exactOptional(),
+}) satisfies z.ZodType<PodDNSConfigOption>;
+
+/** core/v1 PodDNSConfig. */
+const podDNSConfigSchema = objectOf<PodDNSConfig>()("PodDNSConfig", {
+  nameservers: listOf(str()).exactOptional(),
+  searches: listOf(str()).exactOptional(),
+  options: listOf(podDNSConfigOptionSchema).exactOptional(),
+}) satisfies z.ZodType<PodDNSConfig>;
+
+/** core/v1 HostAlias. */
+const hostAliasSchema = objectOf<HostAlias>()("HostAlias", {
+  ip: str().exactOptional(),
+  hostnames: listOf(str()).exactOptional(),
+}) satisfies z.ZodType<HostAlias>;
+
 /** core/v1 PodSpec. */
 export const podSpecSchema = objectOf<PodSpec>()("PodSpec", {
   volumes: listOf(volumeSchema).exactOptional(),
@@ -478,6 +500,9 @@ export const podSpecSchema = objectOf<PodSpec>()("PodSpec", {
   imagePullSecrets: listOf(localObjectReferenceSchema).exactOptional(),
   hostname: str().exactOptional(),
   subdomain: str().exactOptional(),
+  setHostnameAsFQDN: bool().exactOptional(),
+  dnsConfig: podDNSConfigSchema.exactOptional(),
+  hostAliases: listOf(hostAliasSchema).exactOptional(),
   affinity: affinitySchema.exactOptional(),
   schedulerName: str().exactOptional(),
   tolerations: listOf(tolerationSchema).exactOptional(),

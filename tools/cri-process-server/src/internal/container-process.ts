@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { readlink, realpath } from "node:fs/promises";
+import type { Readable } from "node:stream";
 import { constants } from "node:os";
 import { CRILineSplitter, CRILogFile } from "./cri-log-writer.js";
 import { nowNs } from "./clock.js";
@@ -16,6 +18,11 @@ export interface StartOptions {
   env: Record<string, string>;
   /** Absolute log file path; empty to discard the output. */
   logPath: string;
+  /**
+   * Run `argv` inside bubblewrap (`bwrapPath`, with `args` before `--`, which must include
+   * `--info-fd 3`): the container's PID 1 is then bubblewrap's child, and signals go to it.
+   */
+  isolation?: { bwrapPath: string; args: string[] };
 }
 
 // How long to wait for the output pipes to drain after the main process exited and its group was
@@ -41,7 +48,13 @@ export function killGroup(pid: number | undefined, signal: NodeJS.Signals): void
  * kernel does to a PID namespace whose init died.
  */
 export class ContainerProcess {
+  /**
+   * The host PID of the container's main process (its PID 1 when isolated): the target of
+   * signals and of `nsenter` for exec.
+   */
   readonly pid: number;
+  /** The host PID of the spawned process (bubblewrap when isolated); leads the process group. */
+  readonly groupPid: number;
   /** Resolves once the process exited and its output is flushed to the log. */
   readonly exited: Promise<ProcessExit>;
   private exit: ProcessExit | undefined;
@@ -49,39 +62,74 @@ export class ContainerProcess {
   private constructor(
     private readonly child: ChildProcess,
     private readonly logFile: CRILogFile | undefined,
+    mainPid: number | undefined,
+    private readonly exitSeen: Promise<ProcessExit>,
+    private readonly drained: Promise<void>[],
   ) {
-    this.pid = child.pid as number;
+    this.groupPid = child.pid as number;
+    this.pid = mainPid ?? this.groupPid;
+    this.isolated = mainPid !== undefined;
     this.exited = this.track();
   }
 
+  private readonly isolated: boolean;
+
   static async start(options: StartOptions): Promise<ContainerProcess> {
-    const [file, ...args] = options.argv;
-    if (file === undefined) throw new Error("empty command");
+    if (options.argv[0] === undefined) throw new Error("empty command");
+    const [file, ...args] = options.isolation ? [options.isolation.bwrapPath, ...options.isolation.args, "--", ...options.argv] : options.argv;
     const logFile = options.logPath ? await CRILogFile.open(options.logPath) : undefined;
-    const child = spawn(file, args, {
+    const out = logFile ? "pipe" : "ignore";
+    const child = spawn(file as string, args, {
       cwd: options.cwd,
       env: options.env,
       detached: true,
-      stdio: logFile ? ["ignore", "pipe", "pipe"] : "ignore",
+      stdio: options.isolation ? ["ignore", out, out, "pipe"] : ["ignore", out, out],
     });
+    // Listened for at once: the process may exit while bubblewrap's child PID is awaited, and Node
+    // discards the output of an exited child whose streams have no reader.
+    const drained = logFile ? pipeToLog(child, logFile) : [];
+    const exitSeen = new Promise<ProcessExit>((resolve) => {
+      child.once("exit", (code, signal) => {
+        resolve({ exitCode: code ?? 128 + signalNumber(signal), signal, finishedAtNs: nowNs() });
+      });
+    });
+    let mainPid: number | undefined;
     try {
       await new Promise<void>((resolve, reject) => {
         child.once("spawn", resolve);
         child.once("error", reject);
       });
+      if (options.isolation) {
+        mainPid = await readChildPid(child);
+        if (mainPid !== undefined) await waitForExec(mainPid, options.isolation.bwrapPath);
+      }
     } catch (err) {
       await logFile?.close();
       throw err;
     }
-    return new ContainerProcess(child, logFile);
+    return new ContainerProcess(child, logFile, mainPid, exitSeen, drained);
   }
 
   get running(): boolean {
     return this.exit === undefined;
   }
 
+  /**
+   * Sends `signal` to the container: isolated, to its PID 1 only (which, as in a container, ignores
+   * signals it has no handler for, except SIGKILL); otherwise to the whole process group.
+   */
   signal(signal: NodeJS.Signals): void {
-    if (this.running) killGroup(this.pid, signal);
+    if (!this.running) return;
+    if (!this.isolated) {
+      killGroup(this.groupPid, signal);
+      return;
+    }
+    try {
+      process.kill(this.pid, signal);
+    } catch {
+      // ESRCH: gone already.
+    }
+    if (signal === "SIGKILL") killGroup(this.groupPid, signal);
   }
 
   async reopenLog(): Promise<void> {
@@ -89,29 +137,9 @@ export class ContainerProcess {
   }
 
   private async track(): Promise<ProcessExit> {
-    const { child, logFile } = this;
-    const drained: Promise<void>[] = [];
-    if (logFile) {
-      for (const [name, stream] of [["stdout", child.stdout], ["stderr", child.stderr]] as const) {
-        if (!stream) continue;
-        const splitter = new CRILineSplitter(name, logFile, nowNs);
-        stream.on("data", (chunk: Buffer) => splitter.push(chunk));
-        drained.push(
-          new Promise<void>((resolve) => {
-            stream.once("close", () => {
-              splitter.end();
-              resolve();
-            });
-          }),
-        );
-      }
-    }
-    const exit = await new Promise<ProcessExit>((resolve) => {
-      child.once("exit", (code, signal) => {
-        resolve({ exitCode: code ?? 128 + signalNumber(signal), signal, finishedAtNs: nowNs() });
-      });
-    });
-    killGroup(this.pid, "SIGKILL");
+    const { child, logFile, drained } = this;
+    const exit = await this.exitSeen;
+    killGroup(this.groupPid, "SIGKILL");
     if (drained.length > 0) {
       let timer: NodeJS.Timeout | undefined;
       const timedOut = new Promise<void>((resolve) => {
@@ -129,6 +157,61 @@ export class ContainerProcess {
     return exit;
   }
 }
+
+// Splits stdout and stderr into CRI log lines; each promise resolves when its stream closed.
+function pipeToLog(child: ChildProcess, logFile: CRILogFile): Promise<void>[] {
+  const drained: Promise<void>[] = [];
+  for (const [name, stream] of [["stdout", child.stdout], ["stderr", child.stderr]] as const) {
+    if (!stream) continue;
+    const splitter = new CRILineSplitter(name, logFile, nowNs);
+    stream.on("data", (chunk: Buffer) => splitter.push(chunk));
+    drained.push(
+      new Promise<void>((resolve) => {
+        stream.once("close", () => {
+          splitter.end();
+          resolve();
+        });
+      }),
+    );
+  }
+  return drained;
+}
+
+// bubblewrap writes `{"child-pid": N, ...}` to its info fd once the container's PID 1 exists; the
+// pipe closes without it when bubblewrap fails before that (its error is on stderr, in the log).
+function readChildPid(child: ChildProcess): Promise<number | undefined> {
+  const info = child.stdio[3] as Readable | null | undefined;
+  if (!info) return Promise.resolve(undefined);
+  return new Promise((resolve) => {
+    let text = "";
+    const done = (): void => {
+      const m = /"child-pid"\s*:\s*(\d+)/.exec(text);
+      resolve(m ? Number(m[1]) : undefined);
+    };
+    // Read to the end: closing the pipe early would kill bubblewrap with SIGPIPE on its next write.
+    info.on("data", (chunk: Buffer) => {
+      if (text.length > 64 * 1024) return;
+      text += chunk.toString("utf8");
+      if (/"child-pid"\s*:\s*\d+\s*[,}\n]/.test(text)) done();
+    });
+    info.once("close", done);
+  });
+}
+
+// bubblewrap reports its child before that child has set up the mounts and exec'd the command;
+// StartContainer returns once it has (as runc's start does), so that an exec entering the
+// container's namespaces finds them complete.
+async function waitForExec(pid: number, bwrapPath: string): Promise<void> {
+  const bwrap = await realpath(bwrapPath).catch(() => bwrapPath);
+  const deadline = Date.now() + execWaitMs;
+  while (Date.now() < deadline) {
+    const exe = await readlink(`/proc/${pid}/exe`).catch(() => undefined);
+    if (exe === undefined || exe !== bwrap) return;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+const execWaitMs = 5_000;
 
 export interface ExecResult {
   stdout: Buffer;

@@ -34,10 +34,12 @@ import type {
 } from "@skiff/cri-api";
 import { nowNs } from "./clock.js";
 import { ContainerProcess, execCommand, killGroup, type ProcessExit } from "./container-process.js";
+import { bwrapArgs, defaultCapabilities, type BindMount } from "./bwrap.js";
 import { alreadyExists, failedPrecondition, invalidArgument, notFound, unknownError } from "./errors.js";
 import { identityOf, sandboxNotApplied, wrapWithIdentity, type ProcessIdentity } from "./identity.js";
 import { resolveArgv } from "./image-names.js";
 import type { ImageStore, StoredImage } from "./image-store.js";
+import { sandboxMounts, writeSandboxFiles, type SandboxFiles } from "./sandbox-files.js";
 
 interface Sandbox {
   id: string;
@@ -50,6 +52,8 @@ interface Sandbox {
   /** Per-sandbox scratch directory under the state dir; the default working directory. */
   dir: string;
   hostNetwork: boolean;
+  /** hostname, hosts, resolv.conf and shm of the sandbox (isolated runtimes only). */
+  files?: SandboxFiles;
 }
 
 interface Container {
@@ -87,10 +91,28 @@ export interface StatsTarget {
   pid?: number;
 }
 
+/**
+ * How containers are run: `none` → plain host processes (the host's filesystem, hostname and PIDs);
+ * `namespaces` → inside bubblewrap (`bwrapPath`): own mount, UTS and PID namespaces, the host's
+ * root read-only, the CRI mounts and the sandbox's /etc files bound in. With `nsenterPath` (root),
+ * ExecSync enters the container's namespaces; without, it runs on the host.
+ */
+export type Isolation = { mode: "none" } | { mode: "namespaces"; bwrapPath: string; nsenterPath: string | null };
+
 export interface RuntimeCoreOptions {
   stateDir: string;
   images: ImageStore;
   log: (message: string) => void;
+  isolation: Isolation;
+}
+
+/** How to spawn a command inside a running container (ExecSync; the seam for streaming Exec). */
+export interface ExecSpawnSpec {
+  file: string;
+  args: string[];
+  /** Host working directory of the spawned process (nsenter sets the container's itself). */
+  cwd: string;
+  env: Record<string, string>;
 }
 
 const defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
@@ -110,6 +132,21 @@ function matchesLabels(labels: Record<string, string>, selector: Record<string, 
 function seconds(value: string | number): number {
   const n = Number(value);
   return Number.isFinite(n) && n > 0 ? n : 0;
+}
+
+function capabilityName(name: string): string {
+  const upper = name.toUpperCase();
+  return upper.startsWith("CAP_") || upper === "ALL" ? upper : `CAP_${upper}`;
+}
+
+// The default container capabilities with the CRI's additions and drops (`ALL` in either).
+function containerCapabilities(caps: { addCapabilities: string[]; dropCapabilities: string[] } | null | undefined): string[] | undefined {
+  const add = (caps?.addCapabilities ?? []).map(capabilityName);
+  const drop = (caps?.dropCapabilities ?? []).map(capabilityName);
+  if (add.includes("ALL")) return undefined;
+  const kept = new Set(drop.includes("ALL") ? [] : defaultCapabilities.filter((c) => !drop.includes(c)));
+  for (const c of add) kept.add(c);
+  return [...kept];
 }
 
 function namespaceOptions(config: PodSandboxConfig__Output): NamespaceOption {
@@ -170,6 +207,15 @@ export class RuntimeCore {
     const id = newId();
     const dir = join(this.options.stateDir, "sandboxes", id);
     await mkdir(dir, { recursive: true });
+    let files: SandboxFiles | undefined;
+    if (this.options.isolation.mode === "namespaces") {
+      try {
+        files = await writeSandboxFiles(dir, config);
+      } catch (err) {
+        await rm(dir, { recursive: true, force: true });
+        throw unknownError(method, `failed to set up sandbox files: ${err instanceof Error ? err.message : String(err)}`, err);
+      }
+    }
     const sandbox: Sandbox = {
       id,
       nameKey,
@@ -180,6 +226,7 @@ export class RuntimeCore {
       runtimeHandler: req.runtimeHandler,
       dir,
       hostNetwork: namespaceOptions(config).network === "NODE",
+      ...(files ? { files } : {}),
     };
     this.sandboxes.set(id, sandbox);
     return { podSandboxId: id };
@@ -270,8 +317,12 @@ export class RuntimeCore {
     }
     const ident = identityOf(config.linux?.securityContext, { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 });
     if (ident.error !== undefined) throw (config.linux?.securityContext?.runAsUsername ? invalidArgument : failedPrecondition)(method, ident.error);
-    if (ident.notApplied.length > 0) {
-      this.options.log(`container ${config.metadata.name} in sandbox ${sandbox.id}: not applied by the process runtime (no isolation): ${ident.notApplied.join(", ")}`);
+    // With namespaces, capabilities, privileged and the read-only root are applied by bubblewrap.
+    const appliedByIsolation = new Set(this.options.isolation.mode === "namespaces" ? ["capabilities", "privileged", "readonly_rootfs"] : []);
+    const notApplied = ident.notApplied.filter((n) => !appliedByIsolation.has(n));
+    if (notApplied.length > 0) {
+      const how = this.options.isolation.mode === "namespaces" ? "with namespaces" : "no isolation";
+      this.options.log(`container ${config.metadata.name} in sandbox ${sandbox.id}: not applied by the process runtime (${how}): ${notApplied.join(", ")}`);
     }
     const { name, attempt } = config.metadata;
     for (const other of this.containersOf(sandbox)) {
@@ -287,6 +338,15 @@ export class RuntimeCore {
       }
       logPath = isAbsolute(config.logPath) ? config.logPath : join(logDirectory, config.logPath);
     }
+    const isolated = this.options.isolation.mode === "namespaces";
+    if (isolated) {
+      const bidirectional = config.mounts.find((m) => m.propagation === "PROPAGATION_BIDIRECTIONAL");
+      if (bidirectional) {
+        throw invalidArgument(method, `mount ${JSON.stringify(bidirectional.containerPath)}: Bidirectional mount propagation is not supported by the process runtime`);
+      }
+      const relative = config.mounts.find((m) => !isAbsolute(m.containerPath) || !isAbsolute(m.hostPath));
+      if (relative) throw invalidArgument(method, `mount ${JSON.stringify(relative.containerPath)} of ${JSON.stringify(relative.hostPath)}: paths must be absolute`);
+    }
     const env: Record<string, string> = {
       PATH: process.env.PATH ?? defaultPath,
       HOSTNAME: sandbox.config.hostname || hostHostname(),
@@ -301,7 +361,7 @@ export class RuntimeCore {
       imageName: image.repoTags[0] ?? image.repoDigests[0] ?? config.image.image,
       argv,
       identity: ident.identity,
-      cwd: config.workingDir || sandbox.dir,
+      cwd: config.workingDir || (isolated ? "/" : sandbox.dir),
       env,
       logPath,
       state: "CONTAINER_CREATED",
@@ -336,9 +396,15 @@ export class RuntimeCore {
     const startedAtNs = nowNs();
     let proc: ContainerProcess;
     try {
-      const info = await stat(c.cwd).catch(() => undefined);
-      if (!info?.isDirectory()) throw new Error(`working directory ${JSON.stringify(c.cwd)} does not exist or is not a directory`);
-      proc = await ContainerProcess.start({ argv: wrapWithIdentity(c.argv, c.identity), cwd: c.cwd, env: c.env, logPath: c.logPath });
+      const isolation = this.options.isolation;
+      if (isolation.mode === "namespaces") {
+        const args = await this.isolatedArgs(c);
+        proc = await ContainerProcess.start({ argv: wrapWithIdentity(c.argv, c.identity), cwd: "/", env: c.env, logPath: c.logPath, isolation: { bwrapPath: isolation.bwrapPath, args } });
+      } else {
+        const info = await stat(c.cwd).catch(() => undefined);
+        if (!info?.isDirectory()) throw new Error(`working directory ${JSON.stringify(c.cwd)} does not exist or is not a directory`);
+        proc = await ContainerProcess.start({ argv: wrapWithIdentity(c.argv, c.identity), cwd: c.cwd, env: c.env, logPath: c.logPath });
+      }
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       Object.assign(c, { starting: false, state: "CONTAINER_EXITED", startedAtNs, finishedAtNs: nowNs(), exitCode: 128, reason: "StartError", message });
@@ -353,6 +419,51 @@ export class RuntimeCore {
       proc.signal("SIGKILL");
       throw notFound(method, `container ${id} was removed while starting`);
     }
+  }
+
+  // The bubblewrap arguments of a container: the CRI mounts (sources must exist, as runc
+  // requires), then the sandbox's /etc files and /dev/shm where the CRI config has none.
+  private async isolatedArgs(c: Container): Promise<string[]> {
+    const security = c.config.linux?.securityContext;
+    const privileged = security?.privileged === true;
+    const mounts: BindMount[] = [];
+    for (const m of c.config.mounts) {
+      if (!(await stat(m.hostPath).catch(() => undefined))) {
+        throw new Error(`error mounting ${JSON.stringify(m.hostPath)} to rootfs at ${JSON.stringify(m.containerPath)}: stat ${m.hostPath}: no such file or directory`);
+      }
+      mounts.push({ containerPath: m.containerPath, hostPath: m.hostPath, readonly: m.readonly });
+    }
+    if (c.sandbox.files) mounts.push(...sandboxMounts(c.sandbox.files, c.config.mounts, security?.readonlyRootfs === true));
+    const hostPID = security?.namespaceOptions?.pid === "NODE";
+    const capabilities = privileged ? undefined : containerCapabilities(security?.capabilities);
+    return bwrapArgs({
+      argv: c.argv,
+      cwd: c.cwd,
+      ...(c.sandbox.hostNetwork ? {} : { hostname: c.sandbox.config.hostname || hostHostname() }),
+      mounts,
+      rootReadonly: !privileged,
+      ...(capabilities !== undefined ? { capabilities } : {}),
+      hostPID,
+      infoFd: 3,
+    });
+  }
+
+  /**
+   * How to spawn `cmd` in the running container `id`: with namespaces and nsenter, entering its
+   * mount, UTS and PID namespaces in its working directory; otherwise on the host with its
+   * environment and working directory. The seam for Exec/Attach streaming.
+   * @throws CRIError NotFound for an unknown container, FailedPrecondition when it is not running.
+   */
+  execSpawnSpec(id: string, cmd: string[], method = "Exec"): ExecSpawnSpec {
+    const c = this.getContainer(method, id);
+    if (c.state !== "CONTAINER_RUNNING" || !c.process) throw failedPrecondition(method, `container ${c.id} is in ${c.state} state, want CONTAINER_RUNNING`);
+    if (cmd.length === 0) throw invalidArgument(method, "cmd is required");
+    const [file = "", ...args] = wrapWithIdentity(cmd, c.identity);
+    const isolation = this.options.isolation;
+    if (isolation.mode === "namespaces" && isolation.nsenterPath !== null) {
+      return { file: isolation.nsenterPath, args: ["--target", String(c.process.pid), "--mount", "--uts", "--pid", `--wdns=${c.cwd}`, "--", file, ...args], cwd: "/", env: c.env };
+    }
+    return { file, args, cwd: isolation.mode === "namespaces" ? c.sandbox.dir : c.cwd, env: c.env };
   }
 
   private onExit(c: Container, exit: ProcessExit): void {
@@ -509,11 +620,12 @@ export class RuntimeCore {
     if (req.cmd.length === 0) throw invalidArgument(method, "cmd is required");
     if (c.state !== "CONTAINER_RUNNING") throw failedPrecondition(method, `container ${c.id} is in ${c.state} state, want CONTAINER_RUNNING`);
     const timeoutSeconds = seconds(req.timeout);
+    const spec = this.execSpawnSpec(c.id, req.cmd, method);
     let pid: number | undefined;
     try {
-      const result = await execCommand(wrapWithIdentity(req.cmd, c.identity), {
-        cwd: c.cwd,
-        env: c.env,
+      const result = await execCommand([spec.file, ...spec.args], {
+        cwd: spec.cwd,
+        env: spec.env,
         timeoutMs: timeoutSeconds * 1000,
         onSpawn: (p) => {
           pid = p;
