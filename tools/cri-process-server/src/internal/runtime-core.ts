@@ -599,12 +599,13 @@ export class RuntimeCore {
    * with the container.
    * @throws CRIError NotFound for an unknown container, FailedPrecondition when it is not running.
    */
-  execTarget(method: string, id: string): { cwd: string; env: Record<string, string>; logPath: string; isRunning(): boolean; track(pid: number): () => void } {
+  execTarget(method: string, id: string): { cwd: string; env: Record<string, string>; logPath: string; spawnSpec(cmd: string[]): ExecSpawnSpec; isRunning(): boolean; track(pid: number): () => void } {
     const c = this.getContainer(method, id);
     if (c.state !== "CONTAINER_RUNNING") throw failedPrecondition(method, `container ${c.id} is in ${c.state} state, want CONTAINER_RUNNING`);
     return {
       cwd: c.cwd,
       env: c.env,
+      spawnSpec: (cmd) => this.execSpawnSpec(c.id, cmd, method),
       logPath: c.logPath,
       isRunning: () => c.state === "CONTAINER_RUNNING",
       track: (pid) => {

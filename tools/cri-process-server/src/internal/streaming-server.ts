@@ -61,6 +61,11 @@ export interface ExecTarget {
   readonly env: Readonly<Record<string, string>>;
   /** The container's CRI log file (what attach follows). */
   readonly logPath: string;
+  /**
+   * How to spawn `cmd` in the container: inside its namespaces (`nsenter`) when the runtime isolates
+   * containers, with its user and groups; else on the host with its env and directory.
+   */
+  spawnSpec(cmd: string[]): { file: string; args: string[]; cwd: string; env: Readonly<Record<string, string>> };
   isRunning(): boolean;
   track(pid: number): () => void;
 }
@@ -221,9 +226,18 @@ function runExec(conn: SpdyServerConnection, session: ExecSession | AttachSessio
     void finish({ metadata: {}, status: "Failure", message: err instanceof Error ? err.message : String(err), reason: "InternalError", code: 500 });
     return;
   }
-  const argv = session.tty ? ["script", "-qfec", shellQuote(session.cmd), "/dev/null"] : [...session.cmd];
-  const env = session.tty ? { TERM: "xterm", ...target.env } : { ...target.env };
-  const child = spawn(argv[0] ?? "", argv.slice(1), { cwd: target.cwd, env, stdio: ["pipe", "pipe", "pipe"], detached: true });
+  let spec: ReturnType<ExecTarget["spawnSpec"]>;
+  try {
+    // A terminal: `script` makes the pseudo-terminal where the command runs (inside the container's
+    // namespaces when isolated, where /dev has its own ptmx).
+    spec = target.spawnSpec(session.tty ? ["script", "-qfec", shellQuote(session.cmd), "/dev/null"] : [...session.cmd]);
+  } catch (err) {
+    void finish({ metadata: {}, status: "Failure", message: err instanceof Error ? err.message : String(err), reason: "InternalError", code: 500 });
+    return;
+  }
+  const argv = [spec.file, ...spec.args];
+  const env = session.tty ? { TERM: "xterm", ...spec.env } : { ...spec.env };
+  const child = spawn(argv[0] ?? "", argv.slice(1), { cwd: spec.cwd, env, stdio: ["pipe", "pipe", "pipe"], detached: true });
   let untrack: () => void = () => undefined;
   child.once("spawn", () => {
     if (child.pid !== undefined) untrack = target.track(child.pid);
@@ -276,12 +290,23 @@ export function parseTerminalSizes(text: string): { sizes: Array<{ width: number
 }
 
 // The terminal of the command `script` runs: its child's stdin, a /dev/pts device.
-async function terminalOf(scriptPid: number): Promise<string | undefined> {
-  const children = await readFile(`/proc/${scriptPid}/task/${scriptPid}/children`, "utf8").catch(() => "");
-  const child = children.trim().split(/\s+/)[0];
-  if (!child) return undefined;
-  const tty = await readlink(`/proc/${child}/fd/0`).catch(() => "");
-  return tty.startsWith("/dev/pts/") ? tty : undefined;
+async function terminalOf(rootPid: number): Promise<string | undefined> {
+  // The first process below `rootPid` (script's child, under nsenter and setpriv when isolated)
+  // whose stdin is a pseudo-terminal; /proc/<pid>/fd/0 opens that terminal from any mount namespace.
+  let level = [String(rootPid)];
+  for (let depth = 0; depth < 6 && level.length > 0; depth++) {
+    const next: string[] = [];
+    for (const pid of level) {
+      const children = await readFile(`/proc/${pid}/task/${pid}/children`, "utf8").catch(() => "");
+      for (const child of children.trim().split(/\s+/).filter((c) => c !== "")) {
+        const tty = await readlink(`/proc/${child}/fd/0`).catch(() => "");
+        if (tty.startsWith("/dev/pts/")) return `/proc/${child}/fd/0`;
+        next.push(child);
+      }
+    }
+    level = next;
+  }
+  return undefined;
 }
 
 function applyResizes(resize: SpdyStream, scriptPid: number): void {
