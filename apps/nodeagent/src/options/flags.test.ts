@@ -168,7 +168,7 @@ const typeNames: Record<string, string> = {
   mapStringString: "mapStringString",
   "list of key=true/false": "mapStringBool",
   Level: "Level",
-  "list of pattern=N": "moduleSpec",
+  "list of pattern=N": "pattern=N,...",
   "version[=true]": "version",
 };
 const typeExceptions: Record<string, string> = {
@@ -289,7 +289,7 @@ function goodSample(key: string, spec: FlagSpec<unknown>): [string, string] {
       return ["A=true", "A=true"];
     case "colonSeparatedMultimapStringString":
       return ["a:1", "a:1"];
-    case "moduleSpec":
+    case "pattern=N,...":
       return ["x=2", "x=2"];
     case "traceLocation":
       return ["f.go:3", "f.go:3"];
@@ -314,7 +314,7 @@ const badSamples: Record<string, string> = {
   mapStringString: "novalue",
   mapStringBool: "A=maybe",
   colonSeparatedMultimapStringString: "nocolon",
-  moduleSpec: "x",
+  "pattern=N,...": "x",
   traceLocation: "nope",
   quantity: "abc",
   version: "maybe",
@@ -371,7 +371,7 @@ function twoSamples(key: string, spec: FlagSpec<unknown>): [string, string] {
       return ["a=1", "b=2"];
     case "colonSeparatedMultimapStringString":
       return ["a:1", "b:2"];
-    case "moduleSpec":
+    case "pattern=N,...":
       return ["x=1", "y=2"];
     case "quantity":
       return ["1Ki", "2Ki"];
@@ -406,11 +406,14 @@ describe("flags override the config file", () => {
     setPath(c1, path, fileValue.value);
     expect(parseFlagsOverConfig(newNodeAgentFlagSet(), [], c1).ok).toBe(true);
     expect(spec.type.format(getPath(c1, path))).toBe(spec.type.format(fileValue.value));
-    // File and flag: the flag wins (lists and maps are replaced, not merged).
+    // File and flag: the flag wins (lists and maps are replaced, not merged) — except --vmodule,
+    // whose 1.23 Set appends to the loaded file's entries (component-base config/types.go
+    // `VModuleConfiguration.Set`; server.go `kubeletConfigFlagPrecedence` parses flags onto the file).
     const c2 = defaultNodeAgentConfiguration();
     setPath(c2, path, fileValue.value);
     expect(parseFlagsOverConfig(newNodeAgentFlagSet(), [`--${spec.name}=${flagText}`], c2).ok).toBe(true);
-    expect(spec.type.format(getPath(c2, path))).toBe(spec.type.format(flagValue.value));
+    const expected = key === "vmodule" ? `${fileText},${flagText}` : spec.type.format(flagValue.value);
+    expect(spec.type.format(getPath(c2, path))).toBe(expected);
   });
 
   it("featureGates: file and flag gates merge, the flag winning per gate", () => {

@@ -66,6 +66,21 @@ describe("loadNodeAgentOptions", () => {
     expect(err).toContain("Flag --logtostderr has been deprecated, will be removed in a future release");
   });
 
+  it("warns once per use; with --config the node agent's own flags warn again, klog's do not (as 1.23)", () => {
+    // pflag flag.go `Set`: one notice per occurrence. server.go `kubeletConfigFlagPrecedence`
+    // re-parses argv over the file with AddFlags/AddKubeletConfigFlags (deprecated again) and the
+    // global flags as cliflag.NoOp (no deprecation), so config-bound flags warn twice.
+    const count = (text: string, needle: string): number => text.split(needle).length - 1;
+    const noFile = run(["--port=10251", "--port=10252", "--logtostderr=true"]).err;
+    expect(count(noFile, "Flag --port has been deprecated")).toBe(2);
+    expect(count(noFile, "Flag --logtostderr has been deprecated")).toBe(1);
+    const path = configFile("");
+    const withFile = run([`--config=${path}`, "--port=10251", "--logtostderr=true", "--register-schedulable=true"]).err;
+    expect(count(withFile, "Flag --port has been deprecated")).toBe(2);
+    expect(count(withFile, "Flag --register-schedulable has been deprecated")).toBe(2);
+    expect(count(withFile, "Flag --logtostderr has been deprecated")).toBe(1);
+  });
+
   it("layers defaults < file < flags", () => {
     const path = configFile("port: 11250\nhealthzPort: 11248\nmaxPods: 20\nsyncFrequency: 30s\nevictionHard:\n  memory.available: 1Gi\n");
     const { r } = run([`--config=${path}`, "--port=12250", "--eviction-hard=nodefs.available<5%"]);
