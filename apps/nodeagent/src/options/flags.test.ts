@@ -266,6 +266,7 @@ describe("flag table vs spec", () => {
 // A valid value per flag, and the text the type formats it back to.
 function goodSample(key: string, spec: FlagSpec<unknown>): [string, string] {
   if (key === "registerWithTaints") return ["k=v:NoSchedule", "k=v:NoSchedule"];
+  if (key === "address") return ["10.0.0.1", "10.0.0.1"];
   if (key === "reservedMemory") return ["0:memory=1Gi", "0:memory=1Gi"];
   if (key === "evictionHard" || key === "evictionSoft") return ["memory.available<1Gi", "memory.available<1Gi"];
   switch (spec.type.typeName) {
@@ -352,6 +353,7 @@ describe("every flag parses", () => {
 // Two distinct valid values per config-bound flag type: the file's (first) and the flag's (second).
 function twoSamples(key: string, spec: FlagSpec<unknown>): [string, string] {
   if (key === "registerWithTaints") return ["a:NoSchedule", "b=c:NoExecute"];
+  if (key === "address") return ["10.0.0.1", "::"];
   if (key === "reservedMemory") return ["0:memory=1Gi", "1:memory=2Gi"];
   if (key === "evictionHard" || key === "evictionSoft") return ["memory.available<1Gi", "nodefs.available<5%"];
   switch (spec.type.typeName) {
