@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { formatDuration } from "@skiff/flags";
 import { configFileDeprecation } from "./flags.js";
-import { loadNodeAgentOptions, nodeAgentVersion } from "./index.js";
+import { aggregateErrors, loadNodeAgentOptions, nodeAgentVersion } from "./index.js";
 
 function run(argv: string[]) {
   let out = "";
@@ -19,6 +19,19 @@ function configFile(body: string): string {
   writeFileSync(path, `apiVersion: nodeagent.config.example.io/v1beta1\nkind: NodeAgentConfiguration\n${body}`);
   return path;
 }
+
+describe("aggregateErrors", () => {
+  // apimachinery pkg/util/errors/errors.go aggregate.Error (1.23): duplicates printed once,
+  // brackets only for two or more distinct messages.
+  it.each([
+    [["a"], "a"],
+    [["a", "b"], "[a, b]"],
+    [["a", "a"], "a"],
+    [["a", "b", "a"], "[a, b]"],
+  ])("%j → %s", (errors, text) => {
+    expect(aggregateErrors(errors)).toBe(text);
+  });
+});
 
 describe("loadNodeAgentOptions", () => {
   it("uses the flag defaults without a file", () => {

@@ -73,11 +73,14 @@ export interface NodeAgentOptions {
 export type LoadOptionsResult = { readonly ok: true; readonly value: NodeAgentOptions } | { readonly ok: false; readonly errors: readonly string[]; readonly exitCode: number };
 
 /**
- * Joins errors as Go's `utilerrors.NewAggregate(...).Error()`: one error as it is, several as
- * `[e1, e2]`.
+ * Joins errors as Go's `utilerrors.NewAggregate(...).Error()`: repeated messages are printed once;
+ * one distinct message as it is, several as `[e1, e2]`; none as `""`.
+ *
+ * @see staging/src/k8s.io/apimachinery/pkg/util/errors/errors.go (`aggregate.Error`) in kubernetes/kubernetes v1.23
  */
 export function aggregateErrors(errors: readonly string[]): string {
-  return errors.length === 1 ? (errors[0] ?? "") : `[${errors.join(", ")}]`;
+  const distinct = [...new Set(errors)];
+  return distinct.length === 1 ? (distinct[0] ?? "") : distinct.length === 0 ? "" : `[${distinct.join(", ")}]`;
 }
 
 /** The node agent's flag set (pflag grammar, `_` and `-` equivalent). */
