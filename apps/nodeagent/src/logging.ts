@@ -147,7 +147,8 @@ export interface LoggingSinks {
  */
 export function createLogger(options: LoggingOptions, sinks: LoggingSinks, name = "nodeagent"): Logger {
   const now = sinks.now ?? (() => new Date());
-  const modules = options.vmodule.map((m) => ({ re: globToRegExp(m.pattern), level: m.level }));
+  // klog ignores `pattern=0` entries (component-base passes vmodule to klog's own Set).
+  const modules = options.vmodule.filter((m) => m.level > 0).map((m) => ({ re: globToRegExp(m.pattern), level: m.level }));
   const json = options.format === "json";
   const filePath = options.logFile !== "" ? options.logFile : options.logDir !== "" ? join(options.logDir, "nodeagent.log") : "";
   const toFile = !json && !options.logtostderr && filePath !== "";

@@ -365,3 +365,40 @@ describe("isZeroDefault (pflag defaultIsZeroValue)", () => {
     expect(type.isZeroDefault(text)).toBe(want);
   });
 });
+
+describe("verbosityLevel and vmoduleConfiguration (component-base config/types.go, 1.23)", () => {
+  // VerbosityLevel.Set: strconv.ParseUint(value, 10, 31).
+  it.each([
+    ["-1", 'strconv.ParseUint: parsing "-1": invalid syntax'],
+    ["abc", 'strconv.ParseUint: parsing "abc": invalid syntax'],
+    ["2147483648", 'strconv.ParseUint: parsing "2147483648": value out of range'],
+    ["0x1", 'strconv.ParseUint: parsing "0x1": invalid syntax'],
+  ])("-v=%s → %s", (text, error) => {
+    expect(t.verbosityLevel.set(text, 0, true)).toEqual({ ok: false, error });
+  });
+
+  it("accepts 0..2^31-1", () => {
+    expect(t.verbosityLevel.set("2147483647", 0, true)).toEqual({ ok: true, value: 2147483647 });
+    expect(t.verbosityLevel.typeName).toBe("Level");
+  });
+
+  // VModuleConfiguration.Set and its upstream test table (config/types_test.go TestVModule).
+  it.each([
+    ["gopher*", '"gopher*" does not have the pattern=N format'],
+    ["=1", '"=1" does not have the pattern=N format'],
+    ["a=", '"a=" does not have the pattern=N format'],
+    ["a=1=2", '"a=1=2" does not have the pattern=N format'],
+    ["foo=-1", 'parsing verbosity in "foo=-1": strconv.ParseUint: parsing "-1": invalid syntax'],
+    ["a=b", 'parsing verbosity in "a=b": strconv.ParseUint: parsing "b": invalid syntax'],
+    ["invalidint32=2147483648", 'parsing verbosity in "invalidint32=2147483648": strconv.ParseUint: parsing "2147483648": value out of range'],
+  ])("--vmodule=%s → %s", (text, error) => {
+    expect(t.vmoduleConfiguration.set(text, [], true)).toEqual({ ok: false, error });
+  });
+
+  it("skips empty entries, keeps level 0, does not check the pattern, appends to the current value", () => {
+    const r = t.vmoduleConfiguration.set("foo=1,bar=0,,[=2,", [{ pattern: "old", level: 3 }], true);
+    expect(r).toEqual({ ok: true, value: [{ pattern: "old", level: 3 }, { pattern: "foo", level: 1 }, { pattern: "bar", level: 0 }, { pattern: "[", level: 2 }] });
+    if (r.ok) expect(t.vmoduleConfiguration.format(r.value)).toBe("old=3,foo=1,bar=0,[=2");
+    expect(t.vmoduleConfiguration.typeName).toBe("pattern=N,...");
+  });
+});

@@ -16,6 +16,7 @@ import type { Quantity } from "./quantity.js";
 import { formatQuantity, parseQuantity } from "./quantity.js";
 import { readCsvRecord, writeCsvRecord } from "./internal/go-csv.js";
 import { compareGoStrings } from "./internal/go-sort.js";
+import { formatGoQuoted } from "./internal/go-quote.js";
 import { formatGoFloat, parseGoBool, parseGoFloat, parseGoInt, parseGoUint } from "./internal/go-strconv.js";
 
 /**
@@ -357,6 +358,52 @@ const moduleSpecType: FlagType<ModulePattern[]> = {
   isZeroDefault: isZeroOther,
 };
 
+/**
+ * component-base's `VerbosityLevel` (`-v` of components whose logging is a config field, the
+ * kubelet's `logging.verbosity`): `strconv.ParseUint(value, 10, 31)`, so `-1` is a syntax error
+ * and 2^31 is out of range.
+ *
+ * @see staging/src/k8s.io/component-base/config/types.go (`VerbosityLevel.Set`) in kubernetes/kubernetes v1.23
+ */
+const verbosityLevelType: FlagType<number> = {
+  typeName: "Level",
+  set(text) {
+    const r = parseGoUint(text, 10, 31);
+    return r.ok ? ok(Number(r.value)) : err(r.error);
+  },
+  format: (v) => String(v),
+  isZeroDefault: isZeroOther,
+};
+
+/**
+ * component-base's `VModuleConfiguration` (`--vmodule` bound to `logging.vmodule`): entries are
+ * appended to the current value on every occurrence (config-file entries included, as 1.23 parses
+ * flags onto the loaded file); empty entries are skipped; the pattern is not checked; a level of 0
+ * is kept.
+ *
+ * @see staging/src/k8s.io/component-base/config/types.go (`VModuleConfiguration.Set`) in kubernetes/kubernetes v1.23
+ */
+const vmoduleConfigurationType: FlagType<ModulePattern[]> = {
+  typeName: "pattern=N,...",
+  set(text, current) {
+    const out = [...current];
+    for (const pat of text.split(",")) {
+      if (pat.length === 0) continue;
+      const patLev = pat.split("=");
+      const [pattern = "", level = ""] = patLev;
+      if (patLev.length !== 2 || pattern.length === 0 || level.length === 0) {
+        return err(`${formatGoQuoted(pat)} does not have the pattern=N format`);
+      }
+      const v = parseGoUint(level, 10, 31);
+      if (!v.ok) return err(`parsing verbosity in ${formatGoQuoted(pat)}: ${v.error}`);
+      out.push({ pattern, level: Number(v.value) });
+    }
+    return ok(out);
+  },
+  format: (v) => v.map((p) => `${p.pattern}=${p.level}`).join(","),
+  isZeroDefault: isZeroOther,
+};
+
 const traceSyntax = "syntax error: expect file.go:234";
 
 const traceLocationType: FlagType<TraceLocation> = {
@@ -411,8 +458,10 @@ const versionType: FlagType<VersionFlagValue> = {
  * | `colonSeparatedMultimap` [`colonSeparatedMultimapStringString`] | `Record<string,string[]>` | `name:value,...`; repeated keys append |
  * | `quantity` | {@link Quantity} | Kubernetes quantities (`512`, `1k`, `2Ki`, `1.5Gi`) |
  * | `level` [`Level`] | `number` | klog verbosity: a base-10 int32 (klog 1.23 accepts negative values too) |
+ * | `verbosityLevel` [`Level`] | `number` | component-base `VerbosityLevel`: base-10 unsigned, < 2^31 (`-1` refused) |
  * | `severity` | `number` | klog threshold: `INFO`, `WARNING`, `ERROR`, `FATAL` (any case) or an int32 |
  * | `moduleSpec` | {@link ModulePattern}`[]` | `--vmodule` `pattern=N,...` (N ≥ 0; 0 entries dropped) |
+ * | `vmoduleConfiguration` [`pattern=N,...`] | {@link ModulePattern}`[]` | component-base `VModuleConfiguration`: `pattern=N,...`, N unsigned < 2^31, appended per occurrence |
  * | `traceLocation` | {@link TraceLocation} | `--log-backtrace-at` `file.go:N` (N > 0), or empty |
  * | `version` | {@link VersionFlagValue} | `--version` (true), `--version=raw`, `--version=false` |
  */
@@ -436,8 +485,10 @@ export const flagTypes = {
   colonSeparatedMultimap: colonSeparatedMultimapType,
   quantity: quantityType,
   level: levelType,
+  verbosityLevel: verbosityLevelType,
   severity: severityType,
   moduleSpec: moduleSpecType,
+  vmoduleConfiguration: vmoduleConfigurationType,
   traceLocation: traceLocationType,
   version: versionType,
 } as const;

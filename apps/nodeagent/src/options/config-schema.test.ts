@@ -69,7 +69,8 @@ describe("nodeAgentConfigurationSchema", () => {
     expect(formatDuration(r.data.syncFrequency as Duration)).toBe("1m30s");
     expect(r.data.logging?.options?.json?.infoBufferSize).toBeInstanceOf(Quantity);
     expect(String(r.data.logging?.options?.json?.infoBufferSize)).toBe("1024"); // a JSON number is read as its decimal text
-    expect(r.data.logging?.vmodule).toEqual([{ pattern: "b", level: 3 }]);
+    // 1.23's VModuleConfiguration keeps verbosity 0 entries (component-base config/types.go).
+    expect(r.data.logging?.vmodule).toEqual([{ pattern: "a", level: 0 }, { pattern: "b", level: 3 }]);
   });
 
   it("words type errors as Go's decoder: JSON type, Go path, Go type; the number itself for integer types only", () => {
@@ -101,6 +102,10 @@ describe("nodeAgentConfigurationSchema", () => {
     expect(messages({ registerWithTaints: [{ key: 1, effect: 2 }, "a:NoSchedule"] })).toEqual([
       "NodeAgentConfiguration.registerWithTaints[0]: a taint needs string fields key and effect (and optionally value)",
       "json: cannot unmarshal string into Go struct field NodeAgentConfiguration.registerWithTaints[1] of type v1.Taint",
+    ]);
+    // v1alpha1 LoggingConfiguration.Verbosity is a uint32: a negative number does not decode.
+    expect(messages({ logging: { verbosity: -1 } })).toEqual([
+      "json: cannot unmarshal number -1 into Go struct field NodeAgentConfiguration.logging.verbosity of type uint32",
     ]);
     expect(messages({ logging: { vmodule: [{ filePattern: "a", verbosity: -1 }] } })).toEqual([
       "NodeAgentConfiguration.logging.vmodule[0]: a vmodule entry needs a string filePattern and a non-negative integer verbosity",

@@ -142,7 +142,7 @@ const taint = (): z.ZodType<RegisterTaint> =>
 
 const vmoduleMembers = z.looseObject({ filePattern: z.string(), verbosity: z.int().min(0) });
 
-/** `VModuleConfiguration`: `{filePattern, verbosity}` entries → {@link ModulePattern}s; verbosity 0 entries are dropped, as `--vmodule` drops `pattern=0`. */
+/** `VModuleConfiguration`: `{filePattern, verbosity}` entries → {@link ModulePattern}s (verbosity 0 entries kept, as 1.23's `VModuleConfiguration` keeps them; the logger ignores them as klog does). */
 const vmodule = (): z.ZodType<ModulePattern[]> =>
   z
     .array(
@@ -152,7 +152,7 @@ const vmodule = (): z.ZodType<ModulePattern[]> =>
       }),
       goType("VModuleConfiguration"),
     )
-    .transform((items) => items.filter((m) => m.verbosity > 0).map((m) => ({ pattern: m.filePattern, level: m.verbosity })));
+    .transform((items) => items.map((m) => ({ pattern: m.filePattern, level: m.verbosity })));
 
 const memoryReservationHead = z.looseObject({ numaNode: z.int() });
 
@@ -234,7 +234,8 @@ const authorizationSchema = structOf<Authz>()({
 const loggingSchema = structOf<Logging>()({
   format: zeroIsUnset(str()),
   flushFrequency: zeroIsUnset(duration()),
-  verbosity: int32().exactOptional(),
+  // v1alpha1 LoggingConfiguration.Verbosity is a uint32 (component-base config/v1alpha1/types.go, 1.23).
+  verbosity: z.int(goType("uint32", true)).min(0, goType("uint32", true)).max(4294967295, goType("uint32", true)).exactOptional(),
   vmodule: vmodule().exactOptional(),
   options: structOf<Logging["options"]>()({
     json: structOf<Logging["options"]["json"]>()({ infoBufferSize: quantity().exactOptional(), splitStream: bool().exactOptional() }).exactOptional(),

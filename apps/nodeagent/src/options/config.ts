@@ -18,9 +18,9 @@
  * @see pkg/kubelet/kubeletconfig/configfiles/configfiles.go (`Load`, `resolveRelativePaths`)
  */
 import { readFileSync } from "node:fs";
-import { dirname, isAbsolute, join } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { ModulePattern, Quantity } from "@skiff/flags";
-import { Duration, mustParseDuration, mustParseQuantity } from "@skiff/flags";
+import { Duration, formatGoQuoted, mustParseDuration, mustParseQuantity } from "@skiff/flags";
 import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
 import type { NodeAgentConfigurationFile } from "./config-schema.js";
@@ -481,17 +481,46 @@ export type LoadConfigResult =
  */
 export function loadNodeAgentConfigFile(path: string): LoadConfigResult {
   const prefix = `failed to load Nodeagent config file ${path}, error`;
+  // 1.23 reads filepath.Abs(name): the inner messages name the absolute, cleaned path.
+  const abs = resolve(path);
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    text = readFileSync(abs, "utf8");
   } catch (e) {
-    return { ok: false, errors: [`${prefix} failed to read nodeagent config file ${JSON.stringify(path)}, error: ${(e as Error).message}`] };
+    return { ok: false, errors: [`${prefix} failed to read nodeagent config file ${formatGoQuoted(abs)}, error: ${goFileError(e, abs)}`] };
   }
+  if (text.length === 0) return { ok: false, errors: [`${prefix} nodeagent config file ${formatGoQuoted(abs)} was empty`] };
   const r = decodeNodeAgentConfiguration(text);
   if (!r.ok) return { ok: false, errors: r.errors.map((e) => `${prefix} failed to decode: ${e}`) };
   const warnings =
     r.unknownFields.length === 0
       ? []
       : [`using lenient decoding as strict decoding failed: unknown field${r.unknownFields.length > 1 ? "s" : ""} ${r.unknownFields.map((f) => JSON.stringify(f)).join(", ")} in ${path}`];
-  return { ok: true, value: resolveConfigRelativePaths(r.value, dirname(path)), warnings, setFields: r.setFields };
+  return { ok: true, value: resolveConfigRelativePaths(r.value, dirname(abs)), warnings, setFields: r.setFields };
+}
+
+// Go's syscall.Errno texts for the errors os.ReadFile can meet on Linux.
+const goErrnoText: Readonly<Record<string, string>> = {
+  ENOENT: "no such file or directory",
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  EISDIR: "is a directory",
+  ENOTDIR: "not a directory",
+  ELOOP: "too many levels of symbolic links",
+  ENAMETOOLONG: "file name too long",
+  EIO: "input/output error",
+  EMFILE: "too many open files",
+  ENXIO: "no such device or address",
+};
+
+/**
+ * A Node file-system error as Go's `*fs.PathError` prints it: `<op> <path>: <errno text>`
+ * (`open /x: no such file or directory`; reading a directory fails at `read`, as `os.ReadFile` does).
+ */
+function goFileError(e: unknown, path: string): string {
+  const err = e as NodeJS.ErrnoException;
+  const code = err.code ?? "";
+  const text = goErrnoText[code] ?? err.message;
+  const op = code === "EISDIR" ? "read" : "open";
+  return `${op} ${path}: ${text}`;
 }

@@ -4,7 +4,10 @@
  *
  * @see pkg/util/flag/flags.go (`RegisterWithTaintsVar`, `ReservedMemoryVar`) in kubernetes/kubernetes v1.23
  */
+import { isIPv6 } from "node:net";
 import type { FlagType, FlagValueResult } from "@skiff/flags";
+import { flagTypes, formatGoQuoted } from "@skiff/flags";
+import { isQualifiedName, isValidLabelValue } from "@skiff/apimachinery";
 
 /** One taint given at registration (`key=value:effect`), as v1 `Taint` without `timeAdded`. */
 export interface RegisterTaint {
@@ -36,24 +39,83 @@ export function parseRegisterTaint(st: string): { ok: true; value: RegisterTaint
   return { ok: true, value: { key, value: kv.slice(eq + 1), effect } };
 }
 
-function formatTaint(t: RegisterTaint): string {
-  return t.value === undefined ? `${t.key}:${t.effect}` : `${t.key}=${t.value}:${t.effect}`;
+/**
+ * Parses one taint of the forms `<key>=<value>:<effect>`, `<key>:<effect>` or `<key>` (effect
+ * `""`), checking the effect, the value (a label value) and the key (a qualified name), with
+ * 1.23's texts (`invalid taint spec: <st>[, <reasons>]`, `invalid taint effect: <e>, unsupported
+ * taint effect`).
+ *
+ * @see pkg/util/taints/taints.go (`parseTaint`) in kubernetes/kubernetes v1.23
+ */
+export function parseTaint(st: string): { ok: true; value: { key: string; value: string; effect: string } } | { ok: false; error: string } {
+  const parts = st.split(":");
+  let key: string;
+  let value = "";
+  let effect = "";
+  if (parts.length === 1) {
+    key = parts[0] ?? "";
+  } else if (parts.length === 2) {
+    effect = parts[1] ?? "";
+    if (!taintEffects.has(effect)) return { ok: false, error: `invalid taint effect: ${effect}, unsupported taint effect` };
+    const kv = (parts[0] ?? "").split("=");
+    if (kv.length > 2) return { ok: false, error: `invalid taint spec: ${st}` };
+    key = kv[0] ?? "";
+    if (kv.length === 2) {
+      value = kv[1] ?? "";
+      const errs = isValidLabelValue(value);
+      if (errs.length > 0) return { ok: false, error: `invalid taint spec: ${st}, ${errs.join("; ")}` };
+    }
+  } else {
+    return { ok: false, error: `invalid taint spec: ${st}` };
+  }
+  const errs = isQualifiedName(key);
+  if (errs.length > 0) return { ok: false, error: `invalid taint spec: ${st}, ${errs.join("; ")}` };
+  return { ok: true, value: { key, value, effect } };
 }
 
-/** `--register-with-taints`: comma-separated `<key>=<value>:<effect>`; the first use replaces the default, later uses append. */
-export const taintsFlagType: FlagType<RegisterTaint[]> = {
-  typeName: "mapStringString",
-  set(text, current, firstSet): FlagValueResult<RegisterTaint[]> {
-    const out: RegisterTaint[] = firstSet ? [] : [...current];
-    for (const item of text.split(",")) {
-      if (item.trim() === "") continue;
-      const r = parseRegisterTaint(item.trim());
-      if (!r.ok) return { ok: false, error: r.error };
-      out.push(r.value);
+/**
+ * 1.23's `ParseTaints`: the taints to add from `specs` (entries ending in `-` are removals: parsed,
+ * checked and dropped). An added taint needs an effect; two with the same key and effect are refused
+ * (`duplicated taints with the same key and effect: {<key> <value> <effect> <nil>}`, Go's `%v` of a
+ * `v1.Taint` value).
+ *
+ * @see pkg/util/taints/taints.go (`ParseTaints`) in kubernetes/kubernetes v1.23
+ */
+export function parseTaints(specs: readonly string[]): { ok: true; value: RegisterTaint[] } | { ok: false; error: string } {
+  const taints: RegisterTaint[] = [];
+  const seen = new Set<string>();
+  for (const spec of specs) {
+    if (spec.endsWith("-")) {
+      const r = parseTaint(spec.slice(0, -1));
+      if (!r.ok) return r;
+      continue;
     }
-    return { ok: true, value: out };
+    const r = parseTaint(spec);
+    if (!r.ok) return r;
+    const t = r.value;
+    if (t.effect === "") return { ok: false, error: `invalid taint spec: ${spec}` };
+    const id = `${t.effect}\u0000${t.key}`;
+    if (seen.has(id)) return { ok: false, error: `duplicated taints with the same key and effect: {${t.key} ${t.value} ${t.effect} <nil>}` };
+    seen.add(id);
+    taints.push(t.value === "" ? { key: t.key, effect: t.effect } : t);
+  }
+  return { ok: true, value: taints };
+}
+
+/**
+ * `--register-with-taints`: comma-separated `<key>=<value>:<effect>` parsed by {@link parseTaints};
+ * every occurrence replaces the value (the last one wins); an empty value clears it.
+ *
+ * @see pkg/util/flag/flags.go (`RegisterWithTaintsVar.Set`) in kubernetes/kubernetes v1.23
+ */
+export const taintsFlagType: FlagType<RegisterTaint[]> = {
+  // The spec's type column (and --help) says mapStringString; 1.23's Type() is "[]v1.Taint".
+  typeName: "mapStringString",
+  set(text): FlagValueResult<RegisterTaint[]> {
+    if (text === "") return { ok: true, value: [] };
+    return parseTaints(text.split(","));
   },
-  format: (v) => v.map(formatTaint).join(","),
+  format: (v) => v.map((t) => `${t.key}=${t.value ?? ""}:${t.effect}`).join(","),
   isZeroDefault: (text) => text === "",
 };
 
@@ -93,4 +155,30 @@ export const reservedMemoryFlagType: FlagType<ReservedMemoryEntry[]> = {
       .map((e) => `${e.numaNode}:${Object.entries(e.limits).map(([k, q]) => `${k}=${q}`).join(",")}`)
       .join(";"),
   isZeroDefault: (text) => text === "",
+};
+
+/**
+ * Go's `net.ParseIP` as k8s.io/utils `ParseIPSloppy` applies it: dotted IPv4 (leading zeros
+ * allowed, each part ≤ 255) or IPv6 without a zone.
+ */
+export function isSloppyIP(s: string): boolean {
+  const v4 = /^(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(s);
+  if (v4 !== null) return v4.slice(1).every((p) => Number(p) <= 255);
+  return !s.includes("%") && isIPv6(s);
+}
+
+/**
+ * `--address`: 1.23's `IPVar`: a value that is not an IP is refused (`"<v>" is not a valid IP
+ * address`); an empty value leaves the current value unchanged (IPVar drops its pointer). The
+ * type name stays `string` as the spec's help lists it (1.23's `Type()` is `ip`).
+ *
+ * @see pkg/util/flag/flags.go (`IPVar.Set`) in kubernetes/kubernetes v1.23
+ */
+export const ipFlagType: FlagType<string> = {
+  ...flagTypes.string,
+  set(text, current): FlagValueResult<string> {
+    if (text === "") return { ok: true, value: current };
+    if (!isSloppyIP(text)) return { ok: false, error: `${formatGoQuoted(text)} is not a valid IP address` };
+    return { ok: true, value: text };
+  },
 };

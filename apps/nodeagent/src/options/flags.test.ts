@@ -168,7 +168,7 @@ const typeNames: Record<string, string> = {
   mapStringString: "mapStringString",
   "list of key=true/false": "mapStringBool",
   Level: "Level",
-  "list of pattern=N": "moduleSpec",
+  "list of pattern=N": "pattern=N,...",
   "version[=true]": "version",
 };
 const typeExceptions: Record<string, string> = {
@@ -266,6 +266,7 @@ describe("flag table vs spec", () => {
 // A valid value per flag, and the text the type formats it back to.
 function goodSample(key: string, spec: FlagSpec<unknown>): [string, string] {
   if (key === "registerWithTaints") return ["k=v:NoSchedule", "k=v:NoSchedule"];
+  if (key === "address") return ["10.0.0.1", "10.0.0.1"];
   if (key === "reservedMemory") return ["0:memory=1Gi", "0:memory=1Gi"];
   if (key === "evictionHard" || key === "evictionSoft") return ["memory.available<1Gi", "memory.available<1Gi"];
   switch (spec.type.typeName) {
@@ -289,7 +290,7 @@ function goodSample(key: string, spec: FlagSpec<unknown>): [string, string] {
       return ["A=true", "A=true"];
     case "colonSeparatedMultimapStringString":
       return ["a:1", "a:1"];
-    case "moduleSpec":
+    case "pattern=N,...":
       return ["x=2", "x=2"];
     case "traceLocation":
       return ["f.go:3", "f.go:3"];
@@ -314,7 +315,7 @@ const badSamples: Record<string, string> = {
   mapStringString: "novalue",
   mapStringBool: "A=maybe",
   colonSeparatedMultimapStringString: "nocolon",
-  moduleSpec: "x",
+  "pattern=N,...": "x",
   traceLocation: "nope",
   quantity: "abc",
   version: "maybe",
@@ -352,6 +353,7 @@ describe("every flag parses", () => {
 // Two distinct valid values per config-bound flag type: the file's (first) and the flag's (second).
 function twoSamples(key: string, spec: FlagSpec<unknown>): [string, string] {
   if (key === "registerWithTaints") return ["a:NoSchedule", "b=c:NoExecute"];
+  if (key === "address") return ["10.0.0.1", "::"];
   if (key === "reservedMemory") return ["0:memory=1Gi", "1:memory=2Gi"];
   if (key === "evictionHard" || key === "evictionSoft") return ["memory.available<1Gi", "nodefs.available<5%"];
   switch (spec.type.typeName) {
@@ -371,7 +373,7 @@ function twoSamples(key: string, spec: FlagSpec<unknown>): [string, string] {
       return ["a=1", "b=2"];
     case "colonSeparatedMultimapStringString":
       return ["a:1", "b:2"];
-    case "moduleSpec":
+    case "pattern=N,...":
       return ["x=1", "y=2"];
     case "quantity":
       return ["1Ki", "2Ki"];
@@ -406,11 +408,14 @@ describe("flags override the config file", () => {
     setPath(c1, path, fileValue.value);
     expect(parseFlagsOverConfig(newNodeAgentFlagSet(), [], c1).ok).toBe(true);
     expect(spec.type.format(getPath(c1, path))).toBe(spec.type.format(fileValue.value));
-    // File and flag: the flag wins (lists and maps are replaced, not merged).
+    // File and flag: the flag wins (lists and maps are replaced, not merged) — except --vmodule,
+    // whose 1.23 Set appends to the loaded file's entries (component-base config/types.go
+    // `VModuleConfiguration.Set`; server.go `kubeletConfigFlagPrecedence` parses flags onto the file).
     const c2 = defaultNodeAgentConfiguration();
     setPath(c2, path, fileValue.value);
     expect(parseFlagsOverConfig(newNodeAgentFlagSet(), [`--${spec.name}=${flagText}`], c2).ok).toBe(true);
-    expect(spec.type.format(getPath(c2, path))).toBe(spec.type.format(flagValue.value));
+    const expected = key === "vmodule" ? `${fileText},${flagText}` : spec.type.format(flagValue.value);
+    expect(spec.type.format(getPath(c2, path))).toBe(expected);
   });
 
   it("featureGates: file and flag gates merge, the flag winning per gate", () => {

@@ -19,7 +19,7 @@ import type { Duration, FlagSpec, FlagTable, ModulePattern, Quantity, TraceLocat
 import { flagTypes as t, mustParseDuration } from "@skiff/flags";
 import type { RegisterTaint, ReservedMemoryEntry } from "./flag-types.js";
 import { applyLegacyFlagDefaults, defaultNodeAgentConfiguration } from "./config.js";
-import { reservedMemoryFlagType, taintsFlagType } from "./flag-types.js";
+import { ipFlagType, reservedMemoryFlagType, taintsFlagType } from "./flag-types.js";
 import { insecureCipherSuites, preferredCipherSuites } from "./tls.js";
 
 /**
@@ -382,7 +382,7 @@ export const defaultPodInfraContainerImage = "k8s.gcr.io/pause:3.6";
 export const nodeAgentFlagTable = {
   // Serving, identity and registration
   config: pf(S, "config", t.string, "", "Path (absolute or relative to the working directory) of the initial configuration file. Omit to use built-in defaults. Command-line flags override values from the file."),
-  address: cf(S, "address", t.string, c("address"), "IP address to serve on; '0.0.0.0' or '::' means all interfaces and IP families."),
+  address: cf(S, "address", ipFlagType, c("address"), "IP address to serve on; '0.0.0.0' or '::' means all interfaces and IP families."),
   port: cf(S, "port", t.int32, c("port"), "Port to serve on."),
   readOnlyPort: cf(S, "read-only-port", t.int32, c("readOnlyPort"), "Read-only port with no authentication or authorization; 0 disables."),
   enableServer: cf(S, "enable-server", t.bool, c("enableServer"), "Enable the agent's server."),
@@ -509,8 +509,8 @@ export const nodeAgentFlagTable = {
   enableContentionProfiling: cf(NS, "contention-profiling", t.bool, c("enableContentionProfiling"), "Lock contention profiling when profiling is on."),
 
   // Logging
-  verbosity: { name: "v", shorthand: "v", type: t.level, default: c("verbosity"), usage: "number for the log level verbosity", section: LOG },
-  vmodule: cf(LOG, "vmodule", t.moduleSpec, c("vmodule"), "comma-separated list of pattern=N settings for file-filtered logging", null),
+  verbosity: { name: "v", shorthand: "v", type: t.verbosityLevel, default: c("verbosity"), usage: "number for the log level verbosity", section: LOG },
+  vmodule: cf(LOG, "vmodule", t.vmoduleConfiguration, c("vmodule"), "comma-separated list of pattern=N settings for file-filtered logging", null),
   loggingFormat: cf(LOG, "logging-format", t.string, c("loggingFormat"), "Sets the log format. Permitted formats: \"json\" (gated by LoggingBetaOptions), \"text\". Non-default formats ignore --add-dir-header, --alsologtostderr, --log-backtrace-at, --log-dir, --log-file, --log-file-max-size, --logtostderr, --skip_headers, --skip_log_headers, --stderrthreshold, --log-flush-frequency; non-default choices are alpha."),
   logFlushFrequency: cf(LOG, "log-flush-frequency", t.duration, c("logFlushFrequency"), "Maximum number of seconds between log flushes", null),
   logJSONInfoBufferSize: cf(LOG, "log-json-info-buffer-size", t.quantity, c("logJSONInfoBufferSize"), "[Experimental] Buffer for info messages in JSON format with split streams; 0 disables; sizes as bytes (512), multiples of 1000 (1K), of 1024 (2Ki), or powers of those (3M, 4G, 5Mi, 6Gi)."),

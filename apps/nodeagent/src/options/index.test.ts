@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { formatDuration } from "@skiff/flags";
 import { configFileDeprecation } from "./flags.js";
-import { loadNodeAgentOptions, nodeAgentVersion } from "./index.js";
+import { aggregateErrors, loadNodeAgentOptions, nodeAgentVersion } from "./index.js";
 
 function run(argv: string[]) {
   let out = "";
@@ -19,6 +19,19 @@ function configFile(body: string): string {
   writeFileSync(path, `apiVersion: nodeagent.config.example.io/v1beta1\nkind: NodeAgentConfiguration\n${body}`);
   return path;
 }
+
+describe("aggregateErrors", () => {
+  // apimachinery pkg/util/errors/errors.go aggregate.Error (1.23): duplicates printed once,
+  // brackets only for two or more distinct messages.
+  it.each([
+    [["a"], "a"],
+    [["a", "b"], "[a, b]"],
+    [["a", "a"], "a"],
+    [["a", "b", "a"], "[a, b]"],
+  ])("%j → %s", (errors, text) => {
+    expect(aggregateErrors(errors)).toBe(text);
+  });
+});
 
 describe("loadNodeAgentOptions", () => {
   it("uses the flag defaults without a file", () => {
@@ -64,6 +77,21 @@ describe("loadNodeAgentOptions", () => {
     expect(r.ok).toBe(true);
     expect(err).toContain(`Flag --port has been deprecated, ${configFileDeprecation}\n`);
     expect(err).toContain("Flag --logtostderr has been deprecated, will be removed in a future release");
+  });
+
+  it("warns once per use; with --config the node agent's own flags warn again, klog's do not (as 1.23)", () => {
+    // pflag flag.go `Set`: one notice per occurrence. server.go `kubeletConfigFlagPrecedence`
+    // re-parses argv over the file with AddFlags/AddKubeletConfigFlags (deprecated again) and the
+    // global flags as cliflag.NoOp (no deprecation), so config-bound flags warn twice.
+    const count = (text: string, needle: string): number => text.split(needle).length - 1;
+    const noFile = run(["--port=10251", "--port=10252", "--logtostderr=true"]).err;
+    expect(count(noFile, "Flag --port has been deprecated")).toBe(2);
+    expect(count(noFile, "Flag --logtostderr has been deprecated")).toBe(1);
+    const path = configFile("");
+    const withFile = run([`--config=${path}`, "--port=10251", "--logtostderr=true", "--register-schedulable=true"]).err;
+    expect(count(withFile, "Flag --port has been deprecated")).toBe(2);
+    expect(count(withFile, "Flag --register-schedulable has been deprecated")).toBe(2);
+    expect(count(withFile, "Flag --logtostderr has been deprecated")).toBe(1);
   });
 
   it("layers defaults < file < flags", () => {

@@ -25,7 +25,7 @@ import { FlagSet, wordSepNormalize } from "@skiff/flags";
 import type { NodeAgentConfiguration } from "./config.js";
 import { applyLegacyFlagDefaults, defaultNodeAgentConfiguration, loadNodeAgentConfigFile } from "./config.js";
 import type { NodeAgentConfigFlags, NodeAgentFlagTable, NodeAgentFlags } from "./flags.js";
-import { configFieldPaths, configFlagKeys, flagSections, nodeAgentFlagTable } from "./flags.js";
+import { configFieldPaths, configFlagKeys, flagSections, klogFlagDeprecation, nodeAgentFlagTable } from "./flags.js";
 import { validateNodeAgentConfiguration, validateNodeAgentFlags } from "./validate.js";
 import { formatKlogHeader, formatStructuredMessage } from "../logging.js";
 
@@ -73,11 +73,14 @@ export interface NodeAgentOptions {
 export type LoadOptionsResult = { readonly ok: true; readonly value: NodeAgentOptions } | { readonly ok: false; readonly errors: readonly string[]; readonly exitCode: number };
 
 /**
- * Joins errors as Go's `utilerrors.NewAggregate(...).Error()`: one error as it is, several as
- * `[e1, e2]`.
+ * Joins errors as Go's `utilerrors.NewAggregate(...).Error()`: repeated messages are printed once;
+ * one distinct message as it is, several as `[e1, e2]`; none as `""`.
+ *
+ * @see staging/src/k8s.io/apimachinery/pkg/util/errors/errors.go (`aggregate.Error`) in kubernetes/kubernetes v1.23
  */
 export function aggregateErrors(errors: readonly string[]): string {
-  return errors.length === 1 ? (errors[0] ?? "") : `[${errors.join(", ")}]`;
+  const distinct = [...new Set(errors)];
+  return distinct.length === 1 ? (distinct[0] ?? "") : distinct.length === 0 ? "" : `[${distinct.join(", ")}]`;
 }
 
 /** The node agent's flag set (pflag grammar, `_` and `-` equivalent). */
@@ -168,21 +171,25 @@ export function parseFlagsOverConfig(
   fs: FlagSet<NodeAgentFlagTable>,
   argv: readonly string[],
   config: NodeAgentConfiguration,
-): { ok: true; values: Values; changed: ReadonlySet<keyof Values> } | { ok: false; error: string } {
+): { ok: true; values: Values; changed: ReadonlySet<keyof Values>; warnings: readonly string[] } | { ok: false; error: string } {
   const fileGates = { ...config.featureGates };
   const r = fs.parse(argv, { initial: configToFlagValues(config) as Partial<Values> });
   if (!r.ok) return { ok: false, error: `failed to parse nodeagent flag: ${r.errors[0]?.message ?? "unknown error"}` };
   applyChangedFlags(config, r.value.values, r.value.changedKeys);
   config.featureGates = { ...fileGates, ...(r.value.changedKeys.has("featureGates") ? r.value.values.featureGates : {}) };
-  return { ok: true, values: r.value.values, changed: r.value.changedKeys };
+  // 1.23 re-parses with the global (klog) flags replaced by no-op values that carry no
+  // deprecation: only the node agent's own deprecated flags warn a second time.
+  const warnings = r.value.warnings.filter((w) => !w.endsWith(`, ${klogFlagDeprecation}`));
+  return { ok: true, values: r.value.values, changed: r.value.changedKeys, warnings };
 }
 
 /**
  * Parses argv and the optional `--config` file into validated options, printing what the
  * kubelet prints: help and version on stdout; deprecation and gate warnings (plain lines) and
  * errors (one klog error line per failed step, several errors joined as `[e1, e2]` as Go's
- * `utilerrors.NewAggregate`) on stderr. Deprecation warnings are printed once,
- * although argv is parsed twice with `--config`. Never throws for bad input; never exits the
+ * `utilerrors.NewAggregate`) on stderr. A deprecated flag warns once per occurrence; with
+ * `--config`, argv is parsed a second time over the file and the node agent's own deprecated
+ * flags warn again (klog's flags do not), as 1.23's `kubeletConfigFlagPrecedence` does. Never throws for bad input; never exits the
  * process.
  *
  * @example
@@ -255,6 +262,7 @@ export function loadNodeAgentOptions(argv: readonly string[], io: OptionsIO): Lo
     explicitEnableServer ||= loaded.setFields.includes("enableServer") && config.enableServer;
     const merged = parseFlagsOverConfig(fs, argv, config);
     if (!merged.ok) return failWith("Failed to precedence nodeagentConfigFlag", [merged.error]);
+    for (const w of merged.warnings) warn(w);
     values = merged.values;
     changed = merged.changed;
   } else {

@@ -369,7 +369,6 @@ export function validateNodeAgentConfiguration(c: NodeAgentConfiguration, gates:
   if (!maxSize.ok) e.push(`failed to parse container log max size ${q(c.containerLogMaxSize)}: ${maxSize.errors[0]?.message ?? "invalid quantity"}`);
   else if (maxSize.value.coefficient <= 0n) ic(`ContainerLogMaxSize (--container-log-max-size) ${q(c.containerLogMaxSize)} must be positive`);
   if (!["text", "json"].includes(c.logging.format)) e.push(`logging.format: Invalid value: ${q(c.logging.format)}: Unsupported log format`);
-  if (c.logging.verbosity < 0) e.push(`logging.verbosity: Invalid value: ${c.logging.verbosity}: must be >= 0`);
   e.push(...validateEvictionThresholds(c));
   e.push(...validateReservedResources("cluster-reserved", c.clusterReserved));
   e.push(...validateReservedResources("system-reserved", c.systemReserved));
