@@ -29,7 +29,9 @@ const state = process.env.SKIFF_STATE_DIR ? resolve(process.env.SKIFF_STATE_DIR)
 const port = Number(process.env.SKIFF_PORT ?? 6443);
 const fromSource = process.env.SKIFF_FROM_SOURCE === "1";
 const runtimeChoice = process.env.SKIFF_RUNTIME ?? "auto";
-const processIsolation = process.env.SKIFF_PROCESS_ISOLATION ?? "namespaces";
+// Unset: namespaces when bubblewrap is installed, else plain processes with a warning saying what to
+// install (so that the README's first command still starts a working cluster); set: exactly that.
+let processIsolation = process.env.SKIFF_PROCESS_ISOLATION ?? "namespaces";
 const nodeName = (process.env.SKIFF_NODE_NAME ?? hostname()).toLowerCase().replace(/[^a-z0-9.-]/g, "-");
 const agentPort = Number(process.env.SKIFF_NODEAGENT_PORT ?? 10250);
 const stopTimeoutMs = Number(process.env.SKIFF_STOP_TIMEOUT_MS ?? 10_000);
@@ -62,16 +64,17 @@ function fail(message) {
 function checkProcessIsolation() {
   if (processIsolation !== "namespaces" && processIsolation !== "none") throw new Error(`SKIFF_PROCESS_ISOLATION must be namespaces or none, not ${JSON.stringify(processIsolation)}`);
   if (processIsolation === "namespaces" && findOnPath("bwrap") === undefined) {
-    throw new Error(
-      [
-        "bubblewrap (bwrap) is not installed: the process CRI server runs each container in its own mount, UTS and PID namespaces with it,",
-        "so that volumes, /etc/hosts, /etc/resolv.conf and the pod's host name are where the pod spec says. Install it:",
-        "  sudo apt-get install -y bubblewrap        (Debian/Ubuntu; or run tools/scripts/install-system-deps.sh)",
-        "  sudo dnf install -y bubblewrap            (Fedora)",
-        "or start without isolation (containers then see the host's filesystem; volumes are not applied):",
-        "  SKIFF_PROCESS_ISOLATION=none pnpm start",
-      ].join("\n"),
-    );
+    const explain = [
+      "bubblewrap (bwrap) is not installed: the process CRI server runs each container in its own mount, UTS and PID namespaces with it,",
+      "so that volumes, /etc/hosts, /etc/resolv.conf and the pod's host name are where the pod spec says. Install it:",
+      "  sudo apt-get install -y bubblewrap        (Debian/Ubuntu; or run tools/scripts/install-system-deps.sh)",
+      "  sudo dnf install -y bubblewrap            (Fedora)",
+    ];
+    if (process.env.SKIFF_PROCESS_ISOLATION === "namespaces") {
+      throw new Error([...explain, "or start without isolation (containers then see the host's filesystem; volumes are not applied):", "  SKIFF_PROCESS_ISOLATION=none pnpm start"].join("\n"));
+    }
+    process.stderr.write(`skiff: ${[...explain, "Starting without isolation for now: containers run as plain processes and see the host's filesystem; volumes are not applied."].join("\n")}\n`);
+    processIsolation = "none";
   }
 }
 

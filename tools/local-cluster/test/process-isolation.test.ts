@@ -1,5 +1,6 @@
-// `pnpm start` asked for the process runtime without bubblewrap: it says what to install and starts
-// nothing.
+// `pnpm start` asked for the isolated process runtime (SKIFF_PROCESS_ISOLATION=namespaces) without
+// bubblewrap: it says what to install and starts nothing. (Without the variable it says the same and
+// starts with plain processes, so the README's first command still gives a working cluster.)
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,7 +17,7 @@ describe("pnpm start without bubblewrap", () => {
     symlinkSync(process.execPath, join(bin, "node"));
     const state = join(dir, "state");
     const r = spawnSync(process.execPath, [join(import.meta.dirname, "../start.mjs")], {
-      env: { PATH: bin, SKIFF_RUNTIME: "process", SKIFF_STATE_DIR: state },
+      env: { PATH: bin, SKIFF_RUNTIME: "process", SKIFF_PROCESS_ISOLATION: "namespaces", SKIFF_STATE_DIR: state },
       encoding: "utf8",
       timeout: 60_000,
     });
