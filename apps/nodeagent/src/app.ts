@@ -27,6 +27,7 @@ import type { PodEventRecorder } from "./pods/index.js";
 import type { RunningServers, ServerOptions, TLSVersionName } from "./server/index.js";
 import { startServers } from "./server/index.js";
 import { AgentStats } from "./stats/agent-stats.js";
+import { effectiveHairpinMode, execIPTables, initNetworkUtil } from "./cm/network-util.js";
 
 /** Where {@link runNodeAgent} writes and how it is told to stop. */
 export interface AppIO {
@@ -424,6 +425,7 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
   let cluster: ClusterMode | undefined;
   let csi: CsiSupport | undefined;
   let stats: AgentStats | undefined;
+  let stopNetworkUtil: (() => void) | undefined;
   let clients: ClusterClients | undefined;
   const clusterStop = new AbortController();
   let contended!: (why: string) => void;
@@ -509,6 +511,12 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
     }
     await runtime.start();
     stats.start();
+    // --make-iptables-util-chains as 1.23's initNetworkUtil; --hairpin-mode as effectiveHairpinMode.
+    const netLog = root.withName("network");
+    effectiveHairpinMode(o.config.hairpinMode, (m) => netLog.info(m));
+    if (o.config.makeIPTablesUtilChains) {
+      stopNetworkUtil = await initNetworkUtil([execIPTables("IPv4"), execIPTables("IPv6")], { dropBit: o.config.iptablesDropBit, masqueradeBit: o.config.iptablesMasqueradeBit }, (m) => netLog.info(m));
+    }
     await csi?.start();
     const serverLog = root.withName("server");
     servers = await startServers({ ...(serverOpts as ServerOptions), stats: stats.endpoints }, runtime, { info: (m, fl) => serverLog.info(m, fl), error: (m, fl) => serverLog.error(m, fl) });
@@ -530,6 +538,7 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
       clients?.eventClient.close();
     }
     stats?.stop();
+    stopNetworkUtil?.();
     await servers?.close().catch(() => {});
     await runtime?.stop().catch(() => {});
     lock?.release();
@@ -542,6 +551,7 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
   clusterStop.abort();
   cluster?.stop();
   stats?.stop();
+  stopNetworkUtil?.();
   await servers.close().catch((e: unknown) => log.error("Failed to stop servers", { err: e }));
   await runtime.stop().catch((e: unknown) => log.error("Failed to stop pod runtime", { err: e }));
   lock?.release();
