@@ -37,13 +37,12 @@ function watchBookmarkInterval(): { bookmarkIntervalMs?: number } {
 }
 
 /**
- * `SKIFF_MOUNT_SERVICE_ACCOUNT_TOKEN=true`: the ServiceAccount admission adds the
- * `kube-api-access-*` projected volume to pods (1.23's behaviour). Off by default until the
- * TokenRequest API is served (no node agent can fill the token volume before that). Not a flag of
- * the contract.
+ * The ServiceAccount admission adds the `kube-api-access-*` projected volume to pods (1.23's
+ * behaviour), unless `SKIFF_MOUNT_SERVICE_ACCOUNT_TOKEN=false` (for tests that need pods without
+ * it). Not a flag of the contract.
  */
 function mountServiceAccountToken(): boolean {
-  return process.env["SKIFF_MOUNT_SERVICE_ACCOUNT_TOKEN"] === "true";
+  return process.env["SKIFF_MOUNT_SERVICE_ACCOUNT_TOKEN"] !== "false";
 }
 
 /** A started skiff-apiserver. */
