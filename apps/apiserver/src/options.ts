@@ -18,6 +18,11 @@ export interface APIServerOptions {
   clientCAFile: string;
   tokenAuthFile: string;
   anonymousAuth: boolean;
+  serviceAccountIssuer: string[];
+  serviceAccountSigningKeyFile: string;
+  serviceAccountKeyFile: string[];
+  serviceAccountMaxTokenExpiration: Duration;
+  apiAudiences: string[];
   authorizationMode: string[];
   authorizationPolicyFile: string;
   dataDir: string;
@@ -101,6 +106,42 @@ export const apiServerFlagTable = {
     type: t.bool,
     default: true,
     usage: "Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests.",
+    section: "Authentication",
+  },
+  serviceAccountIssuer: {
+    name: "service-account-issuer",
+    type: t.stringArray,
+    default: ["https://kubernetes.default.svc.cluster.local"],
+    usage:
+      "Identifier of the service account token issuer. The issuer will assert this identifier in \"iss\" claim of issued tokens. This value is a string or URI. If this flag is specified multiple times, the first is used to generate tokens and all are used to determine which issuers are accepted.",
+    section: "Authentication",
+  },
+  serviceAccountSigningKeyFile: {
+    name: "service-account-signing-key-file",
+    type: t.string,
+    default: "",
+    usage: "Path to the file that contains the current private key of the service account token issuer. The issuer will sign issued ID tokens with this private key. If unset, an RSA key is generated once into --cert-dir (sa.key, sa.pub) and reused.",
+    section: "Authentication",
+  },
+  serviceAccountKeyFile: {
+    name: "service-account-key-file",
+    type: t.stringArray,
+    default: [],
+    usage: "File containing PEM-encoded x509 RSA public or private keys (or certificates), used to verify ServiceAccount tokens. The specified file can contain multiple keys, and the flag can be specified multiple times with different files. If unspecified, the public key of --service-account-signing-key-file is used.",
+    section: "Authentication",
+  },
+  serviceAccountMaxTokenExpiration: {
+    name: "service-account-max-token-expiration",
+    type: t.duration,
+    default: Duration.fromSeconds(0),
+    usage: "The maximum validity duration of a token created by the service account token issuer. If an otherwise valid TokenRequest with a validity duration larger than this value is requested, a token will be issued with a validity duration of this value.",
+    section: "Authentication",
+  },
+  apiAudiences: {
+    name: "api-audiences",
+    type: t.strings,
+    default: [],
+    usage: "Identifiers of the API. The service account token authenticator will validate that tokens used against the API are bound to at least one of these audiences. If the --service-account-issuer flag is configured and this flag is not, this field defaults to a single element list containing the issuer URL.",
     section: "Authentication",
   },
   authorizationMode: {
@@ -298,6 +339,7 @@ export function validateAPIServerOptions(o: APIServerOptions, knownGates: readon
   if (!o.etcdPrefix.startsWith("/")) errs.push(`--etcd-prefix "${o.etcdPrefix}" must start with "/"`);
   if (o.dataDir === "") errs.push("--data-dir must not be empty");
   if (o.certDir === "" && o.tlsCertFile === "") errs.push("--cert-dir must not be empty when no --tls-cert-file is given");
+  errs.push(...validateServiceAccountOptions(o));
   if (o.loggingFormat !== "text" && o.loggingFormat !== "json") {
     errs.push(`--logging-format "${o.loggingFormat}": unsupported logging format (permitted: "json", "text")`);
   }
@@ -306,6 +348,36 @@ export function validateAPIServerOptions(o: APIServerOptions, knownGates: readon
       if (!knownGates.includes(k)) errs.push(`--feature-gates: unrecognized feature gate: ${k}`);
     }
   }
+  return errs;
+}
+
+/**
+ * The service-account token flags, as 1.23's `BuiltInAuthenticationOptions.Validate`: issuers
+ * non-empty, unique, parseable as URLs when they contain `:`; a max token expiration of 0 or
+ * between 1 hour and 2^32 seconds.
+ * @see pkg/kubeapiserver/options/authentication.go
+ */
+function validateServiceAccountOptions(o: APIServerOptions): string[] {
+  const errs: string[] = [];
+  if (o.serviceAccountIssuer.length === 0) errs.push("service-account-issuer is a required flag");
+  const seen = new Set<string>();
+  for (const issuer of o.serviceAccountIssuer) {
+    if (issuer === "") {
+      errs.push("service-account-issuer should not be an empty string");
+      continue;
+    }
+    if (issuer.includes(":") && !URL.canParse(issuer)) {
+      errs.push(`service-account-issuer ${JSON.stringify(issuer)} contained a ':' but was not a valid URL`);
+      continue;
+    }
+    if (seen.has(issuer)) errs.push(`service-account-issuer ${JSON.stringify(issuer)} is already specified`);
+    seen.add(issuer);
+  }
+  const max = o.serviceAccountMaxTokenExpiration.nanoseconds;
+  if (max !== 0n && (max < 3_600_000_000_000n || max > 2n ** 32n * 1_000_000_000n)) {
+    errs.push("the service-account-max-token-expiration must be between 1 hour and 2^32 seconds");
+  }
+  if (o.apiAudiences.some((a) => a === "")) errs.push("--api-audiences must not contain an empty audience");
   return errs;
 }
 

@@ -20,6 +20,7 @@ import { metricsResources, metricsRoutes } from "./metrics-api.js";
 import { loadOrCreateNodeAgentClientCertificate, podLogRoutes } from "./pod-log-proxy.js";
 import { podStreamRoutes } from "./pod-stream-proxy.js";
 import { createAllStrategies } from "./registry/index.js";
+import { createServiceAccountIssuer, externalAddressOf, withTokenSubresource, withTokenSubresourceInfo } from "./serviceaccount/issuer.js";
 import { discoveryRoutes } from "./routes/discovery.js";
 import { healthRoutes } from "./routes/health.js";
 import { versionRoutes } from "./routes/version.js";
@@ -36,13 +37,12 @@ function watchBookmarkInterval(): { bookmarkIntervalMs?: number } {
 }
 
 /**
- * `SKIFF_MOUNT_SERVICE_ACCOUNT_TOKEN=true`: the ServiceAccount admission adds the
- * `kube-api-access-*` projected volume to pods (1.23's behaviour). Off by default until the
- * TokenRequest API is served (no node agent can fill the token volume before that). Not a flag of
- * the contract.
+ * The ServiceAccount admission adds the `kube-api-access-*` projected volume to pods (1.23's
+ * behaviour), unless `SKIFF_MOUNT_SERVICE_ACCOUNT_TOKEN=false` (for tests that need pods without
+ * it). Not a flag of the contract.
  */
 function mountServiceAccountToken(): boolean {
-  return process.env["SKIFF_MOUNT_SERVICE_ACCOUNT_TOKEN"] === "true";
+  return process.env["SKIFF_MOUNT_SERVICE_ACCOUNT_TOKEN"] !== "false";
 }
 
 /** A started skiff-apiserver. */
@@ -66,17 +66,21 @@ export async function startAPIServer(o: APIServerOptions, gates: FeatureGate<Nod
   const tokens = o.tokenAuthFile === "" ? new Map() : await loadTokenFile(o.tokenAuthFile);
   const certs = await loadOrGenerateCertificates(o);
   const clientCA = await loadClientCA(o.clientCAFile);
-  const authenticator = buildAuthenticator({ anonymousAuth: o.anonymousAuth, clientCA: clientCA !== undefined }, tokens);
   const authorizer = await buildAuthorizer(o);
   const storage = await openAPIServerStorage(o);
-  const strategies = createAllStrategies({
-    jobReadyPods: gates.enabled("JobReadyPods"),
-    jobTrackingWithFinalizers: gates.enabled("JobTrackingWithFinalizers"),
-    jobMutableNodeSchedulingDirectives: gates.enabled("JobMutableNodeSchedulingDirectives"),
-  });
+  const strategies = withTokenSubresource(
+    createAllStrategies({
+      jobReadyPods: gates.enabled("JobReadyPods"),
+      jobTrackingWithFinalizers: gates.enabled("JobTrackingWithFinalizers"),
+      jobMutableNodeSchedulingDirectives: gates.enabled("JobMutableNodeSchedulingDirectives"),
+    }),
+  );
   await ensureBootstrapNamespaces(strategies, storage);
   // One backend watch for every watcher; reads and writes pass through to the backend.
   const cache = new WatchCache(storage, { prefix: "/registry/", ...watchBookmarkInterval() });
+  // Service-account tokens: TokenRequest, their authenticator (after the token file), issuer discovery.
+  const saIssuer = await createServiceAccountIssuer({ ...o, serviceAccountMaxTokenExpirationMs: o.serviceAccountMaxTokenExpiration.ms }, strategies, cache);
+  const authenticator = buildAuthenticator({ anonymousAuth: o.anonymousAuth, clientCA: clientCA !== undefined, serviceAccountTokens: (t) => saIssuer.lookup(t) }, tokens);
   // The garbage collector and the namespace controller run in this process (see controllers/),
   // in one apiserver at a time when several share a storage (leader election on a Lease).
   const stopControllers = await startControllers(
@@ -106,7 +110,7 @@ export async function startAPIServer(o: APIServerOptions, gates: FeatureGate<Nod
     tls: { cert: certs.cert, key: certs.key, ...(clientCA !== undefined ? { ca: clientCA, requestCert: true } : {}) },
     verbosity: o.verbosity,
     extraRoutes: [
-      ...discoveryRoutes([...reviewResources, ...metricsResources]),
+      ...discoveryRoutes([...reviewResources, ...metricsResources], withTokenSubresourceInfo),
       ...reviewRoutes({ authenticator, authorizer }),
       // pods/log proxies to the node agent, presenting a client certificate signed by our CA.
       ...podLogRoutes({ strategies, storage: cache, ...(nodeAgentClientCertificate ? { clientCertificate: nodeAgentClientCertificate } : {}) }),
@@ -117,11 +121,17 @@ export async function startAPIServer(o: APIServerOptions, gates: FeatureGate<Nod
       }),
       // pods/exec, pods/attach, pods/portforward: the upgrade proxied to the node agent the same way.
       ...podStreamRoutes({ strategies, storage: cache, ...(nodeAgentClientCertificate ? { clientCertificate: nodeAgentClientCertificate } : {}) }),
+      ...saIssuer.routes(),
       ...healthRoutes(),
       ...versionRoutes(),
     ],
   });
   const address = await server.listen({ host: o.bindAddress, port: o.securePort });
+  saIssuer.setExternalAddress(externalAddressOf(address));
+  const discoveryError = saIssuer.discoveryError();
+  if (discoveryError !== undefined) {
+    process.stderr.write(`Could not construct pre-rendered responses for ServiceAccountIssuerDiscovery endpoints. Endpoints will not be enabled. Error: ${discoveryError}\n`);
+  }
   return {
     address,
     async stop() {

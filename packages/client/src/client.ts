@@ -74,6 +74,14 @@ export interface Client {
    * @see pkg/registry/core/pod/storage/storage.go (`BindingREST`)
    */
   bindPod(target: { readonly namespace: string; readonly name: string; readonly nodeName: string; readonly uid?: string }, options?: WriteOptions): Promise<void>;
+  /**
+   * Requests a token for a service account through `serviceaccounts/<name>/token` (TokenRequest
+   * `authentication.k8s.io/v1`), as the kubelet's token manager does. Returns the answer (its
+   * `status.token` and `status.expirationTimestamp`). Throws StatusError 404 for a missing service
+   * account or bound object, 422 for an expiration under 10 minutes, 400/409 for a bad binding.
+   * @see pkg/kubelet/token/token_manager.go, pkg/registry/core/serviceaccount/storage/token.go
+   */
+  createServiceAccountToken(target: { readonly namespace: string; readonly name: string }, spec: TokenRequestSpec, options?: WriteOptions): Promise<TokenRequest>;
   /** Creates a `v1` Event (in `event.metadata.namespace`, else `default`). */
   createEvent(event: Event, options?: WriteOptions): Promise<Event>;
   /**
@@ -83,6 +91,26 @@ export interface Client {
    */
   recordEvent(obj: KubeObject, record: EventRecord): Promise<Event>;
   close(): void;
+}
+
+/** The spec of a TokenRequest (`authentication.k8s.io/v1`). */
+export interface TokenRequestSpec {
+  /** Intended audiences; empty: the apiserver's `--api-audiences`. */
+  readonly audiences?: readonly string[];
+  /** Requested lifetime in seconds (at least 600). @defaultValue 3600 (server side) */
+  readonly expirationSeconds?: number;
+  /** The object the token is bound to (a Pod or Secret); the token is invalid once it is gone. */
+  readonly boundObjectRef?: { readonly kind: "Pod" | "Secret"; readonly apiVersion: "v1"; readonly name: string; readonly uid?: string };
+}
+
+/** A TokenRequest answer. */
+export interface TokenRequest {
+  readonly apiVersion: "authentication.k8s.io/v1";
+  readonly kind: "TokenRequest";
+  readonly metadata?: { readonly name?: string; readonly namespace?: string };
+  readonly spec: TokenRequestSpec & { readonly audiences: readonly string[]; readonly expirationSeconds: number };
+  /** `token`: the signed JWT; `expirationTimestamp`: RFC 3339. */
+  readonly status: { readonly token: string; readonly expirationTimestamp: string };
 }
 
 function mustFind(name: string): ResourceInfo {
@@ -115,6 +143,7 @@ export function createClient(config: ClusterConfig, options: ClientOptions = {})
     return c as unknown as ResourceClient<T>;
   };
   const podsInfo = mustFind("pods");
+  const serviceAccountsInfo = mustFind("serviceaccounts");
   const client: Client = {
     config,
     rateLimiter,
@@ -147,6 +176,20 @@ export function createClient(config: ClusterConfig, options: ClientOptions = {})
         path: resourcePath(podsInfo, target.namespace, target.name, "binding"),
         query: { dryRun: o.dryRun ? "All" : undefined, fieldManager: o.fieldManager },
         body: binding,
+        ...(o.signal ? { signal: o.signal } : {}),
+      });
+    },
+    async createServiceAccountToken(target, spec, o = {}) {
+      if (target.namespace === "") throw new ClientError("MissingNamespace", "create serviceaccounts/token: a namespace is required");
+      return await transport.json<TokenRequest>({
+        verb: "create",
+        group: "",
+        resource: "serviceaccounts",
+        name: target.name,
+        method: "POST",
+        path: resourcePath(serviceAccountsInfo, target.namespace, target.name, "token"),
+        query: { dryRun: o.dryRun ? "All" : undefined, fieldManager: o.fieldManager },
+        body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", metadata: { name: target.name, namespace: target.namespace }, spec },
         ...(o.signal ? { signal: o.signal } : {}),
       });
     },

@@ -133,4 +133,18 @@ describe("e2e: documentation ConfigMap and Secret examples as Jobs", () => {
     expect(await logsOf("secret-volume")).toBe("my-app\n39528$vdg7Jb\n");
     expect((await podsOf(cluster.api, "secret-volume"))[0]?.spec?.nodeName).toBe("node-ctd");
   });
+
+  it.runIf(containerd.endpoint !== undefined || ci)("a pod's container reads its service-account token, ca.crt and namespace (kube-api-access) on containerd", async () => {
+    expect(containerd.endpoint, "containerd must be set up in CI").toBeDefined();
+    const dir = "/var/run/secrets/kubernetes.io/serviceaccount";
+    await cluster.api.create(jobsPath, withContainer("sa-token", { command: ["/bin/sh", "-c", `cat ${dir}/token; echo; cat ${dir}/namespace; echo; head -1 ${dir}/ca.crt`] }, { ...onContainerd }));
+    await waitForCondition(cluster.api, "sa-token", "Complete");
+    const [token = "", namespace, caLine] = (await logsOf("sa-token")).split("\n");
+    expect(namespace).toBe("default");
+    expect(caLine).toBe("-----BEGIN CERTIFICATE-----");
+    const pod = (await podsOf(cluster.api, "sa-token"))[0];
+    const claims = JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString("utf8")) as Record<string, unknown>;
+    expect(claims).toMatchObject({ sub: "system:serviceaccount:default:default", "kubernetes.io": { namespace: "default", pod: { name: pod?.metadata?.name, uid: pod?.metadata?.uid } } });
+    expect((claims["exp"] as number) - (claims["iat"] as number)).toBe(3607);
+  });
 });

@@ -10,12 +10,14 @@
  */
 import { readFile } from "node:fs/promises";
 import {
+  AuthenticationError,
   abacAuthorizer,
   alwaysAllowAuthorizer,
   bearerTokenAuthenticator,
   createAuthenticationChain,
   formatABACErrors,
   parseABACPolicies,
+  parseBearerToken,
   privilegedGroupsAuthorizer,
   unionAuthorizers,
   x509Authenticator,
@@ -32,13 +34,36 @@ export class AuthConfigError extends Error {
 }
 
 /**
+ * Checks a bearer token as a service-account JWT: the user, `undefined` when the token is not one
+ * of ours (no opinion), or a throw (any error) when it is ours but invalid.
+ */
+export type ServiceAccountTokenLookup = (token: string) => Promise<UserInfo | undefined>;
+
+/**
  * The authentication chain: client certificates (only when `clientCA`), then bearer tokens from
- * `tokens`, then anonymous when `anonymousAuth`.
+ * `tokens`, then service-account tokens (when `serviceAccountTokens`), then anonymous when
+ * `anonymousAuth`. A service-account token that fails validation is 401 (as
+ * {@link AuthenticationError} `InvalidBearerToken`; its message never holds the token).
  * @example const authn = buildAuthenticator({ anonymousAuth: false, clientCA: true }, tokens);
  */
-export function buildAuthenticator(o: { anonymousAuth: boolean; clientCA: boolean }, tokens: ReadonlyMap<string, UserInfo>): Authenticator {
+export function buildAuthenticator(o: { anonymousAuth: boolean; clientCA: boolean; serviceAccountTokens?: ServiceAccountTokenLookup }, tokens: ReadonlyMap<string, UserInfo>): Authenticator {
+  const saLookup = o.serviceAccountTokens;
+  const serviceAccounts: Authenticator[] =
+    saLookup === undefined
+      ? []
+      : [
+          async (req) => {
+            const token = parseBearerToken(req.headers["authorization"]);
+            if (token === null || token === "") return null;
+            try {
+              return (await saLookup(token)) ?? null;
+            } catch (e) {
+              throw new AuthenticationError("InvalidBearerToken", `invalid bearer token, ${e instanceof Error ? e.message : String(e)}`);
+            }
+          },
+        ];
   return createAuthenticationChain({
-    authenticators: [...(o.clientCA ? [x509Authenticator] : []), bearerTokenAuthenticator((t) => tokens.get(t))],
+    authenticators: [...(o.clientCA ? [x509Authenticator] : []), bearerTokenAuthenticator((t) => tokens.get(t)), ...serviceAccounts],
     anonymous: o.anonymousAuth,
   });
 }

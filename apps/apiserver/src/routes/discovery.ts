@@ -14,9 +14,10 @@ import { openAPIDocument } from "../openapi-document.js";
  * Routes for `/api`, `/api/v1`, `/apis`, `/apis/<group>`, `/apis/<group>/<version>`, `/openapi/v3[/...]`,
  * `/openapi/v2` (JSON or gnostic protobuf, which kubectl ≤ 1.27 reads for validation and explain).
  * @param extraResources - served outside the api-types table (the review APIs), listed in discovery too.
+ * @param adjust - rewrites the api-types entries (e.g. adds `serviceaccounts/token`). @defaultValue identity
  */
-export function discoveryRoutes(extraResources: readonly ResourceInfo[] = []): NonResourceRoute[] {
-  const resources = [...servedResources, ...extraResources];
+export function discoveryRoutes(extraResources: readonly ResourceInfo[] = [], adjust: (r: ResourceInfo) => ResourceInfo = (r) => r): NonResourceRoute[] {
+  const resources = [...servedResources.map(adjust), ...extraResources];
   const discovery: NonResourceRoute["handler"] = (req, reply) => {
     const path = req.url.split("?")[0] ?? req.url;
     const accept = req.headers["accept"];

@@ -9,6 +9,7 @@ import {
   type ChangeDetectionStrategy,
   type ObjectManager,
 } from "./object-manager.js";
+import { ServiceAccountTokenManager } from "./token-manager.js";
 
 /** A v1 ConfigMap (wire JSON: `binaryData` values are base64). */
 export type ConfigMapObject = ConfigMap;
@@ -23,6 +24,8 @@ export type SecretObject = Secret;
 export interface PodObjectManagers {
   readonly configMaps: ObjectManager<ConfigMapObject>;
   readonly secrets: ObjectManager<SecretObject>;
+  /** Tokens of projected `serviceAccountToken` sources; absent: those sources fail. */
+  readonly serviceAccountTokens?: ServiceAccountTokenManager;
 }
 
 /** What {@link createPodObjectManagers} needs. */
@@ -51,16 +54,20 @@ export function createPodObjectManagers(o: PodObjectManagersOptions): PodObjectM
   const isImmutable = (obj: KubeObject) => (obj as { immutable?: boolean }).immutable === true;
   const maxIdleMs = 5 * (o.syncFrequencyMs ?? 60_000);
   const onError = o.onError ? { onError: o.onError } : {};
+  const serviceAccountTokens = new ServiceAccountTokenManager((target, spec) => o.client.createServiceAccountToken(target, spec), {
+    ...(o.onError ? { log: (line: string) => o.onError?.(new Error(line), "service account token") } : {}),
+  });
   switch (o.strategy as string) {
     case "Watch":
       return {
         configMaps: new WatchObjectManager(cms, podConfigMapNames, { groupResource: "configmap", isImmutable, maxIdleMs, ...onError }),
         secrets: new WatchObjectManager(secrets, podSecretNames, { groupResource: "secret", isImmutable, maxIdleMs, ...onError }),
+        serviceAccountTokens,
       };
     case "Cache":
-      return { configMaps: new CacheObjectManager(cms, podConfigMapNames), secrets: new CacheObjectManager(secrets, podSecretNames) };
+      return { configMaps: new CacheObjectManager(cms, podConfigMapNames), secrets: new CacheObjectManager(secrets, podSecretNames), serviceAccountTokens };
     case "Get":
-      return { configMaps: new GetObjectManager(cms), secrets: new GetObjectManager(secrets) };
+      return { configMaps: new GetObjectManager(cms), secrets: new GetObjectManager(secrets), serviceAccountTokens };
     default:
       throw new Error(`unknown configmap and secret manager mode: ${o.strategy}`);
   }

@@ -7,6 +7,8 @@ import { newNotFound } from "@skiff/apimachinery";
 import type { ObjectManager } from "./object-manager.js";
 import type { ConfigMapObject, PodObjectManagers, SecretObject } from "./pod-objects.js";
 import type { PodVolumeHooks } from "./types.js";
+import type { TokenRequestSpec } from "@skiff/client";
+import { ServiceAccountTokenManager } from "./token-manager.js";
 import { PodVolumeManager, podVolumeDir, VolumeSetUpError, type TmpfsMounter } from "./volumes.js";
 
 const root = mkdtempSync(join(tmpdir(), "skiff-vol-"));
@@ -141,9 +143,44 @@ describe("PodVolumeManager", () => {
     const err = await vm.setUp(bad).catch((e: unknown) => e);
     expect(err).toMatchObject({ waitingReason: "ContainerCreating" });
     expect((err as Error).message).toBe(
-      'MountVolume.SetUp failed for volume "kube-api-access" : [failed to fetch token: the TokenRequest API (serviceaccounts/token) is not supported by this node agent yet, configmap "kube-root-ca.crt" not found, secret "s" not found]',
+      'MountVolume.SetUp failed for volume "kube-api-access" : [failed to fetch token: this node agent has no service-account token manager, configmap "kube-root-ca.crt" not found, secret "s" not found]',
     );
     expect(events).toHaveLength(1);
+  });
+
+  it("projects a serviceAccountToken source: a token requested for the pod's service account, bound to the pod, renewed past 80 % of its life", async () => {
+    const { cms, objects } = fakeObjects();
+    cms.set("default/kube-root-ca.crt", { data: { "ca.crt": "CERT" } });
+    let nowMs = Date.parse("2026-01-01T00:00:00Z");
+    const requests: Array<{ target: unknown; spec: TokenRequestSpec }> = [];
+    const tokens = new ServiceAccountTokenManager(
+      (target, spec) => {
+        requests.push({ target, spec });
+        const exp = new Date(nowMs + (spec.expirationSeconds ?? 3600) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
+        return Promise.resolve({ apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { ...spec, audiences: spec.audiences ?? [], expirationSeconds: spec.expirationSeconds ?? 3600 }, status: { token: `token-${String(requests.length)}`, expirationTimestamp: exp } });
+      },
+      { now: () => nowMs, random: () => 0 },
+    );
+    const { vm } = manager(undefined, { ...objects, serviceAccountTokens: tokens });
+    const pod = makePod([
+      { name: "kube-api-access", projected: { sources: [{ serviceAccountToken: { path: "token", expirationSeconds: 3607 } }, { configMap: { name: "kube-root-ca.crt", items: [{ key: "ca.crt", path: "ca.crt" }] } }] } },
+    ]);
+    pod.spec = { ...pod.spec, containers: pod.spec?.containers ?? [], serviceAccountName: "builder" };
+    await vm.setUp(pod);
+    const dir = podVolumeDir(root, pod.metadata?.uid ?? "", "projected", "kube-api-access");
+    expect(readFileSync(join(dir, "token"), "utf8")).toBe("token-1");
+    expect(readFileSync(join(dir, "ca.crt"), "utf8")).toBe("CERT");
+    expect(requests[0]).toEqual({
+      target: { namespace: "default", name: "builder" },
+      spec: { audiences: [], expirationSeconds: 3607, boundObjectRef: { apiVersion: "v1", kind: "Pod", name: pod.metadata?.name, uid: pod.metadata?.uid } },
+    });
+    nowMs += 0.79 * 3607 * 1000;
+    await vm.setUp(pod);
+    expect(readFileSync(join(dir, "token"), "utf8")).toBe("token-1");
+    nowMs += 0.02 * 3607 * 1000;
+    await vm.setUp(pod);
+    expect(readFileSync(join(dir, "token"), "utf8")).toBe("token-2");
+    expect(readlinkSync(join(dir, "..data"))).toMatch(/^\.\.\d/);
   });
 
   it("projects configMap, secret and downwardAPI sources into one directory with items and modes", async () => {

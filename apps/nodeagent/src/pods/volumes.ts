@@ -138,8 +138,10 @@ function builtInKind(v: Volume): BuiltInKind | "hostPath" | undefined {
  *   written atomically and rewritten at each sync when the object changed; a missing object fails
  *   with the manager's message (`configmap "x" not found`) unless `optional` (then empty); a missing
  *   listed key fails (`configmap references non-existent config key: k`) unless `optional`;
- * - projected `serviceAccountToken`: the TokenRequest API is not built yet, so it fails with
- *   `failed to fetch token: ...not supported...`.
+ * - projected `serviceAccountToken`: a token requested through TokenRequest for the pod's service
+ *   account (audience, `expirationSeconds`, bound to the pod) by the token manager, which requests
+ *   a new one past 80 % of its lifetime; the file is rewritten at the next sync. Failures read
+ *   `failed to fetch token: <cause>`.
  * Other kinds (CSI) go to `extra`. Failures emit a FailedMount event per volume and throw a
  * {@link VolumeSetUpError}; the other pods are unaffected. {@link mounts} builds the CRI mounts
  * (subPath/subPathExpr, readOnly, mountPropagation) and {@link tearDown} removes the pod's
@@ -284,7 +286,16 @@ export class PodVolumeManager implements PodVolumeHooks {
           for (const it of s.downwardAPI.items ?? []) files.set(it.path, { data: downwardAPIFileContent(pod, it, this.node), mode: it.mode ?? defaultMode });
           for (const [k, f] of files) payload.set(k, f);
         } else if (s.serviceAccountToken) {
-          throw new VolumePayloadError("failed to fetch token: the TokenRequest API (serviceaccounts/token) is not supported by this node agent yet", "Unsupported");
+          const tokens = this.o.objects?.serviceAccountTokens;
+          if (!tokens) throw new VolumePayloadError("failed to fetch token: this node agent has no service-account token manager", "Unsupported");
+          const tp = s.serviceAccountToken;
+          const tr = await tokens.get(pod.metadata?.namespace ?? "", pod.spec?.serviceAccountName ?? "", {
+            audiences: tp.audience ? [tp.audience] : [],
+            ...(tp.expirationSeconds !== undefined ? { expirationSeconds: tp.expirationSeconds } : {}),
+            boundObjectRef: { apiVersion: "v1", kind: "Pod", name: pod.metadata?.name ?? "", uid: pod.metadata?.uid ?? "" },
+          });
+          // 1.23: 0600 when the volume is given to an fsGroup (the token is then group-readable only through it).
+          payload.set(tp.path, { data: tr.status.token, mode: pod.spec?.securityContext?.fsGroup !== undefined ? 0o600 : defaultMode });
         }
       } catch (err) {
         errors.push(err instanceof Error ? err.message : String(err));
@@ -338,6 +349,7 @@ export class PodVolumeManager implements PodVolumeHooks {
   /** Removes the pod's built-in volume directories (unmounting tmpfs first), then runs the extra hooks. Never throws for a missing directory. */
   async tearDown(pod: Pod): Promise<void> {
     const uid = pod.metadata?.uid ?? "";
+    this.o.objects?.serviceAccountTokens?.deleteForPod(uid);
     const volumesDir = join(this.o.rootDir, "pods", uid, "volumes");
     for (const kind of Object.keys(volumePluginDirs) as BuiltInKind[]) {
       const pluginDir = join(volumesDir, volumePluginDirs[kind]);

@@ -40,11 +40,15 @@ const subresourceVerbs: Readonly<Record<string, readonly string[]>> = {
   attach: ["create", "get"],
   exec: ["create", "get"],
   portforward: ["create", "get"],
+  token: ["create"],
 };
-const subresourceKinds: Readonly<Record<string, string>> = { binding: "Binding", eviction: "Eviction", attach: "PodAttachOptions", exec: "PodExecOptions", portforward: "PodPortForwardOptions" };
+const subresourceKinds: Readonly<Record<string, string>> = { binding: "Binding", eviction: "Eviction", attach: "PodAttachOptions", exec: "PodExecOptions", portforward: "PodPortForwardOptions", token: "TokenRequest" };
 // Subresources whose kind lives in another group/version (1.23 lists `group`/`version` for them;
 // kubectl drain looks for `pods/eviction` with group policy before it evicts rather than deletes).
-const subresourceGroupVersions: Readonly<Record<string, { group: string; version: string }>> = { eviction: { group: "policy", version: "v1" } };
+const subresourceGroupVersions: Readonly<Record<string, { group: string; version: string }>> = {
+  eviction: { group: "policy", version: "v1" },
+  token: { group: "authentication.k8s.io", version: "v1" },
+};
 
 function aggregatedResource(r: ResourceInfo): Record<string, unknown> {
   const out: Record<string, unknown> = {
