@@ -23,7 +23,8 @@
  * 100) pods, SKIFF_BENCH_NODEAGENT_STARTS (default 5) starts, SKIFF_BENCH_NODEAGENT_LATENCY_PODS
  * (default 10 per run), SKIFF_BENCH_NODEAGENT_EXECS (default 30), SKIFF_BENCH_NODEAGENT_STATS_CALLS
  * (default 20), SKIFF_BENCH_NODEAGENT_IDLE_S (default 30 s), SKIFF_BENCH_NODEAGENT_FORWARD_MIB
- * (default 64; 0 skips the port-forward cluster); SKIFF_BENCH_NODEAGENT_BIN runs another built
+ * (default 64; 0 skips the port-forward cluster); SKIFF_BENCH_NODEAGENT_CONTAINERD=1 adds the
+ * latency pair on a private containerd (tools/containerd/setup.sh; root); SKIFF_BENCH_NODEAGENT_BIN runs another built
  * entry point (e.g. a bundle) instead.
  */
 import { spawn, spawnSync } from "node:child_process";
@@ -35,7 +36,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { runKubectl, startCluster, waitFor } from "@skiff/e2e";
+import { runKubectl, setUpContainerd, startCluster, waitFor } from "@skiff/e2e";
 import { appCommand, describeCommand } from "./launch.js";
 import type { BenchRow } from "./report.js";
 
@@ -286,10 +287,11 @@ interface PodItem {
  * `latencyPods` pods one after the other, each from `POST /manifests` to Running in the read-only
  * `/pods` (polled every 5 ms). Returns the latencies in ms.
  */
-async function podStartLatencies(dir: string, nodeName: string, extra: readonly string[]): Promise<number[]> {
+async function podStartLatencies(dir: string, nodeName: string, extra: readonly string[], containerdEndpoint?: string): Promise<number[]> {
   mkdirSync(dir, { recursive: true });
-  const cri = await startCRI(dir);
-  const a = await startAgent(dir, nodeName, cri.endpoint, extra);
+  const cri = containerdEndpoint === undefined ? await startCRI(dir) : undefined;
+  const a = await startAgent(dir, nodeName, cri?.endpoint ?? containerdEndpoint ?? "", extra);
+  const started: string[] = [];
   try {
     await untilHealthy(a);
     const startOne = async (podName: string): Promise<number> => {
@@ -298,6 +300,7 @@ async function podStartLatencies(dir: string, nodeName: string, extra: readonly 
       if (r.status !== 201) throw new Error(`POST /manifests ${podName}: ${String(r.status)} ${r.body}`);
       const created = JSON.parse(r.body) as PodItem;
       const name = created.metadata?.name ?? podName;
+      started.push(name);
       const deadline = Date.now() + 120_000;
       for (;;) {
         const l = await httpGet(a.readOnlyPort, "/pods").catch(() => undefined);
@@ -312,32 +315,69 @@ async function podStartLatencies(dir: string, nodeName: string, extra: readonly 
     for (let i = 0; i < latencyPods; i++) out.push(await startOne(`l${String(i)}`));
     return out;
   } finally {
+    // A shared runtime (containerd) keeps its pods after the agent stops: remove them first, so the
+    // next run's agent does not spend its time killing this run's sandboxes.
+    if (cri === undefined) await removePods(a, started).catch(() => undefined);
     await stopProcess(a.proc);
-    await stopProcess(cri.proc);
+    if (cri) await stopProcess(cri.proc);
     removePodLogs(nodeName);
   }
 }
 
-/** Issue 16: pod start latency with cgroups per QoS on beside off, in the same run. */
-async function podStartLatencyRows(dir: string, suffix: string): Promise<BenchRow[]> {
-  if (process.getuid?.() !== 0) return [{ what: "pod start latency, cgroups per QoS on vs off", value: 0, unit: "ms", note: "skipped: not root (no cgroups can be created)" }];
-  // Off first, then on, then off again: the machine's load drifts; both "off" runs make the baseline.
-  const off1 = await podStartLatencies(join(dir, "lat-off1"), `bench-lo1-${suffix}`, ["--cgroups-per-qos=false", "--enforce-node-allocatable="]);
-  const on = await podStartLatencies(join(dir, "lat-on"), `bench-ln-${suffix}`, []);
-  const off2 = await podStartLatencies(join(dir, "lat-off2"), `bench-lo2-${suffix}`, ["--cgroups-per-qos=false", "--enforce-node-allocatable="]);
+/** DELETEs the manifest pods `names` and waits until `/pods` lists none of them. */
+async function removePods(a: Agent, names: readonly string[]): Promise<void> {
+  for (const n of names) await httpsCall(a.port, "DELETE", `/manifests/default/${encodeURIComponent(n)}`);
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const l = await httpGet(a.readOnlyPort, "/pods");
+    const items = (JSON.parse(l.body) as { items: PodItem[] | null }).items ?? [];
+    if (!items.some((p) => names.includes(p.metadata?.name ?? ""))) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * Issue 16: pod start latency with cgroups per QoS on beside off, in the same run, on `runtime`
+ * (the process CRI server, one per agent run, or the given containerd endpoint).
+ */
+async function podStartLatencyRows(dir: string, suffix: string, runtime: string, containerdEndpoint?: string): Promise<BenchRow[]> {
+  if (process.getuid?.() !== 0) return [{ what: `pod start latency on ${runtime}, cgroups per QoS on vs off`, value: 0, unit: "ms", note: "skipped: not root (no cgroups can be created)" }];
+  const offFlags = ["--cgroups-per-qos=false", "--enforce-node-allocatable="];
+  const tag = runtime === "containerd" ? "c" : "p";
+  // Off, on, off: the machine's load drifts; both "off" runs make the baseline.
+  const off1 = await podStartLatencies(join(dir, `lat-${tag}-off1`), `bench-l${tag}o1-${suffix}`, offFlags, containerdEndpoint);
+  const on = await podStartLatencies(join(dir, `lat-${tag}-on`), `bench-l${tag}n-${suffix}`, [], containerdEndpoint);
+  const off2 = await podStartLatencies(join(dir, `lat-${tag}-off2`), `bench-l${tag}o2-${suffix}`, offFlags, containerdEndpoint);
   const off = [...off1, ...off2];
   const onMs = median(on);
   const offMs = median(off);
   const ratio = onMs / offMs;
   return [
-    { what: `pod start latency, --cgroups-per-qos=false (median of ${String(off.length)})`, value: offMs, unit: "ms", note: `baseline; p90 ${percentile(off, 90).toFixed(0)} ms; POST /manifests → Running in /pods; process runtime` },
     {
-      what: `pod start latency, cgroups per QoS on (median of ${String(on.length)})`,
+      what: `pod start latency on ${runtime}, --cgroups-per-qos=false (median of ${String(off.length)})`,
+      value: offMs,
+      unit: "ms",
+      note: `baseline; runs before and after: medians ${median(off1).toFixed(0)} and ${median(off2).toFixed(0)} ms; p90 ${percentile(off, 90).toFixed(0)} ms; POST /manifests → Running in /pods, one pod at a time`,
+    },
+    {
+      what: `pod start latency on ${runtime}, cgroups per QoS on (median of ${String(on.length)})`,
       value: onMs,
       unit: "ms",
-      note: `${ratio.toFixed(2)}× the baseline (${((ratio - 1) * 100).toFixed(1)} %); p90 ${percentile(on, 90).toFixed(0)} ms; target < 10 % slower: ${met(ratio < 1.1)}`,
+      note: `${ratio.toFixed(2)}× the baseline (${((ratio - 1) * 100).toFixed(1)} % slower); p90 ${percentile(on, 90).toFixed(0)} ms; target < 10 % slower: ${met(ratio < 1.1)}`,
     },
   ];
+}
+
+/** The containerd rows of issue 16 when SKIFF_BENCH_NODEAGENT_CONTAINERD=1 and tools/containerd/setup.sh works. */
+async function containerdLatencyRows(dir: string, suffix: string): Promise<BenchRow[]> {
+  if (process.env["SKIFF_BENCH_NODEAGENT_CONTAINERD"] !== "1") return [];
+  const ctd = setUpContainerd();
+  try {
+    if (ctd.endpoint === undefined) return [{ what: "pod start latency on containerd", value: 0, unit: "ms", note: `skipped: ${ctd.reason}` }];
+    return await podStartLatencyRows(dir, suffix, "containerd", ctd.endpoint);
+  } finally {
+    ctd.stop();
+  }
 }
 
 /** Issue 18: `/run` (CRI ExecSync through the agent) round trips beside a direct process spawn. */
@@ -524,7 +564,8 @@ export default async function nodeagentBench(): Promise<BenchRow[]> {
     rows.push({ what: "idle RSS (no pods, 3 s after healthy)", value: idleRss, unit: "MiB", note: `${agentLaunch.how}; target < 120 MiB: ${met(idleRss < 120)}` });
 
     // 2. Pod start latency, cgroups per QoS on beside off (issue 16).
-    rows.push(...(await podStartLatencyRows(dir, suffix)));
+    rows.push(...(await podStartLatencyRows(dir, suffix, "the process runtime")));
+    rows.push(...(await containerdLatencyRows(dir, suffix)));
 
     // 3. Pods started per second: N manifests dropped into the watched directory → all Running.
     const nodeName = `bench-p-${suffix}`;
