@@ -24,8 +24,8 @@
  * (default 10 per run), SKIFF_BENCH_NODEAGENT_EXECS (default 30), SKIFF_BENCH_NODEAGENT_STATS_CALLS
  * (default 20), SKIFF_BENCH_NODEAGENT_IDLE_S (default 30 s), SKIFF_BENCH_NODEAGENT_FORWARD_MIB
  * (default 64; 0 skips the port-forward cluster); SKIFF_BENCH_NODEAGENT_CONTAINERD=1 adds the
- * latency pair on a private containerd (tools/containerd/setup.sh; root); SKIFF_BENCH_NODEAGENT_BIN runs another built
- * entry point (e.g. a bundle) instead.
+ * latency pair on a private containerd (tools/containerd/setup.sh; root); SKIFF_BENCH_NODEAGENT_BIN
+ * runs another built entry point (e.g. a bundle) instead.
  */
 import { spawn, spawnSync } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
