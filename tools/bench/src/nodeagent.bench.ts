@@ -29,7 +29,7 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { createServer } from "node:net";
@@ -317,11 +317,55 @@ async function podStartLatencies(dir: string, nodeName: string, extra: readonly 
   } finally {
     // A shared runtime (containerd) keeps its pods after the agent stops: remove them first, so the
     // next run's agent does not spend its time killing this run's sandboxes.
+    const uids = await podUIDs(a);
     if (cri === undefined) await removePods(a, started).catch(() => undefined);
     await stopProcess(a.proc);
     if (cri) await stopProcess(cri.proc);
+    removePodCgroups(uids);
     removePodLogs(nodeName);
   }
+}
+
+interface PodWithUID {
+  readonly metadata?: { readonly uid?: string };
+}
+
+/** The UIDs of the pods the agent's read-only `/pods` lists (empty when it does not answer). */
+async function podUIDs(a: Agent): Promise<string[]> {
+  const l = await httpGet(a.readOnlyPort, "/pods").catch(() => undefined);
+  if (l?.status !== 200) return [];
+  return ((JSON.parse(l.body) as { items: PodWithUID[] | null }).items ?? []).map((p) => p.metadata?.uid ?? "").filter((u) => u !== "");
+}
+
+function removeCgroupTree(path: string): void {
+  for (const e of readdirSync(path, { withFileTypes: true })) if (e.isDirectory()) removeCgroupTree(join(path, e.name));
+  try {
+    rmdirSync(path);
+  } catch {
+    // still has processes (EBUSY): leave it
+  }
+}
+
+/**
+ * Removes the pod cgroups (cgroupfs driver: `kubepods[/<qos>]/pod<uid>` under every hierarchy) of
+ * the pods `uids`, whose processes the stopped CRI server killed behind the agent's back: the
+ * kubelet removes a pod's cgroup only once the pod is gone while it runs, so every bench run would
+ * otherwise leave its pods' cgroups behind. Never throws.
+ */
+function removePodCgroups(uids: readonly string[]): void {
+  const base = "/sys/fs/cgroup";
+  if (uids.length === 0 || !existsSync(base)) return;
+  const roots = existsSync(join(base, "cgroup.controllers")) ? [base] : readdirSync(base).map((d) => join(base, d));
+  for (const root of roots)
+    for (const qos of ["kubepods", "kubepods/besteffort", "kubepods/burstable"])
+      for (const uid of uids) {
+        const dir = join(root, qos, `pod${uid}`);
+        try {
+          if (existsSync(dir)) removeCgroupTree(dir);
+        } catch {
+          // not ours to fight over
+        }
+      }
 }
 
 /** DELETEs the manifest pods `names` and waits until `/pods` lists none of them. */
@@ -468,6 +512,7 @@ async function portForwardRows(dir: string): Promise<BenchRow[]> {
   const cmd = appCommand("nodeagent");
   const cluster = await startCluster({ nodes: [{ name: "bench-pf", runtime: "process" }], fromSource: !cmd.built });
   let pf: ChildProcess | undefined;
+  const uids: string[] = [];
   try {
     const www = join(dir, "www");
     mkdirSync(www, { recursive: true });
@@ -475,12 +520,14 @@ async function portForwardRows(dir: string): Promise<BenchRow[]> {
     for (let i = 0; i < chunk.length; i++) chunk[i] = (i * 7919) & 0xff;
     writeFileSync(join(www, "big"), Buffer.concat(Array.from({ length: forwardMiB }, () => chunk)));
     const httpPort = await freePort();
-    await cluster.api.create("/api/v1/namespaces/default/pods", {
+    const web = await cluster.api.create("/api/v1/namespaces/default/pods", {
       apiVersion: "v1",
       kind: "Pod",
       metadata: { name: "web" },
       spec: { nodeName: "bench-pf", terminationGracePeriodSeconds: 0, containers: [{ name: "web", image: "busybox", imagePullPolicy: "IfNotPresent", command: ["busybox", "httpd", "-f", "-p", String(httpPort), "-h", www] }] },
     });
+    uids.push(web.metadata?.uid ?? "");
+    await waitFor("pod web Running", async () => (await cluster.api.get<PodItem>("/api/v1/namespaces/default/pods/web")).status?.phase === "Running", 120_000, 200);
     await waitFor("busybox httpd serving", () => download(httpPort, "/big").then(() => true, () => undefined), 120_000, 200);
     const local = await freePort();
     const proc = spawn("kubectl", ["--kubeconfig", cluster.kubeconfig, "port-forward", "pod/web", `${String(local)}:${String(httpPort)}`], { stdio: ["ignore", "pipe", "pipe"] });
@@ -488,7 +535,10 @@ async function portForwardRows(dir: string): Promise<BenchRow[]> {
     let out = "";
     proc.stdout.on("data", (d: Buffer) => (out += d.toString()));
     proc.stderr.on("data", (d: Buffer) => (out += d.toString()));
-    await waitFor("kubectl port-forward listening", () => /Forwarding from 127\.0\.0\.1/.test(out) || (proc.exitCode !== null ? Promise.reject(new Error(`kubectl port-forward exited: ${out}`)) : undefined), 60_000, 50);
+    for (const deadline = Date.now() + 60_000; !/Forwarding from 127\.0\.0\.1/.test(out); ) {
+      if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`kubectl port-forward did not listen: ${out}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
     await download(local, "/big"); // warm-up: the first connection opens the SPDY streams
     const direct: number[] = [];
     const forwarded: number[] = [];
@@ -522,6 +572,7 @@ async function portForwardRows(dir: string): Promise<BenchRow[]> {
   } finally {
     if (pf) await stopProcess(pf, 2_000);
     await cluster.stop();
+    removePodCgroups(uids);
   }
 }
 
@@ -597,8 +648,10 @@ export default async function nodeagentBench(): Promise<BenchRow[]> {
     // 5. Exec round trip (issue 18), /stats/summary and idle CPU (issue 19) on the same agent.
     rows.push(...(await execRows(a, nodeName)));
     rows.push(...(await statsRows(a, podCount + 1)));
+    const uids = await podUIDs(a);
     await stopProcess(a.proc);
     await stopProcess(cri.proc);
+    removePodCgroups(uids);
 
     // 6. Port-forward throughput beside direct loopback (issue 18).
     if (forwardMiB > 0) rows.push(...(await portForwardRows(dir)));
