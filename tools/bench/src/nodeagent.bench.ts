@@ -5,7 +5,8 @@
  *   idle RSS (target < 120 MiB), pods started per second on the process CRI server (N static pods
  *   dropped into the manifest directory → all Running in the read-only `/pods`, target ≥ 50/s);
  * - issue 16: pod start latency (`POST /manifests` → Running, one pod at a time) with cgroups per
- *   QoS on beside `--cgroups-per-qos=false` (runs off, on, off; target < 10 % slower; needs root),
+ *   QoS on beside `--cgroups-per-qos=false` (interleaved runs: off, on, off, on, off; target < 10 %
+ *   slower; needs root),
  *   and the agent's RSS with the N pods running (target < 150 MiB);
  * - issue 18: exec round trip, measured as `POST /run/{ns}/{pod}/{container}?cmd=true` on the main
  *   port (HTTPS → CRI ExecSync → a process spawn), beside a plain spawn from the bench (target p50
@@ -21,7 +22,8 @@
  * The process CRI server runs as its own process (its CLI). Containers write their logs under
  * /var/log/pods, as the kubelet's do, so this needs root. Sizes: SKIFF_BENCH_NODEAGENT_PODS (default
  * 100) pods, SKIFF_BENCH_NODEAGENT_STARTS (default 5) starts, SKIFF_BENCH_NODEAGENT_LATENCY_PODS
- * (default 10 per run), SKIFF_BENCH_NODEAGENT_EXECS (default 30), SKIFF_BENCH_NODEAGENT_STATS_CALLS
+ * (default 10 per run), SKIFF_BENCH_NODEAGENT_LATENCY_ROUNDS (default 2 runs with cgroups per QoS
+ * on, one more without), SKIFF_BENCH_NODEAGENT_EXECS (default 30), SKIFF_BENCH_NODEAGENT_STATS_CALLS
  * (default 20), SKIFF_BENCH_NODEAGENT_IDLE_S (default 30 s), SKIFF_BENCH_NODEAGENT_FORWARD_MIB
  * (default 64; 0 skips the port-forward cluster); SKIFF_BENCH_NODEAGENT_CONTAINERD=1 adds the
  * latency pair on a private containerd (tools/containerd/setup.sh; root); SKIFF_BENCH_NODEAGENT_BIN
@@ -46,6 +48,7 @@ const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "../../..");
 const podCount = Number(process.env["SKIFF_BENCH_NODEAGENT_PODS"] ?? "100");
 const starts = Number(process.env["SKIFF_BENCH_NODEAGENT_STARTS"] ?? "5");
 const latencyPods = Number(process.env["SKIFF_BENCH_NODEAGENT_LATENCY_PODS"] ?? "10");
+const latencyRounds = Math.max(1, Number(process.env["SKIFF_BENCH_NODEAGENT_LATENCY_ROUNDS"] ?? "2"));
 const execCalls = Number(process.env["SKIFF_BENCH_NODEAGENT_EXECS"] ?? "30");
 const statsCalls = Number(process.env["SKIFF_BENCH_NODEAGENT_STATS_CALLS"] ?? "20");
 const idleSeconds = Number(process.env["SKIFF_BENCH_NODEAGENT_IDLE_S"] ?? "30");
@@ -388,26 +391,31 @@ async function podStartLatencyRows(dir: string, suffix: string, runtime: string,
   if (process.getuid?.() !== 0) return [{ what: `pod start latency on ${runtime}, cgroups per QoS on vs off`, value: 0, unit: "ms", note: "skipped: not root (no cgroups can be created)" }];
   const offFlags = ["--cgroups-per-qos=false", "--enforce-node-allocatable="];
   const tag = runtime === "containerd" ? "c" : "p";
-  // Off, on, off: the machine's load drifts; both "off" runs make the baseline.
-  const off1 = await podStartLatencies(join(dir, `lat-${tag}-off1`), `bench-l${tag}o1-${suffix}`, offFlags, containerdEndpoint);
-  const on = await podStartLatencies(join(dir, `lat-${tag}-on`), `bench-l${tag}n-${suffix}`, [], containerdEndpoint);
-  const off2 = await podStartLatencies(join(dir, `lat-${tag}-off2`), `bench-l${tag}o2-${suffix}`, offFlags, containerdEndpoint);
-  const off = [...off1, ...off2];
+  // Off, on, off, on, ..., off: the machine's load drifts; the runs interleave so both sides see it.
+  const offRuns: number[][] = [];
+  const onRuns: number[][] = [];
+  for (let i = 0; i <= latencyRounds; i++) {
+    offRuns.push(await podStartLatencies(join(dir, `lat-${tag}-off${String(i)}`), `bench-l${tag}o${String(i)}-${suffix}`, offFlags, containerdEndpoint));
+    if (i < latencyRounds) onRuns.push(await podStartLatencies(join(dir, `lat-${tag}-on${String(i)}`), `bench-l${tag}n${String(i)}-${suffix}`, [], containerdEndpoint));
+  }
+  const off = offRuns.flat();
+  const on = onRuns.flat();
   const onMs = median(on);
   const offMs = median(off);
   const ratio = onMs / offMs;
+  const perRun = (runs: number[][]) => runs.map((r) => median(r).toFixed(0)).join(", ");
   return [
     {
       what: `pod start latency on ${runtime}, --cgroups-per-qos=false (median of ${String(off.length)})`,
       value: offMs,
       unit: "ms",
-      note: `baseline; runs before and after: medians ${median(off1).toFixed(0)} and ${median(off2).toFixed(0)} ms; p90 ${percentile(off, 90).toFixed(0)} ms; POST /manifests → Running in /pods, one pod at a time`,
+      note: `baseline; run medians ${perRun(offRuns)} ms; p90 ${percentile(off, 90).toFixed(0)} ms; POST /manifests → Running in /pods, one pod at a time`,
     },
     {
       what: `pod start latency on ${runtime}, cgroups per QoS on (median of ${String(on.length)})`,
       value: onMs,
       unit: "ms",
-      note: `${ratio.toFixed(2)}× the baseline (${((ratio - 1) * 100).toFixed(1)} % slower); p90 ${percentile(on, 90).toFixed(0)} ms; target < 10 % slower: ${met(ratio < 1.1)}`,
+      note: `${ratio.toFixed(2)}× the baseline (${((ratio - 1) * 100).toFixed(1)} % slower); run medians ${perRun(onRuns)} ms; p90 ${percentile(on, 90).toFixed(0)} ms; target < 10 % slower: ${met(ratio < 1.1)}`,
     },
   ];
 }
