@@ -1,24 +1,45 @@
 /**
- * nodeagent benchmarks against the real binary (issue 6's targets): start to healthy (spawn →
- * `/healthz` 200, median of several starts, target < 500 ms), idle RSS (target < 120 MiB) and pods
- * started per second on the process CRI server (N static pods dropped into the manifest directory
- * → all Running in the read-only port's `/pods`, target ≥ 50/s).
+ * nodeagent benchmarks against the real binary, each row with its target and, where one applies, a
+ * baseline measured in the same run:
+ * - issue 6: start to healthy (spawn → `/healthz` 200, median of several starts, target < 500 ms),
+ *   idle RSS (target < 120 MiB), pods started per second on the process CRI server (N static pods
+ *   dropped into the manifest directory → all Running in the read-only `/pods`, target ≥ 50/s);
+ * - issue 16: pod start latency (`POST /manifests` → Running, one pod at a time) with cgroups per
+ *   QoS on beside `--cgroups-per-qos=false` (interleaved runs: off, on, off, on, off; target < 10 %
+ *   slower; needs root),
+ *   and the agent's RSS with the N pods running (target < 150 MiB);
+ * - issue 18: exec round trip, measured as `POST /run/{ns}/{pod}/{container}?cmd=true` on the main
+ *   port (HTTPS → CRI ExecSync → a process spawn), beside a plain spawn from the bench (target p50
+ *   < 50 ms); `kubectl port-forward` download throughput beside a direct loopback download from the
+ *   same busybox httpd pod, in a cluster of real processes (target ≥ 50 %), and, for information,
+ *   `kubectl exec` (a kubectl process per call);
+ * - issue 19: `GET /stats/summary` with the N pods beside `GET /healthz` on the same port (target
+ *   < 50 ms) and the agent's CPU over an idle window with the N pods (/proc/<pid>/stat, target < 2 %
+ *   of one core).
  *
  * The agent runs from apps/nodeagent/dist/main.js when it has been built, else from source through
  * tsx (slower to start and larger: the TypeScript loader is in the process); each row says which.
  * The process CRI server runs as its own process (its CLI). Containers write their logs under
  * /var/log/pods, as the kubelet's do, so this needs root. Sizes: SKIFF_BENCH_NODEAGENT_PODS (default
- * 100) pods, SKIFF_BENCH_NODEAGENT_STARTS (default 5) starts; SKIFF_BENCH_NODEAGENT_BIN runs another
- * built entry point (e.g. a bundle) instead.
+ * 100) pods, SKIFF_BENCH_NODEAGENT_STARTS (default 5) starts, SKIFF_BENCH_NODEAGENT_LATENCY_PODS
+ * (default 10 per run), SKIFF_BENCH_NODEAGENT_LATENCY_ROUNDS (default 2 runs with cgroups per QoS
+ * on, one more without), SKIFF_BENCH_NODEAGENT_EXECS (default 30), SKIFF_BENCH_NODEAGENT_STATS_CALLS
+ * (default 20), SKIFF_BENCH_NODEAGENT_IDLE_S (default 30 s), SKIFF_BENCH_NODEAGENT_FORWARD_MIB
+ * (default 64; 0 skips the port-forward cluster); SKIFF_BENCH_NODEAGENT_CONTAINERD=1 adds the
+ * latency pair on a private containerd (tools/containerd/setup.sh; root); SKIFF_BENCH_NODEAGENT_BIN
+ * runs another built entry point (e.g. a bundle) instead.
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { runKubectl, setUpContainerd, startCluster, waitFor } from "@skiff/e2e";
+import { appCommand, describeCommand } from "./launch.js";
 import type { BenchRow } from "./report.js";
 
 export const name = "nodeagent (real binary, process CRI server)";
@@ -26,6 +47,14 @@ export const name = "nodeagent (real binary, process CRI server)";
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "../../..");
 const podCount = Number(process.env["SKIFF_BENCH_NODEAGENT_PODS"] ?? "100");
 const starts = Number(process.env["SKIFF_BENCH_NODEAGENT_STARTS"] ?? "5");
+const latencyPods = Number(process.env["SKIFF_BENCH_NODEAGENT_LATENCY_PODS"] ?? "10");
+const latencyRounds = Math.max(1, Number(process.env["SKIFF_BENCH_NODEAGENT_LATENCY_ROUNDS"] ?? "2"));
+const execCalls = Number(process.env["SKIFF_BENCH_NODEAGENT_EXECS"] ?? "30");
+const statsCalls = Number(process.env["SKIFF_BENCH_NODEAGENT_STATS_CALLS"] ?? "20");
+const idleSeconds = Number(process.env["SKIFF_BENCH_NODEAGENT_IDLE_S"] ?? "30");
+const forwardMiB = Number(process.env["SKIFF_BENCH_NODEAGENT_FORWARD_MIB"] ?? "64");
+const forwardRounds = 3;
+const kubectlExecs = 5;
 const podLogsRoot = "/var/log/pods";
 
 interface Launch {
@@ -101,6 +130,8 @@ async function startCRI(dir: string): Promise<{ proc: ChildProcess; endpoint: st
 
 interface Agent {
   readonly proc: ChildProcess;
+  /** The main (HTTPS) port: anonymous, AlwaysAllow, debugging handlers on (the standalone defaults). */
+  readonly port: number;
   readonly readOnlyPort: number;
   readonly healthzPort: number;
   readonly startedAtMs: number;
@@ -131,7 +162,7 @@ async function startAgent(dir: string, nodeName: string, endpoint: string, extra
   );
   let err = "";
   proc.stderr?.on("data", (d: Buffer) => (err += d.toString()));
-  return { proc, readOnlyPort, healthzPort, startedAtMs, stderr: () => err };
+  return { proc, port, readOnlyPort, healthzPort, startedAtMs, stderr: () => err };
 }
 
 /** Polls /healthz every 5 ms; resolves with ms from spawn to the first 200 `ok`. */
@@ -193,6 +224,366 @@ async function untilRunning(a: Agent, count: number, timeoutMs: number): Promise
   }
 }
 
+
+const insecure = new HttpsAgent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: false });
+
+/** One request to the agent's main HTTPS port (self-signed certificate; one kept-alive connection). */
+function httpsCall(port: number, method: string, path: string, body?: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = body === undefined ? {} : { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) };
+    const req = httpsRequest({ host: "127.0.0.1", port, path, method, agent: insecure, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (d: Buffer) => chunks.push(d));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+function percentile(xs: readonly number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((s.length * p) / 100))] ?? 0;
+}
+
+function met(ok: boolean): string {
+  return ok ? "met" : "NOT met";
+}
+
+/** CPU seconds (user + system) the process has used so far, from /proc/<pid>/stat. */
+function cpuSeconds(pid: number, ticksPerSecond: number): number {
+  const stat = readFileSync(`/proc/${String(pid)}/stat`, "utf8");
+  const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // rest[0] is field 3 (state): utime and stime are fields 14 and 15.
+  return (Number(rest[11]) + Number(rest[12])) / ticksPerSecond;
+}
+
+function clockTicks(): number {
+  const r = spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" });
+  const n = Number(r.stdout.trim());
+  return n > 0 ? n : 100;
+}
+
+/** Spawns `argv` and resolves when it exits: the baseline of an exec (one process start and wait). */
+function spawnAndWait(argv: readonly string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(argv[0] ?? "true", argv.slice(1), { stdio: "ignore" });
+    p.on("error", reject);
+    p.on("exit", () => resolve());
+  });
+}
+
+async function timeMs(fn: () => Promise<unknown>): Promise<number> {
+  const t0 = nowMs();
+  await fn();
+  return nowMs() - t0;
+}
+
+interface PodItem {
+  readonly metadata?: { readonly name?: string; readonly namespace?: string };
+  readonly status?: { readonly phase?: string };
+}
+
+/**
+ * Pod start latency with `extra` flags: one agent (own CRI server), a warm-up pod, then
+ * `latencyPods` pods one after the other, each from `POST /manifests` to Running in the read-only
+ * `/pods` (polled every 5 ms). Returns the latencies in ms.
+ */
+async function podStartLatencies(dir: string, nodeName: string, extra: readonly string[], containerdEndpoint?: string): Promise<number[]> {
+  mkdirSync(dir, { recursive: true });
+  const cri = containerdEndpoint === undefined ? await startCRI(dir) : undefined;
+  const a = await startAgent(dir, nodeName, cri?.endpoint ?? containerdEndpoint ?? "", extra);
+  const started: string[] = [];
+  try {
+    await untilHealthy(a);
+    const startOne = async (podName: string): Promise<number> => {
+      const t0 = nowMs();
+      const r = await httpsCall(a.port, "POST", "/manifests", JSON.stringify({ apiVersion: "v1", kind: "Pod", metadata: { name: podName }, spec: { terminationGracePeriodSeconds: 0, containers: [{ name: "main", image: "busybox", imagePullPolicy: "IfNotPresent", command: ["sh", "-c", "sleep 3600"] }] } }));
+      if (r.status !== 201) throw new Error(`POST /manifests ${podName}: ${String(r.status)} ${r.body}`);
+      const created = JSON.parse(r.body) as PodItem;
+      const name = created.metadata?.name ?? podName;
+      started.push(name);
+      const deadline = Date.now() + 120_000;
+      for (;;) {
+        const l = await httpGet(a.readOnlyPort, "/pods").catch(() => undefined);
+        const items = l?.status === 200 ? ((JSON.parse(l.body) as { items: PodItem[] | null }).items ?? []) : [];
+        if (items.some((p) => p.metadata?.name === name && p.status?.phase === "Running")) return nowMs() - t0;
+        if (Date.now() > deadline) throw new Error(`pod ${name} not Running after 120 s: ${a.stderr().slice(-2000)}`);
+        await new Promise((res) => setTimeout(res, 5));
+      }
+    };
+    await startOne("warm");
+    const out: number[] = [];
+    for (let i = 0; i < latencyPods; i++) out.push(await startOne(`l${String(i)}`));
+    return out;
+  } finally {
+    // A shared runtime (containerd) keeps its pods after the agent stops: remove them first, so the
+    // next run's agent does not spend its time killing this run's sandboxes.
+    const uids = await podUIDs(a);
+    if (cri === undefined) await removePods(a, started).catch(() => undefined);
+    await stopProcess(a.proc);
+    if (cri) await stopProcess(cri.proc);
+    removePodCgroups(uids);
+    removePodLogs(nodeName);
+  }
+}
+
+interface PodWithUID {
+  readonly metadata?: { readonly uid?: string };
+}
+
+/** The UIDs of the pods the agent's read-only `/pods` lists (empty when it does not answer). */
+async function podUIDs(a: Agent): Promise<string[]> {
+  const l = await httpGet(a.readOnlyPort, "/pods").catch(() => undefined);
+  if (l?.status !== 200) return [];
+  return ((JSON.parse(l.body) as { items: PodWithUID[] | null }).items ?? []).map((p) => p.metadata?.uid ?? "").filter((u) => u !== "");
+}
+
+function removeCgroupTree(path: string): void {
+  for (const e of readdirSync(path, { withFileTypes: true })) if (e.isDirectory()) removeCgroupTree(join(path, e.name));
+  try {
+    rmdirSync(path);
+  } catch {
+    // still has processes (EBUSY): leave it
+  }
+}
+
+/**
+ * Removes the pod cgroups (cgroupfs driver: `kubepods[/<qos>]/pod<uid>` under every hierarchy) of
+ * the pods `uids`, whose processes the stopped CRI server killed behind the agent's back: the
+ * kubelet removes a pod's cgroup only once the pod is gone while it runs, so every bench run would
+ * otherwise leave its pods' cgroups behind. Never throws.
+ */
+function removePodCgroups(uids: readonly string[]): void {
+  const base = "/sys/fs/cgroup";
+  if (uids.length === 0 || !existsSync(base)) return;
+  const roots = existsSync(join(base, "cgroup.controllers")) ? [base] : readdirSync(base).map((d) => join(base, d));
+  for (const root of roots)
+    for (const qos of ["kubepods", "kubepods/besteffort", "kubepods/burstable"])
+      for (const uid of uids) {
+        const dir = join(root, qos, `pod${uid}`);
+        try {
+          if (existsSync(dir)) removeCgroupTree(dir);
+        } catch {
+          // not ours to fight over
+        }
+      }
+}
+
+/** DELETEs the manifest pods `names` and waits until `/pods` lists none of them. */
+async function removePods(a: Agent, names: readonly string[]): Promise<void> {
+  for (const n of names) await httpsCall(a.port, "DELETE", `/manifests/default/${encodeURIComponent(n)}`);
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const l = await httpGet(a.readOnlyPort, "/pods");
+    const items = (JSON.parse(l.body) as { items: PodItem[] | null }).items ?? [];
+    if (!items.some((p) => names.includes(p.metadata?.name ?? ""))) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * Issue 16: pod start latency with cgroups per QoS on beside off, in the same run, on `runtime`
+ * (the process CRI server, one per agent run, or the given containerd endpoint).
+ */
+async function podStartLatencyRows(dir: string, suffix: string, runtime: string, containerdEndpoint?: string): Promise<BenchRow[]> {
+  if (process.getuid?.() !== 0) return [{ what: `pod start latency on ${runtime}, cgroups per QoS on vs off`, value: 0, unit: "ms", note: "skipped: not root (no cgroups can be created)" }];
+  const offFlags = ["--cgroups-per-qos=false", "--enforce-node-allocatable="];
+  const tag = runtime === "containerd" ? "c" : "p";
+  // Off, on, off, on, ..., off: the machine's load drifts; the runs interleave so both sides see it.
+  const offRuns: number[][] = [];
+  const onRuns: number[][] = [];
+  for (let i = 0; i <= latencyRounds; i++) {
+    offRuns.push(await podStartLatencies(join(dir, `lat-${tag}-off${String(i)}`), `bench-l${tag}o${String(i)}-${suffix}`, offFlags, containerdEndpoint));
+    if (i < latencyRounds) onRuns.push(await podStartLatencies(join(dir, `lat-${tag}-on${String(i)}`), `bench-l${tag}n${String(i)}-${suffix}`, [], containerdEndpoint));
+  }
+  const off = offRuns.flat();
+  const on = onRuns.flat();
+  const onMs = median(on);
+  const offMs = median(off);
+  const ratio = onMs / offMs;
+  const perRun = (runs: number[][]) => runs.map((r) => median(r).toFixed(0)).join(", ");
+  return [
+    {
+      what: `pod start latency on ${runtime}, --cgroups-per-qos=false (median of ${String(off.length)})`,
+      value: offMs,
+      unit: "ms",
+      note: `baseline; run medians ${perRun(offRuns)} ms; p90 ${percentile(off, 90).toFixed(0)} ms; POST /manifests → Running in /pods, one pod at a time`,
+    },
+    {
+      what: `pod start latency on ${runtime}, cgroups per QoS on (median of ${String(on.length)})`,
+      value: onMs,
+      unit: "ms",
+      note: `${ratio.toFixed(2)}× the baseline (${((ratio - 1) * 100).toFixed(1)} % slower); run medians ${perRun(onRuns)} ms; p90 ${percentile(on, 90).toFixed(0)} ms; target < 10 % slower: ${met(ratio < 1.1)}`,
+    },
+  ];
+}
+
+/** The containerd rows of issue 16 when SKIFF_BENCH_NODEAGENT_CONTAINERD=1 and tools/containerd/setup.sh works. */
+async function containerdLatencyRows(dir: string, suffix: string): Promise<BenchRow[]> {
+  if (process.env["SKIFF_BENCH_NODEAGENT_CONTAINERD"] !== "1") return [];
+  const ctd = setUpContainerd();
+  try {
+    if (ctd.endpoint === undefined) return [{ what: "pod start latency on containerd", value: 0, unit: "ms", note: `skipped: ${ctd.reason}` }];
+    return await podStartLatencyRows(dir, suffix, "containerd", ctd.endpoint);
+  } finally {
+    ctd.stop();
+  }
+}
+
+/** Issue 18: `/run` (CRI ExecSync through the agent) round trips beside a direct process spawn. */
+async function execRows(a: Agent, nodeName: string): Promise<BenchRow[]> {
+  const path = `/run/default/p0-${nodeName}/main?cmd=true`;
+  const first = await httpsCall(a.port, "POST", path);
+  if (first.status !== 200) return [{ what: "exec round trip (/run)", value: 0, unit: "ms", note: `skipped: POST ${path} answered ${String(first.status)} ${first.body}` }];
+  const viaAgent: number[] = [];
+  const direct: number[] = [];
+  for (let i = 0; i < execCalls; i++) {
+    viaAgent.push(await timeMs(() => httpsCall(a.port, "POST", path)));
+    direct.push(await timeMs(() => spawnAndWait(["true"])));
+  }
+  const p50 = percentile(viaAgent, 50);
+  const base = percentile(direct, 50);
+  return [
+    { what: `spawn of \`true\` from the bench, p50 of ${String(execCalls)}`, value: base, unit: "ms", note: "baseline: one process start and wait, no protocol" },
+    {
+      what: `exec round trip, POST /run/{ns}/{pod}/{container}?cmd=true, p50 of ${String(execCalls)}`,
+      value: p50,
+      unit: "ms",
+      note: `HTTPS (kept alive) → agent → CRI ExecSync → spawn; ${(p50 / base).toFixed(1)}× the baseline; p90 ${percentile(viaAgent, 90).toFixed(1)} ms; target p50 < 50 ms: ${met(p50 < 50)}`,
+    },
+  ];
+}
+
+/** Issue 19: `/stats/summary` time beside `/healthz` on the same port, and CPU at idle. */
+async function statsRows(a: Agent, pods: number): Promise<BenchRow[]> {
+  const probe = await httpGet(a.readOnlyPort, "/stats/summary");
+  if (probe.status !== 200) return [{ what: "/stats/summary", value: 0, unit: "ms", note: `skipped: ${String(probe.status)} ${probe.body.slice(0, 200)}` }];
+  const summaryPods = ((JSON.parse(probe.body) as { pods?: unknown[] }).pods ?? []).length;
+  const summary: number[] = [];
+  const healthz: number[] = [];
+  for (let i = 0; i < statsCalls; i++) {
+    summary.push(await timeMs(() => httpGet(a.readOnlyPort, "/stats/summary")));
+    healthz.push(await timeMs(() => httpGet(a.readOnlyPort, "/healthz")));
+  }
+  const s50 = percentile(summary, 50);
+  const h50 = percentile(healthz, 50);
+  const rows: BenchRow[] = [
+    { what: `GET /healthz on the read-only port, p50 of ${String(statsCalls)}`, value: h50, unit: "ms", note: "baseline: an HTTP round trip with no work" },
+    {
+      what: `GET /stats/summary, ${String(summaryPods)} pods in it, p50 of ${String(statsCalls)}`,
+      value: s50,
+      unit: "ms",
+      note: `${(s50 / h50).toFixed(1)}× the baseline; ${(probe.body.length / 1024).toFixed(0)} KiB; p90 ${percentile(summary, 90).toFixed(1)} ms; target < 50 ms: ${met(s50 < 50)}`,
+    },
+  ];
+  // Idle: no request for idleSeconds; the agent's own loops (pod workers' resyncs, stats,
+  // eviction, image and container GC, status) keep running.
+  const pid = a.proc.pid ?? 0;
+  const hz = clockTicks();
+  await new Promise((r) => setTimeout(r, 2_000));
+  const c0 = cpuSeconds(pid, hz);
+  const t0 = nowMs();
+  await new Promise((r) => setTimeout(r, idleSeconds * 1000));
+  const cpuPct = ((cpuSeconds(pid, hz) - c0) / ((nowMs() - t0) / 1000)) * 100;
+  rows.push({
+    what: `CPU at idle, ${String(pods)} pods, over ${String(idleSeconds)} s`,
+    value: cpuPct,
+    unit: "% of 1 core",
+    note: `/proc/<pid>/stat utime+stime; no requests; ${(cpuPct / 2).toFixed(2)}× the target; target < 2 %: ${met(cpuPct < 2)}`,
+  });
+  return rows;
+}
+
+/** Downloads `url` once; resolves with the bytes received and the seconds it took. */
+function download(port: number, path: string): Promise<{ bytes: number; seconds: number }> {
+  return new Promise((resolve, reject) => {
+    const t0 = nowMs();
+    const req = request({ host: "127.0.0.1", port, path, agent: false }, (res) => {
+      let bytes = 0;
+      res.on("data", (d: Buffer) => (bytes += d.length));
+      res.on("end", () => (res.statusCode === 200 ? resolve({ bytes, seconds: (nowMs() - t0) / 1000 }) : reject(new Error(`GET ${path} on ${String(port)}: ${String(res.statusCode)}`))));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+/**
+ * Issue 18: `kubectl port-forward` throughput beside a direct loopback connection to the same
+ * busybox httpd (a process-runtime container shares the host's network), in a cluster of real
+ * processes (@skiff/e2e); and `kubectl exec` latency, a kubectl process per call.
+ */
+async function portForwardRows(dir: string): Promise<BenchRow[]> {
+  const cmd = appCommand("nodeagent");
+  const cluster = await startCluster({ nodes: [{ name: "bench-pf", runtime: "process" }], fromSource: !cmd.built });
+  let pf: ChildProcess | undefined;
+  const uids: string[] = [];
+  try {
+    const www = join(dir, "www");
+    mkdirSync(www, { recursive: true });
+    const chunk = Buffer.alloc(1024 * 1024);
+    for (let i = 0; i < chunk.length; i++) chunk[i] = (i * 7919) & 0xff;
+    writeFileSync(join(www, "big"), Buffer.concat(Array.from({ length: forwardMiB }, () => chunk)));
+    const httpPort = await freePort();
+    const web = await cluster.api.create("/api/v1/namespaces/default/pods", {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "web" },
+      spec: { nodeName: "bench-pf", terminationGracePeriodSeconds: 0, containers: [{ name: "web", image: "busybox", imagePullPolicy: "IfNotPresent", command: ["busybox", "httpd", "-f", "-p", String(httpPort), "-h", www] }] },
+    });
+    uids.push(web.metadata?.uid ?? "");
+    await waitFor("pod web Running", async () => (await cluster.api.get<PodItem>("/api/v1/namespaces/default/pods/web")).status?.phase === "Running", 120_000, 200);
+    await waitFor("busybox httpd serving", () => download(httpPort, "/big").then(() => true, () => undefined), 120_000, 200);
+    const local = await freePort();
+    const proc = spawn("kubectl", ["--kubeconfig", cluster.kubeconfig, "port-forward", "pod/web", `${String(local)}:${String(httpPort)}`], { stdio: ["ignore", "pipe", "pipe"] });
+    pf = proc;
+    let out = "";
+    proc.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    proc.stderr.on("data", (d: Buffer) => (out += d.toString()));
+    for (const deadline = Date.now() + 60_000; !/Forwarding from 127\.0\.0\.1/.test(out); ) {
+      if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`kubectl port-forward did not listen: ${out}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await download(local, "/big"); // warm-up: the first connection opens the SPDY streams
+    const direct: number[] = [];
+    const forwarded: number[] = [];
+    for (let i = 0; i < forwardRounds; i++) {
+      const d = await download(httpPort, "/big");
+      direct.push(d.bytes / (1024 * 1024) / d.seconds);
+      const f = await download(local, "/big");
+      forwarded.push(f.bytes / (1024 * 1024) / f.seconds);
+    }
+    const dMiBs = median(direct);
+    const fMiBs = median(forwarded);
+    const ratio = fMiBs / dMiBs;
+    const rows: BenchRow[] = [
+      { what: `direct loopback download of ${String(forwardMiB)} MiB (median of ${String(forwardRounds)})`, value: dMiBs, unit: "MiB/s", note: "baseline: busybox httpd in a process-runtime pod, straight to its port" },
+      {
+        what: `kubectl port-forward download of ${String(forwardMiB)} MiB (median of ${String(forwardRounds)})`,
+        value: fMiBs,
+        unit: "MiB/s",
+        note: `kubectl → apiserver → ${describeCommand("nodeagent", cmd)} → process CRI streaming server; ${(ratio * 100).toFixed(0)} % of the baseline; target ≥ 50 %: ${met(ratio >= 0.5)}`,
+      },
+    ];
+    const execs: number[] = [];
+    for (let i = 0; i < kubectlExecs; i++) {
+      const t0 = nowMs();
+      const r = await runKubectl(cluster.kubeconfig, ["exec", "web", "--", "true"], undefined, 60_000);
+      if (r.code !== 0) throw new Error(`kubectl exec: ${r.stderr}`);
+      execs.push(nowMs() - t0);
+    }
+    rows.push({ what: `kubectl exec web -- true, p50 of ${String(kubectlExecs)}`, value: percentile(execs, 50), unit: "ms", note: "informative: a kubectl process per call (start, kubeconfig, SPDY through the apiserver); the target is on the /run row" });
+    return rows;
+  } finally {
+    if (pf) await stopProcess(pf, 2_000);
+    await cluster.stop();
+    removePodCgroups(uids);
+  }
+}
+
 export default async function nodeagentBench(): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   const dir = mkdtempSync(join(tmpdir(), "skiff-bench-na-"));
@@ -227,11 +618,15 @@ export default async function nodeagentBench(): Promise<BenchRow[]> {
       what: `start to healthy (median of ${String(starts)})`,
       value: startMs,
       unit: "ms",
-      note: `${agentLaunch.how}; min ${Math.min(...times).toFixed(0)} max ${Math.max(...times).toFixed(0)}; target < 500 ms: ${startMs < 500 ? "met" : "NOT met"}`,
+      note: `${agentLaunch.how}; min ${Math.min(...times).toFixed(0)} max ${Math.max(...times).toFixed(0)}; target < 500 ms: ${met(startMs < 500)}`,
     });
-    rows.push({ what: "idle RSS (no pods, 3 s after healthy)", value: idleRss, unit: "MiB", note: `${agentLaunch.how}; target < 120 MiB: ${idleRss < 120 ? "met" : "NOT met"}` });
+    rows.push({ what: "idle RSS (no pods, 3 s after healthy)", value: idleRss, unit: "MiB", note: `${agentLaunch.how}; target < 120 MiB: ${met(idleRss < 120)}` });
 
-    // 2. Pods started per second: N manifests dropped into the watched directory → all Running.
+    // 2. Pod start latency, cgroups per QoS on beside off (issue 16).
+    rows.push(...(await podStartLatencyRows(dir, suffix, "the process runtime")));
+    rows.push(...(await containerdLatencyRows(dir, suffix)));
+
+    // 3. Pods started per second: N manifests dropped into the watched directory → all Running.
     const nodeName = `bench-p-${suffix}`;
     nodeNames.push(nodeName);
     const manifests = join(dir, "manifests");
@@ -252,12 +647,25 @@ export default async function nodeagentBench(): Promise<BenchRow[]> {
       what: `pods started/s (${String(podCount)} static pods → Running, image present)`,
       value: rate,
       unit: "pods/s",
-      note: `${agentLaunch.how}; ${elapsedS.toFixed(2)} s; target ≥ 50/s: ${rate >= 50 ? "met" : "NOT met"}`,
+      note: `${agentLaunch.how}; ${elapsedS.toFixed(2)} s; target ≥ 50/s: ${met(rate >= 50)}`,
     });
-    rows.push({ what: `RSS with ${String(podCount)} pods running`, value: rssMiB(a.proc.pid ?? 0), unit: "MiB", note: agentLaunch.how });
+    // 4. RSS with the pods running (issue 16), 3 s after the last one runs.
+    await new Promise((r) => setTimeout(r, 3_000));
+    const podsRss = rssMiB(a.proc.pid ?? 0);
+    rows.push({ what: `RSS with ${String(podCount + 1)} pods running`, value: podsRss, unit: "MiB", note: `${agentLaunch.how}; ${(podsRss / 150).toFixed(2)}× the target; target < 150 MiB: ${met(podsRss < 150)}` });
+    // 5. Exec round trip (issue 18), /stats/summary and idle CPU (issue 19) on the same agent.
+    rows.push(...(await execRows(a, nodeName)));
+    rows.push(...(await statsRows(a, podCount + 1)));
+    const uids = await podUIDs(a);
+    await stopProcess(a.proc);
+    await stopProcess(cri.proc);
+    removePodCgroups(uids);
+
+    // 6. Port-forward throughput beside direct loopback (issue 18).
+    if (forwardMiB > 0) rows.push(...(await portForwardRows(dir)));
     return rows;
   } finally {
-    await Promise.all(agents.map((a) => stopProcess(a.proc)));
+    await Promise.all(agents.map((x) => stopProcess(x.proc)));
     await stopProcess(cri.proc); // kills every container it started
     for (const n of nodeNames) removePodLogs(n);
     rmSync(dir, { recursive: true, force: true });
