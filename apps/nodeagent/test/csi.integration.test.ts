@@ -139,7 +139,9 @@ describe("CSI with the real apiserver", () => {
     try {
       const { containers } = await rt.listContainers({ filter: { labelSelector: { "io.example.pod.uid": uid } } });
       const st = await rt.containerStatus({ containerId: containers[0]?.id ?? "" });
-      expect(st.status?.mounts.map((m) => ({ containerPath: m.containerPath, hostPath: m.hostPath }))).toEqual([{ containerPath: "/data", hostPath: target }]);
+      // Beside the agent's own /etc/hosts and termination-log mounts, the CSI volume at /data.
+      const mounts = (st.status?.mounts ?? []).map((m) => ({ containerPath: m.containerPath, hostPath: m.hostPath }));
+      expect(mounts.filter((m) => m.containerPath !== "/etc/hosts" && m.containerPath !== "/dev/termination-log")).toEqual([{ containerPath: "/data", hostPath: target }]);
     } finally {
       rt.close();
     }
