@@ -29,41 +29,60 @@ function clockTicksPerSecond(): number {
 
 /**
  * Parses `/proc/<pid>/stat` past the parenthesised command name (which may contain spaces).
- * Returns pgrp, minflt, majflt, utime, stime (ticks) and rss (pages), or undefined when malformed.
+ * Returns ppid, pgrp, minflt, majflt, utime, stime (ticks) and rss (pages), or undefined when malformed.
  */
-export function parseProcStat(text: string): { pgrp: number; minflt: number; majflt: number; utime: number; stime: number; rssPages: number } | undefined {
+export function parseProcStat(text: string): { ppid: number; pgrp: number; minflt: number; majflt: number; utime: number; stime: number; rssPages: number } | undefined {
   const close = text.lastIndexOf(")");
   if (close < 0) return undefined;
   // Fields after the command: state(3) ppid(4) pgrp(5) ... minflt(10) majflt(12) utime(14) stime(15) ... rss(24).
   const f = text.slice(close + 2).trim().split(/\s+/);
   const at = (field: number) => Number(f[field - 3]);
-  const out = { pgrp: at(5), minflt: at(10), majflt: at(12), utime: at(14), stime: at(15), rssPages: at(24) };
+  const out = { ppid: at(4), pgrp: at(5), minflt: at(10), majflt: at(12), utime: at(14), stime: at(15), rssPages: at(24) };
   return Object.values(out).every(Number.isFinite) ? out : undefined;
 }
 
 const pageSizeBytes = 4096;
 
-/** Reads /proc once and sums the usage of every process whose process group is in `groups`. */
+/**
+ * Reads /proc once and sums, per container process `pid` in `groups`, the usage of every process
+ * of its process group and of every descendant of it (an isolated container's command runs below
+ * bubblewrap, in a process group of its own).
+ */
 export async function readGroupUsage(groups: ReadonlySet<number>, procRoot = "/proc"): Promise<Map<number, GroupUsage>> {
   const out = new Map<number, GroupUsage>();
   if (groups.size === 0) return out;
   const ticks = clockTicksPerSecond();
   const entries = await readdir(procRoot).catch(() => [] as string[]);
+  const procs = new Map<number, NonNullable<ReturnType<typeof parseProcStat>>>();
   await Promise.all(
     entries
       .filter((e) => /^\d+$/.test(e))
       .map(async (pid) => {
-        const text = await readFile(`${procRoot}/${pid}/stat`, "utf8").catch(() => "");
-        const st = parseProcStat(text);
-        if (!st || !groups.has(st.pgrp)) return;
-        const u = out.get(st.pgrp) ?? { cpuNanoseconds: 0n, rssBytes: 0, minorFaults: 0, majorFaults: 0 };
-        u.cpuNanoseconds += (BigInt(st.utime + st.stime) * 1_000_000_000n) / BigInt(ticks);
-        u.rssBytes += st.rssPages * pageSizeBytes;
-        u.minorFaults += st.minflt;
-        u.majorFaults += st.majflt;
-        out.set(st.pgrp, u);
+        const st = parseProcStat(await readFile(`${procRoot}/${pid}/stat`, "utf8").catch(() => ""));
+        if (st) procs.set(Number(pid), st);
       }),
   );
+  // The container each process belongs to: its process group's, else its nearest listed ancestor's.
+  const owner = (pid: number): number | undefined => {
+    for (let p = pid, hops = 0; p > 1 && hops < 64; hops++) {
+      const st = procs.get(p);
+      if (!st) return undefined;
+      if (groups.has(st.pgrp)) return st.pgrp;
+      if (groups.has(p)) return p;
+      p = st.ppid;
+    }
+    return undefined;
+  };
+  for (const [pid, st] of procs) {
+    const root = owner(pid);
+    if (root === undefined) continue;
+    const u = out.get(root) ?? { cpuNanoseconds: 0n, rssBytes: 0, minorFaults: 0, majorFaults: 0 };
+    u.cpuNanoseconds += (BigInt(st.utime + st.stime) * 1_000_000_000n) / BigInt(ticks);
+    u.rssBytes += st.rssPages * pageSizeBytes;
+    u.minorFaults += st.minflt;
+    u.majorFaults += st.majflt;
+    out.set(root, u);
+  }
   return out;
 }
 
