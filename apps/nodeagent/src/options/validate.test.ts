@@ -72,6 +72,7 @@ describe("validateNodeAgentConfiguration", () => {
     ["topology scope gate", (c) => (c.topologyManagerScope = "pod"), "invalid configuration: topologyManagerScope pod requires feature gate TopologyManager", { TopologyManager: false }],
     ["shutdown periods", (c) => ((c.shutdownGracePeriod = d("10s")), (c.shutdownGracePeriodCriticalPods = d("20s"))), "invalid configuration: shutdownGracePeriod {10s} must be >= 0, shutdownGracePeriodCriticalPods {20s} must be >= 0, and shutdownGracePeriodCriticalPods {20s} must be <= shutdownGracePeriod {10s}"],
     ["shutdown gate", (c) => (c.shutdownGracePeriod = d("10s")), "invalid configuration: specifying shutdownGracePeriod or shutdownGracePeriodCriticalPods requires feature gate GracefulNodeShutdown", { GracefulNodeShutdown: false }],
+    ["hidden metrics version", (c) => (c.showHiddenMetricsForVersion = "1.21"), "--show-hidden-metrics-for-version must be omitted or have the value '1.22'. Only the previous minor version is allowed"],
     ["memory throttling", (c) => (c.memoryThrottlingFactor = 1.5), "invalid configuration: memoryThrottlingFactor 1.5 must be greater than 0 and less than or equal to 1.0", { MemoryQoS: true }],
     ["reserved memory type", (c) => (c.reservedMemory = [{ numaNode: 0, limits: { cpu: "1" } }]), 'invalid configuration: the limit type "cpu" for NUMA node 0 is not supported, only [memory hugepages-<HugePageSize>] is accepted'],
     ["reserved memory duplicate", (c) => (c.reservedMemory = [{ numaNode: 0, limits: { memory: "1Gi" } }, { numaNode: 0, limits: { memory: "2Gi" } }]), 'invalid configuration: the reserved memory has a duplicate value for NUMA node 0 and resource "memory"'],
@@ -122,6 +123,8 @@ describe("validateNodeAgentConfiguration", () => {
         c.iptablesMasqueradeBit = 0;
         c.oomScoreAdj = -1000;
         c.readOnlyPort = 0;
+        c.showHiddenMetricsForVersion = "1.22";
+        c.reservedSystemCPUs = "3-1"; // 1.23 cpuset.Parse accepts a reversed range (an empty set)
         c.healthzPort = 0;
         c.port = 65535;
         c.nodeStatusMaxImages = -1;

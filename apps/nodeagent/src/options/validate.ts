@@ -353,6 +353,11 @@ export function validateNodeAgentConfiguration(c: NodeAgentConfiguration, gates:
   if (gates.enabled("MemoryQoS") && (c.memoryThrottlingFactor <= 0 || c.memoryThrottlingFactor > 1)) {
     ic(`memoryThrottlingFactor ${c.memoryThrottlingFactor} must be greater than 0 and less than or equal to 1.0`);
   }
+  // metrics.ValidateShowHiddenMetricsVersion: only the previous minor version (the agent is 1.23).
+  // The agent has no metric hidden in 1.23, so "1.22" shows nothing more.
+  if (c.showHiddenMetricsForVersion !== "" && c.showHiddenMetricsForVersion !== "1.22") {
+    e.push("--show-hidden-metrics-for-version must be omitted or have the value '1.22'. Only the previous minor version is allowed");
+  }
   // podLogsDir: the checks of later kubelets (the field is not in 1.23).
   if (c.podLogsDir === "") ic("podLogsDir was not specified");
   else if (!posix.isAbsolute(c.podLogsDir)) ic(`pod logs path ${q(c.podLogsDir)} must be absolute path`);
