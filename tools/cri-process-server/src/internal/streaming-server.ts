@@ -2,8 +2,10 @@
  * The process runtime's streaming server, what CRI `Exec` and `PortForward` answer a URL of
  * (`http://127.0.0.1:<port>/exec/<token>`, `/portforward/<token>`; a token is single-use and
  * expires after a minute, as containerd's). It speaks SPDY/3.1 with the `v4.channel.k8s.io`
- * (exec) and `portforward.k8s.io` protocols; a WebSocket upgrade is refused with 403, on which
- * kubectl 1.30+ falls back to SPDY (as it does against a 1.23 runtime).
+ * (exec) and `portforward.k8s.io` protocols, and, for exec and attach, WebSocket with the channel
+ * protocols (`v5.channel.k8s.io`, `v4.channel.k8s.io`, their base64 forms and the unversioned
+ * ones: websocket-channels.ts). A WebSocket port-forward is refused with 403, on which kubectl
+ * falls back to SPDY.
  *
  * Exec runs the command with the container's working directory and environment (no namespaces:
  * the process runtime has none to enter), stdin/stdout/stderr on their streams; with a tty it
@@ -25,8 +27,16 @@ import { connect } from "node:net";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { parseCRILogLine } from "@skiff/cri-api";
+import { WebSocketServer } from "ws";
 import { SpdyServerConnection, spdyRstStatus } from "./spdy.js";
 import type { SpdyStream } from "./spdy.js";
+import { WebSocketChannelConnection, execChannel, execWebSocketProtocols, pickWebSocketProtocol } from "./websocket-channels.js";
+
+/** What exec and attach need of a connection, SPDY or WebSocket. */
+interface StreamConnection {
+  onClose(fn: () => void): void;
+  shutdown(): Promise<void>;
+}
 
 /** A prepared exec: what CRI `Exec` asked for. */
 export interface ExecSession {
@@ -109,6 +119,7 @@ export function shellQuote(cmd: readonly string[]): string {
 }
 
 const execProtocols = ["v4.channel.k8s.io"];
+const execWebSocketProtocolsText = execWebSocketProtocols.join(" ");
 const portForwardProtocols = ["portforward.k8s.io"];
 const streamCreationTimeoutMs = 30_000;
 
@@ -124,6 +135,9 @@ function answer(socket: Duplex, status: string, body: string, extra: Record<stri
 export async function startStreamingServer(runtime: StreamingRuntime, log: (message: string) => void, tokenTTLMs = 60_000): Promise<StreamingServer> {
   const sessions = new Map<string, { session: ExecSession | AttachSession | PortForwardSession; timer: NodeJS.Timeout }>();
   const connections = new Set<SpdyServerConnection>();
+  const wsConnections = new Set<WebSocketChannelConnection>();
+  // Subprotocol negotiation is done before the upgrade (a refusal is a 403, as 1.23's wsstream).
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 16 << 20, handleProtocols: (offered) => pickWebSocketProtocol(offered) || false });
   const server: Server = createServer((_req, res) => {
     res.writeHead(400, { "Content-Type": "text/plain; charset=utf-8" }).end("Upgrade request required\n");
   });
@@ -135,7 +149,26 @@ export async function startStreamingServer(runtime: StreamingRuntime, log: (mess
     sessions.delete(m[2] ?? "");
     clearTimeout(entry.timer);
     const upgrade = (req.headers.upgrade ?? "").toLowerCase();
-    if (upgrade === "websocket") return answer(socket, "403 Forbidden", "the process runtime's streaming server speaks SPDY/3.1 only; WebSocket is not supported yet\n");
+    if (upgrade === "websocket") {
+      const session = entry.session;
+      if (session.kind === "portforward") return answer(socket, "403 Forbidden", "port-forward over WebSocket is not supported by the process runtime; use SPDY/3.1\n");
+      const offered = String(req.headers["sec-websocket-protocol"] ?? "").split(",").map((p) => p.trim()).filter((p) => p !== "");
+      const protocol = pickWebSocketProtocol(offered);
+      if (protocol === undefined) return answer(socket, "403 Forbidden", `requested protocol(s) are not supported: [${offered.join(" ")}]; supports [${execWebSocketProtocolsText}]\n`);
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        const open = [...(session.kind === "exec" && session.stdin ? [execChannel.stdin] : []), ...(session.stdout ? [execChannel.stdout] : []), ...(session.stderr && !session.tty ? [execChannel.stderr] : []), execChannel.error, ...(session.tty ? [execChannel.resize] : [])];
+        const conn = new WebSocketChannelConnection(ws, protocol, open);
+        wsConnections.add(conn);
+        conn.onClose(() => wsConnections.delete(conn));
+        // The empty message on the lowest channel the server writes: the streams are ready.
+        const first = session.stdout ? execChannel.stdout : session.stderr ? execChannel.stderr : execChannel.error;
+        void conn.send(first, Buffer.alloc(0));
+        const streams = new Map<string, Duplex>();
+        for (const [name, n] of Object.entries(execChannel)) if (open.includes(n)) streams.set(name, conn.channel(n));
+        runExec(conn, session, streams, runtime);
+      });
+      return;
+    }
     if (upgrade !== "spdy/3.1") return answer(socket, "400 Bad Request", `unsupported upgrade ${JSON.stringify(req.headers.upgrade ?? "")}: want SPDY/3.1\n`);
     const supported = entry.session.kind === "portforward" ? portForwardProtocols : execProtocols;
     const protocol = negotiateProtocol(req.headers["x-stream-protocol-version"], supported);
@@ -171,6 +204,8 @@ export async function startStreamingServer(runtime: StreamingRuntime, log: (mess
       for (const { timer } of sessions.values()) clearTimeout(timer);
       sessions.clear();
       for (const c of connections) c.close();
+      for (const c of wsConnections) c.close();
+      wss.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
@@ -200,7 +235,7 @@ function serveExec(conn: SpdyServerConnection, session: ExecSession | AttachSess
   };
 }
 
-function runExec(conn: SpdyServerConnection, session: ExecSession | AttachSession, streams: Map<string, SpdyStream>, runtime: StreamingRuntime): void {
+function runExec(conn: StreamConnection, session: ExecSession | AttachSession, streams: ReadonlyMap<string, Duplex>, runtime: StreamingRuntime): void {
   if (session.kind !== "exec") return runAttach(conn, session, streams, runtime);
   const errorStream = streams.get("error");
   const stdin = streams.get("stdin");
@@ -309,7 +344,7 @@ async function terminalOf(rootPid: number): Promise<string | undefined> {
   return undefined;
 }
 
-function applyResizes(resize: SpdyStream, scriptPid: number): void {
+function applyResizes(resize: Duplex, scriptPid: number): void {
   let buffered = "";
   let chain = Promise.resolve();
   resize.setEncoding("utf8");
@@ -337,7 +372,7 @@ function applyResizes(resize: SpdyStream, scriptPid: number): void {
  * line's content to the stdout or stderr stream (both to stdout with a tty), until the container
  * stops (then Success) or the client goes away.
  */
-function runAttach(conn: SpdyServerConnection, session: AttachSession, streams: Map<string, SpdyStream>, runtime: StreamingRuntime): void {
+function runAttach(conn: StreamConnection, session: AttachSession, streams: ReadonlyMap<string, Duplex>, runtime: StreamingRuntime): void {
   const errorStream = streams.get("error");
   const stdout = streams.get("stdout");
   const stderr = streams.get("stderr") ?? (session.tty ? stdout : undefined);
