@@ -165,9 +165,10 @@ export class CsiVolumeManager {
   }
 
   /**
-   * Publishes the pod's CSI volumes that are not published yet (and republishes those whose driver
-   * asks for it). Idempotent per pod.
-   * @throws CsiVolumeError on the first volume that fails (a FailedMount event is emitted too).
+   * Publishes the pod's CSI volumes that are not published yet, and republishes the published ones
+   * whose CSIDriver sets `requiresRepublish` now (call at every pod sync). Idempotent per pod.
+   * @throws CsiVolumeError on the first volume whose first publish fails (a FailedMount event is
+   *   emitted too). A failed republish throws nothing: it emits the FailedMount event and logs.
    */
   async setUp(pod: Pod): Promise<void> {
     const uid = pod.metadata?.uid ?? "";
