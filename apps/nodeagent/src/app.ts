@@ -50,6 +50,12 @@ export interface AppIO {
    * @defaultValue `/proc`, `/proc/sys`, `/proc/swaps`, `/sys/fs/cgroup`
    */
   readonly hostPaths?: HostPaths;
+  /**
+   * The clock of the service-account token manager (projected token volumes, CSI `tokenRequests`),
+   * ms since the epoch: tests move it forward to reach a token's refresh at 80 % of its lifetime
+   * without waiting (the apiserver's minimum lifetime is 10 minutes). @defaultValue Date.now
+   */
+  readonly now?: () => number;
 }
 
 /** Host paths of {@link AppIO.hostPaths}. */
@@ -450,19 +456,6 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
     if (f.clusterconfig !== "" && !o.config.runOnce) clients = await connectCluster(o);
     else log.info("No api server defined - no events will be sent to API server");
     const serverOpts = o.config.runOnce ? undefined : serverOptionsFrom(o, nodeName, clients);
-    if (clients) {
-      // CSI in API-server mode: plugin registration, CSINode upkeep, inline CSI volumes (src/csi/).
-      const cc = clients;
-      const csiLog = root.withName("csi");
-      csi = createCsiSupport({
-        rootDir: f.rootDir,
-        nodeName,
-        client: cc.client,
-        migratedPlugins: migratedInTreePlugins(o.featureGates),
-        log: (m) => csiLog.info(m),
-        onEvent: (pod, type, reason, message) => void cc.eventClient.recordEvent(pod, { type, reason, message, component: "nodeagent", host: nodeName }).catch(() => undefined),
-      });
-    }
     // Pod events (probes, volumes, kills) go to the apiserver in API-server mode, to the log otherwise.
     const eventClient = clients?.eventClient;
     const onEvent: PodEventRecorder | undefined = eventClient
@@ -476,8 +469,32 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
     if (!isChangeDetectionStrategy(strategy)) throw new Error(`unknown configmap and secret manager mode: ${strategy}`);
     const objectsLog = root.withName("objects");
     const podObjects = clients
-      ? { objects: createPodObjectManagers({ client: clients.client, strategy, syncFrequencyMs: o.config.syncFrequency.ms, onError: (err, context) => objectsLog.v(2).info(`${context}: ${err instanceof Error ? err.message : String(err)}`) }) }
+      ? {
+          objects: createPodObjectManagers({
+            client: clients.client,
+            strategy,
+            syncFrequencyMs: o.config.syncFrequency.ms,
+            onError: (err, context) => objectsLog.v(2).info(`${context}: ${err instanceof Error ? err.message : String(err)}`),
+            ...(io.now ? { now: io.now } : {}),
+          }),
+        }
       : {};
+    if (clients) {
+      // CSI in API-server mode: plugin registration, CSINode upkeep, inline CSI volumes (src/csi/),
+      // service-account tokens for CSIDriver tokenRequests from the token manager of projected volumes.
+      const cc = clients;
+      const csiLog = root.withName("csi");
+      const tokens = podObjects.objects?.serviceAccountTokens;
+      csi = createCsiSupport({
+        rootDir: f.rootDir,
+        nodeName,
+        client: cc.client,
+        migratedPlugins: migratedInTreePlugins(o.featureGates),
+        log: (m) => csiLog.info(m),
+        onEvent: (pod, type, reason, message) => void cc.eventClient.recordEvent(pod, { type, reason, message, component: "nodeagent", host: nodeName }).catch(() => undefined),
+        ...(tokens ? { getServiceAccountToken: tokens.get.bind(tokens) } : {}),
+      });
+    }
     const statsLog = root.withName("stats");
     stats = new AgentStats({
       nodeName,
