@@ -134,4 +134,40 @@ describe("kubectl streaming on the process runtime", () => {
     expect(out).toContain("from-python");
     expect(out).toContain("err");
   });
+
+  it("the official Python client port-forwards over WebSocket v4.channel.k8s.io to the HTTP server in the pod", async () => {
+    if (!cluster) throw new Error("cluster not started");
+    const script = join(dir, "portforward.py");
+    writeFileSync(
+      script,
+      [
+        "import sys",
+        "from kubernetes import client, config",
+        "from kubernetes.stream import portforward",
+        "config.load_kube_config(config_file=sys.argv[1])",
+        "port = int(sys.argv[2])",
+        "v1 = client.CoreV1Api()",
+        "pf = portforward(v1.connect_get_namespaced_pod_portforward, 'box', 'default', ports=str(port))",
+        "sock = pf.socket(port)",
+        "sock.setblocking(True)",
+        "sock.sendall(b'GET /index.html HTTP/1.0\\r\\nHost: box\\r\\n\\r\\n')",
+        "data = b''",
+        "while True:",
+        "    chunk = sock.recv(4096)",
+        "    if not chunk:",
+        "        break",
+        "    data += chunk",
+        "sock.close()",
+        "print(data.decode())",
+        "print('error:', pf.error(port))",
+      ].join("\n"),
+    );
+    const out = await new Promise<string>((resolve, reject) =>
+      execFile("/usr/bin/python3", [script, cluster?.kubeconfig ?? "", String(httpPort)], { timeout: 60_000 }, (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout))),
+    );
+    expect(out).toMatch(/^HTTP\/1\.[01] 200/m);
+    expect(out).toContain("hello-httpd");
+    expect(out).toContain("error: None");
+  });
 });
+

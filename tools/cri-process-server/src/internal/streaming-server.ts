@@ -121,6 +121,8 @@ export function shellQuote(cmd: readonly string[]): string {
 const execProtocols = ["v4.channel.k8s.io"];
 const execWebSocketProtocolsText = execWebSocketProtocols.join(" ");
 const portForwardProtocols = ["portforward.k8s.io"];
+// 1.23's WebSocket port-forward: binary or base64 channels; kubectl's SPDY tunnelling is not one.
+const portForwardWebSocketProtocols = ["v4.channel.k8s.io", "v4.base64.channel.k8s.io"];
 const streamCreationTimeoutMs = 30_000;
 
 function answer(socket: Duplex, status: string, body: string, extra: Record<string, string> = {}): void {
@@ -151,8 +153,19 @@ export async function startStreamingServer(runtime: StreamingRuntime, log: (mess
     const upgrade = (req.headers.upgrade ?? "").toLowerCase();
     if (upgrade === "websocket") {
       const session = entry.session;
-      if (session.kind === "portforward") return answer(socket, "403 Forbidden", "port-forward over WebSocket is not supported by the process runtime; use SPDY/3.1\n");
       const offered = String(req.headers["sec-websocket-protocol"] ?? "").split(",").map((p) => p.trim()).filter((p) => p !== "");
+      if (session.kind === "portforward") {
+        const pfProtocol = pickWebSocketProtocol(offered, portForwardWebSocketProtocols);
+        if (pfProtocol === undefined) return answer(socket, "403 Forbidden", `requested protocol(s) are not supported: [${offered.join(" ")}]; supports [${portForwardWebSocketProtocols.join(" ")}]\n`);
+        if (session.ports.length === 0) return answer(socket, "400 Bad Request", "query parameter \"port\" is required\n");
+        wss.handleUpgrade(req, socket, head, (ws) => {
+          const conn = new WebSocketChannelConnection(ws, pfProtocol, session.ports.flatMap((_, i) => [2 * i, 2 * i + 1]));
+          wsConnections.add(conn);
+          conn.onClose(() => wsConnections.delete(conn));
+          serveWebSocketPortForward(conn, session, log);
+        });
+        return;
+      }
       const protocol = pickWebSocketProtocol(offered);
       if (protocol === undefined) return answer(socket, "403 Forbidden", `requested protocol(s) are not supported: [${offered.join(" ")}]; supports [${execWebSocketProtocolsText}]\n`);
       wss.handleUpgrade(req, socket, head, (ws) => {
@@ -478,3 +491,46 @@ function servePortForward(conn: SpdyServerConnection, session: PortForwardSessio
     conn.onClose(() => tcp.destroy());
   };
 }
+
+/**
+ * Port-forward over WebSocket (1.23, what the official Python client uses): for the i-th port of
+ * the session, channel 2i carries the data and 2i+1 the errors; each starts with the port number
+ * (2 bytes, little-endian). One TCP connection per port; the WebSocket closes once every port's
+ * connection has ended.
+ *
+ * @see pkg/kubelet/cri/streaming/portforward/websocket.go in kubernetes/kubernetes v1.23
+ */
+function serveWebSocketPortForward(conn: WebSocketChannelConnection, session: PortForwardSession, log: (message: string) => void): void {
+  let open = session.ports.length;
+  const done = () => {
+    open -= 1;
+    if (open === 0) void conn.shutdown();
+  };
+  session.ports.forEach((port, i) => {
+    const data = conn.channel(2 * i);
+    const error = conn.channel(2 * i + 1);
+    const portBytes = Buffer.alloc(2);
+    portBytes.writeUInt16LE(port & 0xffff);
+    void conn.send(2 * i, portBytes).then(() => conn.send(2 * i + 1, portBytes));
+    const tcp = connect({ host: "127.0.0.1", port });
+    let finished = false;
+    const finish = () => {
+      if (finished) return;
+      finished = true;
+      done();
+    };
+    tcp.once("error", (err) => {
+      log(`port-forward ${session.podSandboxId}:${port}: ${err.message}`);
+      error.write(`error forwarding port ${port} to pod ${session.podSandboxId}, uid : ${err.message}`);
+      tcp.destroy();
+      finish();
+    });
+    tcp.once("connect", () => {
+      data.pipe(tcp);
+      tcp.on("data", (chunk: Buffer) => data.write(chunk));
+      tcp.once("close", finish);
+    });
+    conn.onClose(() => tcp.destroy());
+  });
+}
+
