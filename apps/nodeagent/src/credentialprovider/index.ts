@@ -8,7 +8,6 @@ export {
   CredentialProviderError,
   PluginProvider,
   credentialProviderAPIVersions,
-  credentialProviderConfigAPIVersion,
   decodeCredentialProviderConfig,
   execCredentialProviderPlugin,
   execPluginTimeoutMs,

@@ -7,15 +7,15 @@ import type { DockerConfig, DockerConfigEntry } from "./docker-config.js";
 import type { DockerConfigProvider } from "./keyring.js";
 import { parseSchemelessURL, urlsMatch } from "./url-match.js";
 
-/** The API group/version of the config file (`kind: CredentialProviderConfig`). */
-export const credentialProviderConfigAPIVersion = "kubelet.config.k8s.io/v1alpha1";
+// The API group/version of the config file (`kind: CredentialProviderConfig`).
+const credentialProviderConfigAPIVersion = "kubelet.config.k8s.io/v1alpha1";
 /** The request/response API versions a provider may name (1.23 knows only v1alpha1). */
 export const credentialProviderAPIVersions: readonly string[] = Object.freeze(["credentialprovider.kubelet.k8s.io/v1alpha1"]);
 
 // The apimachinery scheme of 1.23's plugin package: kinds registered per group/version.
 const schemeName = "pkg/credentialprovider/plugin/plugin.go:50";
 const registeredKinds: Readonly<Record<string, readonly string[]>> = {
-  "kubelet.config.k8s.io/v1alpha1": ["CredentialProviderConfig"],
+  [credentialProviderConfigAPIVersion]: ["CredentialProviderConfig"],
   "credentialprovider.kubelet.k8s.io/v1alpha1": ["CredentialProviderRequest", "CredentialProviderResponse"],
 };
 
