@@ -178,6 +178,16 @@ describe("image pull credentials (API-server mode, process runtime recording CRI
     expect(msgs).toContain("Failed: Error: ErrImagePull");
   });
 
+  it("reports an unparsable image name as InvalidImageName without pulling (1.23's applyDefaultImageTag)", async () => {
+    await createPod("bad-name", "Registry.Example/App");
+    const waiting = await waitFor("InvalidImageName", async () => {
+      const w = (await getPod("bad-name"))?.status?.containerStatuses?.[0]?.state?.waiting;
+      return w?.reason === "InvalidImageName" ? w : undefined;
+    });
+    expect(waiting.message).toBe('Failed to apply default image tag "Registry.Example/App": couldn\'t parse image reference "Registry.Example/App": invalid reference format: repository name must be lowercase');
+    expect(pullsOf("Registry.Example/App")).toEqual([]);
+  });
+
   it("gets credentials from the exec plugin for matching images, cached per registry", async () => {
     const image = `${pluginRegistry}/app:v1`;
     await createPod("via-plugin", image);

@@ -66,3 +66,15 @@ export function parseImageName(image: string): ParsedImageName {
     throw new Error(`couldn't parse image reference ${JSON.stringify(image)}: ${(err as Error).message}`, { cause: err });
   }
 }
+
+/**
+ * `image` with `:latest` appended when it has neither tag nor digest (the name itself is not
+ * qualified: `busybox` → `busybox:latest`), as the kubelet does before asking the runtime.
+ * @throws Error `couldn't parse image reference "<image>": ...` (see {@link parseImageName}).
+ * @see pkg/kubelet/images/image_manager.go (applyDefaultImageTag) in kubernetes/kubernetes v1.23
+ */
+export function applyDefaultImageTag(image: string): string {
+  const parsed = parseImageName(image);
+  const explicitTag = parsed.digest === "" && image.lastIndexOf(":") > image.lastIndexOf("/");
+  return parsed.digest === "" && !explicitTag ? `${image}:latest` : image;
+}

@@ -1,4 +1,4 @@
-export { parseImageName } from "./image-name.js";
+export { applyDefaultImageTag, parseImageName } from "./image-name.js";
 export type { ParsedImageName } from "./image-name.js";
 export { DockerConfigError, decodeDockerConfigFieldAuth, parseDockerConfigEntry, parseDockercfg, parseDockerConfigJSON, readNodeDockerConfig } from "./docker-config.js";
 export type { DockerConfig, DockerConfigEntry } from "./docker-config.js";

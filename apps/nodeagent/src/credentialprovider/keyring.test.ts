@@ -1,7 +1,7 @@
 import type { Secret } from "@skiff/api-types";
 import { describe, expect, it } from "vitest";
 import { parseDockercfg } from "./docker-config.js";
-import { parseImageName } from "./image-name.js";
+import { applyDefaultImageTag, parseImageName } from "./image-name.js";
 import { BasicDockerKeyring, isDefaultRegistryMatch, makeDockerKeyring, ProvidersDockerKeyring, type DockerKeyring } from "./keyring.js";
 import { globMatch, parseSchemelessURL, urlsMatch } from "./url-match.js";
 
@@ -55,6 +55,13 @@ describe("parseImageName (parsers.ParseImageName)", () => {
     [`k8s.gcr.io/pause@sha256:${"a".repeat(64)}`, "k8s.gcr.io/pause", "", `sha256:${"a".repeat(64)}`],
   ])("%s", (image, repo, tag, digest) => {
     expect(parseImageName(image)).toEqual({ repoToPull: repo, tag, digest });
+  });
+
+  it("applyDefaultImageTag adds :latest only without tag or digest, leaving the name unqualified", () => {
+    expect(applyDefaultImageTag("busybox")).toBe("busybox:latest");
+    expect(applyDefaultImageTag("registry.io:5000/app")).toBe("registry.io:5000/app:latest");
+    expect(applyDefaultImageTag("registry.io:5000/app:v1")).toBe("registry.io:5000/app:v1");
+    expect(applyDefaultImageTag(`app@sha256:${"b".repeat(64)}`)).toBe(`app@sha256:${"b".repeat(64)}`);
   });
 
   it("refuses bad references with distribution's messages", () => {

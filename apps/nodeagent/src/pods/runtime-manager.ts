@@ -2,7 +2,7 @@ import { readdir, rm } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join } from "node:path";
 import type { Container, ContainerState, ContainerStatus, EnvVar, Pod, PodSpec, PodStatus, Secret } from "@skiff/api-types";
 import { CRIError, isCRIError, type AuthConfig as CRIAuthConfig, type ContainerConfig, type DNSConfig, type LinuxContainerResources, type Mount, type PodSandboxConfig } from "@skiff/cri-api";
-import { makeDockerKeyring, parseImageName, type AuthConfig, type DockerKeyring } from "../credentialprovider/index.js";
+import { applyDefaultImageTag, makeDockerKeyring, parseImageName, type AuthConfig, type DockerKeyring } from "../credentialprovider/index.js";
 import type { BackOff } from "./backoff.js";
 import { makeEnvironmentVariables } from "./env.js";
 import { expandVars } from "./expand.js";
@@ -414,12 +414,23 @@ export class RuntimeManager {
   }
 
   private async ensureImage(pod: Pod, c: Container, waiting: Map<string, ContainerWaitReason>): Promise<true | number> {
+    // Events and back-off name the image as written; the runtime gets it with the default tag.
     const image = c.image ?? "";
+    let imageRef: string;
+    try {
+      imageRef = applyDefaultImageTag(image);
+    } catch (err) {
+      // 1.23's EnsureImageExists: an unparsable name is InvalidImageName, never pulled.
+      const message = `Failed to apply default image tag ${JSON.stringify(image)}: ${(err as Error).message}`;
+      waiting.set(c.name, { reason: "InvalidImageName", message });
+      this.eventOnce(pod, `${backOffKey(pod, c)}/invalid`, image, "Warning", "InspectFailed", message);
+      return Date.now() + 10_000;
+    }
     const policy = c.imagePullPolicy ?? "IfNotPresent";
     const images = this.o.clients.images;
     let present = false;
     if (policy !== "Always") {
-      const st = await images.imageStatus({ image: { image } }).catch(() => undefined);
+      const st = await images.imageStatus({ image: { image: imageRef } }).catch(() => undefined);
       present = Boolean(st?.image?.id);
     }
     if (present) {
@@ -442,7 +453,7 @@ export class RuntimeManager {
     try {
       this.o.onEvent?.(pod, "Normal", "Pulling", `Pulling image "${image}"`);
       const startedMs = Date.now();
-      await this.o.puller.pull(() => this.pullImage(pod, image));
+      await this.o.puller.pull(() => this.pullImage(pod, imageRef));
       this.o.imageBackOff.reset(key);
       this.o.onEvent?.(pod, "Normal", "Pulled", `Successfully pulled image "${image}" in ${formatSeconds(Date.now() - startedMs)}`);
       return true;
