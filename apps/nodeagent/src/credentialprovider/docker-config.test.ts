@@ -24,6 +24,20 @@ describe("docker config parsing (config.go)", () => {
     expect(parseDockerConfigJSON("{}").size).toBe(0);
     expect(() => parseDockercfg("[1]")).toThrow("json: cannot unmarshal array into Go value of type credentialprovider.DockerConfig");
   });
+
+  it("never quotes the text of a config that is not JSON (it holds credentials)", () => {
+    const bad = '{"r.io":{"username":"u","password":s3cr3t-pw}}';
+    let message = "";
+    try {
+      parseDockerConfigJSON(bad);
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toBe("invalid character 's' looking for beginning of value");
+    expect(() => parseDockercfg('{"a":1')).toThrow("unexpected end of JSON input");
+    expect(() => parseDockercfg('{"a":1} x')).toThrow("invalid character 'x' at offset 8");
+    expect(() => parseDockercfg("")).toThrow("unexpected end of JSON input");
+  });
 });
 
 describe("readNodeDockerConfig (defaultDockerConfigProvider)", () => {

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { jsonSyntaxMessage } from "./json-error.js";
 
 /** One registry's credentials of a docker config (`auth` already split into user and password). */
 export interface DockerConfigEntry {
@@ -93,7 +94,7 @@ function parseJSON(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {
-    throw new DockerConfigError((err as Error).message, "InvalidJSON");
+    throw new DockerConfigError(jsonSyntaxMessage(err, text), "InvalidJSON");
   }
 }
 

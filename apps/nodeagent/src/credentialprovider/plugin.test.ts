@@ -21,7 +21,7 @@ echo "$@" > "$dir/args.txt"
 echo "$EXTRA_VAR" > "$dir/env.txt"
 echo run >> "$dir/runs.txt"
 if [ "$MODE" = "fail" ]; then echo "boom" >&2; exit 3; fi
-if [ "$MODE" = "garbage" ]; then echo "not json"; exit 0; fi
+if [ "$MODE" = "garbage" ]; then echo '{"password":s3cret-in-stdout}'; exit 0; fi
 if [ "$MODE" = "wrong-version" ]; then echo '{"kind":"CredentialProviderResponse","apiVersion":"credentialprovider.kubelet.k8s.io/v1beta1"}'; exit 0; fi
 dur=""
 if [ -n "$CACHE_DURATION" ]; then dur=",\\"cacheDuration\\":\\"$CACHE_DURATION\\""; fi
@@ -72,7 +72,8 @@ describe("execCredentialProviderPlugin (the exec protocol)", () => {
       "error execing credential provider plugin test-plugin for image a.registry.io/x: exit status 3",
     );
     expect(lines.join("")).toContain("stderr: boom");
-    await expect(execCredentialProviderPlugin(dir, provider({ MODE: "garbage" }), "a.registry.io/x")).rejects.toThrow(/^error reading GVK from response/);
+    // The response is never quoted: it may hold credentials.
+    await expect(execCredentialProviderPlugin(dir, provider({ MODE: "garbage" }), "a.registry.io/x")).rejects.toThrow(/^error reading GVK from response: invalid character 's' looking for beginning of value$/);
     await expect(execCredentialProviderPlugin(dir, provider({ MODE: "wrong-version" }), "a.registry.io/x")).rejects.toThrow("apiVersion from credential plugin response did not match");
     await expect(execCredentialProviderPlugin(join(dir, "nope"), provider({}), "a.registry.io/x")).rejects.toThrow(/^error execing credential provider plugin test-plugin for image a.registry.io\/x: fork\/exec/);
   });

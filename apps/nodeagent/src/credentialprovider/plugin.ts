@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { formatDuration, parseDuration } from "@skiff/flags";
 import { parse as parseYaml } from "yaml";
 import type { DockerConfig, DockerConfigEntry } from "./docker-config.js";
+import { jsonSyntaxMessage } from "./json-error.js";
 import type { DockerConfigProvider } from "./keyring.js";
 import { parseSchemelessURL, urlsMatch } from "./url-match.js";
 
@@ -254,7 +255,7 @@ function decodeResponse(text: string, expectedAPIVersion: string): CredentialPro
   try {
     parsed = JSON.parse(text) as unknown;
   } catch (err) {
-    throw new CredentialProviderError(`error reading GVK from response: ${(err as Error).message}`, "Response", { cause: err });
+    throw new CredentialProviderError(`error reading GVK from response: ${jsonSyntaxMessage(err, text)}`, "Response");
   }
   const apiVersion = typeof parsed === "object" && parsed !== null ? (parsed as { apiVersion?: unknown }).apiVersion : undefined;
   if (apiVersion !== expectedAPIVersion) throw new CredentialProviderError("apiVersion from credential plugin response did not match", "Response");
