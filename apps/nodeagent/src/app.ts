@@ -245,9 +245,9 @@ export async function nodeKeyringFrom(o: NodeAgentOptions, log: Logger): Promise
       featureGate: "NodeAgentCredentialProviders",
     });
   }
-  const pluginLog = (line: string) => log.info(line);
+  const pluginLog = (line: string, level = 0) => (level === 0 ? log.info(line) : log.v(level).info(line));
   const plugins = wanted && gate ? await registerCredentialProviderPlugins(f.imageCredentialProviderConfig, f.imageCredentialProviderBinDir, pluginLog) : [];
-  return createNodeKeyring(f.rootDir, plugins, pluginLog);
+  return createNodeKeyring(f.rootDir, plugins, (line) => log.v(4).info(line));
 }
 
 /** Maps the options onto the pod runtime's options. */

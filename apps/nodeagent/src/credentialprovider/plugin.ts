@@ -380,10 +380,11 @@ export class PluginProvider implements DockerConfigProvider {
  *   exist`, `unable to read external registry credential provider configuration from "<path>": ...`,
  *   `error decoding config <path>: ...`, `failed to validate credential provider config: ...`,
  *   `plugin binary executable <path> did not exist`. The node agent exits on any of them, as the
- *   kubelet does (`Failed to register CRI auth plugins`).
+ *   kubelet does (`Failed to register CRI auth plugins`). `log` takes a verbosity (2: a failing
+ *   plugin's stderr).
  * @see pkg/credentialprovider/plugin/plugin.go (RegisterCredentialProviderPlugins) in kubernetes/kubernetes v1.23
  */
-export async function registerCredentialProviderPlugins(configPath: string, binDir: string, log: (line: string) => void = () => {}): Promise<PluginProvider[]> {
+export async function registerCredentialProviderPlugins(configPath: string, binDir: string, log: (line: string, level?: number) => void = () => {}): Promise<PluginProvider[]> {
   const binDirErr = await stat(binDir).then(
     () => undefined,
     (err: NodeJS.ErrnoException) => err,
@@ -418,7 +419,8 @@ export async function registerCredentialProviderPlugins(configPath: string, binD
       if (binErr.code === "ENOENT") throw new CredentialProviderError(`plugin binary executable ${bin} did not exist`, "Binary");
       throw new CredentialProviderError(`error inspecting binary executable ${bin}: ${binErr.message}`, "Binary", { cause: binErr });
     }
-    out.push(new PluginProvider(p, (image) => execCredentialProviderPlugin(binDir, p, image, execPluginTimeoutMs, log), log));
+    // A plugin's stderr is logged at verbosity 2, as 1.23 does.
+    out.push(new PluginProvider(p, (image) => execCredentialProviderPlugin(binDir, p, image, execPluginTimeoutMs, (line) => log(line, 2)), (line) => log(line)));
   }
   return out;
 }
