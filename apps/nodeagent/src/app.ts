@@ -13,6 +13,7 @@ import { mustParseQuantity, parseQuantity, quantityMilliValue, quantityToNumber 
 import type { ClusterClients } from "./cluster/index.js";
 import { ClusterMode, computeNodeResources, connectCluster, createAccessReviewer, createTokenReviewer, readMachineResources } from "./cluster/index.js";
 import { applyOOMScoreAdj, CgroupManager, checkSwap, ContainerManager, parseCgroupfsToCgroupName, setMaxOpenFiles, setupKernelTunables, unsupportedSettings } from "./cm/index.js";
+import { CredentialProviderError, createNodeKeyring, registerCredentialProviderPlugins, type DockerKeyring } from "./credentialprovider/index.js";
 import type { CsiSupport } from "./csi/index.js";
 import { createCsiSupport, migratedInTreePlugins } from "./csi/index.js";
 import type { HeldLock } from "./lock-file.js";
@@ -225,6 +226,34 @@ export function parseNodeIPs(nodeIP: string, cloudProvider: string, onIgnored?: 
   if (ips.length === 2 && cloudProvider !== "") throw new Error(`dual-stack --node-ip ${quoted} not supported when using a cloud provider`);
   if (ips.length === 2 && ips.some((ip) => /^(0\.0\.0\.0|::|::0|0:0:0:0:0:0:0:0)$/.test(ip))) throw new Error(`dual-stack --node-ip ${quoted} cannot include '0.0.0.0' or '::'`);
   return { ips, ignored };
+}
+
+/**
+ * The node's image pull keyring from the options, as 1.23's `NewKubeGenericRuntimeManager`: the
+ * node's docker config files, plus the exec plugins of `--image-credential-provider-config` /
+ * `--image-credential-provider-bin-dir` when gate `NodeAgentCredentialProviders` is on (with the
+ * gate off the flags are logged as ignored, as upstream). `--vendor-container-registry-config`
+ * reaches here only with gate `DisableNodeAgentCloudCredentialProviders` on (validation refuses it
+ * otherwise) and is logged as disabled.
+ * @throws CredentialProviderError when the plugins cannot be registered (the agent exits 1 with
+ *   `Failed to register CRI auth plugins`, as the kubelet).
+ * @see pkg/kubelet/kuberuntime/kuberuntime_manager.go (NewKubeGenericRuntimeManager) in kubernetes/kubernetes v1.23
+ */
+export async function nodeKeyringFrom(o: NodeAgentOptions, log: Logger): Promise<DockerKeyring> {
+  const f = o.flags;
+  if (f.vendorContainerRegistryConfig !== "") {
+    log.info("Cloud vendor credential provider is now disabled. Please refer to sig-cloud-provider for guidance on external credential provider integration", { path: f.vendorContainerRegistryConfig });
+  }
+  const wanted = f.imageCredentialProviderConfig !== "" || f.imageCredentialProviderBinDir !== "";
+  const gate = o.featureGates.enabled("NodeAgentCredentialProviders");
+  if (wanted && !gate) {
+    log.info("Flags --image-credential-provider-config or --image-credential-provider-bin-dir were set but the feature gate was disabled, these flags will be ignored", {
+      featureGate: "NodeAgentCredentialProviders",
+    });
+  }
+  const pluginLog = (line: string, level = 0) => (level === 0 ? log.info(line) : log.v(level).info(line));
+  const plugins = wanted && gate ? await registerCredentialProviderPlugins(f.imageCredentialProviderConfig, f.imageCredentialProviderBinDir, pluginLog) : [];
+  return createNodeKeyring(f.rootDir, plugins, (line) => log.v(4).info(line));
 }
 
 /** Maps the options onto the pod runtime's options. */
@@ -504,8 +533,10 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
       systemCgroups: { kubelet: o.config.agentCgroups, runtime: f.runtimeCgroups, misc: o.config.systemCgroups },
       log: (m) => statsLog.info(m),
     });
+    const keyring = await nodeKeyringFrom(o, root.withName("credentialprovider"));
     runtime = createPodRuntime({
       ...podRuntimeOptionsFrom(o, nodeName, root.withName("pods")),
+      keyring,
       ...resources,
       ...podEvents,
       ...podObjects,
@@ -560,6 +591,10 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
     await runtime?.stop().catch(() => {});
     lock?.release();
     if ((e as { code?: string }).code === "Aborted") return 0;
+    if (e instanceof CredentialProviderError) {
+      log.error("Failed to register CRI auth plugins", { err: e.message });
+      return 1;
+    }
     return failed(e);
   }
   const why = await waitForStop(io.stopSignal, contention);

@@ -172,6 +172,13 @@ describe("validateNodeAgentFlags", () => {
     };
     expect(validateNodeAgentFlags({ ...base, nodeLabels }, gatesWith())).toEqual([]);
   });
+  it("refuses --vendor-container-registry-config as not supported unless DisableNodeAgentCloudCredentialProviders is on", () => {
+    const errors = validateNodeAgentFlags({ ...base, vendorContainerRegistryConfig: "/etc/acr.json" }, gatesWith());
+    expect(errors).toEqual([
+      "--vendor-container-registry-config is not supported: this node agent has no in-tree cloud vendor credential provider; use --image-credential-provider-config and --image-credential-provider-bin-dir with an exec credential provider plugin",
+    ]);
+    expect(validateNodeAgentFlags({ ...base, vendorContainerRegistryConfig: "/etc/acr.json" }, gatesWith({ DisableNodeAgentCloudCredentialProviders: true }))).toEqual([]);
+  });
   it("refuses unknown labels in the example.io namespace, sorted", () => {
     const errors = validateNodeAgentFlags({ ...base, nodeLabels: { "node-role.example.io/master": "", "example.io/foo": "x" } }, gatesWith());
     expect(errors).toEqual([

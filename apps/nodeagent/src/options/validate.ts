@@ -70,11 +70,16 @@ function isAllowedAgentLabel(key: string): boolean {
 /**
  * `ValidateKubeletFlags` (1.23): `--node-labels` keys in the reserved `example.io` namespace must
  * use an allowed prefix or be in the allowed set; `--seccomp-default` needs gate `SeccompDefault`.
- * Also: `--exit-on-lock-contention` needs `--lock-file` (checked by the kubelet at start-up).
+ * Also: `--exit-on-lock-contention` needs `--lock-file` (checked by the kubelet at start-up);
+ * `--vendor-container-registry-config` is refused as not supported unless gate
+ * `DisableNodeAgentCloudCredentialProviders` disables cloud vendor providers anyway.
  *
  * @see cmd/kubelet/app/options/options.go in kubernetes/kubernetes v1.23
  */
-export function validateNodeAgentFlags(flags: Pick<NodeAgentFlags, "nodeLabels" | "seccompDefault" | "exitOnLockContention" | "lockFile">, gates: FeatureGate<NodeAgentFeature>): string[] {
+export function validateNodeAgentFlags(
+  flags: Pick<NodeAgentFlags, "nodeLabels" | "seccompDefault" | "exitOnLockContention" | "lockFile"> & Partial<Pick<NodeAgentFlags, "vendorContainerRegistryConfig">>,
+  gates: FeatureGate<NodeAgentFeature>,
+): string[] {
   const errors: string[] = [];
   const unknown = Object.keys(flags.nodeLabels)
     .filter((k) => isReservedLabel(k) && !isAllowedAgentLabel(k))
@@ -90,6 +95,15 @@ export function validateNodeAgentFlags(flags: Pick<NodeAgentFlags, "nodeLabels" 
   }
   if (flags.exitOnLockContention && flags.lockFile === "") {
     errors.push("cannot exit on lock file contention: no lock file specified");
+  }
+  // The kubelet's in-tree cloud vendor credential provider (Azure's ACR provider reads this file)
+  // is not built into the node agent; with DisableNodeAgentCloudCredentialProviders it is
+  // disabled upstream too, and the flag is only logged (see `app.ts`).
+  if ((flags.vendorContainerRegistryConfig ?? "") !== "" && !gates.enabled("DisableNodeAgentCloudCredentialProviders")) {
+    errors.push(
+      "--vendor-container-registry-config is not supported: this node agent has no in-tree cloud vendor credential provider; " +
+        "use --image-credential-provider-config and --image-credential-provider-bin-dir with an exec credential provider plugin",
+    );
   }
   return errors;
 }

@@ -3,7 +3,8 @@ import { isIP } from "node:net";
 import { networkInterfaces, totalmem } from "node:os";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
-import type { Container, Pod, PodStatus } from "@skiff/api-types";
+import type { Container, Pod, PodStatus, Secret } from "@skiff/api-types";
+import { createNodeKeyring } from "../credentialprovider/index.js";
 import { ContainerLogError, type ContainerLogOptions, type HealthCheck, type SubmitManifestResult, type SubmittedManifest } from "../agent-view.js";
 import { BackOff } from "./backoff.js";
 import { FileSource, readStaticPodPath } from "./file-source.js";
@@ -133,9 +134,27 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     onResultChange: (pod) => workers.syncUID(pod.metadata?.uid ?? ""),
     onEvent: recordEvent,
   });
+  const keyring = opts.keyring ?? createNodeKeyring(opts.rootDir, [], info);
+  // getPullSecretsForPod: a pull secret that cannot be read is logged and the pull goes on without it.
+  const pullSecrets = async (pod: Pod): Promise<Secret[]> => {
+    const ns = pod.metadata?.namespace ?? "";
+    const out: Secret[] = [];
+    for (const ref of pod.spec?.imagePullSecrets ?? []) {
+      if (!ref.name) continue;
+      try {
+        if (!objects) throw new Error(`cannot get secret ${ns}/${ref.name}, no kubeClient defined`);
+        out.push(await objects.secrets.get(ns, ref.name));
+      } catch (err) {
+        info(`"Unable to retrieve pull secret, the image pull may not succeed." pod="${ns}/${pod.metadata?.name ?? ""}" secret="${ns}/${ref.name}" err="${err instanceof Error ? err.message : String(err)}"`);
+      }
+    }
+    return out;
+  };
   const manager = new RuntimeManager({
     clients,
     puller,
+    keyring,
+    pullSecrets,
     podLogsDir,
     hostIP,
     backOff,

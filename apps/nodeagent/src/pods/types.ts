@@ -1,6 +1,7 @@
 import type { Container, Pod, PodStatus } from "@skiff/api-types";
 import type { ImageClient, Mount, RuntimeClient } from "@skiff/cri-api";
 import type { AgentView } from "../agent-view.js";
+import type { DockerKeyring } from "../credentialprovider/index.js";
 import type { PodObjectManagers } from "./pod-objects.js";
 import type { ContainerResourceSettings } from "./resources.js";
 
@@ -48,6 +49,12 @@ export interface PodRuntimeOptions {
   readonly registryPullQPS?: number;
   /** `--registry-burst`; only used when `registryPullQPS` > 0. @defaultValue 10 */
   readonly registryBurst?: number;
+  /**
+   * The node's image pull credentials (its docker config files and the exec plugins of
+   * `--image-credential-provider-config`), consulted after a pod's `imagePullSecrets` on every
+   * pull. @defaultValue the node's docker config files only (see `createNodeKeyring`)
+   */
+  readonly keyring?: DockerKeyring;
   /** `--container-log-max-size` in bytes. @defaultValue 10 MiB */
   readonly containerLogMaxSizeBytes?: number;
   /** `--container-log-max-files` (≥ 2). @defaultValue 5 */
