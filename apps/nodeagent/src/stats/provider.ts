@@ -12,6 +12,7 @@
  * @see pkg/kubelet/stats/cri_stats_provider.go, pkg/kubelet/stats/provider.go, pkg/kubelet/stats/helper.go in kubernetes/kubernetes v1.23
  * @see pkg/kubelet/server/stats/summary.go in kubernetes/kubernetes v1.23
  */
+import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { isCRIError } from "@skiff/cri-api";
 import type { Container__Output, ContainerStats__Output, ImageClient, PodSandbox__Output, RuntimeClient } from "@skiff/cri-api";
@@ -293,6 +294,24 @@ export class StatsProvider {
     }
     this.o.log?.("Image filesystem stats are not available from the container runtime; reporting the root filesystem instead");
     return this.rootFsStats();
+  }
+
+  /**
+   * Whether the image fs is another device than `--root-dir`'s (`stat` device numbers of the CRI
+   * `ImageFsInfo` mountpoint and the root dir). False when the runtime gives no image fs.
+   * @see pkg/kubelet/cadvisor/cadvisor_linux.go (HasDedicatedImageFs) in kubernetes/kubernetes v1.23
+   */
+  async hasDedicatedImageFs(): Promise<boolean> {
+    try {
+      const resp = await this.o.cri.images.imageFsInfo({});
+      const mountpoint = resp.imageFilesystems[0]?.fsId?.mountpoint;
+      if (!mountpoint) return false;
+      const [a, b] = await Promise.all([stat(mountpoint), stat(this.o.rootDir)]);
+      return a.dev !== b.dev;
+    } catch (err) {
+      if (isCRIError(err, "Unimplemented")) return false;
+      throw err;
+    }
   }
 
   /** `maxpid` and `curproc` now. */
