@@ -79,6 +79,9 @@ export interface EvictionManagerOptions {
 
 const podCleanupTimeoutMs = 30_000;
 
+/** The taint the node lifecycle controller puts on a node with MemoryPressure (1.23: `node.kubernetes.io/memory-pressure`). */
+export const memoryPressureTaintKey = "node.example.io/memory-pressure";
+
 const podName = (p: Pod) => `${p.metadata?.namespace ?? ""}/${p.metadata?.name ?? ""}`;
 
 /**
@@ -120,7 +123,7 @@ export class EvictionManager {
   /**
    * Admission under pressure: with no condition every pod is admitted, as are critical pods; with
    * MemoryPressure alone, pods that are not BestEffort and BestEffort pods tolerating the
-   * `node.kubernetes.io/memory-pressure:NoSchedule` taint; otherwise refused with reason `Evicted`
+   * `node.example.io/memory-pressure:NoSchedule` taint (1.23: `node.kubernetes.io/memory-pressure`); otherwise refused with reason `Evicted`
    * and `The node had condition: [<conditions>]. `. Pure with respect to `pod`.
    * @see pkg/kubelet/eviction/eviction_manager.go (Admit) in kubernetes/kubernetes v1.23
    */
@@ -129,7 +132,7 @@ export class EvictionManager {
     if (this.conditions.length === 1 && this.conditions[0] === "MemoryPressure") {
       if (podQOSClass(pod) !== "BestEffort") return { admit: true };
       const tolerates = (pod.spec?.tolerations ?? []).some(
-        (t) => (t.effect === undefined || t.effect === "NoSchedule") && ((t.operator === "Exists" && (t.key === undefined || t.key === "")) || (t.key === "node.kubernetes.io/memory-pressure" && (t.operator === "Exists" || (t.value ?? "") === ""))),
+        (t) => (t.effect === undefined || t.effect === "NoSchedule") && ((t.operator === "Exists" && (t.key === undefined || t.key === "")) || (t.key === memoryPressureTaintKey && (t.operator === "Exists" || (t.value ?? "") === ""))),
       );
       if (tolerates) return { admit: true };
     }
