@@ -298,7 +298,8 @@ export class StatsProvider {
 
   /**
    * Whether the image fs is another device than `--root-dir`'s (`stat` device numbers of the CRI
-   * `ImageFsInfo` mountpoint and the root dir). False when the runtime gives no image fs.
+   * `ImageFsInfo` mountpoint and the root dir). False when the runtime gives no image fs or
+   * either path cannot be read.
    * @see pkg/kubelet/cadvisor/cadvisor_linux.go (HasDedicatedImageFs) in kubernetes/kubernetes v1.23
    */
   async hasDedicatedImageFs(): Promise<boolean> {
@@ -306,8 +307,9 @@ export class StatsProvider {
       const resp = await this.o.cri.images.imageFsInfo({});
       const mountpoint = resp.imageFilesystems[0]?.fsId?.mountpoint;
       if (!mountpoint) return false;
-      const [a, b] = await Promise.all([stat(mountpoint), stat(this.o.rootDir)]);
-      return a.dev !== b.dev;
+      // A mountpoint that cannot be read (a runtime reporting a path it has not created) is not a device of its own.
+      const [a, b] = await Promise.all([stat(mountpoint).catch(() => undefined), stat(this.o.rootDir).catch(() => undefined)]);
+      return a !== undefined && b !== undefined && a.dev !== b.dev;
     } catch (err) {
       if (isCRIError(err, "Unimplemented")) return false;
       throw err;
