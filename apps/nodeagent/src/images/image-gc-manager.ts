@@ -213,42 +213,46 @@ export class ImageGCManager {
   private timers: NodeJS.Timeout[] = [];
 
   /**
-   * Starts the loops: image detection every 5 minutes (records ages before the first collection)
-   * and, unless the high threshold is 100, a collection every 5 minutes; a failure twice in a
+   * Starts the loops: image detection now and every 5 minutes and, unless the high threshold is
+   * 100, a collection right after the first detection and every 5 minutes; a failure twice in a
    * row records the Node event `ImageGCFailed`.
    * @see pkg/kubelet/kubelet.go (StartGarbageCollection), image_gc_manager.go (Start) in kubernetes/kubernetes v1.23
    */
   start(periodMs = 5 * 60_000): void {
     if (this.timers.length > 0) return;
-    const detect = () => void this.detectImages(this.clock()).catch((err: unknown) => this.o.log(`Failed to monitor images: ${err instanceof Error ? err.message : String(err)}`, 1));
-    detect();
-    this.timers.push(setInterval(detect, periodMs));
+    const detect = () => this.detectImages(this.clock()).then(
+      () => undefined,
+      (err: unknown) => this.o.log(`Failed to monitor images: ${err instanceof Error ? err.message : String(err)}`, 1),
+    );
+    let collect: (() => void) | undefined;
     if (this.o.policy.highThresholdPercent < 100) {
       let prevFailed = false;
       let busy = false;
-      this.timers.push(
-        setInterval(() => {
-          if (busy) return;
-          busy = true;
-          void this.garbageCollect()
-            .then(
-              () => {
-                prevFailed = false;
-                this.o.log("Image garbage collection succeeded", 4);
-              },
-              (err: unknown) => {
-                const message = err instanceof Error ? err.message : String(err);
-                if (prevFailed) {
-                  this.o.log(`Image garbage collection failed multiple times in a row: ${message}`);
-                  this.recordNodeEvent?.("Warning", "ImageGCFailed", message);
-                } else this.o.log(`Image garbage collection failed once. Stats initialization may not have completed yet: ${message}`);
-                prevFailed = true;
-              },
-            )
-            .finally(() => (busy = false));
-        }, periodMs),
-      );
+      collect = () => {
+        if (busy) return;
+        busy = true;
+        void this.garbageCollect()
+          .then(
+            () => {
+              prevFailed = false;
+              this.o.log("Image garbage collection succeeded", 4);
+            },
+            (err: unknown) => {
+              const message = err instanceof Error ? err.message : String(err);
+              if (prevFailed) {
+                this.o.log(`Image garbage collection failed multiple times in a row: ${message}`);
+                this.recordNodeEvent?.("Warning", "ImageGCFailed", message);
+              } else this.o.log(`Image garbage collection failed once. Stats initialization may not have completed yet: ${message}`);
+              prevFailed = true;
+            },
+          )
+          .finally(() => (busy = false));
+      };
     } else this.o.log("ImageGCHighThresholdPercent is set 100, Disable image GC");
+    // As wait.Until: the first detection, then the first collection, at once; then every period.
+    void detect().then(() => collect?.());
+    this.timers.push(setInterval(() => void detect(), periodMs));
+    if (collect) this.timers.push(setInterval(collect, periodMs));
     for (const t of this.timers) t.unref();
   }
 
