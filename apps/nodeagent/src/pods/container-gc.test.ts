@@ -49,3 +49,64 @@ describe("planSandboxRemoval", () => {
     expect(planSandboxRemoval(sandboxes, false, pods).sort()).toEqual(["gone-1", "live-old"]);
   });
 });
+
+describe("ContainerGC over CRI", () => {
+  it("removes dead containers beyond the policy with their log files, and the sandboxes of gone pods", async () => {
+    const { mkdtempSync, mkdirSync, writeFileSync, existsSync, rmSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const { ContainerGC } = await import("./container-gc.js");
+    const dir = mkdtempSync(join(tmpdir(), "skiff-cgc-"));
+    try {
+      const logsDir = join(dir, "pods");
+      mkdirSync(join(logsDir, "default_gone_uid-gone"), { recursive: true });
+      mkdirSync(join(logsDir, "default_other_uid-other"), { recursive: true });
+      const oldLog = join(dir, "old.log");
+      writeFileSync(oldLog, "x");
+      writeFileSync(`${oldLog}.20260101-000000`, "x");
+      const ns = (ms: number) => String(BigInt(ms) * 1_000_000n);
+      const labels = (uid: string, name: string) => ({ "io.example.pod.uid": uid, "io.example.container.name": name });
+      let containers = [
+        { id: "live-1", podSandboxId: "s-live", state: "CONTAINER_EXITED", createdAt: ns(1_000), labels: labels("uid-live", "a") },
+        { id: "live-2", podSandboxId: "s-live", state: "CONTAINER_EXITED", createdAt: ns(2_000), labels: labels("uid-live", "a") },
+        { id: "live-3", podSandboxId: "s-live", state: "CONTAINER_RUNNING", createdAt: ns(3_000), labels: labels("uid-live", "a") },
+        { id: "gone-1", podSandboxId: "s-gone", state: "CONTAINER_EXITED", createdAt: ns(1_000), labels: labels("uid-gone", "a") },
+      ];
+      let sandboxes = [
+        { id: "s-live", state: "SANDBOX_READY", createdAt: ns(500), labels: { "io.example.pod.uid": "uid-live" } },
+        { id: "s-gone", state: "SANDBOX_NOTREADY", createdAt: ns(500), labels: { "io.example.pod.uid": "uid-gone" } },
+      ];
+      const removed: string[] = [];
+      const runtime = {
+        listContainers: async () => ({ containers }),
+        listPodSandbox: async () => ({ items: sandboxes }),
+        containerStatus: async (r: { containerId: string }) => ({ status: { logPath: r.containerId === "live-1" ? oldLog : "" } }),
+        removeContainer: async (r: { containerId: string }) => {
+          removed.push(r.containerId);
+          containers = containers.filter((c) => c.id !== r.containerId);
+        },
+        removePodSandbox: async (r: { podSandboxId: string }) => {
+          removed.push(r.podSandboxId);
+          sandboxes = sandboxes.filter((s) => s.id !== r.podSandboxId);
+        },
+      };
+      const gc = new ContainerGC({
+        runtime: () => runtime as never,
+        policy: { minAgeMs: 0, maxPerPodContainer: 1, maxContainers: -1 },
+        pods: { shouldPodContentBeRemoved: (uid) => uid === "uid-gone" || uid === "uid-other", shouldPodRuntimeBeRemoved: (uid) => uid !== "uid-live" },
+        allSourcesReady: () => true,
+        podLogsDir: logsDir,
+        log: () => {},
+        clock: () => 10_000,
+      });
+      await gc.garbageCollect();
+      expect(removed).toEqual(["gone-1", "live-1", "s-gone"]);
+      expect(existsSync(oldLog) || existsSync(`${oldLog}.20260101-000000`)).toBe(false);
+      // The gone pod's log directory goes; another agent's (unknown to this runtime) stays.
+      expect(existsSync(join(logsDir, "default_gone_uid-gone"))).toBe(false);
+      expect(existsSync(join(logsDir, "default_other_uid-other"))).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -2,7 +2,7 @@
  * Container garbage collection: dead containers beyond `--maximum-dead-containers-per-container`
  * and `--maximum-dead-containers` (older than `--minimum-container-ttl-duration`), every dead
  * container and sandbox of pods that are gone (or evicted), and the log directories of pods that
- * are gone.
+ * are gone (only of pods the runtime knows: the directory may be shared by other agents).
  * @see pkg/kubelet/kuberuntime/kuberuntime_gc.go, pkg/kubelet/container/container_gc.go in kubernetes/kubernetes v1.23
  */
 import { readdir, rm } from "node:fs/promises";
@@ -173,9 +173,12 @@ export class ContainerGC {
       }
     }
     if (!ready) return;
+    // Only pods this runtime has (had) containers or sandboxes of: the log directory may be shared
+    // by other agents on the machine (1.23 removes every unknown pod's directory).
+    const ours = new Set([...containers.map((c) => c.labels[criLabels.podUID] ?? ""), ...sandboxes.map((s) => s.podUID)]);
     for (const dir of await readdir(this.o.podLogsDir).catch(() => [] as string[])) {
       const uid = dir.split("_")[2];
-      if (uid && this.o.pods.shouldPodContentBeRemoved(uid)) {
+      if (uid && ours.has(uid) && this.o.pods.shouldPodContentBeRemoved(uid)) {
         await rm(join(this.o.podLogsDir, dir), { recursive: true, force: true }).catch((err: unknown) => this.o.log(`Failed to remove pod logs directory path="${dir}": ${String(err)}`));
       }
     }
