@@ -535,6 +535,7 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
       podCleanedUp: (pod) => rt.podCleanedUp(pod),
       deleteAllUnusedContainers: () => rt.deleteAllUnusedContainers(),
       deleteUnusedImages: () => images.deleteUnusedImages(),
+      kernelMemcgNotification: o.config.kernelMemcgNotification,
       recordPodEvent: onEvent ?? ((pod, type, reason, message) => evictionLog.info(`event ${type} ${reason} on pod ${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}: ${message}`)),
       log: (m, level = 0) => (level === 0 ? evictionLog.info(m) : evictionLog.v(level).info(m)),
     });

@@ -71,6 +71,11 @@ export interface EvictionManagerOptions {
   /** Called when the node conditions change (the node status manager posts them sooner). */
   readonly onConditionsChange?: (conditions: readonly PressureCondition[]) => void;
   readonly log: (message: string, level?: number) => void;
+  /**
+   * `--kernel-memcg-notification`: the agent has no cgroup memory threshold notifier, so it says
+   * so at start (as 1.23 does when creating one fails) and memory thresholds are polled.
+   */
+  readonly kernelMemcgNotification?: boolean;
   /** @defaultValue Date.now */
   readonly clock?: () => number;
   /** @defaultValue {@link evictionMonitoringPeriodMs} */
@@ -154,6 +159,9 @@ export class EvictionManager {
   start(): void {
     if (this.timer || this.stopped) return;
     const periodMs = this.o.monitoringPeriodMs ?? evictionMonitoringPeriodMs;
+    if (this.o.kernelMemcgNotification === true && this.o.thresholds.some((t) => t.signal === "memory.available" || t.signal === "allocatableMemory.available")) {
+      this.o.log(`Eviction manager: failed to create memory threshold notifier err="cgroup memory threshold notifications are not supported by the node agent; memory thresholds are polled every ${periodMs / 1000}s"`);
+    }
     let busy = false;
     const tick = async (): Promise<void> => {
       if (busy || this.stopped) return;
