@@ -192,9 +192,8 @@ describe("EvictionManager", () => {
   });
 
   it("reclaims dead containers and unused images before evicting for a disk signal", async () => {
-    let h: Harness | undefined;
-    h = harness({ evictionHard: { "nodefs.available": "60%" } }, [pod("a")], {
-      reclaimFrees: () => h?.setSummary(summary({ fsAvailable: 70_000 * Mi, time: at(1_000_000) })),
+    const h: Harness = harness({ evictionHard: { "nodefs.available": "60%" } }, [pod("a")], {
+      reclaimFrees: () => h.setSummary(summary({ fsAvailable: 70_000 * Mi, time: at(1_000_000) })),
     });
     h.setSummary(summary({ fsAvailable: 50_000 * Mi, time: at(1_000_000), pods: [podStats("a", 1)] }));
     expect(await h.manager.synchronize()).toEqual([]);
