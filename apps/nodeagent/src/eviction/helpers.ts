@@ -80,11 +80,6 @@ function isSignal(s: string): s is EvictionSignal {
   return Object.hasOwn(signalToCondition, s);
 }
 
-/** The node condition a signal drives. */
-export function signalCondition(signal: EvictionSignal): PressureCondition {
-  return signalToCondition[signal];
-}
-
 /** The resource a signal reclaims. */
 export function signalResource(signal: EvictionSignal): StarvedResource {
   return signalToResource[signal];
