@@ -18,7 +18,7 @@ import { isCRIError } from "@skiff/cri-api";
 import type { Container__Output, ContainerStats__Output, ImageClient, PodSandbox__Output, RuntimeClient } from "@skiff/cri-api";
 import { buildPodLogsDirectory } from "../pods/logs.js";
 import { CpuUsageCache } from "./cpu-usage-cache.js";
-import { defaultHostPaths, detectCgroupVersion, readCgroupProcessCount, readCgroupUsage, readDirUsage, readFsUsage, readMemInfo, readNetDev, readPidLimits, readProcStat, readProcessCgroup } from "./host.js";
+import { defaultHostPaths, detectCgroupVersion, readCgroupProcessCount, readCgroupUsage, readDirUsage, readFsUsage, readMemInfo, readNetDev, readPidLimits, readProcessNetDev, readProcStat, readProcessCgroup } from "./host.js";
 import type { CgroupVersion, FsUsage, HostPaths } from "./host.js";
 import type { ContainerStats, CPUStats, FsStats, MemoryStats, NetworkStats, NodeStats, PodStats, RlimitStats, Summary, VolumeStats } from "./types.js";
 import type { VolumeStatsCache } from "./volume-stats.js";
@@ -173,6 +173,8 @@ export class StatsProvider {
   private sampler: NodeJS.Timeout | undefined;
   /** Container id → its own cgroup path (null: none of its own, e.g. the process runtime's shared one). */
   private readonly cgroupOf = new Map<string, string | null>();
+  /** Sandbox id → the pid of its process (null: the runtime gives none, e.g. the process runtime). */
+  private readonly sandboxPid = new Map<string, number | null>();
 
   constructor(private readonly o: StatsProviderOptions) {
     this.paths = o.hostPaths ?? defaultHostPaths;
@@ -319,6 +321,27 @@ export class StatsProvider {
   /** `maxpid` and `curproc` now. */
   async rlimitStats(): Promise<RlimitStats> {
     return { time: rfc3339(this.now()), ...(await readPidLimits(this.paths)) };
+  }
+
+  /**
+   * A pod's network: the interfaces of its sandbox process's network namespace (`/proc/<pid>/net/dev`,
+   * the pid from a verbose `PodSandboxStatus`), `eth0` inline, as 1.23 reports the pod infra
+   * container's network. Absent when the runtime gives no pid.
+   * @see pkg/kubelet/stats/cri_stats_provider.go (makePodStats: network from the sandbox) in kubernetes/kubernetes v1.23
+   */
+  private async podNetworkStats(sandboxId: string, nowMs: number): Promise<NetworkStats | undefined> {
+    let pid = this.sandboxPid.get(sandboxId);
+    if (pid === undefined) {
+      const st = await this.o.cri.runtime.podSandboxStatus({ podSandboxId: sandboxId, verbose: true }).catch(() => undefined);
+      const n = Number((JSON.parse(st?.info?.["info"] ?? "{}") as { pid?: number }).pid);
+      pid = Number.isInteger(n) && n > 0 ? n : null;
+      if (st !== undefined) this.sandboxPid.set(sandboxId, pid);
+    }
+    if (pid === null) return undefined;
+    const ifaces = await readProcessNetDev(this.paths, pid);
+    const def = ifaces.find((i) => i.name === "eth0") ?? ifaces[0];
+    if (!def) return undefined;
+    return { time: rfc3339(nowMs), ...def, interfaces: ifaces.map((i) => ({ ...i })) };
   }
 
   private async nodeNetworkStats(): Promise<NetworkStats | undefined> {
@@ -511,6 +534,11 @@ export class StatsProvider {
     if (!cpuAndMemoryOnly) {
       const live = new Set(containers.map((c) => c.id));
       for (const id of this.cgroupOf.keys()) if (!live.has(id)) this.cgroupOf.delete(id);
+      for (const id of this.sandboxPid.keys()) if (!sandboxes.has(id)) this.sandboxPid.delete(id);
+      for (const [id, ps] of bySandbox) {
+        const network = await this.podNetworkStats(id, nowMs);
+        if (network) ps.network = network;
+      }
     }
     const pods = [...bySandbox.values()];
     if (!cpuAndMemoryOnly && this.o.volumes?.enabled) {
