@@ -507,6 +507,7 @@ export class StatsProvider {
     }
     const bySandbox = new Map<string, PodStats>();
     const logsDir = this.o.podLogsDir ?? "/var/log/pods";
+    const placed: { c: Container__Output; ps: PodStats; cs: ContainerStats }[] = [];
     for (const c of containers) {
       const sandbox = sandboxes.get(c.podSandboxId);
       if (!sandbox) continue;
@@ -516,43 +517,60 @@ export class StatsProvider {
         ps = { podRef: { name: meta?.name ?? "", namespace: meta?.namespace ?? "", uid: meta?.uid ?? "" }, startTime: rfc3339(nsToMs(sandbox.createdAt)), containers: [] };
         bySandbox.set(sandbox.id, ps);
       }
-      const cs = this.makeContainerStats(statsById.get(c.id), c, updateCpu, cpuAndMemoryOnly, imageFs);
-      if (!cpuAndMemoryOnly) {
-        const dir = join(buildPodLogsDirectory(logsDir, ps.podRef.namespace, ps.podRef.name, ps.podRef.uid), cs.name);
-        const du = await readDirUsage(dir);
-        cs.logs = fsStatsOf(nowMs, rootFs, du ?? {});
-      }
+      placed.push({ c, ps, cs: this.makeContainerStats(statsById.get(c.id), c, updateCpu, cpuAndMemoryOnly, imageFs) });
+    }
+    // The file-system reads of every container at once (log directory usage, task counts): the
+    // summary's time is that of the slowest read, not of their sum.
+    const version = cpuAndMemoryOnly ? undefined : await this.version();
+    const extras = cpuAndMemoryOnly
+      ? []
+      : await Promise.all(
+          placed.map(async ({ c, ps, cs }) => {
+            const dir = join(buildPodLogsDirectory(logsDir, ps.podRef.namespace, ps.podRef.name, ps.podRef.uid), cs.name);
+            const [du, processes] = await Promise.all([
+              readDirUsage(dir),
+              // 1.23 reads the pod cgroup's task count; without pod cgroups it is the sum over the containers' own.
+              c.state === "CONTAINER_RUNNING" && version !== undefined
+                ? this.containerCgroup(c.id).then((cgroup) => (cgroup === null ? undefined : readCgroupProcessCount(this.paths, version, cgroup)))
+                : Promise.resolve(undefined),
+            ]);
+            return { du, processes };
+          }),
+        );
+    placed.forEach(({ ps, cs }, i) => {
+      const extra = extras[i];
+      if (extra) cs.logs = fsStatsOf(nowMs, rootFs, extra.du ?? {});
       addContainerToPod(ps, cs);
       ps.containers.push(cs);
-      if (!cpuAndMemoryOnly && c.state === "CONTAINER_RUNNING") {
-        // 1.23 reads the pod cgroup's task count; without pod cgroups it is the sum over the containers' own.
-        const cgroup = await this.containerCgroup(c.id);
-        const n = cgroup === null ? undefined : await readCgroupProcessCount(this.paths, await this.version(), cgroup);
-        if (n !== undefined) ps.process_stats = { process_count: (ps.process_stats?.process_count ?? 0) + n };
-      }
-    }
+      if (extra?.processes !== undefined) ps.process_stats = { process_count: (ps.process_stats?.process_count ?? 0) + extra.processes };
+    });
     if (!cpuAndMemoryOnly) {
       const live = new Set(containers.map((c) => c.id));
       for (const id of this.cgroupOf.keys()) if (!live.has(id)) this.cgroupOf.delete(id);
       for (const id of this.sandboxPid.keys()) if (!sandboxes.has(id)) this.sandboxPid.delete(id);
-      for (const [id, ps] of bySandbox) {
-        const network = await this.podNetworkStats(id, nowMs);
-        if (network) ps.network = network;
-      }
+      await Promise.all(
+        [...bySandbox].map(async ([id, ps]) => {
+          const network = await this.podNetworkStats(id, nowMs);
+          if (network) ps.network = network;
+        }),
+      );
     }
     const pods = [...bySandbox.values()];
     if (!cpuAndMemoryOnly && this.o.volumes?.enabled) {
-      for (const ps of pods) {
-        // Not measured yet: no volumes and no ephemeral storage, as 1.23 before its first pass.
-        if (!this.o.volumes.has(ps.podRef.uid)) continue;
-        const volumes = this.o.volumes.get(ps.podRef.uid);
-        const [podLogs, etcHosts] = await Promise.all([
-          readDirUsage(buildPodLogsDirectory(logsDir, ps.podRef.namespace, ps.podRef.name, ps.podRef.uid)),
-          readDirUsage(join(this.o.rootDir, "pods", ps.podRef.uid, "etc-hosts")),
-        ]);
-        if (volumes.length > 0) ps.volume = volumes.map((v) => ({ ...v }));
-        ps["ephemeral-storage"] = calcEphemeralStorage(ps.containers, volumes, rootFs, nowMs, [podLogs, etcHosts]);
-      }
+      const cache = this.o.volumes;
+      await Promise.all(
+        pods.map(async (ps) => {
+          // Not measured yet: no volumes and no ephemeral storage, as 1.23 before its first pass.
+          if (!cache.has(ps.podRef.uid)) return;
+          const volumes = cache.get(ps.podRef.uid);
+          const [podLogs, etcHosts] = await Promise.all([
+            readDirUsage(buildPodLogsDirectory(logsDir, ps.podRef.namespace, ps.podRef.name, ps.podRef.uid)),
+            readDirUsage(join(this.o.rootDir, "pods", ps.podRef.uid, "etc-hosts")),
+          ]);
+          if (volumes.length > 0) ps.volume = volumes.map((v) => ({ ...v }));
+          ps["ephemeral-storage"] = calcEphemeralStorage(ps.containers, volumes, rootFs, nowMs, [podLogs, etcHosts]);
+        }),
+      );
     }
     return pods;
   }
