@@ -28,6 +28,8 @@ import type { PodEventRecorder } from "./pods/index.js";
 import type { RunningServers, ServerOptions, TLSVersionName } from "./server/index.js";
 import { startServers } from "./server/index.js";
 import { AgentStats } from "./stats/agent-stats.js";
+import { EvictionManager, parseThresholdConfig } from "./eviction/index.js";
+import { ImageGCManager } from "./images/index.js";
 import { effectiveHairpinMode, execIPTables, initNetworkUtil } from "./cm/network-util.js";
 
 /** Where {@link runNodeAgent} writes and how it is told to stop. */
@@ -460,6 +462,8 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
   let cluster: ClusterMode | undefined;
   let csi: CsiSupport | undefined;
   let stats: AgentStats | undefined;
+  let eviction: EvictionManager | undefined;
+  let imageGC: ImageGCManager | undefined;
   let stopNetworkUtil: (() => void) | undefined;
   let clients: ClusterClients | undefined;
   const clusterStop = new AbortController();
@@ -534,6 +538,8 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
       log: (m) => statsLog.info(m),
     });
     const keyring = await nodeKeyringFrom(o, root.withName("credentialprovider"));
+    // Eviction thresholds as 1.23's ParseThresholdConfig reads them (a bad one fails start-up).
+    const thresholds = parseThresholdConfig({ ...o.config, enforceNodeAllocatable: o.config.enforceNodeAllocatable });
     runtime = createPodRuntime({
       ...podRuntimeOptionsFrom(o, nodeName, root.withName("pods")),
       keyring,
@@ -543,8 +549,44 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
       ...(csi ? { volumes: csi.volumes } : {}),
       instrumentCRI: stats.instrumentCRI,
       onProbeResult: stats.onProbeResult,
+      // The eviction manager is the first admission handler, as the kubelet's.
+      admitHandlers: [(pod) => eviction?.admit(pod) ?? { admit: true }],
+      containerGC: {
+        minAgeMs: f.minimumContainerTTLDuration.ms,
+        maxPerPodContainer: f.maximumDeadContainersPerContainer,
+        maxContainers: f.maximumDeadContainers,
+      },
+      apiSource: clients !== undefined,
     });
     stats.attach(runtime);
+    const rt = runtime;
+    const agentStats = stats;
+    const gcLog = root.withName("images");
+    imageGC = new ImageGCManager({
+      policy: { highThresholdPercent: o.config.imageGCHighThresholdPercent, lowThresholdPercent: o.config.imageGCLowThresholdPercent, minAgeMs: o.config.imageMinimumGCAge.ms },
+      images: () => rt.cri.images,
+      runtime: () => rt.cri.runtime,
+      imageFsStats: () => agentStats.provider.imageFsStats(),
+      sandboxImage: f.podInfraContainerImage,
+      log: (m, level = 0) => (level === 0 ? gcLog.info(m) : gcLog.v(level).info(m)),
+    });
+    const images = imageGC;
+    const evictionLog = root.withName("eviction");
+    eviction = new EvictionManager({
+      thresholds,
+      pressureTransitionPeriodMs: o.config.evictionPressureTransitionPeriod.ms,
+      maxPodGracePeriodSeconds: o.config.evictionMaxPodGracePeriod,
+      summary: () => agentStats.provider.summary(false, true),
+      hasDedicatedImageFs: () => agentStats.provider.hasDedicatedImageFs(),
+      activePods: () => rt.activePods(),
+      evictPod: (pod, grace, message) => rt.evictPod(pod, grace, message),
+      podCleanedUp: (pod) => rt.podCleanedUp(pod),
+      deleteAllUnusedContainers: () => rt.deleteAllUnusedContainers(),
+      deleteUnusedImages: () => images.deleteUnusedImages(),
+      kernelMemcgNotification: o.config.kernelMemcgNotification,
+      recordPodEvent: onEvent ?? ((pod, type, reason, message) => evictionLog.info(`event ${type} ${reason} on pod ${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}: ${message}`)),
+      log: (m, level = 0) => (level === 0 ? evictionLog.info(m) : evictionLog.v(level).info(m)),
+    });
     if (o.config.runOnce) {
       const r = await runtime.runOnce(o.config.runtimeRequestTimeout.ms);
       for (const p of r.pods) log.info(p.ok ? "Started pod" : "Failed to start pod", { pod: `${p.namespace}/${p.name}`, phase: p.phase, ...(p.message !== undefined ? { message: p.message } : {}) });
@@ -555,10 +597,25 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
     }
     if (clients) {
       const clusterLog = root.withName("cluster");
-      cluster = new ClusterMode({ options: o, nodeName, runtime, clients, log: (m, level = 0) => (level === 0 ? clusterLog.info(m) : clusterLog.v(level).info(m)) });
+      const ev = eviction;
+      cluster = new ClusterMode({
+        options: o,
+        nodeName,
+        runtime,
+        clients,
+        log: (m, level = 0) => (level === 0 ? clusterLog.info(m) : clusterLog.v(level).info(m)),
+        pressure: () => ev.nodePressure(),
+        onNodeEventRecorder: (record) => {
+          ev.setNodeEventRecorder(record);
+          images.setNodeEventRecorder(record);
+        },
+      });
     }
     await runtime.start();
     stats.start();
+    // The kubelet's StartGarbageCollection and the eviction manager (after the runtime is up).
+    imageGC.start();
+    eviction.start();
     // --make-iptables-util-chains as 1.23's initNetworkUtil; --hairpin-mode as effectiveHairpinMode.
     const netLog = root.withName("network");
     effectiveHairpinMode(o.config.hairpinMode, (m) => netLog.info(m));
@@ -585,6 +642,8 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
       clients?.client.close();
       clients?.eventClient.close();
     }
+    eviction?.stop();
+    imageGC?.stop();
     stats?.stop();
     stopNetworkUtil?.();
     await servers?.close().catch(() => {});
@@ -602,6 +661,8 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
   await csi?.stop().catch((e: unknown) => log.error("Failed to stop CSI support", { err: e }));
   clusterStop.abort();
   cluster?.stop();
+  eviction?.stop();
+  imageGC?.stop();
   stats?.stop();
   stopNetworkUtil?.();
   await servers.close().catch((e: unknown) => log.error("Failed to stop servers", { err: e }));

@@ -85,6 +85,11 @@ export interface RuntimeManagerOptions {
   readonly backOff: BackOff;
   readonly imageBackOff: BackOff;
   readonly log: (message: string) => void;
+  /**
+   * Whether each sync removes a container's dead instances beyond the newest one (off when the
+   * container garbage collector owns that). @defaultValue true
+   */
+  readonly pruneDeadContainers?: boolean;
   /** The CRI mounts of a container (volume hooks, the managed /etc/hosts) in `sandbox`; none when absent. */
   readonly mounts?: (pod: Pod, container: Container, sandbox: RuntimeSandbox) => Mount[];
   /**
@@ -353,8 +358,10 @@ export class RuntimeManager {
       }
     }
     status = await this.getPodStatus(uid);
-    await this.removeDeadContainers(status);
-    status = await this.getPodStatus(uid);
+    if (this.o.pruneDeadContainers !== false) {
+      await this.removeDeadContainers(status);
+      status = await this.getPodStatus(uid);
+    }
     return nextSyncAtMs === undefined ? { status, waiting } : { status, waiting, nextSyncAtMs };
   }
 
@@ -739,7 +746,8 @@ export class RuntimeManager {
   }
 }
 
-async function removeLogFiles(logPath: string): Promise<void> {
+/** Removes a container log file and its rotated siblings (`<path>.*`). Never throws for missing files. */
+export async function removeLogFiles(logPath: string): Promise<void> {
   await rm(logPath, { force: true });
   const dir = dirname(logPath);
   const prefix = `${basename(logPath)}.`;
