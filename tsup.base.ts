@@ -18,3 +18,27 @@ export function tsupConfig(overrides: Options = {}): Options {
     ...overrides,
   };
 }
+
+/**
+ * The tsup configuration of an app (a package with `bin`s): {@link tsupConfig}, with every
+ * `@skiff/*` workspace package bundled from its TypeScript sources (the `@skiff/source` export
+ * condition), so that a global `npm install` of the app needs no workspace; third-party
+ * dependencies (native ones such as better-sqlite3 included) stay `dependencies` of the app.
+ * `protoDirs` (paths relative to the app) are copied into `dist/proto/`, where the bundled
+ * `@skiff/cri-api` and `@skiff/csi-api` look for their `.proto` files (they walk up from the
+ * bundle's directory).
+ */
+export function appTsupConfig(overrides: Options & { protoDirs?: string[] } = {}): Options {
+  const { protoDirs = [], ...rest } = overrides;
+  return tsupConfig({
+    noExternal: [/^@skiff\//],
+    esbuildOptions(options) {
+      options.conditions = ["@skiff/source"];
+    },
+    async onSuccess() {
+      const { cpSync } = await import("node:fs");
+      for (const dir of protoDirs) cpSync(dir, "dist/proto", { recursive: true });
+    },
+    ...rest,
+  });
+}
