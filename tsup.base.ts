@@ -1,11 +1,23 @@
 import type { Options } from "tsup";
 
 /**
+ * Writes `dist/.skiff-build-stamp` (the time of the last successful build), which `pnpm start`
+ * (tools/local-cluster/build.mjs) compares with the sources to skip fresh packages.
+ */
+async function writeBuildStamp(): Promise<void> {
+  const { mkdirSync, writeFileSync } = await import("node:fs");
+  mkdirSync("dist", { recursive: true });
+  writeFileSync("dist/.skiff-build-stamp", `${new Date().toISOString()}\n`);
+}
+
+/**
  * The one tsup configuration every package and app extends: ESM only, Node 20 target,
- * no declaration output (`tsc -b` writes the `.d.ts` files into the same `dist/`).
+ * no declaration output (`tsc -b` writes the `.d.ts` files into the same `dist/`); a build stamp
+ * after each successful build.
  */
 export function tsupConfig(overrides: Options = {}): Options {
   return {
+    onSuccess: writeBuildStamp,
     entry: ["src/index.ts"],
     format: ["esm"],
     target: "node20",
@@ -38,6 +50,7 @@ export function appTsupConfig(overrides: Options & { protoDirs?: string[] } = {}
     async onSuccess() {
       const { cpSync } = await import("node:fs");
       for (const dir of protoDirs) cpSync(dir, "dist/proto", { recursive: true });
+      await writeBuildStamp();
     },
     ...rest,
   });

@@ -149,11 +149,13 @@ export async function upForeground(c: UpCommand, version: string, io: Io): Promi
   writeFileSync(pidFile(c.dataDir), `${JSON.stringify({ pid: process.pid, port: c.port, nodeName: c.nodeName, version } satisfies PidRecord)}\n`);
   let cluster: LocalCluster | undefined;
   let signalled = false;
+  const abort = new AbortController();
   let failed: ((message: string) => void) | undefined;
   const done = new Promise<number>((resolve) => {
     for (const sig of ["SIGINT", "SIGTERM"] as const) {
       process.on(sig, () => {
         signalled = true;
+        abort.abort();
         resolve(0);
       });
     }
@@ -187,14 +189,12 @@ export async function upForeground(c: UpCommand, version: string, io: Io): Promi
       warn: (line) => io.stderr.write(`skiff: ${line}\n`),
       onComponentExit: (message) => failed?.(message),
       tty: false,
+      signal: abort.signal,
     });
-    const first = await Promise.race([started, done.then(() => undefined)]);
-    if (first === undefined) {
-      // Signalled while starting: the start stops what it started once it notices.
-      cluster = await started.catch(() => undefined);
-    } else {
-      cluster = first;
-    }
+    cluster = await started.catch((e: unknown) => {
+      if (signalled) return undefined; // stopped while starting: what had started is stopped
+      throw e;
+    });
     const code = signalled ? 0 : await done;
     await cluster?.stop();
     return code;

@@ -10,7 +10,7 @@
 // (container logs in <state>/pod-logs) and keeps data across restarts. stop() stops the children
 // in reverse order (SIGTERM, SIGKILL after a timeout).
 import { spawn, type ChildProcess } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from "node:fs";
 import { request } from "node:https";
 import { join, relative } from "node:path";
 import { clusterUsers, ensureTokens, kubeconfigText } from "./credentials.js";
@@ -59,6 +59,8 @@ export interface LocalClusterOptions {
   onComponentExit(message: string): void;
   /** Whether stdout is a terminal (steps then show an in-progress line). */
   tty: boolean;
+  /** Aborting it while starting stops what has started and rejects with a {@link LocalClusterError} "stopping". */
+  signal?: AbortSignal;
 }
 
 /** A running local cluster. */
@@ -81,6 +83,8 @@ interface Child {
   name: ComponentName;
   child: ChildProcess;
   log: string;
+  /** The log's size before this start (the log is appended to across starts). */
+  logStart: number;
   exited: boolean;
 }
 
@@ -217,13 +221,14 @@ export async function startLocalCluster(o: LocalClusterOptions): Promise<LocalCl
   const startChild = (name: ComponentName, args: string[]): Child => {
     const log = join(logDir, `${name}.log`);
     const fd = openSync(log, "a");
+    const logStart = fstatSync(fd).size;
     writeSync(fd, `--- ${new Date().toISOString()} skiff start: ${name}\n`);
     const [file, argv] = o.command(name, args);
     // Its own process group: Ctrl-C in the terminal reaches only the launcher, which stops the
     // children in reverse order (a launcher killed with SIGKILL leaves them running).
     const child = spawn(file, argv, { cwd: o.cwd, stdio: ["ignore", fd, fd], detached: true });
     closeSync(fd);
-    const entry: Child = { name, child, log, exited: false };
+    const entry: Child = { name, child, log, logStart, exited: false };
     children.push(entry);
     child.on("exit", (code, signal) => {
       entry.exited = true;
@@ -239,7 +244,7 @@ export async function startLocalCluster(o: LocalClusterOptions): Promise<LocalCl
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       if (failure !== undefined) throw new LocalClusterError(failure);
-      if (stopping) throw new LocalClusterError("stopping");
+      if (stopping || o.signal?.aborted === true) throw new LocalClusterError("stopping");
       try {
         if (await check()) return;
       } catch {
@@ -264,7 +269,8 @@ export async function startLocalCluster(o: LocalClusterOptions): Promise<LocalCl
       throw e;
     }
   };
-  const logContains = (entry: Child, text: string) => readFileSync(entry.log, "utf8").includes(text);
+  // Only what this start wrote: a line from an earlier start is no sign of readiness.
+  const logContains = (entry: Child, text: string) => readFileSync(entry.log).subarray(entry.logStart).toString("utf8").includes(text);
 
   // Asked for the process runtime: say what is missing before starting anything.
   let isolation: ProcessIsolation | undefined;
