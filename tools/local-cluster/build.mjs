@@ -96,7 +96,7 @@ function runBuildScript(root, dir) {
 /**
  * Builds the stale packages of `roots` with a progress line each; says up front how many must be
  * built (and, on a first build, roughly how long it takes) and at the end how long it took.
- * @param {{ root: string, roots: string[], say: (line: string) => void }} o
+ * @param {{ root: string, roots: string[], say: (line: string) => void, quiet?: boolean }} o
  * @returns {Promise<void>}
  * @throws Error with the failing package's build output.
  */
@@ -111,22 +111,20 @@ export async function buildWorkspace(o) {
   o.say(
     first
       ? `skiff: first build: ${toBuild.length} packages, about 3 minutes on a 2-core machine (later starts rebuild only what changed)`
-      : `skiff: building ${toBuild.length} of ${order.length} packages (the others are fresh)`,
+      : `skiff: building ${toBuild.length} of ${order.length} packages (${order.length - toBuild.length} fresh, skipped)`,
   );
   const started = Date.now();
   const tasks = new Listr(
-    order.map((p) => ({
-      title: p.name,
-      skip: () => (stale.get(p.dir) === undefined ? `${p.name}: fresh` : false),
+    toBuild.map((p) => ({
+      title: `${p.name} (${stale.get(p.dir)})`,
       task: async (_ctx, task) => {
         const t0 = Date.now();
-        task.title = `${p.name} (${stale.get(p.dir)})`;
         await runBuildScript(o.root, p.dir);
         writeFileSync(join(o.root, p.dir, "dist", stampName), `${new Date().toISOString()}\n`);
         task.title = `${p.name} (${seconds(t0)})`;
       },
     })),
-    { concurrent: false, exitOnError: true, rendererOptions: { collapseSkips: true }, fallbackRendererOptions: { timestamp: undefined } },
+    { concurrent: false, exitOnError: true, renderer: o.quiet ? "silent" : "default", fallbackRenderer: o.quiet ? "silent" : "simple" },
   );
   await tasks.run();
   o.say(`  ✓ build: ${toBuild.length} package${toBuild.length === 1 ? "" : "s"} in ${seconds(started)}`);

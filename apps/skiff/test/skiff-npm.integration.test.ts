@@ -24,7 +24,7 @@ const dataDir = join(work, "data");
 const packages = ["packages/api-types", "apps/apiserver", "apps/job-controller", "apps/scheduler", "apps/nodeagent", "tools/cri-process-server", "apps/skiff"];
 
 interface BuildModule {
-  buildWorkspace(o: { root: string; roots: string[]; say: (line: string) => void }): Promise<void>;
+  buildWorkspace(o: { root: string; roots: string[]; say: (line: string) => void; quiet: boolean }): Promise<void>;
 }
 
 function run(file: string, args: string[], cwd: string, timeoutMs = 120_000) {
@@ -53,7 +53,7 @@ describe("skiff from npm tarballs", () => {
   it("npx skiff up runs a Job to Complete with kubectl; a second up is refused; skiff down stops it", async () => {
     // Built output of what gets packed (a no-op after `pnpm build`).
     const build = (await import(pathToFileURL(join(root, "tools/local-cluster/build.mjs")).href)) as BuildModule;
-    await build.buildWorkspace({ root, roots: packages, say: () => {} });
+    await build.buildWorkspace({ root, roots: packages, say: () => {}, quiet: true });
 
     mkdirSync(packs);
     for (const dir of packages) {
