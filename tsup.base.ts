@@ -1,13 +1,14 @@
 import type { Options } from "tsup";
 
 /**
- * Writes `dist/.skiff-build-stamp` (the time of the last successful build), which `pnpm start`
- * (tools/local-cluster/build.mjs) compares with the sources to skip fresh packages.
+ * Writes `node_modules/.cache/skiff-build-stamp` (the time of the last successful build; outside
+ * `dist/`, so it is never packed), which `pnpm start` (tools/local-cluster/build.mjs) compares
+ * with the sources to skip fresh packages.
  */
 async function writeBuildStamp(): Promise<void> {
   const { mkdirSync, writeFileSync } = await import("node:fs");
-  mkdirSync("dist", { recursive: true });
-  writeFileSync("dist/.skiff-build-stamp", `${new Date().toISOString()}\n`);
+  mkdirSync("node_modules/.cache", { recursive: true });
+  writeFileSync("node_modules/.cache/skiff-build-stamp", `${new Date().toISOString()}\n`);
 }
 
 /**

@@ -1,15 +1,16 @@
 // The build step of `pnpm start`: builds what the local cluster runs (the apps, the process CRI
 // server and the workspace packages their TypeScript project references reach), package by package
 // in dependency order, with a listr2 progress line per package and its elapsed time. A package is
-// fresh, and skipped, when its build stamp (dist/.skiff-build-stamp, written after a successful
-// build) is newer than its sources (src/, package.json, tsconfig.json, tsup.config.ts) and than the
+// fresh, and skipped, when its build output is there and its build stamp
+// (node_modules/.cache/skiff-build-stamp, written by tsup.base.ts and here after a successful build)
+// is newer than its sources (src/, package.json, tsconfig.json, tsup.config.ts) and than the
 // stamps of the packages it references.
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { delimiter, dirname, join, relative, resolve } from "node:path";
 import { Listr } from "listr2";
 
-const stampName = ".skiff-build-stamp";
+const stampPath = ["node_modules", ".cache", "skiff-build-stamp"];
 
 /**
  * The packages to build for `roots` (directories relative to `root`), in dependency order
@@ -50,8 +51,10 @@ function newestMtimeMs(path) {
 }
 
 function stampMs(root, dir) {
-  const p = join(root, dir, "dist", stampName);
-  return existsSync(p) ? statSync(p).mtimeMs : 0;
+  const p = join(root, dir, ...stampPath);
+  // No stamp, or the build output is gone (rm -rf dist): not built.
+  if (!existsSync(p) || !["index.js", "main.js"].some((f) => existsSync(join(root, dir, "dist", f)))) return 0;
+  return statSync(p).mtimeMs;
 }
 
 /**
@@ -120,7 +123,8 @@ export async function buildWorkspace(o) {
       task: async (_ctx, task) => {
         const t0 = Date.now();
         await runBuildScript(o.root, p.dir);
-        writeFileSync(join(o.root, p.dir, "dist", stampName), `${new Date().toISOString()}\n`);
+        mkdirSync(join(o.root, p.dir, ...stampPath.slice(0, -1)), { recursive: true });
+        writeFileSync(join(o.root, p.dir, ...stampPath), `${new Date().toISOString()}\n`);
         task.title = `${p.name} (${seconds(t0)})`;
       },
     })),

@@ -155,8 +155,9 @@ function apiGet(port: number, path: string, token: string, caFile: string): Prom
 }
 
 /**
- * Whether the apiserver of the cluster whose admin kubeconfig is `kubeconfig` answers `/readyz`
- * with 200, and whether node `nodeName` (any node when undefined) is Ready.
+ * Whether the apiserver on 127.0.0.1:`port` answers `/readyz` with 200 (HTTPS, trusting the CA in
+ * `caFile`, bearer `token`), and the names of the nodes whose Ready condition is True. Never
+ * throws: an unreachable apiserver is `{apiserverReady: false, readyNodes: []}`.
  */
 export async function probeCluster(o: { port: number; token: string; caFile: string }): Promise<{ apiserverReady: boolean; readyNodes: string[] }> {
   let apiserverReady = false;
