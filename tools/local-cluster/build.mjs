@@ -122,7 +122,13 @@ export async function buildWorkspace(o) {
       title: `${p.name} (${stale.get(p.dir)})`,
       task: async (_ctx, task) => {
         const t0 = Date.now();
-        await runBuildScript(o.root, p.dir);
+        // On a terminal the running package's line counts its seconds (a log gets one line per package).
+        const tick = process.stdout.isTTY && !o.quiet ? setInterval(() => (task.title = `${p.name} (${stale.get(p.dir)}, ${seconds(t0)})`), 1000) : undefined;
+        try {
+          await runBuildScript(o.root, p.dir);
+        } finally {
+          clearInterval(tick);
+        }
         mkdirSync(join(o.root, p.dir, ...stampPath.slice(0, -1)), { recursive: true });
         writeFileSync(join(o.root, p.dir, ...stampPath), `${new Date().toISOString()}\n`);
         task.title = `${p.name} (${seconds(t0)})`;
