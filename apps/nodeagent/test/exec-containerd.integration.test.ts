@@ -23,6 +23,7 @@ describe.skipIf(setup.endpoint === undefined)("kubectl streaming on containerd",
         containers: [
           { name: "main", image: "busybox:1.36", imagePullPolicy: "Never", command: ["sh", "-c", "i=0; while true; do echo tick $i; i=$((i+1)); sleep 1; done"] },
           { name: "web", image: "busybox:1.36", imagePullPolicy: "Never", command: ["sh", "-c", "mkdir -p /www && echo hello-httpd > /www/index.html && exec busybox httpd -f -p 8080 -h /www"] },
+          { name: "reader", image: "busybox:1.36", imagePullPolicy: "Never", stdin: true, command: ["sh", "-c", "while read line; do echo got:$line; done"] },
         ],
       },
     });
@@ -42,6 +43,5 @@ describe.skipIf(setup.endpoint === undefined)("kubectl streaming on containerd",
     localDir: dir,
     remoteDir: "/tmp",
     httpPort: 8080,
-    attachStdin: true,
   });
 });

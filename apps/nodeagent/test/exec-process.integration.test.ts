@@ -31,6 +31,7 @@ describe("kubectl streaming on the process runtime", () => {
         containers: [
           { name: "main", image: "busybox:1.36", command: ["sh", "-c", "i=0; while true; do echo tick $i; i=$((i+1)); sleep 1; done"] },
           { name: "web", image: "busybox:1.36", command: ["sh", "-c", `mkdir -p ${www} && echo hello-httpd > ${www}/index.html && exec busybox httpd -f -p ${httpPort} -h ${www}`] },
+          { name: "reader", image: "busybox:1.36", stdin: true, command: ["sh", "-c", "while read line; do echo got:$line; done"] },
         ],
       },
     });
@@ -52,7 +53,6 @@ describe("kubectl streaming on the process runtime", () => {
     get httpPort() {
       return httpPort;
     },
-    attachStdin: false,
   });
 
   it("exec enters the container: its PID 1 is the container's command and its /tmp is the container's own", async () => {

@@ -156,8 +156,6 @@ export interface StreamingAcceptanceContext {
   readonly remoteDir: string;
   /** The port the pod's HTTP server listens on (serving `hello-httpd\n` at `/`). */
   readonly httpPort: number;
-  /** Whether the runtime attaches stdin (`kubectl attach -i`); otherwise its refusal is checked. */
-  readonly attachStdin: boolean;
 }
 
 /** `script -qfec <command> /dev/null` typing `input` once a shell prompt shows; its output and exit code. */
@@ -183,7 +181,8 @@ function runInPty(command: string, lines: readonly string[]): Promise<{ code: nu
 
 /**
  * The acceptance tests of `kubectl exec`/`exec -i`/`exec -it`/`cp`/`attach`/`port-forward` on a
- * pod `box` (containers `main`, an idle shell loop printing `tick N`, and `web`, an HTTP server),
+ * pod `box` (containers `main`, an idle shell loop printing `tick N`, `web`, an HTTP server, and
+ * `reader`, created with `stdin: true`, echoing each line it reads as `got:<line>`),
  * with the dispatcher's kubectl and with kubectl 1.27.
  */
 export function defineStreamingAcceptance(ctx: StreamingAcceptanceContext): void {
@@ -251,13 +250,16 @@ export function defineStreamingAcceptance(ctx: StreamingAcceptanceContext): void
       }
     });
 
-    if (!ctx.attachStdin) {
-      run(`${label}: attach -i is refused with a sentence saying the runtime does not support it${why}`, async () => {
-        const r = await kubectl(["attach", "-i", "box", "-c", "main"]);
-        expect(r.code).toBe(1);
-        expect(r.stderr).toContain("error: unable to upgrade connection: rpc error: code = Unimplemented desc = attaching stdin is not supported by the process runtime yet: its containers' stdin is closed");
-      });
-    }
+    run(`${label}: attach -i writes to the stdin of a container created with stdin: true${why}`, async () => {
+      const k = spawnKubectl(ctx.cluster().kubeconfig, ["attach", "-i", "box", "-c", "reader"], binary);
+      try {
+        const word = `w${Date.now()}`;
+        k.proc.stdin?.write(`${word}\n`);
+        await k.waitForOutput(new RegExp(`got:${word}`));
+      } finally {
+        k.proc.kill("SIGKILL");
+      }
+    });
   }
 
   it("a client that goes away ends the command's stdin", async () => {
@@ -306,13 +308,13 @@ export function defineStreamingAcceptance(ctx: StreamingAcceptanceContext): void
     expect((await rawUpgrade(c.api.port, c.api.ca, path, { authorization: "Bearer wrong" })).status).toBe(401);
   });
 
-  it("a request that is not an upgrade is 400 'Upgrade request required'; a pod of two containers needs one named", async () => {
+  it("a request that is not an upgrade is 400 'Upgrade request required'; a pod of several containers needs one named", async () => {
     const c = ctx.cluster();
     const r = await apiCall(c.api, "POST", "/api/v1/namespaces/default/pods/box/exec?command=true&stdout=true&container=main");
     expect(r.status).toBe(400);
     expect(r.json()).toMatchObject({ kind: "Status", reason: "BadRequest", message: "Upgrade request required" });
     const unnamed = await rawUpgrade(c.api.port, c.api.ca, "/api/v1/namespaces/default/pods/box/exec?command=true&stdout=true", { authorization: `Bearer ${adminToken}` });
     expect(unnamed.status).toBe(400);
-    expect(JSON.parse(unnamed.body)).toMatchObject({ reason: "BadRequest", message: "a container name must be specified for pod box, choose one of: [main web]" });
+    expect(JSON.parse(unnamed.body)).toMatchObject({ reason: "BadRequest", message: "a container name must be specified for pod box, choose one of: [main web reader]" });
   });
 }

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readlink, realpath } from "node:fs/promises";
-import type { Readable } from "node:stream";
+import type { Readable, Writable } from "node:stream";
 import { constants } from "node:os";
 import { CRILineSplitter, CRILogFile } from "./cri-log-writer.js";
 import { nowNs } from "./clock.js";
@@ -23,6 +23,8 @@ export interface StartOptions {
    * `--info-fd 3`): the container's PID 1 is then bubblewrap's child, and signals go to it.
    */
   isolation?: { bwrapPath: string; args: string[] };
+  /** Keep the process's stdin open as a pipe (CRI `stdin`), for attach; otherwise it reads /dev/null. */
+  stdin?: boolean;
 }
 
 // How long to wait for the output pipes to drain after the main process exited and its group was
@@ -83,7 +85,7 @@ export class ContainerProcess {
       cwd: options.cwd,
       env: options.env,
       detached: true,
-      stdio: options.isolation ? ["ignore", out, out, "pipe"] : ["ignore", out, out],
+      stdio: options.isolation ? [options.stdin ? "pipe" : "ignore", out, out, "pipe"] : [options.stdin ? "pipe" : "ignore", out, out],
     });
     // Listened for at once: the process may exit while bubblewrap's child PID is awaited, and Node
     // discards the output of an exited child whose streams have no reader.
@@ -112,6 +114,13 @@ export class ContainerProcess {
 
   get running(): boolean {
     return this.exit === undefined;
+  }
+
+  /** The process's stdin when it was started with `stdin` (a pipe), else undefined. */
+  get stdin(): Writable | undefined {
+    const s = this.child.stdin;
+    if (s) s.on("error", () => undefined);
+    return s ?? undefined;
   }
 
   /**

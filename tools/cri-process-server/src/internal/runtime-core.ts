@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import type { Writable } from "node:stream";
 import { mkdir, rm, stat } from "node:fs/promises";
 import { hostname as hostHostname } from "node:os";
 import { isAbsolute, join } from "node:path";
@@ -399,11 +400,11 @@ export class RuntimeCore {
       const isolation = this.options.isolation;
       if (isolation.mode === "namespaces") {
         const args = await this.isolatedArgs(c);
-        proc = await ContainerProcess.start({ argv: wrapWithIdentity(c.argv, c.identity), cwd: "/", env: c.env, logPath: c.logPath, isolation: { bwrapPath: isolation.bwrapPath, args } });
+        proc = await ContainerProcess.start({ argv: wrapWithIdentity(c.argv, c.identity), cwd: "/", env: c.env, logPath: c.logPath, isolation: { bwrapPath: isolation.bwrapPath, args }, stdin: c.config.stdin });
       } else {
         const info = await stat(c.cwd).catch(() => undefined);
         if (!info?.isDirectory()) throw new Error(`working directory ${JSON.stringify(c.cwd)} does not exist or is not a directory`);
-        proc = await ContainerProcess.start({ argv: wrapWithIdentity(c.argv, c.identity), cwd: c.cwd, env: c.env, logPath: c.logPath });
+        proc = await ContainerProcess.start({ argv: wrapWithIdentity(c.argv, c.identity), cwd: c.cwd, env: c.env, logPath: c.logPath, stdin: c.config.stdin });
       }
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
@@ -599,7 +600,10 @@ export class RuntimeCore {
    * with the container.
    * @throws CRIError NotFound for an unknown container, FailedPrecondition when it is not running.
    */
-  execTarget(method: string, id: string): { cwd: string; env: Record<string, string>; logPath: string; spawnSpec(cmd: string[]): ExecSpawnSpec; isRunning(): boolean; track(pid: number): () => void } {
+  execTarget(
+    method: string,
+    id: string,
+  ): { cwd: string; env: Record<string, string>; logPath: string; stdin: { writable: Writable; once: boolean } | undefined; spawnSpec(cmd: string[]): ExecSpawnSpec; isRunning(): boolean; track(pid: number): () => void } {
     const c = this.getContainer(method, id);
     if (c.state !== "CONTAINER_RUNNING") throw failedPrecondition(method, `container ${c.id} is in ${c.state} state, want CONTAINER_RUNNING`);
     return {
@@ -607,6 +611,7 @@ export class RuntimeCore {
       env: c.env,
       spawnSpec: (cmd) => this.execSpawnSpec(c.id, cmd, method),
       logPath: c.logPath,
+      stdin: c.process?.stdin ? { writable: c.process.stdin, once: c.config.stdinOnce } : undefined,
       isRunning: () => c.state === "CONTAINER_RUNNING",
       track: (pid) => {
         c.execPids.add(pid);

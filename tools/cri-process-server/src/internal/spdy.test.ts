@@ -65,7 +65,8 @@ describe("SPDY/3 framing", () => {
     head.writeUInt32BE(1, 0);
     const syn = encodeControlFrame(spdyFrameType.synStream, 0, Buffer.concat([head, await compress(deflate, formatHeaderBlock({ streamType: "stdin" }))]));
     socket.push(Buffer.concat([syn, encodeDataFrame(1, Buffer.from("abc"), false), encodeDataFrame(1, Buffer.alloc(0), true), encodeControlFrame(spdyFrameType.ping, 0, Buffer.from([0, 0, 0, 7]))]));
-    await new Promise((r) => setTimeout(r, 100));
+    // Waits for the frames the server must write (no fixed sleep: the machine may be loaded).
+    for (let i = 0; i < 500 && frames.filter((f) => !f.control).length < 2; i++) await new Promise((r) => setTimeout(r, 10));
     expect(streams[0]?.header("streamtype")).toBe("stdin");
     const control = frames.filter((f) => f.control) as Array<RawSpdyFrame & { control: true }>;
     expect(control.map((f) => f.type)).toEqual([spdyFrameType.synReply, spdyFrameType.ping]);

@@ -49,11 +49,13 @@ export interface ExecSession {
   readonly stderr: boolean;
 }
 
-/** A prepared attach: what CRI `Attach` asked for (output only: stdin is refused before). */
+/** A prepared attach: what CRI `Attach` asked for. */
 export interface AttachSession {
   readonly kind: "attach";
   readonly containerId: string;
   readonly tty: boolean;
+  /** Attach the container's stdin (ignored when the container was created without `stdin`). */
+  readonly stdin: boolean;
   readonly stdout: boolean;
   readonly stderr: boolean;
 }
@@ -71,6 +73,8 @@ export interface ExecTarget {
   readonly env: Readonly<Record<string, string>>;
   /** The container's CRI log file (what attach follows). */
   readonly logPath: string;
+  /** The main process's stdin when the container was created with `stdin` (`once`: CRI `stdin_once`). */
+  readonly stdin?: { readonly writable: NodeJS.WritableStream; readonly once: boolean } | undefined;
   /**
    * How to spawn `cmd` in the container: inside its namespaces (`nsenter`) when the runtime isolates
    * containers, with its user and groups; else on the host with its env and directory.
@@ -169,7 +173,7 @@ export async function startStreamingServer(runtime: StreamingRuntime, log: (mess
       const protocol = pickWebSocketProtocol(offered);
       if (protocol === undefined) return answer(socket, "403 Forbidden", `requested protocol(s) are not supported: [${offered.join(" ")}]; supports [${execWebSocketProtocolsText}]\n`);
       wss.handleUpgrade(req, socket, head, (ws) => {
-        const open = [...(session.kind === "exec" && session.stdin ? [execChannel.stdin] : []), ...(session.stdout ? [execChannel.stdout] : []), ...(session.stderr && !session.tty ? [execChannel.stderr] : []), execChannel.error, ...(session.tty ? [execChannel.resize] : [])];
+        const open = [...(session.stdin ? [execChannel.stdin] : []), ...(session.stdout ? [execChannel.stdout] : []), ...(session.stderr && !session.tty ? [execChannel.stderr] : []), execChannel.error, ...(session.tty ? [execChannel.resize] : [])];
         const conn = new WebSocketChannelConnection(ws, protocol, open);
         wsConnections.add(conn);
         conn.onClose(() => wsConnections.delete(conn));
@@ -225,7 +229,7 @@ export async function startStreamingServer(runtime: StreamingRuntime, log: (mess
 }
 
 function serveExec(conn: SpdyServerConnection, session: ExecSession | AttachSession, runtime: StreamingRuntime, log: (message: string) => void): (s: SpdyStream) => void {
-  const want = new Set(["error", ...(session.kind === "exec" && session.stdin ? ["stdin"] : []), ...(session.stdout ? ["stdout"] : []), ...(session.stderr && !session.tty ? ["stderr"] : []), ...(session.tty ? ["resize"] : [])]);
+  const want = new Set(["error", ...(session.stdin ? ["stdin"] : []), ...(session.stdout ? ["stdout"] : []), ...(session.stderr && !session.tty ? ["stderr"] : []), ...(session.tty ? ["resize"] : [])]);
   const streams = new Map<string, SpdyStream>();
   const timer = setTimeout(() => {
     log(`exec in ${session.containerId}: timed out waiting for the client's streams (have ${[...streams.keys()].join(", ")})`);
@@ -402,6 +406,21 @@ function runAttach(conn: StreamConnection, session: AttachSession, streams: Read
   let partial = "";
   let stopped = false;
   conn.onClose(() => (stopped = true));
+  // stdin: the client's bytes go to the main process's stdin, which stays open for the next
+  // attach unless the container is `stdin_once` (then the first attach's end closes it, as CRI says).
+  const stdin = streams.get("stdin");
+  if (stdin) {
+    const target_ = target.stdin;
+    if (!target_) stdin.resume();
+    else {
+      stdin.on("data", (chunk: Buffer) => target_.writable.write(chunk));
+      const detach = () => {
+        if (target_.once) target_.writable.end();
+      };
+      stdin.once("end", detach);
+      conn.onClose(detach);
+    }
+  }
   const poll = async (): Promise<void> => {
     while (!stopped) {
       const running = target.isRunning();

@@ -1,4 +1,3 @@
-import { CRIError } from "@skiff/cri-api";
 import type { AttachRequest__Output, AttachResponse, ExecRequest__Output, ExecResponse, PortForwardRequest__Output, PortForwardResponse } from "@skiff/cri-api";
 import { invalidArgument } from "./errors.js";
 import type { StreamingServer } from "./streaming-server.js";
@@ -30,18 +29,15 @@ export function preparePortForward(server: StreamingServer, req: PortForwardRequ
 }
 
 /**
- * CRI `Attach` of the process runtime, output only: its containers' stdio goes to their log
- * files, which the streaming server follows. Attaching stdin answers `Unimplemented` with a
- * sentence saying so (kubectl prints `error: unable to upgrade connection: ...`; the text keeps a
- * second `: ` so kubectl's YAML-tolerant Status decoder does not read it as an empty Status); containerd
- * attaches stdin (tools/containerd/setup.sh).
- * @throws CRIError InvalidArgument, Unimplemented; NotFound / FailedPrecondition for a container that is unknown or not running.
+ * CRI `Attach` of the process runtime: the output follows the container's log file; stdin, for a
+ * container created with `stdin`, is written to its main process's stdin (closed after the first
+ * attach when `stdin_once`). stdin asked of a container without one is ignored, as containerd does.
+ * @throws CRIError InvalidArgument; NotFound / FailedPrecondition for a container that is unknown or not running.
  */
 export function prepareAttach(server: StreamingServer, req: AttachRequest__Output): AttachResponse {
   const method = "Attach";
   if (req.containerId === "") throw invalidArgument(method, "missing required container_id");
   if (req.tty && req.stderr) throw invalidArgument(method, "tty and stderr cannot both be true");
-  if (req.stdin) throw new CRIError({ code: "Unimplemented", method, details: "attaching stdin is not supported by the process runtime yet: its containers' stdin is closed (attach without -i follows the output; containerd, set up by tools/containerd/setup.sh, attaches stdin)" });
-  if (!req.stdout && !req.stderr) throw invalidArgument(method, "one of stdin, stdout, and stderr must be set");
-  return { url: server.register({ kind: "attach", containerId: req.containerId, tty: req.tty, stdout: req.stdout, stderr: req.stderr }) };
+  if (!req.stdin && !req.stdout && !req.stderr) throw invalidArgument(method, "one of stdin, stdout, and stderr must be set");
+  return { url: server.register({ kind: "attach", containerId: req.containerId, tty: req.tty, stdin: req.stdin, stdout: req.stdout, stderr: req.stderr }) };
 }
