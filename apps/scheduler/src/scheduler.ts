@@ -8,7 +8,8 @@
  */
 
 import type { Node, Pod, PodCondition } from "@skiff/api-types";
-import { isConflict, isNotFound } from "@skiff/apimachinery";
+import { isConflict, isNotFound, noopTracer } from "@skiff/apimachinery";
+import type { Tracer } from "@skiff/apimachinery";
 import type { Client, Informer } from "@skiff/client";
 import { RateLimitingQueue, createSharedInformerFactory, keyOf, splitKey } from "@skiff/client";
 import type { SharedInformerFactory } from "@skiff/client";
@@ -31,6 +32,8 @@ export interface SchedulerOptions {
   readonly unschedulableRetryMs?: number;
   /** Log sink: `level` is the klog verbosity of the line. @defaultValue none */
   readonly log?: (level: number, message: string) => void;
+  /** Spans per pod: `queue` (added → taken), `schedule` (filter and score), `bind`, `event`. @defaultValue none */
+  readonly tracer?: Tracer;
 }
 
 /** What happened to one scheduling attempt (for logs and tests). */
@@ -58,6 +61,9 @@ export class Scheduler {
   private readonly queue = new RateLimitingQueue<string>({ name: "scheduler" });
   private readonly unschedulable = new Set<string>();
   private readonly assumed = new Map<string, Pod>();
+  private readonly tracer: Tracer;
+  // When each queued key was first added (for the `queue` span).
+  private readonly queuedAt = new Map<string, number>();
   private retryTimer: ReturnType<typeof setInterval> | undefined;
   private worker: Promise<void> | undefined;
 
@@ -65,6 +71,7 @@ export class Scheduler {
     this.client = options.client;
     this.schedulerName = options.schedulerName ?? defaultSchedulerName;
     this.log = options.log ?? (() => undefined);
+    this.tracer = options.tracer ?? noopTracer;
     this.factory = createSharedInformerFactory({ onError: (e, ctx) => this.log(0, `informer: ${ctx}: ${e instanceof Error ? e.message : String(e)}`) });
     this.pending = this.factory.informerFor(this.client.pods, { fieldSelector: "spec.nodeName=" });
     this.assigned = this.factory.informerFor(this.client.pods, {
@@ -121,6 +128,7 @@ export class Scheduler {
     const key = keyOf(pod);
     // A pod known unschedulable waits for a cluster event, not for its own status update.
     if (this.unschedulable.has(key) || !this.wants(pod)) return;
+    if (this.tracer.enabled && !this.queuedAt.has(key)) this.queuedAt.set(key, this.tracer.now());
     this.queue.add(key);
   }
 
@@ -166,8 +174,13 @@ export class Scheduler {
 
   /** Schedules the pod of `key` once. */
   async scheduleOne(key: string): Promise<ScheduleResult> {
+    const t0 = this.tracer.now();
+    const queuedAt = this.queuedAt.get(key);
+    this.queuedAt.delete(key);
     const pod = this.pending.store.get(key);
     if (!pod || !this.wants(pod)) return { outcome: "skipped" };
+    const who = { pod: key, uid: pod.metadata?.uid ?? "" };
+    if (queuedAt !== undefined) this.tracer.record("queue", queuedAt, t0, who);
     const infos = this.snapshot();
     const feasible: NodeInfo[] = [];
     const reasons: string[][] = [];
@@ -185,6 +198,8 @@ export class Scheduler {
       return { outcome: "unschedulable", message };
     }
     const { namespace, name } = splitKey(key);
+    const t1 = this.tracer.now();
+    this.tracer.record("schedule", t0, t1, { ...who, attrs: { nodes: infos.length } });
     try {
       await this.client.bindPod({ namespace, name, nodeName: choice.nodeName, ...(pod.metadata?.uid ? { uid: pod.metadata.uid } : {}) });
     } catch (e) {
@@ -195,11 +210,14 @@ export class Scheduler {
       }
       throw e;
     }
+    const t2 = this.tracer.now();
+    this.tracer.record("bind", t1, t2, { ...who, attrs: { node: choice.nodeName } });
     this.assumed.set(key, { ...pod, spec: { ...pod.spec, containers: pod.spec?.containers ?? [], nodeName: choice.nodeName } });
     this.log(2, `bound ${key} to ${choice.nodeName} (score ${String(choice.score)})`);
     await this.client
       .recordEvent(pod, { type: "Normal", reason: "Scheduled", message: `Successfully assigned ${key} to ${choice.nodeName}`, component: this.schedulerName })
       .catch((e: unknown) => this.log(0, `event for ${key}: ${e instanceof Error ? e.message : String(e)}`));
+    this.tracer.record("event", t2, this.tracer.now(), who);
     return { outcome: "bound", nodeName: choice.nodeName };
   }
 

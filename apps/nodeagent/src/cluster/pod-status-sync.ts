@@ -8,6 +8,7 @@ import type { Pod, PodStatus } from "@skiff/api-types";
 import { ConfigMirrorAnnotation, ConfigSourceAnnotation } from "@skiff/api-types";
 import { isConflict, isNotFound } from "@skiff/apimachinery";
 import type { Client } from "@skiff/client";
+import { agentTracer } from "../internal/trace.js";
 import type { ClusterLog } from "./node-status-manager.js";
 
 /** Condition types the node agent owns; others (set by controllers) are kept from the server. */
@@ -47,6 +48,8 @@ interface Entry {
   readonly pod: Pod;
   readonly status: PodStatus;
   written: boolean;
+  /** When the oldest unwritten change was queued (tracer clock). */
+  readonly queuedAt: number;
 }
 
 function stableJSON(v: unknown): string {
@@ -74,7 +77,8 @@ export class PodStatusSync {
   /** The pod runtime's status listener. */
   readonly onStatus = (pod: Pod, status: PodStatus): void => {
     const uid = pod.metadata?.uid ?? "";
-    this.latest.set(uid, { pod, status, written: false });
+    const queuedAt = this.queue.has(uid) ? (this.latest.get(uid)?.queuedAt ?? agentTracer.now()) : agentTracer.now();
+    this.latest.set(uid, { pod, status, written: false, queuedAt });
     this.enqueue(uid);
   };
 
@@ -107,8 +111,12 @@ export class PodStatusSync {
         this.queue.delete(uid);
         const e = this.latest.get(uid);
         if (!e) continue;
+        const t0 = agentTracer.now();
+        const fields = { pod: `${e.pod.metadata?.namespace ?? ""}/${e.pod.metadata?.name ?? ""}`, uid, attrs: { phase: e.status.phase ?? "" } };
+        agentTracer.record("status-queue", e.queuedAt, t0, fields);
         try {
           e.written = await this.write(e);
+          agentTracer.record("status-write", t0, agentTracer.now(), fields);
         } catch (err) {
           this.o.log(`Failed to update status for pod ${e.pod.metadata?.namespace}/${e.pod.metadata?.name}: ${err instanceof Error ? err.message : String(err)}`);
         }
