@@ -21,7 +21,7 @@ export interface StepStats {
 
 /** A pod's way through the system. Times are wall-clock ms; a missing step leaves `undefined`. */
 interface PodWay {
-  syncStart?: number;
+  syncStart?: number | undefined;
   create?: TraceRecord;
   apiCreate?: TraceRecord;
   queue?: TraceRecord;
@@ -29,6 +29,7 @@ interface PodWay {
   bind?: TraceRecord;
   apiBind?: TraceRecord;
   seen?: TraceRecord;
+  firstSync?: TraceRecord;
   sandbox?: TraceRecord;
   start?: TraceRecord;
   pendingQueue?: { running?: TraceRecord; succeeded?: TraceRecord };
@@ -37,6 +38,7 @@ interface PodWay {
   uncounted?: TraceRecord;
   finalizer?: TraceRecord;
   counted?: TraceRecord;
+  countedBySync?: TraceRecord | undefined;
 }
 
 /** The value at percentile `p` (0–100) of `xs` (nearest rank); 0 for none. Does not mutate `xs`. */
@@ -62,6 +64,7 @@ export function podTimeline(records: readonly TraceRecord[]): { steps: StepStats
     return w;
   };
   const syncs: TraceRecord[] = [];
+  const jobStatus: TraceRecord[] = [];
   const binds = new Map<string, TraceRecord>();
   for (const r of records) {
     const c = r.component;
@@ -70,6 +73,7 @@ export function podTimeline(records: readonly TraceRecord[]): { steps: StepStats
       else if (r.span === "create pods/binding" && r.pod !== undefined) binds.set(r.pod, r);
     } else if (c === "job-controller") {
       if (r.span === "sync") syncs.push(r);
+      else if (r.span === "job-status") jobStatus.push(r);
       else if (r.span === "create-pod") way(r.uid)!.create = r;
       else if (r.span === "remove-finalizer") way(r.uid)!.finalizer ??= r;
       else if (r.span === "uncounted") for (const u of r.uids ?? []) way(u)!.uncounted ??= r;
@@ -84,6 +88,7 @@ export function podTimeline(records: readonly TraceRecord[]): { steps: StepStats
       const w = way(r.uid);
       if (!w) continue;
       if (r.span === "pod-seen") w.seen ??= r;
+      else if (r.span === "pod-sync") w.firstSync ??= r;
       else if (r.span === "sandbox") w.sandbox ??= r;
       else if (r.span === "container-start") w.start ??= r;
       else if (r.span === "status-queue" || r.span === "status-write") {
@@ -96,6 +101,15 @@ export function podTimeline(records: readonly TraceRecord[]): { steps: StepStats
         else if (queued && w[slot] === undefined) w[slot] = { queue: queued, write: r };
       }
     }
+  }
+  // Without tracking finalizers a pod is counted by the first Job status write of a sync that
+  // started after its Succeeded status was written (the sync read it from its cache).
+  const writes = jobStatus
+    .map((r) => ({ r, syncStart: syncs.find((x) => x.job === r.job && x.start <= r.start && x.end >= r.end)?.start ?? r.start }))
+    .sort((a, b) => a.r.end - b.r.end);
+  for (const w of ways.values()) {
+    const done = w.succeeded?.write.end;
+    if (w.counted === undefined && w.uncounted === undefined && done !== undefined) w.countedBySync = writes.find((x) => x.syncStart >= done && x.r.job === w.create?.job)?.r;
   }
   for (const w of ways.values()) {
     if (w.create?.pod !== undefined) {
@@ -116,7 +130,8 @@ export function podTimeline(records: readonly TraceRecord[]): { steps: StepStats
     { name: "schedule (filter, score)", total: (w) => (w.schedule ? dur(w.schedule) : undefined), work: (w) => (w.schedule ? dur(w.schedule) : undefined) },
     { name: "bind (scheduler → apiserver)", total: (w) => (w.bind ? dur(w.bind) : undefined), work: (w) => (w.apiBind ? dur(w.apiBind) : undefined) },
     { name: "bound → agent sees it (watch)", total: (w) => gap(w.apiBind?.end, w.seen?.start), work: () => 0 },
-    { name: "agent sees it → sandbox requested", total: (w) => gap(w.seen?.start, w.sandbox?.start), work: () => 0 },
+    { name: "agent sees it → pod worker sync starts", total: (w) => gap(w.seen?.start, w.firstSync?.start), work: () => 0 },
+    { name: "sync start → sandbox requested (cgroups, volumes)", total: (w) => gap(w.firstSync?.start, w.sandbox?.start), work: (w) => gap(w.firstSync?.start, w.sandbox?.start) },
     { name: "sandbox (RunPodSandbox)", total: (w) => (w.sandbox ? dur(w.sandbox) : undefined), work: (w) => (w.sandbox ? dur(w.sandbox) : undefined) },
     { name: "sandbox → container start requested", total: (w) => gap(w.sandbox?.end, w.start?.start), work: () => 0 },
     { name: "container start (Create+StartContainer)", total: (w) => (w.start ? dur(w.start) : undefined), work: (w) => (w.start ? dur(w.start) : undefined) },
@@ -129,6 +144,7 @@ export function podTimeline(records: readonly TraceRecord[]): { steps: StepStats
     { name: "Succeeded → UID in uncountedTerminatedPods", total: (w) => gap(w.succeeded?.write.end, w.uncounted?.end), work: (w) => (w.uncounted ? dur(w.uncounted) : undefined) },
     { name: "→ finalizer removed", total: (w) => gap(w.uncounted?.end, w.finalizer?.end), work: (w) => (w.finalizer ? dur(w.finalizer) : undefined) },
     { name: "→ Job counted (status write)", total: (w) => gap(w.finalizer?.end, w.counted?.end), work: (w) => (w.counted ? dur(w.counted) : undefined) },
+    { name: "Succeeded → Job counted (no tracking finalizers)", total: (w) => gap(w.succeeded?.write.end, w.countedBySync?.end), work: (w) => (w.countedBySync ? dur(w.countedBySync) : undefined) },
   ];
   const joined = [...ways.values()].filter((w) => w.apiCreate !== undefined);
   const stats = steps.map((s): StepStats => {

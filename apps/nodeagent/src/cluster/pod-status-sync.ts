@@ -42,6 +42,14 @@ export interface PodStatusSyncOptions {
   readonly mirrorPods: () => readonly Pod[];
   /** How many times a write is retried after a 409 Conflict (each after a fresh GET). @defaultValue 5 */
   readonly conflictRetries?: number;
+  /**
+   * The pod (or mirror pod) `namespace/name` as the agent's pod watch last saw it. When given, a
+   * write starts from it instead of a GET; a 409 Conflict (it was stale), a different pod, or a
+   * status already equal to it fall back to the GET. @defaultValue none (always GET)
+   */
+  readonly cachedPod?: (namespace: string, name: string) => Pod | undefined;
+  /** Status writes in flight at once, each for a different pod (one pod's writes stay in order). @defaultValue 4 */
+  readonly concurrency?: number;
 }
 
 interface Entry {
@@ -59,17 +67,22 @@ function stableJSON(v: unknown): string {
 }
 
 /**
- * Writes pod statuses to the apiserver, one pod at a time in the order of changes (the latest
- * status per pod wins). For each: GET the pod (a different UID means it was recreated: skip),
- * merge ({@link mergePodStatus}), skip when equal, else `PUT pods/{name}/status` with the
- * resourceVersion read; 409 → GET again and retry. Static pods write to their mirror pod
- * (matched by namespace/name and the `example.io/config.mirror` hash); without one the status
- * waits for {@link resync}.
+ * Writes pod statuses to the apiserver in the order of changes (the latest status per pod wins),
+ * up to `concurrency` pods at once, one write at a time per pod. For each: the pod as the watch
+ * cache has it (else GET; a different UID means it was recreated: skip), merge
+ * ({@link mergePodStatus}), skip when equal to the server's, else `PUT pods/{name}/status` with
+ * the resourceVersion read; 409 → GET and retry. Static pods write to their mirror pod (matched
+ * by namespace/name and the `example.io/config.mirror` hash); without one the status waits for
+ * {@link resync}.
+ *
+ * 1.23's status manager writes from one goroutine with a GET before each patch; with HTTP round
+ * trips of a loaded Node.js process that serial GET + write became the longest wait of a pod's
+ * life (`pnpm bench e2e`), hence the watch cache read and the few writers.
  */
 export class PodStatusSync {
   private readonly latest = new Map<string, Entry>();
   private readonly queue = new Set<string>();
-  private running = false;
+  private readonly inFlight = new Set<string>();
   private stopped = false;
 
   constructor(private readonly o: PodStatusSyncOptions) {}
@@ -95,34 +108,49 @@ export class PodStatusSync {
     this.queue.clear();
   }
 
+  /** How many pods' statuses are being written now. */
+  get writesInFlight(): number {
+    return this.inFlight.size;
+  }
+
   private enqueue(uid: string): void {
     if (this.stopped) return;
     this.queue.add(uid);
-    if (!this.running) void this.drain();
+    this.pump();
   }
 
-  private async drain(): Promise<void> {
-    this.running = true;
-    try {
-      while (!this.stopped) {
-        const next = this.queue.values().next();
-        if (next.done) break;
-        const uid = next.value;
-        this.queue.delete(uid);
-        const e = this.latest.get(uid);
-        if (!e) continue;
-        const t0 = agentTracer.now();
-        const fields = { pod: `${e.pod.metadata?.namespace ?? ""}/${e.pod.metadata?.name ?? ""}`, uid, attrs: { phase: e.status.phase ?? "" } };
-        agentTracer.record("status-queue", e.queuedAt, t0, fields);
-        try {
-          e.written = await this.write(e);
-          agentTracer.record("status-write", t0, agentTracer.now(), fields);
-        } catch (err) {
-          this.o.log(`Failed to update status for pod ${e.pod.metadata?.namespace}/${e.pod.metadata?.name}: ${err instanceof Error ? err.message : String(err)}`);
+  // Starts writers for queued pods not in flight, up to the concurrency.
+  private pump(): void {
+    const limit = Math.max(1, this.o.concurrency ?? 4);
+    while (!this.stopped && this.inFlight.size < limit) {
+      let uid: string | undefined;
+      for (const u of this.queue) {
+        if (!this.inFlight.has(u)) {
+          uid = u;
+          break;
         }
       }
-    } finally {
-      this.running = false;
+      if (uid === undefined) return;
+      this.queue.delete(uid);
+      const e = this.latest.get(uid);
+      if (!e) continue;
+      this.inFlight.add(uid);
+      void this.writeOne(uid, e).finally(() => {
+        this.inFlight.delete(uid);
+        this.pump();
+      });
+    }
+  }
+
+  private async writeOne(uid: string, e: Entry): Promise<void> {
+    const t0 = agentTracer.now();
+    const fields = { pod: `${e.pod.metadata?.namespace ?? ""}/${e.pod.metadata?.name ?? ""}`, uid, attrs: { phase: e.status.phase ?? "" } };
+    agentTracer.record("status-queue", e.queuedAt, t0, fields);
+    try {
+      e.written = await this.write(e);
+      agentTracer.record("status-write", t0, agentTracer.now(), fields);
+    } catch (err) {
+      this.o.log(`Failed to update status for pod ${e.pod.metadata?.namespace}/${e.pod.metadata?.name}: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
 
@@ -143,17 +171,29 @@ export class PodStatusSync {
     const t = this.target(e.pod);
     if (!t) return false;
     const retries = this.o.conflictRetries ?? 5;
-    for (let attempt = 0; attempt <= retries; attempt++) {
+    let useCache = this.o.cachedPod !== undefined;
+    let attempt = 0;
+    while (attempt <= retries) {
+      const cached = useCache ? this.o.cachedPod?.(t.namespace, t.name) : undefined;
+      useCache = false;
       let cur: Pod;
-      try {
-        cur = await this.o.client.pods.get(t.name, { namespace: t.namespace });
-      } catch (err) {
-        if (isNotFound(err)) return true;
-        throw err;
+      if (cached !== undefined && t.match(cached)) cur = cached;
+      else {
+        try {
+          cur = await this.o.client.pods.get(t.name, { namespace: t.namespace });
+        } catch (err) {
+          if (isNotFound(err)) return true;
+          throw err;
+        }
+        if (!t.match(cur)) return true;
       }
-      if (!t.match(cur)) return true;
       const merged = mergePodStatus(cur.status, e.status);
-      if (stableJSON(merged) === stableJSON(cur.status ?? {})) return true;
+      if (stableJSON(merged) === stableJSON(cur.status ?? {})) {
+        // The cache may be behind the server: confirm with a GET before skipping.
+        if (cur === cached) continue;
+        return true;
+      }
+      attempt++;
       try {
         await this.o.client.pods.updateStatus({ ...cur, status: merged }, { namespace: t.namespace });
         this.o.log(`Status for pod ${t.namespace}/${t.name} updated successfully (phase ${merged.phase ?? ""})`, 3);

@@ -13,6 +13,7 @@ import { buildPodLogsDirectory, readContainerLog, rotateContainerLog } from "./l
 import { PodConfig, type PodConfigUpdate } from "./pod-config.js";
 import { fetchEnvObjects, type EnvObjects } from "./pod-objects.js";
 import { PodWorkers } from "./pod-workers.js";
+import { agentTracer } from "../internal/trace.js";
 import { ProberManager } from "./prober-manager.js";
 import { admitPod } from "./admission.js";
 import { containerResources, podQOSClass } from "./resources.js";
@@ -242,7 +243,16 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
 
   const workers = new PodWorkers(
     {
-      syncPod: syncOne,
+      syncPod: agentTracer.enabled
+        ? async (pod) => {
+            const t0 = agentTracer.now();
+            try {
+              return await syncOne(pod);
+            } finally {
+              agentTracer.record("pod-sync", t0, agentTracer.now(), { uid: pod.metadata?.uid ?? "" });
+            }
+          }
+        : syncOne,
       terminatePod: async (pod) => {
         prober.removePod(pod.metadata?.uid ?? "");
         await manager.killPod(pod.metadata?.uid ?? "", manager.gracePeriodOf(pod), true, logDirOf(pod));
