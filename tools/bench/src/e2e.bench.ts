@@ -15,9 +15,10 @@
  *
  * Environment: `SKIFF_BENCH_FLEET_PODS` (2000), `SKIFF_BENCH_FLEET_AGENTS` (20),
  * `SKIFF_BENCH_FLEET_PARALLELISM` (200) scale the run down for a busy machine (the rows say the
- * scale); `SKIFF_BENCH_ONE_POD=0` skips the one-pod Jobs.
+ * scale); `SKIFF_BENCH_ONE_POD=0` skips the one-pod Jobs; `SKIFF_BENCH_TRACE_OUT=<file>` keeps a
+ * copy of the trace.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseTraceRecords, traceFileEnv } from "@skiff/apimachinery";
@@ -169,7 +170,10 @@ async function fleet(pods: number, agents: number, parallelism: number): Promise
     const processCount = cluster.processes.size;
     // Stopping flushes every component's trace buffer.
     await cluster.stop();
-    const records = parseTraceRecords(readFileSync(traceFile, "utf8"));
+    const text = readFileSync(traceFile, "utf8");
+    const keep = process.env["SKIFF_BENCH_TRACE_OUT"];
+    if (keep) writeFileSync(keep, text);
+    const records = parseTraceRecords(text);
     const mib = (b: number): number => b / (1 << 20);
     const rows: BenchRow[] = [
       { what: `Job of ${scale} (process CRI)`, value: pods / seconds, unit: "pods/s", note: `${seconds.toFixed(1)} s in all; previous: ${previous.podsPerSecond}; target ≥ 200 pods/s at 2,000 pods on 20 agents` },

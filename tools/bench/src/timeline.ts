@@ -30,6 +30,7 @@ interface PodWay {
   apiBind?: TraceRecord;
   seen?: TraceRecord;
   firstSync?: TraceRecord;
+  volumes?: TraceRecord;
   sandbox?: TraceRecord;
   start?: TraceRecord;
   pendingQueue?: { running?: TraceRecord; succeeded?: TraceRecord };
@@ -89,6 +90,7 @@ export function podTimeline(records: readonly TraceRecord[]): { steps: StepStats
       if (!w) continue;
       if (r.span === "pod-seen") w.seen ??= r;
       else if (r.span === "pod-sync") w.firstSync ??= r;
+      else if (r.span === "volumes") w.volumes ??= r;
       else if (r.span === "sandbox") w.sandbox ??= r;
       else if (r.span === "container-start") w.start ??= r;
       else if (r.span === "status-queue" || r.span === "status-write") {
@@ -131,7 +133,8 @@ export function podTimeline(records: readonly TraceRecord[]): { steps: StepStats
     { name: "bind (scheduler → apiserver)", total: (w) => (w.bind ? dur(w.bind) : undefined), work: (w) => (w.apiBind ? dur(w.apiBind) : undefined) },
     { name: "bound → agent sees it (watch)", total: (w) => gap(w.apiBind?.end, w.seen?.start), work: () => 0 },
     { name: "agent sees it → pod worker sync starts", total: (w) => gap(w.seen?.start, w.firstSync?.start), work: () => 0 },
-    { name: "sync start → sandbox requested (cgroups, volumes)", total: (w) => gap(w.firstSync?.start, w.sandbox?.start), work: (w) => gap(w.firstSync?.start, w.sandbox?.start) },
+    { name: "sync start → volumes set up", total: (w) => gap(w.firstSync?.start, w.volumes?.end), work: (w) => (w.volumes ? dur(w.volumes) : undefined) },
+    { name: "volumes → sandbox requested (objects, CRI status)", total: (w) => gap(w.volumes?.end, w.sandbox?.start), work: () => undefined },
     { name: "sandbox (RunPodSandbox)", total: (w) => (w.sandbox ? dur(w.sandbox) : undefined), work: (w) => (w.sandbox ? dur(w.sandbox) : undefined) },
     { name: "sandbox → container start requested", total: (w) => gap(w.sandbox?.end, w.start?.start), work: () => 0 },
     { name: "container start (Create+StartContainer)", total: (w) => (w.start ? dur(w.start) : undefined), work: (w) => (w.start ? dur(w.start) : undefined) },

@@ -214,8 +214,10 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       }
     }
     prober.addPod(pod);
+    const tv = agentTracer.now();
     try {
       await volumes.setUp(pod);
+      agentTracer.record("volumes", tv, agentTracer.now(), { uid });
     } catch (err) {
       // Volumes not ready: containers that have not started wait with the error (as 1.23's
       // "Unable to attach or mount volumes"), and the pod is synced again shortly.
