@@ -77,6 +77,17 @@ describe("PodStatusSync", () => {
     expect(s.calls).toEqual(["GET a", "PUT a Running"]);
   });
 
+  it("writes the next status on its own last written copy when the watch has not caught up", async () => {
+    const s = fakeServer([pod("a")]);
+    const watched = pod("a");
+    const sync = new PodStatusSync({ client: s.client, log: () => undefined, mirrorPods: () => [], cachedPod: () => watched });
+    sync.onStatus(pod("a"), running);
+    await settle(sync);
+    sync.onStatus(pod("a"), { phase: "Succeeded" });
+    await settle(sync);
+    expect(s.calls).toEqual(["PUT a Running", "PUT a Succeeded"]);
+  });
+
   it("without a cache, GETs before each write", async () => {
     const s = fakeServer([pod("a")]);
     const sync = new PodStatusSync({ client: s.client, log: () => undefined, mirrorPods: () => [] });

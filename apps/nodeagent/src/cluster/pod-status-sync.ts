@@ -44,8 +44,9 @@ export interface PodStatusSyncOptions {
   readonly conflictRetries?: number;
   /**
    * The pod (or mirror pod) `namespace/name` as the agent's pod watch last saw it. When given, a
-   * write starts from it instead of a GET; a 409 Conflict (it was stale), a different pod, or a
-   * status already equal to it fall back to the GET. @defaultValue none (always GET)
+   * write starts from it, or from this writer's last written copy of the pod when that is newer
+   * (the watch may not have delivered it yet), instead of a GET; a 409 Conflict (it was stale), a
+   * different pod, or a status already equal to it fall back to the GET. @defaultValue none (always GET)
    */
   readonly cachedPod?: (namespace: string, name: string) => Pod | undefined;
   /** Status writes in flight at once, each for a different pod (one pod's writes stay in order). @defaultValue 4 */
@@ -58,6 +59,15 @@ interface Entry {
   written: boolean;
   /** When the oldest unwritten change was queued (tracer clock). */
   readonly queuedAt: number;
+}
+
+// The copy with the higher resourceVersion (Skiff's are revisions; anything else prefers `a`).
+function newer(a: Pod | undefined, b: Pod | undefined): Pod | undefined {
+  if (!a || !b) return a ?? b;
+  if (a.metadata?.uid !== b.metadata?.uid) return a;
+  const ra = Number(a.metadata?.resourceVersion);
+  const rb = Number(b.metadata?.resourceVersion);
+  return Number.isSafeInteger(ra) && Number.isSafeInteger(rb) && rb > ra ? b : a;
 }
 
 function stableJSON(v: unknown): string {
@@ -83,6 +93,8 @@ export class PodStatusSync {
   private readonly latest = new Map<string, Entry>();
   private readonly queue = new Set<string>();
   private readonly inFlight = new Set<string>();
+  // The pod as the last successful write returned it, by target `namespace/name`.
+  private readonly lastWritten = new Map<string, Pod>();
   private stopped = false;
 
   constructor(private readonly o: PodStatusSyncOptions) {}
@@ -98,7 +110,10 @@ export class PodStatusSync {
   /** Retries the statuses not written yet (e.g. a mirror pod appeared); forgets pods not in `liveUIDs`. */
   resync(liveUIDs: ReadonlySet<string>): void {
     for (const [uid, e] of this.latest) {
-      if (!liveUIDs.has(uid)) this.latest.delete(uid);
+      if (!liveUIDs.has(uid)) {
+        this.latest.delete(uid);
+        this.lastWritten.delete(`${e.pod.metadata?.namespace ?? ""}/${e.pod.metadata?.name ?? ""}`);
+      }
       else if (!e.written) this.enqueue(uid);
     }
   }
@@ -174,7 +189,7 @@ export class PodStatusSync {
     let useCache = this.o.cachedPod !== undefined;
     let attempt = 0;
     while (attempt <= retries) {
-      const cached = useCache ? this.o.cachedPod?.(t.namespace, t.name) : undefined;
+      const cached = useCache ? newer(this.o.cachedPod?.(t.namespace, t.name), this.lastWritten.get(`${t.namespace}/${t.name}`)) : undefined;
       useCache = false;
       let cur: Pod;
       if (cached !== undefined && t.match(cached)) cur = cached;
@@ -195,7 +210,8 @@ export class PodStatusSync {
       }
       attempt++;
       try {
-        await this.o.client.pods.updateStatus({ ...cur, status: merged }, { namespace: t.namespace });
+        const written = await this.o.client.pods.updateStatus({ ...cur, status: merged }, { namespace: t.namespace });
+        if (this.o.cachedPod) this.lastWritten.set(`${t.namespace}/${t.name}`, written);
         this.o.log(`Status for pod ${t.namespace}/${t.name} updated successfully (phase ${merged.phase ?? ""})`, 3);
         return true;
       } catch (err) {
