@@ -25,6 +25,7 @@ import { jobBackoffMs, newJobRateLimiter } from "./backoff.js";
 import { ControllerExpectations, FinalizerExpectations } from "./expectations.js";
 import { isJobFinished, isTrackingWithFinalizers, syncJob } from "./job-sync.js";
 import type { JobSyncActions, JobSyncGates, JobSyncResult } from "./job-sync.js";
+import { OwnWrites } from "./own-writes.js";
 import { newPodControl } from "./pod-control.js";
 import type { PodControl } from "./pod-control.js";
 import { controllerRefOf, hasTrackingFinalizer } from "./pod-utils.js";
@@ -91,6 +92,8 @@ export class JobController {
   // UIDs of Jobs whose finishing status write succeeded, by key: until the Job informer shows the
   // condition, a sync from its stale copy would manage pods again (and create a leaked pod).
   readonly #finished = new Map<string, string>();
+  // This controller's last Job status writes, until the Job informer shows them.
+  readonly #ownWrites = new OwnWrites<Job>();
   #workers: Promise<void>[] = [];
   #removers: Array<() => void> = [];
 
@@ -266,8 +269,10 @@ export class JobController {
 
   /** One sync of the Job `namespace/name` from the caches; `undefined` when the Job is gone. */
   async syncKey(key: string): Promise<JobSyncResult | undefined> {
-    const cached = this.jobInformer.store.get(key);
+    const informed = this.jobInformer.store.get(key);
+    const cached = informed === undefined ? undefined : this.#ownWrites.newest(key, informed);
     if (!cached) {
+      this.#ownWrites.forget(key);
       this.expectations.delete(key);
       this.finalizerExpectations.delete(key);
       this.#finished.delete(key);
@@ -302,6 +307,7 @@ export class JobController {
       updateStatus: async (j) => {
         const t0 = tracer.now();
         const updated = withGVK(await client.jobs.updateStatus(j, { namespace: ns }));
+        this.#ownWrites.record(key, updated);
         if (tracer.enabled) {
           const t1 = tracer.now();
           const now = uncountedUIDs(updated);
