@@ -7,6 +7,7 @@
  *
  * @see cmd/kube-apiserver/app/server.go (Run, CreateServerChain, CreateKubeAPIServerConfig)
  */
+import { tracerFromEnv } from "@skiff/apimachinery";
 import { GenericStore, WatchCache, createAPIServer, namespaceLifecycle, reviewResources, reviewRoutes } from "@skiff/apiserver-core";
 import type { FeatureGate, NodeAgentFeature } from "@skiff/feature-gates";
 import { serviceAccountAdmission } from "./admission/service-account.js";
@@ -109,6 +110,8 @@ export async function startAPIServer(o: APIServerOptions, gates: FeatureGate<Nod
     admission: [namespaceLifecycle(storage), serviceAccountAdmission({ serviceAccounts: new GenericStore(serviceAccounts, cache), mountServiceAccountToken: mountServiceAccountToken() })],
     tls: { cert: certs.cert, key: certs.key, ...(clientCA !== undefined ? { ca: clientCA, requestCert: true } : {}) },
     verbosity: o.verbosity,
+    // SKIFF_TRACE_FILE: one span per mutating request (see @skiff/apimachinery's trace module).
+    tracer: tracerFromEnv("apiserver"),
     extraRoutes: [
       ...discoveryRoutes([...reviewResources, ...metricsResources], withTokenSubresourceInfo),
       ...reviewRoutes({ authenticator, authorizer }),

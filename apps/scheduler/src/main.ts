@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // skiff-scheduler: parse flags, load the kubeconfig, start the scheduler; SIGINT/SIGTERM stop it.
+import { tracerFromEnv } from "@skiff/apimachinery";
 import { createClient, loadClusterConfig } from "@skiff/client";
 import { formatSchedulerHelp, parseSchedulerOptions } from "./options.js";
 import { Scheduler } from "./scheduler.js";
@@ -20,7 +21,8 @@ async function main(argv: readonly string[]): Promise<number> {
   const log = (level: number, message: string) => {
     if (level <= o.verbosity) process.stderr.write(`${new Date().toISOString()} scheduler: ${message}\n`);
   };
-  const scheduler = new Scheduler({ client, schedulerName: o.schedulerName, log });
+  // SKIFF_TRACE_FILE: per-pod spans (see @skiff/apimachinery's trace module).
+  const scheduler = new Scheduler({ client, schedulerName: o.schedulerName, log, tracer: tracerFromEnv("scheduler") });
   await scheduler.start();
   log(0, "scheduler started: caches synced");
   await new Promise<void>((resolve) => {

@@ -1,14 +1,16 @@
 /**
  * The scheduling loop: informers on unassigned pods, assigned pods and nodes; a work queue of
- * pending pods; filter, score, bind; unschedulable pods get `PodScheduled=False` and an Event and
- * are retried when nodes change or assigned pods go away.
+ * pending pods; filter, score, assume, then bind in the background (the binding cycle), so the
+ * next pod is scheduled while the last one's bind is in flight; unschedulable pods get
+ * `PodScheduled=False` and an Event and are retried when nodes change or assigned pods go away.
  *
- * @see pkg/scheduler/scheduler.go (`scheduleOne`)
+ * @see pkg/scheduler/scheduler.go (`scheduleOne`: the binding cycle runs in its own goroutine; `skipPodSchedule`)
  * @see pkg/scheduler/internal/queue/scheduling_queue.go (unschedulable pods moved back on cluster events)
  */
 
 import type { Node, Pod, PodCondition } from "@skiff/api-types";
-import { isConflict, isNotFound } from "@skiff/apimachinery";
+import { isConflict, isNotFound, noopTracer } from "@skiff/apimachinery";
+import type { Tracer } from "@skiff/apimachinery";
 import type { Client, Informer } from "@skiff/client";
 import { RateLimitingQueue, createSharedInformerFactory, keyOf, splitKey } from "@skiff/client";
 import type { SharedInformerFactory } from "@skiff/client";
@@ -31,6 +33,8 @@ export interface SchedulerOptions {
   readonly unschedulableRetryMs?: number;
   /** Log sink: `level` is the klog verbosity of the line. @defaultValue none */
   readonly log?: (level: number, message: string) => void;
+  /** Spans per pod: `queue` (added → taken), `schedule` (filter and score), `bind`, `event`. @defaultValue none */
+  readonly tracer?: Tracer;
 }
 
 /** What happened to one scheduling attempt (for logs and tests). */
@@ -39,9 +43,11 @@ export type ScheduleResult = { readonly outcome: "bound"; readonly nodeName: str
 /**
  * The scheduler. `start()` syncs the informers and runs one worker; `stop()` ends it.
  *
- * Pods are scheduled one at a time in queue order. After a successful bind the pod is "assumed"
- * on its node until the assigned-pod informer sees it, so back-to-back pods never overcommit a
- * node. Ties between equally scored nodes go to the first node name (deterministic).
+ * Pods are scheduled one at a time in queue order. The chosen node is "assumed" for the pod
+ * before its bind is sent, until the assigned-pod informer sees it bound, so back-to-back pods
+ * never overcommit a node; binds run in the background (a failed one forgets the assumption and
+ * requeues the pod, rate limited) and the `Scheduled` event is sent without waiting for it. Ties
+ * between equally scored nodes go to the first node name (deterministic).
  *
  * @example
  * const scheduler = new Scheduler({ client });
@@ -58,13 +64,18 @@ export class Scheduler {
   private readonly queue = new RateLimitingQueue<string>({ name: "scheduler" });
   private readonly unschedulable = new Set<string>();
   private readonly assumed = new Map<string, Pod>();
+  private readonly tracer: Tracer;
+  // When each queued key was first added (for the `queue` span).
+  private readonly queuedAt = new Map<string, number>();
   private retryTimer: ReturnType<typeof setInterval> | undefined;
   private worker: Promise<void> | undefined;
+  private readonly bindings = new Set<Promise<unknown>>();
 
   constructor(private readonly options: SchedulerOptions) {
     this.client = options.client;
     this.schedulerName = options.schedulerName ?? defaultSchedulerName;
     this.log = options.log ?? (() => undefined);
+    this.tracer = options.tracer ?? noopTracer;
     this.factory = createSharedInformerFactory({ onError: (e, ctx) => this.log(0, `informer: ${ctx}: ${e instanceof Error ? e.message : String(e)}`) });
     this.pending = this.factory.informerFor(this.client.pods, { fieldSelector: "spec.nodeName=" });
     this.assigned = this.factory.informerFor(this.client.pods, {
@@ -102,12 +113,18 @@ export class Scheduler {
     this.worker = this.run();
   }
 
-  /** Stops the worker and the informers; resolves when the worker has finished its current pod. */
+  /** Stops the worker and the informers; resolves when the worker has finished its current pod and the binds in flight have ended. */
   async stop(): Promise<void> {
     if (this.retryTimer) clearInterval(this.retryTimer);
     this.queue.shutDown();
     this.factory.stop();
     await this.worker;
+    await Promise.all(this.bindings);
+  }
+
+  /** How many binds are in flight (assumed pods not yet bound). */
+  get bindsInFlight(): number {
+    return this.bindings.size;
   }
 
   private wants(pod: Pod): boolean {
@@ -121,6 +138,7 @@ export class Scheduler {
     const key = keyOf(pod);
     // A pod known unschedulable waits for a cluster event, not for its own status update.
     if (this.unschedulable.has(key) || !this.wants(pod)) return;
+    if (this.tracer.enabled && !this.queuedAt.has(key)) this.queuedAt.set(key, this.tracer.now());
     this.queue.add(key);
   }
 
@@ -136,7 +154,11 @@ export class Scheduler {
       const key = await this.queue.get();
       if (key === undefined) return;
       try {
-        await this.scheduleOne(key);
+        const { binding } = await this.schedulingCycle(key);
+        if (binding) {
+          this.bindings.add(binding);
+          void binding.finally(() => this.bindings.delete(binding));
+        }
         this.queue.forget(key);
       } catch (e) {
         this.log(0, `error scheduling ${key}: ${e instanceof Error ? e.message : String(e)}`);
@@ -153,7 +175,9 @@ export class Scheduler {
     for (const pod of this.assumed.values()) {
       const name = pod.spec?.nodeName ?? "";
       if (this.assigned.store.get(keyOf(pod)) !== undefined) continue;
-      byNode.set(name, [...(byNode.get(name) ?? []), pod]);
+      const list = byNode.get(name);
+      if (list) list.push(pod);
+      else byNode.set(name, [pod]);
     }
     return this.nodes.store
       .list()
@@ -164,10 +188,26 @@ export class Scheduler {
       });
   }
 
-  /** Schedules the pod of `key` once. */
+  /** Schedules the pod of `key` once and waits for its bind. */
   async scheduleOne(key: string): Promise<ScheduleResult> {
+    const { result, binding } = await this.schedulingCycle(key);
+    if (!binding) return result;
+    return (await binding) ?? result;
+  }
+
+  /**
+   * The scheduling cycle of the pod of `key`: filter and score the nodes, assume the pod on the
+   * chosen one and start its binding cycle (returned, not awaited). A pod already assumed (its
+   * bind in flight) is skipped.
+   */
+  private async schedulingCycle(key: string): Promise<{ result: ScheduleResult; binding?: Promise<ScheduleResult | undefined> }> {
+    const t0 = this.tracer.now();
+    const queuedAt = this.queuedAt.get(key);
+    this.queuedAt.delete(key);
     const pod = this.pending.store.get(key);
-    if (!pod || !this.wants(pod)) return { outcome: "skipped" };
+    if (!pod || !this.wants(pod) || this.assumed.has(key)) return { result: { outcome: "skipped" } };
+    const who = { pod: key, uid: pod.metadata?.uid ?? "" };
+    if (queuedAt !== undefined) this.tracer.record("queue", queuedAt, t0, who);
     const infos = this.snapshot();
     const feasible: NodeInfo[] = [];
     const reasons: string[][] = [];
@@ -182,25 +222,43 @@ export class Scheduler {
       this.log(2, `unable to schedule ${key}: ${message}`);
       this.unschedulable.add(key);
       await this.recordUnschedulable(pod, message);
-      return { outcome: "unschedulable", message };
+      return { result: { outcome: "unschedulable", message } };
     }
+    const t1 = this.tracer.now();
+    this.tracer.record("schedule", t0, t1, { ...who, attrs: { nodes: infos.length } });
+    // Assume: the next cycles count this pod on its node while the bind is in flight.
+    this.assumed.set(key, { ...pod, spec: { ...pod.spec, containers: pod.spec?.containers ?? [], nodeName: choice.nodeName } });
+    return { result: { outcome: "bound", nodeName: choice.nodeName }, binding: this.bindingCycle(key, pod, choice.nodeName, who) };
+  }
+
+  /**
+   * Binds the assumed pod; on success sends the `Scheduled` event without waiting for it. A
+   * failed bind forgets the assumption; NotFound and Conflict (bound meanwhile) end there, other
+   * errors requeue the pod rate limited. Never rejects; resolves `skipped` when it did not bind.
+   */
+  private async bindingCycle(key: string, pod: Pod, nodeName: string, who: { pod: string; uid: string }): Promise<ScheduleResult | undefined> {
     const { namespace, name } = splitKey(key);
+    const t1 = this.tracer.now();
     try {
-      await this.client.bindPod({ namespace, name, nodeName: choice.nodeName, ...(pod.metadata?.uid ? { uid: pod.metadata.uid } : {}) });
+      await this.client.bindPod({ namespace, name, nodeName, ...(pod.metadata?.uid ? { uid: pod.metadata.uid } : {}) });
     } catch (e) {
+      this.assumed.delete(key);
       if (isNotFound(e)) return { outcome: "skipped" };
       if (isConflict(e)) {
         this.log(2, `pod ${key} was bound meanwhile: ${e instanceof Error ? e.message : ""}`);
         return { outcome: "skipped" };
       }
-      throw e;
+      this.log(0, `error binding ${key} to ${nodeName}: ${e instanceof Error ? e.message : String(e)}`);
+      this.queue.addRateLimited(key);
+      return { outcome: "skipped" };
     }
-    this.assumed.set(key, { ...pod, spec: { ...pod.spec, containers: pod.spec?.containers ?? [], nodeName: choice.nodeName } });
-    this.log(2, `bound ${key} to ${choice.nodeName} (score ${String(choice.score)})`);
-    await this.client
-      .recordEvent(pod, { type: "Normal", reason: "Scheduled", message: `Successfully assigned ${key} to ${choice.nodeName}`, component: this.schedulerName })
+    const t2 = this.tracer.now();
+    this.tracer.record("bind", t1, t2, { ...who, attrs: { node: nodeName } });
+    this.log(2, `bound ${key} to ${nodeName}`);
+    void this.client
+      .recordEvent(pod, { type: "Normal", reason: "Scheduled", message: `Successfully assigned ${key} to ${nodeName}`, component: this.schedulerName })
       .catch((e: unknown) => this.log(0, `event for ${key}: ${e instanceof Error ? e.message : String(e)}`));
-    return { outcome: "bound", nodeName: choice.nodeName };
+    return undefined;
   }
 
   private async recordUnschedulable(pod: Pod, message: string): Promise<void> {

@@ -123,8 +123,12 @@ describe("skiff-scheduler against the real apiserver", () => {
     expect(events[0]).toMatchObject({ type: "Warning", message, source: { component: "default-scheduler" } });
     await addNode("u-4", { labels: { zone: "b" }, cpu: "4" });
     expect(await boundNode("waiting")).toBe("u-4");
-    const scheduled = await client.events.list({ namespace: "default", fieldSelector: "involvedObject.name=waiting,reason=Scheduled" });
-    expect(scheduled.items[0]?.message).toBe("Successfully assigned default/waiting to u-4");
+    // The Scheduled event is sent after the bind, without the scheduler waiting for it.
+    const scheduled = await waitFor("Scheduled event", async () => {
+      const l = await client.events.list({ namespace: "default", fieldSelector: "involvedObject.name=waiting,reason=Scheduled" });
+      return l.items.length > 0 ? l.items : undefined;
+    });
+    expect(scheduled[0]?.message).toBe("Successfully assigned default/waiting to u-4");
   });
 
   it("pods of another scheduler are left alone; back-to-back pods do not overcommit a node", async () => {
@@ -138,5 +142,40 @@ describe("skiff-scheduler against the real apiserver", () => {
     });
     expect(bound).toEqual(["bound", "unschedulable"]);
     expect((await client.pods.get("other", { namespace: "default" })).spec?.nodeName).toBeFalsy();
+  });
+
+  it("schedules the next pod while a bind is in flight, counting the assumed pod on its node", async () => {
+    // Its own scheduler name, so the suite's scheduler leaves these pods alone; its bind of
+    // `held` waits until released.
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    const binding = new Proxy(client, {
+      get(target, prop, receiver) {
+        if (prop === "bindPod") {
+          return async (b: Parameters<Client["bindPod"]>[0]) => {
+            if (b.name === "held") await released;
+            return target.bindPod(b);
+          };
+        }
+        return Reflect.get(target, prop, receiver) as unknown;
+      },
+    });
+    const background = new Scheduler({ client: binding, schedulerName: "background-binder", log: (_l, m) => logs.push(m) });
+    await background.start();
+    try {
+      await addNode("a-1", { cpu: "1" });
+      await addNode("a-2", { cpu: "1" });
+      await addPod("held", { schedulerName: "background-binder" }, { cpu: "600m" });
+      await waitFor("held assumed, its bind in flight", async () => (background.bindsInFlight === 1 ? true : undefined));
+      await addPod("next", { schedulerName: "background-binder" }, { cpu: "600m" });
+      // a-1 holds the assumed 600m of `held`: `next` goes to a-2 while `held` is still unbound.
+      expect(await boundNode("next")).toBe("a-2");
+      expect((await client.pods.get("held", { namespace: "default" })).spec?.nodeName).toBeFalsy();
+      release();
+      expect(await boundNode("held")).toBe("a-1");
+    } finally {
+      release();
+      await background.stop();
+    }
   });
 });

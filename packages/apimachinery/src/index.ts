@@ -158,3 +158,5 @@ export type { FieldConflict, FieldManagerOptions, ManagedFieldsEntry, ManagerRec
 export { checkDocumentLimits, checkObjectDepth, estimateYAMLDepth, maxDocumentDepth, maxJSONPatchCopyBytes, maxObjectDepth, maxPatchedObjectBytes } from "./document-limits.js";
 export type { DocumentLimitProblem } from "./document-limits.js";
 export { goQuote } from "./internal/go-format.js";
+export { newFileTracer, noopTracer, parseTraceRecords, traceFileEnv, tracerFromEnv } from "./trace.js";
+export type { TraceFields, TraceRecord, Tracer } from "./trace.js";

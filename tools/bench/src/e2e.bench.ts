@@ -6,10 +6,39 @@
  *
  * The Job controller and scheduler run with --cluster-api-qps=500 --cluster-api-burst=1000 for the
  * 2,000-pod Job (their defaults, 20/30 and 50/100, would cap it at the client rate limit).
+ *
+ * The 2,000-pod run is traced: every component appends span records to one file
+ * (`SKIFF_TRACE_FILE`, see `@skiff/apimachinery`'s trace module), joined here into the per-pod
+ * timeline (p50/p99 of each step, with its work part), the pod start-up latency (created →
+ * Running) against the 5 s SLO, the apiserver's mutating request p99 against the 1 s SLO, and each
+ * component's CPU seconds per pod (from /proc).
+ *
+ * Environment: `SKIFF_BENCH_FLEET_PODS` (2000), `SKIFF_BENCH_FLEET_AGENTS` (20),
+ * `SKIFF_BENCH_FLEET_PARALLELISM` (200) scale the run down for a busy machine (the rows say the
+ * scale); `SKIFF_BENCH_ONE_POD=0` skips the one-pod Jobs; `SKIFF_BENCH_TRACE_OUT=<file>` keeps a
+ * copy of the trace.
  */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseTraceRecords, traceFileEnv } from "@skiff/apimachinery";
 import { setUpContainerd, runKubectl, startCluster, waitFor } from "@skiff/e2e";
 import type { ApiClient, Cluster, NodeSpec } from "@skiff/e2e";
 import type { BenchRow } from "./report.js";
+import { mutatingLatencies, percentile, podTimeline } from "./timeline.js";
+
+/**
+ * Figures of earlier runs, printed beside this run's: issue 20's (2,000 pods, 20 agents,
+ * parallelism 200) and this bench's own before the tracing fixes at the reduced scale it was run
+ * at on the shared 2-core machine.
+ */
+const previous = {
+  podsPerSecond: "7.7 pods/s under load, 33.7 best (2,000 pods, 20 agents; issue 20); 1.96 before the h6 fixes (300 pods, 5 agents, parallelism 50, load ~28)",
+  startupP50: "23.5 s before the h6 fixes (300/5/50, load ~28)",
+  startupP99: "35.7 s before the h6 fixes (300/5/50, load ~28)",
+  apiP99: "0.143 s before the h6 fixes (300/5/50, load ~28)",
+  rss: "4.8–5.2 GiB for 43 processes (2,000 pods, 20 agents; issue 20); 1627 MiB for 13 before the h6 fixes (300/5/50)",
+} as const;
 
 export const name = "end to end (apiserver, job controller, scheduler, node agents)";
 
@@ -79,39 +108,116 @@ async function onePodJob(nodes: NodeSpec[], label: string, targetS: number, runs
   }
 }
 
-/** 20 node agents, one Job of `pods` pods with parallelism 200. */
-async function fleet(pods: number, agents: number): Promise<BenchRow[]> {
+/** CPU seconds (user + system, own and reaped children) of a process, from /proc/<pid>/stat. */
+function cpuSeconds(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // Fields 14–17 of proc(5) (utime, stime, cutime, cstime), 0-based 11–14 after the name.
+    return [11, 12, 13, 14].reduce((a, i) => a + Number(f[i] ?? 0), 0) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+function componentOf(processName: string): string {
+  if (processName === "apiserver" || processName === "job-controller" || processName === "scheduler") return processName;
+  return processName.startsWith("cri-") ? "process CRI servers" : "node agents";
+}
+
+function cpuByComponent(cluster: Cluster): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const p of cluster.processes.values()) {
+    const c = componentOf(p.name);
+    m.set(c, (m.get(c) ?? 0) + cpuSeconds(p.proc.pid));
+  }
+  return m;
+}
+
+/** `agents` node agents, one traced Job of `pods` pods with `parallelism`. */
+async function fleet(pods: number, agents: number, parallelism: number): Promise<BenchRow[]> {
   const nodes: NodeSpec[] = Array.from({ length: agents }, (_, i) => ({ name: `fleet-${String(i).padStart(2, "0")}`, runtime: "process" as const, args: ["--max-pods=250"] }));
   const qps = ["--cluster-api-qps=500", "--cluster-api-burst=1000"];
-  const cluster: Cluster = await startCluster({ nodes, jobControllerArgs: qps, schedulerArgs: qps, nodeStatusUpdateFrequency: "10s" });
+  const scale = `${pods} pods, ${agents} agents, parallelism ${parallelism}`;
+  // The cluster's processes inherit the environment: one trace file for all of them.
+  const saved = process.env[traceFileEnv];
+  const traceDir = mkdtempSync(join(tmpdir(), "skiff-bench-trace-"));
+  const traceFile = join(traceDir, "trace.jsonl");
+  process.env[traceFileEnv] = traceFile;
+  let cluster: Cluster;
+  try {
+    cluster = await startCluster({ nodes, jobControllerArgs: qps, schedulerArgs: qps, nodeStatusUpdateFrequency: "10s" });
+  } catch (e) {
+    rmSync(traceDir, { recursive: true, force: true });
+    throw e;
+  } finally {
+    if (saved === undefined) delete process.env[traceFileEnv];
+    else process.env[traceFileEnv] = saved;
+  }
   try {
     const idleRss = cluster.totalRssBytes();
     let peakRss = idleRss;
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, cluster.totalRssBytes())), 500);
+    const cpu0 = cpuByComponent(cluster);
     const t0 = performance.now();
     try {
-      const r = await runKubectl(cluster.kubeconfig, ["create", "-f", "-"], jobManifest("fleet", pods, 200));
+      const r = await runKubectl(cluster.kubeconfig, ["create", "-f", "-"], jobManifest("fleet", pods, parallelism));
       if (r.code !== 0) throw new Error(`kubectl create: ${r.stderr}`);
       await complete(cluster.api, "fleet", 1_800_000);
     } finally {
       clearInterval(sampler);
     }
     const seconds = (performance.now() - t0) / 1000;
+    const cpu1 = cpuByComponent(cluster);
+    const processCount = cluster.processes.size;
+    // Stopping flushes every component's trace buffer.
+    await cluster.stop();
+    const text = readFileSync(traceFile, "utf8");
+    const keep = process.env["SKIFF_BENCH_TRACE_OUT"];
+    if (keep) writeFileSync(keep, text);
+    const records = parseTraceRecords(text);
     const mib = (b: number): number => b / (1 << 20);
-    return [
-      { what: `${pods}-pod Job on ${agents} node agents (process CRI), parallelism 200`, value: pods / seconds, unit: "pods/s", note: `${seconds.toFixed(1)} s in all` },
-      { what: `total RSS of the cluster's ${cluster.processes.size} processes, idle`, value: mib(idleRss), unit: "MiB" },
-      { what: `total RSS of the cluster's processes, peak while running`, value: mib(peakRss), unit: "MiB" },
+    const rows: BenchRow[] = [
+      { what: `Job of ${scale} (process CRI)`, value: pods / seconds, unit: "pods/s", note: `${seconds.toFixed(1)} s in all; previous: ${previous.podsPerSecond}; target ≥ 200 pods/s at 2,000 pods on 20 agents` },
     ];
+    const t = podTimeline(records);
+    const startupP50 = percentile(t.startupMs, 50) / 1000;
+    const startupP99 = percentile(t.startupMs, 99) / 1000;
+    rows.push(
+      { what: `pod start-up (created → Running), p50 of ${t.startupMs.length}`, value: startupP50, unit: "s", note: `previous: ${previous.startupP50}` },
+      { what: `pod start-up (created → Running), p99`, value: startupP99, unit: "s", note: `SLO p99 ≤ 5 s: ${startupP99 <= 5 ? "met" : "NOT met"}; previous: ${previous.startupP99}` },
+    );
+    const api = mutatingLatencies(records);
+    const apiP99 = percentile(api.all, 99) / 1000;
+    const slowest = [...api.bySpan].map(([span, xs]) => ({ span, n: xs.length, p99: percentile(xs, 99) })).sort((a, b) => b.p99 - a.p99).slice(0, 3);
+    rows.push({ what: `mutating API calls (apiserver), p99 of ${api.all.length}`, value: apiP99, unit: "s", note: `SLO p99 ≤ 1 s: ${apiP99 <= 1 ? "met" : "NOT met"}; previous: ${previous.apiP99}; slowest: ${slowest.map((x) => `${x.span} ×${x.n} p99 ${x.p99.toFixed(0)} ms`).join(", ")}` });
+    rows.push(
+      { what: `total RSS of the cluster's ${processCount} processes, idle`, value: mib(idleRss), unit: "MiB" },
+      { what: `total RSS of the cluster's processes, peak while running`, value: mib(peakRss), unit: "MiB", note: `previous: ${previous.rss}; target ≤ 2 GiB` },
+    );
+    for (const [c, end] of cpu1) {
+      const used = end - (cpu0.get(c) ?? 0);
+      rows.push({ what: `CPU of ${c} per pod`, value: (used / pods) * 1000, unit: "ms/pod", note: `${used.toFixed(1)} CPU s in all` });
+    }
+    console.log(`  per-pod timeline of ${String(t.pods)} pods (ms; whole step p50/p99, work p50/p99; slowest p99 first):`);
+    const w = Math.max(...t.steps.map((s) => s.step.length));
+    console.log(`    ${"step".padEnd(w)}  ${"pods".padStart(5)} ${"p50".padStart(8)} ${"p99".padStart(8)} ${"work p50".padStart(9)} ${"work p99".padStart(9)}`);
+    for (const s of t.steps) console.log(`    ${s.step.padEnd(w)}  ${String(s.pods).padStart(5)} ${s.p50.toFixed(1).padStart(8)} ${s.p99.toFixed(1).padStart(8)} ${s.workP50.toFixed(1).padStart(9)} ${s.workP99.toFixed(1).padStart(9)}`);
+    const top = [...t.steps].sort((a, b) => b.p99 - a.p99).slice(0, 5);
+    console.log(`  slowest steps by p99: ${top.map((s) => `${s.step} (${s.p99.toFixed(0)} ms)`).join("; ")}`);
+    return rows;
   } finally {
     await cluster.stop();
+    rmSync(traceDir, { recursive: true, force: true });
   }
 }
 
 export default async function run(): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
-  rows.push(...(await onePodJob([{ name: "bench-node", runtime: "process" }], "process CRI server", 1.5)));
-  const ctd = setUpContainerd();
+  const onePod = process.env["SKIFF_BENCH_ONE_POD"] !== "0";
+  if (onePod) rows.push(...(await onePodJob([{ name: "bench-node", runtime: "process" }], "process CRI server", 1.5)));
+  const ctd = onePod ? setUpContainerd() : { reason: "SKIFF_BENCH_ONE_POD=0", stop: () => undefined };
   if (ctd.endpoint !== undefined) {
     try {
       rows.push(...(await onePodJob([{ name: "bench-ctd", runtime: "containerd", endpoint: ctd.endpoint }], "containerd", 3)));
@@ -121,6 +227,7 @@ export default async function run(): Promise<BenchRow[]> {
   } else {
     console.log(`  (containerd skipped: ${ctd.reason})`);
   }
-  rows.push(...(await fleet(Number(process.env.SKIFF_BENCH_FLEET_PODS ?? 2000), Number(process.env.SKIFF_BENCH_FLEET_AGENTS ?? 20))));
+  const env = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
+  rows.push(...(await fleet(env("SKIFF_BENCH_FLEET_PODS", 2000), env("SKIFF_BENCH_FLEET_AGENTS", 20), env("SKIFF_BENCH_FLEET_PARALLELISM", 200))));
   return rows;
 }

@@ -11,6 +11,7 @@ import { isConflict, isNotFound } from "@skiff/apimachinery";
 import type { Client, Informer } from "@skiff/client";
 import { createInformer } from "@skiff/client";
 import type { PodRuntime } from "../pods/index.js";
+import { agentTracer } from "../internal/trace.js";
 import type { ClusterLog } from "./node-status-manager.js";
 
 /** Whether `pod` is a mirror pod (has the `example.io/config.mirror` annotation). */
@@ -46,7 +47,14 @@ export class ApiPodSource {
       onError: (err, context) => o.log(`pod watch (${context}): ${err instanceof Error ? err.message : String(err)}`),
     });
     const changed = () => this.schedulePush();
-    this.informer.addEventHandler({ onAdd: changed, onUpdate: changed, onDelete: changed });
+    const added = (p: Pod) => {
+      if (agentTracer.enabled) {
+        const now = agentTracer.now();
+        agentTracer.record("pod-seen", now, now, { pod: `${p.metadata?.namespace ?? ""}/${p.metadata?.name ?? ""}`, uid: p.metadata?.uid ?? "", attrs: { node: o.nodeName } });
+      }
+      changed();
+    };
+    this.informer.addEventHandler({ onAdd: added, onUpdate: changed, onDelete: changed });
   }
 
   /** The mirror pods bound to this node, as last seen. */

@@ -130,7 +130,12 @@ export class ClusterMode {
   private readonly unsubscribe: () => void;
 
   constructor(private readonly p: ClusterModeParams) {
-    this.sync = new PodStatusSync({ client: p.clients.client, log: p.log, mirrorPods: () => this.source?.mirrorPods() ?? [] });
+    this.sync = new PodStatusSync({
+      client: p.clients.client,
+      log: p.log,
+      mirrorPods: () => this.source?.mirrorPods() ?? [],
+      cachedPod: (namespace, name) => this.source?.informer.store.get(`${namespace}/${name}`),
+    });
     this.unsubscribe = p.runtime.onStatusChange((pod, status) => {
       this.sync.onStatus(pod, status);
       if (isStaticPod(pod)) void this.mirrors?.reconcile();

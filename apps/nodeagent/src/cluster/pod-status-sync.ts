@@ -8,6 +8,7 @@ import type { Pod, PodStatus } from "@skiff/api-types";
 import { ConfigMirrorAnnotation, ConfigSourceAnnotation } from "@skiff/api-types";
 import { isConflict, isNotFound } from "@skiff/apimachinery";
 import type { Client } from "@skiff/client";
+import { agentTracer } from "../internal/trace.js";
 import type { ClusterLog } from "./node-status-manager.js";
 
 /** Condition types the node agent owns; others (set by controllers) are kept from the server. */
@@ -41,12 +42,32 @@ export interface PodStatusSyncOptions {
   readonly mirrorPods: () => readonly Pod[];
   /** How many times a write is retried after a 409 Conflict (each after a fresh GET). @defaultValue 5 */
   readonly conflictRetries?: number;
+  /**
+   * The pod (or mirror pod) `namespace/name` as the agent's pod watch last saw it. When given, a
+   * write starts from it, or from this writer's last written copy of the pod when that is newer
+   * (the watch may not have delivered it yet), instead of a GET; a 409 Conflict (it was stale), a
+   * different pod, or a status already equal to it fall back to the GET. @defaultValue none (always GET)
+   */
+  readonly cachedPod?: (namespace: string, name: string) => Pod | undefined;
+  /** Status writes in flight at once, each for a different pod (one pod's writes stay in order). @defaultValue 4 */
+  readonly concurrency?: number;
 }
 
 interface Entry {
   readonly pod: Pod;
   readonly status: PodStatus;
   written: boolean;
+  /** When the oldest unwritten change was queued (tracer clock). */
+  readonly queuedAt: number;
+}
+
+// The copy with the higher resourceVersion (Skiff's are revisions; anything else prefers `a`).
+function newer(a: Pod | undefined, b: Pod | undefined): Pod | undefined {
+  if (!a || !b) return a ?? b;
+  if (a.metadata?.uid !== b.metadata?.uid) return a;
+  const ra = Number(a.metadata?.resourceVersion);
+  const rb = Number(b.metadata?.resourceVersion);
+  return Number.isSafeInteger(ra) && Number.isSafeInteger(rb) && rb > ra ? b : a;
 }
 
 function stableJSON(v: unknown): string {
@@ -56,17 +77,24 @@ function stableJSON(v: unknown): string {
 }
 
 /**
- * Writes pod statuses to the apiserver, one pod at a time in the order of changes (the latest
- * status per pod wins). For each: GET the pod (a different UID means it was recreated: skip),
- * merge ({@link mergePodStatus}), skip when equal, else `PUT pods/{name}/status` with the
- * resourceVersion read; 409 → GET again and retry. Static pods write to their mirror pod
- * (matched by namespace/name and the `example.io/config.mirror` hash); without one the status
- * waits for {@link resync}.
+ * Writes pod statuses to the apiserver in the order of changes (the latest status per pod wins),
+ * up to `concurrency` pods at once, one write at a time per pod. For each: the pod as the watch
+ * cache has it (else GET; a different UID means it was recreated: skip), merge
+ * ({@link mergePodStatus}), skip when equal to the server's, else `PUT pods/{name}/status` with
+ * the resourceVersion read; 409 → GET and retry. Static pods write to their mirror pod (matched
+ * by namespace/name and the `example.io/config.mirror` hash); without one the status waits for
+ * {@link resync}.
+ *
+ * 1.23's status manager writes from one goroutine with a GET before each patch; with HTTP round
+ * trips of a loaded Node.js process that serial GET + write became the longest wait of a pod's
+ * life (`pnpm bench e2e`), hence the watch cache read and the few writers.
  */
 export class PodStatusSync {
   private readonly latest = new Map<string, Entry>();
   private readonly queue = new Set<string>();
-  private running = false;
+  private readonly inFlight = new Set<string>();
+  // The pod as the last successful write returned it, by target `namespace/name`.
+  private readonly lastWritten = new Map<string, Pod>();
   private stopped = false;
 
   constructor(private readonly o: PodStatusSyncOptions) {}
@@ -74,14 +102,18 @@ export class PodStatusSync {
   /** The pod runtime's status listener. */
   readonly onStatus = (pod: Pod, status: PodStatus): void => {
     const uid = pod.metadata?.uid ?? "";
-    this.latest.set(uid, { pod, status, written: false });
+    const queuedAt = this.queue.has(uid) ? (this.latest.get(uid)?.queuedAt ?? agentTracer.now()) : agentTracer.now();
+    this.latest.set(uid, { pod, status, written: false, queuedAt });
     this.enqueue(uid);
   };
 
   /** Retries the statuses not written yet (e.g. a mirror pod appeared); forgets pods not in `liveUIDs`. */
   resync(liveUIDs: ReadonlySet<string>): void {
     for (const [uid, e] of this.latest) {
-      if (!liveUIDs.has(uid)) this.latest.delete(uid);
+      if (!liveUIDs.has(uid)) {
+        this.latest.delete(uid);
+        this.lastWritten.delete(`${e.pod.metadata?.namespace ?? ""}/${e.pod.metadata?.name ?? ""}`);
+      }
       else if (!e.written) this.enqueue(uid);
     }
   }
@@ -91,30 +123,49 @@ export class PodStatusSync {
     this.queue.clear();
   }
 
+  /** How many pods' statuses are being written now. */
+  get writesInFlight(): number {
+    return this.inFlight.size;
+  }
+
   private enqueue(uid: string): void {
     if (this.stopped) return;
     this.queue.add(uid);
-    if (!this.running) void this.drain();
+    this.pump();
   }
 
-  private async drain(): Promise<void> {
-    this.running = true;
-    try {
-      while (!this.stopped) {
-        const next = this.queue.values().next();
-        if (next.done) break;
-        const uid = next.value;
-        this.queue.delete(uid);
-        const e = this.latest.get(uid);
-        if (!e) continue;
-        try {
-          e.written = await this.write(e);
-        } catch (err) {
-          this.o.log(`Failed to update status for pod ${e.pod.metadata?.namespace}/${e.pod.metadata?.name}: ${err instanceof Error ? err.message : String(err)}`);
+  // Starts writers for queued pods not in flight, up to the concurrency.
+  private pump(): void {
+    const limit = Math.max(1, this.o.concurrency ?? 4);
+    while (!this.stopped && this.inFlight.size < limit) {
+      let uid: string | undefined;
+      for (const u of this.queue) {
+        if (!this.inFlight.has(u)) {
+          uid = u;
+          break;
         }
       }
-    } finally {
-      this.running = false;
+      if (uid === undefined) return;
+      this.queue.delete(uid);
+      const e = this.latest.get(uid);
+      if (!e) continue;
+      this.inFlight.add(uid);
+      void this.writeOne(uid, e).finally(() => {
+        this.inFlight.delete(uid);
+        this.pump();
+      });
+    }
+  }
+
+  private async writeOne(uid: string, e: Entry): Promise<void> {
+    const t0 = agentTracer.now();
+    const fields = { pod: `${e.pod.metadata?.namespace ?? ""}/${e.pod.metadata?.name ?? ""}`, uid, attrs: { phase: e.status.phase ?? "" } };
+    agentTracer.record("status-queue", e.queuedAt, t0, fields);
+    try {
+      e.written = await this.write(e);
+      agentTracer.record("status-write", t0, agentTracer.now(), fields);
+    } catch (err) {
+      this.o.log(`Failed to update status for pod ${e.pod.metadata?.namespace}/${e.pod.metadata?.name}: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
 
@@ -135,19 +186,32 @@ export class PodStatusSync {
     const t = this.target(e.pod);
     if (!t) return false;
     const retries = this.o.conflictRetries ?? 5;
-    for (let attempt = 0; attempt <= retries; attempt++) {
+    let useCache = this.o.cachedPod !== undefined;
+    let attempt = 0;
+    while (attempt <= retries) {
+      const cached = useCache ? newer(this.o.cachedPod?.(t.namespace, t.name), this.lastWritten.get(`${t.namespace}/${t.name}`)) : undefined;
+      useCache = false;
       let cur: Pod;
-      try {
-        cur = await this.o.client.pods.get(t.name, { namespace: t.namespace });
-      } catch (err) {
-        if (isNotFound(err)) return true;
-        throw err;
+      if (cached !== undefined && t.match(cached)) cur = cached;
+      else {
+        try {
+          cur = await this.o.client.pods.get(t.name, { namespace: t.namespace });
+        } catch (err) {
+          if (isNotFound(err)) return true;
+          throw err;
+        }
+        if (!t.match(cur)) return true;
       }
-      if (!t.match(cur)) return true;
       const merged = mergePodStatus(cur.status, e.status);
-      if (stableJSON(merged) === stableJSON(cur.status ?? {})) return true;
+      if (stableJSON(merged) === stableJSON(cur.status ?? {})) {
+        // The cache may be behind the server: confirm with a GET before skipping.
+        if (cur === cached) continue;
+        return true;
+      }
+      attempt++;
       try {
-        await this.o.client.pods.updateStatus({ ...cur, status: merged }, { namespace: t.namespace });
+        const written = await this.o.client.pods.updateStatus({ ...cur, status: merged }, { namespace: t.namespace });
+        if (this.o.cachedPod) this.lastWritten.set(`${t.namespace}/${t.name}`, written);
         this.o.log(`Status for pod ${t.namespace}/${t.name} updated successfully (phase ${merged.phase ?? ""})`, 3);
         return true;
       } catch (err) {

@@ -14,6 +14,7 @@ import { buildPodLogsDirectory, readContainerLog, rotateContainerLog } from "./l
 import { PodConfig, type PodConfigUpdate } from "./pod-config.js";
 import { fetchEnvObjects, type EnvObjects } from "./pod-objects.js";
 import { PodWorkers } from "./pod-workers.js";
+import { agentTracer } from "../internal/trace.js";
 import { ProberManager } from "./prober-manager.js";
 import { admitPod } from "./admission.js";
 import { ContainerGC } from "./container-gc.js";
@@ -236,8 +237,10 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       }
     }
     prober.addPod(pod);
+    const tv = agentTracer.now();
     try {
       await volumes.setUp(pod);
+      agentTracer.record("volumes", tv, agentTracer.now(), { uid });
     } catch (err) {
       // Volumes not ready: containers that have not started wait with the error (as 1.23's
       // "Unable to attach or mount volumes"), and the pod is synced again shortly.
@@ -265,7 +268,16 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
 
   const workers = new PodWorkers(
     {
-      syncPod: syncOne,
+      syncPod: agentTracer.enabled
+        ? async (pod) => {
+            const t0 = agentTracer.now();
+            try {
+              return await syncOne(pod);
+            } finally {
+              agentTracer.record("pod-sync", t0, agentTracer.now(), { uid: pod.metadata?.uid ?? "" });
+            }
+          }
+        : syncOne,
       terminatePod: async (pod) => {
         prober.removePod(pod.metadata?.uid ?? "");
         await manager.killPod(pod.metadata?.uid ?? "", manager.gracePeriodOf(pod), true, logDirOf(pod));

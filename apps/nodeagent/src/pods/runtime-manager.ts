@@ -15,6 +15,7 @@ import type { RuntimeClients } from "./runtime-clients.js";
 import { containerSecurityContext, imageUserOf, sandboxSecurity, verifyRunAsNonRoot, type ImageUser, type SecurityContextOptions } from "./security-context.js";
 import { terminationMessage } from "./termination-message.js";
 import { machineAllocatable, type NodeAllocatable } from "./volumes-files.js";
+import { agentTracer } from "../internal/trace.js";
 
 /** CRI labels and annotations the agent puts on sandboxes and containers (`io.kubernetes.*` renamed). */
 export const criLabels = {
@@ -300,7 +301,9 @@ export class RuntimeManager {
       for (const c of status.containers) if (c.state === "running") await this.stopContainer(c.id, 2).catch(() => undefined);
       for (const s of status.sandboxes) await this.o.clients.runtime.stopPodSandbox({ podSandboxId: s.id }).catch(() => undefined);
       const attempt = status.sandboxes.length === 0 ? 0 : Math.max(...status.sandboxes.map((s) => s.attempt)) + 1;
+      const t0 = agentTracer.now();
       const created = await this.o.clients.runtime.runPodSandbox({ config: this.sandboxConfig(pod, attempt) });
+      agentTracer.record("sandbox", t0, agentTracer.now(), { uid });
       this.o.log(`started sandbox ${created.podSandboxId} for pod ${pod.metadata?.namespace}/${pod.metadata?.name}`);
       status = await this.getPodStatus(uid);
       sandbox = status.sandboxes.find((s) => s.id === created.podSandboxId) ?? { id: created.podSandboxId, ready: true, attempt, createdAtMs: Date.now(), ip: "" };
@@ -381,6 +384,7 @@ export class RuntimeManager {
   /** Pulls the image when needed, then creates and starts the container; failures land in `waiting`. */
   private async startContainer(pod: Pod, c: Container, restartCount: number, sandbox: RuntimeSandbox, waiting: Map<string, ContainerWaitReason>): Promise<number | undefined> {
     const image = c.image ?? "";
+    const t0 = agentTracer.now();
     const pulled = await this.ensureImage(pod, c, waiting);
     if (pulled !== true) return pulled;
     let config: ContainerConfig;
@@ -410,6 +414,7 @@ export class RuntimeManager {
     try {
       await rt.startContainer({ containerId });
       this.o.log(`started container ${c.name} (${containerId}) of pod ${pod.metadata?.namespace}/${pod.metadata?.name}, restartCount ${restartCount} (image ${image})`);
+      agentTracer.record("container-start", t0, agentTracer.now(), { uid: pod.metadata?.uid ?? "", attrs: { container: c.name } });
       this.o.onEvent?.(pod, "Normal", "Started", `Started container ${c.name}`);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { invalid } from "@skiff/apimachinery";
+import type { TraceFields, Tracer } from "@skiff/apimachinery";
 import { MemoryStorage } from "@skiff/storage";
 import type { ResourceInfo } from "@skiff/api-types";
 import { alwaysAllowAuthorizer } from "../auth/auth.js";
@@ -346,5 +347,27 @@ describe("errors before routing are Status objects", () => {
     expect(truncated.body).toMatchObject({ kind: "Status", code: 400, message: 'parse "/apis/%E0%A4%A": invalid URL escape "%A"' });
     const nonUTF8 = await raw(`${path}/%FF`);
     expect(nonUTF8.body).toMatchObject({ kind: "Status", code: 404, reason: "NotFound" });
+  });
+});
+
+describe("tracer", () => {
+  it("records one span per mutating request with the object and the code; reads are not traced", async () => {
+    await server.close();
+    const spans: Array<{ span: string; start: number; end: number; fields?: TraceFields }> = [];
+    const tracer: Tracer = { enabled: true, now: () => performance.now(), flush: () => undefined, record: (span, start, end, fields) => void spans.push({ span, start, end, ...(fields ? { fields } : {}) }) };
+    server = createAPIServer({ strategies: [widgets], storage: new MemoryStorage(), authenticator: auth, authorizer: alwaysAllowAuthorizer, insecureHTTP: true, tracer });
+    base = await server.listen({ host: "127.0.0.1", port: 0 });
+    const created = await call("POST", path, { apiVersion: "example.io/v1", kind: "Widget", metadata: { name: "w" }, spec: {} });
+    expect(created.status).toBe(201);
+    await call("GET", `${path}/w`);
+    await call("POST", path, { apiVersion: "example.io/v1", kind: "Widget", metadata: { name: "w" }, spec: {} });
+    await call("PUT", `${path}/w/status`, { ...created.json, status: { ok: true } });
+    expect(spans.map((s) => [s.span, s.fields?.pod, s.fields?.attrs?.["code"]])).toEqual([
+      ["create widgets", "default/w", 201],
+      ["create widgets", undefined, 409],
+      ["update widgets/status", "default/w", 200],
+    ]);
+    expect(spans[0]?.fields?.uid).toBe(created.json["metadata"]["uid"]);
+    for (const s of spans) expect(s.end).toBeGreaterThanOrEqual(s.start);
   });
 });

@@ -9,7 +9,7 @@
 import Fastify, { LogController } from "fastify";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { errorToStatus, isStatusError, newGenericServerResponse, newRequestEntityTooLarge, newUnsupportedMediaType } from "@skiff/apimachinery";
-import type { PatchSchema, StatusBody } from "@skiff/apimachinery";
+import type { PatchSchema, StatusBody, Tracer } from "@skiff/apimachinery";
 import type { ResourceInfo } from "@skiff/api-types";
 import type { Storage } from "@skiff/storage";
 import type { Authenticator, Authorizer } from "../auth/auth.js";
@@ -21,7 +21,7 @@ import { defaultPatchSchemaFor } from "../handlers/apply.js";
 import { defaultDecode } from "../handlers/decode.js";
 import { resolveStore, serveResource, storeKey } from "../handlers/dispatch.js";
 import { encodeResult, encodeStatus, notFoundStatus } from "../handlers/response.js";
-import type { EncodedResponse, WatchSink } from "../handlers/response.js";
+import type { EncodedResponse, HandlerResult, WatchSink } from "../handlers/response.js";
 import type { DecodeFunc, HandlerConfig, HandlerRequest } from "../handlers/scope.js";
 import { bodyMediaTypes } from "../negotiation/negotiation.js";
 import { GenericStore } from "../registry/store.js";
@@ -75,6 +75,33 @@ export interface APIServerConfig {
   readonly decode?: DecodeFunc;
   /** Clock (tests). @defaultValue `() => new Date()` */
   readonly now?: () => Date;
+  /**
+   * Records one span per mutating resource request (create, update, patch, delete,
+   * deletecollection): `<verb> <resource>[/<subresource>]`, from routing to the handler's result,
+   * with the object's `namespace/name` and UID and the response `code`. @defaultValue none
+   */
+  readonly tracer?: Tracer;
+}
+
+const tracedVerbs = new Set(["create", "update", "patch", "delete", "deletecollection"]);
+
+async function traceRequest<T extends { result: HandlerResult }>(tracer: Tracer, request: HandlerRequest, serve: () => Promise<T>): Promise<T> {
+  const { info } = request;
+  const span = `${info.verb} ${info.resource}${info.subresource ? `/${info.subresource}` : ""}`;
+  const start = tracer.now();
+  const named = info.name ? { pod: `${info.namespace}/${info.name}` } : {};
+  try {
+    const served = await serve();
+    const r = served.result;
+    const meta = r.type === "object" ? (r.object as { metadata?: { name?: string; namespace?: string; uid?: string } }).metadata : undefined;
+    const who = meta?.name !== undefined && meta.uid !== undefined ? { pod: `${meta.namespace ?? ""}/${meta.name}`, uid: meta.uid } : named;
+    tracer.record(span, start, tracer.now(), { ...who, attrs: { code: r.type === "stream" ? 200 : r.code } });
+    return served;
+  } catch (e) {
+    const code = isStatusError(e) ? e.status.code : 500;
+    tracer.record(span, start, tracer.now(), { ...named, attrs: { code } });
+    throw e;
+  }
 }
 
 /** A created server. */
@@ -166,11 +193,12 @@ export function createAPIServer(config: APIServerConfig): APIServer {
     patchSchemaFor: config.patchSchemaFor ?? defaultPatchSchemaFor,
     minRequestTimeoutSeconds: config.limits?.minRequestTimeoutSeconds ?? defaultRequestLimits.minRequestTimeoutSeconds,
   };
+  const tracer = config.tracer?.enabled === true ? config.tracer : undefined;
   const handle = async (req: FastifyRequest, reply: FastifyReply) => {
     const request = handlerRequest(req, now());
     const store = resolveStore(request, stores);
     if (!store) return send(reply, encodeStatus(notFoundStatus()));
-    const { scope, result } = await serveResource(request, store, handlerConfig);
+    const { scope, result } = tracer && tracedVerbs.has(request.info.verb) ? await traceRequest(tracer, request, () => serveResource(request, store, handlerConfig)) : await serveResource(request, store, handlerConfig);
     if (result.type !== "stream") return send(reply, encodeResult(scope, result));
     reply.hijack();
     await result.run(watchSink(req, reply));

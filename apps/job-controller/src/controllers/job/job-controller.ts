@@ -11,7 +11,8 @@
  */
 import { JobTrackingAnnotation } from "@skiff/api-types";
 import type { Job, Pod } from "@skiff/api-types";
-import { isNotFound, labelSelectorAsSelector } from "@skiff/apimachinery";
+import { isNotFound, labelSelectorAsSelector, noopTracer, tracerFromEnv } from "@skiff/apimachinery";
+import type { Tracer } from "@skiff/apimachinery";
 import { DeletedFinalStateUnknown, RateLimitingQueue, createInformer, keyOf } from "@skiff/client";
 import type { Client, Informer } from "@skiff/client";
 import type { FeatureGate } from "@skiff/feature-gates";
@@ -24,6 +25,7 @@ import { jobBackoffMs, newJobRateLimiter } from "./backoff.js";
 import { ControllerExpectations, FinalizerExpectations } from "./expectations.js";
 import { isJobFinished, isTrackingWithFinalizers, syncJob } from "./job-sync.js";
 import type { JobSyncActions, JobSyncGates, JobSyncResult } from "./job-sync.js";
+import { OwnWrites } from "./own-writes.js";
 import { newPodControl } from "./pod-control.js";
 import type { PodControl } from "./pod-control.js";
 import { controllerRefOf, hasTrackingFinalizer } from "./pod-utils.js";
@@ -45,6 +47,17 @@ export interface JobControllerOptions {
   readonly now?: () => number;
   /** Log sink for sync errors. @defaultValue stderr */
   readonly log?: (message: string) => void;
+  /**
+   * Spans: `sync` per Job sync; per pod `create-pod` and `remove-finalizer`; per status write
+   * `job-status`, with `uncounted` (UIDs added to `uncountedTerminatedPods`) and `counted` (UIDs
+   * moved from it to the counts) beside it. @defaultValue none
+   */
+  readonly tracer?: Tracer;
+}
+
+function uncountedUIDs(job: Job): Set<string> {
+  const u = job.status?.uncountedTerminatedPods;
+  return new Set([...(u?.succeeded ?? []), ...(u?.failed ?? [])]);
 }
 
 const jobUidIndex = "jobUid";
@@ -75,9 +88,12 @@ export class JobController {
   readonly #ownInformers: boolean;
   readonly #now: () => number;
   readonly #log: (m: string) => void;
+  readonly #tracer: Tracer;
   // UIDs of Jobs whose finishing status write succeeded, by key: until the Job informer shows the
   // condition, a sync from its stale copy would manage pods again (and create a leaked pod).
   readonly #finished = new Map<string, string>();
+  // This controller's last Job status writes, until the Job informer shows them.
+  readonly #ownWrites = new OwnWrites<Job>();
   #workers: Promise<void>[] = [];
   #removers: Array<() => void> = [];
 
@@ -85,6 +101,7 @@ export class JobController {
     this.#o = options;
     this.#now = options.now ?? Date.now;
     this.#log = options.log ?? ((m) => process.stderr.write(`${m}\n`));
+    this.#tracer = options.tracer ?? noopTracer;
     this.expectations = new ControllerExpectations(this.#now);
     this.#ownInformers = options.jobInformer === undefined || options.podInformer === undefined;
     this.jobInformer = options.jobInformer ?? createInformer(options.client.jobs);
@@ -252,8 +269,10 @@ export class JobController {
 
   /** One sync of the Job `namespace/name` from the caches; `undefined` when the Job is gone. */
   async syncKey(key: string): Promise<JobSyncResult | undefined> {
-    const cached = this.jobInformer.store.get(key);
+    const informed = this.jobInformer.store.get(key);
+    const cached = informed === undefined ? undefined : this.#ownWrites.newest(key, informed);
     if (!cached) {
+      this.#ownWrites.forget(key);
       this.expectations.delete(key);
       this.finalizerExpectations.delete(key);
       this.#finished.delete(key);
@@ -269,11 +288,38 @@ export class JobController {
     const pods = isJobFinished(job) ? [] : await this.#claimPods(job, tracking);
     const client = this.#o.client;
     const ns = job.metadata?.namespace ?? "default";
+    const tracer = this.#tracer;
+    const syncStart = tracer.now();
+    let uncounted = tracer.enabled ? uncountedUIDs(job) : new Set<string>();
     const actions: JobSyncActions = {
-      createPod: (j, p) => this.#podControl.createPod(j, p),
+      createPod: async (j, p) => {
+        const t0 = tracer.now();
+        const created = await this.#podControl.createPod(j, p);
+        tracer.record("create-pod", t0, tracer.now(), { job: key, pod: `${ns}/${created.metadata?.name ?? ""}`, uid: created.metadata?.uid ?? "" });
+        return created;
+      },
       deletePod: (j, p) => this.#podControl.deletePod(j, p),
-      removeTrackingFinalizer: (p) => this.#podControl.removeTrackingFinalizer(p),
-      updateStatus: async (j) => withGVK(await client.jobs.updateStatus(j, { namespace: ns })),
+      removeTrackingFinalizer: async (p) => {
+        const t0 = tracer.now();
+        await this.#podControl.removeTrackingFinalizer(p);
+        tracer.record("remove-finalizer", t0, tracer.now(), { job: key, pod: keyOf(p), uid: p.metadata?.uid ?? "" });
+      },
+      updateStatus: async (j) => {
+        const t0 = tracer.now();
+        const updated = withGVK(await client.jobs.updateStatus(j, { namespace: ns }));
+        this.#ownWrites.record(key, updated);
+        if (tracer.enabled) {
+          const t1 = tracer.now();
+          const now = uncountedUIDs(updated);
+          const added = [...now].filter((u) => !uncounted.has(u));
+          const counted = [...uncounted].filter((u) => !now.has(u));
+          tracer.record("job-status", t0, t1, { job: key, attrs: { succeeded: updated.status?.succeeded ?? 0, active: updated.status?.active ?? 0 } });
+          if (added.length > 0) tracer.record("uncounted", t0, t1, { job: key, uids: added });
+          if (counted.length > 0) tracer.record("counted", t0, t1, { job: key, uids: counted });
+          uncounted = now;
+        }
+        return updated;
+      },
       removeTrackingAnnotation: (j) => client.jobs.patch(j.metadata?.name ?? "", { metadata: { annotations: { [JobTrackingAnnotation]: null } } }, { namespace: ns, type: "merge" }),
     };
     const result = await syncJob(
@@ -290,6 +336,7 @@ export class JobController {
       pods,
     );
     if (result.error === undefined && !isJobFinished(job) && isJobFinished(result.job)) this.#finished.set(key, uid);
+    tracer.record("sync", syncStart, tracer.now(), { job: key, attrs: { pods: pods.length } });
     return result;
   }
 
@@ -408,6 +455,8 @@ export const jobControllerInitializer = {
       jobInformer: ctx.informerFactory.informerFor(ctx.client.jobs),
       podInformer: ctx.informerFactory.informerFor(ctx.client.pods),
       log: ctx.log,
+      // SKIFF_TRACE_FILE: per-pod spans (see @skiff/apimachinery's trace module).
+      tracer: tracerFromEnv("job-controller"),
     });
     const started = controller.run().then(() => ctx.log(`job controller started (JobReadyPods=${String(gates.jobReadyPods)}, JobTrackingWithFinalizers=${String(gates.jobTrackingWithFinalizers)})`));
     return { started, stop: () => controller.stop() };

@@ -1,0 +1,121 @@
+import type { Pod, PodStatus } from "@skiff/api-types";
+import { newConflict } from "@skiff/apimachinery";
+import type { Client } from "@skiff/client";
+import { describe, expect, it } from "vitest";
+import { PodStatusSync } from "./pod-status-sync.js";
+
+/** An in-memory apiserver for pods: GET and PUT status with resourceVersion preconditions; PUTs of pods in `hold` wait for `release`. */
+function fakeServer(pods: Pod[]) {
+  const byName = new Map(pods.map((p) => [p.metadata?.name ?? "", structuredClone(p)]));
+  const calls: string[] = [];
+  const held = new Map<string, () => void>();
+  const hold = new Set<string>();
+  let inFlightPuts = 0;
+  let maxInFlightPuts = 0;
+  const client = {
+    pods: {
+      async get(name: string) {
+        calls.push(`GET ${name}`);
+        const p = byName.get(name);
+        if (!p) throw new Error(`no pod ${name}`);
+        return structuredClone(p);
+      },
+      async updateStatus(obj: Pod) {
+        const name = obj.metadata?.name ?? "";
+        calls.push(`PUT ${name} ${obj.status?.phase ?? ""}`);
+        inFlightPuts++;
+        maxInFlightPuts = Math.max(maxInFlightPuts, inFlightPuts);
+        try {
+          if (hold.has(name)) await new Promise<void>((r) => held.set(name, r));
+          const cur = byName.get(name);
+          if (!cur) throw new Error(`no pod ${name}`);
+          if (obj.metadata?.resourceVersion !== cur.metadata?.resourceVersion) throw newConflict({ group: "", resource: "pods" }, name, "the object has been modified");
+          const next: Pod = { ...cur, metadata: { ...cur.metadata, resourceVersion: String(Number(cur.metadata?.resourceVersion ?? "0") + 1) }, status: obj.status ?? {} };
+          byName.set(name, next);
+          return structuredClone(next);
+        } finally {
+          inFlightPuts--;
+        }
+      },
+    },
+  } as unknown as Client;
+  return { client, byName, calls, hold, held, maxInFlight: () => maxInFlightPuts };
+}
+
+const pod = (name: string, rv = "1"): Pod => ({ metadata: { name, namespace: "default", uid: `uid-${name}`, resourceVersion: rv }, spec: { containers: [] }, status: { phase: "Pending" } });
+const running: PodStatus = { phase: "Running" };
+const settle = async (sync: PodStatusSync): Promise<void> => {
+  for (let i = 0; i < 100 && sync.writesInFlight > 0; i++) await new Promise((r) => setTimeout(r, 1));
+};
+
+describe("PodStatusSync", () => {
+  it("writes from the watch cache's copy without a GET", async () => {
+    const s = fakeServer([pod("a")]);
+    const sync = new PodStatusSync({ client: s.client, log: () => undefined, mirrorPods: () => [], cachedPod: (_ns, name) => s.byName.get(name) });
+    sync.onStatus(pod("a"), running);
+    await settle(sync);
+    expect(s.calls).toEqual(["PUT a Running"]);
+    expect(s.byName.get("a")?.status?.phase).toBe("Running");
+  });
+
+  it("falls back to a GET when the cached copy is stale (409) or already shows the status", async () => {
+    const s = fakeServer([pod("a", "5")]);
+    const stale = pod("a", "4");
+    const sync = new PodStatusSync({ client: s.client, log: () => undefined, mirrorPods: () => [], cachedPod: () => stale });
+    sync.onStatus(pod("a"), running);
+    await settle(sync);
+    expect(s.calls).toEqual(["PUT a Running", "GET a", "PUT a Running"]);
+    expect(s.byName.get("a")?.status?.phase).toBe("Running");
+
+    // The cache says Running already, the server does not: the GET finds the difference.
+    s.calls.length = 0;
+    s.byName.set("a", { ...pod("a", "9"), status: { phase: "Pending" } });
+    const cachedRunning = { ...pod("a", "8"), status: { phase: "Running" as const } };
+    const sync2 = new PodStatusSync({ client: s.client, log: () => undefined, mirrorPods: () => [], cachedPod: () => cachedRunning });
+    sync2.onStatus(pod("a"), running);
+    await settle(sync2);
+    expect(s.calls).toEqual(["GET a", "PUT a Running"]);
+  });
+
+  it("writes the next status on its own last written copy when the watch has not caught up", async () => {
+    const s = fakeServer([pod("a")]);
+    const watched = pod("a");
+    const sync = new PodStatusSync({ client: s.client, log: () => undefined, mirrorPods: () => [], cachedPod: () => watched });
+    sync.onStatus(pod("a"), running);
+    await settle(sync);
+    sync.onStatus(pod("a"), { phase: "Succeeded" });
+    await settle(sync);
+    expect(s.calls).toEqual(["PUT a Running", "PUT a Succeeded"]);
+  });
+
+  it("without a cache, GETs before each write", async () => {
+    const s = fakeServer([pod("a")]);
+    const sync = new PodStatusSync({ client: s.client, log: () => undefined, mirrorPods: () => [] });
+    sync.onStatus(pod("a"), running);
+    await settle(sync);
+    expect(s.calls).toEqual(["GET a", "PUT a Running"]);
+  });
+
+  it("writes several pods at once, never two writes of one pod, the latest status last", async () => {
+    const s = fakeServer([pod("a"), pod("b"), pod("c")]);
+    s.hold.add("a");
+    const sync = new PodStatusSync({ client: s.client, log: () => undefined, mirrorPods: () => [], cachedPod: (_ns, name) => s.byName.get(name), concurrency: 2 });
+    sync.onStatus(pod("a"), running);
+    sync.onStatus(pod("b"), running);
+    sync.onStatus(pod("c"), running);
+    // a's write is held: b and c are written meanwhile by the second writer.
+    for (let i = 0; i < 100 && s.byName.get("c")?.status?.phase !== "Running"; i++) await new Promise((r) => setTimeout(r, 1));
+    expect(s.byName.get("b")?.status?.phase).toBe("Running");
+    expect(s.byName.get("c")?.status?.phase).toBe("Running");
+    // A newer status of `a` while its write is in flight waits for it.
+    sync.onStatus(pod("a"), { phase: "Succeeded" });
+    await new Promise((r) => setTimeout(r, 5));
+    expect(s.calls.filter((c) => c.startsWith("PUT a"))).toEqual(["PUT a Running"]);
+    s.hold.delete("a");
+    s.held.get("a")?.();
+    await settle(sync);
+    expect(s.calls.filter((c) => c.startsWith("PUT a"))).toEqual(["PUT a Running", "PUT a Succeeded"]);
+    expect(s.byName.get("a")?.status?.phase).toBe("Succeeded");
+    expect(s.maxInFlight()).toBe(2);
+  });
+});
