@@ -1,0 +1,84 @@
+// Issue 17 item 6 (RBAC): the rbac.authorization.k8s.io/v1 kinds through the real kubectl 1.32
+// against the real skiff-apiserver — kubectl create role|clusterrole|rolebinding|clusterrolebinding
+// (protobuf bodies), get -o wide with 1.23's columns, 1.23's 422 causes, delete.
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { call, startServer, writeKubeconfig } from "./harness.js";
+import type { RunningServer } from "./harness.js";
+import { Kubectl, headerColumns, kubectlBuilds } from "./kubectl-helpers.js";
+
+const kubectl132 = kubectlBuilds.find((b) => b.label === "1.32")?.path;
+
+let s: RunningServer;
+let k: Kubectl;
+beforeAll(async () => {
+  s = await startServer();
+  k = new Kubectl(kubectl132 ?? "", await writeKubeconfig(s), join(s.dir, "home"));
+}, 60_000);
+afterAll(async () => {
+  await s.stop();
+});
+
+const ok = (r: { code: number | null; stderr: string }) => expect(r.code, r.stderr).toBe(0);
+
+describe.skipIf(kubectl132 === undefined)("kubectl 1.32: roles and bindings", () => {
+  it("create role|clusterrole|rolebinding|clusterrolebinding, then get -o wide with 1.23's columns", () => {
+    ok(k.run("create", "role", "pod-reader", "--verb=get,list,watch", "--resource=pods,pods/log", "--resource-name=web"));
+    ok(k.run("create", "clusterrole", "nodes-reader", "--verb=get", "--resource=nodes", "--non-resource-url=/healthz", "--verb=get"));
+    ok(k.run("create", "clusterrole", "agg", "--aggregation-rule=rbac.example.com/aggregate-to-agg=true"));
+    ok(k.run("create", "rolebinding", "read-pods", "--role=pod-reader", "--user=bob", "--group=devs", "--serviceaccount=default:builder"));
+    ok(k.run("create", "clusterrolebinding", "read-nodes", "--clusterrole=nodes-reader", "--user=alice"));
+
+    const roles = k.run("get", "role,rolebinding", "-o", "wide");
+    ok(roles);
+    const [roleBlock, bindingBlock] = roles.stdout.trim().split("\n\n") as [string, string];
+    expect(headerColumns(roleBlock)).toEqual(["NAME", "CREATED AT"]);
+    expect(roleBlock.split("\n")[1]).toMatch(/^role\.rbac\.authorization\.k8s\.io\/pod-reader\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(headerColumns(bindingBlock)).toEqual(["NAME", "ROLE", "AGE", "USERS", "GROUPS", "SERVICEACCOUNTS"]);
+    expect(bindingBlock.split("\n")[1]?.trim().split(/\s{2,}/)).toEqual(["rolebinding.rbac.authorization.k8s.io/read-pods", "Role/pod-reader", expect.any(String), "bob", "devs", "default/builder"]);
+
+    const role = JSON.parse(k.run("get", "role", "pod-reader", "-o", "json").stdout) as Record<string, unknown>;
+    expect(role["rules"]).toEqual([{ apiGroups: [""], resources: ["pods", "pods/log"], resourceNames: ["web"], verbs: ["get", "list", "watch"] }]);
+    const agg = JSON.parse(k.run("get", "clusterrole", "agg", "-o", "json").stdout) as Record<string, unknown>;
+    expect(agg["aggregationRule"]).toEqual({ clusterRoleSelectors: [{ matchLabels: { "rbac.example.com/aggregate-to-agg": "true" } }] });
+    const crb = JSON.parse(k.run("get", "clusterrolebinding", "read-nodes", "-o", "json").stdout) as Record<string, unknown>;
+    expect(crb["roleRef"]).toEqual({ apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "nodes-reader" });
+    expect(crb["subjects"]).toEqual([{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: "alice" }]);
+    const crbs = k.run("get", "clusterrolebinding", "read-nodes", "-o", "wide");
+    expect(crbs.stdout.split("\n")[1]?.trim().split(/\s{2,}/)).toEqual(["read-nodes", "ClusterRole/nodes-reader", expect.any(String), "alice", "", ""].filter((c) => c !== ""));
+  });
+
+  it("answers 422 with 1.23's causes and keeps roleRef immutable", async () => {
+    const bad = await call(s, "POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles", {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "Role",
+      metadata: { name: "bad" },
+      rules: [{ verbs: ["get"], nonResourceURLs: ["/healthz"] }],
+    });
+    expect(bad.status).toBe(422);
+    expect(bad.json()).toMatchObject({
+      reason: "Invalid",
+      message: 'Role.rbac.authorization.k8s.io "bad" is invalid: rules[0].nonResourceURLs: Invalid value: []string{"/healthz"}: namespaced rules cannot apply to non-resource URLs',
+    });
+    const rb = k.run("create", "clusterrolebinding", "sa-no-ns", "--clusterrole=view", "--serviceaccount=:x");
+    expect(rb.code).not.toBe(0);
+    const patch = await call(s, "PATCH", "/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings/read-pods", { roleRef: { name: "other" } }, { "content-type": "application/merge-patch+json" });
+    expect(patch.status).toBe(422);
+    expect((patch.json() as { message: string }).message).toContain("roleRef: Invalid value:");
+    expect((patch.json() as { message: string }).message).toContain("cannot change roleRef");
+  });
+
+  it("PUT creates a missing role (AllowCreateOnUpdate) and DELETE answers a Status", async () => {
+    const put = await call(s, "PUT", "/apis/rbac.authorization.k8s.io/v1/clusterroles/put-made", {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRole",
+      metadata: { name: "put-made" },
+      rules: [{ verbs: ["get"], nonResourceURLs: ["/version"] }],
+    });
+    expect(put.status).toBe(201);
+    const del = await call(s, "DELETE", "/apis/rbac.authorization.k8s.io/v1/clusterroles/put-made");
+    expect(del.status).toBe(200);
+    expect(del.json()).toMatchObject({ kind: "Status", status: "Success" });
+    ok(k.run("delete", "role", "pod-reader"));
+  });
+});
