@@ -11,6 +11,7 @@ import { GenericStore, WatchCache, createAPIServer, namespaceLifecycle, reviewRe
 import type { FeatureGate, NodeAgentFeature } from "@skiff/feature-gates";
 import { serviceAccountAdmission } from "./admission/service-account.js";
 import { buildAuthenticator, buildAuthorizer, loadClientCA } from "./auth/chain.js";
+import { startRBACPolicyCache } from "./auth/rbac-policy-cache.js";
 import { loadTokenFile } from "./auth/token-file.js";
 import { ensureBootstrapNamespaces } from "./bootstrap.js";
 import { loadOrGenerateCertificates } from "./certs.js";
@@ -66,7 +67,6 @@ export async function startAPIServer(o: APIServerOptions, gates: FeatureGate<Nod
   const tokens = o.tokenAuthFile === "" ? new Map() : await loadTokenFile(o.tokenAuthFile);
   const certs = await loadOrGenerateCertificates(o);
   const clientCA = await loadClientCA(o.clientCAFile);
-  const authorizer = await buildAuthorizer(o);
   const storage = await openAPIServerStorage(o);
   const strategies = withTokenSubresource(
     createAllStrategies({
@@ -78,6 +78,9 @@ export async function startAPIServer(o: APIServerOptions, gates: FeatureGate<Nod
   await ensureBootstrapNamespaces(strategies, storage);
   // One backend watch for every watcher; reads and writes pass through to the backend.
   const cache = new WatchCache(storage, { prefix: "/registry/", ...watchBookmarkInterval() });
+  // RBAC reads roles and bindings from a watched in-memory copy, never from storage per request.
+  const rbacCache = o.authorizationMode.includes("RBAC") ? await startRBACPolicyCache(cache, (line) => process.stderr.write(`${line}\n`)) : undefined;
+  const authorizer = await buildAuthorizer(o, rbacCache);
   // Service-account tokens: TokenRequest, their authenticator (after the token file), issuer discovery.
   const saIssuer = await createServiceAccountIssuer({ ...o, serviceAccountMaxTokenExpirationMs: o.serviceAccountMaxTokenExpiration.ms }, strategies, cache);
   const authenticator = buildAuthenticator({ anonymousAuth: o.anonymousAuth, clientCA: clientCA !== undefined, serviceAccountTokens: (t) => saIssuer.lookup(t) }, tokens);
@@ -136,6 +139,7 @@ export async function startAPIServer(o: APIServerOptions, gates: FeatureGate<Nod
     address,
     async stop() {
       await stopControllers();
+      rbacCache?.stop();
       await server.close();
       await storage.close();
     },

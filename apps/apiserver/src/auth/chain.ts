@@ -2,7 +2,8 @@
  * skiff-apiserver's authentication chain and authorizer, built from its flags as kube-apiserver
  * 1.23 builds them: X.509 client certificates (`--client-ca-file`), static tokens
  * (`--token-auth-file`), anonymous (`--anonymous-auth`); `system:masters` always allowed, then
- * each `--authorization-mode` in order (AlwaysAllow, ABAC with `--authorization-policy-file`).
+ * each `--authorization-mode` in order (AlwaysAllow, AlwaysDeny, ABAC with
+ * `--authorization-policy-file`, RBAC over the roles and bindings cache).
  *
  * @see pkg/kubeapiserver/authenticator/config.go
  * @see pkg/kubeapiserver/authorizer/config.go
@@ -19,10 +20,11 @@ import {
   parseABACPolicies,
   parseBearerToken,
   privilegedGroupsAuthorizer,
+  rbacAuthorizer,
   unionAuthorizers,
   x509Authenticator,
 } from "@skiff/apiserver-core";
-import type { Authenticator, Authorizer, UserInfo } from "@skiff/apiserver-core";
+import type { Authenticator, Authorizer, RBACPolicySource, UserInfo } from "@skiff/apiserver-core";
 
 /** A policy or CA file is unreadable or malformed. `reason`: `AuthConfigInvalid`; the message names the file (and line). */
 export class AuthConfigError extends Error {
@@ -85,14 +87,26 @@ export async function loadClientCA(path: string): Promise<string | undefined> {
 }
 
 /**
- * The authorizer of `modes` (already validated by the options): `system:masters` first, then each
- * mode in order; the first allow wins.
- * @throws {@link AuthConfigError} for an unreadable or malformed ABAC policy file, naming every bad line.
+ * `--authorization-mode=AlwaysDeny`: no opinion on anything, with 1.23's reason.
+ * @see staging/src/k8s.io/apiserver/pkg/authorization/authorizerfactory/builtin.go (alwaysDenyAuthorizer)
  */
-export async function buildAuthorizer(o: { authorizationMode: readonly string[]; authorizationPolicyFile: string }): Promise<Authorizer> {
+export const alwaysDenyAuthorizer: Authorizer = () => ({ allowed: false, reason: "Everything is forbidden." });
+
+/**
+ * The authorizer of `modes` (already validated by the options): `system:masters` first, then each
+ * mode in order; the first allow wins. RBAC reads `rbac` (required when the modes hold RBAC).
+ * @throws {@link AuthConfigError} for an unreadable or malformed ABAC policy file, naming every
+ *   bad line, or RBAC without a policy source.
+ */
+export async function buildAuthorizer(o: { authorizationMode: readonly string[]; authorizationPolicyFile: string }, rbac?: RBACPolicySource): Promise<Authorizer> {
   const chain: Authorizer[] = [privilegedGroupsAuthorizer()];
   for (const mode of o.authorizationMode) {
     if (mode === "AlwaysAllow") chain.push(alwaysAllowAuthorizer);
+    else if (mode === "AlwaysDeny") chain.push(alwaysDenyAuthorizer);
+    else if (mode === "RBAC") {
+      if (rbac === undefined) throw new AuthConfigError("--authorization-mode RBAC needs the roles and bindings cache");
+      chain.push(rbacAuthorizer(rbac));
+    }
     else if (mode === "ABAC") chain.push(abacAuthorizer(await loadABACPolicyFile(o.authorizationPolicyFile)));
     else throw new AuthConfigError(`unknown authorization mode ${mode} specified`);
   }
