@@ -1,9 +1,10 @@
 // Issue 17 item 6 (RBAC): the rbac.authorization.k8s.io/v1 kinds through the real kubectl 1.32
 // against the real skiff-apiserver — kubectl create role|clusterrole|rolebinding|clusterrolebinding
 // (protobuf bodies), get -o wide with 1.23's columns, 1.23's 422 causes, delete.
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, startServer, writeKubeconfig } from "./harness.js";
+import { adminToken, call, startServer, writeKubeconfig } from "./harness.js";
 import type { RunningServer } from "./harness.js";
 import { Kubectl, headerColumns, kubectlBuilds } from "./kubectl-helpers.js";
 
@@ -80,5 +81,76 @@ describe.skipIf(kubectl132 === undefined)("kubectl 1.32: roles and bindings", ()
     expect(del.status).toBe(200);
     expect(del.json()).toMatchObject({ kind: "Status", status: "Success" });
     ok(k.run("delete", "role", "pod-reader"));
+  });
+});
+
+// A second apiserver with --authorization-mode=RBAC and users bob and alice (token file).
+describe.skipIf(kubectl132 === undefined)("--authorization-mode=RBAC with kubectl 1.32", () => {
+  let r: RunningServer;
+  let kr: Kubectl;
+  beforeAll(async () => {
+    const tokens = join(s.dir, "rbac-tokens.csv");
+    await writeFile(tokens, `${adminToken},admin,1,"system:masters"\nbob-token,bob,2,"devs"\nalice-token,alice,3\n`);
+    r = await startServer({ extraArgs: ["--authorization-mode=RBAC", `--token-auth-file=${tokens}`] });
+    kr = new Kubectl(kubectl132 ?? "", await writeKubeconfig(r), join(r.dir, "home"));
+  }, 60_000);
+  afterAll(async () => {
+    await r.stop();
+  });
+  const until = async (what: string, check: () => boolean): Promise<void> => {
+    for (let i = 0; i < 100; i++) {
+      if (check()) return;
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    throw new Error(`never happened: ${what}`);
+  };
+  const asBob = (...args: string[]) => kr.run("--token=bob-token", ...args);
+
+  it("reconciles the bootstrap policy: cluster-admin for system:masters, aggregated admin/edit/view, component roles", async () => {
+    const names = kr.run("get", "clusterroles", "-o", "name").stdout.split("\n");
+    for (const n of ["cluster-admin", "admin", "edit", "view", "system:basic-user", "system:discovery", "system:public-info-viewer", "system:kube-scheduler", "system:kube-controller-manager", "system:node", "system:node-proxier", "system:controller:job-controller"]) {
+      expect(names).toContain(`clusterrole.rbac.authorization.k8s.io/${n}`);
+    }
+    const crb = JSON.parse(kr.run("get", "clusterrolebinding", "cluster-admin", "-o", "json").stdout) as { subjects: unknown[]; metadata: { annotations: Record<string, string>; labels: Record<string, string> } };
+    expect(crb.subjects).toEqual([{ apiGroup: "rbac.authorization.k8s.io", kind: "Group", name: "system:masters" }]);
+    expect(crb.metadata.annotations["rbac.authorization.kubernetes.io/autoupdate"]).toBe("true");
+    expect(crb.metadata.labels["kubernetes.io/bootstrapping"]).toBe("rbac-defaults");
+    // The aggregation controller fills admin from system:aggregate-to-admin, edit and view.
+    await until("admin aggregated", () => {
+      const admin = JSON.parse(kr.run("get", "clusterrole", "admin", "-o", "json").stdout) as { rules?: { resources?: string[] }[] };
+      const resources = (admin.rules ?? []).flatMap((x) => x.resources ?? []);
+      return resources.includes("rolebindings") && resources.includes("jobs") && resources.includes("configmaps");
+    });
+  });
+
+  it("answers 403 in 1.23's words, then 200 once a RoleBinding grants access; auth can-i --as agrees", async () => {
+    const denied = asBob("get", "pods");
+    expect(denied.code).not.toBe(0);
+    expect(denied.stderr).toContain('Error from server (Forbidden): pods is forbidden: User "bob" cannot list resource "pods" in API group "" in the namespace "default"');
+    expect(kr.run("auth", "can-i", "list", "pods", "--as=bob").stdout.trim()).toBe("no");
+    ok(kr.run("create", "role", "pod-reader", "--verb=get,list,watch", "--resource=pods"));
+    ok(kr.run("create", "rolebinding", "bob-reads-pods", "--role=pod-reader", "--user=bob"));
+    await until("bob may list pods", () => asBob("get", "pods").code === 0);
+    expect(kr.run("auth", "can-i", "list", "pods", "--as=bob").stdout.trim()).toBe("yes");
+    expect(kr.run("auth", "can-i", "delete", "pods", "--as=bob").stdout.trim()).toBe("no");
+    expect(kr.run("auth", "can-i", "list", "pods", "--as=alice").stdout.trim()).toBe("no");
+    expect(kr.run("auth", "can-i", "list", "pods", "--as=carol", "--as-group=devs").stdout.trim()).toBe("no");
+    const cluster = asBob("get", "nodes");
+    expect(cluster.stderr).toContain('nodes is forbidden: User "bob" cannot list resource "nodes" in API group "" at the cluster scope');
+  });
+
+  it("a service-account token gets 403, then 200 after a RoleBinding to the service account", async () => {
+    ok(kr.run("create", "serviceaccount", "robot"));
+    const token = kr.run("create", "token", "robot");
+    ok(token);
+    const get = () => call(r, "GET", "/api/v1/namespaces/default/configmaps", undefined, { authorization: `Bearer ${token.stdout.trim()}` });
+    const before = await get();
+    expect(before.status).toBe(403);
+    expect((before.json() as { message: string }).message).toBe(
+      'configmaps is forbidden: User "system:serviceaccount:default:robot" cannot list resource "configmaps" in API group "" in the namespace "default"',
+    );
+    ok(kr.run("create", "rolebinding", "robot-view", "--clusterrole=view", "--serviceaccount=default:robot"));
+    for (let i = 0; i < 100 && (await get()).status !== 200; i++) await new Promise((res) => setTimeout(res, 100));
+    expect((await get()).status).toBe(200);
   });
 });
