@@ -10,7 +10,7 @@
 import { GenericStore, WatchCache, createAPIServer, namespaceLifecycle, reviewResources, reviewRoutes } from "@skiff/apiserver-core";
 import type { FeatureGate, NodeAgentFeature } from "@skiff/feature-gates";
 import { serviceAccountAdmission } from "./admission/service-account.js";
-import { buildAuthenticator, buildAuthorizer, loadClientCA } from "./auth/chain.js";
+import { buildAuthenticator, buildAuthorizer, buildRulesResolver, loadClientCA } from "./auth/chain.js";
 import { startRBACPolicyCache } from "./auth/rbac-policy-cache.js";
 import { loadTokenFile } from "./auth/token-file.js";
 import { ensureBootstrapNamespaces } from "./bootstrap.js";
@@ -119,7 +119,7 @@ export async function startAPIServer(o: APIServerOptions, gates: FeatureGate<Nod
     verbosity: o.verbosity,
     extraRoutes: [
       ...discoveryRoutes([...reviewResources, ...metricsResources], withTokenSubresourceInfo),
-      ...reviewRoutes({ authenticator, authorizer }),
+      ...reviewRoutes({ authenticator, authorizer, rulesResolver: buildRulesResolver(o, rbacCache) }),
       // pods/log proxies to the node agent, presenting a client certificate signed by our CA.
       ...podLogRoutes({ strategies, storage: cache, ...(nodeAgentClientCertificate ? { clientCertificate: nodeAgentClientCertificate } : {}) }),
       // metrics.k8s.io (kubectl top): scrapes the node agents' /metrics/resource with that certificate.

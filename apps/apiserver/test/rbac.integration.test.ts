@@ -135,6 +135,26 @@ describe.skipIf(kubectl132 === undefined)("--authorization-mode=RBAC with kubect
     expect(kr.run("auth", "can-i", "delete", "pods", "--as=bob").stdout.trim()).toBe("no");
     expect(kr.run("auth", "can-i", "list", "pods", "--as=alice").stdout.trim()).toBe("no");
     expect(kr.run("auth", "can-i", "list", "pods", "--as=carol", "--as-group=devs").stdout.trim()).toBe("no");
+    const list = kr.run("auth", "can-i", "--list", "--as=bob");
+    ok(list);
+    expect(list.stdout.split("\n")[0]?.trim().split(/\s{2,}/)).toEqual(["Resources", "Non-Resource URLs", "Resource Names", "Verbs"]);
+    expect(list.stdout).toMatch(/^pods\s+\[\]\s+\[\]\s+\[get list watch\]$/m);
+    expect(list.stdout).toMatch(/^selfsubjectaccessreviews\.authorization\.k8s\.io\s+\[\]\s+\[\]\s+\[create\]$/m);
+    expect(list.stdout).toMatch(/^\s+\[\/api\/\*\]\s+\[\]\s+\[get\]$/m);
+    const lsar = await call(r, "POST", "/apis/authorization.k8s.io/v1/namespaces/default/localsubjectaccessreviews", {
+      apiVersion: "authorization.k8s.io/v1",
+      kind: "LocalSubjectAccessReview",
+      spec: { user: "bob", resourceAttributes: { namespace: "default", verb: "watch", resource: "pods" } },
+    });
+    expect(lsar.status).toBe(201);
+    expect((lsar.json() as { status: unknown }).status).toEqual({ allowed: true, reason: 'RBAC: allowed by RoleBinding "bob-reads-pods/default" of Role "pod-reader" to User "bob"' });
+    const lsarBad = await call(r, "POST", "/apis/authorization.k8s.io/v1/namespaces/default/localsubjectaccessreviews", {
+      apiVersion: "authorization.k8s.io/v1",
+      kind: "LocalSubjectAccessReview",
+      spec: { user: "bob", resourceAttributes: { namespace: "other", verb: "watch", resource: "pods" } },
+    });
+    expect(lsarBad.status).toBe(422);
+    expect((lsarBad.json() as { message: string }).message).toContain('spec.resourceAttributes.namespace: Invalid value: "other": must match metadata.namespace');
     const cluster = asBob("get", "nodes");
     expect(cluster.stderr).toContain('nodes is forbidden: User "bob" cannot list resource "nodes" in API group "" at the cluster scope');
   });

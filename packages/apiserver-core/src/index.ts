@@ -36,7 +36,7 @@ export {
 } from "./auth/rbac.js";
 export type { RBACPolicySource, RuleSource, RuleVisitor } from "./auth/rbac.js";
 export { reviewResources, reviewRoutes } from "./auth/reviews.js";
-export type { ReviewConfig } from "./auth/reviews.js";
+export type { NonResourceRuleInfo, ResourceRuleInfo, ReviewConfig, RulesResolver, RulesResult } from "./auth/reviews.js";
 export {
   InFlightLimiter,
   applyServerTimeouts,

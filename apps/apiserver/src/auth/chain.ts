@@ -20,11 +20,13 @@ import {
   parseABACPolicies,
   parseBearerToken,
   privilegedGroupsAuthorizer,
+  formatAggregate,
   rbacAuthorizer,
+  rulesFor,
   unionAuthorizers,
   x509Authenticator,
 } from "@skiff/apiserver-core";
-import type { Authenticator, Authorizer, RBACPolicySource, UserInfo } from "@skiff/apiserver-core";
+import type { Authenticator, Authorizer, NonResourceRuleInfo, RBACPolicySource, ResourceRuleInfo, RulesResolver, UserInfo } from "@skiff/apiserver-core";
 
 /** A policy or CA file is unreadable or malformed. `reason`: `AuthConfigInvalid`; the message names the file (and line). */
 export class AuthConfigError extends Error {
@@ -124,4 +126,34 @@ async function loadABACPolicyFile(path: string) {
   if (!r.ok) throw new AuthConfigError(formatABACErrors(path, r.errors));
   if (r.unversionedLines > 0) process.stderr.write(`Warning: policy file ${path} contained unversioned rules.\n`);
   return r.value;
+}
+
+/**
+ * The rules resolver of `modes` for SelfSubjectRulesReview, as kube-apiserver's union of the
+ * authorizers' `RulesFor` (the privileged-group authorizer has none): AlwaysAllow gives `*` on
+ * everything, AlwaysDeny nothing, RBAC the rules of the user's bindings (errors for missing roles),
+ * ABAC is not listed here and marks the answer `incomplete`.
+ * @see pkg/kubeapiserver/authorizer/config.go (ruleResolvers), staging/src/k8s.io/apiserver/pkg/authorization/union/union.go (unionAuthzRulesHandler)
+ */
+export function buildRulesResolver(o: { authorizationMode: readonly string[] }, rbac?: RBACPolicySource): RulesResolver {
+  return (user, namespace) => {
+    const resourceRules: ResourceRuleInfo[] = [];
+    const nonResourceRules: NonResourceRuleInfo[] = [];
+    const errors: string[] = [];
+    let incomplete = false;
+    for (const mode of o.authorizationMode) {
+      if (mode === "AlwaysAllow") {
+        resourceRules.push({ verbs: ["*"], apiGroups: ["*"], resources: ["*"] });
+        nonResourceRules.push({ verbs: ["*"], nonResourceURLs: ["*"] });
+      } else if (mode === "RBAC" && rbac !== undefined) {
+        const r = rulesFor(rbac, user, namespace);
+        for (const rule of r.rules) {
+          if ((rule.resources ?? []).length > 0) resourceRules.push({ verbs: rule.verbs, apiGroups: rule.apiGroups ?? [], resources: rule.resources ?? [], resourceNames: rule.resourceNames ?? [] });
+          if ((rule.nonResourceURLs ?? []).length > 0) nonResourceRules.push({ verbs: rule.verbs, nonResourceURLs: rule.nonResourceURLs ?? [] });
+        }
+        if (r.errors.length > 0) errors.push(formatAggregate(r.errors));
+      } else if (mode === "ABAC") incomplete = true;
+    }
+    return { resourceRules, nonResourceRules, incomplete, errors };
+  };
 }
