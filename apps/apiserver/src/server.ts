@@ -9,6 +9,7 @@
  */
 import { GenericStore, WatchCache, createAPIServer, namespaceLifecycle, reviewResources, reviewRoutes } from "@skiff/apiserver-core";
 import type { FeatureGate, NodeAgentFeature } from "@skiff/feature-gates";
+import { rbacEscalationAdmission } from "./admission/rbac-escalation.js";
 import { serviceAccountAdmission } from "./admission/service-account.js";
 import { buildAuthenticator, buildAuthorizer, buildRulesResolver, loadClientCA } from "./auth/chain.js";
 import { startRBACPolicyCache } from "./auth/rbac-policy-cache.js";
@@ -84,8 +85,10 @@ export async function startAPIServer(o: APIServerOptions, gates: FeatureGate<Nod
   // One backend watch for every watcher; reads and writes pass through to the backend.
   const cache = new WatchCache(storage, { prefix: "/registry/", ...watchBookmarkInterval() });
   // RBAC reads roles and bindings from a watched in-memory copy, never from storage per request.
-  const rbacCache = o.authorizationMode.includes("RBAC") ? await startRBACPolicyCache(cache, (line) => process.stderr.write(`${line}\n`)) : undefined;
+  // The escalation checks read it in every mode, as 1.23's RBAC storage does.
+  const rbacCache = await startRBACPolicyCache(cache, (line) => process.stderr.write(`${line}\n`));
   const authorizer = await buildAuthorizer(o, rbacCache);
+  const rbacEscalation = rbacEscalationAdmission({ authorizer, policy: rbacCache });
   // Service-account tokens: TokenRequest, their authenticator (after the token file), issuer discovery.
   const saIssuer = await createServiceAccountIssuer({ ...o, serviceAccountMaxTokenExpirationMs: o.serviceAccountMaxTokenExpiration.ms }, strategies, cache);
   const authenticator = buildAuthenticator({ anonymousAuth: o.anonymousAuth, clientCA: clientCA !== undefined, serviceAccountTokens: (t) => saIssuer.lookup(t) }, tokens);
@@ -114,7 +117,12 @@ export async function startAPIServer(o: APIServerOptions, gates: FeatureGate<Nod
       minRequestTimeoutSeconds: o.minRequestTimeout,
     },
     // 1.23's default order: NamespaceLifecycle, then ServiceAccount.
-    admission: [namespaceLifecycle(storage), serviceAccountAdmission({ serviceAccounts: new GenericStore(serviceAccounts, cache), mountServiceAccountToken: mountServiceAccountToken() })],
+    // RBACEscalation stands for 1.23's policy-based RBAC storage (its checks run after admission's mutating phase).
+    admission: [
+      namespaceLifecycle(storage),
+      serviceAccountAdmission({ serviceAccounts: new GenericStore(serviceAccounts, cache), mountServiceAccountToken: mountServiceAccountToken() }),
+      rbacEscalation,
+    ],
     tls: { cert: certs.cert, key: certs.key, ...(clientCA !== undefined ? { ca: clientCA, requestCert: true } : {}) },
     verbosity: o.verbosity,
     extraRoutes: [
@@ -144,7 +152,7 @@ export async function startAPIServer(o: APIServerOptions, gates: FeatureGate<Nod
     address,
     async stop() {
       await stopControllers();
-      rbacCache?.stop();
+      rbacCache.stop();
       await server.close();
       await storage.close();
     },

@@ -173,4 +173,25 @@ describe.skipIf(kubectl132 === undefined)("--authorization-mode=RBAC with kubect
     for (let i = 0; i < 100 && (await get()).status !== 200; i++) await new Promise((res) => setTimeout(res, 100));
     expect((await get()).status).toBe(200);
   });
+
+  it("refuses escalation: a role or binding granting more than the user holds is 403 unless escalate/bind is allowed", async () => {
+    ok(kr.run("create", "role", "role-maker", "--verb=create,get", "--resource=roles,rolebindings"));
+    ok(kr.run("create", "rolebinding", "bob-makes-roles", "--role=role-maker", "--user=bob"));
+    await until("bob may create roles", () => kr.run("auth", "can-i", "create", "roles", "--as=bob").stdout.trim() === "yes");
+    // Held rules may be granted.
+    ok(asBob("create", "role", "pod-lister", "--verb=list", "--resource=pods"));
+    const refused = asBob("create", "role", "too-much", "--verb=list,delete", "--resource=pods");
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain(
+      'roles.rbac.authorization.k8s.io "too-much" is forbidden: user "bob" (groups=["devs" "system:authenticated"]) is attempting to grant RBAC permissions not currently held:\n{APIGroups:[""], Resources:["pods"], Verbs:["delete"]}',
+    );
+    const bind = asBob("create", "rolebinding", "bob-edits", "--clusterrole=edit", "--user=alice");
+    expect(bind.code).not.toBe(0);
+    expect(bind.stderr).toContain('rolebindings.rbac.authorization.k8s.io "bob-edits" is forbidden: user "bob" (groups=["devs" "system:authenticated"]) is attempting to grant RBAC permissions not currently held:');
+    // With `bind` on the ClusterRole, the binding is allowed.
+    ok(kr.run("create", "role", "may-bind-edit", "--verb=bind", "--resource=clusterroles", "--resource-name=edit"));
+    ok(kr.run("create", "rolebinding", "bob-binds-edit", "--role=may-bind-edit", "--user=bob"));
+    await until("bob may bind edit", () => kr.run("auth", "can-i", "bind", "clusterroles/edit", "--as=bob").stdout.trim() === "yes");
+    ok(asBob("create", "rolebinding", "bob-edits", "--clusterrole=edit", "--user=alice"));
+  });
 });
