@@ -194,4 +194,55 @@ describe.skipIf(kubectl132 === undefined)("--authorization-mode=RBAC with kubect
     await until("bob may bind edit", () => kr.run("auth", "can-i", "bind", "clusterroles/edit", "--as=bob").stdout.trim() === "yes");
     ok(asBob("create", "rolebinding", "bob-edits", "--clusterrole=edit", "--user=alice"));
   });
+
+  it("kubectl auth reconcile -f creates, then adds missing rules and subjects, keeping additions", async () => {
+    const file = join(r.dir, "policy.yaml");
+    const doc = (verbs: string, subjects: string) => `apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: reconciled-reader
+rules:
+- apiGroups: [""]
+  resources: ["configmaps"]
+  verbs: [${verbs}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: reconciled-role
+  namespace: default
+rules:
+- apiGroups: ["batch"]
+  resources: ["jobs"]
+  verbs: ["get"]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: reconciled-binding
+  namespace: default
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: ClusterRole
+  name: reconciled-reader
+subjects:
+${subjects}
+`;
+    await writeFile(file, doc('"get"', "- kind: User\n  apiGroup: rbac.authorization.k8s.io\n  name: alice"));
+    const first = kr.run("auth", "reconcile", "-f", file);
+    ok(first);
+    expect(first.stdout).toContain("clusterrole.rbac.authorization.k8s.io/reconciled-reader reconciled");
+    expect(first.stdout).toContain("role.rbac.authorization.k8s.io/reconciled-role reconciled");
+    expect(first.stdout).toContain("rolebinding.rbac.authorization.k8s.io/reconciled-binding reconciled");
+    await writeFile(file, doc('"get", "list"', "- kind: User\n  apiGroup: rbac.authorization.k8s.io\n  name: carol"));
+    ok(kr.run("auth", "reconcile", "-f", file));
+    const role = JSON.parse(kr.run("get", "clusterrole", "reconciled-reader", "-o", "json").stdout) as { rules: { verbs: string[] }[] };
+    expect(role.rules.flatMap((x) => x.verbs).sort()).toEqual(["get", "list"]);
+    const rb = JSON.parse(kr.run("get", "rolebinding", "reconciled-binding", "-o", "json").stdout) as { subjects: { name: string }[] };
+    expect(rb.subjects.map((x) => x.name)).toEqual(["alice", "carol"]);
+    ok(kr.run("auth", "reconcile", "-f", file, "--remove-extra-subjects"));
+    const rb2 = JSON.parse(kr.run("get", "rolebinding", "reconciled-binding", "-o", "json").stdout) as { subjects: { name: string }[] };
+    expect(rb2.subjects.map((x) => x.name)).toEqual(["carol"]);
+    await until("alice's binding gone", () => kr.run("auth", "can-i", "list", "configmaps", "--as=carol").stdout.trim() === "yes");
+  });
 });

@@ -181,6 +181,15 @@ describe("decodeProtobufObject", () => {
     expect(protobufKinds).toHaveLength(11);
   });
 
+  it("decodes managedFields kubectl sends back (auth reconcile), fieldsV1 as JSON", () => {
+    const entry = cat(bytes(1, "kubectl-create"), bytes(2, "Update"), bytes(3, "v1"), bytes(6, "FieldsV1"), bytes(7, bytes(1, '{"f:data":{".":{}}}')));
+    expect(decodeProtobufObject(envelope("v1", "ConfigMap", bytes(1, cat(bytes(1, "c"), bytes(17, entry)))))).toEqual({
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "c", managedFields: [{ manager: "kubectl-create", operation: "Update", apiVersion: "v1", fieldsType: "FieldsV1", fieldsV1: { "f:data": { ".": {} } } }] },
+    });
+  });
+
   it("decodes the RBAC kinds kubectl create role|rolebinding sends", () => {
     const rule = cat(bytes(1, "get"), bytes(1, "list"), bytes(2, ""), bytes(3, "pods"), bytes(4, "web"));
     expect(decodeProtobufObject(envelope("rbac.authorization.k8s.io/v1", "Role", cat(bytes(1, cat(bytes(1, "r"), bytes(3, "default"))), bytes(2, rule))))).toEqual({

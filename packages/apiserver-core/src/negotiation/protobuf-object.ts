@@ -20,7 +20,8 @@
  */
 import { StatusError, newBadRequest } from "@skiff/apimachinery";
 
-type Scalar = "string" | "int" | "bool" | "time" | "quantity";
+/** `rawjson`: a message whose field 1 holds JSON text (FieldsV1), decoded to that JSON value. */
+type Scalar = "string" | "int" | "bool" | "time" | "quantity" | "rawjson";
 /** Map value types: `bytes` (`map[string][]byte`) becomes base64 text, as in the JSON form. */
 type MapValue = "string" | "quantity" | "bytes";
 interface Field {
@@ -63,6 +64,21 @@ const objectMeta = msg("ObjectMeta", [
   f(12, "annotations", { map: "string" }),
   f(13, "ownerReferences", ownerReference, { repeated: true }),
   f(14, "finalizers", "string", { repeated: true }),
+  // kubectl sends back what it read (auth reconcile, edit): managedFields included.
+  f(
+    17,
+    "managedFields",
+    msg("ManagedFieldsEntry", [
+      f(1, "manager", "string"),
+      f(2, "operation", "string"),
+      f(3, "apiVersion", "string"),
+      f(4, "time", "time"),
+      f(6, "fieldsType", "string"),
+      f(7, "fieldsV1", "rawjson"),
+      f(8, "subresource", "string"),
+    ]),
+    { repeated: true },
+  ),
 ]);
 const labelSelector = msg("LabelSelector", [
   f(1, "matchLabels", { map: "string" }),
@@ -373,6 +389,20 @@ function decodeScalar(type: Scalar, w: WireField, path: string): unknown {
       return toTime(w, path);
     case "quantity":
       return toQuantity(w, path);
+    case "rawjson":
+      return toRawJSON(w, path);
+  }
+}
+
+function toRawJSON(w: WireField, path: string): unknown {
+  if (w.wire !== 2) throw wrongWire(path);
+  let raw: Buffer | undefined;
+  for (const t of readWire(w.bytes!)) if (t.n === 1 && t.wire === 2) raw = t.bytes!;
+  if (raw === undefined || raw.length === 0) return undefined;
+  try {
+    return JSON.parse(raw.toString("utf8")) as unknown;
+  } catch {
+    throw newBadRequest(`protobuf: field ${path} does not hold JSON`);
   }
 }
 
