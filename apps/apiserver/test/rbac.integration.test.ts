@@ -49,6 +49,19 @@ describe.skipIf(kubectl132 === undefined)("kubectl 1.32: roles and bindings", ()
     expect(crbs.stdout.split("\n")[1]?.trim().split(/\s{2,}/)).toEqual(["read-nodes", "ClusterRole/nodes-reader", expect.any(String), "alice", "", ""].filter((c) => c !== ""));
   });
 
+  it("describe role|rolebinding reads as on Kubernetes", () => {
+    const role = k.run("describe", "role", "pod-reader");
+    ok(role);
+    expect(role.stdout).toMatch(/^Name:\s+pod-reader$/m);
+    expect(role.stdout).toMatch(/^\s+pods\s+\[\]\s+\[web\]\s+\[get list watch\]$/m);
+    expect(role.stdout).toMatch(/^\s+pods\/log\s+\[\]\s+\[web\]\s+\[get list watch\]$/m);
+    const rb = k.run("describe", "rolebinding", "read-pods");
+    ok(rb);
+    expect(rb.stdout).toMatch(/^Role:\n\s+Kind:\s+Role\n\s+Name:\s+pod-reader$/m);
+    expect(rb.stdout).toMatch(/^\s+User\s+bob\s*$/m);
+    expect(rb.stdout).toMatch(/^\s+ServiceAccount\s+builder\s+default$/m);
+  });
+
   it("answers 422 with 1.23's causes and keeps roleRef immutable", async () => {
     const bad = await call(s, "POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles", {
       apiVersion: "rbac.authorization.k8s.io/v1",
