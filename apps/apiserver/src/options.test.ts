@@ -93,6 +93,15 @@ describe("parseAPIServerOptions", () => {
     const r = parseAPIServerOptions(["--authorization-mode=AlwaysAllow,AlwaysAllow"]);
     expect(r.ok).toBe(false);
   });
+
+  it("accepts RBAC and AlwaysDeny in lists, refuses Node as not implemented", () => {
+    const r = parseAPIServerOptions(["--authorization-mode=RBAC,AlwaysAllow"]);
+    expect(r.ok && r.value.authorizationMode).toEqual(["RBAC", "AlwaysAllow"]);
+    expect(parseAPIServerOptions(["--authorization-mode=AlwaysDeny"]).ok).toBe(true);
+    const node = parseAPIServerOptions(["--authorization-mode=Node,RBAC"]);
+    expect(node.ok).toBe(false);
+    if (!node.ok) expect(node.errors.join("\n")).toContain('authorization mode "Node" is not supported by skiff-apiserver: the Node authorizer is not implemented yet');
+  });
 });
 
 describe("help and README table", () => {

@@ -45,7 +45,13 @@ export interface APIServerOptions {
 }
 
 /** Authorization modes skiff-apiserver accepts today. */
-export const supportedAuthorizationModes: readonly string[] = Object.freeze(["AlwaysAllow", "ABAC"]);
+export const supportedAuthorizationModes: readonly string[] = Object.freeze(["AlwaysAllow", "AlwaysDeny", "ABAC", "RBAC"]);
+
+/** Modes of kube-apiserver 1.23 that skiff-apiserver refuses as not implemented yet. */
+const unimplementedAuthorizationModes: Readonly<Record<string, string>> = Object.freeze({
+  Node: "the Node authorizer is not implemented yet; bind the nodes' identities with RBAC instead (e.g. to ClusterRole system:node)",
+  Webhook: "the Webhook authorizer is not implemented yet",
+});
 
 /**
  * The flag table (the source of `--help` and the README's flag table).
@@ -148,7 +154,7 @@ export const apiServerFlagTable = {
     name: "authorization-mode",
     type: t.strings,
     default: ["AlwaysAllow"],
-    usage: "Ordered list of plug-ins to do authorization on secure port. Comma-delimited list of: AlwaysAllow,ABAC.",
+    usage: "Ordered list of plug-ins to do authorization on secure port. Comma-delimited list of: AlwaysAllow,AlwaysDeny,ABAC,RBAC.",
     section: "Authorization",
   },
   authorizationPolicyFile: {
@@ -315,7 +321,10 @@ export function validateAPIServerOptions(o: APIServerOptions, knownGates: readon
   }
   if (o.authorizationMode.length === 0) errs.push("--authorization-mode: at least one authorization mode must be passed");
   for (const m of o.authorizationMode) {
-    if (!supportedAuthorizationModes.includes(m)) {
+    const unimplemented = unimplementedAuthorizationModes[m];
+    if (unimplemented !== undefined) {
+      errs.push(`--authorization-mode: authorization mode "${m}" is not supported by skiff-apiserver: ${unimplemented}`);
+    } else if (!supportedAuthorizationModes.includes(m)) {
       errs.push(`--authorization-mode: authorization mode "${m}" is not a valid mode (supported: ${supportedAuthorizationModes.join(", ")})`);
     }
   }

@@ -10,12 +10,16 @@
 import { tracerFromEnv } from "@skiff/apimachinery";
 import { GenericStore, WatchCache, createAPIServer, namespaceLifecycle, reviewResources, reviewRoutes } from "@skiff/apiserver-core";
 import type { FeatureGate, NodeAgentFeature } from "@skiff/feature-gates";
+import { rbacEscalationAdmission } from "./admission/rbac-escalation.js";
 import { serviceAccountAdmission } from "./admission/service-account.js";
-import { buildAuthenticator, buildAuthorizer, loadClientCA } from "./auth/chain.js";
+import { buildAuthenticator, buildAuthorizer, buildRulesResolver, loadClientCA } from "./auth/chain.js";
+import { startRBACPolicyCache } from "./auth/rbac-policy-cache.js";
 import { loadTokenFile } from "./auth/token-file.js";
 import { ensureBootstrapNamespaces } from "./bootstrap.js";
 import { loadOrGenerateCertificates } from "./certs.js";
 import { startControllers } from "./controllers/index.js";
+import { bootstrapClusterRoleBindings, bootstrapClusterRoles, controllerRoles } from "./rbac/bootstrap-policy.js";
+import { reconcileClusterPolicy } from "./rbac/reconcile.js";
 import type { APIServerOptions } from "./options.js";
 import { metricsResources, metricsRoutes } from "./metrics-api.js";
 import { loadOrCreateNodeAgentClientCertificate, podLogRoutes } from "./pod-log-proxy.js";
@@ -67,7 +71,6 @@ export async function startAPIServer(o: APIServerOptions, gates: FeatureGate<Nod
   const tokens = o.tokenAuthFile === "" ? new Map() : await loadTokenFile(o.tokenAuthFile);
   const certs = await loadOrGenerateCertificates(o);
   const clientCA = await loadClientCA(o.clientCAFile);
-  const authorizer = await buildAuthorizer(o);
   const storage = await openAPIServerStorage(o);
   const strategies = withTokenSubresource(
     createAllStrategies({
@@ -77,8 +80,16 @@ export async function startAPIServer(o: APIServerOptions, gates: FeatureGate<Nod
     }),
   );
   await ensureBootstrapNamespaces(strategies, storage);
+  // The bootstrap RBAC policy of 1.23, reconciled (missing objects and permissions added, user
+  // additions kept, `autoupdate: "false"` objects left alone), as kube-apiserver's post-start hook.
+  await reconcileClusterPolicy(strategies, storage, [...bootstrapClusterRoles(), ...controllerRoles()], bootstrapClusterRoleBindings());
   // One backend watch for every watcher; reads and writes pass through to the backend.
   const cache = new WatchCache(storage, { prefix: "/registry/", ...watchBookmarkInterval() });
+  // RBAC reads roles and bindings from a watched in-memory copy, never from storage per request.
+  // The escalation checks read it in every mode, as 1.23's RBAC storage does.
+  const rbacCache = await startRBACPolicyCache(cache, (line) => process.stderr.write(`${line}\n`));
+  const authorizer = await buildAuthorizer(o, rbacCache);
+  const rbacEscalation = rbacEscalationAdmission({ authorizer, policy: rbacCache });
   // Service-account tokens: TokenRequest, their authenticator (after the token file), issuer discovery.
   const saIssuer = await createServiceAccountIssuer({ ...o, serviceAccountMaxTokenExpirationMs: o.serviceAccountMaxTokenExpiration.ms }, strategies, cache);
   const authenticator = buildAuthenticator({ anonymousAuth: o.anonymousAuth, clientCA: clientCA !== undefined, serviceAccountTokens: (t) => saIssuer.lookup(t) }, tokens);
@@ -107,14 +118,19 @@ export async function startAPIServer(o: APIServerOptions, gates: FeatureGate<Nod
       minRequestTimeoutSeconds: o.minRequestTimeout,
     },
     // 1.23's default order: NamespaceLifecycle, then ServiceAccount.
-    admission: [namespaceLifecycle(storage), serviceAccountAdmission({ serviceAccounts: new GenericStore(serviceAccounts, cache), mountServiceAccountToken: mountServiceAccountToken() })],
+    // RBACEscalation stands for 1.23's policy-based RBAC storage (its checks run after admission's mutating phase).
+    admission: [
+      namespaceLifecycle(storage),
+      serviceAccountAdmission({ serviceAccounts: new GenericStore(serviceAccounts, cache), mountServiceAccountToken: mountServiceAccountToken() }),
+      rbacEscalation,
+    ],
     tls: { cert: certs.cert, key: certs.key, ...(clientCA !== undefined ? { ca: clientCA, requestCert: true } : {}) },
     verbosity: o.verbosity,
     // SKIFF_TRACE_FILE: one span per mutating request (see @skiff/apimachinery's trace module).
     tracer: tracerFromEnv("apiserver"),
     extraRoutes: [
       ...discoveryRoutes([...reviewResources, ...metricsResources], withTokenSubresourceInfo),
-      ...reviewRoutes({ authenticator, authorizer }),
+      ...reviewRoutes({ authenticator, authorizer, rulesResolver: buildRulesResolver(o, rbacCache) }),
       // pods/log proxies to the node agent, presenting a client certificate signed by our CA.
       ...podLogRoutes({ strategies, storage: cache, ...(nodeAgentClientCertificate ? { clientCertificate: nodeAgentClientCertificate } : {}) }),
       // metrics.k8s.io (kubectl top): scrapes the node agents' /metrics/resource with that certificate.
@@ -139,6 +155,7 @@ export async function startAPIServer(o: APIServerOptions, gates: FeatureGate<Nod
     address,
     async stop() {
       await stopControllers();
+      rbacCache.stop();
       await server.close();
       await storage.close();
     },

@@ -45,7 +45,8 @@ describe("well-known keys", () => {
   it("keep `kubernetes.io`/`k8s.io` only where kubectl needs it verbatim", () => {
     const verbatim = keys.filter(([, value]) => /(^|[./])(kubernetes|k8s)\.io\//.test(value)).map(([name]) => name);
     // Secret types are values, not keys; the service-account annotations are written by clients.
-    expect(verbatim).toEqual(["LastAppliedConfigAnnotation", "ServiceAccountNameAnnotation", "ServiceAccountUIDAnnotation", "ServiceAccountTokenMountPath"]);
+    // RBACAutoUpdateAnnotation: kubectl auth reconcile and the bootstrap policy read it verbatim.
+    expect(verbatim).toEqual(["RBACAutoUpdateAnnotation", "LastAppliedConfigAnnotation", "ServiceAccountNameAnnotation", "ServiceAccountUIDAnnotation", "ServiceAccountTokenMountPath"]);
     expect(constants.LastAppliedConfigAnnotation).toBe("kubectl.kubernetes.io/last-applied-configuration");
   });
 

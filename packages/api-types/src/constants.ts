@@ -50,6 +50,33 @@ export const LeaseListGVK = gvk("coordination.k8s.io", "v1", "LeaseList");
  */
 export const NamespaceNodeLease = "kube-node-lease";
 
+// ── rbac.authorization.k8s.io/v1 (verbatim group) ──────────────────────────────────────────────
+
+/** The RBAC API group. @see pkg/apis/rbac/register.go (GroupName) */
+export const RBACGroupName = "rbac.authorization.k8s.io";
+/** `rbac.authorization.k8s.io/v1` Role. */
+export const RoleGVK = gvk("rbac.authorization.k8s.io", "v1", "Role");
+/** `rbac.authorization.k8s.io/v1` RoleList. */
+export const RoleListGVK = gvk("rbac.authorization.k8s.io", "v1", "RoleList");
+/** `rbac.authorization.k8s.io/v1` ClusterRole. */
+export const ClusterRoleGVK = gvk("rbac.authorization.k8s.io", "v1", "ClusterRole");
+/** `rbac.authorization.k8s.io/v1` ClusterRoleList. */
+export const ClusterRoleListGVK = gvk("rbac.authorization.k8s.io", "v1", "ClusterRoleList");
+/** `rbac.authorization.k8s.io/v1` RoleBinding. */
+export const RoleBindingGVK = gvk("rbac.authorization.k8s.io", "v1", "RoleBinding");
+/** `rbac.authorization.k8s.io/v1` RoleBindingList. */
+export const RoleBindingListGVK = gvk("rbac.authorization.k8s.io", "v1", "RoleBindingList");
+/** `rbac.authorization.k8s.io/v1` ClusterRoleBinding. */
+export const ClusterRoleBindingGVK = gvk("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding");
+/** `rbac.authorization.k8s.io/v1` ClusterRoleBindingList. */
+export const ClusterRoleBindingListGVK = gvk("rbac.authorization.k8s.io", "v1", "ClusterRoleBindingList");
+/**
+ * Annotation of bootstrap roles and bindings: `"true"` lets the apiserver reconcile them at start;
+ * `"false"` leaves them as the user changed them.
+ * @see pkg/registry/rbac/reconciliation/clusterrole_interfaces.go (rbacv1.AutoUpdateAnnotationKey)
+ */
+export const RBACAutoUpdateAnnotation = "rbac.authorization.kubernetes.io/autoupdate";
+
 // ── v1 (core) ──────────────────────────────────────────────────────────────────────────────────
 
 /** `v1` ConfigMap. */

@@ -5,6 +5,8 @@ describe("resources", () => {
   it("lists the served resources with Kubernetes 1.23 discovery facts", () => {
     const byPlural = Object.fromEntries(resources.map((r) => [r.plural, r]));
     expect(Object.keys(byPlural).sort()).toEqual([
+      "clusterrolebindings",
+      "clusterroles",
       "configmaps",
       "csidrivers",
       "csinodes",
@@ -15,6 +17,8 @@ describe("resources", () => {
       "nodes",
       "pods",
       "podtemplates",
+      "rolebindings",
+      "roles",
       "secrets",
       "serviceaccounts",
     ]);
@@ -30,6 +34,10 @@ describe("resources", () => {
     expect(byPlural.csidrivers).toMatchObject({ group: "storage.example.io", namespaced: false, shortNames: [], categories: [] });
     expect(byPlural.csinodes).toMatchObject({ group: "storage.example.io", namespaced: false });
     expect(byPlural.leases).toMatchObject({ group: "coordination.k8s.io", version: "v1", kind: "Lease", namespaced: true, shortNames: [], subresources: [] });
+    expect(byPlural.roles).toMatchObject({ group: "rbac.authorization.k8s.io", version: "v1", kind: "Role", namespaced: true, shortNames: [], categories: [] });
+    expect(byPlural.clusterroles).toMatchObject({ group: "rbac.authorization.k8s.io", kind: "ClusterRole", namespaced: false });
+    expect(byPlural.rolebindings).toMatchObject({ group: "rbac.authorization.k8s.io", kind: "RoleBinding", namespaced: true });
+    expect(byPlural.clusterrolebindings).toMatchObject({ group: "rbac.authorization.k8s.io", kind: "ClusterRoleBinding", namespaced: false });
     expect(byPlural.podtemplates).toMatchObject({ group: "", namespaced: true, categories: [] });
     expect(byPlural.jobs?.verbs).toEqual(["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]);
   });

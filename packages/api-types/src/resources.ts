@@ -76,6 +76,10 @@ export const resources: readonly ResourceInfo[] = Object.freeze([
   resource({ group: "", version: "v1", kind: "ServiceAccount", plural: "serviceaccounts", singular: "serviceaccount", namespaced: true, shortNames: ["sa"], categories: [], subresources: [] }),
   resource({ group: "batch", version: "v1", kind: "Job", plural: "jobs", singular: "job", namespaced: true, shortNames: [], categories: ["all"], subresources: ["status"] }),
   resource({ group: "coordination.k8s.io", version: "v1", kind: "Lease", plural: "leases", singular: "lease", namespaced: true, shortNames: [], categories: [], subresources: [] }),
+  resource({ group: "rbac.authorization.k8s.io", version: "v1", kind: "ClusterRole", plural: "clusterroles", singular: "clusterrole", namespaced: false, shortNames: [], categories: [], subresources: [] }),
+  resource({ group: "rbac.authorization.k8s.io", version: "v1", kind: "ClusterRoleBinding", plural: "clusterrolebindings", singular: "clusterrolebinding", namespaced: false, shortNames: [], categories: [], subresources: [] }),
+  resource({ group: "rbac.authorization.k8s.io", version: "v1", kind: "Role", plural: "roles", singular: "role", namespaced: true, shortNames: [], categories: [], subresources: [] }),
+  resource({ group: "rbac.authorization.k8s.io", version: "v1", kind: "RoleBinding", plural: "rolebindings", singular: "rolebinding", namespaced: true, shortNames: [], categories: [], subresources: [] }),
   resource({ group: "storage.example.io", version: "v1", kind: "CSIDriver", plural: "csidrivers", singular: "csidriver", namespaced: false, shortNames: [], categories: [], subresources: [] }),
   resource({ group: "storage.example.io", version: "v1", kind: "CSINode", plural: "csinodes", singular: "csinode", namespaced: false, shortNames: [], categories: [], subresources: [] }),
 ]);

@@ -999,3 +999,45 @@ export type ResourceAttributes = Schemas["io.example.api.authorization.v1.Resour
  * @see staging/src/k8s.io/api/authorization/v1/types.go
  */
 export type NonResourceAttributes = Schemas["io.example.api.authorization.v1.NonResourceAttributes"];
+
+// ── rbac.authorization.k8s.io/v1 ─────────────────────────────────────────────────────────────
+
+/**
+ * One rule of a role: `verbs` on `resources` of `apiGroups` (optionally only `resourceNames`), or
+ * `verbs` on `nonResourceURLs`. `*` matches everything in each list.
+ * @see staging/src/k8s.io/api/rbac/v1/types.go
+ */
+export type PolicyRule = Schemas["io.example.api.rbac.v1.PolicyRule"];
+
+/** The label selectors of an aggregated ClusterRole. @see staging/src/k8s.io/api/rbac/v1/types.go */
+export type AggregationRule = Schemas["io.example.api.rbac.v1.AggregationRule"];
+
+/** `rbac.authorization.k8s.io/v1` Role: namespaced rules. @see staging/src/k8s.io/api/rbac/v1/types.go */
+export type Role = Schemas["io.example.api.rbac.v1.Role"];
+
+/** `rbac.authorization.k8s.io/v1` RoleList. @see staging/src/k8s.io/api/rbac/v1/types.go */
+export type RoleList = Schemas["io.example.api.rbac.v1.RoleList"];
+
+/** `rbac.authorization.k8s.io/v1` ClusterRole: cluster-wide rules, optionally aggregated. @see staging/src/k8s.io/api/rbac/v1/types.go */
+export type ClusterRole = Schemas["io.example.api.rbac.v1.ClusterRole"];
+
+/** `rbac.authorization.k8s.io/v1` ClusterRoleList. @see staging/src/k8s.io/api/rbac/v1/types.go */
+export type ClusterRoleList = Schemas["io.example.api.rbac.v1.ClusterRoleList"];
+
+/** A User, Group or ServiceAccount a binding grants to. @see staging/src/k8s.io/api/rbac/v1/types.go */
+export type Subject = Schemas["io.example.api.rbac.v1.Subject"];
+
+/** The role a binding grants (immutable). @see staging/src/k8s.io/api/rbac/v1/types.go */
+export type RoleRef = Schemas["io.example.api.rbac.v1.RoleRef"];
+
+/** `rbac.authorization.k8s.io/v1` RoleBinding: grants a role in its namespace. @see staging/src/k8s.io/api/rbac/v1/types.go */
+export type RoleBinding = Schemas["io.example.api.rbac.v1.RoleBinding"];
+
+/** `rbac.authorization.k8s.io/v1` RoleBindingList. @see staging/src/k8s.io/api/rbac/v1/types.go */
+export type RoleBindingList = Schemas["io.example.api.rbac.v1.RoleBindingList"];
+
+/** `rbac.authorization.k8s.io/v1` ClusterRoleBinding: grants a ClusterRole everywhere. @see staging/src/k8s.io/api/rbac/v1/types.go */
+export type ClusterRoleBinding = Schemas["io.example.api.rbac.v1.ClusterRoleBinding"];
+
+/** `rbac.authorization.k8s.io/v1` ClusterRoleBindingList. @see staging/src/k8s.io/api/rbac/v1/types.go */
+export type ClusterRoleBindingList = Schemas["io.example.api.rbac.v1.ClusterRoleBindingList"];

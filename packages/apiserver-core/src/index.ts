@@ -19,8 +19,24 @@ export type { AuthenticationChainOptions } from "./auth/authenticators.js";
 export { formatForbiddenMessage, isReadOnlyVerb, newForbiddenFromDecision, privilegedGroupsAuthorizer, unionAuthorizers } from "./auth/authorizers.js";
 export { abacAuthorizer, abacPolicyAPIVersion, formatABACErrors, parseABACPolicies } from "./auth/abac.js";
 export type { ABACPolicy, ABACPolicyLineError, ParseABACResult } from "./auth/abac.js";
+export {
+  appliesToUser,
+  apiGroupMatches,
+  formatAggregate,
+  nonResourceURLMatches,
+  rbacAuthorizer,
+  resourceMatches,
+  resourceNameMatches,
+  roleReferenceRules,
+  ruleAllows,
+  rulesFor,
+  serviceAccountUsername,
+  verbMatches,
+  visitRulesFor,
+} from "./auth/rbac.js";
+export type { RBACPolicySource, RuleSource, RuleVisitor } from "./auth/rbac.js";
 export { reviewResources, reviewRoutes } from "./auth/reviews.js";
-export type { ReviewConfig } from "./auth/reviews.js";
+export type { NonResourceRuleInfo, ResourceRuleInfo, ReviewConfig, RulesResolver, RulesResult } from "./auth/reviews.js";
 export {
   InFlightLimiter,
   applyServerTimeouts,

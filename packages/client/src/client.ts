@@ -6,7 +6,7 @@
  * @see staging/src/k8s.io/client-go/rest/config.go (QPS 5, Burst 10 defaults)
  */
 
-import type { Binding, CSIDriver, CSINode, ConfigMap, Event, Job, Namespace, Node, Pod, PodTemplate, ResourceInfo, Secret, ServiceAccount } from "@skiff/api-types";
+import type { Binding, CSIDriver, CSINode, ClusterRole, ClusterRoleBinding, ConfigMap, Event, Job, Namespace, Node, Pod, PodTemplate, ResourceInfo, Role, RoleBinding, Secret, ServiceAccount } from "@skiff/api-types";
 import { findResource } from "@skiff/api-types";
 import type { ClusterConfig } from "./cluster-config.js";
 import type { Clock } from "./clock.js";
@@ -66,6 +66,10 @@ export interface Client {
   readonly configMaps: ResourceClient<ConfigMap>;
   readonly secrets: ResourceClient<Secret>;
   readonly serviceAccounts: ResourceClient<ServiceAccount>;
+  readonly roles: ResourceClient<Role>;
+  readonly clusterRoles: ResourceClient<ClusterRole>;
+  readonly roleBindings: ResourceClient<RoleBinding>;
+  readonly clusterRoleBindings: ResourceClient<ClusterRoleBinding>;
   /** The client of any resource (by table entry, or a `findResource` query such as `"jobs.batch"`). @throws {Error} for a name Skiff does not serve. */
   resource<T extends KubeObject = KubeObject>(resource: ResourceInfo | string): ResourceClient<T>;
   /**
@@ -158,6 +162,10 @@ export function createClient(config: ClusterConfig, options: ClientOptions = {})
     configMaps: resource<ConfigMap>("configmaps"),
     secrets: resource<Secret>("secrets"),
     serviceAccounts: resource<ServiceAccount>("serviceaccounts"),
+    roles: resource<Role>("roles.rbac.authorization.k8s.io"),
+    clusterRoles: resource<ClusterRole>("clusterroles.rbac.authorization.k8s.io"),
+    roleBindings: resource<RoleBinding>("rolebindings.rbac.authorization.k8s.io"),
+    clusterRoleBindings: resource<ClusterRoleBinding>("clusterrolebindings.rbac.authorization.k8s.io"),
     resource,
     async bindPod(target, o = {}) {
       if (target.namespace === "") throw new ClientError("MissingNamespace", "bind pods: a namespace is required");

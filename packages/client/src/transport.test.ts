@@ -97,3 +97,17 @@ describe("client connection pool", () => {
     expect(() => createClient(f.config, { maxConnections: 1.5 })).toThrow(/maxConnections must be an integer >= 1/);
   });
 });
+
+describe("typed RBAC clients", () => {
+  it("serve the rbac.authorization.k8s.io/v1 resources", async () => {
+    const f = await serve(false);
+    const client = createClient(f.config, { qps: 0 });
+    expect([client.roles, client.clusterRoles, client.roleBindings, client.clusterRoleBindings].map((c) => `${c.info.plural}.${c.info.group}/${c.info.version}`)).toEqual([
+      "roles.rbac.authorization.k8s.io/v1",
+      "clusterroles.rbac.authorization.k8s.io/v1",
+      "rolebindings.rbac.authorization.k8s.io/v1",
+      "clusterrolebindings.rbac.authorization.k8s.io/v1",
+    ]);
+    client.close();
+  });
+});

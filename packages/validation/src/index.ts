@@ -103,6 +103,35 @@ export {
   validateServiceAccountUpdate,
 } from "./core/config.js";
 
+// rbac.authorization.k8s.io/v1 (src/rbac/rbac.ts).
+export {
+  setBindingDefaults,
+  validateClusterRole,
+  validateClusterRoleBinding,
+  validateClusterRoleBindingUpdate,
+  validateClusterRoleUpdate,
+  validatePolicyRule,
+  validateRole,
+  validateRoleBinding,
+  validateRoleBindingSubject,
+  validateRoleBindingUpdate,
+  validateRoleUpdate,
+} from "./rbac/rbac.js";
+export {
+  aggregationRuleSchema,
+  clusterRoleBindingListSchema,
+  clusterRoleBindingSchema,
+  clusterRoleListSchema,
+  clusterRoleSchema,
+  policyRuleSchema,
+  roleBindingListSchema,
+  roleBindingSchema,
+  roleListSchema,
+  roleRefSchema,
+  roleSchema,
+  subjectSchema,
+} from "./schemas/rbac.js";
+
 // coordination.k8s.io/v1 Lease.
 export { validateLease, validateLeaseUpdate } from "./coordination/lease.js";
 

@@ -1,4 +1,4 @@
-import type { Binding, CSIDriver, CSINode, ConfigMap, Event, Job, Lease, Namespace, Node, Pod, PodTemplate, Secret, ServiceAccount } from "@skiff/api-types";
+import type { Binding, CSIDriver, CSINode, ClusterRole, ClusterRoleBinding, ConfigMap, Role, RoleBinding, Event, Job, Lease, Namespace, Node, Pod, PodTemplate, Secret, ServiceAccount } from "@skiff/api-types";
 import type { FieldError } from "@skiff/apimachinery";
 import { jobValidationOptionsFor, validateJob, validateJobStatusUpdate, validateJobUpdate } from "./batch/job.js";
 import {
@@ -30,6 +30,16 @@ import {
   validateServiceAccount,
   validateServiceAccountUpdate,
 } from "./core/config.js";
+import {
+  validateClusterRole,
+  validateClusterRoleBinding,
+  validateClusterRoleBindingUpdate,
+  validateClusterRoleUpdate,
+  validateRole,
+  validateRoleBinding,
+  validateRoleBindingUpdate,
+  validateRoleUpdate,
+} from "./rbac/rbac.js";
 
 /**
  * Everything the validators need besides the objects: one object, built by the caller (the
@@ -81,6 +91,10 @@ export interface ValidatedKindTypes {
   ConfigMap: ConfigMap;
   Secret: Secret;
   ServiceAccount: ServiceAccount;
+  Role: Role;
+  ClusterRole: ClusterRole;
+  RoleBinding: RoleBinding;
+  ClusterRoleBinding: ClusterRoleBinding;
   Binding: Binding;
 }
 
@@ -147,6 +161,10 @@ export interface KindValidators {
   readonly ConfigMap: KindValidator<ConfigMap>;
   readonly Secret: KindValidator<Secret>;
   readonly ServiceAccount: KindValidator<ServiceAccount>;
+  readonly Role: KindValidator<Role>;
+  readonly ClusterRole: KindValidator<ClusterRole>;
+  readonly RoleBinding: KindValidator<RoleBinding>;
+  readonly ClusterRoleBinding: KindValidator<ClusterRoleBinding>;
   readonly Binding: KindValidator<Binding>;
 }
 
@@ -216,6 +234,10 @@ export const kindValidators: KindValidators = {
     validate: (sa) => validateServiceAccount(sa),
     validateUpdate: (sa, old) => validateServiceAccountUpdate(sa, old),
   },
+  Role: { validate: (r) => validateRole(r), validateUpdate: (r, old) => validateRoleUpdate(r, old) },
+  ClusterRole: { validate: (r) => validateClusterRole(r), validateUpdate: (r, old) => validateClusterRoleUpdate(r, old) },
+  RoleBinding: { validate: (b) => validateRoleBinding(b), validateUpdate: (b, old) => validateRoleBindingUpdate(b, old) },
+  ClusterRoleBinding: { validate: (b) => validateClusterRoleBinding(b), validateUpdate: (b, old) => validateClusterRoleBindingUpdate(b, old) },
   Binding: {
     validate: (binding) => validatePodBinding(binding),
     validateUpdate: (binding) => validatePodBinding(binding),

@@ -28,6 +28,8 @@ const scale = Number(process.env["SKIFF_BENCH_APISERVER_SCALE"] ?? "1");
 const n = (count: number) => Math.max(1, Math.round(count * scale));
 const command = appCommand("apiserver");
 const token = "bench-token";
+/** A user outside system:masters, so the authorizer (not the privileged-group shortcut) decides. */
+const readerToken = "bench-reader-token";
 const jobs = "/apis/batch/v1/namespaces/default/jobs";
 const debug = process.env["SKIFF_BENCH_DEBUG"] ? (m: string) => console.error(`[apiserver.bench] ${m}`) : () => {};
 
@@ -69,15 +71,16 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 }
 
-async function startApiserver(): Promise<{ proc: ChildProcess; port: number; dir: string; ca: string; cert: string; key: string }> {
+async function startApiserver(extraArgs: readonly string[] = []): Promise<{ proc: ChildProcess; port: number; dir: string; ca: string; cert: string; key: string }> {
   const dir = mkdtempSync(join(tmpdir(), "skiff-bench-apiserver-"));
-  writeFileSync(join(dir, "tokens.csv"), `${token},bench,1,"system:masters"\n`);
+  writeFileSync(join(dir, "tokens.csv"), `${token},bench,1,"system:masters"\n${readerToken},reader,2\n`);
   const proc = spawn(
     process.execPath,
     [
       ...(process.env["SKIFF_BENCH_APISERVER_NODE_ARGS"] ?? "").split(" ").filter((a) => a !== ""),
       ...command.args,
       "--secure-port=0", "--bind-address=127.0.0.1", `--data-dir=${join(dir, "data")}`, `--cert-dir=${join(dir, "pki")}`, `--token-auth-file=${join(dir, "tokens.csv")}`,
+      ...extraArgs,
     ],
     { cwd: repoRoot, stdio: ["ignore", process.env["SKIFF_BENCH_DEBUG"] ? "inherit" : "ignore", "pipe"] },
   );
@@ -94,9 +97,9 @@ async function startApiserver(): Promise<{ proc: ChildProcess; port: number; dir
   return { proc, port, dir, ca: readFileSync(join(pki, "ca.crt"), "utf8"), cert: readFileSync(join(pki, "apiserver.crt"), "utf8"), key: readFileSync(join(pki, "apiserver.key"), "utf8") };
 }
 
-function send(t: Target, agent: Agent | undefined, method: string, path: string, body?: string): Promise<{ status: number; body: string }> {
+function send(t: Target, agent: Agent | undefined, method: string, path: string, body?: string, bearer = token): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json" };
+    const headers: Record<string, string> = { authorization: `Bearer ${bearer}`, "content-type": "application/json", accept: "application/json" };
     if (body !== undefined) headers["content-length"] = String(Buffer.byteLength(body));
     const req = request({ host: "127.0.0.1", servername: "localhost", port: t.port, path, method, ca: t.ca, ...(agent ? { agent } : {}), headers }, (res) => {
       const chunks: Buffer[] = [];
@@ -110,7 +113,7 @@ function send(t: Target, agent: Agent | undefined, method: string, path: string,
 }
 
 /** `total` requests over `connections` keep-alive connections; returns req/s and sorted latencies (ms). */
-async function load(t: Target, connections: number, total: number, make: (i: number) => { method: string; path: string; body?: string }, expect: number): Promise<{ rps: number; latencies: number[] }> {
+async function load(t: Target, connections: number, total: number, make: (i: number) => { method: string; path: string; body?: string }, expect: number, bearer = token): Promise<{ rps: number; latencies: number[] }> {
   const agent = new Agent({ keepAlive: true, maxSockets: connections });
   let next = 0;
   const latencies: number[] = [];
@@ -119,7 +122,7 @@ async function load(t: Target, connections: number, total: number, make: (i: num
     while (next < total) {
       const r = make(next++);
       const s = nowMs();
-      const res = await send(t, agent, r.method, r.path, r.body);
+      const res = await send(t, agent, r.method, r.path, r.body, bearer);
       if (res.status !== expect) throw new Error(`${r.method} ${r.path}: ${String(res.status)} ${res.body.slice(0, 200)}`);
       latencies.push(nowMs() - s);
     }
@@ -256,6 +259,8 @@ async function watchFanOut(t: Target, watchers: number, events: number, emit: (n
 }
 
 export default async function bench(): Promise<BenchRow[]> {
+  // SKIFF_BENCH_APISERVER_ONLY=authorized-gets runs only the AlwaysAllow/RBAC GET pair.
+  if (process.env["SKIFF_BENCH_APISERVER_ONLY"] === "authorized-gets") return authorizedGets();
   const rows: BenchRow[] = [];
   const api = await startApiserver();
   const apiT: Target = { port: api.port, ca: api.ca };
@@ -383,5 +388,59 @@ export default async function bench(): Promise<BenchRow[]> {
     await new Promise((r) => api.proc.once("exit", r));
     rmSync(api.dir, { recursive: true, force: true });
   }
+  rows.push(...(await authorizedGets()));
   return rows;
+}
+
+/**
+ * GETs of one Job by a user outside system:masters: under AlwaysAllow, then under RBAC with 1,000
+ * Roles and 5,000 bindings stored (4,000 RoleBindings in the Job's namespace, 1,000
+ * ClusterRoleBindings, one of them granting the reader), in the same run, each twice, interleaved.
+ * Issue 17's target: RBAC at least 90 % of AlwaysAllow's requests/s.
+ */
+async function authorizedGets(): Promise<BenchRow[]> {
+  const gets = n(20_000);
+  const rbacPath = "/apis/rbac.authorization.k8s.io/v1";
+  const measure = async (mode: "AlwaysAllow" | "RBAC"): Promise<{ rps: number; p99: number }> => {
+    const api = await startApiserver([`--authorization-mode=${mode}`]);
+    const t: Target = { port: api.port, ca: api.ca };
+    try {
+      await send(t, undefined, "POST", jobs, JSON.stringify(job("bench-get")));
+      if (mode === "RBAC") {
+        const roles = n(1000);
+        const post = (path: string, obj: Record<string, unknown>) => ({ method: "POST", path, body: JSON.stringify(obj) });
+        await load(t, 16, roles, (i) => post(`${rbacPath}/namespaces/default/roles`, { metadata: { name: `role-${String(i)}` }, rules: [{ verbs: ["get"], apiGroups: [""], resources: ["configmaps"], resourceNames: [`cm-${String(i)}`] }] }), 201);
+        await load(t, 16, n(4000), (i) => post(`${rbacPath}/namespaces/default/rolebindings`, { metadata: { name: `rb-${String(i)}` }, roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: `role-${String(i % roles)}` }, subjects: [{ kind: "User", name: `user-${String(i)}` }, { kind: "Group", name: `group-${String(i % 50)}` }] }), 201);
+        await load(t, 16, n(1000) - 1, (i) => post(`${rbacPath}/clusterrolebindings`, { metadata: { name: `crb-${String(i)}` }, roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "view" }, subjects: [{ kind: "User", name: `cluster-user-${String(i)}` }] }), 201);
+        await send(t, undefined, "POST", `${rbacPath}/clusterroles`, JSON.stringify({ metadata: { name: "job-getter" }, rules: [{ verbs: ["get"], apiGroups: ["batch"], resources: ["jobs"] }] }));
+        await send(t, undefined, "POST", `${rbacPath}/clusterrolebindings`, JSON.stringify({ metadata: { name: "reader-gets-jobs" }, roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "job-getter" }, subjects: [{ kind: "User", name: "reader" }] }));
+        // The authorizer reads a watched cache: wait until the binding has arrived.
+        for (let i = 0; i < 200 && (await send(t, undefined, "GET", `${jobs}/bench-get`, undefined, readerToken)).status !== 200; i++) await new Promise((r) => setTimeout(r, 50));
+      }
+      await load(t, 64, n(2000), () => ({ method: "GET", path: `${jobs}/bench-get` }), 200, readerToken);
+      const g = await load(t, 64, gets, () => ({ method: "GET", path: `${jobs}/bench-get` }), 200, readerToken);
+      return { rps: g.rps, p99: percentile(g.latencies, 99) };
+    } finally {
+      api.proc.kill("SIGTERM");
+      await new Promise((r) => api.proc.once("exit", r));
+      rmSync(api.dir, { recursive: true, force: true });
+    }
+  };
+  // Interleaved (allow, RBAC, allow, RBAC), best of each, so a busy moment of a shared machine
+  // does not decide the ratio.
+  const best = (a: { rps: number; p99: number }, b: { rps: number; p99: number }) => (a.rps >= b.rps ? a : b);
+  const allow1 = await measure("AlwaysAllow");
+  const rbac1 = await measure("RBAC");
+  const allow = best(allow1, await measure("AlwaysAllow"));
+  const rbac = best(rbac1, await measure("RBAC"));
+  const ratio = rbac.rps / allow.rps;
+  return [
+    { what: `authorized GET, AlwaysAllow (64 conns, ${String(gets)} GETs, user outside system:masters)`, value: allow.rps, unit: "req/s", note: `best of 2 interleaved runs; p99 ${allow.p99.toFixed(2)} ms` },
+    {
+      what: `authorized GET, RBAC with ${String(n(1000))} Roles and ${String(n(5000))} bindings (64 conns, ${String(gets)} GETs)`,
+      value: rbac.rps,
+      unit: "req/s",
+      note: `best of 2 interleaved runs; p99 ${rbac.p99.toFixed(2)} ms; ${(ratio * 100).toFixed(1)} % of AlwaysAllow; target ≥ 90 %: ${ratio >= 0.9 ? "met" : "NOT met"}`,
+    },
+  ];
 }

@@ -2,7 +2,8 @@
  * skiff-apiserver's authentication chain and authorizer, built from its flags as kube-apiserver
  * 1.23 builds them: X.509 client certificates (`--client-ca-file`), static tokens
  * (`--token-auth-file`), anonymous (`--anonymous-auth`); `system:masters` always allowed, then
- * each `--authorization-mode` in order (AlwaysAllow, ABAC with `--authorization-policy-file`).
+ * each `--authorization-mode` in order (AlwaysAllow, AlwaysDeny, ABAC with
+ * `--authorization-policy-file`, RBAC over the roles and bindings cache).
  *
  * @see pkg/kubeapiserver/authenticator/config.go
  * @see pkg/kubeapiserver/authorizer/config.go
@@ -19,10 +20,13 @@ import {
   parseABACPolicies,
   parseBearerToken,
   privilegedGroupsAuthorizer,
+  formatAggregate,
+  rbacAuthorizer,
+  rulesFor,
   unionAuthorizers,
   x509Authenticator,
 } from "@skiff/apiserver-core";
-import type { Authenticator, Authorizer, UserInfo } from "@skiff/apiserver-core";
+import type { Authenticator, Authorizer, NonResourceRuleInfo, RBACPolicySource, ResourceRuleInfo, RulesResolver, UserInfo } from "@skiff/apiserver-core";
 
 /** A policy or CA file is unreadable or malformed. `reason`: `AuthConfigInvalid`; the message names the file (and line). */
 export class AuthConfigError extends Error {
@@ -85,14 +89,26 @@ export async function loadClientCA(path: string): Promise<string | undefined> {
 }
 
 /**
- * The authorizer of `modes` (already validated by the options): `system:masters` first, then each
- * mode in order; the first allow wins.
- * @throws {@link AuthConfigError} for an unreadable or malformed ABAC policy file, naming every bad line.
+ * `--authorization-mode=AlwaysDeny`: no opinion on anything, with 1.23's reason.
+ * @see staging/src/k8s.io/apiserver/pkg/authorization/authorizerfactory/builtin.go (alwaysDenyAuthorizer)
  */
-export async function buildAuthorizer(o: { authorizationMode: readonly string[]; authorizationPolicyFile: string }): Promise<Authorizer> {
+export const alwaysDenyAuthorizer: Authorizer = () => ({ allowed: false, reason: "Everything is forbidden." });
+
+/**
+ * The authorizer of `modes` (already validated by the options): `system:masters` first, then each
+ * mode in order; the first allow wins. RBAC reads `rbac` (required when the modes hold RBAC).
+ * @throws {@link AuthConfigError} for an unreadable or malformed ABAC policy file, naming every
+ *   bad line, or RBAC without a policy source.
+ */
+export async function buildAuthorizer(o: { authorizationMode: readonly string[]; authorizationPolicyFile: string }, rbac?: RBACPolicySource): Promise<Authorizer> {
   const chain: Authorizer[] = [privilegedGroupsAuthorizer()];
   for (const mode of o.authorizationMode) {
     if (mode === "AlwaysAllow") chain.push(alwaysAllowAuthorizer);
+    else if (mode === "AlwaysDeny") chain.push(alwaysDenyAuthorizer);
+    else if (mode === "RBAC") {
+      if (rbac === undefined) throw new AuthConfigError("--authorization-mode RBAC needs the roles and bindings cache");
+      chain.push(rbacAuthorizer(rbac));
+    }
     else if (mode === "ABAC") chain.push(abacAuthorizer(await loadABACPolicyFile(o.authorizationPolicyFile)));
     else throw new AuthConfigError(`unknown authorization mode ${mode} specified`);
   }
@@ -110,4 +126,34 @@ async function loadABACPolicyFile(path: string) {
   if (!r.ok) throw new AuthConfigError(formatABACErrors(path, r.errors));
   if (r.unversionedLines > 0) process.stderr.write(`Warning: policy file ${path} contained unversioned rules.\n`);
   return r.value;
+}
+
+/**
+ * The rules resolver of `modes` for SelfSubjectRulesReview, as kube-apiserver's union of the
+ * authorizers' `RulesFor` (the privileged-group authorizer has none): AlwaysAllow gives `*` on
+ * everything, AlwaysDeny nothing, RBAC the rules of the user's bindings (errors for missing roles),
+ * ABAC is not listed here and marks the answer `incomplete`.
+ * @see pkg/kubeapiserver/authorizer/config.go (ruleResolvers), staging/src/k8s.io/apiserver/pkg/authorization/union/union.go (unionAuthzRulesHandler)
+ */
+export function buildRulesResolver(o: { authorizationMode: readonly string[] }, rbac?: RBACPolicySource): RulesResolver {
+  return (user, namespace) => {
+    const resourceRules: ResourceRuleInfo[] = [];
+    const nonResourceRules: NonResourceRuleInfo[] = [];
+    const errors: string[] = [];
+    let incomplete = false;
+    for (const mode of o.authorizationMode) {
+      if (mode === "AlwaysAllow") {
+        resourceRules.push({ verbs: ["*"], apiGroups: ["*"], resources: ["*"] });
+        nonResourceRules.push({ verbs: ["*"], nonResourceURLs: ["*"] });
+      } else if (mode === "RBAC" && rbac !== undefined) {
+        const r = rulesFor(rbac, user, namespace);
+        for (const rule of r.rules) {
+          if ((rule.resources ?? []).length > 0) resourceRules.push({ verbs: rule.verbs, apiGroups: rule.apiGroups ?? [], resources: rule.resources ?? [], resourceNames: rule.resourceNames ?? [] });
+          if ((rule.nonResourceURLs ?? []).length > 0) nonResourceRules.push({ verbs: rule.verbs, nonResourceURLs: rule.nonResourceURLs ?? [] });
+        }
+        if (r.errors.length > 0) errors.push(formatAggregate(r.errors));
+      } else if (mode === "ABAC") incomplete = true;
+    }
+    return { resourceRules, nonResourceRules, incomplete, errors };
+  };
 }

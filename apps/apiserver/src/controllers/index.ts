@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { ResourceStrategy } from "@skiff/apiserver-core";
 import type { Storage } from "@skiff/storage";
+import { ClusterRoleAggregationController } from "./clusterrole-aggregation-controller.js";
 import { createControllerStores } from "./common.js";
 import type { ControllerLog } from "./common.js";
 import { GarbageCollector } from "./garbage-collector.js";
@@ -19,6 +20,7 @@ export type { RootCACertPublisherOptions } from "./root-ca-cert-publisher.js";
 export { ServiceAccountsController, controllerManagerFieldManager, isActiveNamespace, serviceAccountControllerUser } from "./serviceaccounts-controller.js";
 export type { ServiceAccountsControllerOptions } from "./serviceaccounts-controller.js";
 export { createControllerStores, systemContext } from "./common.js";
+export { ClusterRoleAggregationController, aggregatedRules, clusterRoleAggregationUser } from "./clusterrole-aggregation-controller.js";
 export { LeaderElector, controllersLease, leaderElectionUser } from "./leader-election.js";
 export type { LeaderElectorOptions } from "./leader-election.js";
 export type { ControllerLog, ControllerStores } from "./common.js";
@@ -43,7 +45,7 @@ export interface StartControllersOptions {
 
 /**
  * Runs the controllers skiff-apiserver runs in-process (garbage collector, namespace controller,
- * service-account controller, root CA certificate publisher) over `storage` for `strategies`.
+ * service-account controller, root CA certificate publisher, ClusterRole aggregation controller) over `storage` for `strategies`.
  * With `elect`, only while this apiserver leads: apiservers sharing a storage elect one leader
  * through the Lease `kube-system/skiff-apiserver-controllers` (see {@link LeaderElector}).
  * Resolves once started (or after the first election try); returns a function that stops the
@@ -56,11 +58,14 @@ export async function startControllers(strategies: readonly ResourceStrategy[], 
     const nc = new NamespaceController(stores, storage, { log });
     const sa = new ServiceAccountsController(stores, storage, { log });
     const ca = options.rootCA !== undefined ? new RootCACertPublisher(stores, storage, { rootCA: options.rootCA, log }) : undefined;
+    const agg = new ClusterRoleAggregationController(stores, storage, { log });
     await gc.start();
     await nc.start();
     await sa.start();
     await ca?.start();
+    await agg.start();
     return () => {
+      agg.stop();
       gc.stop();
       nc.stop();
       sa.stop();

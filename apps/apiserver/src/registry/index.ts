@@ -12,6 +12,7 @@ import type { JobStrategyGates } from "./batch/job/strategy.js";
 import { createCSIDriverStrategy } from "./storage/csidriver/strategy.js";
 import { createCSINodeStrategy } from "./storage/csinode/strategy.js";
 import { createLeaseStrategy } from "./coordination/lease/strategy.js";
+import { createClusterRoleBindingStrategy, createClusterRoleStrategy, createRoleBindingStrategy, createRoleStrategy } from "./rbac/strategies.js";
 
 // Every strategy skiff-apiserver serves.
 export function createAllStrategies(gates: JobStrategyGates): ResourceStrategy[] {
@@ -28,5 +29,9 @@ export function createAllStrategies(gates: JobStrategyGates): ResourceStrategy[]
     createCSIDriverStrategy(),
     createCSINodeStrategy(),
     createLeaseStrategy(),
+    createRoleStrategy(),
+    createClusterRoleStrategy(),
+    createRoleBindingStrategy(),
+    createClusterRoleBindingStrategy(),
   ] as unknown as ResourceStrategy[];
 }

@@ -87,6 +87,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/apis/rbac.authorization.k8s.io/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Get information about the rbac.authorization.k8s.io group. */
+        get: operations["getRbacAuthorizationAPIGroup"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/apis/authentication.k8s.io/": {
         parameters: {
             query?: never;
@@ -164,6 +181,23 @@ export interface paths {
         };
         /** @description Get the resources available in coordination.k8s.io/v1. */
         get: operations["getCoordinationV1APIResources"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/apis/rbac.authorization.k8s.io/v1/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Get the resources available in rbac.authorization.k8s.io/v1. */
+        get: operations["getRbacAuthorizationV1APIResources"];
         put?: never;
         post?: never;
         delete?: never;
@@ -424,6 +458,196 @@ export interface paths {
         };
         /** @description List or watch Lease objects in all namespaces. */
         get: operations["listCoordinationV1LeaseForAllNamespaces"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/apis/rbac.authorization.k8s.io/v1/clusterroles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description List or watch ClusterRole objects. */
+        get: operations["listRbacAuthorizationV1ClusterRole"];
+        put?: never;
+        /** @description Create a ClusterRole. */
+        post: operations["createRbacAuthorizationV1ClusterRole"];
+        /** @description Delete a collection of ClusterRole objects. */
+        delete: operations["deleteRbacAuthorizationV1CollectionClusterRole"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/apis/rbac.authorization.k8s.io/v1/clusterroles/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Read the specified ClusterRole. */
+        get: operations["readRbacAuthorizationV1ClusterRole"];
+        /** @description Replace the specified ClusterRole. */
+        put: operations["replaceRbacAuthorizationV1ClusterRole"];
+        post?: never;
+        /** @description Delete a ClusterRole. */
+        delete: operations["deleteRbacAuthorizationV1ClusterRole"];
+        options?: never;
+        head?: never;
+        /** @description Partially update the specified ClusterRole. */
+        patch: operations["patchRbacAuthorizationV1ClusterRole"];
+        trace?: never;
+    };
+    "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description List or watch ClusterRoleBinding objects. */
+        get: operations["listRbacAuthorizationV1ClusterRoleBinding"];
+        put?: never;
+        /** @description Create a ClusterRoleBinding. */
+        post: operations["createRbacAuthorizationV1ClusterRoleBinding"];
+        /** @description Delete a collection of ClusterRoleBinding objects. */
+        delete: operations["deleteRbacAuthorizationV1CollectionClusterRoleBinding"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Read the specified ClusterRoleBinding. */
+        get: operations["readRbacAuthorizationV1ClusterRoleBinding"];
+        /** @description Replace the specified ClusterRoleBinding. */
+        put: operations["replaceRbacAuthorizationV1ClusterRoleBinding"];
+        post?: never;
+        /** @description Delete a ClusterRoleBinding. */
+        delete: operations["deleteRbacAuthorizationV1ClusterRoleBinding"];
+        options?: never;
+        head?: never;
+        /** @description Partially update the specified ClusterRoleBinding. */
+        patch: operations["patchRbacAuthorizationV1ClusterRoleBinding"];
+        trace?: never;
+    };
+    "/apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description List or watch Role objects in a namespace. */
+        get: operations["listRbacAuthorizationV1NamespacedRole"];
+        put?: never;
+        /** @description Create a Role. */
+        post: operations["createRbacAuthorizationV1NamespacedRole"];
+        /** @description Delete a collection of Role objects. */
+        delete: operations["deleteRbacAuthorizationV1CollectionNamespacedRole"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Read the specified Role. */
+        get: operations["readRbacAuthorizationV1NamespacedRole"];
+        /** @description Replace the specified Role. */
+        put: operations["replaceRbacAuthorizationV1NamespacedRole"];
+        post?: never;
+        /** @description Delete a Role. */
+        delete: operations["deleteRbacAuthorizationV1NamespacedRole"];
+        options?: never;
+        head?: never;
+        /** @description Partially update the specified Role. */
+        patch: operations["patchRbacAuthorizationV1NamespacedRole"];
+        trace?: never;
+    };
+    "/apis/rbac.authorization.k8s.io/v1/roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description List or watch Role objects in all namespaces. */
+        get: operations["listRbacAuthorizationV1RoleForAllNamespaces"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description List or watch RoleBinding objects in a namespace. */
+        get: operations["listRbacAuthorizationV1NamespacedRoleBinding"];
+        put?: never;
+        /** @description Create a RoleBinding. */
+        post: operations["createRbacAuthorizationV1NamespacedRoleBinding"];
+        /** @description Delete a collection of RoleBinding objects. */
+        delete: operations["deleteRbacAuthorizationV1CollectionNamespacedRoleBinding"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Read the specified RoleBinding. */
+        get: operations["readRbacAuthorizationV1NamespacedRoleBinding"];
+        /** @description Replace the specified RoleBinding. */
+        put: operations["replaceRbacAuthorizationV1NamespacedRoleBinding"];
+        post?: never;
+        /** @description Delete a RoleBinding. */
+        delete: operations["deleteRbacAuthorizationV1NamespacedRoleBinding"];
+        options?: never;
+        head?: never;
+        /** @description Partially update the specified RoleBinding. */
+        patch: operations["patchRbacAuthorizationV1NamespacedRoleBinding"];
+        trace?: never;
+    };
+    "/apis/rbac.authorization.k8s.io/v1/rolebindings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description List or watch RoleBinding objects in all namespaces. */
+        get: operations["listRbacAuthorizationV1RoleBindingForAllNamespaces"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2733,6 +2957,138 @@ export interface components {
             /** @description The options of the pod's deletion. */
             deleteOptions?: components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.DeleteOptions"];
         };
+        /** @description How a ClusterRole's rules are gathered from other ClusterRoles. */
+        "io.example.api.rbac.v1.AggregationRule": {
+            /** @description ClusterRoles matching any selector contribute their rules; the controller overwrites the rules of the aggregated role. */
+            clusterRoleSelectors?: components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.LabelSelector"][];
+        };
+        /** @description A cluster-wide set of PolicyRules, granted by a ClusterRoleBinding (everywhere) or a RoleBinding (in one namespace). */
+        "io.example.api.rbac.v1.ClusterRole": {
+            /** @description The versioned schema of this representation of the object, as `group/version` (`version` alone for the core group). Servers may reject values they do not recognize. */
+            apiVersion?: string;
+            /** @description The REST kind this object represents, in CamelCase. Servers may infer it from the endpoint the client calls. Cannot be updated. */
+            kind?: string;
+            /** @description Standard object metadata: name, namespace, labels, annotations and the fields the system maintains. */
+            metadata?: components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.ObjectMeta"];
+            /** @description The rules of this role. */
+            rules?: components["schemas"]["io.example.api.rbac.v1.PolicyRule"][];
+            /** @description When set, the rules are controlled by the aggregation controller; direct changes to rules are overwritten. */
+            aggregationRule?: components["schemas"]["io.example.api.rbac.v1.AggregationRule"];
+        };
+        /** @description Grants the rules of a ClusterRole to subjects in every namespace and at the cluster scope. */
+        "io.example.api.rbac.v1.ClusterRoleBinding": {
+            /** @description The versioned schema of this representation of the object, as `group/version` (`version` alone for the core group). Servers may reject values they do not recognize. */
+            apiVersion?: string;
+            /** @description The REST kind this object represents, in CamelCase. Servers may infer it from the endpoint the client calls. Cannot be updated. */
+            kind?: string;
+            /** @description Standard object metadata: name, namespace, labels, annotations and the fields the system maintains. */
+            metadata?: components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.ObjectMeta"];
+            /** @description Who the role is granted to. */
+            subjects?: components["schemas"]["io.example.api.rbac.v1.Subject"][];
+            /** @description The ClusterRole granted. Cannot be changed. */
+            roleRef: components["schemas"]["io.example.api.rbac.v1.RoleRef"];
+        };
+        /** @description A list of ClusterRoleBinding objects. */
+        "io.example.api.rbac.v1.ClusterRoleBindingList": {
+            /** @description The versioned schema of this representation of the object, as `group/version` (`version` alone for the core group). Servers may reject values they do not recognize. */
+            apiVersion?: string;
+            /** @description The REST kind this object represents, in CamelCase. Servers may infer it from the endpoint the client calls. Cannot be updated. */
+            kind?: string;
+            /** @description Standard list metadata: resourceVersion and the continue token of a paged list. */
+            metadata?: components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.ListMeta"];
+            /** @description The ClusterRoleBinding objects of the list. */
+            items: components["schemas"]["io.example.api.rbac.v1.ClusterRoleBinding"][];
+        };
+        /** @description A list of ClusterRole objects. */
+        "io.example.api.rbac.v1.ClusterRoleList": {
+            /** @description The versioned schema of this representation of the object, as `group/version` (`version` alone for the core group). Servers may reject values they do not recognize. */
+            apiVersion?: string;
+            /** @description The REST kind this object represents, in CamelCase. Servers may infer it from the endpoint the client calls. Cannot be updated. */
+            kind?: string;
+            /** @description Standard list metadata: resourceVersion and the continue token of a paged list. */
+            metadata?: components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.ListMeta"];
+            /** @description The ClusterRole objects of the list. */
+            items: components["schemas"]["io.example.api.rbac.v1.ClusterRole"][];
+        };
+        /** @description What a role allows: verbs on resources of API groups (optionally only the named objects), or verbs on non-resource URLs. */
+        "io.example.api.rbac.v1.PolicyRule": {
+            /** @description The verbs this rule allows (get, list, watch, create, update, patch, delete, deletecollection, use, bind, escalate, impersonate; * for all). At least one. */
+            verbs: string[];
+            /** @description The API groups of the resources ("" is the core group; * for all). Required for resource rules. */
+            apiGroups?: string[];
+            /** @description The resources this rule applies to, `resource/subresource` for a subresource; * for all, `*\/sub` for a subresource of every resource. */
+            resources?: string[];
+            /** @description When set, only the objects of these names. Empty means every object. */
+            resourceNames?: string[];
+            /** @description Partial URLs (a trailing * matches any suffix) this rule allows, such as /healthz. Only in ClusterRoles bound by ClusterRoleBindings; not together with resources. */
+            nonResourceURLs?: string[];
+        };
+        /** @description A namespaced set of PolicyRules, granted to subjects by a RoleBinding in the same namespace. */
+        "io.example.api.rbac.v1.Role": {
+            /** @description The versioned schema of this representation of the object, as `group/version` (`version` alone for the core group). Servers may reject values they do not recognize. */
+            apiVersion?: string;
+            /** @description The REST kind this object represents, in CamelCase. Servers may infer it from the endpoint the client calls. Cannot be updated. */
+            kind?: string;
+            /** @description Standard object metadata: name, namespace, labels, annotations and the fields the system maintains. */
+            metadata?: components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.ObjectMeta"];
+            /** @description The rules of this role. */
+            rules?: components["schemas"]["io.example.api.rbac.v1.PolicyRule"][];
+        };
+        /** @description Grants the rules of a Role of its namespace, or of a ClusterRole, to subjects, in its namespace. */
+        "io.example.api.rbac.v1.RoleBinding": {
+            /** @description The versioned schema of this representation of the object, as `group/version` (`version` alone for the core group). Servers may reject values they do not recognize. */
+            apiVersion?: string;
+            /** @description The REST kind this object represents, in CamelCase. Servers may infer it from the endpoint the client calls. Cannot be updated. */
+            kind?: string;
+            /** @description Standard object metadata: name, namespace, labels, annotations and the fields the system maintains. */
+            metadata?: components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.ObjectMeta"];
+            /** @description Who the role is granted to. */
+            subjects?: components["schemas"]["io.example.api.rbac.v1.Subject"][];
+            /** @description The Role in this namespace or the ClusterRole granted. Cannot be changed. */
+            roleRef: components["schemas"]["io.example.api.rbac.v1.RoleRef"];
+        };
+        /** @description A list of RoleBinding objects. */
+        "io.example.api.rbac.v1.RoleBindingList": {
+            /** @description The versioned schema of this representation of the object, as `group/version` (`version` alone for the core group). Servers may reject values they do not recognize. */
+            apiVersion?: string;
+            /** @description The REST kind this object represents, in CamelCase. Servers may infer it from the endpoint the client calls. Cannot be updated. */
+            kind?: string;
+            /** @description Standard list metadata: resourceVersion and the continue token of a paged list. */
+            metadata?: components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.ListMeta"];
+            /** @description The RoleBinding objects of the list. */
+            items: components["schemas"]["io.example.api.rbac.v1.RoleBinding"][];
+        };
+        /** @description A list of Role objects. */
+        "io.example.api.rbac.v1.RoleList": {
+            /** @description The versioned schema of this representation of the object, as `group/version` (`version` alone for the core group). Servers may reject values they do not recognize. */
+            apiVersion?: string;
+            /** @description The REST kind this object represents, in CamelCase. Servers may infer it from the endpoint the client calls. Cannot be updated. */
+            kind?: string;
+            /** @description Standard list metadata: resourceVersion and the continue token of a paged list. */
+            metadata?: components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.ListMeta"];
+            /** @description The Role objects of the list. */
+            items: components["schemas"]["io.example.api.rbac.v1.Role"][];
+        };
+        /** @description The role a binding grants. Cannot be changed once set. */
+        "io.example.api.rbac.v1.RoleRef": {
+            /** @description rbac.authorization.k8s.io. */
+            apiGroup: string;
+            /** @description Role or ClusterRole (only ClusterRole in a ClusterRoleBinding). */
+            kind: string;
+            /** @description The name of the role. */
+            name: string;
+        };
+        /** @description Who a binding grants to: a User, a Group or a ServiceAccount. */
+        "io.example.api.rbac.v1.Subject": {
+            /** @description User, Group or ServiceAccount. */
+            kind: string;
+            /** @description rbac.authorization.k8s.io for User and Group (the default), "" for ServiceAccount. */
+            apiGroup?: string;
+            /** @description The name of the subject. */
+            name: string;
+            /** @description The namespace of a ServiceAccount subject (required in ClusterRoleBindings). */
+            namespace?: string;
+        };
         /** @description One container-storage-interface (CSI) volume driver installed in the cluster. Cluster-scoped; its name is the name the driver returns from its plugin-name call (at most 63 characters, alphanumeric at both ends, dashes, dots and alphanumerics between). */
         "io.example.api.storage.v1.CSIDriver": {
             /** @description The versioned schema of this representation of the object, as `group/version` (`version` alone for the core group). Servers may reject values they do not recognize. */
@@ -3355,6 +3711,33 @@ export interface operations {
             };
         };
     };
+    getRbacAuthorizationAPIGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.APIGroup"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     getAuthenticationAPIGroup: {
         parameters: {
             query?: never;
@@ -3464,6 +3847,33 @@ export interface operations {
         };
     };
     getCoordinationV1APIResources: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.APIResourceList"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getRbacAuthorizationV1APIResources: {
         parameters: {
             query?: never;
             header?: never;
@@ -5259,6 +5669,1558 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["io.example.api.coordination.v1.LeaseList"];
+                    "application/json;stream=watch": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.WatchEvent"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listRbacAuthorizationV1ClusterRole: {
+        parameters: {
+            query?: {
+                /** @description Asks for BOOKMARK events on a watch; servers may ignore it. Ignored unless watch is true. */
+                allowWatchBookmarks?: boolean;
+                /** @description The continue token of the previous page of a paged list; the next page is read at the same revision. 410 Gone when that revision was compacted. */
+                continue?: string;
+                /** @description Restricts the objects by their fields, such as `metadata.name=pi`. Everything by default. */
+                fieldSelector?: string;
+                /** @description Restricts the objects by their labels, such as `app=web,tier!=db`. Everything by default. */
+                labelSelector?: string;
+                /** @description Maximum number of items in the response; when more exist, metadata.continue is set. The server may return fewer items (even none) with a continue token. */
+                limit?: number;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+                /** @description Which revision to serve: unset for the most recent, "0" for any, otherwise at least (or exactly, per resourceVersionMatch) that revision. For watches, the revision to start after. */
+                resourceVersion?: string;
+                /** @description How resourceVersion applies to a list: NotOlderThan or Exact. */
+                resourceVersionMatch?: string;
+                /** @description Time limit of the list or watch call, in seconds. */
+                timeoutSeconds?: number;
+                /** @description Stream ADDED, MODIFIED and DELETED events instead of returning a list. */
+                watch?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.rbac.v1.ClusterRoleList"];
+                    "application/json;stream=watch": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.WatchEvent"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    createRbacAuthorizationV1ClusterRole: {
+        parameters: {
+            query?: {
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Name of the actor making the change, at most 128 printable characters. Required for apply patches, optional otherwise. */
+                fieldManager?: string;
+                /** @description What to do with unknown or duplicate fields in the body: Ignore (drop them), Warn (drop them and return a warning) or Strict (fail). */
+                fieldValidation?: string;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["io.example.api.rbac.v1.ClusterRole"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.rbac.v1.ClusterRole"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.rbac.v1.ClusterRole"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.rbac.v1.ClusterRole"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deleteRbacAuthorizationV1CollectionClusterRole: {
+        parameters: {
+            query?: {
+                /** @description The continue token of the previous page of a paged list; the next page is read at the same revision. 410 Gone when that revision was compacted. */
+                continue?: string;
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Restricts the objects by their fields, such as `metadata.name=pi`. Everything by default. */
+                fieldSelector?: string;
+                /** @description Seconds before the object is deleted; 0 deletes immediately. Unset uses the kind's default. */
+                gracePeriodSeconds?: number;
+                /** @description Restricts the objects by their labels, such as `app=web,tier!=db`. Everything by default. */
+                labelSelector?: string;
+                /** @description Maximum number of items in the response; when more exist, metadata.continue is set. The server may return fewer items (even none) with a continue token. */
+                limit?: number;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+                /** @description How dependents are garbage collected: Orphan, Background or Foreground. */
+                propagationPolicy?: string;
+                /** @description Which revision to serve: unset for the most recent, "0" for any, otherwise at least (or exactly, per resourceVersionMatch) that revision. For watches, the revision to start after. */
+                resourceVersion?: string;
+                /** @description How resourceVersion applies to a list: NotOlderThan or Exact. */
+                resourceVersionMatch?: string;
+                /** @description Time limit of the list or watch call, in seconds. */
+                timeoutSeconds?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.DeleteOptions"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    readRbacAuthorizationV1ClusterRole: {
+        parameters: {
+            query?: {
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Name of the ClusterRole. */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.rbac.v1.ClusterRole"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    replaceRbacAuthorizationV1ClusterRole: {
+        parameters: {
+            query?: {
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Name of the actor making the change, at most 128 printable characters. Required for apply patches, optional otherwise. */
+                fieldManager?: string;
+                /** @description What to do with unknown or duplicate fields in the body: Ignore (drop them), Warn (drop them and return a warning) or Strict (fail). */
+                fieldValidation?: string;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Name of the ClusterRole. */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["io.example.api.rbac.v1.ClusterRole"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.rbac.v1.ClusterRole"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.rbac.v1.ClusterRole"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deleteRbacAuthorizationV1ClusterRole: {
+        parameters: {
+            query?: {
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Seconds before the object is deleted; 0 deletes immediately. Unset uses the kind's default. */
+                gracePeriodSeconds?: number;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+                /** @description How dependents are garbage collected: Orphan, Background or Foreground. */
+                propagationPolicy?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Name of the ClusterRole. */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.DeleteOptions"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    patchRbacAuthorizationV1ClusterRole: {
+        parameters: {
+            query?: {
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Name of the actor making the change, at most 128 printable characters. Required for apply patches, optional otherwise. */
+                fieldManager?: string;
+                /** @description What to do with unknown or duplicate fields in the body: Ignore (drop them), Warn (drop them and return a warning) or Strict (fail). */
+                fieldValidation?: string;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+                /** @description For apply patches: take over fields owned by other managers instead of failing with a conflict. Must be unset for other patch types. */
+                force?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Name of the ClusterRole. */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json-patch+json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/merge-patch+json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/strategic-merge-patch+json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/apply-patch+yaml": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Patch"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.rbac.v1.ClusterRole"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.rbac.v1.ClusterRole"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listRbacAuthorizationV1ClusterRoleBinding: {
+        parameters: {
+            query?: {
+                /** @description Asks for BOOKMARK events on a watch; servers may ignore it. Ignored unless watch is true. */
+                allowWatchBookmarks?: boolean;
+                /** @description The continue token of the previous page of a paged list; the next page is read at the same revision. 410 Gone when that revision was compacted. */
+                continue?: string;
+                /** @description Restricts the objects by their fields, such as `metadata.name=pi`. Everything by default. */
+                fieldSelector?: string;
+                /** @description Restricts the objects by their labels, such as `app=web,tier!=db`. Everything by default. */
+                labelSelector?: string;
+                /** @description Maximum number of items in the response; when more exist, metadata.continue is set. The server may return fewer items (even none) with a continue token. */
+                limit?: number;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+                /** @description Which revision to serve: unset for the most recent, "0" for any, otherwise at least (or exactly, per resourceVersionMatch) that revision. For watches, the revision to start after. */
+                resourceVersion?: string;
+                /** @description How resourceVersion applies to a list: NotOlderThan or Exact. */
+                resourceVersionMatch?: string;
+                /** @description Time limit of the list or watch call, in seconds. */
+                timeoutSeconds?: number;
+                /** @description Stream ADDED, MODIFIED and DELETED events instead of returning a list. */
+                watch?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.rbac.v1.ClusterRoleBindingList"];
+                    "application/json;stream=watch": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.WatchEvent"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    createRbacAuthorizationV1ClusterRoleBinding: {
+        parameters: {
+            query?: {
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Name of the actor making the change, at most 128 printable characters. Required for apply patches, optional otherwise. */
+                fieldManager?: string;
+                /** @description What to do with unknown or duplicate fields in the body: Ignore (drop them), Warn (drop them and return a warning) or Strict (fail). */
+                fieldValidation?: string;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["io.example.api.rbac.v1.ClusterRoleBinding"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.rbac.v1.ClusterRoleBinding"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.rbac.v1.ClusterRoleBinding"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.rbac.v1.ClusterRoleBinding"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deleteRbacAuthorizationV1CollectionClusterRoleBinding: {
+        parameters: {
+            query?: {
+                /** @description The continue token of the previous page of a paged list; the next page is read at the same revision. 410 Gone when that revision was compacted. */
+                continue?: string;
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Restricts the objects by their fields, such as `metadata.name=pi`. Everything by default. */
+                fieldSelector?: string;
+                /** @description Seconds before the object is deleted; 0 deletes immediately. Unset uses the kind's default. */
+                gracePeriodSeconds?: number;
+                /** @description Restricts the objects by their labels, such as `app=web,tier!=db`. Everything by default. */
+                labelSelector?: string;
+                /** @description Maximum number of items in the response; when more exist, metadata.continue is set. The server may return fewer items (even none) with a continue token. */
+                limit?: number;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+                /** @description How dependents are garbage collected: Orphan, Background or Foreground. */
+                propagationPolicy?: string;
+                /** @description Which revision to serve: unset for the most recent, "0" for any, otherwise at least (or exactly, per resourceVersionMatch) that revision. For watches, the revision to start after. */
+                resourceVersion?: string;
+                /** @description How resourceVersion applies to a list: NotOlderThan or Exact. */
+                resourceVersionMatch?: string;
+                /** @description Time limit of the list or watch call, in seconds. */
+                timeoutSeconds?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.DeleteOptions"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    readRbacAuthorizationV1ClusterRoleBinding: {
+        parameters: {
+            query?: {
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Name of the ClusterRoleBinding. */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.rbac.v1.ClusterRoleBinding"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    replaceRbacAuthorizationV1ClusterRoleBinding: {
+        parameters: {
+            query?: {
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Name of the actor making the change, at most 128 printable characters. Required for apply patches, optional otherwise. */
+                fieldManager?: string;
+                /** @description What to do with unknown or duplicate fields in the body: Ignore (drop them), Warn (drop them and return a warning) or Strict (fail). */
+                fieldValidation?: string;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Name of the ClusterRoleBinding. */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["io.example.api.rbac.v1.ClusterRoleBinding"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.rbac.v1.ClusterRoleBinding"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.rbac.v1.ClusterRoleBinding"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deleteRbacAuthorizationV1ClusterRoleBinding: {
+        parameters: {
+            query?: {
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Seconds before the object is deleted; 0 deletes immediately. Unset uses the kind's default. */
+                gracePeriodSeconds?: number;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+                /** @description How dependents are garbage collected: Orphan, Background or Foreground. */
+                propagationPolicy?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Name of the ClusterRoleBinding. */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.DeleteOptions"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    patchRbacAuthorizationV1ClusterRoleBinding: {
+        parameters: {
+            query?: {
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Name of the actor making the change, at most 128 printable characters. Required for apply patches, optional otherwise. */
+                fieldManager?: string;
+                /** @description What to do with unknown or duplicate fields in the body: Ignore (drop them), Warn (drop them and return a warning) or Strict (fail). */
+                fieldValidation?: string;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+                /** @description For apply patches: take over fields owned by other managers instead of failing with a conflict. Must be unset for other patch types. */
+                force?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Name of the ClusterRoleBinding. */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json-patch+json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/merge-patch+json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/strategic-merge-patch+json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/apply-patch+yaml": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Patch"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.rbac.v1.ClusterRoleBinding"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.rbac.v1.ClusterRoleBinding"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listRbacAuthorizationV1NamespacedRole: {
+        parameters: {
+            query?: {
+                /** @description Asks for BOOKMARK events on a watch; servers may ignore it. Ignored unless watch is true. */
+                allowWatchBookmarks?: boolean;
+                /** @description The continue token of the previous page of a paged list; the next page is read at the same revision. 410 Gone when that revision was compacted. */
+                continue?: string;
+                /** @description Restricts the objects by their fields, such as `metadata.name=pi`. Everything by default. */
+                fieldSelector?: string;
+                /** @description Restricts the objects by their labels, such as `app=web,tier!=db`. Everything by default. */
+                labelSelector?: string;
+                /** @description Maximum number of items in the response; when more exist, metadata.continue is set. The server may return fewer items (even none) with a continue token. */
+                limit?: number;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+                /** @description Which revision to serve: unset for the most recent, "0" for any, otherwise at least (or exactly, per resourceVersionMatch) that revision. For watches, the revision to start after. */
+                resourceVersion?: string;
+                /** @description How resourceVersion applies to a list: NotOlderThan or Exact. */
+                resourceVersionMatch?: string;
+                /** @description Time limit of the list or watch call, in seconds. */
+                timeoutSeconds?: number;
+                /** @description Stream ADDED, MODIFIED and DELETED events instead of returning a list. */
+                watch?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.rbac.v1.RoleList"];
+                    "application/json;stream=watch": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.WatchEvent"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    createRbacAuthorizationV1NamespacedRole: {
+        parameters: {
+            query?: {
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Name of the actor making the change, at most 128 printable characters. Required for apply patches, optional otherwise. */
+                fieldManager?: string;
+                /** @description What to do with unknown or duplicate fields in the body: Ignore (drop them), Warn (drop them and return a warning) or Strict (fail). */
+                fieldValidation?: string;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["io.example.api.rbac.v1.Role"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.rbac.v1.Role"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.rbac.v1.Role"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.rbac.v1.Role"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deleteRbacAuthorizationV1CollectionNamespacedRole: {
+        parameters: {
+            query?: {
+                /** @description The continue token of the previous page of a paged list; the next page is read at the same revision. 410 Gone when that revision was compacted. */
+                continue?: string;
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Restricts the objects by their fields, such as `metadata.name=pi`. Everything by default. */
+                fieldSelector?: string;
+                /** @description Seconds before the object is deleted; 0 deletes immediately. Unset uses the kind's default. */
+                gracePeriodSeconds?: number;
+                /** @description Restricts the objects by their labels, such as `app=web,tier!=db`. Everything by default. */
+                labelSelector?: string;
+                /** @description Maximum number of items in the response; when more exist, metadata.continue is set. The server may return fewer items (even none) with a continue token. */
+                limit?: number;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+                /** @description How dependents are garbage collected: Orphan, Background or Foreground. */
+                propagationPolicy?: string;
+                /** @description Which revision to serve: unset for the most recent, "0" for any, otherwise at least (or exactly, per resourceVersionMatch) that revision. For watches, the revision to start after. */
+                resourceVersion?: string;
+                /** @description How resourceVersion applies to a list: NotOlderThan or Exact. */
+                resourceVersionMatch?: string;
+                /** @description Time limit of the list or watch call, in seconds. */
+                timeoutSeconds?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.DeleteOptions"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    readRbacAuthorizationV1NamespacedRole: {
+        parameters: {
+            query?: {
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Name of the Role. */
+                name: string;
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.rbac.v1.Role"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    replaceRbacAuthorizationV1NamespacedRole: {
+        parameters: {
+            query?: {
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Name of the actor making the change, at most 128 printable characters. Required for apply patches, optional otherwise. */
+                fieldManager?: string;
+                /** @description What to do with unknown or duplicate fields in the body: Ignore (drop them), Warn (drop them and return a warning) or Strict (fail). */
+                fieldValidation?: string;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Name of the Role. */
+                name: string;
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["io.example.api.rbac.v1.Role"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.rbac.v1.Role"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.rbac.v1.Role"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deleteRbacAuthorizationV1NamespacedRole: {
+        parameters: {
+            query?: {
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Seconds before the object is deleted; 0 deletes immediately. Unset uses the kind's default. */
+                gracePeriodSeconds?: number;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+                /** @description How dependents are garbage collected: Orphan, Background or Foreground. */
+                propagationPolicy?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Name of the Role. */
+                name: string;
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.DeleteOptions"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    patchRbacAuthorizationV1NamespacedRole: {
+        parameters: {
+            query?: {
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Name of the actor making the change, at most 128 printable characters. Required for apply patches, optional otherwise. */
+                fieldManager?: string;
+                /** @description What to do with unknown or duplicate fields in the body: Ignore (drop them), Warn (drop them and return a warning) or Strict (fail). */
+                fieldValidation?: string;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+                /** @description For apply patches: take over fields owned by other managers instead of failing with a conflict. Must be unset for other patch types. */
+                force?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Name of the Role. */
+                name: string;
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json-patch+json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/merge-patch+json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/strategic-merge-patch+json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/apply-patch+yaml": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Patch"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.rbac.v1.Role"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.rbac.v1.Role"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listRbacAuthorizationV1RoleForAllNamespaces: {
+        parameters: {
+            query?: {
+                /** @description Asks for BOOKMARK events on a watch; servers may ignore it. Ignored unless watch is true. */
+                allowWatchBookmarks?: boolean;
+                /** @description The continue token of the previous page of a paged list; the next page is read at the same revision. 410 Gone when that revision was compacted. */
+                continue?: string;
+                /** @description Restricts the objects by their fields, such as `metadata.name=pi`. Everything by default. */
+                fieldSelector?: string;
+                /** @description Restricts the objects by their labels, such as `app=web,tier!=db`. Everything by default. */
+                labelSelector?: string;
+                /** @description Maximum number of items in the response; when more exist, metadata.continue is set. The server may return fewer items (even none) with a continue token. */
+                limit?: number;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+                /** @description Which revision to serve: unset for the most recent, "0" for any, otherwise at least (or exactly, per resourceVersionMatch) that revision. For watches, the revision to start after. */
+                resourceVersion?: string;
+                /** @description How resourceVersion applies to a list: NotOlderThan or Exact. */
+                resourceVersionMatch?: string;
+                /** @description Time limit of the list or watch call, in seconds. */
+                timeoutSeconds?: number;
+                /** @description Stream ADDED, MODIFIED and DELETED events instead of returning a list. */
+                watch?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.rbac.v1.RoleList"];
+                    "application/json;stream=watch": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.WatchEvent"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listRbacAuthorizationV1NamespacedRoleBinding: {
+        parameters: {
+            query?: {
+                /** @description Asks for BOOKMARK events on a watch; servers may ignore it. Ignored unless watch is true. */
+                allowWatchBookmarks?: boolean;
+                /** @description The continue token of the previous page of a paged list; the next page is read at the same revision. 410 Gone when that revision was compacted. */
+                continue?: string;
+                /** @description Restricts the objects by their fields, such as `metadata.name=pi`. Everything by default. */
+                fieldSelector?: string;
+                /** @description Restricts the objects by their labels, such as `app=web,tier!=db`. Everything by default. */
+                labelSelector?: string;
+                /** @description Maximum number of items in the response; when more exist, metadata.continue is set. The server may return fewer items (even none) with a continue token. */
+                limit?: number;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+                /** @description Which revision to serve: unset for the most recent, "0" for any, otherwise at least (or exactly, per resourceVersionMatch) that revision. For watches, the revision to start after. */
+                resourceVersion?: string;
+                /** @description How resourceVersion applies to a list: NotOlderThan or Exact. */
+                resourceVersionMatch?: string;
+                /** @description Time limit of the list or watch call, in seconds. */
+                timeoutSeconds?: number;
+                /** @description Stream ADDED, MODIFIED and DELETED events instead of returning a list. */
+                watch?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.rbac.v1.RoleBindingList"];
+                    "application/json;stream=watch": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.WatchEvent"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    createRbacAuthorizationV1NamespacedRoleBinding: {
+        parameters: {
+            query?: {
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Name of the actor making the change, at most 128 printable characters. Required for apply patches, optional otherwise. */
+                fieldManager?: string;
+                /** @description What to do with unknown or duplicate fields in the body: Ignore (drop them), Warn (drop them and return a warning) or Strict (fail). */
+                fieldValidation?: string;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["io.example.api.rbac.v1.RoleBinding"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.rbac.v1.RoleBinding"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.rbac.v1.RoleBinding"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.rbac.v1.RoleBinding"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deleteRbacAuthorizationV1CollectionNamespacedRoleBinding: {
+        parameters: {
+            query?: {
+                /** @description The continue token of the previous page of a paged list; the next page is read at the same revision. 410 Gone when that revision was compacted. */
+                continue?: string;
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Restricts the objects by their fields, such as `metadata.name=pi`. Everything by default. */
+                fieldSelector?: string;
+                /** @description Seconds before the object is deleted; 0 deletes immediately. Unset uses the kind's default. */
+                gracePeriodSeconds?: number;
+                /** @description Restricts the objects by their labels, such as `app=web,tier!=db`. Everything by default. */
+                labelSelector?: string;
+                /** @description Maximum number of items in the response; when more exist, metadata.continue is set. The server may return fewer items (even none) with a continue token. */
+                limit?: number;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+                /** @description How dependents are garbage collected: Orphan, Background or Foreground. */
+                propagationPolicy?: string;
+                /** @description Which revision to serve: unset for the most recent, "0" for any, otherwise at least (or exactly, per resourceVersionMatch) that revision. For watches, the revision to start after. */
+                resourceVersion?: string;
+                /** @description How resourceVersion applies to a list: NotOlderThan or Exact. */
+                resourceVersionMatch?: string;
+                /** @description Time limit of the list or watch call, in seconds. */
+                timeoutSeconds?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.DeleteOptions"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    readRbacAuthorizationV1NamespacedRoleBinding: {
+        parameters: {
+            query?: {
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Name of the RoleBinding. */
+                name: string;
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.rbac.v1.RoleBinding"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    replaceRbacAuthorizationV1NamespacedRoleBinding: {
+        parameters: {
+            query?: {
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Name of the actor making the change, at most 128 printable characters. Required for apply patches, optional otherwise. */
+                fieldManager?: string;
+                /** @description What to do with unknown or duplicate fields in the body: Ignore (drop them), Warn (drop them and return a warning) or Strict (fail). */
+                fieldValidation?: string;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Name of the RoleBinding. */
+                name: string;
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["io.example.api.rbac.v1.RoleBinding"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.rbac.v1.RoleBinding"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.rbac.v1.RoleBinding"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deleteRbacAuthorizationV1NamespacedRoleBinding: {
+        parameters: {
+            query?: {
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Seconds before the object is deleted; 0 deletes immediately. Unset uses the kind's default. */
+                gracePeriodSeconds?: number;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+                /** @description How dependents are garbage collected: Orphan, Background or Foreground. */
+                propagationPolicy?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Name of the RoleBinding. */
+                name: string;
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.DeleteOptions"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    patchRbacAuthorizationV1NamespacedRoleBinding: {
+        parameters: {
+            query?: {
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Name of the actor making the change, at most 128 printable characters. Required for apply patches, optional otherwise. */
+                fieldManager?: string;
+                /** @description What to do with unknown or duplicate fields in the body: Ignore (drop them), Warn (drop them and return a warning) or Strict (fail). */
+                fieldValidation?: string;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+                /** @description For apply patches: take over fields owned by other managers instead of failing with a conflict. Must be unset for other patch types. */
+                force?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Name of the RoleBinding. */
+                name: string;
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json-patch+json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/merge-patch+json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/strategic-merge-patch+json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/apply-patch+yaml": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Patch"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.rbac.v1.RoleBinding"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.rbac.v1.RoleBinding"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listRbacAuthorizationV1RoleBindingForAllNamespaces: {
+        parameters: {
+            query?: {
+                /** @description Asks for BOOKMARK events on a watch; servers may ignore it. Ignored unless watch is true. */
+                allowWatchBookmarks?: boolean;
+                /** @description The continue token of the previous page of a paged list; the next page is read at the same revision. 410 Gone when that revision was compacted. */
+                continue?: string;
+                /** @description Restricts the objects by their fields, such as `metadata.name=pi`. Everything by default. */
+                fieldSelector?: string;
+                /** @description Restricts the objects by their labels, such as `app=web,tier!=db`. Everything by default. */
+                labelSelector?: string;
+                /** @description Maximum number of items in the response; when more exist, metadata.continue is set. The server may return fewer items (even none) with a continue token. */
+                limit?: number;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+                /** @description Which revision to serve: unset for the most recent, "0" for any, otherwise at least (or exactly, per resourceVersionMatch) that revision. For watches, the revision to start after. */
+                resourceVersion?: string;
+                /** @description How resourceVersion applies to a list: NotOlderThan or Exact. */
+                resourceVersionMatch?: string;
+                /** @description Time limit of the list or watch call, in seconds. */
+                timeoutSeconds?: number;
+                /** @description Stream ADDED, MODIFIED and DELETED events instead of returning a list. */
+                watch?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.rbac.v1.RoleBindingList"];
                     "application/json;stream=watch": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.WatchEvent"];
                 };
             };

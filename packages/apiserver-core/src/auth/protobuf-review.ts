@@ -62,16 +62,18 @@ export function decodeProtobufReview(body: Buffer): Record<string, unknown> {
   const kind = typeMeta ? str(typeMeta, 2) : undefined;
   const obj = readFields(bytesOf(unknown, 2) ?? Buffer.alloc(0));
   const spec = sub(obj, 2);
-  const out: Record<string, unknown> = { ...(apiVersion ? { apiVersion } : {}), ...(kind ? { kind } : {}), metadata: {} };
+  const meta = sub(obj, 1);
+  const out: Record<string, unknown> = { ...(apiVersion ? { apiVersion } : {}), ...(kind ? { kind } : {}), metadata: meta && str(meta, 3) ? { namespace: str(meta, 3) } : {} };
   if (!spec) return out;
   if (kind === "TokenReview") out["spec"] = { ...definedOnly({ token: str(spec, 1) }), audiences: strs(spec, 2) };
-  else if (kind === "SelfSubjectAccessReview" || kind === "SubjectAccessReview") {
+  else if (kind === "SelfSubjectRulesReview") out["spec"] = definedOnly({ namespace: str(spec, 1) });
+  else if (kind === "SelfSubjectAccessReview" || kind === "SubjectAccessReview" || kind === "LocalSubjectAccessReview") {
     const ra = resourceAttributes(sub(spec, 1));
     const nra = nonResourceAttributes(sub(spec, 2));
     out["spec"] = {
       ...(ra ? { resourceAttributes: ra } : {}),
       ...(nra ? { nonResourceAttributes: nra } : {}),
-      ...(kind === "SubjectAccessReview" ? { ...definedOnly({ user: str(spec, 3), uid: str(spec, 6) }), groups: strs(spec, 4) } : {}),
+      ...(kind !== "SelfSubjectAccessReview" ? { ...definedOnly({ user: str(spec, 3), uid: str(spec, 6) }), groups: strs(spec, 4) } : {}),
     };
   }
   return out;

@@ -1,13 +1,16 @@
 /**
  * The review APIs: `authentication.k8s.io` SelfSubjectReview (v1, v1beta1, v1alpha1: what
  * `kubectl auth whoami` posts) and TokenReview (v1), `authorization.k8s.io` SubjectAccessReview
- * and SelfSubjectAccessReview (v1: `kubectl auth can-i`, node agents' webhook authorization).
+ * and SelfSubjectAccessReview (v1: `kubectl auth can-i`, node agents' webhook authorization),
+ * LocalSubjectAccessReview (namespaced) and SelfSubjectRulesReview (`kubectl auth can-i --list`).
  * Create-only, nothing is stored; each answers 201 with the posted object and its `status`.
  *
  * @see pkg/registry/authentication/selfsubjectreview/rest.go
  * @see pkg/registry/authentication/tokenreview/storage.go
  * @see pkg/registry/authorization/subjectaccessreview/rest.go
  * @see pkg/registry/authorization/selfsubjectaccessreview/rest.go
+ * @see pkg/registry/authorization/localsubjectaccessreview/rest.go
+ * @see pkg/registry/authorization/selfsubjectrulesreview/rest.go
  * @see pkg/apis/authorization/validation/validation.go
  */
 import type { ResourceInfo } from "@skiff/api-types";
@@ -29,7 +32,34 @@ export interface ReviewConfig {
   readonly authenticator: Authenticator;
   /** The server's authorizer (access reviews ask it). */
   readonly authorizer: Authorizer;
+  /** The rules a user holds in a namespace (SelfSubjectRulesReview). @defaultValue none: the review answers `incomplete: true` */
+  readonly rulesResolver?: RulesResolver;
 }
+
+/** A rule a user holds on resources, as `authorizer.ResourceRuleInfo`. */
+export interface ResourceRuleInfo {
+  readonly verbs: readonly string[];
+  readonly apiGroups?: readonly string[];
+  readonly resources?: readonly string[];
+  readonly resourceNames?: readonly string[];
+}
+/** A rule a user holds on non-resource URLs, as `authorizer.NonResourceRuleInfo`. */
+export interface NonResourceRuleInfo {
+  readonly verbs: readonly string[];
+  readonly nonResourceURLs: readonly string[];
+}
+/** What a {@link RulesResolver} answers: the rules, whether the list may be incomplete, the errors met. */
+export interface RulesResult {
+  readonly resourceRules: readonly ResourceRuleInfo[];
+  readonly nonResourceRules: readonly NonResourceRuleInfo[];
+  readonly incomplete: boolean;
+  readonly errors: readonly string[];
+}
+/**
+ * Lists the rules `user` holds in `namespace` (the union of the authorizers' `RulesFor`).
+ * @see staging/src/k8s.io/apiserver/pkg/authorization/authorizer/rule.go (RuleResolver)
+ */
+export type RulesResolver = (user: UserInfo, namespace: string) => RulesResult;
 
 const selfSubjectReviewVersions = ["v1", "v1beta1", "v1alpha1"] as const;
 
@@ -48,6 +78,8 @@ export const reviewResources: readonly ResourceInfo[] = Object.freeze([
   review("authentication.k8s.io", "v1", "TokenReview", "tokenreviews"),
   review("authorization.k8s.io", "v1", "SelfSubjectAccessReview", "selfsubjectaccessreviews"),
   review("authorization.k8s.io", "v1", "SubjectAccessReview", "subjectaccessreviews"),
+  Object.freeze({ ...review("authorization.k8s.io", "v1", "LocalSubjectAccessReview", "localsubjectaccessreviews"), namespaced: true }),
+  review("authorization.k8s.io", "v1", "SelfSubjectRulesReview", "selfsubjectrulesreviews"),
 ]);
 
 type Obj = Record<string, unknown>;
@@ -60,13 +92,14 @@ type Obj = Record<string, unknown>;
  * createAPIServer({ ..., extraRoutes: [...reviewRoutes({ authenticator, authorizer })] });
  */
 export function reviewRoutes(config: ReviewConfig): NonResourceRoute[] {
-  const route = (res: ResourceInfo, build: (body: Obj, user: UserInfo) => Promise<Obj> | Obj): NonResourceRoute => ({
+  const route = (res: ResourceInfo, build: (body: Obj, user: UserInfo, namespace: string) => Promise<Obj> | Obj): NonResourceRoute => ({
     method: "POST",
-    url: `/apis/${res.group}/${res.version}/${res.plural}`,
+    url: res.namespaced ? `/apis/${res.group}/${res.version}/namespaces/:namespace/${res.plural}` : `/apis/${res.group}/${res.version}/${res.plural}`,
     handler: async (req: FastifyRequest, reply: FastifyReply) => {
       try {
         const body = decodeReview(req, res);
-        const out = await build(body, getRequestUser(req));
+        const namespace = (req.params as { namespace?: string } | undefined)?.namespace ?? "";
+        const out = await build(body, getRequestUser(req), namespace);
         return await reply.code(201).header("content-type", "application/json").send(JSON.stringify(out));
       } catch (e) {
         const s = errorToStatus(e);
@@ -74,7 +107,16 @@ export function reviewRoutes(config: ReviewConfig): NonResourceRoute[] {
       }
     },
   });
-  const [ssrV1, ssrV1beta1, ssrV1alpha1, tokenReviews, ssar, sar] = reviewResources as [ResourceInfo, ResourceInfo, ResourceInfo, ResourceInfo, ResourceInfo, ResourceInfo];
+  const [ssrV1, ssrV1beta1, ssrV1alpha1, tokenReviews, ssar, sar, lsar, ssrr] = reviewResources as [
+    ResourceInfo,
+    ResourceInfo,
+    ResourceInfo,
+    ResourceInfo,
+    ResourceInfo,
+    ResourceInfo,
+    ResourceInfo,
+    ResourceInfo,
+  ];
   const selfSubjectReview = (body: Obj, user: UserInfo): Obj => ({ ...body, metadata: { ...asObj(body["metadata"]), creationTimestamp: null }, status: { userInfo: formatUserInfo(user) } });
   return [
     route(ssrV1, selfSubjectReview),
@@ -99,24 +141,63 @@ export function reviewRoutes(config: ReviewConfig): NonResourceRoute[] {
       if (errs.length > 0) throw newInvalid({ group: ssar.group, kind: ssar.kind }, "", errs);
       return { ...body, status: await decide(config.authorizer, spec, user) };
     }),
-    route(sar, async (body) => {
+    route(sar, async (body) => subjectAccessReview(config, sar, body, validateAttributes(asObj(body["spec"])))),
+    route(lsar, async (body, _user, namespace) => {
+      // 1.23: the object's namespace comes from the URL; metadata must hold nothing else.
+      const meta = asObj(body["metadata"]);
+      const metaNamespace = typeof meta["namespace"] === "string" && meta["namespace"] !== "" ? meta["namespace"] : namespace;
+      if (metaNamespace !== namespace) throw newBadRequest("the namespace of the provided object does not match the namespace sent on the request");
+      const withNs = { ...body, metadata: { ...meta, namespace } };
       const spec = asObj(body["spec"]);
       const errs = validateAttributes(spec);
-      const username = typeof spec["user"] === "string" ? spec["user"] : "";
-      const groups = Array.isArray(spec["groups"]) ? spec["groups"].filter((g): g is string => typeof g === "string") : [];
-      if (username === "" && groups.length === 0) {
-        errs.push({ type: "FieldValueInvalid", field: "spec.user", badValue: "", detail: "at least one of user or group must be specified" });
+      const rest = Object.keys(meta).filter((k) => k !== "namespace" && k !== "managedFields" && k !== "creationTimestamp");
+      if (rest.length > 0) errs.push({ type: "FieldValueInvalid", field: "metadata", badValue: meta, detail: "must be empty except for namespace" });
+      const ra = spec["resourceAttributes"] != null ? asObj(spec["resourceAttributes"]) : undefined;
+      if (ra !== undefined && (typeof ra["namespace"] === "string" ? ra["namespace"] : "") !== namespace) {
+        errs.push({ type: "FieldValueInvalid", field: "spec.resourceAttributes.namespace", badValue: ra["namespace"] ?? "", detail: "must match metadata.namespace" });
       }
-      if (errs.length > 0) throw newInvalid({ group: sar.group, kind: sar.kind }, "", errs);
-      const subject: UserInfo = {
-        username,
-        groups,
-        ...(typeof spec["uid"] === "string" ? { uid: spec["uid"] } : {}),
-        ...(spec["extra"] && typeof spec["extra"] === "object" ? { extra: spec["extra"] as Record<string, string[]> } : {}),
+      if (spec["nonResourceAttributes"] != null) {
+        errs.push({ type: "FieldValueInvalid", field: "spec.nonResourceAttributes", badValue: spec["nonResourceAttributes"], detail: "disallowed on this kind of request" });
+      }
+      return subjectAccessReview(config, lsar, withNs, errs);
+    }),
+    route(ssrr, (body, user) => {
+      const spec = asObj(body["spec"]);
+      const namespace = typeof spec["namespace"] === "string" ? spec["namespace"] : "";
+      if (namespace === "") throw newBadRequest("no namespace on request");
+      const r = config.rulesResolver?.(user, namespace) ?? { resourceRules: [], nonResourceRules: [], incomplete: true, errors: [] };
+      const status: Obj = {
+        resourceRules: r.resourceRules.map((x) => ({
+          verbs: [...x.verbs],
+          ...((x.apiGroups ?? []).length > 0 ? { apiGroups: [...x.apiGroups!] } : {}),
+          ...((x.resources ?? []).length > 0 ? { resources: [...x.resources!] } : {}),
+          ...((x.resourceNames ?? []).length > 0 ? { resourceNames: [...x.resourceNames!] } : {}),
+        })),
+        nonResourceRules: r.nonResourceRules.map((x) => ({ verbs: [...x.verbs], ...(x.nonResourceURLs.length > 0 ? { nonResourceURLs: [...x.nonResourceURLs] } : {}) })),
+        incomplete: r.incomplete,
+        ...(r.errors.length > 0 ? { evaluationError: r.errors.length === 1 ? r.errors[0] : `[${r.errors.join(", ")}]` } : {}),
       };
-      return { ...body, status: await decide(config.authorizer, spec, subject) };
+      return { ...body, metadata: { ...asObj(body["metadata"]), creationTimestamp: null }, status };
     }),
   ];
+}
+
+// SubjectAccessReview and LocalSubjectAccessReview: the subject comes from the spec.
+async function subjectAccessReview(config: ReviewConfig, res: ResourceInfo, body: Obj, errs: FieldError[]): Promise<Obj> {
+  const spec = asObj(body["spec"]);
+  const username = typeof spec["user"] === "string" ? spec["user"] : "";
+  const groups = Array.isArray(spec["groups"]) ? spec["groups"].filter((g): g is string => typeof g === "string") : [];
+  if (username === "" && groups.length === 0) {
+    errs.push({ type: "FieldValueInvalid", field: "spec.user", badValue: "", detail: "at least one of user or group must be specified" });
+  }
+  if (errs.length > 0) throw newInvalid({ group: res.group, kind: res.kind }, "", errs);
+  const subject: UserInfo = {
+    username,
+    groups,
+    ...(typeof spec["uid"] === "string" ? { uid: spec["uid"] } : {}),
+    ...(spec["extra"] && typeof spec["extra"] === "object" ? { extra: spec["extra"] as Record<string, string[]> } : {}),
+  };
+  return { ...body, status: await decide(config.authorizer, spec, subject) };
 }
 
 function decodeReview(req: FastifyRequest, res: ResourceInfo): Obj {

@@ -178,7 +178,35 @@ describe("decodeProtobufObject", () => {
     expect(st).toMatchObject({ code: 415, reason: "UnsupportedMediaType" });
     expect(st.message).toContain("CSIDriver");
     for (const k of ["Namespace (v1)", "Pod (v1)", "PodTemplate (v1)", "Job (batch/v1)", "ConfigMap (v1)", "Secret (v1)", "ServiceAccount (v1)"]) expect(st.message).toContain(k);
-    expect(protobufKinds).toHaveLength(7);
+    expect(protobufKinds).toHaveLength(11);
+  });
+
+  it("decodes managedFields kubectl sends back (auth reconcile), fieldsV1 as JSON", () => {
+    const entry = cat(bytes(1, "kubectl-create"), bytes(2, "Update"), bytes(3, "v1"), bytes(6, "FieldsV1"), bytes(7, bytes(1, '{"f:data":{".":{}}}')));
+    expect(decodeProtobufObject(envelope("v1", "ConfigMap", bytes(1, cat(bytes(1, "c"), bytes(17, entry)))))).toEqual({
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "c", managedFields: [{ manager: "kubectl-create", operation: "Update", apiVersion: "v1", fieldsType: "FieldsV1", fieldsV1: { "f:data": { ".": {} } } }] },
+    });
+  });
+
+  it("decodes the RBAC kinds kubectl create role|rolebinding sends", () => {
+    const rule = cat(bytes(1, "get"), bytes(1, "list"), bytes(2, ""), bytes(3, "pods"), bytes(4, "web"));
+    expect(decodeProtobufObject(envelope("rbac.authorization.k8s.io/v1", "Role", cat(bytes(1, cat(bytes(1, "r"), bytes(3, "default"))), bytes(2, rule))))).toEqual({
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "Role",
+      metadata: { name: "r", namespace: "default" },
+      rules: [{ verbs: ["get", "list"], apiGroups: [""], resources: ["pods"], resourceNames: ["web"] }],
+    });
+    const subject = cat(bytes(1, "ServiceAccount"), bytes(2, ""), bytes(3, "sa"), bytes(4, "ns"));
+    const ref = cat(bytes(1, "rbac.authorization.k8s.io"), bytes(2, "ClusterRole"), bytes(3, "view"));
+    expect(decodeProtobufObject(envelope("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", cat(bytes(1, bytes(1, "b")), bytes(2, subject), bytes(3, ref))))).toEqual({
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRoleBinding",
+      metadata: { name: "b" },
+      subjects: [{ kind: "ServiceAccount", name: "sa", namespace: "ns" }],
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "view" },
+    });
   });
 
   it("answers 415 for a field outside the subset that carries data, and ignores it when empty", () => {

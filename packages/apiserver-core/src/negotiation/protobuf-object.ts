@@ -1,6 +1,6 @@
 /**
  * Decodes the `application/vnd.kubernetes.protobuf` request bodies kubectl's imperative commands
- * send (`kubectl create namespace|job|configmap|secret|serviceaccount`) into the JSON object the JSON path
+ * send (`kubectl create namespace|job|configmap|secret|serviceaccount|role|clusterrole|rolebinding|clusterrolebinding`) into the JSON object the JSON path
  * would have produced: the `k8s\0` magic, the `runtime.Unknown` envelope, then the object by a
  * hand-written SUBSET of the upstream messages with upstream field numbers. Zero scalars of
  * non-pointer fields are omitted (as `omitempty` JSON omits them; gogo protobuf always writes
@@ -16,10 +16,12 @@
  * @see staging/src/k8s.io/api/core/v1/generated.proto (Namespace, Pod, PodTemplate, PodSpec, Container,
  *   ConfigMap, Secret, ServiceAccount)
  * @see staging/src/k8s.io/api/batch/v1/generated.proto (Job, JobSpec, JobStatus)
+ * @see staging/src/k8s.io/api/rbac/v1/generated.proto (Role, ClusterRole, RoleBinding, ClusterRoleBinding)
  */
 import { StatusError, newBadRequest } from "@skiff/apimachinery";
 
-type Scalar = "string" | "int" | "bool" | "time" | "quantity";
+/** `rawjson`: a message whose field 1 holds JSON text (FieldsV1), decoded to that JSON value. */
+type Scalar = "string" | "int" | "bool" | "time" | "quantity" | "rawjson";
 /** Map value types: `bytes` (`map[string][]byte`) becomes base64 text, as in the JSON form. */
 type MapValue = "string" | "quantity" | "bytes";
 interface Field {
@@ -62,6 +64,21 @@ const objectMeta = msg("ObjectMeta", [
   f(12, "annotations", { map: "string" }),
   f(13, "ownerReferences", ownerReference, { repeated: true }),
   f(14, "finalizers", "string", { repeated: true }),
+  // kubectl sends back what it read (auth reconcile, edit): managedFields included.
+  f(
+    17,
+    "managedFields",
+    msg("ManagedFieldsEntry", [
+      f(1, "manager", "string"),
+      f(2, "operation", "string"),
+      f(3, "apiVersion", "string"),
+      f(4, "time", "time"),
+      f(6, "fieldsType", "string"),
+      f(7, "fieldsV1", "rawjson"),
+      f(8, "subresource", "string"),
+    ]),
+    { repeated: true },
+  ),
 ]);
 const labelSelector = msg("LabelSelector", [
   f(1, "matchLabels", { map: "string" }),
@@ -210,8 +227,31 @@ const jobStatus = msg("JobStatus", [
 ]);
 const job = msg("Job", [f(1, "metadata", objectMeta), f(2, "spec", jobSpec), f(3, "status", jobStatus)]);
 
+// ── rbac.authorization.k8s.io/v1 ────────────────────────────────────────────────────────────
+const policyRule = msg("PolicyRule", [
+  f(1, "verbs", "string", { repeated: true }),
+  f(2, "apiGroups", "string", { repeated: true }),
+  f(3, "resources", "string", { repeated: true }),
+  f(4, "resourceNames", "string", { repeated: true }),
+  f(5, "nonResourceURLs", "string", { repeated: true }),
+]);
+const role = msg("Role", [f(1, "metadata", objectMeta), f(2, "rules", policyRule, { repeated: true })]);
+const clusterRole = msg("ClusterRole", [
+  f(1, "metadata", objectMeta),
+  f(2, "rules", policyRule, { repeated: true }),
+  f(3, "aggregationRule", msg("AggregationRule", [f(1, "clusterRoleSelectors", labelSelector, { repeated: true })]), { ptr: true }),
+]);
+const subject = msg("Subject", [f(1, "kind", "string"), f(2, "apiGroup", "string"), f(3, "name", "string"), f(4, "namespace", "string")]);
+const roleRef = msg("RoleRef", [f(1, "apiGroup", "string"), f(2, "kind", "string"), f(3, "name", "string")]);
+const roleBinding = msg("RoleBinding", [f(1, "metadata", objectMeta), f(2, "subjects", subject, { repeated: true }), f(3, "roleRef", roleRef)]);
+const clusterRoleBinding = msg("ClusterRoleBinding", [f(1, "metadata", objectMeta), f(2, "subjects", subject, { repeated: true }), f(3, "roleRef", roleRef)]);
+
 /** The kinds a protobuf body may carry, by `apiVersion/kind`. */
 const kinds: ReadonlyMap<string, Message> = new Map([
+  ["rbac.authorization.k8s.io/v1/Role", role],
+  ["rbac.authorization.k8s.io/v1/ClusterRole", clusterRole],
+  ["rbac.authorization.k8s.io/v1/RoleBinding", roleBinding],
+  ["rbac.authorization.k8s.io/v1/ClusterRoleBinding", clusterRoleBinding],
   ["v1/ConfigMap", configMap],
   ["v1/Namespace", namespace],
   ["v1/Secret", secret],
@@ -349,6 +389,20 @@ function decodeScalar(type: Scalar, w: WireField, path: string): unknown {
       return toTime(w, path);
     case "quantity":
       return toQuantity(w, path);
+    case "rawjson":
+      return toRawJSON(w, path);
+  }
+}
+
+function toRawJSON(w: WireField, path: string): unknown {
+  if (w.wire !== 2) throw wrongWire(path);
+  let raw: Buffer | undefined;
+  for (const t of readWire(w.bytes!)) if (t.n === 1 && t.wire === 2) raw = t.bytes!;
+  if (raw === undefined || raw.length === 0) return undefined;
+  try {
+    return JSON.parse(raw.toString("utf8")) as unknown;
+  } catch {
+    throw newBadRequest(`protobuf: field ${path} does not hold JSON`);
   }
 }
 

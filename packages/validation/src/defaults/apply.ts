@@ -1,5 +1,6 @@
-import type { CSIDriver, Event, Job, Namespace, Node, Pod, PodTemplate, Secret } from "@skiff/api-types";
+import type { CSIDriver, ClusterRoleBinding, RoleBinding, Event, Job, Namespace, Node, Pod, PodTemplate, Secret } from "@skiff/api-types";
 import { setSecretDefaults } from "../core/config.js";
+import { setBindingDefaults } from "../rbac/rbac.js";
 import { setEventDefaults, setNamespaceDefaults, setNodeDefaults, setPodDefaults, setPodTemplateDefaults } from "../core/index.js";
 import type { KindName, KindTypes } from "../schemas/index.js";
 import { setCSIDriverDefaults } from "./csidriver.js";
@@ -16,6 +17,8 @@ const defaulters: { readonly [K in KindName]?: (obj: KindTypes[K]) => void } = {
   Namespace: (o: Namespace) => setNamespaceDefaults(o),
   Event: (o: Event) => setEventDefaults(o),
   Secret: (o: Secret) => setSecretDefaults(o),
+  RoleBinding: (o: RoleBinding) => setBindingDefaults(o),
+  ClusterRoleBinding: (o: ClusterRoleBinding) => setBindingDefaults(o),
 };
 
 const listItemKinds: { readonly [K in KindName]?: KindName } = {
@@ -31,6 +34,10 @@ const listItemKinds: { readonly [K in KindName]?: KindName } = {
   ConfigMapList: "ConfigMap",
   SecretList: "Secret",
   ServiceAccountList: "ServiceAccount",
+  RoleList: "Role",
+  ClusterRoleList: "ClusterRole",
+  RoleBindingList: "RoleBinding",
+  ClusterRoleBindingList: "ClusterRoleBinding",
 };
 
 /**

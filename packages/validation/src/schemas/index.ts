@@ -1,5 +1,13 @@
 import type {
   Binding,
+  Role,
+  RoleList,
+  ClusterRole,
+  ClusterRoleList,
+  RoleBinding,
+  RoleBindingList,
+  ClusterRoleBinding,
+  ClusterRoleBindingList,
   ConfigMap,
   ConfigMapList,
   CSIDriver,
@@ -30,6 +38,7 @@ import type { z } from "zod";
 import { jobListSchema, jobSchema } from "./batch.js";
 import { configMapListSchema, configMapSchema, secretListSchema, secretSchema, serviceAccountListSchema, serviceAccountSchema } from "./config.js";
 import { leaseListSchema, leaseSchema } from "./coordination.js";
+import { clusterRoleBindingListSchema, clusterRoleBindingSchema, clusterRoleListSchema, clusterRoleSchema, roleBindingListSchema, roleBindingSchema, roleListSchema, roleSchema } from "./rbac.js";
 import {
   bindingSchema,
   eventListSchema,
@@ -75,6 +84,14 @@ export interface KindTypes {
   SecretList: SecretList;
   ServiceAccount: ServiceAccount;
   ServiceAccountList: ServiceAccountList;
+  Role: Role;
+  RoleList: RoleList;
+  ClusterRole: ClusterRole;
+  ClusterRoleList: ClusterRoleList;
+  RoleBinding: RoleBinding;
+  RoleBindingList: RoleBindingList;
+  ClusterRoleBinding: ClusterRoleBinding;
+  ClusterRoleBindingList: ClusterRoleBindingList;
   Binding: Binding;
   DeleteOptions: DeleteOptions;
 }
@@ -116,6 +133,14 @@ export const kindSchemas: { readonly [K in KindName]: z.ZodType<KindTypes[K]> } 
   SecretList: secretListSchema,
   ServiceAccount: serviceAccountSchema,
   ServiceAccountList: serviceAccountListSchema,
+  Role: roleSchema,
+  RoleList: roleListSchema,
+  ClusterRole: clusterRoleSchema,
+  ClusterRoleList: clusterRoleListSchema,
+  RoleBinding: roleBindingSchema,
+  RoleBindingList: roleBindingListSchema,
+  ClusterRoleBinding: clusterRoleBindingSchema,
+  ClusterRoleBindingList: clusterRoleBindingListSchema,
   Binding: bindingSchema,
   DeleteOptions: deleteOptionsSchema,
 };
