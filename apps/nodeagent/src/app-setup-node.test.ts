@@ -77,7 +77,7 @@ describe("runNodeAgent node set-up", () => {
   });
 
   it.each([
-    [["--cpu-manager-policy=static", "--cluster-reserved=cpu=1"], '--cpu-manager-policy=static is not supported yet by skiff nodeagent (only \\"none\\")'],
+    [["--cpu-manager-policy=static"], "start cpu manager error: [cpumanager] the static policy requires systemreserved.cpu + kubereserved.cpu to be greater than zero"],
     [["--topology-manager-policy=best-effort"], '--topology-manager-policy=best-effort is not supported yet by skiff nodeagent (only \\"none\\")'],
     [["--runtime-cgroups=/runtime"], "--runtime-cgroups=/runtime is not supported by skiff nodeagent"],
     [["--cgroup-driver=systemd"], "--cgroup-driver=systemd"],

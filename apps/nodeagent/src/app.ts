@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { mustParseQuantity, parseQuantity, quantityMilliValue, quantityToNumber } from "@skiff/flags";
 import type { ClusterClients } from "./cluster/index.js";
 import { ClusterMode, computeNodeResources, connectCluster, createAccessReviewer, createTokenReviewer, readMachineResources } from "./cluster/index.js";
-import { applyOOMScoreAdj, CgroupManager, checkSwap, ContainerManager, parseCgroupfsToCgroupName, setMaxOpenFiles, setupKernelTunables, unsupportedSettings } from "./cm/index.js";
+import { applyOOMScoreAdj, CgroupManager, checkSwap, ContainerManager, parseCgroupfsToCgroupName, parseCPUSet, reservationsWithReservedCPUs, setMaxOpenFiles, setupKernelTunables, unsupportedSettings } from "./cm/index.js";
 import type { CsiSupport } from "./csi/index.js";
 import { createCsiSupport, migratedInTreePlugins } from "./csi/index.js";
 import type { HeldLock } from "./lock-file.js";
@@ -66,6 +66,8 @@ export interface HostPaths {
   readonly procSys?: string;
   readonly swaps?: string;
   readonly cgroupFs?: string;
+  /** sysfs, where the CPU manager reads the CPU topology. @defaultValue `/sys` */
+  readonly sysfs?: string;
 }
 
 /**
@@ -91,6 +93,12 @@ export async function setUpNode(o: NodeAgentOptions, log: Logger, paths: HostPat
   const machine = await readMachineResources(o.flags.rootDir);
   const pidMax = await readFile(join(paths.procSys ?? "/proc/sys", "kernel", "pid_max"), "utf8").then((t) => BigInt(t.trim()), () => 0n);
   await setupKernelTunables(c.protectKernelDefaults, paths.procSys, (m) => log.info(m));
+  if (c.reservedSystemCPUs !== "") log.info("Option --reserved-cpus is specified, it will overwrite the cpu setting in KubeReserved and SystemReserved", { kubeReservedCPUs: c.clusterReserved.cpu ?? "", systemReservedCPUs: c.systemReserved.cpu ?? "" });
+  const reserved = reservationsWithReservedCPUs(c.reservedSystemCPUs, c);
+  const reservedMilliCPU = [reserved.systemReserved.cpu, reserved.clusterReserved.cpu].reduce((sum, v) => {
+    const q = parseQuantity(v ?? "0");
+    return sum + (q.ok ? quantityMilliValue(q.value) : 0n);
+  }, 0n);
   if (c.agentCgroups !== "") {
     // --agent-cgroups: this process runs in that cgroup (created when missing), as 1.23's
     // ensureProcessInContainerWithOOMScore for --kubelet-cgroups.
@@ -107,8 +115,7 @@ export async function setUpNode(o: NodeAgentOptions, log: Logger, paths: HostPat
     customCPUCFSQuotaPeriod: o.featureGates.enabled("CustomCPUCFSQuotaPeriod"),
     podPidsLimit: c.podPidsLimit,
     enforceNodeAllocatable: c.enforceNodeAllocatable,
-    systemReserved: c.systemReserved,
-    clusterReserved: c.clusterReserved,
+    ...reserved,
     systemReservedCgroup: c.systemReservedCgroup,
     clusterReservedCgroup: c.clusterReservedCgroup,
     qosReserved: c.qosReserved,
@@ -116,6 +123,16 @@ export async function setUpNode(o: NodeAgentOptions, log: Logger, paths: HostPat
     capacity: { cpuMilli: BigInt(machine.cpuCores) * 1000n, memoryBytes: BigInt(machine.memoryBytes), pids: pidMax },
     ...(paths.cgroupFs !== undefined ? { cgroupFsRoot: paths.cgroupFs } : {}),
     log: (m, level = 0) => (level === 0 ? log.info(m) : log.v(level).info(m)),
+    cpuManager: {
+      policy: c.cpuManagerPolicy,
+      policyOptions: c.cpuManagerPolicyOptions,
+      alphaOptions: o.featureGates.enabled("CPUManagerPolicyAlphaOptions"),
+      betaOptions: o.featureGates.enabled("CPUManagerPolicyBetaOptions"),
+      reservedCPUs: parseCPUSet(c.reservedSystemCPUs),
+      reservedMilliCPU,
+      stateDir: o.flags.rootDir,
+      ...(paths.sysfs !== undefined ? { sysfsRoot: paths.sysfs } : {}),
+    },
   });
 }
 
@@ -125,14 +142,13 @@ export async function setUpNode(o: NodeAgentOptions, log: Logger, paths: HostPat
  * `--pods-per-core`, reservations and hard eviction thresholds, as node status reports it) and
  * the pod cgroups of `containerManager`.
  */
-export async function podResourceOptionsFrom(o: NodeAgentOptions, containerManager: ContainerManager | undefined): Promise<Pick<PodRuntimeOptions, "containerResources" | "nodeAllocatable" | "podCgroups">> {
+export async function podResourceOptionsFrom(o: NodeAgentOptions, containerManager: ContainerManager | undefined): Promise<Pick<PodRuntimeOptions, "containerResources" | "nodeAllocatable" | "podCgroups" | "resourceManagers" | "resourceManagerReconcilePeriodMs">> {
   const c = o.config;
   const machine = await readMachineResources(o.flags.rootDir);
   const { allocatable } = computeNodeResources(machine, {
     maxPods: c.maxPods,
     podsPerCore: c.podsPerCore,
-    systemReserved: c.systemReserved,
-    clusterReserved: c.clusterReserved,
+    ...reservationsWithReservedCPUs(c.reservedSystemCPUs, c),
     evictionHard: c.evictionHard,
     ignoreEviction: o.flags.experimentalAllocatableIgnoreEviction,
   });
@@ -154,6 +170,9 @@ export async function podResourceOptionsFrom(o: NodeAgentOptions, containerManag
       ...(allocatable["ephemeral-storage"] !== undefined ? { ephemeralStorageBytes: milli(allocatable["ephemeral-storage"]) / 1000n } : {}),
     },
     ...(containerManager && containerManager.cgroupVersion !== "none" ? { podCgroups: containerManager } : {}),
+    ...(containerManager?.cpuManager && containerManager.cpuManager.policy !== "none"
+      ? { resourceManagers: containerManager.cpuManager, resourceManagerReconcilePeriodMs: c.cpuManagerReconcilePeriod.ms }
+      : {}),
   };
 }
 

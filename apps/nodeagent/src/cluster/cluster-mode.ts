@@ -20,6 +20,7 @@ import { MirrorPodManager } from "./mirror-pods.js";
 import { NodeLeaseController } from "./node-lease.js";
 import { buildInitialNode, buildNodeAddresses, defaultNodeLabelKeys, goArch } from "./node-object.js";
 import { computeNodeResources, readMachineResources } from "./node-resources.js";
+import { reservationsWithReservedCPUs } from "../cm/cpumanager/reserved-cpus.js";
 import type { ClusterLog } from "./node-status-manager.js";
 import { NodeStatusManager, observeEvictionSignals, pressureFrom } from "./node-status-manager.js";
 import { PodStatusSync } from "./pod-status-sync.js";
@@ -147,8 +148,7 @@ export class ClusterMode {
     const resources = computeNodeResources(machine, {
       maxPods: c.maxPods,
       podsPerCore: c.podsPerCore,
-      systemReserved: c.systemReserved,
-      clusterReserved: c.clusterReserved,
+      ...reservationsWithReservedCPUs(c.reservedSystemCPUs, c),
       evictionHard: c.evictionHard,
       ignoreEviction: f.experimentalAllocatableIgnoreEviction,
     });

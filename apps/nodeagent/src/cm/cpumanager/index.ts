@@ -7,3 +7,5 @@ export type { ContainerCPUAssignments, CPUManagerCheckpoint, CPUManagerState } f
 export { checkpointChecksum, CheckpointState, cpuManagerStateFileName, decodeCheckpoint, encodeCheckpoint } from "./state.js";
 export type { CPUInfo } from "./topology.js";
 export { CPUTopology, discoverTopology, topologyOf } from "./topology.js";
+export type { Reservations } from "./reserved-cpus.js";
+export { reservationsWithReservedCPUs } from "./reserved-cpus.js";
