@@ -92,6 +92,50 @@ describe("runNodeAgent node set-up", () => {
   });
 });
 
+// A prepared sysfs with `n` CPUs (one socket, one thread per core, one NUMA node).
+function sysfsWith(dir: string, n: number): string {
+  const root = join(dir, "sysfs");
+  for (let cpu = 0; cpu < n; cpu++) {
+    const t = join(root, "devices/system/cpu", `cpu${cpu}`, "topology");
+    mkdirSync(t, { recursive: true });
+    writeFileSync(join(t, "physical_package_id"), "0\n");
+    writeFileSync(join(t, "core_id"), `${cpu}\n`);
+  }
+  writeFileSync(join(root, "devices/system/cpu/online"), n === 1 ? "0\n" : `0-${n - 1}\n`);
+  return root;
+}
+
+describe("runNodeAgent CPU manager start-up", () => {
+  it("writes cpu_manager_state, then refuses a changed policy and a corrupt file naming it", async () => {
+    const { dir, paths } = host();
+    const p = { ...paths, sysfs: sysfsWith(dir, 4) };
+    const ok = await run(["--cpu-manager-policy=static", "--reserved-cpus=0"], p, dir);
+    expect(ok.code, ok.err).toBe(0);
+    const file = join(dir, "root", "cpu_manager_state");
+    expect(JSON.parse(readFileSync(file, "utf8"))).toMatchObject({ policyName: "static", defaultCPUSet: "0-3" });
+    const changed = await run(["--cpu-manager-policy=none"], p, dir);
+    expect(changed.code).toBe(1);
+    expect(changed.err).toContain("start cpu manager error: could not restore state from checkpoint: configured policy \\\"none\\\" differs from state checkpoint policy \\\"static\\\"");
+    expect(changed.err).toContain(file);
+    writeFileSync(file, readFileSync(file, "utf8").replace('"0-3"', '"0-2"'));
+    const corrupt = await run(["--cpu-manager-policy=static", "--reserved-cpus=0"], p, dir);
+    expect(corrupt.code).toBe(1);
+    expect(corrupt.err).toContain("could not restore state from checkpoint: checkpoint is corrupted, please drain this node and delete the CPU manager checkpoint file");
+    expect(corrupt.err).toContain(file);
+  });
+
+  it("refuses an option without its gate and more reserved CPUs than the machine has", async () => {
+    const { dir, paths } = host();
+    const p = { ...paths, sysfs: sysfsWith(dir, 2) };
+    const beta = await run(["--cpu-manager-policy=static", "--reserved-cpus=0", "--cpu-manager-policy-options=full-pcpus-only=true", "--feature-gates=CPUManagerPolicyBetaOptions=false"], p, dir);
+    expect(beta.code).toBe(1);
+    expect(beta.err).toContain("CPU Manager Policy Beta-level Options not enabled, but option \\\"full-pcpus-only\\\" provided");
+    const tooMany = await run(["--cpu-manager-policy=static", "--system-reserved=cpu=3"], p, dir);
+    expect(tooMany.code).toBe(1);
+    expect(tooMany.err).toContain("[cpumanager] unable to reserve the required amount of CPUs (size of  did not equal 3)");
+  });
+});
+
 describe("podResourceOptionsFrom (admission and CRI resources from flags)", () => {
   const load = (argv: string[]) => {
     const r = loadNodeAgentOptions(argv, { stdout: { write: () => true }, stderr: { write: () => true } });

@@ -88,9 +88,9 @@ function allowedCPUs(pod: Pod, qosDir: string[]): string {
 }
 
 describe.skipIf(setup.endpoint === undefined || cpus().length < 2)("static CPU manager on containerd", () => {
-  it("pins a Guaranteed cpu:1 container to CPU 1, shrinks and grows the shared pool, records and releases the assignment", async () => {
+  async function startAgent(name: string, sysfs?: (dir: string) => string): Promise<{ runtime: PodRuntime; manifests: string; rootDir: string; allocatableMilli: bigint | undefined }> {
     await new CgroupManager().create([cgroupRoot]);
-    const dir = mkdtempSync(join(setup.dir, "node-cpu-"));
+    const dir = mkdtempSync(join(setup.dir, `${name}-`));
     const manifests = join(dir, "manifests");
     mkdirSync(manifests);
     const rootDir = join(dir, "root");
@@ -100,12 +100,10 @@ describe.skipIf(setup.endpoint === undefined || cpus().length < 2)("static CPU m
     );
     if (!loaded.ok) throw new Error(loaded.errors.join("; "));
     const o = loaded.value;
-    const cm = await setUpNode(o, log, fakeProc(dir));
+    const cm = await setUpNode(o, log, { ...fakeProc(dir), ...(sysfs ? { sysfs: sysfs(dir) } : {}) });
     const resources = await podResourceOptionsFrom(o, cm);
-    // --reserved-cpus=0 reserves one CPU from node allocatable, as 1.23's system-reserved overwrite.
-    expect(resources.nodeAllocatable?.cpuMilli).toBe(BigInt((cpus().length - 1) * 1000));
     const runtime = createPodRuntime({
-      ...podRuntimeOptionsFrom(o, "node-cpu", log),
+      ...podRuntimeOptionsFrom(o, name, log),
       ...resources,
       containerRuntimeEndpoint: setup.endpoint ?? "",
       podLogsDir: join(dir, "pod-logs"),
@@ -117,6 +115,13 @@ describe.skipIf(setup.endpoint === undefined || cpus().length < 2)("static CPU m
     });
     runtimes.push(runtime);
     await runtime.start();
+    return { runtime, manifests, rootDir, allocatableMilli: resources.nodeAllocatable?.cpuMilli };
+  }
+
+  it("pins a Guaranteed cpu:1 container to CPU 1, shrinks and grows the shared pool, records and releases the assignment", async () => {
+    const { runtime, manifests, rootDir, allocatableMilli } = await startAgent("node-cpu");
+    // --reserved-cpus=0 reserves one CPU from node allocatable, as 1.23's system-reserved overwrite.
+    expect(allocatableMilli).toBe(BigInt((cpus().length - 1) * 1000));
     const stateFile = join(rootDir, "cpu_manager_state");
     const state = () => JSON.parse(readFileSync(stateFile, "utf8")) as { policyName: string; defaultCPUSet: string; entries?: Record<string, Record<string, string>> };
     expect(state()).toMatchObject({ policyName: "static", defaultCPUSet: allCPUs });
@@ -138,5 +143,27 @@ describe.skipIf(setup.endpoint === undefined || cpus().length < 2)("static CPU m
     await waitFor("guaranteed gone", () => (findPod(runtime.listPods(), "guaranteed") ? undefined : true), 60_000);
     await waitFor("assignment released", () => (state().entries?.[uid] === undefined && state().defaultCPUSet === allCPUs ? true : undefined), 30_000);
     await waitFor("besteffort back on every CPU", () => (allowedCPUs(e, ["besteffort"]) === allCPUs ? true : undefined), 30_000);
+  });
+
+  it("rejects a pod the CPU manager cannot serve UnexpectedAdmissionError, leaving no sandbox or state entry", async () => {
+    // The CPU manager sees a prepared one-CPU machine (CPU 0, reserved) while allocatable still
+    // counts this machine's CPUs: admission passes the fit check and fails in the CPU manager.
+    const { runtime, manifests, rootDir } = await startAgent("node-one-cpu", (dir) => {
+      const t = join(dir, "sysfs", "devices/system/cpu/cpu0/topology");
+      mkdirSync(t, { recursive: true });
+      writeFileSync(join(t, "physical_package_id"), "0\n");
+      writeFileSync(join(t, "core_id"), "0\n");
+      writeFileSync(join(dir, "sysfs", "devices/system/cpu/online"), "0\n");
+      return join(dir, "sysfs");
+    });
+    writeFileSync(join(manifests, "pinned.json"), manifest("pinned", { requests: { cpu: "1", memory: "64Mi" }, limits: { cpu: "1", memory: "64Mi" } }));
+    const p = await waitFor("pinned rejected", () => {
+      const pod = findPod(runtime.listPods(), "pinned");
+      return pod?.status?.phase === "Failed" ? pod : undefined;
+    });
+    expect(p.status).toMatchObject({ reason: "UnexpectedAdmissionError", message: "Pod Allocate failed due to not enough cpus available to satisfy request, which is unexpected" });
+    expect(JSON.parse(readFileSync(join(rootDir, "cpu_manager_state"), "utf8"))).toMatchObject({ policyName: "static", defaultCPUSet: "0" });
+    expect(JSON.parse(readFileSync(join(rootDir, "cpu_manager_state"), "utf8")).entries).toBeUndefined();
+    expect(existsSync(join(cgroupFs, "cpu", cgroupRoot, "kubepods", `pod${p.metadata?.uid ?? ""}`))).toBe(false);
   });
 });
