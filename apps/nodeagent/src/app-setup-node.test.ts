@@ -78,7 +78,7 @@ describe("runNodeAgent node set-up", () => {
 
   it.each([
     [["--cpu-manager-policy=static"], "start cpu manager error: [cpumanager] the static policy requires systemreserved.cpu + kubereserved.cpu to be greater than zero"],
-    [["--topology-manager-policy=best-effort"], '--topology-manager-policy=best-effort is not supported yet by skiff nodeagent (only \\"none\\")'],
+    [["--memory-manager-policy=Static"], '--memory-manager-policy=Static is not supported yet by skiff nodeagent (only \\"None\\")'],
     [["--runtime-cgroups=/runtime"], "--runtime-cgroups=/runtime is not supported by skiff nodeagent"],
     [["--cgroup-driver=systemd"], "--cgroup-driver=systemd"],
     [["--cgroup-root=/missing"], 'invalid configuration: cgroup-root \\"/missing\\" doesn\'t exist'],
@@ -104,6 +104,35 @@ function sysfsWith(dir: string, n: number): string {
   writeFileSync(join(root, "devices/system/cpu/online"), n === 1 ? "0\n" : `0-${n - 1}\n`);
   return root;
 }
+
+// A prepared sysfs with `nodes` NUMA nodes of 2 CPUs each (one socket per node).
+function numaSysfs(dir: string, nodes: number): string {
+  const root = join(dir, "numa-sysfs");
+  for (let cpu = 0; cpu < nodes * 2; cpu++) {
+    const t = join(root, "devices/system/cpu", `cpu${cpu}`, "topology");
+    mkdirSync(t, { recursive: true });
+    writeFileSync(join(t, "physical_package_id"), `${Math.floor(cpu / 2)}\n`);
+    writeFileSync(join(t, "core_id"), `${cpu % 2}\n`);
+  }
+  writeFileSync(join(root, "devices/system/cpu/online"), `0-${nodes * 2 - 1}\n`);
+  for (let n = 0; n < nodes; n++) {
+    mkdirSync(join(root, "devices/system/node", `node${n}`), { recursive: true });
+    writeFileSync(join(root, "devices/system/node", `node${n}`, "cpulist"), `${2 * n}-${2 * n + 1}\n`);
+  }
+  return root;
+}
+
+describe("runNodeAgent topology manager start-up", () => {
+  it("starts with single-numa-node and pod scope on 2 NUMA nodes, and refuses more than 8", async () => {
+    const { dir, paths } = host();
+    const two = await run(["--cpu-manager-policy=static", "--reserved-cpus=0", "--topology-manager-policy=single-numa-node", "--topology-manager-scope=pod"], { ...paths, sysfs: numaSysfs(dir, 2) }, dir);
+    expect(two.code, two.err).toBe(0);
+    const other = host();
+    const nine = await run(["--cpu-manager-policy=static", "--reserved-cpus=0", "--topology-manager-policy=restricted"], { ...other.paths, sysfs: numaSysfs(other.dir, 9) }, other.dir);
+    expect(nine.code).toBe(1);
+    expect(nine.err).toContain("failed to initialize topology manager: unsupported on machines with more than 8 NUMA Nodes");
+  });
+});
 
 describe("runNodeAgent CPU manager start-up", () => {
   it("writes cpu_manager_state, then refuses a changed policy and a corrupt file naming it", async () => {

@@ -133,6 +133,7 @@ export async function setUpNode(o: NodeAgentOptions, log: Logger, paths: HostPat
       stateDir: o.flags.rootDir,
       ...(paths.sysfs !== undefined ? { sysfsRoot: paths.sysfs } : {}),
     },
+    topologyManager: { policy: c.topologyManagerPolicy, scope: c.topologyManagerScope },
   });
 }
 
@@ -170,8 +171,8 @@ export async function podResourceOptionsFrom(o: NodeAgentOptions, containerManag
       ...(allocatable["ephemeral-storage"] !== undefined ? { ephemeralStorageBytes: milli(allocatable["ephemeral-storage"]) / 1000n } : {}),
     },
     ...(containerManager && containerManager.cgroupVersion !== "none" ? { podCgroups: containerManager } : {}),
-    ...(containerManager?.cpuManager && containerManager.cpuManager.policy !== "none"
-      ? { resourceManagers: containerManager.cpuManager, resourceManagerReconcilePeriodMs: c.cpuManagerReconcilePeriod.ms }
+    ...(containerManager?.topologyManager && (containerManager.topologyManager.policy !== "none" || containerManager.topologyManager.cpuManager.policy !== "none")
+      ? { resourceManagers: containerManager.topologyManager, resourceManagerReconcilePeriodMs: c.cpuManagerReconcilePeriod.ms }
       : {}),
   };
 }

@@ -2,7 +2,8 @@ import { existsSync } from "node:fs";
 import type { Pod } from "@skiff/api-types";
 import { milliOf, podQOSClass, podRequestsAndLimits, valueOfMilli, type PodQOSClass } from "../pods/resources.js";
 import { CgroupError, CgroupManager, cgroupNameToCgroupfs, parseCgroupfsToCgroupName, type CgroupName, type ResourceConfig } from "./cgroup-manager.js";
-import { CPUManager, type CPUManagerOptions } from "./cpumanager/index.js";
+import { CPUManager, discoverTopology, type CPUManagerOptions } from "./cpumanager/index.js";
+import { TopologyManager } from "./topologymanager/index.js";
 import { cgroupConfigOf, cgroupMilliCPUToShares, resourceConfigForPod } from "./helpers.js";
 
 /** The node's capacity as the container manager sees it (the kubelet's `internalCapacity`). */
@@ -59,6 +60,8 @@ export interface ContainerManagerOptions {
   readonly log?: (message: string, level?: number) => void;
   /** The CPU manager (`--cpu-manager-policy` and friends); started by {@link ContainerManager.start}. Absent: none. */
   readonly cpuManager?: CPUManagerOptions;
+  /** The topology manager (`--topology-manager-policy`, `--topology-manager-scope`); needs {@link cpuManager}. */
+  readonly topologyManager?: { readonly policy: string; readonly scope: string };
 }
 
 /** The top-level cgroup holding every pod, under `--cgroup-root`. */
@@ -104,6 +107,7 @@ export class ContainerManager {
   readonly #podsRoot: CgroupName | undefined;
   readonly #log: (message: string, level?: number) => void;
   #cpuManager: CPUManager | undefined;
+  #topologyManager: TopologyManager | undefined;
   // UIDs whose pod cgroup this agent created or found while syncing the pod: orphan clean-up only
   // touches these, so agents sharing one host (tests, local clusters) leave each other's alone.
   readonly #owned = new Set<string>();
@@ -152,11 +156,27 @@ export class ContainerManager {
 
   #startCPUManager(): void {
     if (!this.#o.cpuManager) return;
+    const o = this.#o.cpuManager;
+    let cpu: CPUManager;
     try {
-      this.#cpuManager = CPUManager.start({ log: this.#log, ...this.#o.cpuManager });
+      cpu = CPUManager.start({ log: this.#log, ...o });
     } catch (err) {
       throw new ContainerManagerError("CPUManager", `start cpu manager error: ${(err as Error).message}`, { cause: err });
     }
+    this.#cpuManager = cpu;
+    const t = this.#o.topologyManager;
+    if (!t) return;
+    try {
+      const numaNodes = (cpu.topology ?? (t.policy === "none" ? undefined : discoverTopology(o.sysfsRoot)))?.numaNodes() ?? [0];
+      this.#topologyManager = new TopologyManager(t.policy, t.scope, cpu, numaNodes, this.#log);
+    } catch (err) {
+      throw new ContainerManagerError("CPUManager", `failed to initialize topology manager: ${(err as Error).message}`, { cause: err });
+    }
+  }
+
+  /** The topology manager, when configured; it fronts the CPU manager at pod admission. */
+  get topologyManager(): TopologyManager | undefined {
+    return this.#topologyManager;
   }
 
   /** The CPU manager, when configured. */

@@ -11,3 +11,5 @@ export type { CPUManagerOptions, CPUSet, ResourceAdmitFailure, RunningContainer 
 export { CPUManager, CPUTopology, discoverTopology, formatCPUSet, parseCPUSet, topologyOf } from "./cpumanager/index.js";
 export type { Reservations } from "./cpumanager/index.js";
 export { reservationsWithReservedCPUs } from "./cpumanager/index.js";
+export type { TopologyManagerPolicy } from "./topologymanager/index.js";
+export { mergeHints, TopologyManager, topologyAffinityError } from "./topologymanager/index.js";

@@ -3,7 +3,6 @@ export interface UnsupportedSettingsInput {
   readonly runtimeCgroups: string;
   readonly systemCgroups: string;
   readonly memoryManagerPolicy: string;
-  readonly topologyManagerPolicy: string;
 }
 
 /**
@@ -21,6 +20,5 @@ export function unsupportedSettings(c: UnsupportedSettingsInput): string[] {
   ];
   for (const [flag, value] of cgroupFlags) if (value !== "") out.push(`${flag}=${value} is not supported by skiff nodeagent; leave it unset`);
   if (c.memoryManagerPolicy !== "None") out.push(`--memory-manager-policy=${c.memoryManagerPolicy} is not supported yet by skiff nodeagent (only "None")`);
-  if (c.topologyManagerPolicy !== "none") out.push(`--topology-manager-policy=${c.topologyManagerPolicy} is not supported yet by skiff nodeagent (only "none")`);
   return out;
 }

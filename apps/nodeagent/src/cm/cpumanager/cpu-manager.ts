@@ -1,6 +1,6 @@
 import type { Container, Pod } from "@skiff/api-types";
 import { milliOf, podQOSClass } from "../../pods/resources.js";
-import { NotEnoughCPUsError, takeByTopology } from "./cpu-assignment.js";
+import { takeByTopology } from "./cpu-assignment.js";
 import { difference, equals, formatCPUSet, intersection, union, type CPUSet } from "./cpuset.js";
 import { CheckpointState } from "./state.js";
 import { discoverTopology, type CPUTopology } from "./topology.js";
@@ -39,6 +39,40 @@ export interface RunningContainer {
   readonly podUID: string;
   readonly containerName: string;
   readonly containerId: string;
+}
+
+/**
+ * A NUMA affinity hint: `numaNodeAffinity` is a bit mask of NUMA node ids (bit n = node n);
+ * undefined means any node.
+ * @see pkg/kubelet/cm/topologymanager/topology_manager.go (TopologyHint) in kubernetes/kubernetes v1.23
+ */
+export interface TopologyHint {
+  readonly numaNodeAffinity: number | undefined;
+  readonly preferred: boolean;
+}
+
+/** The number of bits set in a NUMA mask. */
+export function bitCount(mask: number): number {
+  let n = 0;
+  for (let m = mask; m !== 0; m &= m - 1) n++;
+  return n;
+}
+
+/**
+ * Every non-empty mask over the NUMA node ids, by increasing size then in combination order, as
+ * 1.23's bitmask.IterateBitMasks.
+ */
+export function numaMasks(nodes: readonly number[]): number[] {
+  const out: number[] = [];
+  const combos = (start: number, size: number, acc: number): void => {
+    if (size === 0) {
+      out.push(acc);
+      return;
+    }
+    for (let i = start; i < nodes.length; i++) combos(i + 1, size - 1, acc | (1 << (nodes[i] as number)));
+  };
+  for (let size = 1; size <= nodes.length; size++) combos(0, size, 0);
+  return out;
 }
 
 /** The error of `full-pcpus-only` for a request that is not a multiple of the threads per core. */
@@ -91,6 +125,8 @@ export class CPUManager {
   readonly fullPCPUsOnly: boolean;
   readonly #state: CheckpointState;
   readonly #log: (message: string, level?: number) => void;
+  /** pod UID → CPUs of its init containers that its app containers may reuse (one pod at a time). */
+  readonly #reuse = new Map<string, CPUSet>();
   /** container id → CPU set last written through UpdateContainerResources. */
   readonly #lastUpdate = new Map<string, string>();
 
@@ -188,50 +224,140 @@ export class CPUManager {
   }
 
   /**
-   * Pod admission: releases the assignments of pods not in `activePods` (the pod itself must not
-   * be among them), then gives each container of `pod` (init containers first) its exclusive CPUs.
-   * On failure nothing of the pod stays assigned. Undefined when admitted.
+   * Pod admission without topology hints (topology manager policy `none`): releases the
+   * assignments of pods not in `activePods`, then gives each container of `pod` (init containers
+   * first) its exclusive CPUs. On failure nothing the pod got here stays assigned. Undefined when
+   * admitted.
    * @returns `UnexpectedAdmissionError` / `Allocate failed due to not enough cpus available to
    *   satisfy request, which is unexpected`, or `SMTAlignmentError` / `SMT Alignment Error: ...`.
-   * @see pkg/kubelet/cm/cpumanager/cpu_manager.go (Allocate), pkg/kubelet/lifecycle/admission (GetPodAdmitResult) in kubernetes/kubernetes v1.23
+   * @see pkg/kubelet/cm/cpumanager/cpu_manager.go (Allocate), pkg/kubelet/cm/topologymanager/scope.go (admitPolicyNone) in kubernetes/kubernetes v1.23
    */
   admitPod(pod: Pod, activePods: readonly Pod[]): ResourceAdmitFailure | undefined {
     if (this.policy === "none") return undefined;
     this.removeStaleState(activePods.filter((p) => p.metadata?.uid !== pod.metadata?.uid).concat([pod]));
-    const uid = pod.metadata?.uid ?? "";
-    const reuse = new Set<number>();
-    const added: string[] = [];
-    const spec = pod.spec ?? { containers: [] };
-    const inits = new Set((spec.initContainers ?? []).map((c) => c.name));
+    const before = this.#state.assignments.get(pod.metadata?.uid ?? "");
     try {
-      for (const c of [...(spec.initContainers ?? []), ...spec.containers]) {
-        const n = guaranteedCPUs(pod, c);
-        if (n === 0) continue;
-        const perCore = (this.topology as CPUTopology).cpusPerCore();
-        if (this.fullPCPUsOnly && n % perCore !== 0) throw new SMTAlignmentError(n, perCore);
-        const existing = this.#state.cpuSet(uid, c.name);
-        let set: CPUSet;
-        if (existing) set = existing;
-        else {
-          const allocatable = union(difference(this.#state.defaultCPUSet, this.reserved), [...reuse]);
-          set = takeByTopology(this.topology as CPUTopology, allocatable, n);
-          this.#state.setDefaultCPUSet(difference(this.#state.defaultCPUSet, set));
-          this.#state.setCPUSet(uid, c.name, set);
-          added.push(c.name);
-          this.#log(`Static policy: allocated CPUs ${formatCPUSet(set)} to container ${c.name} of pod ${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}`);
-        }
-        // Init containers' CPUs may be reused by the app containers that follow.
-        if (inits.has(c.name)) for (const cpu of set) reuse.add(cpu);
-        else for (const cpu of set) reuse.delete(cpu);
-      }
+      for (const c of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])]) this.allocate(pod, c);
     } catch (err) {
-      for (const name of added) this.#release(uid, name);
-      if (err instanceof SMTAlignmentError) return { reason: err.type, message: err.message };
-      const why = err instanceof NotEnoughCPUsError ? err.message : (err as Error).message;
-      this.#log(`Unable to allocate CPUs for pod ${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}: ${why}`);
-      return { reason: "UnexpectedAdmissionError", message: `Allocate failed due to ${why}, which is unexpected` };
+      this.rollBack(pod, before);
+      return this.admitFailureOf(pod, err);
     }
     return undefined;
+  }
+
+  /** The admission failure of an {@link allocate} error, as 1.23's GetPodAdmitResult. */
+  admitFailureOf(pod: Pod, err: unknown): ResourceAdmitFailure {
+    if (err instanceof SMTAlignmentError) return { reason: err.type, message: err.message };
+    const why = err instanceof Error ? err.message : String(err);
+    this.#log(`Unable to allocate CPUs for pod ${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}: ${why}`);
+    return { reason: "UnexpectedAdmissionError", message: `Allocate failed due to ${why}, which is unexpected` };
+  }
+
+  /** Releases what {@link allocate} gave the pod's containers beyond `before` (its assignments before admission). */
+  rollBack(pod: Pod, before: ReadonlyMap<string, CPUSet> | undefined): void {
+    const uid = pod.metadata?.uid ?? "";
+    for (const name of this.#state.assignments.get(uid)?.keys() ?? []) if (!before?.has(name)) this.#release(uid, name);
+    this.#reuse.delete(uid);
+  }
+
+  /**
+   * Gives one container its exclusive CPUs (no-op for shared-pool containers or when already
+   * assigned), preferring the CPUs of the NUMA nodes in `numaAffinity` (a bit mask; undefined or
+   * 0: no preference). CPUs of the pod's init containers may be reused.
+   * @throws SMTAlignmentError (full-pcpus-only), NotEnoughCPUsError.
+   * @see pkg/kubelet/cm/cpumanager/policy_static.go (Allocate, allocateCPUs) in kubernetes/kubernetes v1.23
+   */
+  allocate(pod: Pod, c: Container, numaAffinity?: number): void {
+    if (this.policy === "none") return;
+    const n = guaranteedCPUs(pod, c);
+    if (n === 0) return;
+    const topo = this.topology as CPUTopology;
+    const perCore = topo.cpusPerCore();
+    if (this.fullPCPUsOnly && n % perCore !== 0) throw new SMTAlignmentError(n, perCore);
+    const uid = pod.metadata?.uid ?? "";
+    for (const other of this.#reuse.keys()) if (other !== uid) this.#reuse.delete(other);
+    const isInit = (pod.spec?.initContainers ?? []).some((i) => i.name === c.name);
+    const updateReuse = (set: CPUSet) => {
+      const cur = this.#reuse.get(uid) ?? [];
+      this.#reuse.set(uid, isInit ? union(cur, set) : difference(cur, set));
+    };
+    const existing = this.#state.cpuSet(uid, c.name);
+    if (existing) {
+      updateReuse(existing);
+      return;
+    }
+    const allocatable = union(difference(this.#state.defaultCPUSet, this.reserved), this.#reuse.get(uid) ?? []);
+    let result: CPUSet = [];
+    if (numaAffinity !== undefined && numaAffinity !== 0) {
+      const nodes = topo.numaNodes().filter((id) => (numaAffinity & (1 << id)) !== 0);
+      const aligned = intersection(allocatable, topo.cpusInNUMANodes(...nodes));
+      result = takeByTopology(topo, aligned, Math.min(n, aligned.length));
+    }
+    result = union(result, takeByTopology(topo, difference(allocatable, result), n - result.length));
+    this.#state.setDefaultCPUSet(difference(this.#state.defaultCPUSet, result));
+    this.#state.setCPUSet(uid, c.name, result);
+    updateReuse(result);
+    this.#log(`Static policy: allocated CPUs ${formatCPUSet(result)} to container ${c.name} of pod ${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}`);
+  }
+
+  /**
+   * The CPU manager's NUMA hints for one container (hint provider of the topology manager):
+   * undefined (no preference) for shared-pool containers and policy none; otherwise every NUMA
+   * node mask with enough available (or already assigned) CPUs, preferred when it is as narrow
+   * as the narrowest mask that could hold the request on this machine. An empty list means the
+   * request cannot be met.
+   * @see pkg/kubelet/cm/cpumanager/policy_static.go (GetTopologyHints, generateCPUTopologyHints) in kubernetes/kubernetes v1.23
+   */
+  topologyHints(pod: Pod, c: Container): TopologyHint[] | undefined {
+    if (this.policy === "none") return undefined;
+    const requested = guaranteedCPUs(pod, c);
+    if (requested === 0) return undefined;
+    const uid = pod.metadata?.uid ?? "";
+    const allocated = this.#state.cpuSet(uid, c.name);
+    if (allocated) return allocated.length === requested ? this.#hints(allocated, [], requested) : [];
+    return this.#hints(difference(this.#state.defaultCPUSet, this.reserved), this.#reuse.get(uid) ?? [], requested);
+  }
+
+  /**
+   * The CPU manager's NUMA hints for a whole pod (topology manager scope `pod`): as
+   * {@link topologyHints} for the pod's guaranteed CPUs (max of init containers, sum of app containers).
+   * @see pkg/kubelet/cm/cpumanager/policy_static.go (GetPodTopologyHints) in kubernetes/kubernetes v1.23
+   */
+  podTopologyHints(pod: Pod): TopologyHint[] | undefined {
+    if (this.policy === "none") return undefined;
+    const spec = pod.spec ?? { containers: [] };
+    const init = Math.max(0, ...(spec.initContainers ?? []).map((c) => guaranteedCPUs(pod, c)));
+    const app = spec.containers.reduce((sum, c) => sum + guaranteedCPUs(pod, c), 0);
+    const requested = Math.max(init, app);
+    if (requested === 0) return undefined;
+    const uid = pod.metadata?.uid ?? "";
+    let assigned: CPUSet = [];
+    for (const c of [...(spec.initContainers ?? []), ...spec.containers]) {
+      const allocated = this.#state.cpuSet(uid, c.name);
+      if (!allocated) continue;
+      if (allocated.length !== guaranteedCPUs(pod, c)) return [];
+      assigned = union(assigned, allocated);
+    }
+    if (assigned.length === requested) return this.#hints(assigned, [], requested);
+    return this.#hints(difference(this.#state.defaultCPUSet, this.reserved), union(this.#reuse.get(uid) ?? [], assigned), requested);
+  }
+
+  // generateCPUTopologyHints
+  #hints(available: CPUSet, reusable: CPUSet, request: number): TopologyHint[] {
+    const topo = this.topology as CPUTopology;
+    const nodes = topo.numaNodes();
+    let minAffinitySize = nodes.length;
+    const hints: TopologyHint[] = [];
+    const numaOf = (cpu: number) => topo.details.get(cpu)?.numaNodeID ?? 0;
+    for (const mask of numaMasks(nodes)) {
+      const inMask = (cpu: number) => (mask & (1 << numaOf(cpu))) !== 0;
+      const count = bitCount(mask);
+      if (topo.cpus().filter(inMask).length >= request && count < minAffinitySize) minAffinitySize = count;
+      if (!reusable.every(inMask)) continue;
+      if (reusable.length + available.filter(inMask).length < request) continue;
+      hints.push({ numaNodeAffinity: mask, preferred: false });
+    }
+    return hints.map((h) => ({ ...h, preferred: bitCount(h.numaNodeAffinity ?? 0) === minAffinitySize }));
   }
 
   // staticPolicy.RemoveContainer: released CPUs not used by a sibling go back to the shared pool.

@@ -1,6 +1,6 @@
 export { NotEnoughCPUsError, takeByTopology } from "./cpu-assignment.js";
-export type { CPUManagerOptions, ResourceAdmitFailure, RunningContainer } from "./cpu-manager.js";
-export { CPUManager, guaranteedCPUs, SMTAlignmentError } from "./cpu-manager.js";
+export type { CPUManagerOptions, ResourceAdmitFailure, RunningContainer, TopologyHint } from "./cpu-manager.js";
+export { bitCount, CPUManager, guaranteedCPUs, numaMasks, SMTAlignmentError } from "./cpu-manager.js";
 export type { CPUSet } from "./cpuset.js";
 export { cpuSetOf, difference, equals, formatCPUSet, intersection, parseCPUSet, union } from "./cpuset.js";
 export type { ContainerCPUAssignments, CPUManagerCheckpoint, CPUManagerState } from "./state.js";
