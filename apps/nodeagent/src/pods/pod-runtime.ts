@@ -240,7 +240,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       stoppedTerminal.add(uid);
       prober.removePod(uid);
       await removePodCgroup(uid);
-      resourceManagers?.removeStaleState(activePods());
+      resourceManagers?.removePod(uid);
       return undefined;
     }
     return result.nextSyncAtMs;
@@ -256,7 +256,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
         podFiles.tearDown(pod);
         await volumes.tearDown(pod);
         await removePodCgroup(pod.metadata?.uid ?? "");
-        resourceManagers?.removeStaleState(activePods().filter((p) => p.metadata?.uid !== pod.metadata?.uid));
+        resourceManagers?.removePod(pod.metadata?.uid ?? "");
         envObjects.delete(pod.metadata?.uid ?? "");
         info(`killed and removed pod ${pod.metadata?.namespace}/${pod.metadata?.name}`);
       },
@@ -282,6 +282,15 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     });
   }
 
+  // The kubelet's sourcesReady: every configured pod source has delivered its first list, so a pod
+  // missing from the desired pods is really gone (API-server mode is recognised by `objects`).
+  function sourcesReady(): boolean {
+    if (!config.hasSeen("manifest")) return false;
+    if (opts.staticPodPath && !config.hasSeen("file")) return false;
+    if (opts.staticPodURL && !config.hasSeen("http")) return false;
+    return !objects || config.hasSeen("api");
+  }
+
   async function removePodCgroup(uid: string): Promise<void> {
     if (!podCgroups) return;
     await podCgroups.removePod(uid).catch((err: unknown) => log(`failed to remove the cgroup of pod ${uid} (retried later): ${err instanceof Error ? err.message : String(err)}`, 2));
@@ -304,6 +313,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     const allocatable = opts.nodeAllocatable ?? { pods: maxPods };
     const fit = admitPod(pod, others, allocatable);
     // The resource managers (topology manager admit handler in 1.23) come after the resource fit.
+    if (fit.admit && resourceManagers && sourcesReady()) resourceManagers.removeStaleState([...others, pod]);
     const managed = fit.admit ? resourceManagers?.admitPod(pod, others) : undefined;
     const r = managed ? { admit: false as const, ...managed } : fit;
     if (r.admit) return true;
@@ -512,7 +522,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
             const running = containers.map((c) => ({ podUID: c.labels[criLabels.podUID] ?? "", containerName: c.labels[criLabels.containerName] ?? c.metadata?.name ?? "", containerId: c.id }));
             await resourceManagers.reconcile(activePods(), running, async (containerId, cpusetCpus) => {
               await clients.runtime.updateContainerResources({ containerId, linux: { cpusetCpus } });
-            });
+            }, sourcesReady());
           } catch (err) {
             info(`cpu manager reconcile failed: ${err instanceof Error ? err.message : String(err)}`);
           }

@@ -175,10 +175,15 @@ export interface PodResourceManagerHooks {
   admitPod(pod: Pod, activePods: readonly Pod[]): { readonly reason: string; readonly message: string } | undefined;
   /** The CPU set (`0-1,4`) the container is created with; undefined leaves the runtime's default. */
   containerCPUSet(pod: Pod, container: Container): string | undefined;
-  /** Releases what pods not in `activePods` hold. */
+  /** Releases what pods not in `activePods` hold (called only once every pod source has been seen). */
   removeStaleState(activePods: readonly Pod[]): void;
-  /** Writes changed CPU sets of running containers through `update` (CRI UpdateContainerResources). */
-  reconcile(activePods: readonly Pod[], running: ReadonlyArray<{ podUID: string; containerName: string; containerId: string }>, update: (containerId: string, cpusetCpus: string) => Promise<void>): Promise<void>;
+  /** Releases what the pod with `uid` holds (it finished or was removed). */
+  removePod(uid: string): void;
+  /**
+   * Writes changed CPU sets of running containers through `update` (CRI UpdateContainerResources);
+   * with `sweepStale` also releases what pods not in `activePods` hold.
+   */
+  reconcile(activePods: readonly Pod[], running: ReadonlyArray<{ podUID: string; containerName: string; containerId: string }>, update: (containerId: string, cpusetCpus: string) => Promise<void>, sweepStale: boolean): Promise<void>;
 }
 
 /** The feature gates the pod runtime reads; absent names take their defaults. */

@@ -138,6 +138,11 @@ describe("CPUManager static policy", () => {
     expect(m.assignments.has("b")).toBe(false);
     m.removeStaleState([burstable]);
     expect(formatCPUSet(m.defaultCPUSet)).toBe("0-7");
+    expect(m.admitPod(g, [])).toBeUndefined();
+    expect(m.assignments.get("g")?.size).toBe(1);
+    m.removePod("g");
+    expect(m.assignments.size).toBe(0);
+    expect(formatCPUSet(m.defaultCPUSet)).toBe("0-7");
   });
 
   it("rejects a pod when not enough CPUs are left, leaving nothing behind", () => {

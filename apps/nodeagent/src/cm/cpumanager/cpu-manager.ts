@@ -224,17 +224,16 @@ export class CPUManager {
   }
 
   /**
-   * Pod admission without topology hints (topology manager policy `none`): releases the
-   * assignments of pods not in `activePods`, then gives each container of `pod` (init containers
-   * first) its exclusive CPUs. On failure nothing the pod got here stays assigned. Undefined when
-   * admitted.
+   * Pod admission without topology hints (topology manager policy `none`): gives each container
+   * of `pod` (init containers first) its exclusive CPUs. On failure nothing the pod got here stays
+   * assigned. Undefined when admitted. (`activePods` is unused: stale assignments are released
+   * by the caller through {@link removeStaleState} once every pod source has been seen.)
    * @returns `UnexpectedAdmissionError` / `Allocate failed due to not enough cpus available to
    *   satisfy request, which is unexpected`, or `SMTAlignmentError` / `SMT Alignment Error: ...`.
    * @see pkg/kubelet/cm/cpumanager/cpu_manager.go (Allocate), pkg/kubelet/cm/topologymanager/scope.go (admitPolicyNone) in kubernetes/kubernetes v1.23
    */
-  admitPod(pod: Pod, activePods: readonly Pod[]): ResourceAdmitFailure | undefined {
+  admitPod(pod: Pod, _activePods: readonly Pod[]): ResourceAdmitFailure | undefined {
     if (this.policy === "none") return undefined;
-    this.removeStaleState(activePods.filter((p) => p.metadata?.uid !== pod.metadata?.uid).concat([pod]));
     const before = this.#state.assignments.get(pod.metadata?.uid ?? "");
     try {
       for (const c of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])]) this.allocate(pod, c);
@@ -398,16 +397,23 @@ export class CPUManager {
     }
   }
 
+  /** Releases every exclusive CPU of the pod with `uid` (the pod finished or was removed). */
+  removePod(uid: string): void {
+    if (this.policy === "none") return;
+    for (const name of this.#state.assignments.get(uid)?.keys() ?? []) this.#release(uid, name);
+    this.#reuse.delete(uid);
+  }
+
   /**
-   * One pass of the reconcile loop (`--cpu-manager-reconcile-period`): releases stale assignments,
-   * then writes each running container's CPU set through `update` (CRI UpdateContainerResources
+   * One pass of the reconcile loop (`--cpu-manager-reconcile-period`): releases stale assignments
+   * (only with `sweepStale`: once every pod source has been seen, as 1.23's sourcesReady), then writes each running container's CPU set through `update` (CRI UpdateContainerResources
    * with `cpuset_cpus`) when it differs from the one last written. Failures are logged and
    * retried at the next pass.
    * @see pkg/kubelet/cm/cpumanager/cpu_manager.go (reconcileState) in kubernetes/kubernetes v1.23
    */
-  async reconcile(activePods: readonly Pod[], running: readonly RunningContainer[], update: (containerId: string, cpusetCpus: string) => Promise<void>): Promise<void> {
+  async reconcile(activePods: readonly Pod[], running: readonly RunningContainer[], update: (containerId: string, cpusetCpus: string) => Promise<void>, sweepStale = true): Promise<void> {
     if (this.policy === "none") return;
-    this.removeStaleState(activePods);
+    if (sweepStale) this.removeStaleState(activePods);
     const byUID = new Map(activePods.map((p) => [p.metadata?.uid ?? "", p]));
     const seen = new Set<string>();
     for (const rc of running) {

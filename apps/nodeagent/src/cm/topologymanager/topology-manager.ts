@@ -130,13 +130,12 @@ export class TopologyManager {
   }
 
   /**
-   * Admits `pod` against the other `activePods` (see the class doc); undefined when admitted.
-   * On rejection nothing the pod got here stays allocated.
+   * Admits `pod` (see the class doc); undefined when admitted. On rejection nothing the pod got
+   * here stays allocated. `activePods` (the other admitted pods) is passed on to the CPU manager.
    */
   admitPod(pod: Pod, activePods: readonly Pod[]): ResourceAdmitFailure | undefined {
     const cpu = this.cpuManager;
     if (this.policy === "none") return cpu.admitPod(pod, activePods);
-    cpu.removeStaleState(activePods.filter((p) => p.metadata?.uid !== pod.metadata?.uid).concat([pod]));
     const before = cpu.assignments.get(pod.metadata?.uid ?? "");
     const containers = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])];
     const providers = this.#providers();
@@ -174,8 +173,13 @@ export class TopologyManager {
     this.cpuManager.removeStaleState(activePods);
   }
 
+  /** Releases what the pod with `uid` holds (the CPU manager's). */
+  removePod(uid: string): void {
+    this.cpuManager.removePod(uid);
+  }
+
   /** The CPU manager's reconcile pass. */
-  reconcile(activePods: readonly Pod[], running: readonly RunningContainer[], update: (containerId: string, cpusetCpus: string) => Promise<void>): Promise<void> {
-    return this.cpuManager.reconcile(activePods, running, update);
+  reconcile(activePods: readonly Pod[], running: readonly RunningContainer[], update: (containerId: string, cpusetCpus: string) => Promise<void>, sweepStale = true): Promise<void> {
+    return this.cpuManager.reconcile(activePods, running, update, sweepStale);
   }
 }
