@@ -72,10 +72,11 @@ export interface HostPaths {
 
 /**
  * The node-level set-up the kubelet does before running pods: refuses settings the node agent
- * cannot honour (`--runtime-cgroups`, CPU/memory/topology manager policies...), fails with swap on
+ * cannot honour (`--runtime-cgroups`, `--memory-manager-policy=Static`...), fails with swap on
  * (`--fail-swap-on`), applies `--oom-score-adj` and `--max-open-files` to this process (failures
  * logged, as 1.23), checks or sets the kernel tunables (`--protect-kernel-defaults`), and starts
- * the container manager (kubepods, QoS and pod cgroups, node allocatable enforcement).
+ * the container manager (kubepods, QoS and pod cgroups, node allocatable enforcement, the CPU
+ * manager with its `cpu_manager_state` under `--root-dir`, the topology manager).
  * @throws Error with the kubelet's message when start-up must fail.
  * @see cmd/kubelet/app/server.go (run), pkg/kubelet/cm/container_manager_linux.go in kubernetes/kubernetes v1.23
  */
@@ -140,8 +141,10 @@ export async function setUpNode(o: NodeAgentOptions, log: Logger, paths: HostPat
 /**
  * The resource side of the pod runtime's options: container resources for CRI (CFS quota and
  * period, the node's memory capacity), the node's allocatable for admission (`--max-pods`,
- * `--pods-per-core`, reservations and hard eviction thresholds, as node status reports it) and
- * the pod cgroups of `containerManager`.
+ * `--pods-per-core`, reservations with `--reserved-cpus` replacing their cpu, and hard eviction
+ * thresholds, as node status reports it), the pod cgroups of `containerManager`, and its topology
+ * manager / CPU manager as the resource managers (reconciled every `--cpu-manager-reconcile-period`,
+ * or `--node-status-update-frequency` when that is 0, as 1.23).
  */
 export async function podResourceOptionsFrom(o: NodeAgentOptions, containerManager: ContainerManager | undefined): Promise<Pick<PodRuntimeOptions, "containerResources" | "nodeAllocatable" | "podCgroups" | "resourceManagers" | "resourceManagerReconcilePeriodMs">> {
   const c = o.config;
@@ -172,7 +175,7 @@ export async function podResourceOptionsFrom(o: NodeAgentOptions, containerManag
     },
     ...(containerManager && containerManager.cgroupVersion !== "none" ? { podCgroups: containerManager } : {}),
     ...(containerManager?.topologyManager && (containerManager.topologyManager.policy !== "none" || containerManager.topologyManager.cpuManager.policy !== "none")
-      ? { resourceManagers: containerManager.topologyManager, resourceManagerReconcilePeriodMs: c.cpuManagerReconcilePeriod.ms }
+      ? { resourceManagers: containerManager.topologyManager, resourceManagerReconcilePeriodMs: c.cpuManagerReconcilePeriod.ms > 0 ? c.cpuManagerReconcilePeriod.ms : c.nodeStatusUpdateFrequency.ms }
       : {}),
   };
 }

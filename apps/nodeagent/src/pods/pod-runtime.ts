@@ -291,6 +291,15 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     return !objects || config.hasSeen("api");
   }
 
+  // The pods whose resource-manager assignments must stay: every pod some source wants (including
+  // those of the current batch not admitted yet, as after a restart), unless rejected or finished.
+  function podsHoldingResources(): Pod[] {
+    return config.pods().filter((p) => {
+      const uid = p.metadata?.uid ?? "";
+      return !rejected.has(uid) && !isTerminal(statuses.get(uid)?.phase);
+    });
+  }
+
   async function removePodCgroup(uid: string): Promise<void> {
     if (!podCgroups) return;
     await podCgroups.removePod(uid).catch((err: unknown) => log(`failed to remove the cgroup of pod ${uid} (retried later): ${err instanceof Error ? err.message : String(err)}`, 2));
@@ -313,7 +322,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     const allocatable = opts.nodeAllocatable ?? { pods: maxPods };
     const fit = admitPod(pod, others, allocatable);
     // The resource managers (topology manager admit handler in 1.23) come after the resource fit.
-    if (fit.admit && resourceManagers && sourcesReady()) resourceManagers.removeStaleState([...others, pod]);
+    if (fit.admit && resourceManagers && sourcesReady()) resourceManagers.removeStaleState(podsHoldingResources());
     const managed = fit.admit ? resourceManagers?.admitPod(pod, others) : undefined;
     const r = managed ? { admit: false as const, ...managed } : fit;
     if (r.admit) return true;
@@ -520,7 +529,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
           try {
             const { containers } = await clients.runtime.listContainers({ filter: { state: { state: "CONTAINER_RUNNING" } } });
             const running = containers.map((c) => ({ podUID: c.labels[criLabels.podUID] ?? "", containerName: c.labels[criLabels.containerName] ?? c.metadata?.name ?? "", containerId: c.id }));
-            await resourceManagers.reconcile(activePods(), running, async (containerId, cpusetCpus) => {
+            await resourceManagers.reconcile(podsHoldingResources(), running, async (containerId, cpusetCpus) => {
               await clients.runtime.updateContainerResources({ containerId, linux: { cpusetCpus } });
             }, sourcesReady());
           } catch (err) {
