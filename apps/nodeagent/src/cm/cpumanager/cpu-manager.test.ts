@@ -183,6 +183,18 @@ describe("CPUManager static policy", () => {
     expect(() => CPUManager.start(staticOpts(dir))).toThrow(JSON.stringify(file));
   });
 
+  it("validates a restored state against the reservation and the machine (1.23's messages)", () => {
+    const dir = tmp();
+    const m = CPUManager.start(staticOpts(dir, { reservedCPUs: [0] }));
+    const g = pod("g", ["1"]);
+    m.admitPod(g, []);
+    const taken = m.containerCPUSet(g, g.spec!.containers[0]!);
+    expect(taken).toBe("4");
+    expect(() => CPUManager.start(staticOpts(dir, { reservedCPUs: [4] }))).toThrow('not all reserved cpus: "4" are present in defaultCpuSet: "0-3,5-7"');
+    const smaller = topologyOf([[0, 0, 0], [1, 0, 1], [2, 1, 2], [3, 1, 3], [4, 0, 0]]);
+    expect(() => CPUManager.start(staticOpts(dir, { reservedCPUs: [0], topology: smaller }))).toThrow('current set of available CPUs "0-4" doesn\'t match with CPUs in state "0-7"');
+  });
+
   it("reconcile writes changed CPU sets of running containers only once", async () => {
     const m = CPUManager.start(staticOpts(tmp(), { reservedCPUs: [0] }));
     const shared = pod("s", [undefined]);
