@@ -77,8 +77,8 @@ describe("runNodeAgent node set-up", () => {
   });
 
   it.each([
-    [["--cpu-manager-policy=static", "--cluster-reserved=cpu=1"], '--cpu-manager-policy=static is not supported yet by skiff nodeagent (only \\"none\\")'],
-    [["--topology-manager-policy=best-effort"], '--topology-manager-policy=best-effort is not supported yet by skiff nodeagent (only \\"none\\")'],
+    [["--cpu-manager-policy=static"], "start cpu manager error: [cpumanager] the static policy requires systemreserved.cpu + kubereserved.cpu to be greater than zero"],
+    [["--memory-manager-policy=Static"], '--memory-manager-policy=Static is not supported yet by skiff nodeagent (only \\"None\\")'],
     [["--runtime-cgroups=/runtime"], "--runtime-cgroups=/runtime is not supported by skiff nodeagent"],
     [["--cgroup-driver=systemd"], "--cgroup-driver=systemd"],
     [["--cgroup-root=/missing"], 'invalid configuration: cgroup-root \\"/missing\\" doesn\'t exist'],
@@ -89,6 +89,79 @@ describe("runNodeAgent node set-up", () => {
     expect(r.code).toBe(1);
     expect(r.err).toContain('"Failed to run nodeagent"');
     expect(r.err).toContain(message);
+  });
+});
+
+// A prepared sysfs with `n` CPUs (one socket, one thread per core, one NUMA node).
+function sysfsWith(dir: string, n: number): string {
+  const root = join(dir, "sysfs");
+  for (let cpu = 0; cpu < n; cpu++) {
+    const t = join(root, "devices/system/cpu", `cpu${cpu}`, "topology");
+    mkdirSync(t, { recursive: true });
+    writeFileSync(join(t, "physical_package_id"), "0\n");
+    writeFileSync(join(t, "core_id"), `${cpu}\n`);
+  }
+  writeFileSync(join(root, "devices/system/cpu/online"), n === 1 ? "0\n" : `0-${n - 1}\n`);
+  return root;
+}
+
+// A prepared sysfs with `nodes` NUMA nodes of 2 CPUs each (one socket per node).
+function numaSysfs(dir: string, nodes: number): string {
+  const root = join(dir, "numa-sysfs");
+  for (let cpu = 0; cpu < nodes * 2; cpu++) {
+    const t = join(root, "devices/system/cpu", `cpu${cpu}`, "topology");
+    mkdirSync(t, { recursive: true });
+    writeFileSync(join(t, "physical_package_id"), `${Math.floor(cpu / 2)}\n`);
+    writeFileSync(join(t, "core_id"), `${cpu % 2}\n`);
+  }
+  writeFileSync(join(root, "devices/system/cpu/online"), `0-${nodes * 2 - 1}\n`);
+  for (let n = 0; n < nodes; n++) {
+    mkdirSync(join(root, "devices/system/node", `node${n}`), { recursive: true });
+    writeFileSync(join(root, "devices/system/node", `node${n}`, "cpulist"), `${2 * n}-${2 * n + 1}\n`);
+  }
+  return root;
+}
+
+describe("runNodeAgent topology manager start-up", () => {
+  it("starts with single-numa-node and pod scope on 2 NUMA nodes, and refuses more than 8", async () => {
+    const { dir, paths } = host();
+    const two = await run(["--cpu-manager-policy=static", "--reserved-cpus=0", "--topology-manager-policy=single-numa-node", "--topology-manager-scope=pod"], { ...paths, sysfs: numaSysfs(dir, 2) }, dir);
+    expect(two.code, two.err).toBe(0);
+    const other = host();
+    const nine = await run(["--cpu-manager-policy=static", "--reserved-cpus=0", "--topology-manager-policy=restricted"], { ...other.paths, sysfs: numaSysfs(other.dir, 9) }, other.dir);
+    expect(nine.code).toBe(1);
+    expect(nine.err).toContain("failed to initialize topology manager: unsupported on machines with more than 8 NUMA Nodes");
+  });
+});
+
+describe("runNodeAgent CPU manager start-up", () => {
+  it("writes cpu_manager_state, then refuses a changed policy and a corrupt file naming it", async () => {
+    const { dir, paths } = host();
+    const p = { ...paths, sysfs: sysfsWith(dir, 4) };
+    const ok = await run(["--cpu-manager-policy=static", "--reserved-cpus=0"], p, dir);
+    expect(ok.code, ok.err).toBe(0);
+    const file = join(dir, "root", "cpu_manager_state");
+    expect(JSON.parse(readFileSync(file, "utf8"))).toMatchObject({ policyName: "static", defaultCPUSet: "0-3" });
+    const changed = await run(["--cpu-manager-policy=none"], p, dir);
+    expect(changed.code).toBe(1);
+    expect(changed.err).toContain("start cpu manager error: could not restore state from checkpoint: configured policy \\\"none\\\" differs from state checkpoint policy \\\"static\\\"");
+    expect(changed.err).toContain(file);
+    writeFileSync(file, readFileSync(file, "utf8").replace('"0-3"', '"0-2"'));
+    const corrupt = await run(["--cpu-manager-policy=static", "--reserved-cpus=0"], p, dir);
+    expect(corrupt.code).toBe(1);
+    expect(corrupt.err).toContain("could not restore state from checkpoint: checkpoint is corrupted, please drain this node and delete the CPU manager checkpoint file");
+    expect(corrupt.err).toContain(file);
+  });
+
+  it("refuses an option without its gate and more reserved CPUs than the machine has", async () => {
+    const { dir, paths } = host();
+    const p = { ...paths, sysfs: sysfsWith(dir, 2) };
+    const beta = await run(["--cpu-manager-policy=static", "--reserved-cpus=0", "--cpu-manager-policy-options=full-pcpus-only=true", "--feature-gates=CPUManagerPolicyBetaOptions=false"], p, dir);
+    expect(beta.code).toBe(1);
+    expect(beta.err).toContain("CPU Manager Policy Beta-level Options not enabled, but option \\\"full-pcpus-only\\\" provided");
+    const tooMany = await run(["--cpu-manager-policy=static", "--system-reserved=cpu=3"], p, dir);
+    expect(tooMany.code).toBe(1);
+    expect(tooMany.err).toContain("[cpumanager] unable to reserve the required amount of CPUs (size of  did not equal 3)");
   });
 });
 

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { mustParseQuantity, parseQuantity, quantityMilliValue, quantityToNumber } from "@skiff/flags";
 import type { ClusterClients } from "./cluster/index.js";
 import { ClusterMode, computeNodeResources, connectCluster, createAccessReviewer, createTokenReviewer, readMachineResources } from "./cluster/index.js";
-import { applyOOMScoreAdj, CgroupManager, checkSwap, ContainerManager, parseCgroupfsToCgroupName, setMaxOpenFiles, setupKernelTunables, unsupportedSettings } from "./cm/index.js";
+import { applyOOMScoreAdj, CgroupManager, checkSwap, ContainerManager, parseCgroupfsToCgroupName, parseCPUSet, reservationsWithReservedCPUs, setMaxOpenFiles, setupKernelTunables, unsupportedSettings } from "./cm/index.js";
 import { CredentialProviderError, createNodeKeyring, registerCredentialProviderPlugins, type DockerKeyring } from "./credentialprovider/index.js";
 import type { CsiSupport } from "./csi/index.js";
 import { createCsiSupport, migratedInTreePlugins } from "./csi/index.js";
@@ -69,14 +69,17 @@ export interface HostPaths {
   readonly procSys?: string;
   readonly swaps?: string;
   readonly cgroupFs?: string;
+  /** sysfs, where the CPU manager reads the CPU topology. @defaultValue `/sys` */
+  readonly sysfs?: string;
 }
 
 /**
  * The node-level set-up the kubelet does before running pods: refuses settings the node agent
- * cannot honour (`--runtime-cgroups`, CPU/memory/topology manager policies...), fails with swap on
+ * cannot honour (`--runtime-cgroups`, `--memory-manager-policy=Static`...), fails with swap on
  * (`--fail-swap-on`), applies `--oom-score-adj` and `--max-open-files` to this process (failures
  * logged, as 1.23), checks or sets the kernel tunables (`--protect-kernel-defaults`), and starts
- * the container manager (kubepods, QoS and pod cgroups, node allocatable enforcement).
+ * the container manager (kubepods, QoS and pod cgroups, node allocatable enforcement, the CPU
+ * manager with its `cpu_manager_state` under `--root-dir`, the topology manager).
  * @throws Error with the kubelet's message when start-up must fail.
  * @see cmd/kubelet/app/server.go (run), pkg/kubelet/cm/container_manager_linux.go in kubernetes/kubernetes v1.23
  */
@@ -94,6 +97,12 @@ export async function setUpNode(o: NodeAgentOptions, log: Logger, paths: HostPat
   const machine = await readMachineResources(o.flags.rootDir);
   const pidMax = await readFile(join(paths.procSys ?? "/proc/sys", "kernel", "pid_max"), "utf8").then((t) => BigInt(t.trim()), () => 0n);
   await setupKernelTunables(c.protectKernelDefaults, paths.procSys, (m) => log.info(m));
+  if (c.reservedSystemCPUs !== "") log.info("Option --reserved-cpus is specified, it will overwrite the cpu setting in KubeReserved and SystemReserved", { kubeReservedCPUs: c.clusterReserved.cpu ?? "", systemReservedCPUs: c.systemReserved.cpu ?? "" });
+  const reserved = reservationsWithReservedCPUs(c.reservedSystemCPUs, c);
+  const reservedMilliCPU = [reserved.systemReserved.cpu, reserved.clusterReserved.cpu].reduce((sum, v) => {
+    const q = parseQuantity(v ?? "0");
+    return sum + (q.ok ? quantityMilliValue(q.value) : 0n);
+  }, 0n);
   if (c.agentCgroups !== "") {
     // --agent-cgroups: this process runs in that cgroup (created when missing), as 1.23's
     // ensureProcessInContainerWithOOMScore for --kubelet-cgroups.
@@ -110,8 +119,7 @@ export async function setUpNode(o: NodeAgentOptions, log: Logger, paths: HostPat
     customCPUCFSQuotaPeriod: o.featureGates.enabled("CustomCPUCFSQuotaPeriod"),
     podPidsLimit: c.podPidsLimit,
     enforceNodeAllocatable: c.enforceNodeAllocatable,
-    systemReserved: c.systemReserved,
-    clusterReserved: c.clusterReserved,
+    ...reserved,
     systemReservedCgroup: c.systemReservedCgroup,
     clusterReservedCgroup: c.clusterReservedCgroup,
     qosReserved: c.qosReserved,
@@ -119,23 +127,35 @@ export async function setUpNode(o: NodeAgentOptions, log: Logger, paths: HostPat
     capacity: { cpuMilli: BigInt(machine.cpuCores) * 1000n, memoryBytes: BigInt(machine.memoryBytes), pids: pidMax },
     ...(paths.cgroupFs !== undefined ? { cgroupFsRoot: paths.cgroupFs } : {}),
     log: (m, level = 0) => (level === 0 ? log.info(m) : log.v(level).info(m)),
+    cpuManager: {
+      policy: c.cpuManagerPolicy,
+      policyOptions: c.cpuManagerPolicyOptions,
+      alphaOptions: o.featureGates.enabled("CPUManagerPolicyAlphaOptions"),
+      betaOptions: o.featureGates.enabled("CPUManagerPolicyBetaOptions"),
+      reservedCPUs: parseCPUSet(c.reservedSystemCPUs),
+      reservedMilliCPU,
+      stateDir: o.flags.rootDir,
+      ...(paths.sysfs !== undefined ? { sysfsRoot: paths.sysfs } : {}),
+    },
+    topologyManager: { policy: c.topologyManagerPolicy, scope: c.topologyManagerScope },
   });
 }
 
 /**
  * The resource side of the pod runtime's options: container resources for CRI (CFS quota and
  * period, the node's memory capacity), the node's allocatable for admission (`--max-pods`,
- * `--pods-per-core`, reservations and hard eviction thresholds, as node status reports it) and
- * the pod cgroups of `containerManager`.
+ * `--pods-per-core`, reservations with `--reserved-cpus` replacing their cpu, and hard eviction
+ * thresholds, as node status reports it), the pod cgroups of `containerManager`, and its topology
+ * manager / CPU manager as the resource managers (reconciled every `--cpu-manager-reconcile-period`,
+ * or `--node-status-update-frequency` when that is 0, as 1.23).
  */
-export async function podResourceOptionsFrom(o: NodeAgentOptions, containerManager: ContainerManager | undefined): Promise<Pick<PodRuntimeOptions, "containerResources" | "nodeAllocatable" | "podCgroups">> {
+export async function podResourceOptionsFrom(o: NodeAgentOptions, containerManager: ContainerManager | undefined): Promise<Pick<PodRuntimeOptions, "containerResources" | "nodeAllocatable" | "podCgroups" | "resourceManagers" | "resourceManagerReconcilePeriodMs">> {
   const c = o.config;
   const machine = await readMachineResources(o.flags.rootDir);
   const { allocatable } = computeNodeResources(machine, {
     maxPods: c.maxPods,
     podsPerCore: c.podsPerCore,
-    systemReserved: c.systemReserved,
-    clusterReserved: c.clusterReserved,
+    ...reservationsWithReservedCPUs(c.reservedSystemCPUs, c),
     evictionHard: c.evictionHard,
     ignoreEviction: o.flags.experimentalAllocatableIgnoreEviction,
   });
@@ -157,6 +177,9 @@ export async function podResourceOptionsFrom(o: NodeAgentOptions, containerManag
       ...(allocatable["ephemeral-storage"] !== undefined ? { ephemeralStorageBytes: milli(allocatable["ephemeral-storage"]) / 1000n } : {}),
     },
     ...(containerManager && containerManager.cgroupVersion !== "none" ? { podCgroups: containerManager } : {}),
+    ...(containerManager?.topologyManager && (containerManager.topologyManager.policy !== "none" || containerManager.topologyManager.cpuManager.policy !== "none")
+      ? { resourceManagers: containerManager.topologyManager, resourceManagerReconcilePeriodMs: c.cpuManagerReconcilePeriod.ms > 0 ? c.cpuManagerReconcilePeriod.ms : c.nodeStatusUpdateFrequency.ms }
+      : {}),
   };
 }
 

@@ -6,6 +6,8 @@ import type { ContainerStatsResponse__Output } from "./generated/runtime/v1/Cont
 import type { ListContainerStatsRequest } from "./generated/runtime/v1/ListContainerStatsRequest.js";
 import type { ListContainerStatsResponse__Output } from "./generated/runtime/v1/ListContainerStatsResponse.js";
 import type { ContainerStatusRequest } from "./generated/runtime/v1/ContainerStatusRequest.js";
+import type { UpdateContainerResourcesRequest } from "./generated/runtime/v1/UpdateContainerResourcesRequest.js";
+import type { UpdateContainerResourcesResponse__Output } from "./generated/runtime/v1/UpdateContainerResourcesResponse.js";
 import type { ContainerStatusResponse__Output } from "./generated/runtime/v1/ContainerStatusResponse.js";
 import type { CreateContainerRequest } from "./generated/runtime/v1/CreateContainerRequest.js";
 import type { CreateContainerResponse__Output } from "./generated/runtime/v1/CreateContainerResponse.js";
@@ -108,6 +110,12 @@ export interface RuntimeClient {
   listContainers(request?: ListContainersRequest, options?: CRICallOptions): Promise<ListContainersResponse__Output>;
   containerStatus(request: ContainerStatusRequest, options?: CRICallOptions): Promise<ContainerStatusResponse__Output>;
   reopenContainerLog(request: ReopenContainerLogRequest, options?: CRICallOptions): Promise<ReopenContainerLogResponse__Output>;
+  /**
+   * Updates a created or running container's Linux resources (the kubelet's CPU manager sends
+   * only `cpuset_cpus`; containerd applies the fields that are set). `Unimplemented` on runtimes
+   * without it.
+   */
+  updateContainerResources(request: UpdateContainerResourcesRequest, options?: CRICallOptions): Promise<UpdateContainerResourcesResponse__Output>;
   /**
    * Runs a command in a container and returns its output. The deadline is
    * `timeoutMs + timeout * 1000`, or none when `request.timeout` is 0.
@@ -238,6 +246,7 @@ export function createRuntimeClient(options: CRIClientOptions): RuntimeClient {
     listContainers: (req, o) => call(conn, "ListContainers", req, t, o),
     containerStatus: (req, o) => call(conn, "ContainerStatus", req, t, o),
     reopenContainerLog: (req, o) => call(conn, "ReopenContainerLog", req, t, o),
+    updateContainerResources: (req, o) => call(conn, "UpdateContainerResources", req, t, o),
     execSync: (req, o) => {
       const commandSeconds = seconds(req.timeout);
       return call(conn, "ExecSync", req, commandSeconds > 0 ? t + commandSeconds * 1000 : 0, o);

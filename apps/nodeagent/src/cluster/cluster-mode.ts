@@ -21,6 +21,7 @@ import { NodeLeaseController } from "./node-lease.js";
 import { buildInitialNode, buildNodeAddresses, defaultNodeLabelKeys, goArch } from "./node-object.js";
 import type { NodePressure } from "./node-object.js";
 import { computeNodeResources, readMachineResources } from "./node-resources.js";
+import { reservationsWithReservedCPUs } from "../cm/cpumanager/reserved-cpus.js";
 import type { ClusterLog } from "./node-status-manager.js";
 import { NodeStatusManager } from "./node-status-manager.js";
 import { PodStatusSync } from "./pod-status-sync.js";
@@ -158,8 +159,7 @@ export class ClusterMode {
     const resources = computeNodeResources(machine, {
       maxPods: c.maxPods,
       podsPerCore: c.podsPerCore,
-      systemReserved: c.systemReserved,
-      clusterReserved: c.clusterReserved,
+      ...reservationsWithReservedCPUs(c.reservedSystemCPUs, c),
       evictionHard: c.evictionHard,
       ignoreEviction: f.experimentalAllocatableIgnoreEviction,
     });

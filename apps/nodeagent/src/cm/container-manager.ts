@@ -2,6 +2,8 @@ import { existsSync } from "node:fs";
 import type { Pod } from "@skiff/api-types";
 import { milliOf, podQOSClass, podRequestsAndLimits, valueOfMilli, type PodQOSClass } from "../pods/resources.js";
 import { CgroupError, CgroupManager, cgroupNameToCgroupfs, parseCgroupfsToCgroupName, type CgroupName, type ResourceConfig } from "./cgroup-manager.js";
+import { CPUManager, discoverTopology, type CPUManagerOptions } from "./cpumanager/index.js";
+import { TopologyManager } from "./topologymanager/index.js";
 import { cgroupConfigOf, cgroupMilliCPUToShares, resourceConfigForPod } from "./helpers.js";
 
 /** The node's capacity as the container manager sees it (the kubelet's `internalCapacity`). */
@@ -56,6 +58,10 @@ export interface ContainerManagerOptions {
   readonly systemdRunning?: () => boolean;
   /** Log sink; level 0 is info. */
   readonly log?: (message: string, level?: number) => void;
+  /** The CPU manager (`--cpu-manager-policy` and friends); started by {@link ContainerManager.start}. Absent: none. */
+  readonly cpuManager?: CPUManagerOptions;
+  /** The topology manager (`--topology-manager-policy`, `--topology-manager-scope`); needs {@link cpuManager}. */
+  readonly topologyManager?: { readonly policy: string; readonly scope: string };
 }
 
 /** The top-level cgroup holding every pod, under `--cgroup-root`. */
@@ -64,7 +70,7 @@ export const nodeAllocatableCgroupName = "kubepods";
 /** Errors of container manager start-up; `reason` is stable. */
 export class ContainerManagerError extends Error {
   constructor(
-    readonly reason: "InvalidConfiguration" | "NotSupported" | "EnforcementFailed",
+    readonly reason: "InvalidConfiguration" | "NotSupported" | "EnforcementFailed" | "CPUManager",
     message: string,
     options?: ErrorOptions,
   ) {
@@ -100,6 +106,8 @@ export class ContainerManager {
   /** `kubepods` under the cgroup root, or undefined without cgroups-per-qos. */
   readonly #podsRoot: CgroupName | undefined;
   readonly #log: (message: string, level?: number) => void;
+  #cpuManager: CPUManager | undefined;
+  #topologyManager: TopologyManager | undefined;
   // UIDs whose pod cgroup this agent created or found while syncing the pod: orphan clean-up only
   // touches these, so agents sharing one host (tests, local clusters) leave each other's alone.
   readonly #owned = new Set<string>();
@@ -118,7 +126,8 @@ export class ContainerManager {
    * @throws ContainerManagerError `NotSupported` for `--cgroup-driver=systemd` (with why: systemd
    *   not running, or the driver not implemented), `InvalidConfiguration` (`invalid configuration:
    *   cgroup-root "/x" doesn't exist`), `EnforcementFailed` (`Failed to enforce System Reserved
-   *   Cgroup Limits on "/x": "/x" cgroup does not exist`, as 1.23).
+   *   Cgroup Limits on "/x": "/x" cgroup does not exist`, as 1.23), `CPUManager` (`start cpu
+   *   manager error: <why>`, see {@link CPUManager.start}).
    * @see pkg/kubelet/cm/container_manager_linux.go (NewContainerManager, setupNode) in kubernetes/kubernetes v1.23
    */
   static async start(o: ContainerManagerOptions): Promise<ContainerManager> {
@@ -129,7 +138,11 @@ export class ContainerManager {
       }
       throw new ContainerManagerError("NotSupported", "--cgroup-driver=systemd is not supported by skiff nodeagent yet; use --cgroup-driver=cgroupfs");
     }
-    if (!o.cgroupsPerQOS) return new ContainerManager(o, undefined, undefined);
+    if (!o.cgroupsPerQOS) {
+      const plain = new ContainerManager(o, undefined, undefined);
+      plain.#startCPUManager();
+      return plain;
+    }
     const cgroups = new CgroupManager(o.cgroupFsRoot === undefined ? {} : { root: o.cgroupFsRoot });
     const rootText = o.cgroupRoot === "" ? "/" : o.cgroupRoot;
     const root = parseCgroupfsToCgroupName(rootText);
@@ -137,7 +150,38 @@ export class ContainerManager {
     const cm = new ContainerManager(o, cgroups, [...root, nodeAllocatableCgroupName]);
     await cm.#setupNodeAllocatable();
     await cm.#startQOS();
+    cm.#startCPUManager();
     return cm;
+  }
+
+  #startCPUManager(): void {
+    if (!this.#o.cpuManager) return;
+    const o = this.#o.cpuManager;
+    let cpu: CPUManager;
+    try {
+      cpu = CPUManager.start({ log: this.#log, ...o });
+    } catch (err) {
+      throw new ContainerManagerError("CPUManager", `start cpu manager error: ${(err as Error).message}`, { cause: err });
+    }
+    this.#cpuManager = cpu;
+    const t = this.#o.topologyManager;
+    if (!t) return;
+    try {
+      const numaNodes = (cpu.topology ?? (t.policy === "none" ? undefined : discoverTopology(o.sysfsRoot)))?.numaNodes() ?? [0];
+      this.#topologyManager = new TopologyManager(t.policy, t.scope, cpu, numaNodes, this.#log);
+    } catch (err) {
+      throw new ContainerManagerError("CPUManager", `failed to initialize topology manager: ${(err as Error).message}`, { cause: err });
+    }
+  }
+
+  /** The topology manager, when configured; it fronts the CPU manager at pod admission. */
+  get topologyManager(): TopologyManager | undefined {
+    return this.#topologyManager;
+  }
+
+  /** The CPU manager, when configured. */
+  get cpuManager(): CPUManager | undefined {
+    return this.#cpuManager;
   }
 
   /** The cgroup version in use, or `none` without cgroups-per-qos. */

@@ -7,3 +7,9 @@ export { cgroupConfigOf, cgroupMilliCPUToQuota, cgroupMilliCPUToShares, resource
 export { applyOOMScoreAdj, checkSwap, desiredKernelTunables, readMaxOpenFiles, setMaxOpenFiles, setupKernelTunables } from "./node-setup.js";
 export type { UnsupportedSettingsInput } from "./unsupported.js";
 export { unsupportedSettings } from "./unsupported.js";
+export type { CPUManagerOptions, CPUSet, ResourceAdmitFailure, RunningContainer } from "./cpumanager/index.js";
+export { CPUManager, CPUTopology, discoverTopology, formatCPUSet, parseCPUSet, topologyOf } from "./cpumanager/index.js";
+export type { Reservations } from "./cpumanager/index.js";
+export { reservationsWithReservedCPUs } from "./cpumanager/index.js";
+export type { TopologyManagerPolicy } from "./topologymanager/index.js";
+export { mergeHints, TopologyManager, topologyAffinityError } from "./topologymanager/index.js";

@@ -88,15 +88,13 @@ describe("agent process limits", () => {
 });
 
 describe("unsupportedSettings", () => {
-  const none = { runtimeCgroups: "", systemCgroups: "", cpuManagerPolicy: "none", memoryManagerPolicy: "None", topologyManagerPolicy: "none" };
+  const none = { runtimeCgroups: "", systemCgroups: "", memoryManagerPolicy: "None" };
   it("accepts the defaults", () => expect(unsupportedSettings(none)).toEqual([]));
   it("refuses what is not enforced, one message per setting", () => {
-    expect(unsupportedSettings({ ...none, runtimeCgroups: "/rt", systemCgroups: "/sys", cpuManagerPolicy: "static", memoryManagerPolicy: "Static", topologyManagerPolicy: "best-effort" })).toEqual([
+    expect(unsupportedSettings({ ...none, runtimeCgroups: "/rt", systemCgroups: "/sys", memoryManagerPolicy: "Static" })).toEqual([
       "--runtime-cgroups=/rt is not supported by skiff nodeagent; leave it unset",
       "--system-cgroups=/sys is not supported by skiff nodeagent; leave it unset",
-      '--cpu-manager-policy=static is not supported yet by skiff nodeagent (only "none")',
       '--memory-manager-policy=Static is not supported yet by skiff nodeagent (only "None")',
-      '--topology-manager-policy=best-effort is not supported yet by skiff nodeagent (only "none")',
     ]);
   });
 });

@@ -2,9 +2,7 @@
 export interface UnsupportedSettingsInput {
   readonly runtimeCgroups: string;
   readonly systemCgroups: string;
-  readonly cpuManagerPolicy: string;
   readonly memoryManagerPolicy: string;
-  readonly topologyManagerPolicy: string;
 }
 
 /**
@@ -21,8 +19,6 @@ export function unsupportedSettings(c: UnsupportedSettingsInput): string[] {
     ["--system-cgroups", c.systemCgroups],
   ];
   for (const [flag, value] of cgroupFlags) if (value !== "") out.push(`${flag}=${value} is not supported by skiff nodeagent; leave it unset`);
-  if (c.cpuManagerPolicy !== "none") out.push(`--cpu-manager-policy=${c.cpuManagerPolicy} is not supported yet by skiff nodeagent (only "none")`);
   if (c.memoryManagerPolicy !== "None") out.push(`--memory-manager-policy=${c.memoryManagerPolicy} is not supported yet by skiff nodeagent (only "None")`);
-  if (c.topologyManagerPolicy !== "none") out.push(`--topology-manager-policy=${c.topologyManagerPolicy} is not supported yet by skiff nodeagent (only "none")`);
   return out;
 }

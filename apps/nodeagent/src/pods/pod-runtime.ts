@@ -103,6 +103,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
   };
   const resourceSettings = opts.containerResources ?? { memoryCapacityBytes: BigInt(totalmem()) };
   const podCgroups = opts.podCgroups;
+  const resourceManagers = opts.resourceManagers;
   const objects = opts.objects;
   // resourceFieldRef without a limit: the node's allocatable cpu and memory (else the machine's).
   const fieldRefAllocatable = resourceFieldAllocatable(opts.nodeAllocatable);
@@ -173,7 +174,11 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     onEvent: recordEvent,
     probeTerminationGracePeriod: opts.featureGates?.ProbeTerminationGracePeriod === true,
     security: { seccompProfileRoot: join(opts.rootDir, "seccomp"), seccompDefault: opts.seccompDefault === true, procMountType: opts.featureGates?.ProcMountType === true },
-    containerResources: (p, c) => containerResources(p, c, resourceSettings),
+    containerResources: (p, c) => {
+      const r = containerResources(p, c, resourceSettings);
+      const cpus = resourceManagers?.containerCPUSet(p, c);
+      return cpus === undefined ? r : { ...r, cpusetCpus: cpus };
+    },
     ...(podCgroups ? { cgroupParent: (p: Pod) => podCgroups.cgroupParent(p) } : {}),
     nodeAllocatable: fieldRefAllocatable,
     ...(objects ? { envObjects: (p: Pod) => envObjects.get(p.metadata?.uid ?? "") ?? { configMaps: new Map(), secrets: new Map() } } : {}),
@@ -261,6 +266,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       stoppedTerminal.add(uid);
       prober.removePod(uid);
       await removePodCgroup(uid);
+      resourceManagers?.removePod(uid);
       return undefined;
     }
     return result.nextSyncAtMs;
@@ -285,6 +291,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
         podFiles.tearDown(pod);
         await volumes.tearDown(pod);
         await removePodCgroup(pod.metadata?.uid ?? "");
+        resourceManagers?.removePod(pod.metadata?.uid ?? "");
         envObjects.delete(pod.metadata?.uid ?? "");
         info(`killed and removed pod ${pod.metadata?.namespace}/${pod.metadata?.name}`);
       },
@@ -305,6 +312,24 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
   // Pods admitted and not finished: what admission counts and the QoS cgroups are sized for.
   function activePods(): Pod[] {
     return [...desired.values()].filter((p) => {
+      const uid = p.metadata?.uid ?? "";
+      return !rejected.has(uid) && !isTerminal(statuses.get(uid)?.phase);
+    });
+  }
+
+  // The kubelet's sourcesReady: every configured pod source has delivered its first list, so a pod
+  // missing from the desired pods is really gone (API-server mode is recognised by `objects`).
+  function sourcesReady(): boolean {
+    if (!config.hasSeen("manifest")) return false;
+    if (opts.staticPodPath && !config.hasSeen("file")) return false;
+    if (opts.staticPodURL && !config.hasSeen("http")) return false;
+    return !objects || config.hasSeen("api");
+  }
+
+  // The pods whose resource-manager assignments must stay: every pod some source wants (including
+  // those of the current batch not admitted yet, as after a restart), unless rejected or finished.
+  function podsHoldingResources(): Pod[] {
+    return config.pods().filter((p) => {
       const uid = p.metadata?.uid ?? "";
       return !rejected.has(uid) && !isTerminal(statuses.get(uid)?.phase);
     });
@@ -339,7 +364,11 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     }
     const others = activePods().filter((p) => (p.metadata?.uid ?? "") !== uid);
     const allocatable = opts.nodeAllocatable ?? { pods: maxPods };
-    const r = admitPod(pod, others, allocatable);
+    const fit = admitPod(pod, others, allocatable);
+    // The resource managers (topology manager admit handler in 1.23) come after the resource fit.
+    if (fit.admit && resourceManagers && sourcesReady()) resourceManagers.removeStaleState(podsHoldingResources());
+    const managed = fit.admit ? resourceManagers?.admitPod(pod, others) : undefined;
+    const r = managed ? { admit: false as const, ...managed } : fit;
     if (r.admit) return true;
     rejected.add(uid);
     recordEvent(pod, "Warning", r.reason, r.message);
@@ -559,6 +588,23 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
           const active = activePods();
           await podCgroups.cleanupOrphans(new Set(active.map((p) => p.metadata?.uid ?? "")));
           await podCgroups.updateQOSCgroups(active).catch((err: unknown) => info(`failed to update QoS cgroups: ${err instanceof Error ? err.message : String(err)}`));
+        });
+      }
+      if (resourceManagers) {
+        // The CPU manager's reconcile loop: shared-pool containers follow the pool as exclusive
+        // allocations come and go (CRI UpdateContainerResources with cpuset_cpus).
+        const period = opts.resourceManagerReconcilePeriodMs !== undefined && opts.resourceManagerReconcilePeriodMs > 0 ? opts.resourceManagerReconcilePeriodMs : 10_000;
+        every(period, async () => {
+          if (!clients.current().ready) return;
+          try {
+            const { containers } = await clients.runtime.listContainers({ filter: { state: { state: "CONTAINER_RUNNING" } } });
+            const running = containers.map((c) => ({ podUID: c.labels[criLabels.podUID] ?? "", containerName: c.labels[criLabels.containerName] ?? c.metadata?.name ?? "", containerId: c.id }));
+            await resourceManagers.reconcile(podsHoldingResources(), running, async (containerId, cpusetCpus) => {
+              await clients.runtime.updateContainerResources({ containerId, linux: { cpusetCpus } });
+            }, sourcesReady());
+          } catch (err) {
+            info(`cpu manager reconcile failed: ${err instanceof Error ? err.message : String(err)}`);
+          }
         });
       }
       config.set("manifest", [...submitted.values()]);

@@ -128,6 +128,15 @@ export interface PodRuntimeOptions {
    */
   readonly podCgroups?: PodCgroupHooks;
   /**
+   * The resource managers (the CPU manager of `--cpu-manager-policy=static`): consulted at pod
+   * admission after the allocatable check, asked for each container's CPU set (CRI
+   * `cpuset_cpus`), told when pods go, and reconciled against the running containers every
+   * {@link resourceManagerReconcilePeriodMs}. Absent: none.
+   */
+  readonly resourceManagers?: PodResourceManagerHooks;
+  /** `--cpu-manager-reconcile-period` in ms. @defaultValue 10000 */
+  readonly resourceManagerReconcilePeriodMs?: number;
+  /**
    * The node's allocatable resources (capacity minus reservations and hard eviction thresholds):
    * what pods are admitted against (`OutOfcpu`, `OutOfmemory`, `OutOfpods`) and the value of a
    * `resourceFieldRef` limit a container does not set (env and downward API files), as 1.23 takes
@@ -179,6 +188,26 @@ export interface PodCgroupHooks {
   cleanupOrphans(activeUIDs: ReadonlySet<string>): Promise<void>;
   /** Sets the QoS cgroups from the active pods. */
   updateQOSCgroups(activePods: readonly Pod[]): Promise<void>;
+}
+
+/**
+ * What the pod runtime asks of the resource managers (`../cm/cpumanager/`).
+ * @see pkg/kubelet/cm/cpumanager/cpu_manager.go (Manager) in kubernetes/kubernetes v1.23
+ */
+export interface PodResourceManagerHooks {
+  /** Allocates the pod's resources against the other `activePods`; the 1.23 reason and message when it cannot. */
+  admitPod(pod: Pod, activePods: readonly Pod[]): { readonly reason: string; readonly message: string } | undefined;
+  /** The CPU set (`0-1,4`) the container is created with; undefined leaves the runtime's default. */
+  containerCPUSet(pod: Pod, container: Container): string | undefined;
+  /** Releases what pods not in `activePods` hold (called only once every pod source has been seen). */
+  removeStaleState(activePods: readonly Pod[]): void;
+  /** Releases what the pod with `uid` holds (it finished or was removed). */
+  removePod(uid: string): void;
+  /**
+   * Writes changed CPU sets of running containers through `update` (CRI UpdateContainerResources);
+   * with `sweepStale` also releases what pods not in `activePods` hold.
+   */
+  reconcile(activePods: readonly Pod[], running: ReadonlyArray<{ podUID: string; containerName: string; containerId: string }>, update: (containerId: string, cpusetCpus: string) => Promise<void>, sweepStale: boolean): Promise<void>;
 }
 
 /** The feature gates the pod runtime reads; absent names take their defaults. */

@@ -1,5 +1,5 @@
 import { status, type handleUnaryCall, type sendUnaryData, type ServerUnaryCall } from "@grpc/grpc-js";
-import { isCRIError, toCRIError, type ImageServiceHandlers, type RuntimeServiceHandlers } from "@skiff/cri-api";
+import { CRIError, isCRIError, toCRIError, type ImageServiceHandlers, type RuntimeServiceHandlers } from "@skiff/cri-api";
 import { containerStatsOf, oneContainerStats } from "./container-stats.js";
 import type { ImageStore } from "./image-store.js";
 import type { RuntimeCore, StatsTarget } from "./runtime-core.js";
@@ -63,6 +63,9 @@ export function runtimeHandlers(core: RuntimeCore, log: Log, streaming: Streamin
     ReopenContainerLog: unary("ReopenContainerLog", log, async (req) => {
       await core.reopenContainerLog(req.containerId);
       return {};
+    }),
+    UpdateContainerResources: unary("UpdateContainerResources", log, () => {
+      throw new CRIError({ code: "Unimplemented", method: "UpdateContainerResources", details: "updating a container's resources (cpuset_cpus of the CPU manager) is not supported by the process runtime; use containerd (tools/containerd/setup.sh)" });
     }),
     ExecSync: unary("ExecSync", log, (req) => core.execSync(req)),
     ContainerStats: unary("ContainerStats", log, (req) => oneContainerStats(core.statsTargets(undefined, req.containerId)[0] as StatsTarget)),
