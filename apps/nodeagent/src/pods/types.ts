@@ -3,6 +3,7 @@ import type { ImageClient, Mount, RuntimeClient } from "@skiff/cri-api";
 import type { AgentView } from "../agent-view.js";
 import type { PodObjectManagers } from "./pod-objects.js";
 import type { ContainerResourceSettings } from "./resources.js";
+import type { CRIDialer } from "./runtime-clients.js";
 
 /** A line sink for the pod runtime's log; `level` 0 is info, higher numbers are more verbose. */
 export type PodRuntimeLog = (message: string, level?: number) => void;
@@ -24,6 +25,12 @@ export interface PodRuntimeOptions {
   readonly containerRuntimeEndpoint: string;
   /** `--image-service-endpoint`: image calls go there over their own channel. @defaultValue the runtime endpoint */
   readonly imageServiceEndpoint?: string;
+  /**
+   * Opens the CRI clients instead of dialing gRPC to `containerRuntimeEndpoint` (an in-process
+   * runtime, e.g. a simulated fleet's hollow nodes); called again on each reconnect.
+   * @defaultValue gRPC clients of `containerRuntimeEndpoint` and `imageServiceEndpoint`
+   */
+  readonly criDialer?: CRIDialer;
   /** Wraps each CRI client (runtime operation metrics). @defaultValue none */
   readonly instrumentCRI?: <T extends object>(client: T) => T;
   /** Told each probe attempt's result (`prober_probe_total`): `successful`, `failed` or `unknown` (the probe could not run). */
