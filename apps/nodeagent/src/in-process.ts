@@ -8,12 +8,14 @@
  */
 import { hostname as osHostname } from "node:os";
 import { resolveNodeName, setupDataDirs, podRuntimeOptionsFrom, podResourceOptionsFrom } from "./app.js";
+import type { ClientConnections, ClusterConfig } from "@skiff/client";
+import { createClient } from "@skiff/client";
 import type { ClusterClients } from "./cluster/index.js";
 import { ClusterMode } from "./cluster/index.js";
 import { unsupportedSettings } from "./cm/index.js";
 import { createLogger } from "./logging.js";
 import type { TextSink } from "./options/index.js";
-import { loadNodeAgentOptions } from "./options/index.js";
+import { loadNodeAgentOptions, nodeAgentVersion } from "./options/index.js";
 import type { PodEventRecorder, PodRuntime } from "./pods/index.js";
 import { createPodObjectManagers, createPodRuntime, isChangeDetectionStrategy } from "./pods/index.js";
 import type { CRIDialer } from "./pods/runtime-clients.js";
@@ -23,10 +25,13 @@ export interface InProcessNodeAgentDeps {
   /** Opens the agent's CRI runtime and image clients (instead of gRPC to `--container-runtime-endpoint`). */
   readonly cri: CRIDialer;
   /**
-   * The agent's API clients (requests; events), as {@link connectCluster} would build them from
-   * `--clusterconfig`, which is then not read. Closed when the agent stops.
+   * The apiserver and credentials (a loaded kubeconfig), instead of reading `--clusterconfig`.
+   * The agent builds its two clients from it as the binary does (`--cluster-api-qps/burst`,
+   * `--event-qps/burst`) and closes them when it stops.
    */
-  readonly clients: ClusterClients;
+  readonly clusterConfig: ClusterConfig;
+  /** Keep-alive connections shared with other in-process agents. @defaultValue a pool per client */
+  readonly connections?: ClientConnections;
   /** Where option warnings and the agent's log lines go. */
   readonly stdout: TextSink;
   readonly stderr: TextSink;
@@ -92,7 +97,12 @@ export async function startInProcessNodeAgent(argv: readonly string[], deps: InP
   );
   const nodeName = resolveNodeName(o.flags.hostnameOverride, osHostname);
   setupDataDirs(o.flags.rootDir);
-  const clients = deps.clients;
+  const userAgent = `nodeagent/${nodeAgentVersion.gitVersion}`;
+  const shared = deps.connections ? { connections: deps.connections } : {};
+  const clients: ClusterClients = {
+    client: createClient(deps.clusterConfig, { qps: c.clusterAPIQPS, burst: c.clusterAPIBurst, userAgent, ...shared }),
+    eventClient: createClient(deps.clusterConfig, { qps: c.eventRecordQPS, burst: c.eventBurst, userAgent, ...shared }),
+  };
   const eventClient = clients.eventClient;
   const onEvent: PodEventRecorder = (pod, type, reason, message) => void eventClient.recordEvent(pod, { type, reason, message, component: "nodeagent", host: nodeName }).catch(() => undefined);
   const strategy = c.configMapAndSecretChangeDetectionStrategy;

@@ -8,4 +8,3 @@ export { podRuntimeOptionsFrom } from "./app.js";
 export { startInProcessNodeAgent } from "./in-process.js";
 export type { InProcessNodeAgent, InProcessNodeAgentDeps } from "./in-process.js";
 export type { CRIDialer } from "./pods/runtime-clients.js";
-export type { ClusterClients } from "./cluster/index.js";

@@ -1,0 +1,6 @@
+#!/usr/bin/env node
+// skiff-fleet: runs N hollow nodes in this process (see runFleetCli). Run from source:
+// node --conditions=@skiff/source --import tsx tools/fleet/src/main.ts --nodes 100 --kubeconfig <file>
+import { runFleetCli } from "./cli.js";
+
+process.exitCode = await runFleetCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr });
