@@ -11,7 +11,7 @@ import { isApiStatus, runKubectl, startCluster, waitFor } from "@skiff/e2e";
 import type { Fleet } from "../src/index.js";
 import { startFleet } from "../src/index.js";
 
-const nodes = Number(process.env.FLEET_DEV_NODES ?? 100);
+const nodes = 100;
 const jobsPath = "/apis/batch/v1/namespaces/default/jobs";
 const podsPath = "/api/v1/namespaces/default/pods";
 let cluster: Cluster;
