@@ -19,6 +19,6 @@ describe("checkFleetMemory", () => {
     const e = err as FleetMemoryError;
     expect(e.reason).toBe("InsufficientMemory");
     expect(e.estimateBytes).toBe(fleetBaseMemoryBytes + 10_000 * mib);
-    expect(e.message).toMatch(/^fleet: 1000 hollow nodes need about 9\.\d\d GiB .* but this process can use 2\.00 GiB .* at most 192 nodes fit/);
+    expect(e.message).toMatch(/^fleet: 1000 hollow nodes need about 9\.\d\d GiB .* but this process can use 2\.00 GiB .* at most 188 nodes fit/);
   });
 });
