@@ -27,8 +27,7 @@ export interface FleetCliOptions {
 /** {@link parseFleetArgs}'s answer. */
 export type ParseFleetArgsResult = { readonly ok: true; readonly value: FleetCliOptions } | { readonly ok: false; readonly errors: readonly string[] };
 
-/** The usage text. */
-export const fleetUsage = `usage: skiff-fleet --nodes <n> (--kubeconfig <file> | --server <url>) [options] [-- <node agent flags>...]
+const fleetUsage = `usage: skiff-fleet --nodes <n> (--kubeconfig <file> | --server <url>) [options] [-- <node agent flags>...]
 
   --nodes <n>                  hollow nodes to run in this process (an integer >= 1)
   --kubeconfig <file>          the apiserver and credentials every hollow node uses
