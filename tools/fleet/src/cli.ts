@@ -140,7 +140,7 @@ export async function runFleetCli(argv: readonly string[], io: FleetCliIO): Prom
     const clusterConfig = await clusterConfigOf(o);
     logStream = o.logFile !== undefined ? createWriteStream(o.logFile, { flags: "a" }) : undefined;
     const log: FleetLogSink | undefined = logStream;
-    io.stdout.write(`skiff-fleet: starting ${o.nodes} hollow nodes against ${clusterConfig.server} (estimated ${(estimateBytes / 1024 ** 2).toFixed(0)} MiB)\n`);
+    io.stdout.write(`skiff-fleet: starting ${o.nodes} hollow nodes against ${clusterConfig.server} (estimated ${(estimateBytes / 1024 ** 2).toFixed(0)} MiB; RSS before them ${(process.memoryUsage().rss / 1024 ** 2).toFixed(0)} MiB)\n`);
     const started = Date.now();
     fleet = await startFleet({ nodes: o.nodes, clusterConfig, namePrefix: o.namePrefix, agentArgs: o.agentArgs, ...(o.rootDir !== undefined ? { rootDir: o.rootDir } : {}), ...(log ? { log } : {}) });
     const rss = process.memoryUsage().rss;
@@ -163,6 +163,6 @@ export async function runFleetCli(argv: readonly string[], io: FleetCliIO): Prom
   });
   io.stdout.write(`skiff-fleet: ${why}, stopping\n`);
   await fleet.stop();
-  logStream?.end();
+  if (logStream) await new Promise<void>((resolve) => logStream?.end(resolve));
   return 0;
 }
