@@ -5,3 +5,6 @@
  */
 export { loadNodeAgentOptions } from "./options/index.js";
 export { podRuntimeOptionsFrom } from "./app.js";
+export { startInProcessNodeAgent } from "./in-process.js";
+export type { InProcessNodeAgent, InProcessNodeAgentDeps } from "./in-process.js";
+export type { CRIDialer } from "./pods/runtime-clients.js";

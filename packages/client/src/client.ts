@@ -11,7 +11,7 @@ import { findResource } from "@skiff/api-types";
 import type { ClusterConfig } from "./cluster-config.js";
 import type { Clock } from "./clock.js";
 import { ClientError } from "./errors.js";
-import { Transport } from "./internal/transport.js";
+import { ConnectionPool, Transport } from "./internal/transport.js";
 import type { KubeObject, ResourceClient, WriteOptions } from "./resource-client.js";
 import { newResourceClient, resourcePath } from "./resource-client.js";
 import { TokenBucketRateLimiter } from "./token-bucket.js";
@@ -32,6 +32,45 @@ export interface ClientOptions {
    * @throws {RangeError} from {@link createClient} unless an integer ≥ 1.
    */
   readonly maxConnections?: number;
+  /**
+   * Keep-alive connections (and TLS context) shared with other clients of the same apiserver
+   * (see {@link createClientConnections}); `maxConnections` is then the pool's. This client keeps
+   * its own rate limiter and watch connections; its `close()` leaves the shared pool open.
+   * @throws {Error} from {@link createClient} when the pool is for another server.
+   * @defaultValue a pool of this client's own
+   */
+  readonly connections?: ClientConnections;
+}
+
+/** A pool of keep-alive connections several clients share (see {@link createClientConnections}). */
+export interface ClientConnections {
+  /** The apiserver URL the pool connects to. */
+  readonly server: string;
+  /** Destroys the pooled connections (requests of clients still using it fail). Idempotent. */
+  close(): void;
+}
+
+const pools = new WeakMap<ClientConnections, ConnectionPool>();
+
+/**
+ * Creates a pool of keep-alive connections to `config.server`, with one TLS context, for
+ * {@link ClientOptions.connections}: many clients of one process (a simulated fleet's node agents,
+ * a test's components) then share connections instead of keeping a pool each, as client-go's
+ * transports share a cached `http.Transport` per TLS config.
+ * @throws {RangeError} unless `maxConnections` is an integer >= 1.
+ * @see staging/src/k8s.io/client-go/transport/cache.go (tlsTransportCache) in kubernetes/kubernetes v1.23
+ * @example
+ * const connections = createClientConnections(config, { maxConnections: 128 });
+ * const a = createClient(config, { connections }), b = createClient(config, { connections });
+ */
+export function createClientConnections(config: ClusterConfig, options: { readonly maxConnections?: number } = {}): ClientConnections {
+  if (options.maxConnections !== undefined && !(Number.isInteger(options.maxConnections) && options.maxConnections >= 1)) {
+    throw new RangeError(`maxConnections must be an integer >= 1, got ${String(options.maxConnections)}`);
+  }
+  const pool = new ConnectionPool(config, options.maxConnections);
+  const handle: ClientConnections = { server: config.server, close: () => pool.close() };
+  pools.set(handle, pool);
+  return handle;
 }
 
 /** What {@link Client.recordEvent} needs besides the object it is about. */
@@ -135,7 +174,12 @@ export function createClient(config: ClusterConfig, options: ClientOptions = {})
     throw new RangeError(`maxConnections must be an integer >= 1, got ${String(options.maxConnections)}`);
   }
   const rateLimiter = new TokenBucketRateLimiter({ qps: options.qps ?? 5, burst: options.burst ?? 10, ...(options.clock ? { clock: options.clock } : {}) });
-  const transport = new Transport(config, rateLimiter, options.userAgent ?? "skiff-client", options.maxConnections);
+  const shared = options.connections === undefined ? undefined : pools.get(options.connections);
+  if (options.connections !== undefined) {
+    if (!shared) throw new Error("connections: not made by createClientConnections");
+    if (shared.server !== config.server) throw new Error(`connections: the pool is for ${shared.server}, not ${config.server}`);
+  }
+  const transport = new Transport(config, rateLimiter, options.userAgent ?? "skiff-client", options.maxConnections, shared);
   const cache = new Map<ResourceInfo, ResourceClient<KubeObject>>();
   const resource = <T extends KubeObject>(r: ResourceInfo | string): ResourceClient<T> => {
     const info = typeof r === "string" ? mustFind(r) : r;

@@ -3,7 +3,7 @@ import type { Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Pod } from "@skiff/api-types";
 import { afterEach, describe, expect, it } from "vitest";
-import { createClient } from "./client.js";
+import { createClient, createClientConnections } from "./client.js";
 import type { ClusterConfig } from "./cluster-config.js";
 
 // Connection pooling of the client: a bounded keep-alive pool for requests, watches outside it.
@@ -95,6 +95,25 @@ describe("client connection pool", () => {
     const f = await serve(false);
     expect(() => createClient(f.config, { maxConnections: 0 })).toThrow(RangeError);
     expect(() => createClient(f.config, { maxConnections: 1.5 })).toThrow(/maxConnections must be an integer >= 1/);
+  });
+
+  it("clients sharing connections use one pool; closing one client leaves the others working", async () => {
+    const f = await serve(false);
+    const connections = createClientConnections(f.config, { maxConnections: 2 });
+    const clients = Array.from({ length: 5 }, () => createClient(f.config, { qps: 0, connections }));
+    await Promise.all(clients.flatMap((c, i) => [c.pods.get(`a${String(i)}`, { namespace: "default" }), c.pods.get(`b${String(i)}`, { namespace: "default" })]));
+    expect(f.stats.maxOpen).toBeLessThanOrEqual(2);
+    clients[0]?.close();
+    const pod = await clients[1]?.pods.get("after-close", { namespace: "default" });
+    expect(pod?.metadata?.name).toBe("after-close");
+    connections.close();
+  });
+
+  it("refuses connections made for another server", async () => {
+    const f = await serve(false);
+    const connections = createClientConnections({ ...f.config, server: "http://127.0.0.1:1" });
+    expect(() => createClient(f.config, { connections })).toThrow(/the pool is for http:\/\/127.0.0.1:1/);
+    connections.close();
   });
 });
 

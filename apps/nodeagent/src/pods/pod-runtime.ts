@@ -89,7 +89,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
   const syncFrequencyMs = opts.syncFrequencyMs ?? 60_000;
   const maxPods = opts.maxPods ?? 110;
   const hostIP = opts.hostIP ?? defaultHostIP();
-  const clients = new RuntimeClients(opts.containerRuntimeEndpoint, opts.runtimeRequestTimeoutMs ?? 120_000, opts.imageServiceEndpoint ?? "", opts.instrumentCRI);
+  const clients = new RuntimeClients(opts.containerRuntimeEndpoint, opts.runtimeRequestTimeoutMs ?? 120_000, opts.imageServiceEndpoint ?? "", opts.instrumentCRI, opts.criDialer);
   const puller = new ImagePuller(opts.serializeImagePulls ?? true, new TokenBucket(opts.registryPullQPS ?? 5, opts.registryBurst ?? 10));
   const backOff = new BackOff(opts.backOffInitialMs ?? 10_000, opts.backOffMaxMs ?? 300_000);
   const imageBackOff = new BackOff(opts.backOffInitialMs ?? 10_000, opts.backOffMaxMs ?? 300_000);

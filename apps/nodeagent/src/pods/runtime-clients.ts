@@ -5,6 +5,13 @@ import type { RuntimeState } from "./types.js";
 export type CRIClientWrapper = <T extends object>(client: T) => T;
 
 /**
+ * Opens the CRI clients of a runtime: called once at construction and again on each reconnect
+ * (after a failed probe). The default dials gRPC to the runtime and image endpoints; an
+ * in-process runtime (a simulated fleet's) returns its own clients.
+ */
+export type CRIDialer = () => { readonly runtime: RuntimeClient; readonly images: ImageClient };
+
+/**
  * Holds the CRI clients and the runtime's readiness. The gRPC channel backs off up to two minutes
  * after failed connects, so a failed probe replaces the channels: the agent notices a runtime that
  * (re)appears at the next probe. Image calls go to `imageEndpoint` (`--image-service-endpoint`)
@@ -15,17 +22,25 @@ export class RuntimeClients {
   private rt: RuntimeClient;
   private img: ImageClient;
   private state: RuntimeState = { ready: false, message: "container runtime status check may not have completed yet", runtimeName: "" };
-  private readonly imageEndpoint: string;
+  private readonly dial: CRIDialer;
 
   constructor(
-    private readonly endpoint: string,
+    endpoint: string,
     private readonly timeoutMs: number,
     imageEndpoint = "",
     private readonly wrap: CRIClientWrapper = (c) => c,
+    dial?: CRIDialer,
   ) {
-    this.imageEndpoint = imageEndpoint !== "" ? imageEndpoint : endpoint;
-    this.rt = this.wrap(createRuntimeClient({ endpoint, timeoutMs }));
-    this.img = this.wrap(createImageClient({ endpoint: this.imageEndpoint, timeoutMs, pullImageTimeoutMs: 0 }));
+    const imageTarget = imageEndpoint !== "" ? imageEndpoint : endpoint;
+    this.dial =
+      dial ??
+      (() => ({
+        runtime: createRuntimeClient({ endpoint, timeoutMs }),
+        images: createImageClient({ endpoint: imageTarget, timeoutMs, pullImageTimeoutMs: 0 }),
+      }));
+    const opened = this.dial();
+    this.rt = this.wrap(opened.runtime);
+    this.img = this.wrap(opened.images);
   }
 
   get runtime(): RuntimeClient {
@@ -63,8 +78,9 @@ export class RuntimeClients {
   private reconnect(): void {
     this.rt.close();
     this.img.close();
-    this.rt = this.wrap(createRuntimeClient({ endpoint: this.endpoint, timeoutMs: this.timeoutMs }));
-    this.img = this.wrap(createImageClient({ endpoint: this.imageEndpoint, timeoutMs: this.timeoutMs, pullImageTimeoutMs: 0 }));
+    const opened = this.dial();
+    this.rt = this.wrap(opened.runtime);
+    this.img = this.wrap(opened.images);
   }
 
   /** Closes both channels. */

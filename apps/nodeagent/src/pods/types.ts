@@ -6,6 +6,7 @@ import type { PodObjectManagers } from "./pod-objects.js";
 import type { ContainerResourceSettings } from "./resources.js";
 import type { AdmitResult } from "./admission.js";
 import type { ContainerGCPolicy } from "./container-gc.js";
+import type { CRIDialer } from "./runtime-clients.js";
 
 /** A line sink for the pod runtime's log; `level` 0 is info, higher numbers are more verbose. */
 export type PodRuntimeLog = (message: string, level?: number) => void;
@@ -42,6 +43,12 @@ export interface PodRuntimeOptions {
   readonly containerGCPeriodMs?: number;
   /** API-server mode: pods of unknown UIDs are "gone" for garbage collection only once `setApiPods` was called. */
   readonly apiSource?: boolean;
+  /**
+   * Opens the CRI clients instead of dialing gRPC to `containerRuntimeEndpoint` (an in-process
+   * runtime, e.g. a simulated fleet's hollow nodes); called again on each reconnect.
+   * @defaultValue gRPC clients of `containerRuntimeEndpoint` and `imageServiceEndpoint`
+   */
+  readonly criDialer?: CRIDialer;
   /** Wraps each CRI client (runtime operation metrics). @defaultValue none */
   readonly instrumentCRI?: <T extends object>(client: T) => T;
   /** Told each probe attempt's result (`prober_probe_total`): `successful`, `failed` or `unknown` (the probe could not run). */

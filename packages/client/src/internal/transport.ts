@@ -2,6 +2,7 @@ import { Agent as HttpAgent, request as httpRequest } from "node:http";
 import type { IncomingMessage, OutgoingHttpHeaders } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { createSecureContext } from "node:tls";
+import type { SecureContext } from "node:tls";
 import { newGenericServerResponse, statusErrorFromObject } from "@skiff/apimachinery";
 import type { ClusterConfig } from "../cluster-config.js";
 import { ClientError } from "../errors.js";
@@ -24,11 +25,46 @@ export interface RequestSpec {
 /** Connections a client keeps to its apiserver for ordinary requests (watches do not count). */
 export const defaultMaxConnections = 64;
 
+type TLSOptions = { secureContext: SecureContext; rejectUnauthorized: boolean; servername?: string };
+
+/**
+ * A pool of keep-alive connections to one apiserver and its TLS context, which several clients
+ * may share (each keeps its own rate limiter and its own watch connections).
+ */
+export class ConnectionPool {
+  readonly agent: HttpAgent | HttpsAgent;
+  readonly tls: TLSOptions | undefined;
+  readonly server: string;
+
+  constructor(config: ClusterConfig, maxConnections: number = defaultMaxConnections) {
+    this.server = config.server;
+    const https = new URL(config.server).protocol === "https:";
+    const pool = { keepAlive: true, maxSockets: maxConnections, maxFreeSockets: maxConnections, scheduling: "lifo" as const };
+    if (https) {
+      const secureContext = createSecureContext({
+        ...(config.caPEM !== undefined ? { ca: config.caPEM } : {}),
+        ...(config.clientCertificatePEM !== undefined ? { cert: config.clientCertificatePEM } : {}),
+        ...(config.clientKeyPEM !== undefined ? { key: config.clientKeyPEM } : {}),
+      });
+      this.tls = { secureContext, rejectUnauthorized: !config.insecureSkipTLSVerify, ...(config.tlsServerName !== undefined ? { servername: config.tlsServerName } : {}) };
+      this.agent = new HttpsAgent({ ...pool, ...this.tls });
+    } else {
+      this.tls = undefined;
+      this.agent = new HttpAgent(pool);
+    }
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
 export class Transport {
   // Ordinary requests share a bounded pool of keep-alive connections (more requests than
   // connections queue in the agent); each watch holds its own connection outside that pool, so
   // long-running watches never starve requests. One TLS context serves every connection.
-  private readonly agent: HttpAgent | HttpsAgent;
+  private readonly pool: ConnectionPool;
+  private readonly ownsPool: boolean;
   private readonly watchAgent: HttpAgent | HttpsAgent;
   private readonly url: URL;
   private readonly baseHeaders: OutgoingHttpHeaders;
@@ -38,29 +74,20 @@ export class Transport {
     private readonly limiter: TokenBucketRateLimiter,
     userAgent: string,
     maxConnections: number = defaultMaxConnections,
+    sharedPool?: ConnectionPool,
   ) {
     this.url = new URL(config.server);
-    const https = this.url.protocol === "https:";
-    const pool = { keepAlive: true, maxSockets: maxConnections, maxFreeSockets: maxConnections, scheduling: "lifo" as const };
-    if (https) {
-      const secureContext = createSecureContext({
-        ...(config.caPEM !== undefined ? { ca: config.caPEM } : {}),
-        ...(config.clientCertificatePEM !== undefined ? { cert: config.clientCertificatePEM } : {}),
-        ...(config.clientKeyPEM !== undefined ? { key: config.clientKeyPEM } : {}),
-      });
-      const tls = { secureContext, rejectUnauthorized: !config.insecureSkipTLSVerify, ...(config.tlsServerName !== undefined ? { servername: config.tlsServerName } : {}) };
-      this.agent = new HttpsAgent({ ...pool, ...tls });
-      this.watchAgent = new HttpsAgent({ keepAlive: false, ...tls });
-    } else {
-      this.agent = new HttpAgent(pool);
-      this.watchAgent = new HttpAgent({ keepAlive: false });
-    }
+    this.pool = sharedPool ?? new ConnectionPool(config, maxConnections);
+    this.ownsPool = sharedPool === undefined;
+    const tls = this.pool.tls;
+    this.watchAgent = tls ? new HttpsAgent({ keepAlive: false, ...tls }) : new HttpAgent({ keepAlive: false });
     this.baseHeaders = { "user-agent": userAgent, accept: "application/json" };
     if (config.token !== undefined) this.baseHeaders.authorization = `Bearer ${config.token}`;
   }
 
+  /** Ends this client's watches and, unless the pool is shared, its keep-alive connections. */
   close(): void {
-    this.agent.destroy();
+    if (this.ownsPool) this.pool.close();
     this.watchAgent.destroy();
   }
 
@@ -96,7 +123,7 @@ export class Transport {
           path: this.pathWithQuery(spec),
           method: spec.method,
           headers,
-          agent: spec.verb === "watch" ? this.watchAgent : this.agent,
+          agent: spec.verb === "watch" ? this.watchAgent : this.pool.agent,
           ...(this.config.tlsServerName !== undefined ? { servername: this.config.tlsServerName } : {}),
           ...(spec.signal ? { signal: spec.signal } : {}),
         },

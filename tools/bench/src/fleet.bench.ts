@@ -1,0 +1,216 @@
+/**
+ * A thousand-node fleet at Kubernetes' scalability SLOs (issue 20): the apiserver (SQLite), the job
+ * controller and the scheduler as processes (tools/e2e), and `tools/fleet` as one more process
+ * hosting the hollow nodes (the real node agent over the simulated CRI). One Job of
+ * `30 × nodes` pods (`sleep 5`, parallelism = completions: 30 pods per node at most) runs to
+ * Complete. Printed: pods/s sustained (completions / time from create to Complete), pod start-up
+ * latency p50/p99 (created → Running, both seen on one watch, so the watch's delay cancels) against
+ * the 5 s SLO, mutating API latency p50/p99 against the 1 s SLO, total RSS and RSS per hollow node.
+ *
+ * Scale: 1,000 nodes and 30,000 pods by default; `pnpm bench fleet --scale 0.1` (or
+ * SKIFF_BENCH_FLEET_SCALE=0.1) runs 100 nodes and 3,000 pods.
+ *
+ * Mutating API latency is measured by a probe, not from apiserver metrics (the apiserver keeps no
+ * request-duration histogram): a client in this process PATCHes a ConfigMap every 100 ms while the
+ * Job runs (no client-side rate limit), as Kubernetes' SLO probers do.
+ */
+import { spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Pod } from "@skiff/api-types";
+import { createClient, createInformer, loadClusterConfig } from "@skiff/client";
+import { startCluster, waitFor } from "@skiff/e2e";
+import type { ApiClient, Cluster } from "@skiff/e2e";
+import { fleetBaseMemoryBytes, hollowNodeMemoryBytes } from "@skiff/fleet";
+import { repoRoot } from "./launch.js";
+import type { BenchRow } from "./report.js";
+
+export const name = "fleet (apiserver, job controller, scheduler, hollow nodes)";
+
+const jobsPath = "/apis/batch/v1/namespaces/default/jobs";
+const podsPerNode = 30;
+const mib = (b: number): number => b / (1 << 20);
+
+/** `--scale <f>` / `--scale=<f>` on the command line, else SKIFF_BENCH_FLEET_SCALE, else 1. */
+function scale(): number {
+  const argv = process.argv;
+  const i = argv.findIndex((a) => a === "--scale" || a.startsWith("--scale="));
+  const text = i === -1 ? process.env.SKIFF_BENCH_FLEET_SCALE : argv[i]?.includes("=") ? argv[i]?.slice("--scale=".length) : argv[i + 1];
+  const s = Number(text ?? 1);
+  if (!(s > 0 && s <= 5)) throw new Error(`--scale must be a number in (0, 5], got ${JSON.stringify(text)}`);
+  return s;
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? NaN;
+}
+
+function rssBytes(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Starts the fleet CLI as a process and resolves once it says every hollow node is registered. */
+async function startFleetProcess(nodes: number, kubeconfig: string, dir: string): Promise<{ child: ChildProcess; baseRssBytes: number }> {
+  const heapMiB = Math.ceil(mib(fleetBaseMemoryBytes + nodes * hollowNodeMemoryBytes) * 1.5);
+  const child = spawn(
+    process.execPath,
+    [`--max-old-space-size=${heapMiB}`, "--conditions=@skiff/source", "--import", "tsx", join(repoRoot, "tools/fleet/src/main.ts"), `--nodes=${nodes}`, `--kubeconfig=${kubeconfig}`, `--log-file=${join(dir, "logs", "fleet.log")}`, `--root-dir=${join(dir, "fleet")}`, "--", "--max-pods=110"],
+    { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let out = "";
+  child.stdout?.on("data", (d: Buffer) => (out += d.toString()));
+  child.stderr?.on("data", (d: Buffer) => (out += d.toString()));
+  await new Promise<void>((resolve, reject) => {
+    const t = setInterval(() => {
+      if (out.includes("hollow nodes registered")) {
+        clearInterval(t);
+        resolve();
+      } else if (child.exitCode !== null) {
+        clearInterval(t);
+        reject(new Error(`the fleet exited (${child.exitCode}):\n${out}`));
+      }
+    }, 200);
+  });
+  console.log(`  ${out.trim().split("\n").join("\n  ")}`);
+  const base = /RSS before them (\d+) MiB/.exec(out);
+  return { child, baseRssBytes: Number(base?.[1] ?? 0) * (1 << 20) };
+}
+
+async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  await new Promise<void>((resolve) => {
+    const kill = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    child.once("exit", () => {
+      clearTimeout(kill);
+      resolve();
+    });
+    child.kill("SIGTERM");
+  });
+}
+
+async function complete(api: ApiClient, jobName: string, timeoutMs: number): Promise<void> {
+  await waitFor(
+    `${jobName} Complete`,
+    async () => {
+      const j = await api.get<{ status?: { conditions?: Array<{ type: string; status: string }> } }>(`${jobsPath}/${jobName}`);
+      return j.status?.conditions?.some((c) => c.type === "Complete" && c.status === "True") ? true : undefined;
+    },
+    timeoutMs,
+    250,
+  );
+}
+
+export default async function run(): Promise<BenchRow[]> {
+  const s = scale();
+  const nodes = Math.max(1, Math.round(1000 * s));
+  const pods = nodes * podsPerNode;
+  const qps = ["--cluster-api-qps=500", "--cluster-api-burst=1000"];
+  const cluster: Cluster = await startCluster({ nodes: [], jobControllerArgs: qps, schedulerArgs: qps });
+  let fleet: ChildProcess | undefined;
+  try {
+    const t0Fleet = performance.now();
+    // The fleet's root and log live in the cluster's directory, which cluster.stop() removes.
+    const started = await startFleetProcess(nodes, cluster.kubeconfig, cluster.dir);
+    fleet = started.child;
+    const baseRss = started.baseRssBytes;
+    const fleetStartS = (performance.now() - t0Fleet) / 1000;
+    const idleFleetRss = rssBytes(fleet.pid);
+    const idleClusterRss = cluster.totalRssBytes();
+    const config = await loadClusterConfig(cluster.kubeconfig);
+    const client = createClient(config, { qps: 0 });
+
+    // Pod start-up: first seen (ADDED) → first seen with a started container (Running, or already finished).
+    const created = new Map<string, number>();
+    const startup: number[] = [];
+    const seenRunning = new Set<string>();
+    const observe = (p: Pod): void => {
+      const uid = p.metadata?.uid ?? "";
+      const now = performance.now();
+      if (!created.has(uid)) created.set(uid, now);
+      if (seenRunning.has(uid)) return;
+      const st = p.status?.containerStatuses?.[0]?.state;
+      if (p.status?.phase === "Running" || st?.running !== undefined || st?.terminated !== undefined) {
+        seenRunning.add(uid);
+        startup.push(now - (created.get(uid) ?? now));
+      }
+    };
+    const informer = createInformer(client.pods, { namespace: "default", labelSelector: "job-name=fleet", onError: () => undefined });
+    informer.addEventHandler({ onAdd: observe, onUpdate: (_old, p) => observe(p) });
+    informer.start();
+    await informer.waitForSync();
+
+    // The mutating-call probe.
+    await client.configMaps.create({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "fleet-probe", namespace: "default" }, data: { n: "0" } }, { namespace: "default" });
+    const probe: number[] = [];
+    let probing = true;
+    const prober = (async () => {
+      for (let n = 1; probing; n++) {
+        const t = performance.now();
+        await client.configMaps.patch("fleet-probe", { data: { n: String(n) } }, { namespace: "default", type: "merge" }).catch(() => undefined);
+        probe.push(performance.now() - t);
+        await new Promise((r) => setTimeout(r, Math.max(0, 100 - (performance.now() - t))));
+      }
+    })();
+
+    let peakFleetRss = idleFleetRss;
+    let peakClusterRss = idleClusterRss;
+    const sampler = setInterval(() => {
+      peakFleetRss = Math.max(peakFleetRss, rssBytes(fleet?.pid));
+      peakClusterRss = Math.max(peakClusterRss, cluster.totalRssBytes());
+    }, 1000);
+    const t0 = performance.now();
+    try {
+      await cluster.api.create(jobsPath, {
+        apiVersion: "batch/v1",
+        kind: "Job",
+        metadata: { name: "fleet" },
+        spec: {
+          completions: pods,
+          parallelism: pods,
+          backoffLimit: pods,
+          template: { spec: { restartPolicy: "Never", terminationGracePeriodSeconds: 0, containers: [{ name: "main", image: "busybox", imagePullPolicy: "IfNotPresent", command: ["sh", "-c", "sleep 5"] }] } },
+        },
+      });
+      await complete(cluster.api, "fleet", 3_600_000);
+    } finally {
+      clearInterval(sampler);
+      probing = false;
+      await prober;
+      informer.stop();
+      client.close();
+    }
+    const seconds = (performance.now() - t0) / 1000;
+    startup.sort((a, b) => a - b);
+    probe.sort((a, b) => a - b);
+    const p50 = percentile(startup, 50) / 1000;
+    const p99 = percentile(startup, 99) / 1000;
+    const m99 = percentile(probe, 99);
+    return [
+      { what: `${nodes} hollow nodes registered (one fleet process)`, value: fleetStartS, unit: "s" },
+      { what: `${pods}-pod Job (sleep 5) on ${nodes} hollow nodes, SQLite`, value: pods / seconds, unit: "pods/s", note: `${seconds.toFixed(1)} s in all; target >= 300 pods/s: ${pods / seconds >= 300 ? "met" : "NOT met"}` },
+      { what: `pod start-up latency p50 (created → Running, ${startup.length} pods)`, value: p50, unit: "s" },
+      { what: "pod start-up latency p99", value: p99, unit: "s", note: `SLO <= 5 s: ${p99 <= 5 ? "met" : "NOT met"}` },
+      { what: `mutating API call p50 (probe PATCH every 100 ms, ${probe.length} calls)`, value: percentile(probe, 50), unit: "ms" },
+      { what: "mutating API call p99", value: m99, unit: "ms", note: `SLO <= 1000 ms: ${m99 <= 1000 ? "met" : "NOT met"}` },
+      { what: `fleet process RSS before any hollow node`, value: mib(baseRss), unit: "MiB" },
+      { what: "fleet process RSS, idle (all nodes registered)", value: mib(idleFleetRss), unit: "MiB", note: `${mib((idleFleetRss - baseRss) / nodes).toFixed(2)} MiB per hollow node beyond the base (${mib(idleFleetRss / nodes).toFixed(2)} all-in)` },
+      {
+        what: "fleet process RSS, peak while running",
+        value: mib(peakFleetRss),
+        unit: "MiB",
+        note: `${mib((peakFleetRss - baseRss) / nodes).toFixed(2)} MiB per hollow node beyond the base (${mib(peakFleetRss / nodes).toFixed(2)} all-in); target <= 10 MiB: ${mib((peakFleetRss - baseRss) / nodes) <= 10 ? "met" : "NOT met"}`,
+      },
+      { what: "total RSS (apiserver, job controller, scheduler, fleet), peak", value: mib(peakClusterRss + peakFleetRss), unit: "MiB", note: `control plane ${mib(peakClusterRss).toFixed(0)} MiB` },
+    ];
+  } finally {
+    if (fleet) await stopProcess(fleet);
+    await cluster.stop();
+  }
+}

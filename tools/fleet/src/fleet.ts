@@ -1,0 +1,178 @@
+/**
+ * A simulated fleet: many hollow nodes in one process, each the real node agent
+ * (`startInProcessNodeAgent`: registration, Node status, Lease, `api` pod source, pod workers,
+ * pod status sync, graceful deletion) over its own {@link SimulatedRuntime}.
+ *
+ * @see cmd/kubemark/app/hollow_node.go, pkg/kubemark/hollow_kubelet.go in kubernetes/kubernetes v1.23
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { ClusterConfig } from "@skiff/client";
+import { createClientConnections } from "@skiff/client";
+import type { InProcessNodeAgent } from "@skiff/nodeagent";
+import { startInProcessNodeAgent } from "@skiff/nodeagent";
+import { checkFleetMemory } from "./memory.js";
+import { SimulatedImageCatalog, SimulatedRuntime } from "./sim-cri.js";
+
+/** Where the hollow nodes' log lines go. */
+export interface FleetLogSink {
+  write(text: string): unknown;
+}
+
+/** Options of {@link startFleet}. */
+export interface FleetOptions {
+  /** How many hollow nodes; an integer ≥ 1. */
+  readonly nodes: number;
+  /** The apiserver and credentials every hollow node uses (one kubeconfig, as kubemark's hollow nodes share one). */
+  readonly clusterConfig: ClusterConfig;
+  /** Node names are `<prefix><n>`, n from 0. @defaultValue "hollow-node-" */
+  readonly namePrefix?: string;
+  /** The nodes' root directories (`<rootDir>/<node>`) and pod logs (`<rootDir>/pod-logs`). @defaultValue a new temporary directory, removed by {@link Fleet.stop} */
+  readonly rootDir?: string;
+  /** Extra node agent flags for every hollow node (`--max-pods=50`, `-v=2`, ...). */
+  readonly agentArgs?: readonly string[];
+  /** Extra fields of the nodes' `NodeAgentConfiguration` file (e.g. `{ nodeLeaseDurationSeconds: 4 }`). */
+  readonly agentConfig?: Readonly<Record<string, unknown>>;
+  /** Keep-alive connections shared by all hollow nodes' ordinary requests (each watch has its own). @defaultValue 64 */
+  readonly maxConnections?: number;
+  /** Hollow nodes registering at once while the fleet starts. @defaultValue 50 */
+  readonly startConcurrency?: number;
+  /** Where the agents' log lines go. @defaultValue discarded */
+  readonly log?: FleetLogSink;
+  /** Overrides the memory check (tests): the bytes one hollow node needs. @defaultValue {@link hollowNodeMemoryBytes} */
+  readonly memoryPerNodeBytes?: number;
+  /** Overrides the memory check (tests): the bytes this process may still use. @defaultValue see {@link availableMemoryBytes} */
+  readonly availableMemoryBytes?: number;
+}
+
+/** A running fleet (see {@link startFleet}). */
+export interface Fleet {
+  /** The hollow nodes' names, in order. */
+  readonly nodeNames: readonly string[];
+  readonly rootDir: string;
+  /** Running simulated containers over all nodes. */
+  runningContainers(): number;
+  /** Containers that exited since the start, over all nodes. */
+  exitedContainers(): number;
+  /**
+   * Stops one hollow node as a killed node agent: its Lease and status stop being renewed, its pod
+   * workers stop, its containers never finish. The Node and its pods stay in the API (the node
+   * lifecycle controller acts on them). @throws Error for an unknown or already stopped node.
+   */
+  stopNode(name: string): Promise<void>;
+  /** Stops every hollow node, closes the shared connections and removes a temporary root. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The node IP of hollow node `n` (from 0): `10.64.0.1`, `10.64.0.2`, ... (a /10 of private
+ * addresses, distinct for up to 4 million nodes). Pure.
+ */
+export function hollowNodeIP(n: number): string {
+  const i = n + 1;
+  return `10.${64 + ((i >> 16) & 63)}.${(i >> 8) & 255}.${i & 255}`;
+}
+
+/** The pod IP of the `pod`-th sandbox (from 0) on hollow node `n`: `10.128.0.0/9`, 254 addresses per node, reused round-robin. Pure. */
+export function hollowPodIP(n: number, pod: number): string {
+  return `10.${128 + ((n >> 8) & 127)}.${n & 255}.${(pod % 254) + 1}`;
+}
+
+/**
+ * Starts `nodes` hollow nodes in this process and resolves once every Node is registered and
+ * its pod watch has synced. Each runs the real node agent code with flags `--hostname-override`,
+ * `--root-dir`, `--node-ip` (see {@link hollowNodeIP}) and `options.agentArgs`; none of the
+ * agent's three servers runs (the Node still advertises its kubelet port, 10250 unless
+ * `--port`), and neither do its container manager, stats, CSI plugin watcher and iptables set-up.
+ * The nodes share one pool of keep-alive connections and one image catalogue; each keeps its own
+ * API clients and rate limiters, informer, pod workers and runtime.
+ *
+ * @throws FleetMemoryError (`reason: "InsufficientMemory"`) before starting anything, when the
+ *   estimate does not fit (the message gives it).
+ * @throws RangeError for a node count that is not an integer ≥ 1.
+ * @throws Error when a hollow node fails to start (the ones started are stopped first).
+ * @example
+ * ```ts
+ * const fleet = await startFleet({ nodes: 100, clusterConfig: await loadClusterConfig("kubeconfig") });
+ * // ... create Jobs; their pods run on hollow-node-0..99 ...
+ * await fleet.stop();
+ * ```
+ */
+export async function startFleet(options: FleetOptions): Promise<Fleet> {
+  const n = options.nodes;
+  if (!Number.isInteger(n) || n < 1) throw new RangeError(`nodes must be an integer >= 1, got ${String(n)}`);
+  checkFleetMemory(n, {
+    ...(options.memoryPerNodeBytes !== undefined ? { perNodeBytes: options.memoryPerNodeBytes } : {}),
+    ...(options.availableMemoryBytes !== undefined ? { availableBytes: options.availableMemoryBytes } : {}),
+  });
+  const prefix = options.namePrefix ?? "hollow-node-";
+  const ownRoot = options.rootDir === undefined;
+  const rootDir = options.rootDir ?? mkdtempSync(join(tmpdir(), "skiff-fleet-"));
+  mkdirSync(join(rootDir, "pod-logs"), { recursive: true });
+  const configFile = join(rootDir, "nodeagent-config.json");
+  writeFileSync(configFile, JSON.stringify({ apiVersion: "nodeagent.config.example.io/v1beta1", kind: "NodeAgentConfiguration", podLogsDir: join(rootDir, "pod-logs"), ...options.agentConfig }));
+  const connections = createClientConnections(options.clusterConfig, { maxConnections: options.maxConnections ?? 64 });
+  const catalog = new SimulatedImageCatalog();
+  const sink = options.log ?? { write: () => true };
+  const nodeNames = Array.from({ length: n }, (_, i) => `${prefix}${i}`);
+  const nodes = new Map<string, { agent: InProcessNodeAgent; runtime: SimulatedRuntime; stopped: boolean }>();
+  let exited = 0;
+
+  const startOne = async (i: number): Promise<void> => {
+    const name = nodeNames[i] ?? "";
+    const runtime = new SimulatedRuntime({ catalog, podIP: (k) => hollowPodIP(i, k), onContainerExit: () => void exited++ });
+    const agent = await startInProcessNodeAgent(
+      [`--config=${configFile}`, `--hostname-override=${name}`, `--root-dir=${join(rootDir, name)}`, `--node-ip=${hollowNodeIP(i)}`, `--container-runtime-endpoint=unix:///simulated/${name}.sock`, ...(options.agentArgs ?? [])],
+      { cri: () => ({ runtime: runtime.runtimeClient(), images: runtime.imageClient() }), clusterConfig: options.clusterConfig, connections, stdout: sink, stderr: sink },
+    );
+    nodes.set(name, { agent, runtime, stopped: false });
+    await agent.registered;
+  };
+
+  let stopping: Promise<void> | undefined;
+  const stopAll = (): Promise<void> => {
+    stopping ??= (async () => {
+      await Promise.all(
+        [...nodes.values()].map(async (node) => {
+          if (node.stopped) return;
+          node.stopped = true;
+          await node.agent.stop().catch(() => undefined);
+          node.runtime.close();
+        }),
+      );
+      connections.close();
+      if (ownRoot) rmSync(rootDir, { recursive: true, force: true });
+    })();
+    return stopping;
+  };
+
+  try {
+    const concurrency = Math.max(1, options.startConcurrency ?? 50);
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: Math.min(concurrency, n) }, async () => {
+        while (next < n) await startOne(next++);
+      }),
+    );
+  } catch (e) {
+    await stopAll();
+    throw e;
+  }
+
+  return {
+    nodeNames,
+    rootDir,
+    runningContainers: () => [...nodes.values()].reduce((sum, node) => sum + node.runtime.runningContainers, 0),
+    exitedContainers: () => exited,
+    async stopNode(name) {
+      const node = nodes.get(name);
+      if (!node) throw new Error(`no hollow node ${JSON.stringify(name)} in this fleet`);
+      if (node.stopped) throw new Error(`hollow node ${name} is already stopped`);
+      node.stopped = true;
+      await node.agent.stop();
+      node.runtime.close();
+    },
+    stop: stopAll,
+  };
+}
