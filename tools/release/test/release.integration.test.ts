@@ -78,7 +78,8 @@ interface RunResult {
 function runCmd(cmd: string, args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<RunResult> {
   return new Promise((done) => {
     execFile(cmd, args, { cwd: opts.cwd, env: opts.env ?? baseEnv, maxBuffer: 64 << 20, timeout: opts.timeoutMs ?? 240_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === "number" ? err.code : null) : 0;
+      // Killed (by the timeout or a signal) counts as a failure whatever the exit status.
+      const code = err ? (typeof err.code === "number" && !err.killed && !err.signal ? err.code : null) : 0;
       done({ code, stdout, stderr });
     });
   });
@@ -112,6 +113,8 @@ let repo = "";
 let registry = "";
 let verdaccio: ChildProcess | undefined;
 let publishEnv: NodeJS.ProcessEnv = {};
+/** What `pnpm install` printed in the fresh copy (no dist/, no node_modules/). */
+let installOutput = "";
 /** Name → version of every package `pnpm release` published. */
 const published = new Map<string, string>();
 
@@ -154,7 +157,8 @@ beforeAll(async () => {
   await git("config", "user.name", "release test");
   await git("add", "-A");
   await git("commit", "-q", "-m", "the working tree under test");
-  await mustRun("pnpm", ["install", "--frozen-lockfile", "--prefer-offline"], { cwd: repo });
+  const install = await mustRun("pnpm", ["install", "--frozen-lockfile", "--prefer-offline"], { cwd: repo });
+  installOutput = install.stdout + install.stderr;
 
   // Verdaccio on loopback: no uplinks, anyone may read and publish.
   const port = await freePort();
@@ -175,6 +179,12 @@ beforeAll(async () => {
       "    access: $all",
       "    publish: $all",
       "    unpublish: $all",
+      // JWT tokens: checking one is a signature, not a bcrypt hash per request.
+      "security:",
+      "  api:",
+      "    jwt:",
+      "      sign:",
+      "        expiresIn: 1d",
       "log: { type: stdout, format: pretty, level: warn }",
       "",
     ].join("\n"),
@@ -211,6 +221,14 @@ afterAll(async () => {
 });
 
 describe("release", () => {
+  it("installs a fresh checkout without warnings (bins are committed launchers, not unbuilt dist/ files)", () => {
+    // apps/nodeagent's bin still points at dist/ until the apps become packages (issue 21, item 3):
+    // remove this exception then.
+    const pending = /Failed to create bin at \S*\/\.bin\/nodeagent\./;
+    const warnings = installOutput.split("\n").filter((l) => /\bWARN\b/.test(l) && !pending.test(l));
+    expect(warnings).toEqual([]);
+  });
+
   it("refuses to publish with uncommitted changes, before building anything", async () => {
     writeFileSync(join(repo, "notes.txt"), "work in progress\n");
     const r = await runCmd("pnpm", ["release"], { cwd: repo, env: publishEnv });
@@ -261,13 +279,14 @@ describe("release", () => {
     mkdirSync(join(repo, "packages/validation/dist"), { recursive: true });
     writeFileSync(join(repo, "packages/validation/dist/index.js"), "throw new Error('stale dist/ was published');\n");
 
-    const r = await runCmd("pnpm", ["release"], { cwd: repo, env: publishEnv, timeoutMs: 400_000 });
-    if (r.code !== 0) throw new Error(`pnpm release failed\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`);
+    const r = await runCmd("pnpm", ["release"], { cwd: repo, env: publishEnv, timeoutMs: 900_000 });
+    const output = `--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
+    if (r.code !== 0) throw new Error(`pnpm release failed (${r.code})\n${output}`);
     const publics = copyPackages().filter((p) => !p.private);
     expect(publics.map((p) => p.name)).toEqual(expect.arrayContaining(["@skiff/api-types", "@skiff/apimachinery", "@skiff/validation"]));
     for (const p of publics) {
       const res = await fetch(`${registry}${p.name.replace("/", "%2f")}`);
-      expect(res.status, p.name).toBe(200);
+      expect(res.status, `${p.name} is not on the registry after pnpm release:\n${output}`).toBe(200);
       const doc = (await res.json()) as { versions: Record<string, unknown>; "dist-tags": Record<string, string> };
       expect(Object.keys(doc.versions), p.name).toEqual([p.version]);
       expect(doc["dist-tags"].latest).toBe(p.version);
@@ -276,7 +295,7 @@ describe("release", () => {
     // changeset publish tags the release commit.
     const tags = (await mustRun("git", ["tag", "--list"], { cwd: repo })).stdout;
     expect(tags).toContain(`@skiff/api-types@${published.get("@skiff/api-types")}`);
-  }, 420_000);
+  }, 960_000);
 
   it("publishes tarballs with resolved dependencies, exports, licence and engines, without tests or outside source maps", async () => {
     expect(published.size).toBeGreaterThan(0);
@@ -295,6 +314,7 @@ describe("release", () => {
         license?: string;
         engines?: { node?: string };
         exports?: unknown;
+        bin?: string | Record<string, string>;
         dependencies?: Record<string, string>;
         peerDependencies?: Record<string, string>;
       };
@@ -317,8 +337,9 @@ describe("release", () => {
         }
       };
       walk(manifest.exports);
-      expect(targets.length, name).toBeGreaterThan(0);
-      for (const t of targets.filter((t) => !t.includes("*"))) expect(files, `${name} exports ${t}`).toContain(t.replace(/^\.\//, ""));
+      walk(manifest.bin);
+      expect(targets.length, `${name} has neither exports nor bin`).toBeGreaterThan(0);
+      for (const t of targets.filter((t) => !t.includes("*"))) expect(files, `${name} exports or bin ${t}`).toContain(t.replace(/^\.\//, ""));
 
       // No tests, no build state, nothing left over in dist/.
       expect(files.filter((f) => /(^|\/)(test|tests|__tests__)\/|\.test(-d)?\.[cm]?[jt]s$|\.bench\.[jt]s$|\.tsbuildinfo$/.test(f)), name).toEqual([]);
