@@ -1,5 +1,5 @@
 import { defineConfig } from "tsup";
-import { tsupConfig } from "../../tsup.base.ts";
+import { appTsupConfig } from "../../tsup.base.ts";
 
-// src/main.ts carries its own `#!/usr/bin/env node` line, which tsup keeps.
-export default defineConfig(tsupConfig({ entry: ["src/main.ts"] }));
+// src/main.ts carries its own `#!/usr/bin/env node` line, which tsup keeps; bin/ imports it.
+export default defineConfig(appTsupConfig({ entry: ["src/main.ts"] }));

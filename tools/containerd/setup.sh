@@ -6,7 +6,7 @@
 # 1. apt-installs containerd, runc, busybox-static and containernetworking-plugins when missing;
 # 2. writes DIR/config.toml: root, state, socket, opt and CNI paths all under DIR, the CRI plugin
 #    with restrict_oom_score_adj = true, sandbox_image = the locally built pause image, cgroupfs,
-#    snapshotter overlayfs (native when an overlay mount fails here);
+#    snapshotter overlayfs (native when an overlay mount fails here), registry hosts from DIR/certs.d;
 # 3. starts containerd in the background (DIR/containerd.pid, DIR/containerd.log), waits for the socket;
 # 4. builds OCI image tarballs from Debian's busybox-static (build-image.sh) and imports them into
 #    the k8s.io namespace as docker.io/library/busybox:latest, docker.io/library/busybox:1.36 and
@@ -70,7 +70,7 @@ running() {
 if running; then
   log "containerd already running (pid $(cat "$dir/containerd.pid")), reusing it"
 else
-  mkdir -p "$dir/root" "$dir/state" "$dir/runc" "$dir/opt" "$dir/cni/net.d" "$dir/cni/ipam"
+  mkdir -p "$dir/root" "$dir/state" "$dir/runc" "$dir/opt" "$dir/cni/net.d" "$dir/cni/ipam" "$dir/certs.d"
 
   # overlayfs works on most kernels, but not on every filesystem the root dir may sit on.
   snapshotter=native
@@ -144,6 +144,10 @@ oom_score = 0
         SystemdCgroup = false
         # runc's state under DIR instead of /run/containerd/runc.
         Root = "$dir/runc"
+  # Per-registry hosts.toml files (DIR/certs.d/<registry>/hosts.toml), read on every pull: tests
+  # point a registry name at a loopback server. Empty: containerd's defaults.
+  [plugins."io.containerd.grpc.v1.cri".registry]
+    config_path = "$dir/certs.d"
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "/usr/lib/cni"
     conf_dir = "$dir/cni/net.d"

@@ -1,4 +1,5 @@
 import { defineConfig } from "tsup";
-import { tsupConfig } from "../../tsup.base.ts";
+import { appTsupConfig } from "../../tsup.base.ts";
 
-export default defineConfig(tsupConfig({ entry: ["src/index.ts", "src/main.ts"] }));
+// bin/ imports dist/main.js; the CRI proto goes to dist/proto/.
+export default defineConfig(appTsupConfig({ entry: ["src/index.ts", "src/main.ts"], protoDirs: ["../../packages/cri-api/proto"] }));

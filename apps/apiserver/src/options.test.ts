@@ -41,6 +41,11 @@ describe("parseAPIServerOptions", () => {
     expect(r.value.verbosity).toBe(4);
   });
 
+  it("-v is component-base's unsigned VerbosityLevel, as in 1.23", () => {
+    const r = parseAPIServerOptions(["-v=-1"]);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.errors.join("\n")).toContain('invalid argument "-1" for "-v, --v" flag: strconv.ParseUint: parsing "-1": invalid syntax');
+  });
   it("reports pflag errors", () => {
     const r = parseAPIServerOptions(["--nope"]);
     expect(r).toMatchObject({ ok: false, errors: ["unknown flag: --nope"] });

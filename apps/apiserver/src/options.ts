@@ -249,7 +249,7 @@ export const apiServerFlagTable = {
     usage: "An optional field indicating the minimum number of seconds a handler must keep a request open before timing it out. Currently only honored by the watch request handler, which picks a randomized value above this number as the connection timeout, to spread out load.",
     section: "Generic",
   },
-  verbosity: { name: "v", shorthand: "v", type: t.level, default: 0, usage: "number for the log level verbosity", section: "Logs" },
+  verbosity: { name: "v", shorthand: "v", type: t.verbosityLevel, default: 0, usage: "number for the log level verbosity", section: "Logs" },
   loggingFormat: {
     name: "logging-format",
     type: t.string,

@@ -46,6 +46,11 @@ describe("one flag set for every row", () => {
 });
 
 describe("parseControllerManagerOptions: generic and Job controller flags", () => {
+  it("-v is component-base's unsigned VerbosityLevel, as in 1.23", () => {
+    const r = parse(["--clusterconfig=k", "-v=-1"]);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.errors.join("\n")).toContain('invalid argument "-1" for "-v, --v" flag: strconv.ParseUint: parsing "-1": invalid syntax');
+  });
   it("parses the flags and gates", () => {
     const r = parse(["--clusterconfig=k", "--concurrent-job-syncs=8", "--feature-gates=JobTrackingWithFinalizers=true,JobReadyPods=false", "-v=3", "--cluster-api-qps=50"]);
     expect(r.ok).toBe(true);

@@ -56,7 +56,7 @@ export function genericFlagTable(initializers: readonly ControllerInitializer[])
     },
     clusterAPIQPS: { name: "cluster-api-qps", type: t.float64, default: 20, usage: "QPS to use while talking with the apiserver." },
     clusterAPIBurst: { name: "cluster-api-burst", type: t.int32, default: 30, usage: "Burst to use while talking with the apiserver." },
-    verbosity: { name: "v", shorthand: "v", type: t.level, default: 0, usage: "number for the log level verbosity" },
+    verbosity: { name: "v", shorthand: "v", type: t.verbosityLevel, default: 0, usage: "number for the log level verbosity" },
     help: { name: "help", shorthand: "h", type: t.bool, default: false, usage: `help for ${commandName}` },
   } satisfies FlagTable<ControllerManagerOptionValues>;
 }

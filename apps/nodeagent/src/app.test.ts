@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { configzOf, parseNodeIPs, podRuntimeOptionsFrom, resolveNodeName, rootDirLayout, runNodeAgent, setupDataDirs } from "./app.js";
+import { configzOf, nodeKeyringFrom, parseNodeIPs, podRuntimeOptionsFrom, resolveNodeName, rootDirLayout, runNodeAgent, setupDataDirs } from "./app.js";
 import { createLogger, defaultLoggingOptions } from "./logging.js";
 import { loadNodeAgentOptions } from "./options/index.js";
 
@@ -135,3 +135,40 @@ describe("setupDataDirs", () => {
   });
 });
 
+
+describe("image credential provider flags", () => {
+  const quietLog = () => {
+    const lines: string[] = [];
+    const log = createLogger(defaultLoggingOptions, { stdout: { write: (t: string) => (lines.push(t), 0) }, stderr: { write: (t: string) => (lines.push(t), 0) } });
+    return { log, lines };
+  };
+
+  it("exits 1 with 1.23's 'Failed to register CRI auth plugins' when the plugins cannot be registered", async () => {
+    const err: string[] = [];
+    const root = mkdtempSync(join(tmpdir(), "na-credprov-"));
+    const code = await runNodeAgent(["--hostname-override=n1", `--root-dir=${root}`, `--image-credential-provider-config=${join(root, "c.yaml")}`, `--image-credential-provider-bin-dir=${join(root, "bin")}`], {
+      stdout: { write: () => 0 },
+      stderr: { write: (t: string) => err.push(t) },
+      getuid: () => 0,
+    });
+    rmSync(root, { recursive: true, force: true });
+    expect(code).toBe(1);
+    expect(err.join("")).toContain(`"Failed to register CRI auth plugins" err="plugin binary directory ${join(root, "bin")} did not exist"`);
+  });
+
+  it("ignores the flags, saying so, when gate NodeAgentCredentialProviders is off (as 1.23 with its gate off)", async () => {
+    const { log, lines } = quietLog();
+    const keyring = await nodeKeyringFrom(optionsOf(["--feature-gates=NodeAgentCredentialProviders=false", "--image-credential-provider-config=/nonexistent/c.yaml", "--image-credential-provider-bin-dir=/nonexistent"]), log);
+    expect(await keyring.lookup("registry.example/app")).toEqual([]);
+    expect(lines.join("")).toContain(
+      '"Flags --image-credential-provider-config or --image-credential-provider-bin-dir were set but the feature gate was disabled, these flags will be ignored" featureGate="NodeAgentCredentialProviders"',
+    );
+  });
+
+  it("refuses --vendor-container-registry-config as not supported, unless cloud vendor providers are disabled by gate", () => {
+    const r = loadNodeAgentOptions(["--vendor-container-registry-config=/etc/acr.json"], { stdout: { write: () => 0 }, stderr: { write: () => 0 } });
+    expect(r.ok).toBe(false);
+    expect(r.ok ? "" : r.errors.join("\n")).toContain("--vendor-container-registry-config is not supported: this node agent has no in-tree cloud vendor credential provider");
+    expect(optionsOf(["--vendor-container-registry-config=/etc/acr.json", "--feature-gates=DisableNodeAgentCloudCredentialProviders=true"]).flags.vendorContainerRegistryConfig).toBe("/etc/acr.json");
+  });
+});

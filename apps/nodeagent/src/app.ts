@@ -13,6 +13,7 @@ import { mustParseQuantity, parseQuantity, quantityMilliValue, quantityToNumber 
 import type { ClusterClients } from "./cluster/index.js";
 import { ClusterMode, computeNodeResources, connectCluster, createAccessReviewer, createTokenReviewer, readMachineResources } from "./cluster/index.js";
 import { applyOOMScoreAdj, CgroupManager, checkSwap, ContainerManager, parseCgroupfsToCgroupName, setMaxOpenFiles, setupKernelTunables, unsupportedSettings } from "./cm/index.js";
+import { CredentialProviderError, createNodeKeyring, registerCredentialProviderPlugins, type DockerKeyring } from "./credentialprovider/index.js";
 import type { CsiSupport } from "./csi/index.js";
 import { createCsiSupport, migratedInTreePlugins } from "./csi/index.js";
 import type { HeldLock } from "./lock-file.js";
@@ -27,6 +28,8 @@ import type { PodEventRecorder } from "./pods/index.js";
 import type { RunningServers, ServerOptions, TLSVersionName } from "./server/index.js";
 import { startServers } from "./server/index.js";
 import { AgentStats } from "./stats/agent-stats.js";
+import { EvictionManager, parseThresholdConfig } from "./eviction/index.js";
+import { ImageGCManager } from "./images/index.js";
 import { effectiveHairpinMode, execIPTables, initNetworkUtil } from "./cm/network-util.js";
 
 /** Where {@link runNodeAgent} writes and how it is told to stop. */
@@ -50,6 +53,12 @@ export interface AppIO {
    * @defaultValue `/proc`, `/proc/sys`, `/proc/swaps`, `/sys/fs/cgroup`
    */
   readonly hostPaths?: HostPaths;
+  /**
+   * The clock of the service-account token manager (projected token volumes, CSI `tokenRequests`),
+   * ms since the epoch: tests move it forward to reach a token's refresh at 80 % of its lifetime
+   * without waiting (the apiserver's minimum lifetime is 10 minutes). @defaultValue Date.now
+   */
+  readonly now?: () => number;
 }
 
 /** Host paths of {@link AppIO.hostPaths}. */
@@ -219,6 +228,34 @@ export function parseNodeIPs(nodeIP: string, cloudProvider: string, onIgnored?: 
   if (ips.length === 2 && cloudProvider !== "") throw new Error(`dual-stack --node-ip ${quoted} not supported when using a cloud provider`);
   if (ips.length === 2 && ips.some((ip) => /^(0\.0\.0\.0|::|::0|0:0:0:0:0:0:0:0)$/.test(ip))) throw new Error(`dual-stack --node-ip ${quoted} cannot include '0.0.0.0' or '::'`);
   return { ips, ignored };
+}
+
+/**
+ * The node's image pull keyring from the options, as 1.23's `NewKubeGenericRuntimeManager`: the
+ * node's docker config files, plus the exec plugins of `--image-credential-provider-config` /
+ * `--image-credential-provider-bin-dir` when gate `NodeAgentCredentialProviders` is on (with the
+ * gate off the flags are logged as ignored, as upstream). `--vendor-container-registry-config`
+ * reaches here only with gate `DisableNodeAgentCloudCredentialProviders` on (validation refuses it
+ * otherwise) and is logged as disabled.
+ * @throws CredentialProviderError when the plugins cannot be registered (the agent exits 1 with
+ *   `Failed to register CRI auth plugins`, as the kubelet).
+ * @see pkg/kubelet/kuberuntime/kuberuntime_manager.go (NewKubeGenericRuntimeManager) in kubernetes/kubernetes v1.23
+ */
+export async function nodeKeyringFrom(o: NodeAgentOptions, log: Logger): Promise<DockerKeyring> {
+  const f = o.flags;
+  if (f.vendorContainerRegistryConfig !== "") {
+    log.info("Cloud vendor credential provider is now disabled. Please refer to sig-cloud-provider for guidance on external credential provider integration", { path: f.vendorContainerRegistryConfig });
+  }
+  const wanted = f.imageCredentialProviderConfig !== "" || f.imageCredentialProviderBinDir !== "";
+  const gate = o.featureGates.enabled("NodeAgentCredentialProviders");
+  if (wanted && !gate) {
+    log.info("Flags --image-credential-provider-config or --image-credential-provider-bin-dir were set but the feature gate was disabled, these flags will be ignored", {
+      featureGate: "NodeAgentCredentialProviders",
+    });
+  }
+  const pluginLog = (line: string, level = 0) => (level === 0 ? log.info(line) : log.v(level).info(line));
+  const plugins = wanted && gate ? await registerCredentialProviderPlugins(f.imageCredentialProviderConfig, f.imageCredentialProviderBinDir, pluginLog) : [];
+  return createNodeKeyring(f.rootDir, plugins, (line) => log.v(4).info(line));
 }
 
 /** Maps the options onto the pod runtime's options. */
@@ -425,6 +462,8 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
   let cluster: ClusterMode | undefined;
   let csi: CsiSupport | undefined;
   let stats: AgentStats | undefined;
+  let eviction: EvictionManager | undefined;
+  let imageGC: ImageGCManager | undefined;
   let stopNetworkUtil: (() => void) | undefined;
   let clients: ClusterClients | undefined;
   const clusterStop = new AbortController();
@@ -450,19 +489,6 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
     if (f.clusterconfig !== "" && !o.config.runOnce) clients = await connectCluster(o);
     else log.info("No api server defined - no events will be sent to API server");
     const serverOpts = o.config.runOnce ? undefined : serverOptionsFrom(o, nodeName, clients);
-    if (clients) {
-      // CSI in API-server mode: plugin registration, CSINode upkeep, inline CSI volumes (src/csi/).
-      const cc = clients;
-      const csiLog = root.withName("csi");
-      csi = createCsiSupport({
-        rootDir: f.rootDir,
-        nodeName,
-        client: cc.client,
-        migratedPlugins: migratedInTreePlugins(o.featureGates),
-        log: (m) => csiLog.info(m),
-        onEvent: (pod, type, reason, message) => void cc.eventClient.recordEvent(pod, { type, reason, message, component: "nodeagent", host: nodeName }).catch(() => undefined),
-      });
-    }
     // Pod events (probes, volumes, kills) go to the apiserver in API-server mode, to the log otherwise.
     const eventClient = clients?.eventClient;
     const onEvent: PodEventRecorder | undefined = eventClient
@@ -476,8 +502,32 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
     if (!isChangeDetectionStrategy(strategy)) throw new Error(`unknown configmap and secret manager mode: ${strategy}`);
     const objectsLog = root.withName("objects");
     const podObjects = clients
-      ? { objects: createPodObjectManagers({ client: clients.client, strategy, syncFrequencyMs: o.config.syncFrequency.ms, onError: (err, context) => objectsLog.v(2).info(`${context}: ${err instanceof Error ? err.message : String(err)}`) }) }
+      ? {
+          objects: createPodObjectManagers({
+            client: clients.client,
+            strategy,
+            syncFrequencyMs: o.config.syncFrequency.ms,
+            onError: (err, context) => objectsLog.v(2).info(`${context}: ${err instanceof Error ? err.message : String(err)}`),
+            ...(io.now ? { now: io.now } : {}),
+          }),
+        }
       : {};
+    if (clients) {
+      // CSI in API-server mode: plugin registration, CSINode upkeep, inline CSI volumes (src/csi/),
+      // service-account tokens for CSIDriver tokenRequests from the token manager of projected volumes.
+      const cc = clients;
+      const csiLog = root.withName("csi");
+      const tokens = podObjects.objects?.serviceAccountTokens;
+      csi = createCsiSupport({
+        rootDir: f.rootDir,
+        nodeName,
+        client: cc.client,
+        migratedPlugins: migratedInTreePlugins(o.featureGates),
+        log: (m) => csiLog.info(m),
+        onEvent: (pod, type, reason, message) => void cc.eventClient.recordEvent(pod, { type, reason, message, component: "nodeagent", host: nodeName }).catch(() => undefined),
+        ...(tokens ? { getServiceAccountToken: tokens.get.bind(tokens) } : {}),
+      });
+    }
     const statsLog = root.withName("stats");
     stats = new AgentStats({
       nodeName,
@@ -487,16 +537,56 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
       systemCgroups: { kubelet: o.config.agentCgroups, runtime: f.runtimeCgroups, misc: o.config.systemCgroups },
       log: (m) => statsLog.info(m),
     });
+    const keyring = await nodeKeyringFrom(o, root.withName("credentialprovider"));
+    // Eviction thresholds as 1.23's ParseThresholdConfig reads them (a bad one fails start-up).
+    const thresholds = parseThresholdConfig({ ...o.config, enforceNodeAllocatable: o.config.enforceNodeAllocatable });
     runtime = createPodRuntime({
       ...podRuntimeOptionsFrom(o, nodeName, root.withName("pods")),
+      keyring,
       ...resources,
       ...podEvents,
       ...podObjects,
       ...(csi ? { volumes: csi.volumes } : {}),
       instrumentCRI: stats.instrumentCRI,
       onProbeResult: stats.onProbeResult,
+      // The eviction manager is the first admission handler, as the kubelet's.
+      admitHandlers: [(pod) => eviction?.admit(pod) ?? { admit: true }],
+      containerGC: {
+        minAgeMs: f.minimumContainerTTLDuration.ms,
+        maxPerPodContainer: f.maximumDeadContainersPerContainer,
+        maxContainers: f.maximumDeadContainers,
+      },
+      apiSource: clients !== undefined,
     });
     stats.attach(runtime);
+    const rt = runtime;
+    const agentStats = stats;
+    const gcLog = root.withName("images");
+    imageGC = new ImageGCManager({
+      policy: { highThresholdPercent: o.config.imageGCHighThresholdPercent, lowThresholdPercent: o.config.imageGCLowThresholdPercent, minAgeMs: o.config.imageMinimumGCAge.ms },
+      images: () => rt.cri.images,
+      runtime: () => rt.cri.runtime,
+      imageFsStats: () => agentStats.provider.imageFsStats(),
+      sandboxImage: f.podInfraContainerImage,
+      log: (m, level = 0) => (level === 0 ? gcLog.info(m) : gcLog.v(level).info(m)),
+    });
+    const images = imageGC;
+    const evictionLog = root.withName("eviction");
+    eviction = new EvictionManager({
+      thresholds,
+      pressureTransitionPeriodMs: o.config.evictionPressureTransitionPeriod.ms,
+      maxPodGracePeriodSeconds: o.config.evictionMaxPodGracePeriod,
+      summary: () => agentStats.provider.summary(false, true),
+      hasDedicatedImageFs: () => agentStats.provider.hasDedicatedImageFs(),
+      activePods: () => rt.activePods(),
+      evictPod: (pod, grace, message) => rt.evictPod(pod, grace, message),
+      podCleanedUp: (pod) => rt.podCleanedUp(pod),
+      deleteAllUnusedContainers: () => rt.deleteAllUnusedContainers(),
+      deleteUnusedImages: () => images.deleteUnusedImages(),
+      kernelMemcgNotification: o.config.kernelMemcgNotification,
+      recordPodEvent: onEvent ?? ((pod, type, reason, message) => evictionLog.info(`event ${type} ${reason} on pod ${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}: ${message}`)),
+      log: (m, level = 0) => (level === 0 ? evictionLog.info(m) : evictionLog.v(level).info(m)),
+    });
     if (o.config.runOnce) {
       const r = await runtime.runOnce(o.config.runtimeRequestTimeout.ms);
       for (const p of r.pods) log.info(p.ok ? "Started pod" : "Failed to start pod", { pod: `${p.namespace}/${p.name}`, phase: p.phase, ...(p.message !== undefined ? { message: p.message } : {}) });
@@ -507,10 +597,25 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
     }
     if (clients) {
       const clusterLog = root.withName("cluster");
-      cluster = new ClusterMode({ options: o, nodeName, runtime, clients, log: (m, level = 0) => (level === 0 ? clusterLog.info(m) : clusterLog.v(level).info(m)) });
+      const ev = eviction;
+      cluster = new ClusterMode({
+        options: o,
+        nodeName,
+        runtime,
+        clients,
+        log: (m, level = 0) => (level === 0 ? clusterLog.info(m) : clusterLog.v(level).info(m)),
+        pressure: () => ev.nodePressure(),
+        onNodeEventRecorder: (record) => {
+          ev.setNodeEventRecorder(record);
+          images.setNodeEventRecorder(record);
+        },
+      });
     }
     await runtime.start();
     stats.start();
+    // The kubelet's StartGarbageCollection and the eviction manager (after the runtime is up).
+    imageGC.start();
+    eviction.start();
     // --make-iptables-util-chains as 1.23's initNetworkUtil; --hairpin-mode as effectiveHairpinMode.
     const netLog = root.withName("network");
     effectiveHairpinMode(o.config.hairpinMode, (m) => netLog.info(m));
@@ -537,12 +642,18 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
       clients?.client.close();
       clients?.eventClient.close();
     }
+    eviction?.stop();
+    imageGC?.stop();
     stats?.stop();
     stopNetworkUtil?.();
     await servers?.close().catch(() => {});
     await runtime?.stop().catch(() => {});
     lock?.release();
     if ((e as { code?: string }).code === "Aborted") return 0;
+    if (e instanceof CredentialProviderError) {
+      log.error("Failed to register CRI auth plugins", { err: e.message });
+      return 1;
+    }
     return failed(e);
   }
   const why = await waitForStop(io.stopSignal, contention);
@@ -550,6 +661,8 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
   await csi?.stop().catch((e: unknown) => log.error("Failed to stop CSI support", { err: e }));
   clusterStop.abort();
   cluster?.stop();
+  eviction?.stop();
+  imageGC?.stop();
   stats?.stop();
   stopNetworkUtil?.();
   await servers.close().catch((e: unknown) => log.error("Failed to stop servers", { err: e }));

@@ -57,10 +57,10 @@ describe("nodeagent binary", () => {
     writeFileSync(config, "apiVersion: nodeagent.config.example.io/v1beta1\nkind: NodeAgentConfiguration\noomScoreAdj: 5000\niptablesDropBit: 40\nevictionHard:\n  memory.free: 1Gi\n");
     const r = await runAgent([`--config=${config}`, "--image-gc-high-threshold=101"]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain("OOMScoreAdj (--oom-score-adj) 5000 must be between -1000 and 1000, inclusive");
-    expect(r.stderr).toContain("IPTablesDropBit (--iptables-drop-bit) 40 must be between 0 and 31, inclusive");
+    expect(r.stderr).toContain("oomScoreAdj (--oom-score-adj) 5000 must be between -1000 and 1000, inclusive");
+    expect(r.stderr).toContain("iptablesDropBit (--iptables-drop-bit) 40 must be between 0 and 31, inclusive");
     expect(r.stderr).toContain("unsupported eviction signal memory.free");
-    expect(r.stderr).toContain("ImageGCHighThresholdPercent (--image-gc-high-threshold) 101 must be between 0 and 100, inclusive");
+    expect(r.stderr).toContain("imageGCHighThresholdPercent (--image-gc-high-threshold) 101 must be between 0 and 100, inclusive");
     expect(r.stderr).not.toContain("Starting to listen");
   });
 

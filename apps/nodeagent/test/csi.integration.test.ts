@@ -13,6 +13,7 @@ import { startProcessRuntime, type ProcessRuntime } from "@skiff/cri-process-ser
 import { startFakeCsiDriver, volumeContextFileName, type FakeCsiDriver } from "@skiff/fake-csi-driver";
 import { createCsiSupport, csiVolumeHandle, csiVolumeTargetPath, migratedInTreePlugins, pluginsRegistryDir, type CsiSupport } from "../src/csi/index.js";
 import { createPodRuntime, type PodRuntime } from "../src/pods/index.js";
+import { ServiceAccountTokenManager } from "../src/pods/token-manager.js";
 import { startApiserver, type RunningApiserver } from "./csi-helpers.js";
 import { findPod, waitFor } from "./pods-helpers.js";
 
@@ -34,7 +35,16 @@ describe("CSI with the real apiserver", () => {
     dir = mkdtempSync(join(tmpdir(), "skiff-csi-it-"));
     api = await startApiserver();
     node = await api.client.nodes.create({ apiVersion: "v1", kind: "Node", metadata: { name: nodeName, labels: { "example.io/hostname": nodeName } } });
-    csi = createCsiSupport({ rootDir: rootDir(), nodeName, client: api.client, scanPeriodMs: 100, nodeWaitPeriodMs: 100, migratedPlugins: migratedInTreePlugins(nodeAgentFeatureGates()) });
+    const tokens = new ServiceAccountTokenManager((target, spec) => api.client.createServiceAccountToken(target, spec));
+    csi = createCsiSupport({
+      rootDir: rootDir(),
+      nodeName,
+      client: api.client,
+      scanPeriodMs: 100,
+      nodeWaitPeriodMs: 100,
+      migratedPlugins: migratedInTreePlugins(nodeAgentFeatureGates()),
+      getServiceAccountToken: (ns, name, spec) => tokens.get(ns, name, spec),
+    });
     cri = await startProcessRuntime({ socketPath: join(dir, "cri.sock"), stateDir: join(dir, "state") });
     mkdirSync(join(dir, "manifests"));
     pods = createPodRuntime({
@@ -194,7 +204,8 @@ describe("CSI with the real apiserver", () => {
     await waitFor("fsgroup pod gone", () => (findPod(pods.listPods(), "fsgroup-pod") ? undefined : true));
   });
 
-  it("holds a pod whose driver asks for tokenRequests with a NotSupported message", async () => {
+  // The whole tokenRequests flow (API pods, tokens verified, republish): csi-tokens.integration.test.ts.
+  it("holds a static pod whose driver asks for tokenRequests: no token can be bound to a pod the apiserver does not know", async () => {
     await api.client.csiDrivers.delete(driverName);
     await waitFor("CSIDriver gone", async () => {
       try {
@@ -219,6 +230,7 @@ describe("CSI with the real apiserver", () => {
         metadata: { name: "token-pod", namespace: "default" },
         spec: {
           restartPolicy: "Never",
+          serviceAccountName: "default",
           volumes: [{ name: "data", csi: { driver: driverName } }],
           containers: [{ name: "main", image: "busybox", command: ["sh", "-c", "sleep 30"], volumeMounts: [{ name: "data", mountPath: "/data" }] }],
         },
@@ -229,7 +241,9 @@ describe("CSI with the real apiserver", () => {
       return w?.message ? w : undefined;
     });
     expect(waiting.reason).toBe("ContainerCreating");
-    expect(waiting.message).toMatch(/NotSupported: CSIDriver "fake\.csi\.example\.io" sets tokenRequests.*no TokenRequest API is served/);
+    expect(waiting.message).toMatch(/^MountVolume\.SetUp failed for volume "data" : csi: mounter\.SetUpAt failed to get service accoount token attributes: failed to fetch token: /);
+    const volumeId = csiVolumeHandle(findPod(pods.listPods(), "token-pod")?.metadata?.uid ?? "", "data");
+    expect(fake?.callsOf("NodePublishVolume").filter((c) => c.request["volumeId"] === volumeId)).toEqual([]);
     unlinkSync(manifest);
   });
 

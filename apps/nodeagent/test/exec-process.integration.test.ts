@@ -2,11 +2,14 @@
 // (`isolation: "namespaces"`): its own SPDY/3.1 streaming server serves exec, attach (output only)
 // and port-forward. Exec enters the container's namespaces, so kubectl cp's remote side is the
 // container's private /tmp; containers share the host's network, so the HTTP server's port is the host's.
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startProcessRuntime, type ProcessRuntime } from "@skiff/cri-process-server";
+import { adminToken } from "@skiff/test-support";
+import { WebSocket } from "ws";
 import { freePort } from "./cli-helpers.js";
 import { defineStreamingAcceptance, startStreamingCluster, type StreamingCluster } from "./streaming-helpers.js";
 
@@ -62,4 +65,109 @@ describe("kubectl streaming on the process runtime", () => {
     expect(existsSync(dir)).toBe(true);
     expect(Number(tmpCount)).toBeLessThan(readdirSync(tmpdir()).length);
   });
+
+  /** Runs an exec over WebSocket through the apiserver: the negotiated protocol, each channel's bytes, and the messages sent. */
+  async function wsExec(query: string, protocols: string[], send: (ws: WebSocket) => void): Promise<{ protocol: string; channels: Map<number, string>; text: boolean[] }> {
+    if (!cluster) throw new Error("cluster not started");
+    const url = `wss://127.0.0.1:${String(cluster.api.port)}/api/v1/namespaces/default/pods/box/exec?container=main&${query}`;
+    // The serving certificate is for "localhost"; ws passes TLS options through to tls.connect.
+    const options = { ca: cluster.api.ca, servername: "localhost", headers: { authorization: `Bearer ${adminToken}` } };
+    const ws = new WebSocket(url, protocols, options);
+    const channels = new Map<number, string>();
+    const text: boolean[] = [];
+    await new Promise<void>((resolve, reject) => {
+      ws.once("open", () => send(ws));
+      ws.on("message", (data: Buffer, isBinary: boolean) => {
+        text.push(!isBinary);
+        const base64 = ws.protocol.includes("base64");
+        const channel = base64 ? data.toString("latin1").charCodeAt(0) - 48 : (data[0] ?? -1);
+        const payload = base64 ? Buffer.from(data.toString("latin1").slice(1), "base64") : data.subarray(1);
+        channels.set(channel, (channels.get(channel) ?? "") + payload.toString("utf8"));
+      });
+      ws.once("close", () => resolve());
+      ws.once("error", reject);
+    });
+    return { protocol: ws.protocol, channels, text };
+  }
+
+  it("exec over WebSocket v5.channel.k8s.io (kubectl 1.30+): stdin's close signal ends the command's input; the exit is a Status on channel 3", async () => {
+    const r = await wsExec("command=sh&command=-c&command=cat%3B%20echo%20done%3B%20exit%204&stdin=true&stdout=true&stderr=true", ["v5.channel.k8s.io"], (ws) => {
+      ws.send(Buffer.concat([Buffer.from([0]), Buffer.from("hello\n")]));
+      ws.send(Buffer.from([255, 0]));
+    });
+    expect(r.protocol).toBe("v5.channel.k8s.io");
+    expect(r.channels.get(1)).toBe("hello\ndone\n");
+    const status = JSON.parse(r.channels.get(3) ?? "{}") as { status?: string; reason?: string; details?: { causes?: Array<{ reason: string; message: string }> } };
+    expect(status).toMatchObject({ status: "Failure", reason: "NonZeroExitCode", details: { causes: [{ reason: "ExitCode", message: "4" }] } });
+  });
+
+  it("exec over WebSocket v4.base64.channel.k8s.io: text messages, channel digit then base64", async () => {
+    const r = await wsExec("command=echo&command=hi&stdout=true&stderr=true", ["v4.base64.channel.k8s.io"], () => undefined);
+    expect(r.protocol).toBe("v4.base64.channel.k8s.io");
+    expect(r.text.every((t) => t)).toBe(true);
+    expect(r.channels.get(1)).toBe("hi\n");
+    expect(JSON.parse(r.channels.get(3) ?? "{}")).toEqual({ metadata: {}, status: "Success" });
+  });
+
+  it("a WebSocket exec offering only unknown protocols is refused before any stream opens", async () => {
+    await expect(wsExec("command=true&stdout=true", ["v9.channel.k8s.io"], () => undefined)).rejects.toThrow(/Unexpected server response: 403/);
+  });
+
+  it("the official Python client (python3-kubernetes, Debian) execs over WebSocket v4.channel.k8s.io", async () => {
+    if (!cluster) throw new Error("cluster not started");
+    const script = join(dir, "exec.py");
+    writeFileSync(
+      script,
+      [
+        "import sys",
+        "from kubernetes import client, config",
+        "from kubernetes.stream import stream",
+        "config.load_kube_config(config_file=sys.argv[1])",
+        "v1 = client.CoreV1Api()",
+        "out = stream(v1.connect_get_namespaced_pod_exec, 'box', 'default', container='main', command=['sh', '-c', 'echo from-python; echo err >&2'], stderr=True, stdin=False, stdout=True, tty=False)",
+        "print(repr(out))",
+      ].join("\n"),
+    );
+    const out = await new Promise<string>((resolve, reject) =>
+      execFile("/usr/bin/python3", [script, cluster?.kubeconfig ?? ""], { timeout: 60_000 }, (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout))),
+    );
+    expect(out).toContain("from-python");
+    expect(out).toContain("err");
+  });
+
+  it("the official Python client port-forwards over WebSocket v4.channel.k8s.io to the HTTP server in the pod", async () => {
+    if (!cluster) throw new Error("cluster not started");
+    const script = join(dir, "portforward.py");
+    writeFileSync(
+      script,
+      [
+        "import sys",
+        "from kubernetes import client, config",
+        "from kubernetes.stream import portforward",
+        "config.load_kube_config(config_file=sys.argv[1])",
+        "port = int(sys.argv[2])",
+        "v1 = client.CoreV1Api()",
+        "pf = portforward(v1.connect_get_namespaced_pod_portforward, 'box', 'default', ports=str(port))",
+        "sock = pf.socket(port)",
+        "sock.setblocking(True)",
+        "sock.sendall(b'GET /index.html HTTP/1.0\\r\\nHost: box\\r\\n\\r\\n')",
+        "data = b''",
+        "while True:",
+        "    chunk = sock.recv(4096)",
+        "    if not chunk:",
+        "        break",
+        "    data += chunk",
+        "sock.close()",
+        "print(data.decode())",
+        "print('error:', pf.error(port))",
+      ].join("\n"),
+    );
+    const out = await new Promise<string>((resolve, reject) =>
+      execFile("/usr/bin/python3", [script, cluster?.kubeconfig ?? "", String(httpPort)], { timeout: 60_000 }, (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout))),
+    );
+    expect(out).toMatch(/^HTTP\/1\.[01] 200/m);
+    expect(out).toContain("hello-httpd");
+    expect(out).toContain("error: None");
+  });
 });
+

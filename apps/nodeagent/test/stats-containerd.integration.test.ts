@@ -82,6 +82,11 @@ describe.skipIf(setup.endpoint === undefined)("stats on containerd", () => {
       expect(c?.rootfs?.capacityBytes).toBeGreaterThan(0);
       expect(summary.pods.find((p) => p.podRef.name === `hungry-${nodeName}`)?.process_stats?.process_count).toBeGreaterThanOrEqual(1);
       expect(summary.node.runtime?.imageFs?.usedBytes).toBeGreaterThan(0);
+      // The pod's network: its sandbox's own namespace (CNI gives it an eth0), never the host's lo.
+      const network = summary.pods.find((p) => p.podRef.name === `hungry-${nodeName}`)?.network;
+      expect(network?.interfaces?.length).toBeGreaterThan(0);
+      expect(network?.interfaces?.some((i) => i.name === "lo")).toBe(false);
+      expect(network?.rxBytes).toBeGreaterThanOrEqual(0);
       const metrics = parsePrometheusText((await get(a.ports.main, "/metrics/resource", {})).body);
       const mem = metrics.find((m) => m.name === "container_memory_working_set_bytes" && m.labels["pod"] === `hungry-${nodeName}`);
       expect(Math.abs((mem?.value ?? 0) - expected) / expected).toBeLessThan(0.1);

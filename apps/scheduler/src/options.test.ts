@@ -14,6 +14,9 @@ describe("parseSchedulerOptions", () => {
     [["--clusterconfig=/k", "--cluster-api-burst=0"], /burst must be at least 1/],
     [["--clusterconfig=/k", "--nope"], /unknown flag: --nope/],
     [["--clusterconfig=/k", "-v=x"], /invalid argument/],
+    // component-base's VerbosityLevel (1.23) is unsigned: ParseUint refuses a sign.
+    [["--clusterconfig=/k", "-v=-1"], /^invalid argument "-1" for "-v, --v" flag: strconv.ParseUint: parsing "-1": invalid syntax$/m],
+    [["--clusterconfig=/k", "-v=2147483648"], /strconv.ParseUint: parsing "2147483648": value out of range/],
   ])("%j fails", (argv, message) => {
     const r = parseSchedulerOptions(argv);
     expect(r.ok).toBe(false);

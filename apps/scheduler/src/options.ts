@@ -28,7 +28,7 @@ export const schedulerFlagTable = {
   clusterAPIQPS: { name: "cluster-api-qps", type: t.float64, default: 50, usage: "QPS to use while talking with the apiserver." },
   clusterAPIBurst: { name: "cluster-api-burst", type: t.int32, default: 100, usage: "Burst to use while talking with the apiserver." },
   schedulerName: { name: "scheduler-name", type: t.string, default: "default-scheduler", usage: "Pods whose spec.schedulerName is this (or empty) are scheduled." },
-  verbosity: { name: "v", shorthand: "v", type: t.level, default: 0, usage: "number for the log level verbosity" },
+  verbosity: { name: "v", shorthand: "v", type: t.verbosityLevel, default: 0, usage: "number for the log level verbosity" },
   help: { name: "help", shorthand: "h", type: t.bool, default: false, usage: "help for skiff-scheduler" },
 } satisfies FlagTable<SchedulerOptionValues>;
 

@@ -1,12 +1,4 @@
 #!/usr/bin/env node
-// The skiff-cri-process-server command: runs the built program (dist/main.js, written by `pnpm build`).
-// It is a committed file of its own so that `pnpm install` links the command before anything
-// is built, without a warning, and says what to do when the build is missing.
-import { existsSync } from "node:fs";
-
-const main = new URL("../dist/main.js", import.meta.url);
-if (!existsSync(main)) {
-  process.stderr.write("skiff-cri-process-server: dist/main.js is missing: build it first (pnpm build, or pnpm --filter @skiff/cri-process-server build).\n");
-  process.exit(1);
-}
-await import(main.href);
+// The `skiff-cri-process-server` command: the bundled dist/main.js (built by `pnpm build`; a committed file, so that
+// installing the workspace links this bin before anything is built).
+import "../dist/main.js";

@@ -37,6 +37,12 @@ export interface ProcessRuntimeOptions {
   isolation?: "namespaces" | "none";
   /** The bubblewrap binary. @defaultValue `bwrap` on PATH */
   bwrapPath?: string;
+  /**
+   * Registry host (`registry.example:5000`, `docker.io`) → the only credentials PullImage accepts
+   * for its images; a pull without them fails as a registry refusing authorization does.
+   * @defaultValue every pull succeeds
+   */
+  registryCredentials?: Readonly<Record<string, { username: string; password: string }>>;
 }
 
 /** A running process runtime. */
@@ -46,6 +52,11 @@ export interface ProcessRuntime {
   /** `unix://` + `imageSocketPath` when the image service has its own socket. */
   imageEndpoint?: string;
   socketPath: string;
+  /**
+   * Every PullImage request received, in order, with the CRI `AuthConfig` it carried (`null`
+   * without): test-visible, as nothing is downloaded and no registry sees the credentials.
+   */
+  readonly pullRequests: ReadonlyArray<{ readonly image: string; readonly auth: { readonly username: string; readonly password: string; readonly auth: string; readonly serverAddress: string; readonly identityToken: string; readonly registryToken: string } | null }>;
   /**
    * Stops serving, kills every container process group and removes the socket. Idempotent.
    */
@@ -104,7 +115,7 @@ export async function startProcessRuntime(options: ProcessRuntimeOptions): Promi
   }
 
   const isolation: Isolation = options.isolation === "namespaces" ? await checkNamespaceIsolation(options.bwrapPath) : { mode: "none" };
-  const images = new ImageStore(join(stateDir, "images"));
+  const images = new ImageStore(join(stateDir, "images"), options.registryCredentials);
   const core = new RuntimeCore({ stateDir, images, log, isolation });
   // CRI Exec and PortForward answer URLs of this server (SPDY/3.1 streams).
   const streaming = await startStreamingServer(
@@ -156,5 +167,5 @@ export async function startProcessRuntime(options: ProcessRuntimeOptions): Promi
     })();
     return stopping;
   };
-  return { endpoint, socketPath, stop, ...(imageSocketPath !== undefined ? { imageEndpoint: `unix://${imageSocketPath}` } : {}) };
+  return { endpoint, socketPath, stop, pullRequests: images.pullRequests, ...(imageSocketPath !== undefined ? { imageEndpoint: `unix://${imageSocketPath}` } : {}) };
 }

@@ -1,4 +1,4 @@
-import { mkdir, rm, unlink, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, readFile, rm, unlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { loadCSIProtos } from "@skiff/csi-api";
@@ -27,8 +27,25 @@ export interface FakeCsiDriverOptions {
   readonly pluginType?: string;
   /** GetPluginInfo.vendor_version. @defaultValue `0.0.0` */
   readonly vendorVersion?: string;
-  /** Log sink. @defaultValue discards */
+  /**
+   * A JSON-lines file (created with mode 0600, appended to) that gets one line per
+   * NodePublishVolume: {@link FakePublishRecord}. The volume context is written in full (it may
+   * hold service-account tokens: test data). @defaultValue none
+   */
+  readonly recordFile?: string;
+  /** Log sink; log lines never carry the volume context. @defaultValue discards */
   readonly log?: (message: string) => void;
+}
+
+/** One line of {@link FakeCsiDriverOptions.recordFile}: what one NodePublishVolume received. */
+export interface FakePublishRecord {
+  /** When the call arrived (RFC 3339 with ms). */
+  readonly time: string;
+  readonly volumeId: string;
+  readonly targetPath: string;
+  readonly readonly: boolean;
+  /** The request's `volume_context`, as received. */
+  readonly volumeContext: Record<string, string>;
 }
 
 /** One recorded gRPC call: method name (as in the proto) and the decoded request. */
@@ -80,8 +97,9 @@ async function listen(server: grpc.Server, socketPath: string): Promise<void> {
  * `csiSocketPath`, plus the kubelet plugin-registration service on
  * `<pluginsRegistryDir>/<name>-reg.sock` whose PluginInfo points at the CSI socket.
  * NodePublishVolume creates the target directory and writes the request's `volume_context` into
- * `<target>/volume_context.json`; NodeUnpublishVolume removes the target directory. Every call is
- * recorded in {@link FakeCsiDriver.calls}.
+ * `<target>/volume_context.json` (and appends a {@link FakePublishRecord} line to `recordFile`);
+ * NodeUnpublishVolume removes the target directory. Every call is recorded in
+ * {@link FakeCsiDriver.calls}; {@link readPublishRecords} reads a record file back.
  *
  * @throws Error when a socket cannot be bound.
  * @see https://github.com/kubernetes-csi/node-driver-registrar (what the registration side mimics)
@@ -131,6 +149,16 @@ export async function startFakeCsiDriver(options: FakeCsiDriverOptions): Promise
       if (target === "") throw new Error("target_path is required");
       await mkdir(target, { recursive: true });
       await writeFile(join(target, volumeContextFileName), JSON.stringify(req.volumeContext ?? {}, null, 2));
+      if (options.recordFile !== undefined) {
+        const rec: FakePublishRecord = {
+          time: new Date().toISOString(),
+          volumeId: String(req.volumeId ?? ""),
+          targetPath: target,
+          readonly: req.readonly === true,
+          volumeContext: (req.volumeContext ?? {}) as Record<string, string>,
+        };
+        await appendFile(options.recordFile, `${JSON.stringify(rec)}\n`, { mode: 0o600 });
+      }
       log(`published ${String(req.volumeId)} at ${target}`);
       return {};
     }),
@@ -186,4 +214,22 @@ export async function startFakeCsiDriver(options: FakeCsiDriverOptions): Promise
       await rm(options.csiSocketPath, { force: true });
     },
   };
+}
+
+/**
+ * The {@link FakePublishRecord}s of a record file, oldest first; `[]` when the file does not exist.
+ * @throws Error for a line that is not JSON.
+ */
+export async function readPublishRecords(recordFile: string): Promise<FakePublishRecord[]> {
+  let text: string;
+  try {
+    text = await readFile(recordFile, "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw err;
+  }
+  return text
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => JSON.parse(l) as FakePublishRecord);
 }

@@ -2,5 +2,5 @@
  * @skiff/fake-csi-driver: a small CSI v1 driver (Identity + Node) with a kubelet
  * plugin-registration socket, for tests of the node agent's CSI support.
  */
-export { startFakeCsiDriver, volumeContextFileName } from "./fake-driver.js";
-export type { FakeCsiCall, FakeCsiDriver, FakeCsiDriverOptions, FakeRegistrationStatus } from "./fake-driver.js";
+export { readPublishRecords, startFakeCsiDriver, volumeContextFileName } from "./fake-driver.js";
+export type { FakeCsiCall, FakeCsiDriver, FakeCsiDriverOptions, FakePublishRecord, FakeRegistrationStatus } from "./fake-driver.js";

@@ -11,6 +11,7 @@ const usage = `usage: skiff-fake-csi-driver --csi-socket <path> [--plugins-regis
   --node-id <id>               NodeGetInfo node_id (default fake-node)
   --topology <k=v,...>         NodeGetInfo accessible_topology segments
   --max-volumes <n>            NodeGetInfo max_volumes_per_node (default 0: unlimited)
+  --record-file <path>         append one JSON line per NodePublishVolume (volume id, target, volume context)
   -h, --help                   show this help
 `;
 
@@ -40,6 +41,7 @@ async function main(): Promise<void> {
         "node-id": { type: "string" },
         topology: { type: "string" },
         "max-volumes": { type: "string" },
+        "record-file": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -70,6 +72,11 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const registry = values["plugins-registry"];
+  const recordFile = values["record-file"];
+  if (recordFile === "") {
+    process.stderr.write(`--record-file must not be empty\n`);
+    process.exit(2);
+  }
   const driver = await startFakeCsiDriver({
     csiSocketPath: csiSocket,
     ...(typeof registry === "string" ? { pluginsRegistryDir: registry } : {}),
@@ -77,6 +84,7 @@ async function main(): Promise<void> {
     ...(typeof values["node-id"] === "string" ? { nodeId: values["node-id"] } : {}),
     topology,
     maxVolumesPerNode: maxVolumes,
+    ...(typeof recordFile === "string" ? { recordFile } : {}),
     log,
   });
   log(`serving ${driver.name} on ${driver.csiSocketPath}${driver.registrationSocketPath ? `, registration on ${driver.registrationSocketPath}` : ""}`);

@@ -1,19 +1,12 @@
-// The node agent configuration `pnpm start` writes (tools/local-cluster/nodeagent-config.mjs), read
+// The node agent configuration `pnpm start` writes (apps/skiff/src/cluster/nodeagent-config.ts, shared with skiff up), read
 // by the node agent's own option loading: container logs go under the state directory, and every
 // other setting is what the flags-only command line gave before.
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadNodeAgentOptions, podRuntimeOptionsFrom } from "@skiff/nodeagent";
-
-interface LocalClusterConfig {
-  writeNodeAgentConfig(state: string): string;
-  nodeAgentPodLogsDir(state: string): string;
-  nodeAgentArgs(o: { state: string; configFile: string; clusterconfig: string; endpoint: string; nodeName: string; agentPort: number }): string[];
-}
-const mod = (await import(pathToFileURL(join(import.meta.dirname, "../nodeagent-config.mjs")).href)) as LocalClusterConfig;
+import * as mod from "@skiff/cli";
 
 function load(argv: string[]) {
   const err: string[] = [];

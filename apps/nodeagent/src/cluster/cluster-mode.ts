@@ -19,9 +19,10 @@ import { createEventRecorder, nodeReference } from "./event-recorder.js";
 import { MirrorPodManager } from "./mirror-pods.js";
 import { NodeLeaseController } from "./node-lease.js";
 import { buildInitialNode, buildNodeAddresses, defaultNodeLabelKeys, goArch } from "./node-object.js";
+import type { NodePressure } from "./node-object.js";
 import { computeNodeResources, readMachineResources } from "./node-resources.js";
 import type { ClusterLog } from "./node-status-manager.js";
-import { NodeStatusManager, observeEvictionSignals, pressureFrom } from "./node-status-manager.js";
+import { NodeStatusManager } from "./node-status-manager.js";
 import { PodStatusSync } from "./pod-status-sync.js";
 
 /** Why API-server mode could not start; `reason` is stable. */
@@ -107,6 +108,10 @@ export interface ClusterModeParams {
   readonly runtime: PodRuntime;
   readonly clients: ClusterClients;
   readonly log: ClusterLog;
+  /** The eviction manager's node conditions; none reported when absent. */
+  readonly pressure?: () => NodePressure;
+  /** Called once with the Node event recorder (the eviction manager's and image GC's Node events). */
+  readonly onNodeEventRecorder?: (record: (type: "Normal" | "Warning", reason: string, message: string) => void) => void;
 }
 
 /**
@@ -143,6 +148,7 @@ export class ClusterMode {
     const record = createEventRecorder(clients.eventClient, nodeName, log);
     const nodeRef = nodeReference(nodeName);
     record(nodeRef, "Normal", "Starting", "Starting nodeagent.");
+    this.p.onNodeEventRecorder?.((type, reason, message) => record(nodeRef, type, reason, message));
     const machine = await readMachineResources(f.rootDir);
     const resources = computeNodeResources(machine, {
       maxPods: c.maxPods,
@@ -177,7 +183,7 @@ export class ClusterMode {
       runtimeState: () => runtime.runtimeState(),
       listImages: async () => (await runtime.cri.images.listImages({})).images,
       maxImages: c.nodeStatusMaxImages,
-      pressure: async () => pressureFrom(c.evictionHard, await observeEvictionSignals(f.rootDir, machine.memoryBytes)),
+      pressure: async () => this.p.pressure?.() ?? { memory: false, disk: false, pid: false },
       updateFrequencyMs: c.nodeStatusUpdateFrequency.ms,
       reportFrequencyMs: c.nodeStatusReportFrequency.ms,
       log,

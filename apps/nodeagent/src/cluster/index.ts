@@ -20,8 +20,8 @@ export {
   reconcileExistingNode,
 } from "./node-object.js";
 export type { InitialNodeParams, NodeConditionTransition, NodePressure, NodeStatusInputs } from "./node-object.js";
-export { NodeStatusManager, observeEvictionSignals, pressureFrom, registrationBackoff } from "./node-status-manager.js";
-export type { ClusterLog, EvictionObservations, NodeStatusManagerOptions } from "./node-status-manager.js";
+export { NodeStatusManager, registrationBackoff } from "./node-status-manager.js";
+export type { ClusterLog, NodeStatusManagerOptions } from "./node-status-manager.js";
 export { formatMicroTime, NodeLeaseController, nodeLeaseBackoff, nodeLeaseMaxUpdateRetries, nodeLeaseRenewIntervalFraction } from "./node-lease.js";
 export type { NodeLeaseControllerOptions } from "./node-lease.js";
 export { ApiPodSource, isMirrorPod } from "./api-pod-source.js";

@@ -184,8 +184,8 @@ function eventReasonOf(type: string, isTrue: boolean): string {
 
 /**
  * The Node status to post: capacity/allocatable, addresses, nodeInfo, daemonEndpoints and the
- * four conditions — `MemoryPressure`, `DiskPressure`, `PIDPressure` (False unless the signal is
- * over its hard threshold) and `Ready` (True `NodeAgentReady` "nodeagent is posting ready status",
+ * four conditions — `MemoryPressure`, `DiskPressure`, `PIDPressure` (as the eviction manager
+ * reports them) and `Ready` (True `NodeAgentReady` "nodeagent is posting ready status",
  * else False `NodeAgentNotReady` with the reasons joined as Go's aggregate error prints them).
  * `lastHeartbeatTime` is `now`; `lastTransitionTime` is kept from `previous` unless the status
  * changed. Returns the transitions too (for events). Pure; does not mutate `previous`.

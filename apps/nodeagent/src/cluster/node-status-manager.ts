@@ -3,13 +3,10 @@
  *
  * @see pkg/kubelet/kubelet_node_status.go (registerWithAPIServer, tryRegisterWithAPIServer, updateNodeStatus, tryUpdateNodeStatus) in kubernetes/kubernetes v1.23
  */
-import { readdir, readFile, statfs } from "node:fs/promises";
-import { freemem } from "node:os";
 import { isDeepStrictEqual } from "node:util";
 import type { Node, NodeAddress, NodeStatus, NodeSystemInfo } from "@skiff/api-types";
 import { isAlreadyExists } from "@skiff/apimachinery";
 import type { Client } from "@skiff/client";
-import { mustParseQuantity, quantityToNumber } from "@skiff/flags";
 import type { RuntimeState } from "../pods/index.js";
 import { buildNodeImages, buildNodeStatus, reconcileExistingNode } from "./node-object.js";
 import type { NodePressure, RuntimeImage } from "./node-object.js";
@@ -17,80 +14,6 @@ import type { NodeResources } from "./node-resources.js";
 
 /** A line logger: level 0 is info, higher is more verbose. */
 export type ClusterLog = (message: string, level?: number) => void;
-
-/** What the eviction manager observes; `undefined` when a signal cannot be read. */
-export interface EvictionObservations {
-  readonly memoryAvailableBytes?: number;
-  readonly memoryCapacityBytes?: number;
-  readonly nodefsAvailableBytes?: number;
-  readonly nodefsCapacityBytes?: number;
-  readonly nodefsInodesFree?: number;
-  readonly nodefsInodes?: number;
-  readonly pidAvailable?: number;
-  readonly pidMax?: number;
-}
-
-/**
- * Reads the signals: `MemAvailable` from /proc/meminfo (else `os.freemem()`), `statfs(rootDir)`
- * (available bytes and free inodes), and `pid_max` minus the processes in /proc. Never throws.
- * @see pkg/kubelet/eviction/helpers.go (makeSignalObservations) in kubernetes/kubernetes v1.23
- */
-export async function observeEvictionSignals(rootDir: string, memoryCapacityBytes: number): Promise<EvictionObservations> {
-  const out: { -readonly [K in keyof EvictionObservations]: EvictionObservations[K] } = { memoryCapacityBytes };
-  const meminfo = await readFile("/proc/meminfo", "utf8").catch(() => "");
-  const m = /^MemAvailable:\s+(\d+) kB$/m.exec(meminfo);
-  out.memoryAvailableBytes = m ? Number(m[1]) * 1024 : freemem();
-  try {
-    const s = await statfs(rootDir);
-    out.nodefsAvailableBytes = Number(s.bavail) * Number(s.bsize);
-    out.nodefsCapacityBytes = Number(s.blocks) * Number(s.bsize);
-    out.nodefsInodesFree = Number(s.ffree);
-    out.nodefsInodes = Number(s.files);
-  } catch {
-    // Unknown: no disk pressure is reported.
-  }
-  const pidMax = Number((await readFile("/proc/sys/kernel/pid_max", "utf8").catch(() => "")).trim());
-  if (Number.isFinite(pidMax) && pidMax > 0) {
-    const procs = (await readdir("/proc").catch(() => [] as string[])).filter((n) => /^\d+$/.test(n)).length;
-    out.pidMax = pidMax;
-    out.pidAvailable = pidMax - procs;
-  }
-  return out;
-}
-
-function below(available: number | undefined, capacity: number | undefined, threshold: string | undefined): boolean {
-  if (available === undefined || threshold === undefined) return false;
-  let limit: number;
-  if (threshold.endsWith("%")) {
-    if (capacity === undefined) return false;
-    limit = (capacity * Number(threshold.slice(0, -1))) / 100;
-  } else {
-    try {
-      limit = quantityToNumber(mustParseQuantity(threshold));
-    } catch {
-      return false;
-    }
-  }
-  return available < limit;
-}
-
-/**
- * Which conditions are under pressure: a signal below its hard threshold (`--eviction-hard`:
- * `memory.available` → memory; `nodefs.available`, `nodefs.inodesFree`, `imagefs.available`,
- * `imagefs.inodesFree` (the same filesystem here) → disk; `pid.available` → PID). Pure.
- * @see pkg/kubelet/eviction/helpers.go (thresholdsMet, signalToNodeCondition) in kubernetes/kubernetes v1.23
- */
-export function pressureFrom(thresholds: Readonly<Record<string, string>>, o: EvictionObservations): NodePressure {
-  return {
-    memory: below(o.memoryAvailableBytes, o.memoryCapacityBytes, thresholds["memory.available"]),
-    disk:
-      below(o.nodefsAvailableBytes, o.nodefsCapacityBytes, thresholds["nodefs.available"]) ||
-      below(o.nodefsAvailableBytes, o.nodefsCapacityBytes, thresholds["imagefs.available"]) ||
-      below(o.nodefsInodesFree, o.nodefsInodes, thresholds["nodefs.inodesFree"]) ||
-      below(o.nodefsInodesFree, o.nodefsInodes, thresholds["imagefs.inodesFree"]),
-    pid: below(o.pidAvailable, o.pidMax, thresholds["pid.available"]),
-  };
-}
 
 /** Options of {@link NodeStatusManager}. */
 export interface NodeStatusManagerOptions {
@@ -104,6 +27,7 @@ export interface NodeStatusManagerOptions {
   /** The main port (`daemonEndpoints.kubeletEndpoint.Port`). */
   readonly port: number;
   readonly runtimeState: () => RuntimeState;
+  /** The eviction manager's MemoryPressure/DiskPressure/PIDPressure. */
   readonly pressure: () => Promise<NodePressure>;
   /** The runtime's images (CRI `ListImages`) for `status.images`; absent: no images reported. */
   readonly listImages?: () => Promise<readonly RuntimeImage[]>;

@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import type { Pod, PodStatus } from "@skiff/api-types";
 import { isMirrorPod } from "./api-pod-source.js";
 import { buildMirrorPod, planMirrorPods } from "./mirror-pods.js";
-import { pressureFrom } from "./node-status-manager.js";
 import { mergePodStatus } from "./pod-status-sync.js";
 
 const staticPod = (name: string, uid: string): Pod => ({
@@ -63,21 +62,5 @@ describe("mergePodStatus", () => {
     expect(mergePodStatus({ phase: "Succeeded" }, { phase: "Running" }).phase).toBe("Succeeded");
     expect(mergePodStatus({ phase: "Running" }, { phase: "Failed" }).phase).toBe("Failed");
     expect(mergePodStatus(undefined, { phase: "Pending" })).toEqual({ phase: "Pending" });
-  });
-});
-
-describe("pressureFrom", () => {
-  it("compares the observations with the hard thresholds, absolute or percent of capacity", () => {
-    const t = { "memory.available": "100Mi", "nodefs.available": "10%", "nodefs.inodesFree": "5%", "pid.available": "1000" };
-    const ok = { memoryAvailableBytes: 2 * 1024 ** 3, memoryCapacityBytes: 4 * 1024 ** 3, nodefsAvailableBytes: 50, nodefsCapacityBytes: 100, nodefsInodesFree: 50, nodefsInodes: 100, pidAvailable: 30000, pidMax: 32768 };
-    expect(pressureFrom(t, ok)).toEqual({ memory: false, disk: false, pid: false });
-    expect(pressureFrom(t, { ...ok, memoryAvailableBytes: 1024 })).toEqual({ memory: true, disk: false, pid: false });
-    expect(pressureFrom(t, { ...ok, nodefsAvailableBytes: 5 })).toEqual({ memory: false, disk: true, pid: false });
-    expect(pressureFrom(t, { ...ok, nodefsInodesFree: 1 }).disk).toBe(true);
-    expect(pressureFrom(t, { ...ok, pidAvailable: 10 }).pid).toBe(true);
-  });
-
-  it("reports no pressure for unknown observations or unparsable thresholds", () => {
-    expect(pressureFrom({ "memory.available": "lots", "nodefs.available": "10%" }, { memoryAvailableBytes: 1 })).toEqual({ memory: false, disk: false, pid: false });
   });
 });

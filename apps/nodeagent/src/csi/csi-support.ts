@@ -3,7 +3,7 @@ import { isNotFound } from "@skiff/apimachinery";
 import type { Client } from "@skiff/client";
 import { ensureCSINode } from "./csi-node.js";
 import { startCsiPluginManager, type CsiPluginManager } from "./plugin-manager.js";
-import { CsiVolumeManager, type PodEventSink } from "./volumes.js";
+import { CsiVolumeManager, type GetServiceAccountToken, type PodEventSink } from "./volumes.js";
 
 /** What {@link createCsiSupport} needs. */
 export interface CsiSupportOptions {
@@ -23,6 +23,11 @@ export interface CsiSupportOptions {
   readonly onEvent?: PodEventSink;
   /** In-tree plugins migrated to CSI (`migratedInTreePlugins(gates)`), written on the start-up CSINode. @defaultValue [] */
   readonly migratedPlugins?: readonly string[];
+  /**
+   * Service-account tokens for CSIDrivers with `tokenRequests` (the node agent's token manager,
+   * shared with projected token volumes). Absent: such volumes fail to mount.
+   */
+  readonly getServiceAccountToken?: GetServiceAccountToken;
 }
 
 /** The node agent's CSI support: pass `volumes` to the pod runtime, then `start()`. */
@@ -76,6 +81,7 @@ export function createCsiSupport(opts: CsiSupportOptions): CsiSupport {
     rootDir: opts.rootDir,
     driver: (name) => plugins?.driver(name),
     ...(getCSIDriver ? { getCSIDriver } : {}),
+    ...(opts.getServiceAccountToken ? { getServiceAccountToken: opts.getServiceAccountToken } : {}),
     log,
     ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
   });

@@ -25,5 +25,5 @@ export { PluginWatcher, listPluginSockets } from "./plugin-watcher.js";
 export type { FoundSocket, PluginWatcherOptions } from "./plugin-watcher.js";
 export { formatCsiVersion, parseCsiVersion, registrationErrors, validateCsiPluginVersions } from "./registration.js";
 export type { CsiVersion, CsiVersionCheck } from "./registration.js";
-export { CSIServiceAccountNameKey, CsiVolumeError, CsiVolumeManager, buildVolumeContext, csiPluginDirName, csiVolumeHandle, csiVolumeTargetPath } from "./volumes.js";
-export type { CsiVolumeErrorReason, CsiVolumeManagerOptions, PodEventSink } from "./volumes.js";
+export { CSIServiceAccountNameKey, CsiVolumeError, CsiVolumeManager, buildVolumeContext, csiPluginDirName, csiVolumeHandle, csiVolumeTargetPath, podServiceAccountTokenAttrs } from "./volumes.js";
+export type { CsiVolumeErrorReason, CsiVolumeManagerOptions, GetServiceAccountToken, PodEventSink } from "./volumes.js";

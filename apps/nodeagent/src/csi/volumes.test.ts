@@ -3,9 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { CSIDriver, Pod } from "@skiff/api-types";
+import type { TokenRequest, TokenRequestSpec } from "@skiff/client";
 import { startFakeCsiDriver, volumeContextFileName, type FakeCsiDriver } from "@skiff/fake-csi-driver";
+import { ServiceAccountTokenManager } from "../pods/token-manager.js";
 import type { RegisteredCsiDriver } from "./plugin-manager.js";
-import { CsiVolumeError, CsiVolumeManager, buildVolumeContext, csiVolumeHandle, csiVolumeTargetPath } from "./volumes.js";
+import { CsiVolumeError, CsiVolumeManager, buildVolumeContext, csiVolumeHandle, csiVolumeTargetPath, podServiceAccountTokenAttrs } from "./volumes.js";
 
 const pod: Pod = {
   metadata: { name: "p", namespace: "ns", uid: "uid-1" },
@@ -56,6 +58,48 @@ describe("buildVolumeContext", () => {
       "csi.storage.example.io/serviceAccount.name": "sa",
       "csi.storage.example.io/ephemeral": "true",
     });
+  });
+});
+
+// A TokenRequest answer as the apiserver gives it: `tok-<audiences>-<n>`, expiring `expirationSeconds` after `nowMs`.
+function issuer(nowMs: () => number) {
+  const requests: Array<{ namespace: string; name: string; spec: TokenRequestSpec }> = [];
+  const request = (target: { namespace: string; name: string }, spec: TokenRequestSpec): Promise<TokenRequest> => {
+    requests.push({ ...target, spec });
+    const expirationSeconds = spec.expirationSeconds ?? 3600;
+    const audiences = spec.audiences ?? [];
+    return Promise.resolve({
+      apiVersion: "authentication.k8s.io/v1",
+      kind: "TokenRequest",
+      spec: { ...spec, audiences, expirationSeconds },
+      status: { token: `tok-${audiences.join("+") || "api"}-${requests.length}`, expirationTimestamp: new Date(nowMs() + expirationSeconds * 1000).toISOString().replace(/\.\d{3}Z$/, "Z") },
+    } as TokenRequest);
+  };
+  return { requests, request };
+}
+
+describe("podServiceAccountTokenAttrs", () => {
+  it("is empty without tokenRequests (or without a CSIDriver), and requests nothing", async () => {
+    const { requests, request } = issuer(() => 0);
+    const get = (ns: string, name: string, spec: TokenRequestSpec) => request({ namespace: ns, name }, spec);
+    expect(await podServiceAccountTokenAttrs(pod, undefined, get)).toEqual({});
+    expect(await podServiceAccountTokenAttrs(pod, driverObj({ tokenRequests: [] }), get)).toEqual({});
+    expect(requests).toEqual([]);
+  });
+
+  it("maps each audience (sorted) to its token and expiry; an empty audience asks for the apiserver's audiences", async () => {
+    const now = Date.parse("2026-01-02T03:04:05Z");
+    const { requests, request } = issuer(() => now);
+    const attrs = await podServiceAccountTokenAttrs(pod, driverObj({ tokenRequests: [{ audience: "vault", expirationSeconds: 600 }, { audience: "" }] }), (ns, name, spec) => request({ namespace: ns, name }, spec));
+    expect(Object.keys(attrs)).toEqual(["csi.storage.example.io/serviceAccount.tokens"]);
+    const text = attrs["csi.storage.example.io/serviceAccount.tokens"] ?? "";
+    // Go marshals the map with sorted keys and TokenRequestStatus as {token, expirationTimestamp}.
+    expect(text).toBe('{"":{"token":"tok-api-2","expirationTimestamp":"2026-01-02T04:04:05Z"},"vault":{"token":"tok-vault-1","expirationTimestamp":"2026-01-02T03:14:05Z"}}');
+    const bound = { apiVersion: "v1", kind: "Pod", name: "p", uid: "uid-1" };
+    expect(requests).toEqual([
+      { namespace: "ns", name: "sa", spec: { audiences: ["vault"], expirationSeconds: 600, boundObjectRef: bound } },
+      { namespace: "ns", name: "sa", spec: { audiences: [], boundObjectRef: bound } },
+    ]);
   });
 });
 
@@ -114,12 +158,12 @@ describe("CsiVolumeManager", () => {
     expect(fake.callsOf("NodePublishVolume")).toHaveLength(3);
   });
 
-  it("refuses tokenRequests with a NotSupported error and a FailedMount event", async () => {
+  it("passes the pod's service-account tokens with tokenRequests, and fails without a token getter", async () => {
     csiDriver = driverObj({ tokenRequests: [{ audience: "vault" }] });
     const err = await manager.setUp(pod).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CsiVolumeError);
-    expect((err as CsiVolumeError).reason).toBe("NotSupported");
-    expect((err as Error).message).toMatch(/^MountVolume\.SetUp failed for volume "vol" : NotSupported: CSIDriver "fake\.csi\.example\.io" sets tokenRequests.*no TokenRequest API is served/);
+    expect((err as CsiVolumeError).reason).toBe("TokenRequestFailed");
+    expect((err as Error).message).toBe('MountVolume.SetUp failed for volume "vol" : csi: mounter.SetUpAt failed to get service accoount token attributes: ServiceAccountTokenGetter is nil');
     expect(events[0]).toMatch(/^Warning FailedMount MountVolume\.SetUp failed/);
     expect(fake.callsOf("NodePublishVolume")).toEqual([]);
   });
@@ -144,5 +188,102 @@ describe("CsiVolumeManager", () => {
       { containerPath: "/data", hostPath: target, readonly: false },
       { containerPath: "/sub", hostPath: join(target, "a/b"), readonly: true },
     ]);
+  });
+
+  describe("with tokenRequests and the token manager", () => {
+    let nowMs: number;
+    let tokens: ServiceAccountTokenManager;
+    let iss: ReturnType<typeof issuer>;
+    let failNext: boolean;
+    const logs: string[] = [];
+    const received = (i: number) => {
+      const ctx = (fake.callsOf("NodePublishVolume")[i]?.request["volumeContext"] ?? {}) as Record<string, string>;
+      return { ctx, tokens: JSON.parse(ctx["csi.storage.example.io/serviceAccount.tokens"] ?? "null") as Record<string, { token: string; expirationTimestamp: string }> | null };
+    };
+
+    beforeEach(() => {
+      nowMs = Date.parse("2026-01-02T03:00:00Z");
+      iss = issuer(() => nowMs);
+      failNext = false;
+      logs.length = 0;
+      tokens = new ServiceAccountTokenManager((t, spec) => (failNext ? Promise.reject(new Error('serviceaccounts "sa" not found')) : iss.request(t, spec)), { now: () => nowMs, random: () => 0 });
+      manager = new CsiVolumeManager({
+        rootDir: join(dir, "root"),
+        driver: (name) => (name === registered?.name ? registered : undefined),
+        getCSIDriver: () => Promise.resolve(csiDriver),
+        getServiceAccountToken: (ns, name, spec) => tokens.get(ns, name, spec),
+        onEvent: (_p, type, reason, message) => events.push(`${type} ${reason} ${message}`),
+        log: (m) => logs.push(m),
+      });
+    });
+
+    it("passes a token per audience beside the pod info; with requiresRepublish the driver gets fresh ones past 80 % of their lifetime", async () => {
+      csiDriver = driverObj({ podInfoOnMount: true, requiresRepublish: true, tokenRequests: [{ audience: "vault", expirationSeconds: 600 }, { audience: "storage", expirationSeconds: 3600 }] });
+      await manager.setUp(pod);
+      const first = received(0);
+      expect(first.ctx["csi.storage.example.io/pod.uid"]).toBe("uid-1");
+      expect(first.ctx["size"]).toBe("1Mi");
+      expect(first.tokens).toEqual({
+        storage: { token: "tok-storage-2", expirationTimestamp: "2026-01-02T04:00:00Z" },
+        vault: { token: "tok-vault-1", expirationTimestamp: "2026-01-02T03:10:00Z" },
+      });
+      // Within 80 % of the lifetime: republished with the cached tokens.
+      nowMs += 470_000;
+      await manager.setUp(pod);
+      expect(received(1).tokens).toEqual(first.tokens);
+      // Past 80 % of the 600 s token (480 s): a new vault token; the 3600 s one is still fresh.
+      nowMs += 20_000;
+      await manager.setUp(pod);
+      expect(received(2).tokens).toEqual({
+        storage: { token: "tok-storage-2", expirationTimestamp: "2026-01-02T04:00:00Z" },
+        vault: { token: "tok-vault-3", expirationTimestamp: "2026-01-02T03:18:10Z" },
+      });
+      expect(fake.callsOf("NodePublishVolume")).toHaveLength(3);
+      // Tokens appear in no log line and no event.
+      for (const line of [...logs, ...events]) expect(line).not.toMatch(/tok-/);
+      expect(logs.filter((l) => l.startsWith("republished CSI volume vol"))).toHaveLength(2);
+    });
+
+    it("without requiresRepublish publishes once (tokens of the first publish only)", async () => {
+      csiDriver = driverObj({ tokenRequests: [{ audience: "vault" }] });
+      await manager.setUp(pod);
+      nowMs += 4000_000;
+      await manager.setUp(pod);
+      expect(fake.callsOf("NodePublishVolume")).toHaveLength(1);
+      expect(received(0).tokens).toEqual({ vault: { token: "tok-vault-1", expirationTimestamp: "2026-01-02T04:00:00Z" } });
+    });
+
+    it("reads requiresRepublish from the CSIDriver at each sync, as RequiresRemount does", async () => {
+      csiDriver = driverObj({ tokenRequests: [{ audience: "vault" }] });
+      await manager.setUp(pod);
+      await manager.setUp(pod);
+      csiDriver = driverObj({ tokenRequests: [{ audience: "vault" }], requiresRepublish: true });
+      await manager.setUp(pod);
+      expect(fake.callsOf("NodePublishVolume")).toHaveLength(2);
+    });
+
+    it("holds the pod when the first token request fails; a failed republish is an event and the pod goes on", async () => {
+      csiDriver = driverObj({ requiresRepublish: true, tokenRequests: [{ audience: "vault", expirationSeconds: 600 }] });
+      failNext = true;
+      const err = await manager.setUp(pod).catch((e: unknown) => e);
+      expect((err as CsiVolumeError).reason).toBe("TokenRequestFailed");
+      expect((err as Error).message).toBe('MountVolume.SetUp failed for volume "vol" : csi: mounter.SetUpAt failed to get service accoount token attributes: failed to fetch token: serviceaccounts "sa" not found');
+      expect(fake.callsOf("NodePublishVolume")).toEqual([]);
+      failNext = false;
+      await manager.setUp(pod);
+      expect(fake.callsOf("NodePublishVolume")).toHaveLength(1);
+      // Expired and the refresh fails: the republish is skipped with a FailedMount event, no throw.
+      nowMs += 700_000;
+      failNext = true;
+      events.length = 0;
+      await expect(manager.setUp(pod)).resolves.toBeUndefined();
+      expect(fake.callsOf("NodePublishVolume")).toHaveLength(1);
+      expect(events).toEqual([
+        'Warning FailedMount MountVolume.SetUp failed for volume "vol" : csi: mounter.SetUpAt failed to get service accoount token attributes: token ns/sa expired and refresh failed: serviceaccounts "sa" not found',
+      ]);
+      // The volume is still known: removal unpublishes it.
+      await manager.tearDown(pod);
+      expect(fake.callsOf("NodeUnpublishVolume")).toHaveLength(1);
+    });
   });
 });

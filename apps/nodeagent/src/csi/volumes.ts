@@ -2,7 +2,8 @@ import { createHash } from "node:crypto";
 import { rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { Container, CSIDriver, CSIVolumeSource, Pod } from "@skiff/api-types";
-import { CSIEphemeralKey, CSIPodNameKey, CSIPodNamespaceKey, CSIPodUIDKey } from "@skiff/api-types";
+import { CSIEphemeralKey, CSIPodNameKey, CSIPodNamespaceKey, CSIPodUIDKey, CSIServiceAccountTokensKey } from "@skiff/api-types";
+import type { TokenRequest, TokenRequestSpec } from "@skiff/client";
 import type { Mount } from "@skiff/cri-api";
 import { createCsiClient } from "./csi-client.js";
 import type { RegisteredCsiDriver } from "./plugin-manager.js";
@@ -54,8 +55,41 @@ export function buildVolumeContext(pod: Pod, source: CSIVolumeSource, csiDriver:
   return ctx;
 }
 
+/**
+ * Requests (or answers from its cache) a token for the service account `namespace`/`name`: the
+ * node agent's service-account token manager (`ServiceAccountTokenManager.get`), which requests
+ * anew past 80 % of a token's lifetime.
+ */
+export type GetServiceAccountToken = (namespace: string, name: string, spec: TokenRequestSpec) => Promise<TokenRequest>;
+
+/**
+ * The volume-context entries of the service-account tokens `csiDriver` asks for: `{}` without
+ * `tokenRequests`, else `{"csi.storage.example.io/serviceAccount.tokens": JSON}` where the JSON maps
+ * each audience to `{"token": <JWT>, "expirationTimestamp": <RFC 3339>}` (keys sorted, as Go
+ * marshals a map). Each token is requested for the pod's service account, bound to the pod (name
+ * and uid), with the entry's `expirationSeconds` (the apiserver's default when unset) and the
+ * audience (an empty audience requests the apiserver's own audiences). Does not mutate its inputs.
+ * @throws the token getter's error (e.g. `failed to fetch token: ...`) for the first failed request.
+ * @see pkg/volume/csi/csi_mounter.go (podServiceAccountTokenAttrs) in kubernetes/kubernetes v1.23
+ */
+export async function podServiceAccountTokenAttrs(pod: Pod, csiDriver: CSIDriver | undefined, getToken: GetServiceAccountToken): Promise<Record<string, string>> {
+  const requests = csiDriver?.spec.tokenRequests ?? [];
+  if (requests.length === 0) return {};
+  const outputs = new Map<string, { token: string; expirationTimestamp: string }>();
+  for (const r of requests) {
+    const tr = await getToken(pod.metadata?.namespace ?? "", pod.spec?.serviceAccountName ?? "", {
+      audiences: r.audience === "" ? [] : [r.audience],
+      ...(r.expirationSeconds !== undefined ? { expirationSeconds: r.expirationSeconds } : {}),
+      boundObjectRef: { apiVersion: "v1", kind: "Pod", name: pod.metadata?.name ?? "", uid: pod.metadata?.uid ?? "" },
+    });
+    outputs.set(r.audience, { token: tr.status.token, expirationTimestamp: tr.status.expirationTimestamp });
+  }
+  const sorted = Object.fromEntries([...outputs].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return { [CSIServiceAccountTokensKey]: JSON.stringify(sorted) };
+}
+
 /** Why a CSI volume could not be set up or torn down. */
-export type CsiVolumeErrorReason = "DriverNotRegistered" | "NotSupported" | "PublishFailed" | "UnpublishFailed";
+export type CsiVolumeErrorReason = "DriverNotRegistered" | "NotSupported" | "PublishFailed" | "UnpublishFailed" | "TokenRequestFailed";
 
 /** A failed CSI volume operation; `message` is what the pod's status and the FailedMount event show. */
 export class CsiVolumeError extends Error {
@@ -82,6 +116,12 @@ export interface CsiVolumeManagerOptions {
    * client). Without it every driver is treated as having no CSIDriver (no pod info, no republish).
    */
   readonly getCSIDriver?: (name: string) => Promise<CSIDriver | undefined>;
+  /**
+   * The service-account token getter for drivers whose CSIDriver sets `tokenRequests` (API-server
+   * mode: the token manager shared with projected `serviceAccountToken` volumes). Absent: such
+   * volumes fail with `... failed to get service accoount token attributes: ServiceAccountTokenGetter is nil`.
+   */
+  readonly getServiceAccountToken?: GetServiceAccountToken;
   /** Deadline of each CSI call, in ms. @defaultValue 10_000 */
   readonly csiTimeoutMs?: number;
   /** Log sink. @defaultValue discards */
@@ -94,7 +134,6 @@ interface Published {
   readonly driver: string;
   readonly volumeId: string;
   readonly targetPath: string;
-  readonly requiresRepublish: boolean;
 }
 
 function csiVolumes(pod: Pod): Array<{ name: string; csi: CSIVolumeSource }> {
@@ -104,11 +143,14 @@ function csiVolumes(pod: Pod): Array<{ name: string; csi: CSIVolumeSource }> {
 /**
  * The pod runtime's CSI volume hooks for inline ephemeral volumes (`volumes[].csi`): before the
  * containers start, {@link setUp} publishes each volume (NodePublishVolume at
- * {@link csiVolumeTargetPath}, volume id {@link csiVolumeHandle}); on later syncs it publishes
- * again only for drivers whose CSIDriver sets `requiresRepublish`; {@link tearDown}
- * unpublishes on pod removal; {@link mounts} gives the CRI mounts of a container's volumeMounts.
- * A CSIDriver with `tokenRequests` is refused with a NotSupported error (no TokenRequest API is
- * served).
+ * {@link csiVolumeTargetPath}, volume id {@link csiVolumeHandle}); on later syncs (every pod sync,
+ * as 1.23's volume manager remounts at each `WaitForAttachAndMount`) it publishes again the
+ * volumes whose CSIDriver sets `requiresRepublish` now; {@link tearDown} unpublishes on pod
+ * removal; {@link mounts} gives the CRI mounts of a container's volumeMounts. A CSIDriver with
+ * `tokenRequests` gets the pod's service-account tokens in the volume context
+ * ({@link podServiceAccountTokenAttrs}); the token manager answers cached tokens until 80 % of
+ * their lifetime, so a republishing driver receives fresh ones before expiry. A failed republish
+ * records a FailedMount event and is logged; it does not hold the pod (the volume stays mounted).
  * @see pkg/volume/csi/csi_mounter.go, pkg/volume/csi/csi_plugin.go and
  *   pkg/kubelet/volumemanager/reconciler/reconciler.go in kubernetes/kubernetes v1.23
  */
@@ -123,9 +165,10 @@ export class CsiVolumeManager {
   }
 
   /**
-   * Publishes the pod's CSI volumes that are not published yet (and republishes those whose driver
-   * asks for it). Idempotent per pod.
-   * @throws CsiVolumeError on the first volume that fails (a FailedMount event is emitted too).
+   * Publishes the pod's CSI volumes that are not published yet, and republishes the published ones
+   * whose CSIDriver sets `requiresRepublish` now (call at every pod sync). Idempotent per pod.
+   * @throws CsiVolumeError on the first volume whose first publish fails (a FailedMount event is
+   *   emitted too). A failed republish throws nothing: it emits the FailedMount event and logs.
    */
   async setUp(pod: Pod): Promise<void> {
     const uid = pod.metadata?.uid ?? "";
@@ -137,33 +180,62 @@ export class CsiVolumeManager {
       this.published.set(uid, done);
     }
     for (const v of vols) {
-      const prev = done.get(v.name);
-      if (prev && !prev.requiresRepublish) continue;
+      const remount = done.has(v.name);
+      let csiDriver: CSIDriver | undefined;
+      if (remount) {
+        // RequiresRemount: the CSIDriver as it is now; a failed lookup means no republish.
+        try {
+          csiDriver = await this.o.getCSIDriver?.(v.csi.driver);
+        } catch (err) {
+          this.o.log?.(`csi: Failed to mark ${JSON.stringify(v.name)} as republish required, err: ${err instanceof Error ? err.message : String(err)}`);
+          continue;
+        }
+        if (csiDriver?.spec.requiresRepublish !== true) continue;
+      } else {
+        try {
+          csiDriver = await this.o.getCSIDriver?.(v.csi.driver);
+        } catch (err) {
+          const cause = `csi: mounter.SetUpAt failed to assemble volume attributes: ${err instanceof Error ? err.message : String(err)}`;
+          throw this.failed(pod, v.name, new CsiVolumeError("PublishFailed", cause));
+        }
+      }
       try {
-        done.set(v.name, await this.publish(pod, v.name, v.csi));
+        done.set(v.name, await this.publish(pod, v.name, v.csi, csiDriver, remount));
       } catch (err) {
-        const message = `MountVolume.SetUp failed for volume "${v.name}" : ${err instanceof Error ? err.message : String(err)}`;
-        this.o.onEvent?.(pod, "Warning", "FailedMount", message);
-        this.o.log?.(`pod ${pod.metadata?.namespace}/${pod.metadata?.name}: ${message}`);
-        throw new CsiVolumeError(err instanceof CsiVolumeError ? err.reason : "PublishFailed", message);
+        const failure = this.failed(pod, v.name, err);
+        // A failed republish leaves the volume mounted (1.23 keeps it in the actual state of the
+        // world): the event is the whole effect, the pod's sync goes on.
+        if (!remount) throw failure;
       }
     }
   }
 
-  private async publish(pod: Pod, volumeName: string, source: CSIVolumeSource): Promise<Published> {
+  private failed(pod: Pod, volumeName: string, err: unknown): CsiVolumeError {
+    const message = `MountVolume.SetUp failed for volume "${volumeName}" : ${err instanceof Error ? err.message : String(err)}`;
+    this.o.onEvent?.(pod, "Warning", "FailedMount", message);
+    this.o.log?.(`pod ${pod.metadata?.namespace}/${pod.metadata?.name}: ${message}`);
+    return new CsiVolumeError(err instanceof CsiVolumeError ? err.reason : "PublishFailed", message);
+  }
+
+  private async publish(pod: Pod, volumeName: string, source: CSIVolumeSource, csiDriver: CSIDriver | undefined, remount: boolean): Promise<Published> {
     const uid = pod.metadata?.uid ?? "";
     const driver = this.o.driver(source.driver);
     if (!driver) throw new CsiVolumeError("DriverNotRegistered", `csi: mounter.SetUpAt failed to get CSI client: driver name ${source.driver} not found in the list of registered CSI drivers`);
-    const csiDriver = this.o.getCSIDriver ? await this.o.getCSIDriver(source.driver) : undefined;
-    if ((csiDriver?.spec.tokenRequests ?? []).length > 0) {
-      throw new CsiVolumeError(
-        "NotSupported",
-        `NotSupported: CSIDriver "${source.driver}" sets tokenRequests, but this node agent cannot pass service account tokens (${"csi.storage.example.io/serviceAccount.tokens"}): no TokenRequest API is served`,
-      );
-    }
     const modes = csiDriver?.spec.volumeLifecycleModes;
     if (csiDriver && !(modes ?? ["Persistent"]).includes("Ephemeral")) {
       throw new CsiVolumeError("NotSupported", `volume mode "Ephemeral" not supported by driver ${source.driver} (only supports ${JSON.stringify(modes ?? ["Persistent"])})`);
+    }
+    const volumeContext = buildVolumeContext(pod, source, csiDriver);
+    if ((csiDriver?.spec.tokenRequests ?? []).length > 0) {
+      // 1.23's message, spelling included.
+      const prefix = "csi: mounter.SetUpAt failed to get service accoount token attributes";
+      const getToken = this.o.getServiceAccountToken;
+      if (!getToken) throw new CsiVolumeError("TokenRequestFailed", `${prefix}: ServiceAccountTokenGetter is nil`);
+      try {
+        Object.assign(volumeContext, await podServiceAccountTokenAttrs(pod, csiDriver, getToken));
+      } catch (err) {
+        throw new CsiVolumeError("TokenRequestFailed", `${prefix}: ${err instanceof Error ? err.message : String(err)}`);
+      }
     }
     const volumeId = csiVolumeHandle(uid, volumeName);
     const targetPath = csiVolumeTargetPath(this.o.rootDir, uid, volumeName);
@@ -179,7 +251,7 @@ export class CsiVolumeManager {
         targetPath,
         volumeCapability: { mount: { fsType: source.fsType ?? "", mountFlags: [] }, accessMode: { mode: "SINGLE_NODE_WRITER" } },
         readonly: source.readOnly === true,
-        volumeContext: buildVolumeContext(pod, source, csiDriver),
+        volumeContext,
       });
     } catch (err) {
       throw new CsiVolumeError("PublishFailed", `rpc error: ${err instanceof Error ? err.message : String(err)}`);
@@ -190,8 +262,10 @@ export class CsiVolumeManager {
     if (csiSupportsFSGroup(fsGroup, csiDriver?.spec.fsGroupPolicy, source.readOnly === true, source.fsType ?? "")) {
       await setVolumeOwnership(targetPath, fsGroup, { readOnly: false, fsGroupChangePolicy: pod.spec?.securityContext?.fsGroupChangePolicy, ...(this.o.log ? { log: this.o.log } : {}) });
     }
-    this.o.log?.(`published CSI volume ${volumeName} (${volumeId}) of pod ${pod.metadata?.namespace}/${pod.metadata?.name} at ${targetPath}`);
-    return { driver: source.driver, volumeId, targetPath, requiresRepublish: csiDriver?.spec.requiresRepublish === true };
+    // Never the volume context: it may hold service-account tokens.
+    const tokens = volumeContext[CSIServiceAccountTokensKey] !== undefined ? ` with service-account tokens for ${csiDriver?.spec.tokenRequests?.length ?? 0} audience(s)` : "";
+    this.o.log?.(`${remount ? "republished" : "published"} CSI volume ${volumeName} (${volumeId}) of pod ${pod.metadata?.namespace}/${pod.metadata?.name} at ${targetPath}${tokens}`);
+    return { driver: source.driver, volumeId, targetPath };
   }
 
   /**
@@ -203,7 +277,7 @@ export class CsiVolumeManager {
     const uid = pod.metadata?.uid ?? "";
     const known = this.published.get(uid) ?? new Map<string, Published>();
     for (const v of csiVolumes(pod)) {
-      if (!known.has(v.name)) known.set(v.name, { driver: v.csi.driver, volumeId: csiVolumeHandle(uid, v.name), targetPath: csiVolumeTargetPath(this.o.rootDir, uid, v.name), requiresRepublish: false });
+      if (!known.has(v.name)) known.set(v.name, { driver: v.csi.driver, volumeId: csiVolumeHandle(uid, v.name), targetPath: csiVolumeTargetPath(this.o.rootDir, uid, v.name) });
     }
     for (const [name, p] of known) {
       const driver = this.o.driver(p.driver);

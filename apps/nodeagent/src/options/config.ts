@@ -27,6 +27,9 @@ import type { NodeAgentConfigurationFile } from "./config-schema.js";
 import { isZeroUnsetField, nestedStructShape, nodeAgentConfigurationSchema } from "./config-schema.js";
 import type { NodeAgentConfigFlags } from "./flags.js";
 
+/** The scheme name apimachinery prints in "no kind … is registered" errors for the config file. */
+const configSchemeName = "k8s.io/kubernetes/pkg/kubelet/apis/config/scheme/scheme.go:32";
+
 /** `apiVersion` of the configuration file. */
 export const nodeAgentConfigAPIVersion = "nodeagent.config.example.io/v1beta1";
 /** `kind` of the configuration file. */
@@ -435,7 +438,9 @@ export function decodeNodeAgentConfiguration(text: string): DecodeConfigResult {
     return { ok: false, errors: [`Object 'Kind' is missing or 'apiVersion' is missing: want apiVersion ${JSON.stringify(nodeAgentConfigAPIVersion)} and kind ${JSON.stringify(nodeAgentConfigKind)}`] };
   }
   if (apiVersion !== nodeAgentConfigAPIVersion || kind !== nodeAgentConfigKind) {
-    return { ok: false, errors: [`no kind ${JSON.stringify(String(kind))} is registered for version ${JSON.stringify(String(apiVersion))} (want ${nodeAgentConfigAPIVersion}, Kind=${nodeAgentConfigKind})`] };
+    // apimachinery's notRegisteredErr; the scheme is named by the file and line that built it
+    // (1.22–1.23 kubelets print scheme.go:32).
+    return { ok: false, errors: [`no kind ${JSON.stringify(String(kind))} is registered for version ${JSON.stringify(String(apiVersion))} in scheme ${JSON.stringify(configSchemeName)}`] };
   }
   const parsed = parseBody(rest);
   if (!parsed.ok) return parsed;

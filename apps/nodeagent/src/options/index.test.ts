@@ -129,9 +129,9 @@ describe("loadNodeAgentOptions", () => {
     // One klog line; the errors aggregated as Go's utilerrors.NewAggregate prints them: [e1, e2, e3].
     expect(err.split("\n").filter((l) => l.startsWith("E"))).toHaveLength(1);
     expect(err).toContain('"Failed to validate nodeagent configuration" err="[invalid configuration: ');
-    expect(err).toContain("invalid configuration: OOMScoreAdj (--oom-score-adj) 2000 must be between -1000 and 1000, inclusive");
-    expect(err).toContain("invalid configuration: IPTablesDropBit (--iptables-drop-bit) 40 must be between 0 and 31, inclusive");
-    expect(err).toContain("ImageGCLowThresholdPercent (--image-gc-low-threshold) 90 must be less than");
+    expect(err).toContain("invalid configuration: oomScoreAdj (--oom-score-adj) 2000 must be between -1000 and 1000, inclusive");
+    expect(err).toContain("invalid configuration: iptablesDropBit (--iptables-drop-bit) 40 must be between 0 and 31, inclusive");
+    expect(err).toContain("imageGCLowThresholdPercent (--image-gc-low-threshold) 90 must be less than");
   });
 
   it("reports config files that cannot be decoded", () => {

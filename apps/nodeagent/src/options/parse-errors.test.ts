@@ -136,7 +136,7 @@ describe("config file errors are 1.23's loadConfigFile/fsLoader texts", () => {
     writeFileSync(p, "apiVersion: v1\nkind: Foo\n");
     expect(loadNodeAgentConfigFile(p)).toEqual({
       ok: false,
-      errors: [`failed to load Nodeagent config file ${p}, error failed to decode: no kind "Foo" is registered for version "v1" (want nodeagent.config.example.io/v1beta1, Kind=NodeAgentConfiguration)`],
+      errors: [`failed to load Nodeagent config file ${p}, error failed to decode: no kind "Foo" is registered for version "v1" in scheme "k8s.io/kubernetes/pkg/kubelet/apis/config/scheme/scheme.go:32"`],
     });
   });
 });

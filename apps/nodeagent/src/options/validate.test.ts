@@ -26,47 +26,53 @@ describe("validateNodeAgentConfiguration", () => {
   const d = mustParseDuration;
   // [rule, mutation, expected error (exact), gates]
   const cases: Array<[string, (c: NodeAgentConfiguration) => void, string, Record<string, boolean>?]> = [
-    ["node lease", (c) => (c.nodeLeaseDurationSeconds = 0), "invalid configuration: NodeLeaseDurationSeconds must be greater than 0"],
-    ["enforce without QoS cgroups", (c) => (c.cgroupsPerQOS = false), "invalid configuration: EnforceNodeAllocatable (--enforce-node-allocatable) is not supported unless CgroupsPerQOS (--cgroups-per-qos) feature is turned on"],
-    ["system cgroups without root", (c) => (c.systemCgroups = "/system"), "invalid configuration: SystemCgroups (--system-cgroups) was specified and CgroupRoot (--cgroup-root) was not specified"],
-    ["event burst", (c) => (c.eventBurst = -1), "invalid configuration: EventBurst (--event-burst) -1 must not be a negative number"],
-    ["event qps", (c) => (c.eventRecordQPS = -1), "invalid configuration: EventRecordQPS (--event-qps) -1 must not be a negative number"],
-    ["healthz port", (c) => (c.healthzPort = 70000), "invalid configuration: HealthzPort (--healthz-port) 70000 must be between 1 and 65535, inclusive"],
-    ["cfs period without gate", (c) => (c.cpuCFSQuotaPeriod = d("50ms")), "invalid configuration: CPUCFSQuotaPeriod {50ms} requires feature gate CustomCPUCFSQuotaPeriod"],
-    ["cfs period range", (c) => (c.cpuCFSQuotaPeriod = d("2s")), "invalid configuration: CPUCFSQuotaPeriod (--cpu-cfs-quota-period) {2s} must be between 1usec and 1sec, inclusive", { CustomCPUCFSQuotaPeriod: true }],
-    ["image gc high range", (c) => (c.imageGCHighThresholdPercent = 101), "invalid configuration: ImageGCHighThresholdPercent (--image-gc-high-threshold) 101 must be between 0 and 100, inclusive"],
-    ["image gc low range", (c) => (c.imageGCLowThresholdPercent = -1), "invalid configuration: ImageGCLowThresholdPercent (--image-gc-low-threshold) -1 must be between 0 and 100, inclusive"],
-    ["image gc low < high", (c) => (c.imageGCLowThresholdPercent = 85), "invalid configuration: ImageGCLowThresholdPercent (--image-gc-low-threshold) 85 must be less than ImageGCHighThresholdPercent (--image-gc-high-threshold) 85"],
-    ["iptables drop bit", (c) => (c.iptablesDropBit = 32), "invalid configuration: IPTablesDropBit (--iptables-drop-bit) 32 must be between 0 and 31, inclusive"],
-    ["iptables masquerade bit", (c) => (c.iptablesMasqueradeBit = -1), "invalid configuration: IPTablesMasqueradeBit (--iptables-masquerade-bit) -1 must be between 0 and 31, inclusive"],
-    ["api burst", (c) => (c.clusterAPIBurst = -1), "invalid configuration: ClusterAPIBurst (--cluster-api-burst) -1 must not be a negative number"],
-    ["api qps", (c) => (c.clusterAPIQPS = -1), "invalid configuration: ClusterAPIQPS (--cluster-api-qps) -1 must not be a negative number"],
-    ["max images", (c) => (c.nodeStatusMaxImages = -2), "invalid configuration: NodeStatusMaxImages (--node-status-max-images) must be -1 or greater"],
-    ["open files", (c) => (c.maxOpenFiles = -1), "invalid configuration: MaxOpenFiles (--max-open-files) -1 must not be a negative number"],
-    ["max pods", (c) => (c.maxPods = -1), "invalid configuration: MaxPods (--max-pods) -1 must not be a negative number"],
-    ["oom score low", (c) => (c.oomScoreAdj = -1001), "invalid configuration: OOMScoreAdj (--oom-score-adj) -1001 must be between -1000 and 1000, inclusive"],
-    ["oom score high", (c) => (c.oomScoreAdj = 1001), "invalid configuration: OOMScoreAdj (--oom-score-adj) 1001 must be between -1000 and 1000, inclusive"],
-    ["pods per core", (c) => (c.podsPerCore = -1), "invalid configuration: PodsPerCore (--pods-per-core) -1 must not be a negative number"],
-    ["port", (c) => (c.port = 0), "invalid configuration: Port (--port) 0 must be between 1 and 65535, inclusive"],
-    ["read-only port", (c) => (c.readOnlyPort = 65536), "invalid configuration: ReadOnlyPort (--read-only-port) 65536 must be between 0 and 65535, inclusive"],
-    ["registry burst", (c) => (c.registryBurst = -1), "invalid configuration: RegistryBurst (--registry-burst) -1 must not be a negative number"],
-    ["registry qps", (c) => (c.registryPullQPS = -1), "invalid configuration: RegistryPullQPS (--registry-qps) -1 must not be a negative number"],
-    ["server TLS bootstrap gate", (c) => (c.serverTLSBootstrap = true), "invalid configuration: ServerTLSBootstrap true requires feature gate RotateNodeAgentServerCertificate", { RotateNodeAgentServerCertificate: false }],
-    ["topology manager gate", (c) => (c.topologyManagerPolicy = "restricted"), "invalid configuration: TopologyManager restricted requires feature gate TopologyManager", { TopologyManager: false }],
-    ["enforce system-reserved", (c) => (c.enforceNodeAllocatable = ["pods", "system-reserved"]), "invalid configuration: systemReservedCgroup (--system-reserved-cgroup) must be specified when system-reserved contained in EnforceNodeAllocatable (--enforce-node-allocatable)"],
-    ["enforce cluster-reserved", (c) => (c.enforceNodeAllocatable = ["cluster-reserved"]), "invalid configuration: clusterReservedCgroup (--cluster-reserved-cgroup) must be specified when cluster-reserved contained in EnforceNodeAllocatable (--enforce-node-allocatable)"],
-    ["enforce none alone", (c) => (c.enforceNodeAllocatable = ["none", "pods"]), "invalid configuration: EnforceNodeAllocatable (--enforce-node-allocatable) may not contain additional enforcements when 'none' is specified"],
-    ["enforce unknown", (c) => (c.enforceNodeAllocatable = ["kube-reserved"]), 'invalid configuration: option "kube-reserved" specified for EnforceNodeAllocatable (--enforce-node-allocatable). Valid options are "pods", "system-reserved", "cluster-reserved", or "none"'],
+    ["node lease", (c) => (c.nodeLeaseDurationSeconds = 0), "invalid configuration: nodeLeaseDurationSeconds must be greater than 0"],
+    ["enforce without QoS cgroups", (c) => (c.cgroupsPerQOS = false), "invalid configuration: enforceNodeAllocatable (--enforce-node-allocatable) is not supported unless cgroupsPerQOS (--cgroups-per-qos) is set to true"],
+    ["system cgroups without root", (c) => (c.systemCgroups = "/system"), "invalid configuration: systemCgroups (--system-cgroups) was specified and cgroupRoot (--cgroup-root) was not specified"],
+    ["event burst", (c) => (c.eventBurst = -1), "invalid configuration: eventBurst (--event-burst) -1 must not be a negative number"],
+    ["event qps", (c) => (c.eventRecordQPS = -1), "invalid configuration: eventRecordQPS (--event-qps) -1 must not be a negative number"],
+    ["healthz port", (c) => (c.healthzPort = 70000), "invalid configuration: healthzPort (--healthz-port) 70000 must be between 1 and 65535, inclusive"],
+    ["cfs period without gate", (c) => (c.cpuCFSQuotaPeriod = d("50ms")), "invalid configuration: cpuCFSQuotaPeriod {50ms} requires feature gate CustomCPUCFSQuotaPeriod"],
+    ["cfs period range", (c) => (c.cpuCFSQuotaPeriod = d("2s")), "invalid configuration: cpuCFSQuotaPeriod (--cpu-cfs-quota-period) {2s} must be between 1usec and 1sec, inclusive", { CustomCPUCFSQuotaPeriod: true }],
+    ["image gc high range", (c) => (c.imageGCHighThresholdPercent = 101), "invalid configuration: imageGCHighThresholdPercent (--image-gc-high-threshold) 101 must be between 0 and 100, inclusive"],
+    ["image gc low range", (c) => (c.imageGCLowThresholdPercent = -1), "invalid configuration: imageGCLowThresholdPercent (--image-gc-low-threshold) -1 must be between 0 and 100, inclusive"],
+    ["image gc low < high", (c) => (c.imageGCLowThresholdPercent = 85), "invalid configuration: imageGCLowThresholdPercent (--image-gc-low-threshold) 85 must be less than imageGCHighThresholdPercent (--image-gc-high-threshold) 85"],
+    ["iptables drop bit", (c) => (c.iptablesDropBit = 32), "invalid configuration: iptablesDropBit (--iptables-drop-bit) 32 must be between 0 and 31, inclusive"],
+    ["iptables masquerade bit", (c) => (c.iptablesMasqueradeBit = -1), "invalid configuration: iptablesMasqueradeBit (--iptables-masquerade-bit) -1 must be between 0 and 31, inclusive"],
+    ["api burst", (c) => (c.clusterAPIBurst = -1), "invalid configuration: clusterAPIBurst (--cluster-api-burst) -1 must not be a negative number"],
+    ["api qps", (c) => (c.clusterAPIQPS = -1), "invalid configuration: clusterAPIQPS (--cluster-api-qps) -1 must not be a negative number"],
+    ["max images", (c) => (c.nodeStatusMaxImages = -2), "invalid configuration: nodeStatusMaxImages (--node-status-max-images) must be -1 or greater"],
+    ["open files", (c) => (c.maxOpenFiles = -1), "invalid configuration: maxOpenFiles (--max-open-files) -1 must not be a negative number"],
+    ["max pods", (c) => (c.maxPods = -1), "invalid configuration: maxPods (--max-pods) -1 must not be a negative number"],
+    ["oom score low", (c) => (c.oomScoreAdj = -1001), "invalid configuration: oomScoreAdj (--oom-score-adj) -1001 must be between -1000 and 1000, inclusive"],
+    ["oom score high", (c) => (c.oomScoreAdj = 1001), "invalid configuration: oomScoreAdj (--oom-score-adj) 1001 must be between -1000 and 1000, inclusive"],
+    ["pods per core", (c) => (c.podsPerCore = -1), "invalid configuration: podsPerCore (--pods-per-core) -1 must not be a negative number"],
+    ["port", (c) => (c.port = 0), "invalid configuration: port (--port) 0 must be between 1 and 65535, inclusive"],
+    ["read-only port", (c) => (c.readOnlyPort = 65536), "invalid configuration: readOnlyPort (--read-only-port) 65536 must be between 0 and 65535, inclusive"],
+    ["registry burst", (c) => (c.registryBurst = -1), "invalid configuration: registryBurst (--registry-burst) -1 must not be a negative number"],
+    ["registry qps", (c) => (c.registryPullQPS = -1), "invalid configuration: registryPullQPS (--registry-qps) -1 must not be a negative number"],
+    ["server TLS bootstrap gate", (c) => (c.serverTLSBootstrap = true), "invalid configuration: serverTLSBootstrap true requires feature gate RotateNodeAgentServerCertificate", { RotateNodeAgentServerCertificate: false }],
+    ["topology manager gate", (c) => (c.topologyManagerPolicy = "restricted"), "invalid configuration: topologyManagerPolicy restricted requires feature gate TopologyManager", { TopologyManager: false }],
+    ["enforce system-reserved", (c) => (c.enforceNodeAllocatable = ["pods", "system-reserved"]), 'invalid configuration: systemReservedCgroup (--system-reserved-cgroup) must be specified when "system-reserved" contained in enforceNodeAllocatable (--enforce-node-allocatable)'],
+    ["enforce cluster-reserved", (c) => (c.enforceNodeAllocatable = ["cluster-reserved"]), 'invalid configuration: clusterReservedCgroup (--cluster-reserved-cgroup) must be specified when "cluster-reserved" contained in enforceNodeAllocatable (--enforce-node-allocatable)'],
+    ["enforce none alone", (c) => (c.enforceNodeAllocatable = ["none", "pods"]), 'invalid configuration: enforceNodeAllocatable (--enforce-node-allocatable) may not contain additional enforcements when "none" is specified'],
+    ["enforce unknown", (c) => (c.enforceNodeAllocatable = ["kube-reserved"]), 'invalid configuration: option "kube-reserved" specified for enforceNodeAllocatable (--enforce-node-allocatable). Valid options are "pods", "system-reserved", "cluster-reserved", or "none"'],
     ["pod logs dir empty", (c) => (c.podLogsDir = ""), "invalid configuration: podLogsDir was not specified"],
     ["pod logs dir relative", (c) => (c.podLogsDir = "logs/pods"), 'invalid configuration: pod logs path "logs/pods" must be absolute path'],
     ["pod logs dir dot-dot", (c) => (c.podLogsDir = "/var/log/../pods"), 'invalid configuration: pod logs path "/var/log/../pods" must be normalized'],
     ["pod logs dir trailing slash", (c) => (c.podLogsDir = "/var/log/pods/"), 'invalid configuration: pod logs path "/var/log/pods/" must be normalized'],
     ["pod logs dir double slash", (c) => (c.podLogsDir = "/tmp//pods"), 'invalid configuration: pod logs path "/tmp//pods" must be normalized'],
-    ["hairpin", (c) => (c.hairpinMode = "x"), 'invalid configuration: option "x" specified for HairpinMode (--hairpin-mode). Valid options are "none", "hairpin-veth" or "promiscuous-bridge"'],
-    ["reserved cpus with cgroup", (c) => ((c.reservedSystemCPUs = "0-1"), (c.systemReservedCgroup = "/sys")), "can't use --reserved-cpus with --system-reserved-cgroup or --cluster-reserved-cgroup"],
-    ["reserved cpus syntax", (c) => (c.reservedSystemCPUs = "3-1"), 'unable to parse --reserved-cpus, error: invalid cpuset "3-1"'],
-    ["shutdown periods", (c) => ((c.shutdownGracePeriod = d("10s")), (c.shutdownGracePeriodCriticalPods = d("20s"))), "invalid configuration: ShutdownGracePeriodCriticalPods {20s} must be <= ShutdownGracePeriod {10s}"],
-    ["shutdown gate", (c) => (c.shutdownGracePeriod = d("10s")), "invalid configuration: Specifying ShutdownGracePeriod or ShutdownGracePeriodCriticalPods requires feature gate GracefulNodeShutdown", { GracefulNodeShutdown: false }],
+    ["hairpin", (c) => (c.hairpinMode = "x"), 'invalid configuration: option "x" specified for hairpinMode (--hairpin-mode). Valid options are "none", "hairpin-veth" or "promiscuous-bridge"'],
+    ["reserved cpus with cgroup", (c) => ((c.reservedSystemCPUs = "0-1"), (c.systemReservedCgroup = "/sys")), "can't use reservedSystemCPUs (--reserved-cpus) with systemReservedCgroup (--system-reserved-cgroup) or clusterReservedCgroup (--cluster-reserved-cgroup)"],
+    ["reserved cpus syntax", (c) => (c.reservedSystemCPUs = "0-x"), 'unable to parse reservedSystemCPUs (--reserved-cpus), error: strconv.Atoi: parsing "x": invalid syntax'],
+    ["reserved cpus space", (c) => (c.reservedSystemCPUs = "0, 1"), 'unable to parse reservedSystemCPUs (--reserved-cpus), error: strconv.Atoi: parsing " 1": invalid syntax'],
+    ["reserved cpus out of range", (c) => (c.reservedSystemCPUs = "99999999999999999999"), 'unable to parse reservedSystemCPUs (--reserved-cpus), error: strconv.Atoi: parsing "99999999999999999999": value out of range'],
+    ["shutdown period under a second", (c) => (c.shutdownGracePeriod = d("500ms")), "invalid configuration: shutdownGracePeriod {500ms} must be either zero or otherwise >= 1 sec"],
+    ["critical shutdown period under a second", (c) => ((c.shutdownGracePeriod = d("10s")), (c.shutdownGracePeriodCriticalPods = d("1ms"))), "invalid configuration: shutdownGracePeriodCriticalPods {1ms} must be either zero or otherwise >= 1 sec"],
+    ["topology scope gate", (c) => (c.topologyManagerScope = "pod"), "invalid configuration: topologyManagerScope pod requires feature gate TopologyManager", { TopologyManager: false }],
+    ["shutdown periods", (c) => ((c.shutdownGracePeriod = d("10s")), (c.shutdownGracePeriodCriticalPods = d("20s"))), "invalid configuration: shutdownGracePeriod {10s} must be >= 0, shutdownGracePeriodCriticalPods {20s} must be >= 0, and shutdownGracePeriodCriticalPods {20s} must be <= shutdownGracePeriod {10s}"],
+    ["shutdown gate", (c) => (c.shutdownGracePeriod = d("10s")), "invalid configuration: specifying shutdownGracePeriod or shutdownGracePeriodCriticalPods requires feature gate GracefulNodeShutdown", { GracefulNodeShutdown: false }],
+    ["hidden metrics version", (c) => (c.showHiddenMetricsForVersion = "1.21"), "--show-hidden-metrics-for-version must be omitted or have the value '1.22'. Only the previous minor version is allowed"],
     ["memory throttling", (c) => (c.memoryThrottlingFactor = 1.5), "invalid configuration: memoryThrottlingFactor 1.5 must be greater than 0 and less than or equal to 1.0", { MemoryQoS: true }],
     ["reserved memory type", (c) => (c.reservedMemory = [{ numaNode: 0, limits: { cpu: "1" } }]), 'invalid configuration: the limit type "cpu" for NUMA node 0 is not supported, only [memory hugepages-<HugePageSize>] is accepted'],
     ["reserved memory duplicate", (c) => (c.reservedMemory = [{ numaNode: 0, limits: { memory: "1Gi" } }, { numaNode: 0, limits: { memory: "2Gi" } }]), 'invalid configuration: the reserved memory has a duplicate value for NUMA node 0 and resource "memory"'],
@@ -79,8 +85,8 @@ describe("validateNodeAgentConfiguration", () => {
     ["cpu manager options gate", (c) => ((c.cpuManagerPolicy = "static"), (c.cpuManagerPolicyOptions = { a: "b" })), "invalid configuration: CPUManagerPolicyOptions (--cpu-manager-policy-options) requires feature gate CPUManagerPolicyOptions", { CPUManagerPolicyOptions: false }],
     ["memory manager policy", (c) => (c.memoryManagerPolicy = "static"), 'invalid configuration: option "static" specified for MemoryManagerPolicy (--memory-manager-policy). Valid options are "None" or "Static"'],
     ["memory manager gate", (c) => (c.memoryManagerPolicy = "Static"), "invalid configuration: MemoryManagerPolicy Static requires feature gate MemoryManager", { MemoryManager: false }],
-    ["topology policy", (c) => (c.topologyManagerPolicy = "strict"), 'invalid configuration: option "strict" specified for TopologyManagerPolicy (--topology-manager-policy). Valid options are "none", "best-effort", "restricted" or "single-numa-node"'],
-    ["topology scope", (c) => (c.topologyManagerScope = "node"), 'invalid configuration: option "node" specified for TopologyManagerScope (--topology-manager-scope). Valid options are "container" or "pod"'],
+    ["topology policy", (c) => (c.topologyManagerPolicy = "strict"), "invalid configuration: topologyManagerPolicy non-allowable value: strict"],
+    ["topology scope", (c) => (c.topologyManagerScope = "node"), "invalid configuration: topologyManagerScope non-allowable value: node"],
     ["authorization mode", (c) => (c.authorization.mode = "RBAC"), "unknown authorization mode RBAC"],
     ["tls version", (c) => (c.tlsMinVersion = "VersionTLS14"), 'unknown tls version "VersionTLS14"'],
     ["tls cipher", (c) => (c.tlsCipherSuites = ["TLS_AES_128_GCM_SHA256", "TLS_FOO"]), "Cipher suite TLS_FOO not supported or doesn't exist"],
@@ -117,6 +123,8 @@ describe("validateNodeAgentConfiguration", () => {
         c.iptablesMasqueradeBit = 0;
         c.oomScoreAdj = -1000;
         c.readOnlyPort = 0;
+        c.showHiddenMetricsForVersion = "1.22";
+        c.reservedSystemCPUs = "3-1"; // 1.23 cpuset.Parse accepts a reversed range (an empty set)
         c.healthzPort = 0;
         c.port = 65535;
         c.nodeStatusMaxImages = -1;
@@ -163,6 +171,13 @@ describe("validateNodeAgentFlags", () => {
       plain: "v",
     };
     expect(validateNodeAgentFlags({ ...base, nodeLabels }, gatesWith())).toEqual([]);
+  });
+  it("refuses --vendor-container-registry-config as not supported unless DisableNodeAgentCloudCredentialProviders is on", () => {
+    const errors = validateNodeAgentFlags({ ...base, vendorContainerRegistryConfig: "/etc/acr.json" }, gatesWith());
+    expect(errors).toEqual([
+      "--vendor-container-registry-config is not supported: this node agent has no in-tree cloud vendor credential provider; use --image-credential-provider-config and --image-credential-provider-bin-dir with an exec credential provider plugin",
+    ]);
+    expect(validateNodeAgentFlags({ ...base, vendorContainerRegistryConfig: "/etc/acr.json" }, gatesWith({ DisableNodeAgentCloudCredentialProviders: true }))).toEqual([]);
   });
   it("refuses unknown labels in the example.io namespace, sorted", () => {
     const errors = validateNodeAgentFlags({ ...base, nodeLabels: { "node-role.example.io/master": "", "example.io/foo": "x" } }, gatesWith());

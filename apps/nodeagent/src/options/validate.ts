@@ -70,11 +70,16 @@ function isAllowedAgentLabel(key: string): boolean {
 /**
  * `ValidateKubeletFlags` (1.23): `--node-labels` keys in the reserved `example.io` namespace must
  * use an allowed prefix or be in the allowed set; `--seccomp-default` needs gate `SeccompDefault`.
- * Also: `--exit-on-lock-contention` needs `--lock-file` (checked by the kubelet at start-up).
+ * Also: `--exit-on-lock-contention` needs `--lock-file` (checked by the kubelet at start-up);
+ * `--vendor-container-registry-config` is refused as not supported unless gate
+ * `DisableNodeAgentCloudCredentialProviders` disables cloud vendor providers anyway.
  *
  * @see cmd/kubelet/app/options/options.go in kubernetes/kubernetes v1.23
  */
-export function validateNodeAgentFlags(flags: Pick<NodeAgentFlags, "nodeLabels" | "seccompDefault" | "exitOnLockContention" | "lockFile">, gates: FeatureGate<NodeAgentFeature>): string[] {
+export function validateNodeAgentFlags(
+  flags: Pick<NodeAgentFlags, "nodeLabels" | "seccompDefault" | "exitOnLockContention" | "lockFile"> & Partial<Pick<NodeAgentFlags, "vendorContainerRegistryConfig">>,
+  gates: FeatureGate<NodeAgentFeature>,
+): string[] {
   const errors: string[] = [];
   const unknown = Object.keys(flags.nodeLabels)
     .filter((k) => isReservedLabel(k) && !isAllowedAgentLabel(k))
@@ -90,6 +95,15 @@ export function validateNodeAgentFlags(flags: Pick<NodeAgentFlags, "nodeLabels" 
   }
   if (flags.exitOnLockContention && flags.lockFile === "") {
     errors.push("cannot exit on lock file contention: no lock file specified");
+  }
+  // The kubelet's in-tree cloud vendor credential provider (Azure's ACR provider reads this file)
+  // is not built into the node agent; with DisableNodeAgentCloudCredentialProviders it is
+  // disabled upstream too, and the flag is only logged (see `app.ts`).
+  if ((flags.vendorContainerRegistryConfig ?? "") !== "" && !gates.enabled("DisableNodeAgentCloudCredentialProviders")) {
+    errors.push(
+      "--vendor-container-registry-config is not supported: this node agent has no in-tree cloud vendor credential provider; " +
+        "use --image-credential-provider-config and --image-credential-provider-bin-dir with an exec credential provider plugin",
+    );
   }
   return errors;
 }
@@ -202,13 +216,32 @@ export function validateReservedResources(flag: string, m: Readonly<Record<strin
   return errors;
 }
 
-// cpuset.Parse syntax: "0-3,8,10-11".
-function isCPUSet(s: string): boolean {
-  if (s.trim() === "") return true;
-  return s.split(",").every((r) => {
-    const m = /^\s*(\d+)(?:-(\d+))?\s*$/.exec(r);
-    return m !== null && (m[2] === undefined || Number(m[2]) >= Number(m[1]));
-  });
+/** Go's `strconv.Atoi` error for `s` (64-bit int), or undefined when it parses. */
+function atoiError(s: string): string | undefined {
+  if (!/^[+-]?\d+$/.test(s)) return `strconv.Atoi: parsing ${q(s)}: invalid syntax`;
+  const n = BigInt(s);
+  if (n > 9223372036854775807n || n < -9223372036854775808n) return `strconv.Atoi: parsing ${q(s)}: value out of range`;
+  return undefined;
+}
+
+/**
+ * The error `cpuset.Parse` (1.23) returns for a CPU list such as "0-3,8,10-11", or undefined.
+ * 1.23 checks only that each bound is an integer (`strconv.Atoi`); a reversed range such as
+ * "3-1" parses to an empty set without error, as upstream.
+ *
+ * @see pkg/kubelet/cm/cpuset/cpuset.go in kubernetes/kubernetes v1.23
+ */
+function cpuSetError(s: string): string | undefined {
+  if (s === "") return undefined;
+  for (const r of s.split(",")) {
+    const dash = r.indexOf("-");
+    const bounds = dash < 0 ? [r] : [r.slice(0, dash), r.slice(dash + 1)];
+    for (const b of bounds) {
+      const err = atoiError(b);
+      if (err !== undefined) return err;
+    }
+  }
+  return undefined;
 }
 
 // Go's filepath.Clean for absolute paths: no `.`/`..` segments, no doubled or trailing slash.
@@ -227,6 +260,12 @@ const q = (s: string): string => JSON.stringify(s);
  * is refused only together with an explicitly requested server (the kubelet silently skips its
  * servers in run-once mode).
  *
+ * Messages use 1.23's lower-camel field names (`maxPods (--max-pods) -1 must not be …`, Go's
+ * `%v` of a duration `{50ms}`), renamed as the spec renames fields. Note: the reference index
+ * held no copy of this file at exactly v1.23; the texts follow the 1.20 file (lower-camel names,
+ * TopologyManager gate checks, `non-allowable value`) plus the rules added in 1.21–1.23
+ * (reserved memory, MemoryQoS), cross-checked against the newer file's wording where unchanged.
+ *
  * @see pkg/kubelet/apis/config/validation/validation.go in kubernetes/kubernetes v1.23
  */
 export function validateNodeAgentConfiguration(c: NodeAgentConfiguration, gates: FeatureGate<NodeAgentFeature>, explicitEnableServer = false): string[] {
@@ -234,90 +273,104 @@ export function validateNodeAgentConfiguration(c: NodeAgentConfiguration, gates:
   const ic = (msg: string): void => {
     e.push(`invalid configuration: ${msg}`);
   };
-  if (c.nodeLeaseDurationSeconds <= 0) ic("NodeLeaseDurationSeconds must be greater than 0");
+  if (c.nodeLeaseDurationSeconds <= 0) ic("nodeLeaseDurationSeconds must be greater than 0");
   if (!c.cgroupsPerQOS && c.enforceNodeAllocatable.length > 0) {
-    ic("EnforceNodeAllocatable (--enforce-node-allocatable) is not supported unless CgroupsPerQOS (--cgroups-per-qos) feature is turned on");
+    ic("enforceNodeAllocatable (--enforce-node-allocatable) is not supported unless cgroupsPerQOS (--cgroups-per-qos) is set to true");
   }
-  if (c.systemCgroups !== "" && c.cgroupRoot === "") ic("SystemCgroups (--system-cgroups) was specified and CgroupRoot (--cgroup-root) was not specified");
-  if (c.eventBurst < 0) ic(`EventBurst (--event-burst) ${c.eventBurst} must not be a negative number`);
-  if (c.eventRecordQPS < 0) ic(`EventRecordQPS (--event-qps) ${c.eventRecordQPS} must not be a negative number`);
-  if (c.healthzPort !== 0 && !validPort(c.healthzPort)) ic(`HealthzPort (--healthz-port) ${c.healthzPort} must be between 1 and 65535, inclusive`);
+  if (c.systemCgroups !== "" && c.cgroupRoot === "") ic("systemCgroups (--system-cgroups) was specified and cgroupRoot (--cgroup-root) was not specified");
+  if (c.eventBurst < 0) ic(`eventBurst (--event-burst) ${c.eventBurst} must not be a negative number`);
+  if (c.eventRecordQPS < 0) ic(`eventRecordQPS (--event-qps) ${c.eventRecordQPS} must not be a negative number`);
+  if (c.healthzPort !== 0 && !validPort(c.healthzPort)) ic(`healthzPort (--healthz-port) ${c.healthzPort} must be between 1 and 65535, inclusive`);
   const defaultCFS = mustParseDuration("100ms");
   if (!gates.enabled("CustomCPUCFSQuotaPeriod") && !c.cpuCFSQuotaPeriod.equals(defaultCFS)) {
-    ic(`CPUCFSQuotaPeriod ${goDuration(c.cpuCFSQuotaPeriod)} requires feature gate CustomCPUCFSQuotaPeriod`);
+    ic(`cpuCFSQuotaPeriod ${goDuration(c.cpuCFSQuotaPeriod)} requires feature gate CustomCPUCFSQuotaPeriod`);
   }
   if (gates.enabled("CustomCPUCFSQuotaPeriod") && (c.cpuCFSQuotaPeriod.nanoseconds < 1000n || c.cpuCFSQuotaPeriod.nanoseconds > 1_000_000_000n)) {
-    ic(`CPUCFSQuotaPeriod (--cpu-cfs-quota-period) ${goDuration(c.cpuCFSQuotaPeriod)} must be between 1usec and 1sec, inclusive`);
+    ic(`cpuCFSQuotaPeriod (--cpu-cfs-quota-period) ${goDuration(c.cpuCFSQuotaPeriod)} must be between 1usec and 1sec, inclusive`);
   }
   if (!inRange(c.imageGCHighThresholdPercent, 0, 100)) {
-    ic(`ImageGCHighThresholdPercent (--image-gc-high-threshold) ${c.imageGCHighThresholdPercent} must be between 0 and 100, inclusive`);
+    ic(`imageGCHighThresholdPercent (--image-gc-high-threshold) ${c.imageGCHighThresholdPercent} must be between 0 and 100, inclusive`);
   }
   if (!inRange(c.imageGCLowThresholdPercent, 0, 100)) {
-    ic(`ImageGCLowThresholdPercent (--image-gc-low-threshold) ${c.imageGCLowThresholdPercent} must be between 0 and 100, inclusive`);
+    ic(`imageGCLowThresholdPercent (--image-gc-low-threshold) ${c.imageGCLowThresholdPercent} must be between 0 and 100, inclusive`);
   }
   if (c.imageGCLowThresholdPercent >= c.imageGCHighThresholdPercent) {
     ic(
-      `ImageGCLowThresholdPercent (--image-gc-low-threshold) ${c.imageGCLowThresholdPercent} must be less than ImageGCHighThresholdPercent (--image-gc-high-threshold) ${c.imageGCHighThresholdPercent}`,
+      `imageGCLowThresholdPercent (--image-gc-low-threshold) ${c.imageGCLowThresholdPercent} must be less than imageGCHighThresholdPercent (--image-gc-high-threshold) ${c.imageGCHighThresholdPercent}`,
     );
   }
-  if (!inRange(c.iptablesDropBit, 0, 31)) ic(`IPTablesDropBit (--iptables-drop-bit) ${c.iptablesDropBit} must be between 0 and 31, inclusive`);
-  if (!inRange(c.iptablesMasqueradeBit, 0, 31)) ic(`IPTablesMasqueradeBit (--iptables-masquerade-bit) ${c.iptablesMasqueradeBit} must be between 0 and 31, inclusive`);
-  if (c.clusterAPIBurst < 0) ic(`ClusterAPIBurst (--cluster-api-burst) ${c.clusterAPIBurst} must not be a negative number`);
-  if (c.clusterAPIQPS < 0) ic(`ClusterAPIQPS (--cluster-api-qps) ${c.clusterAPIQPS} must not be a negative number`);
-  if (c.nodeStatusMaxImages < -1) ic("NodeStatusMaxImages (--node-status-max-images) must be -1 or greater");
-  if (c.maxOpenFiles < 0) ic(`MaxOpenFiles (--max-open-files) ${c.maxOpenFiles} must not be a negative number`);
-  if (c.maxPods < 0) ic(`MaxPods (--max-pods) ${c.maxPods} must not be a negative number`);
-  if (!inRange(c.oomScoreAdj, -1000, 1000)) ic(`OOMScoreAdj (--oom-score-adj) ${c.oomScoreAdj} must be between -1000 and 1000, inclusive`);
-  if (c.podsPerCore < 0) ic(`PodsPerCore (--pods-per-core) ${c.podsPerCore} must not be a negative number`);
-  if (!validPort(c.port)) ic(`Port (--port) ${c.port} must be between 1 and 65535, inclusive`);
-  if (c.readOnlyPort !== 0 && !validPort(c.readOnlyPort)) ic(`ReadOnlyPort (--read-only-port) ${c.readOnlyPort} must be between 0 and 65535, inclusive`);
-  if (c.registryBurst < 0) ic(`RegistryBurst (--registry-burst) ${c.registryBurst} must not be a negative number`);
-  if (c.registryPullQPS < 0) ic(`RegistryPullQPS (--registry-qps) ${c.registryPullQPS} must not be a negative number`);
+  if (!inRange(c.iptablesDropBit, 0, 31)) ic(`iptablesDropBit (--iptables-drop-bit) ${c.iptablesDropBit} must be between 0 and 31, inclusive`);
+  if (!inRange(c.iptablesMasqueradeBit, 0, 31)) ic(`iptablesMasqueradeBit (--iptables-masquerade-bit) ${c.iptablesMasqueradeBit} must be between 0 and 31, inclusive`);
+  if (c.clusterAPIBurst < 0) ic(`clusterAPIBurst (--cluster-api-burst) ${c.clusterAPIBurst} must not be a negative number`);
+  if (c.clusterAPIQPS < 0) ic(`clusterAPIQPS (--cluster-api-qps) ${c.clusterAPIQPS} must not be a negative number`);
+  if (c.nodeStatusMaxImages < -1) ic("nodeStatusMaxImages (--node-status-max-images) must be -1 or greater");
+  if (c.maxOpenFiles < 0) ic(`maxOpenFiles (--max-open-files) ${c.maxOpenFiles} must not be a negative number`);
+  if (c.maxPods < 0) ic(`maxPods (--max-pods) ${c.maxPods} must not be a negative number`);
+  if (!inRange(c.oomScoreAdj, -1000, 1000)) ic(`oomScoreAdj (--oom-score-adj) ${c.oomScoreAdj} must be between -1000 and 1000, inclusive`);
+  if (c.podsPerCore < 0) ic(`podsPerCore (--pods-per-core) ${c.podsPerCore} must not be a negative number`);
+  if (!validPort(c.port)) ic(`port (--port) ${c.port} must be between 1 and 65535, inclusive`);
+  if (c.readOnlyPort !== 0 && !validPort(c.readOnlyPort)) ic(`readOnlyPort (--read-only-port) ${c.readOnlyPort} must be between 0 and 65535, inclusive`);
+  if (c.registryBurst < 0) ic(`registryBurst (--registry-burst) ${c.registryBurst} must not be a negative number`);
+  if (c.registryPullQPS < 0) ic(`registryPullQPS (--registry-qps) ${c.registryPullQPS} must not be a negative number`);
   if (c.serverTLSBootstrap && !gates.enabled("RotateNodeAgentServerCertificate")) {
-    ic(`ServerTLSBootstrap ${c.serverTLSBootstrap} requires feature gate RotateNodeAgentServerCertificate`);
+    ic(`serverTLSBootstrap ${c.serverTLSBootstrap} requires feature gate RotateNodeAgentServerCertificate`);
   }
-  if (c.topologyManagerPolicy !== "none" && !gates.enabled("TopologyManager")) ic(`TopologyManager ${c.topologyManagerPolicy} requires feature gate TopologyManager`);
+  if (c.topologyManagerPolicy !== "none" && !gates.enabled("TopologyManager")) ic(`topologyManagerPolicy ${c.topologyManagerPolicy} requires feature gate TopologyManager`);
+  if (!["none", "best-effort", "restricted", "single-numa-node"].includes(c.topologyManagerPolicy)) ic(`topologyManagerPolicy non-allowable value: ${c.topologyManagerPolicy}`);
+  if (c.topologyManagerScope !== "container" && !gates.enabled("TopologyManager")) ic(`topologyManagerScope ${c.topologyManagerScope} requires feature gate TopologyManager`);
+  if (!["container", "pod"].includes(c.topologyManagerScope)) ic(`topologyManagerScope non-allowable value: ${c.topologyManagerScope}`);
   for (const v of c.enforceNodeAllocatable) {
     switch (v) {
       case enforcementKeys.pods:
         break;
       case enforcementKeys.system:
         if (c.systemReservedCgroup === "") {
-          ic("systemReservedCgroup (--system-reserved-cgroup) must be specified when system-reserved contained in EnforceNodeAllocatable (--enforce-node-allocatable)");
+          ic('systemReservedCgroup (--system-reserved-cgroup) must be specified when "system-reserved" contained in enforceNodeAllocatable (--enforce-node-allocatable)');
         }
         break;
       case enforcementKeys.cluster:
         if (c.clusterReservedCgroup === "") {
-          ic("clusterReservedCgroup (--cluster-reserved-cgroup) must be specified when cluster-reserved contained in EnforceNodeAllocatable (--enforce-node-allocatable)");
+          ic('clusterReservedCgroup (--cluster-reserved-cgroup) must be specified when "cluster-reserved" contained in enforceNodeAllocatable (--enforce-node-allocatable)');
         }
         break;
       case enforcementKeys.none:
-        if (c.enforceNodeAllocatable.length > 1) ic("EnforceNodeAllocatable (--enforce-node-allocatable) may not contain additional enforcements when 'none' is specified");
+        if (c.enforceNodeAllocatable.length > 1) ic('enforceNodeAllocatable (--enforce-node-allocatable) may not contain additional enforcements when "none" is specified');
         break;
       default:
         ic(
-          `option ${q(v)} specified for EnforceNodeAllocatable (--enforce-node-allocatable). Valid options are ${q(enforcementKeys.pods)}, ${q(enforcementKeys.system)}, ${q(enforcementKeys.cluster)}, or ${q(enforcementKeys.none)}`,
+          `option ${q(v)} specified for enforceNodeAllocatable (--enforce-node-allocatable). Valid options are ${q(enforcementKeys.pods)}, ${q(enforcementKeys.system)}, ${q(enforcementKeys.cluster)}, or ${q(enforcementKeys.none)}`,
         );
     }
   }
   if (!["none", "hairpin-veth", "promiscuous-bridge"].includes(c.hairpinMode)) {
-    ic(`option ${q(c.hairpinMode)} specified for HairpinMode (--hairpin-mode). Valid options are "none", "hairpin-veth" or "promiscuous-bridge"`);
+    ic(`option ${q(c.hairpinMode)} specified for hairpinMode (--hairpin-mode). Valid options are "none", "hairpin-veth" or "promiscuous-bridge"`);
   }
   if (c.reservedSystemCPUs !== "") {
-    if (c.systemReservedCgroup !== "" || c.clusterReservedCgroup !== "") e.push("can't use --reserved-cpus with --system-reserved-cgroup or --cluster-reserved-cgroup");
-    if (!isCPUSet(c.reservedSystemCPUs)) e.push(`unable to parse --reserved-cpus, error: invalid cpuset ${q(c.reservedSystemCPUs)}`);
+    if (c.systemReservedCgroup !== "" || c.clusterReservedCgroup !== "") e.push("can't use reservedSystemCPUs (--reserved-cpus) with systemReservedCgroup (--system-reserved-cgroup) or clusterReservedCgroup (--cluster-reserved-cgroup)");
+    const cpuErr = cpuSetError(c.reservedSystemCPUs);
+    if (cpuErr !== undefined) e.push(`unable to parse reservedSystemCPUs (--reserved-cpus), error: ${cpuErr}`);
   }
-  if (c.shutdownGracePeriodCriticalPods.nanoseconds > c.shutdownGracePeriod.nanoseconds) {
-    ic(`ShutdownGracePeriodCriticalPods ${goDuration(c.shutdownGracePeriodCriticalPods)} must be <= ShutdownGracePeriod ${goDuration(c.shutdownGracePeriod)}`);
-  }
-  if (c.shutdownGracePeriod.nanoseconds < 0n || c.shutdownGracePeriodCriticalPods.nanoseconds < 0n) {
-    ic(`ShutdownGracePeriod ${goDuration(c.shutdownGracePeriod)} must be >= 0, ShutdownGracePeriodCriticalPods ${goDuration(c.shutdownGracePeriodCriticalPods)} must be >= 0`);
+  if (gates.enabled("GracefulNodeShutdown")) {
+    const period = c.shutdownGracePeriod.nanoseconds;
+    const critical = c.shutdownGracePeriodCriticalPods.nanoseconds;
+    if (period < 0n || critical < 0n || critical > period) {
+      const p = goDuration(c.shutdownGracePeriod);
+      const cp = goDuration(c.shutdownGracePeriodCriticalPods);
+      ic(`shutdownGracePeriod ${p} must be >= 0, shutdownGracePeriodCriticalPods ${cp} must be >= 0, and shutdownGracePeriodCriticalPods ${cp} must be <= shutdownGracePeriod ${p}`);
+    }
+    if (period > 0n && period < 1_000_000_000n) ic(`shutdownGracePeriod ${goDuration(c.shutdownGracePeriod)} must be either zero or otherwise >= 1 sec`);
+    if (critical > 0n && critical < 1_000_000_000n) ic(`shutdownGracePeriodCriticalPods ${goDuration(c.shutdownGracePeriodCriticalPods)} must be either zero or otherwise >= 1 sec`);
   }
   if ((c.shutdownGracePeriod.nanoseconds > 0n || c.shutdownGracePeriodCriticalPods.nanoseconds > 0n) && !gates.enabled("GracefulNodeShutdown")) {
-    ic("Specifying ShutdownGracePeriod or ShutdownGracePeriodCriticalPods requires feature gate GracefulNodeShutdown");
+    ic("specifying shutdownGracePeriod or shutdownGracePeriodCriticalPods requires feature gate GracefulNodeShutdown");
   }
   if (gates.enabled("MemoryQoS") && (c.memoryThrottlingFactor <= 0 || c.memoryThrottlingFactor > 1)) {
     ic(`memoryThrottlingFactor ${c.memoryThrottlingFactor} must be greater than 0 and less than or equal to 1.0`);
+  }
+  // metrics.ValidateShowHiddenMetricsVersion: only the previous minor version (the agent is 1.23).
+  // The agent has no metric hidden in 1.23, so "1.22" shows nothing more.
+  if (c.showHiddenMetricsForVersion !== "" && c.showHiddenMetricsForVersion !== "1.22") {
+    e.push("--show-hidden-metrics-for-version must be omitted or have the value '1.22'. Only the previous minor version is allowed");
   }
   // podLogsDir: the checks of later kubelets (the field is not in 1.23).
   if (c.podLogsDir === "") ic("podLogsDir was not specified");
@@ -350,12 +403,6 @@ export function validateNodeAgentConfiguration(c: NodeAgentConfiguration, gates:
   }
   if (!["None", "Static"].includes(c.memoryManagerPolicy)) ic(`option ${q(c.memoryManagerPolicy)} specified for MemoryManagerPolicy (--memory-manager-policy). Valid options are "None" or "Static"`);
   if (c.memoryManagerPolicy === "Static" && !gates.enabled("MemoryManager")) ic("MemoryManagerPolicy Static requires feature gate MemoryManager");
-  if (!["none", "best-effort", "restricted", "single-numa-node"].includes(c.topologyManagerPolicy)) {
-    ic(`option ${q(c.topologyManagerPolicy)} specified for TopologyManagerPolicy (--topology-manager-policy). Valid options are "none", "best-effort", "restricted" or "single-numa-node"`);
-  }
-  if (!["container", "pod"].includes(c.topologyManagerScope)) {
-    ic(`option ${q(c.topologyManagerScope)} specified for TopologyManagerScope (--topology-manager-scope). Valid options are "container" or "pod"`);
-  }
   if (!["AlwaysAllow", "Webhook"].includes(c.authorization.mode)) e.push(`unknown authorization mode ${c.authorization.mode}`);
   if (c.tlsMinVersion !== "" && !Object.hasOwn(tlsVersions, c.tlsMinVersion)) e.push(`unknown tls version ${q(c.tlsMinVersion)}`);
   for (const s of c.tlsCipherSuites) {

@@ -17,6 +17,25 @@ describe("createPodObjectManagers", () => {
     expect(createPodObjectManagers({ client, strategy: "Get" }).configMaps).toBeInstanceOf(GetObjectManager);
   });
 
+  it("gives the service-account token manager the clock passed as `now`", async () => {
+    let requests = 0;
+    let nowMs = Date.parse("2026-01-01T00:00:00Z");
+    const tokenClient = {
+      ...client,
+      createServiceAccountToken: (_t: unknown, spec: { expirationSeconds?: number }) => {
+        requests++;
+        const exp = spec.expirationSeconds ?? 3600;
+        return Promise.resolve({ spec: { audiences: [], expirationSeconds: exp }, status: { token: `t${requests}`, expirationTimestamp: new Date(nowMs + exp * 1000).toISOString() } });
+      },
+    } as unknown as Client;
+    const tokens = createPodObjectManagers({ client: tokenClient, strategy: "Get", now: () => nowMs }).serviceAccountTokens;
+    const spec = { audiences: ["a"], expirationSeconds: 600 };
+    expect((await tokens?.get("ns", "sa", spec))?.status.token).toBe("t1");
+    expect((await tokens?.get("ns", "sa", spec))?.status.token).toBe("t1");
+    nowMs += 500_000; // past 80 % of 600 s on the given clock only
+    expect((await tokens?.get("ns", "sa", spec))?.status.token).toBe("t2");
+  });
+
   it("refuses another strategy with 1.23's message", () => {
     expect(() => createPodObjectManagers({ client, strategy: "Sometimes" as "Get" })).toThrow("unknown configmap and secret manager mode: Sometimes");
   });

@@ -35,6 +35,11 @@ export interface PodObjectManagersOptions {
   /** `--sync-frequency` in ms; a watch unused for five times this long is stopped. @defaultValue 60_000 */
   readonly syncFrequencyMs?: number;
   readonly onError?: (err: unknown, context: string) => void;
+  /**
+   * The clock of the service-account token manager, ms since the epoch (tests move it forward to
+   * reach a token's refresh time without waiting). @defaultValue `Date.now`
+   */
+  readonly now?: () => number;
 }
 
 /**
@@ -56,6 +61,7 @@ export function createPodObjectManagers(o: PodObjectManagersOptions): PodObjectM
   const onError = o.onError ? { onError: o.onError } : {};
   const serviceAccountTokens = new ServiceAccountTokenManager((target, spec) => o.client.createServiceAccountToken(target, spec), {
     ...(o.onError ? { log: (line: string) => o.onError?.(new Error(line), "service account token") } : {}),
+    ...(o.now ? { now: o.now } : {}),
   });
   switch (o.strategy as string) {
     case "Watch":

@@ -3,7 +3,8 @@ import { isIP } from "node:net";
 import { networkInterfaces, totalmem } from "node:os";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
-import type { Container, Pod, PodStatus } from "@skiff/api-types";
+import type { Container, Pod, PodStatus, Secret } from "@skiff/api-types";
+import { createNodeKeyring } from "../credentialprovider/index.js";
 import { ContainerLogError, type ContainerLogOptions, type HealthCheck, type SubmitManifestResult, type SubmittedManifest } from "../agent-view.js";
 import { BackOff } from "./backoff.js";
 import { FileSource, readStaticPodPath } from "./file-source.js";
@@ -15,6 +16,7 @@ import { fetchEnvObjects, type EnvObjects } from "./pod-objects.js";
 import { PodWorkers } from "./pod-workers.js";
 import { ProberManager } from "./prober-manager.js";
 import { admitPod } from "./admission.js";
+import { ContainerGC } from "./container-gc.js";
 import { containerResources, podQOSClass } from "./resources.js";
 import { runProbeAttempt } from "./prober.js";
 import { RuntimeClients } from "./runtime-clients.js";
@@ -133,14 +135,33 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     onResultChange: (pod) => workers.syncUID(pod.metadata?.uid ?? ""),
     onEvent: recordEvent,
   });
+  const keyring = opts.keyring ?? createNodeKeyring(opts.rootDir, [], info);
+  // getPullSecretsForPod: a pull secret that cannot be read is logged and the pull goes on without it.
+  const pullSecrets = async (pod: Pod): Promise<Secret[]> => {
+    const ns = pod.metadata?.namespace ?? "";
+    const out: Secret[] = [];
+    for (const ref of pod.spec?.imagePullSecrets ?? []) {
+      if (!ref.name) continue;
+      try {
+        if (!objects) throw new Error(`cannot get secret ${ns}/${ref.name}, no kubeClient defined`);
+        out.push(await objects.secrets.get(ns, ref.name));
+      } catch (err) {
+        info(`"Unable to retrieve pull secret, the image pull may not succeed." pod="${ns}/${pod.metadata?.name ?? ""}" secret="${ns}/${ref.name}" err="${err instanceof Error ? err.message : String(err)}"`);
+      }
+    }
+    return out;
+  };
   const manager = new RuntimeManager({
     clients,
     puller,
+    keyring,
+    pullSecrets,
     podLogsDir,
     hostIP,
     backOff,
     imageBackOff,
     log: info,
+    pruneDeadContainers: opts.containerGC === undefined,
     mounts: (p: Pod, c: Container, sandbox: RuntimeSandbox) => {
       const termination = terminationMessageMount(opts.rootDir, p, c);
       return [...volumes.mounts(p, c), ...podFiles.mounts(p, c, sandbox), ...(termination ? [termination] : [])];
@@ -162,6 +183,8 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
   const submitted = new Map<string, Pod>();
   const terminatedListeners = new Set<(pod: Pod) => void>();
   const deleting = new Set<string>();
+  const evicted = new Set<string>();
+  let apiPodsSeen = false;
   const notifyTerminated = (pod: Pod): void => {
     for (const l of terminatedListeners) {
       try {
@@ -293,6 +316,15 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       info(`pod ${pod.metadata?.namespace}/${pod.metadata?.name} rejected: ${sysctlRejection.reason}: ${sysctlRejection.message}`);
       return false;
     }
+    for (const handler of opts.admitHandlers ?? []) {
+      const h = handler(pod);
+      if (h.admit) continue;
+      rejected.add(uid);
+      recordEvent(pod, "Warning", h.reason, h.message);
+      statuses.set(pod, { phase: "Failed", reason: h.reason, message: `Pod ${h.message}`, hostIP, qosClass: podQOSClass(pod) });
+      info(`pod ${pod.metadata?.namespace}/${pod.metadata?.name} rejected: ${h.reason}: ${h.message}`);
+      return false;
+    }
     const others = activePods().filter((p) => (p.metadata?.uid ?? "") !== uid);
     const allocatable = opts.nodeAllocatable ?? { pods: maxPods };
     const r = admitPod(pod, others, allocatable);
@@ -311,6 +343,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
         objects?.configMaps.unregisterPod(pod);
         objects?.secrets.unregisterPod(pod);
         desired.delete(uid);
+        evicted.delete(uid);
         if (rejected.delete(uid)) statuses.delete(uid);
         else if (workers.stateOf(uid) === undefined) statuses.delete(uid);
         workers.updatePod(pod, true);
@@ -367,6 +400,25 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
   }
 
   const config = new PodConfig(handleUpdate, info);
+
+  // The pod workers' view for garbage collection (1.23's ShouldPodContentBeRemoved / ShouldPodRuntimeBeRemoved).
+  const containerGC = opts.containerGC
+    ? new ContainerGC({
+        runtime: () => clients.runtime,
+        policy: opts.containerGC,
+        podLogsDir,
+        allSourcesReady: () => started && (opts.apiSource !== true || apiPodsSeen),
+        pods: {
+          shouldPodContentBeRemoved: (uid) => {
+            const p = desired.get(uid);
+            if (!p) return true;
+            return evicted.has(uid) || (p.metadata?.deletionTimestamp !== undefined && isTerminal(statuses.get(uid)?.phase));
+          },
+          shouldPodRuntimeBeRemoved: (uid) => !desired.has(uid) || isTerminal(statuses.get(uid)?.phase),
+        },
+        log,
+      })
+    : undefined;
 
   let runtimeProbed = false;
   async function probeRuntime(): Promise<RuntimeState> {
@@ -471,6 +523,12 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       every(opts.runtimeCheckPeriodMs ?? 5_000, probeRuntime);
       every(opts.relistPeriodMs ?? 1_000, relist);
       every(opts.logRotatePeriodMs ?? 10_000, rotateLogs);
+      if (containerGC) {
+        // The kubelet's ContainerGCPeriod.
+        every(opts.containerGCPeriodMs ?? 60_000, () =>
+          containerGC.garbageCollect().catch((err: unknown) => info(`Container garbage collection failed: ${err instanceof Error ? err.message : String(err)}`)),
+        );
+      }
       every(60_000, async () => {
         backOff.gc();
         imageBackOff.gc();
@@ -569,8 +627,36 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     onStatusChange: (listener) => statuses.subscribe(listener),
 
     setApiPods(pods) {
+      apiPodsSeen = true;
       config.set("api", pods);
     },
+
+    activePods,
+
+    async evictPod(pod, gracePeriodSeconds, message) {
+      const uid = pod.metadata?.uid ?? "";
+      const current = desired.get(uid) ?? pod;
+      evicted.add(uid);
+      statuses.set(current, { ...(statuses.get(uid) ?? {}), phase: "Failed", reason: "Evicted", message });
+      prober.removePod(uid);
+      await manager.killPod(uid, gracePeriodSeconds ?? manager.gracePeriodOf(current), false);
+      stoppedTerminal.add(uid);
+      await removePodCgroup(uid);
+      // The containers' final states, under the eviction's phase, reason and message.
+      const rs = await manager.getPodStatus(uid).catch(() => undefined);
+      if (rs) {
+        const st = manager.buildPodStatus(current, rs, new Map(), clients.current().runtimeName, statuses.get(uid));
+        statuses.set(current, { ...st, phase: "Failed", reason: "Evicted", message });
+      }
+      workers.syncUID(uid);
+    },
+
+    podCleanedUp(pod) {
+      const uid = pod.metadata?.uid ?? "";
+      return !desired.has(uid) || stoppedTerminal.has(uid);
+    },
+
+    deleteAllUnusedContainers: () => (containerGC ? containerGC.deleteAllUnusedContainers() : Promise.resolve()),
 
     onPodTerminated(listener) {
       terminatedListeners.add(listener);

@@ -1,7 +1,8 @@
 import { readdir, rm } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join } from "node:path";
-import type { Container, ContainerState, ContainerStatus, EnvVar, Pod, PodSpec, PodStatus } from "@skiff/api-types";
-import { isCRIError, type ContainerConfig, type DNSConfig, type LinuxContainerResources, type Mount, type PodSandboxConfig } from "@skiff/cri-api";
+import type { Container, ContainerState, ContainerStatus, EnvVar, Pod, PodSpec, PodStatus, Secret } from "@skiff/api-types";
+import { CRIError, isCRIError, type AuthConfig as CRIAuthConfig, type ContainerConfig, type DNSConfig, type LinuxContainerResources, type Mount, type PodSandboxConfig } from "@skiff/cri-api";
+import { applyDefaultImageTag, makeDockerKeyring, parseImageName, type AuthConfig, type DockerKeyring } from "../credentialprovider/index.js";
 import type { BackOff } from "./backoff.js";
 import { makeEnvironmentVariables } from "./env.js";
 import { expandVars } from "./expand.js";
@@ -84,6 +85,11 @@ export interface RuntimeManagerOptions {
   readonly backOff: BackOff;
   readonly imageBackOff: BackOff;
   readonly log: (message: string) => void;
+  /**
+   * Whether each sync removes a container's dead instances beyond the newest one (off when the
+   * container garbage collector owns that). @defaultValue true
+   */
+  readonly pruneDeadContainers?: boolean;
   /** The CRI mounts of a container (volume hooks, the managed /etc/hosts) in `sandbox`; none when absent. */
   readonly mounts?: (pod: Pod, container: Container, sandbox: RuntimeSandbox) => Mount[];
   /**
@@ -119,6 +125,38 @@ export interface RuntimeManagerOptions {
   readonly envObjects?: (pod: Pod) => EnvObjects | undefined;
   /** Node allocatable for `resourceFieldRef` env without a limit. @defaultValue the machine's */
   readonly nodeAllocatable?: NodeAllocatable;
+  /** The node's keyring (docker config files, exec plugins), after the pod's pull secrets. @defaultValue none */
+  readonly keyring?: DockerKeyring;
+  /**
+   * The pod's `imagePullSecrets` that could be read (the kubelet's `getPullSecretsForPod`: a
+   * missing one is logged and left out); asked only when an image is pulled. @defaultValue none
+   */
+  readonly pullSecrets?: (pod: Pod) => Promise<Secret[]>;
+}
+
+const noKeyring: DockerKeyring = { lookup: () => Promise.resolve([]) };
+
+// The runtime's error as the kubelet prints a gRPC status (`rpc error: code = ... desc = ...`).
+function pullErrorMessage(err: unknown): string {
+  if (err instanceof CRIError) return `rpc error: code = ${err.code} desc = ${err.details}`;
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** apimachinery's `Aggregate.Error()`: one message alone; several, de-duplicated, as `[a, b]`. */
+function aggregateMessage(messages: readonly string[]): string {
+  const unique = [...new Set(messages)];
+  return messages.length === 1 || unique.length === 1 ? (unique[0] ?? "") : `[${unique.join(", ")}]`;
+}
+
+function criAuth(c: AuthConfig): CRIAuthConfig {
+  return {
+    username: c.username,
+    password: c.password,
+    auth: c.auth ?? "",
+    serverAddress: c.serverAddress ?? "",
+    identityToken: c.identityToken ?? "",
+    registryToken: c.registryToken ?? "",
+  };
 }
 
 function nsToMs(ns: string): number {
@@ -320,8 +358,10 @@ export class RuntimeManager {
       }
     }
     status = await this.getPodStatus(uid);
-    await this.removeDeadContainers(status);
-    status = await this.getPodStatus(uid);
+    if (this.o.pruneDeadContainers !== false) {
+      await this.removeDeadContainers(status);
+      status = await this.getPodStatus(uid);
+    }
     return nextSyncAtMs === undefined ? { status, waiting } : { status, waiting, nextSyncAtMs };
   }
 
@@ -381,12 +421,23 @@ export class RuntimeManager {
   }
 
   private async ensureImage(pod: Pod, c: Container, waiting: Map<string, ContainerWaitReason>): Promise<true | number> {
+    // Events and back-off name the image as written; the runtime gets it with the default tag.
     const image = c.image ?? "";
+    let imageRef: string;
+    try {
+      imageRef = applyDefaultImageTag(image);
+    } catch (err) {
+      // 1.23's EnsureImageExists: an unparsable name is InvalidImageName, never pulled.
+      const message = `Failed to apply default image tag ${JSON.stringify(image)}: ${(err as Error).message}`;
+      waiting.set(c.name, { reason: "InvalidImageName", message });
+      this.eventOnce(pod, `${backOffKey(pod, c)}/invalid`, image, "Warning", "InspectFailed", message);
+      return Date.now() + 10_000;
+    }
     const policy = c.imagePullPolicy ?? "IfNotPresent";
     const images = this.o.clients.images;
     let present = false;
     if (policy !== "Always") {
-      const st = await images.imageStatus({ image: { image } }).catch(() => undefined);
+      const st = await images.imageStatus({ image: { image: imageRef } }).catch(() => undefined);
       present = Boolean(st?.image?.id);
     }
     if (present) {
@@ -409,18 +460,51 @@ export class RuntimeManager {
     try {
       this.o.onEvent?.(pod, "Normal", "Pulling", `Pulling image "${image}"`);
       const startedMs = Date.now();
-      await this.o.puller.pull(() => images.pullImage({ image: { image } }));
+      await this.o.puller.pull(() => this.pullImage(pod, imageRef));
       this.o.imageBackOff.reset(key);
       this.o.onEvent?.(pod, "Normal", "Pulled", `Successfully pulled image "${image}" in ${formatSeconds(Date.now() - startedMs)}`);
       return true;
     } catch (err) {
       this.o.imageBackOff.next(key, now);
       const detail = err instanceof ImagePullError ? err.message : String(err);
-      waiting.set(c.name, { reason: "ErrImagePull", message: `Failed to pull image "${image}": ${detail}` });
+      // 1.23's EnsureImageExists: the waiting message is the pull error itself; the event says which image.
+      waiting.set(c.name, { reason: "ErrImagePull", message: detail });
       this.o.onEvent?.(pod, "Warning", "Failed", `Failed to pull image "${image}": ${detail}`);
       this.o.onEvent?.(pod, "Warning", "Failed", "Error: ErrImagePull");
       return now + this.o.imageBackOff.get(key);
     }
+  }
+
+  /**
+   * Pulls `image` with the credentials of the pod's pull secrets and the node's keyring for its
+   * repository: without any, one pull without `auth`; else one pull per credential, in order,
+   * until one succeeds.
+   * @throws Error the image reference's parse error, a pull secret's docker config error, or the
+   *   runtime's error (several as `[a, b]`).
+   * @see pkg/kubelet/kuberuntime/kuberuntime_image.go (PullImage) in kubernetes/kubernetes v1.23
+   */
+  private async pullImage(pod: Pod, image: string): Promise<string> {
+    const { repoToPull } = parseImageName(image);
+    const secrets = (await this.o.pullSecrets?.(pod)) ?? [];
+    const keyring = makeDockerKeyring(secrets, this.o.keyring ?? noKeyring);
+    const creds = await keyring.lookup(repoToPull);
+    const images = this.o.clients.images;
+    if (creds.length === 0) {
+      try {
+        return (await images.pullImage({ image: { image } })).imageRef;
+      } catch (err) {
+        throw new Error(pullErrorMessage(err), { cause: err });
+      }
+    }
+    const errors: string[] = [];
+    for (const c of creds) {
+      try {
+        return (await images.pullImage({ image: { image }, auth: criAuth(c) })).imageRef;
+      } catch (err) {
+        errors.push(pullErrorMessage(err));
+      }
+    }
+    throw new Error(aggregateMessage(errors));
   }
 
   readonly #lastEvent = new Map<string, string>();
@@ -662,7 +746,8 @@ export class RuntimeManager {
   }
 }
 
-async function removeLogFiles(logPath: string): Promise<void> {
+/** Removes a container log file and its rotated siblings (`<path>.*`). Never throws for missing files. */
+export async function removeLogFiles(logPath: string): Promise<void> {
   await rm(logPath, { force: true });
   const dir = dirname(logPath);
   const prefix = `${basename(logPath)}.`;

@@ -27,8 +27,11 @@ export class StatusManager {
     const uid = pod.metadata?.uid ?? "";
     const old = this.statuses.get(uid);
     const next: PodStatus = structuredClone(status);
-    if (old && (old.phase === "Succeeded" || old.phase === "Failed") && next.phase !== old.phase) {
-      next.phase = old.phase;
+    if (old && (old.phase === "Succeeded" || old.phase === "Failed")) {
+      if (next.phase !== old.phase) next.phase = old.phase;
+      // A terminal reason (Evicted, OutOfmemory...) and its message stay with the terminal phase.
+      if (old.reason !== undefined && next.reason === undefined) next.reason = old.reason;
+      if (old.message !== undefined && next.message === undefined) next.message = old.message;
     }
     if (next.conditions) {
       next.conditions = next.conditions.map((c) => {

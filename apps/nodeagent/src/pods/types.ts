@@ -1,8 +1,11 @@
 import type { Container, Pod, PodStatus } from "@skiff/api-types";
 import type { ImageClient, Mount, RuntimeClient } from "@skiff/cri-api";
 import type { AgentView } from "../agent-view.js";
+import type { DockerKeyring } from "../credentialprovider/index.js";
 import type { PodObjectManagers } from "./pod-objects.js";
 import type { ContainerResourceSettings } from "./resources.js";
+import type { AdmitResult } from "./admission.js";
+import type { ContainerGCPolicy } from "./container-gc.js";
 
 /** A line sink for the pod runtime's log; `level` 0 is info, higher numbers are more verbose. */
 export type PodRuntimeLog = (message: string, level?: number) => void;
@@ -24,6 +27,21 @@ export interface PodRuntimeOptions {
   readonly containerRuntimeEndpoint: string;
   /** `--image-service-endpoint`: image calls go there over their own channel. @defaultValue the runtime endpoint */
   readonly imageServiceEndpoint?: string;
+  /**
+   * Admission handlers run before the resource check, first refusal wins (the eviction manager's
+   * `Admit`). A refused pod is written `Failed` with the reason and `Pod <message>`, never started.
+   */
+  readonly admitHandlers?: readonly ((pod: Pod) => AdmitResult)[];
+  /**
+   * Container garbage collection (`--minimum-container-ttl-duration`,
+   * `--maximum-dead-containers-per-container`, `--maximum-dead-containers`), run every minute.
+   * Without it each pod sync keeps the newest dead instance of each container and removes older ones.
+   */
+  readonly containerGC?: ContainerGCPolicy;
+  /** How often container GC runs, ms. @defaultValue 60_000 */
+  readonly containerGCPeriodMs?: number;
+  /** API-server mode: pods of unknown UIDs are "gone" for garbage collection only once `setApiPods` was called. */
+  readonly apiSource?: boolean;
   /** Wraps each CRI client (runtime operation metrics). @defaultValue none */
   readonly instrumentCRI?: <T extends object>(client: T) => T;
   /** Told each probe attempt's result (`prober_probe_total`): `successful`, `failed` or `unknown` (the probe could not run). */
@@ -48,6 +66,12 @@ export interface PodRuntimeOptions {
   readonly registryPullQPS?: number;
   /** `--registry-burst`; only used when `registryPullQPS` > 0. @defaultValue 10 */
   readonly registryBurst?: number;
+  /**
+   * The node's image pull credentials (its docker config files and the exec plugins of
+   * `--image-credential-provider-config`), consulted after a pod's `imagePullSecrets` on every
+   * pull. @defaultValue the node's docker config files only (see `createNodeKeyring`)
+   */
+  readonly keyring?: DockerKeyring;
   /** `--container-log-max-size` in bytes. @defaultValue 10 MiB */
   readonly containerLogMaxSizeBytes?: number;
   /** `--container-log-max-files` (≥ 2). @defaultValue 5 */
@@ -259,4 +283,18 @@ export interface PodRuntime extends AgentView {
    * with grace period 0). Returns the unsubscribe function.
    */
   onPodTerminated(listener: (pod: Pod) => void): () => void;
+  /** Admitted pods that are not finished (what admission counts and the eviction manager ranks). */
+  activePods(): Pod[];
+  /**
+   * Evicts `pod`: its status becomes `Failed`, reason `Evicted`, `message` (kept through later
+   * syncs), its containers are stopped with `gracePeriodSeconds` (undefined: the pod's own) and
+   * it never starts again. Resolves once the containers are stopped.
+   * @throws CRIError when the runtime cannot stop them (the pod stays Failed; the next sync retries the kill).
+   * @see pkg/kubelet/pod_workers.go (killPodNow, SyncPodKill with a status function) in kubernetes/kubernetes v1.23
+   */
+  evictPod(pod: Pod, gracePeriodSeconds: number | undefined, message: string): Promise<void>;
+  /** Whether an evicted or finished pod has no running container left (or is gone). */
+  podCleanedUp(pod: Pod): boolean;
+  /** Container GC's reclaim for disk pressure: every dead container and sandbox the policy allows, also of finished pods. */
+  deleteAllUnusedContainers(): Promise<void>;
 }

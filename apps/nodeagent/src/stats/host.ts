@@ -138,6 +138,12 @@ export async function readNetDev(paths: HostPaths): Promise<InterfaceCounters[]>
   return text === undefined ? [] : parseNetDev(text);
 }
 
+/** The interfaces (without `lo`) of the network namespace process `pid` is in (`/proc/<pid>/net/dev`); [] when unreadable. */
+export async function readProcessNetDev(paths: HostPaths, pid: number): Promise<InterfaceCounters[]> {
+  const text = await read(`${paths.procRoot}/${pid}/net/dev`);
+  return text === undefined ? [] : parseNetDev(text);
+}
+
 /** Which cgroup hierarchy is mounted at `cgroupRoot`. */
 export type CgroupVersion = "v1" | "v2";
 

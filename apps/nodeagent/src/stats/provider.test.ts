@@ -24,6 +24,7 @@ write({
   "proc/loadavg": "0 0 0 1/200 5\n",
   "proc/net/dev": "h1\nh2\n  eth0: 10 0 1 0 0 0 0 0 20 0 2 0 0 0 0 0\n",
   "proc/77/cgroup": "4:memory:/k8s.io/c2\n2:cpu,cpuacct:/k8s.io/c2\n",
+  "proc/78/net/dev": "h1\nh2\n    lo: 5 0 0 0 0 0 0 0 5 0 0 0 0 0 0 0\n  eth0: 300 0 3 0 0 0 0 0 400 0 4 0 0 0 0 0\n",
   "cgroup/memory/memory.usage_in_bytes": "800000000\n",
   "cgroup/memory/memory.stat": "total_inactive_file 300000000\ntotal_rss 400000000\n",
   "cgroup/memory/k8s.io/c2/memory.usage_in_bytes": "50000000\n",
@@ -54,6 +55,7 @@ function fakeCRI(opts: { statsUnimplemented?: boolean }): { runtime: RuntimeClie
       return { stats: [st("c1", "app", 2e9, 30e6), st("c2", "side", 1e9, 10e6)] };
     },
     containerStatus: async (req: { containerId: string }) => ({ status: null, info: req.containerId === "c2" ? { info: JSON.stringify({ pid: 77 }) } : {} }),
+    podSandboxStatus: async (req: { podSandboxId: string }) => ({ status: null, info: req.podSandboxId === "sb1" ? { info: JSON.stringify({ pid: 78 }) } : {} }),
   } as unknown as RuntimeClient;
   const images = { imageFsInfo: async () => ({ imageFilesystems: [{ timestamp: ns(t0), fsId: { mountpoint: root }, usedBytes: { value: "1000" }, inodesUsed: { value: "10" } }] }) } as unknown as ImageClient;
   return { runtime, images };
@@ -75,6 +77,8 @@ describe("StatsProvider over a fake CRI and fixture host", () => {
     const pod = s.pods[0];
     expect(pod?.podRef).toEqual({ name: "web", namespace: "default", uid: "u1" });
     expect(pod?.startTime).toBe("2026-01-01T00:00:00Z");
+    // The pod's network: its sandbox process's namespace, eth0 inline, lo left out.
+    expect(pod?.network).toEqual({ time: "2026-01-01T00:01:01Z", name: "eth0", rxBytes: 300, rxErrors: 3, txBytes: 400, txErrors: 4, interfaces: [{ name: "eth0", rxBytes: 300, rxErrors: 3, txBytes: 400, txErrors: 4 }] });
     expect(pod?.containers.map((c) => c.name).sort()).toEqual(["app", "side"]);
     const app = pod?.containers.find((c) => c.name === "app");
     expect(app).toMatchObject({ startTime: "2026-01-01T00:00:01Z", cpu: { time: "2026-01-01T00:01:00Z", usageCoreNanoSeconds: 2e9 }, memory: { workingSetBytes: 30e6 }, rootfs: { usedBytes: 4096, inodesUsed: 3 } });

@@ -12,12 +12,13 @@
  * @see pkg/kubelet/stats/cri_stats_provider.go, pkg/kubelet/stats/provider.go, pkg/kubelet/stats/helper.go in kubernetes/kubernetes v1.23
  * @see pkg/kubelet/server/stats/summary.go in kubernetes/kubernetes v1.23
  */
+import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { isCRIError } from "@skiff/cri-api";
 import type { Container__Output, ContainerStats__Output, ImageClient, PodSandbox__Output, RuntimeClient } from "@skiff/cri-api";
 import { buildPodLogsDirectory } from "../pods/logs.js";
 import { CpuUsageCache } from "./cpu-usage-cache.js";
-import { defaultHostPaths, detectCgroupVersion, readCgroupProcessCount, readCgroupUsage, readDirUsage, readFsUsage, readMemInfo, readNetDev, readPidLimits, readProcStat, readProcessCgroup } from "./host.js";
+import { defaultHostPaths, detectCgroupVersion, readCgroupProcessCount, readCgroupUsage, readDirUsage, readFsUsage, readMemInfo, readNetDev, readPidLimits, readProcessNetDev, readProcStat, readProcessCgroup } from "./host.js";
 import type { CgroupVersion, FsUsage, HostPaths } from "./host.js";
 import type { ContainerStats, CPUStats, FsStats, MemoryStats, NetworkStats, NodeStats, PodStats, RlimitStats, Summary, VolumeStats } from "./types.js";
 import type { VolumeStatsCache } from "./volume-stats.js";
@@ -172,6 +173,8 @@ export class StatsProvider {
   private sampler: NodeJS.Timeout | undefined;
   /** Container id → its own cgroup path (null: none of its own, e.g. the process runtime's shared one). */
   private readonly cgroupOf = new Map<string, string | null>();
+  /** Sandbox id → the pid of its process (null: the runtime gives none, e.g. the process runtime). */
+  private readonly sandboxPid = new Map<string, number | null>();
 
   constructor(private readonly o: StatsProviderOptions) {
     this.paths = o.hostPaths ?? defaultHostPaths;
@@ -295,9 +298,50 @@ export class StatsProvider {
     return this.rootFsStats();
   }
 
+  /**
+   * Whether the image fs is another device than `--root-dir`'s (`stat` device numbers of the CRI
+   * `ImageFsInfo` mountpoint and the root dir). False when the runtime gives no image fs or
+   * either path cannot be read.
+   * @see pkg/kubelet/cadvisor/cadvisor_linux.go (HasDedicatedImageFs) in kubernetes/kubernetes v1.23
+   */
+  async hasDedicatedImageFs(): Promise<boolean> {
+    try {
+      const resp = await this.o.cri.images.imageFsInfo({});
+      const mountpoint = resp.imageFilesystems[0]?.fsId?.mountpoint;
+      if (!mountpoint) return false;
+      // A mountpoint that cannot be read (a runtime reporting a path it has not created) is not a device of its own.
+      const [a, b] = await Promise.all([stat(mountpoint).catch(() => undefined), stat(this.o.rootDir).catch(() => undefined)]);
+      return a !== undefined && b !== undefined && a.dev !== b.dev;
+    } catch (err) {
+      if (isCRIError(err, "Unimplemented")) return false;
+      throw err;
+    }
+  }
+
   /** `maxpid` and `curproc` now. */
   async rlimitStats(): Promise<RlimitStats> {
     return { time: rfc3339(this.now()), ...(await readPidLimits(this.paths)) };
+  }
+
+  /**
+   * A pod's network: the interfaces of its sandbox process's network namespace (`/proc/<pid>/net/dev`,
+   * the pid from a verbose `PodSandboxStatus`), `eth0` inline, as 1.23 reports the pod infra
+   * container's network. Absent when the runtime gives no pid.
+   * @see pkg/kubelet/stats/cri_stats_provider.go (makePodStats: network from the sandbox) in kubernetes/kubernetes v1.23
+   */
+  private async podNetworkStats(sandboxId: string, nowMs: number): Promise<NetworkStats | undefined> {
+    let pid = this.sandboxPid.get(sandboxId);
+    if (pid === undefined) {
+      const st = await this.o.cri.runtime.podSandboxStatus({ podSandboxId: sandboxId, verbose: true }).catch(() => undefined);
+      const n = Number((JSON.parse(st?.info?.["info"] ?? "{}") as { pid?: number }).pid);
+      pid = Number.isInteger(n) && n > 0 ? n : null;
+      if (st !== undefined) this.sandboxPid.set(sandboxId, pid);
+    }
+    if (pid === null) return undefined;
+    const ifaces = await readProcessNetDev(this.paths, pid);
+    const def = ifaces.find((i) => i.name === "eth0") ?? ifaces[0];
+    if (!def) return undefined;
+    return { time: rfc3339(nowMs), ...def, interfaces: ifaces.map((i) => ({ ...i })) };
   }
 
   private async nodeNetworkStats(): Promise<NetworkStats | undefined> {
@@ -463,6 +507,7 @@ export class StatsProvider {
     }
     const bySandbox = new Map<string, PodStats>();
     const logsDir = this.o.podLogsDir ?? "/var/log/pods";
+    const placed: { c: Container__Output; ps: PodStats; cs: ContainerStats }[] = [];
     for (const c of containers) {
       const sandbox = sandboxes.get(c.podSandboxId);
       if (!sandbox) continue;
@@ -472,38 +517,60 @@ export class StatsProvider {
         ps = { podRef: { name: meta?.name ?? "", namespace: meta?.namespace ?? "", uid: meta?.uid ?? "" }, startTime: rfc3339(nsToMs(sandbox.createdAt)), containers: [] };
         bySandbox.set(sandbox.id, ps);
       }
-      const cs = this.makeContainerStats(statsById.get(c.id), c, updateCpu, cpuAndMemoryOnly, imageFs);
-      if (!cpuAndMemoryOnly) {
-        const dir = join(buildPodLogsDirectory(logsDir, ps.podRef.namespace, ps.podRef.name, ps.podRef.uid), cs.name);
-        const du = await readDirUsage(dir);
-        cs.logs = fsStatsOf(nowMs, rootFs, du ?? {});
-      }
+      placed.push({ c, ps, cs: this.makeContainerStats(statsById.get(c.id), c, updateCpu, cpuAndMemoryOnly, imageFs) });
+    }
+    // The file-system reads of every container at once (log directory usage, task counts): the
+    // summary's time is that of the slowest read, not of their sum.
+    const version = cpuAndMemoryOnly ? undefined : await this.version();
+    const extras = cpuAndMemoryOnly
+      ? []
+      : await Promise.all(
+          placed.map(async ({ c, ps, cs }) => {
+            const dir = join(buildPodLogsDirectory(logsDir, ps.podRef.namespace, ps.podRef.name, ps.podRef.uid), cs.name);
+            const [du, processes] = await Promise.all([
+              readDirUsage(dir),
+              // 1.23 reads the pod cgroup's task count; without pod cgroups it is the sum over the containers' own.
+              c.state === "CONTAINER_RUNNING" && version !== undefined
+                ? this.containerCgroup(c.id).then((cgroup) => (cgroup === null ? undefined : readCgroupProcessCount(this.paths, version, cgroup)))
+                : Promise.resolve(undefined),
+            ]);
+            return { du, processes };
+          }),
+        );
+    placed.forEach(({ ps, cs }, i) => {
+      const extra = extras[i];
+      if (extra) cs.logs = fsStatsOf(nowMs, rootFs, extra.du ?? {});
       addContainerToPod(ps, cs);
       ps.containers.push(cs);
-      if (!cpuAndMemoryOnly && c.state === "CONTAINER_RUNNING") {
-        // 1.23 reads the pod cgroup's task count; without pod cgroups it is the sum over the containers' own.
-        const cgroup = await this.containerCgroup(c.id);
-        const n = cgroup === null ? undefined : await readCgroupProcessCount(this.paths, await this.version(), cgroup);
-        if (n !== undefined) ps.process_stats = { process_count: (ps.process_stats?.process_count ?? 0) + n };
-      }
-    }
+      if (extra?.processes !== undefined) ps.process_stats = { process_count: (ps.process_stats?.process_count ?? 0) + extra.processes };
+    });
     if (!cpuAndMemoryOnly) {
       const live = new Set(containers.map((c) => c.id));
       for (const id of this.cgroupOf.keys()) if (!live.has(id)) this.cgroupOf.delete(id);
+      for (const id of this.sandboxPid.keys()) if (!sandboxes.has(id)) this.sandboxPid.delete(id);
+      await Promise.all(
+        [...bySandbox].map(async ([id, ps]) => {
+          const network = await this.podNetworkStats(id, nowMs);
+          if (network) ps.network = network;
+        }),
+      );
     }
     const pods = [...bySandbox.values()];
     if (!cpuAndMemoryOnly && this.o.volumes?.enabled) {
-      for (const ps of pods) {
-        // Not measured yet: no volumes and no ephemeral storage, as 1.23 before its first pass.
-        if (!this.o.volumes.has(ps.podRef.uid)) continue;
-        const volumes = this.o.volumes.get(ps.podRef.uid);
-        const [podLogs, etcHosts] = await Promise.all([
-          readDirUsage(buildPodLogsDirectory(logsDir, ps.podRef.namespace, ps.podRef.name, ps.podRef.uid)),
-          readDirUsage(join(this.o.rootDir, "pods", ps.podRef.uid, "etc-hosts")),
-        ]);
-        if (volumes.length > 0) ps.volume = volumes.map((v) => ({ ...v }));
-        ps["ephemeral-storage"] = calcEphemeralStorage(ps.containers, volumes, rootFs, nowMs, [podLogs, etcHosts]);
-      }
+      const cache = this.o.volumes;
+      await Promise.all(
+        pods.map(async (ps) => {
+          // Not measured yet: no volumes and no ephemeral storage, as 1.23 before its first pass.
+          if (!cache.has(ps.podRef.uid)) return;
+          const volumes = cache.get(ps.podRef.uid);
+          const [podLogs, etcHosts] = await Promise.all([
+            readDirUsage(buildPodLogsDirectory(logsDir, ps.podRef.namespace, ps.podRef.name, ps.podRef.uid)),
+            readDirUsage(join(this.o.rootDir, "pods", ps.podRef.uid, "etc-hosts")),
+          ]);
+          if (volumes.length > 0) ps.volume = volumes.map((v) => ({ ...v }));
+          ps["ephemeral-storage"] = calcEphemeralStorage(ps.containers, volumes, rootFs, nowMs, [podLogs, etcHosts]);
+        }),
+      );
     }
     return pods;
   }

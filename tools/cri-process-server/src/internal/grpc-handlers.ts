@@ -75,7 +75,7 @@ export function runtimeHandlers(core: RuntimeCore, log: Log, streaming: Streamin
 
 export function imageHandlers(images: ImageStore, log: Log): ImageServiceHandlers {
   return {
-    PullImage: unary("PullImage", log, (req) => images.pull("PullImage", req.image)),
+    PullImage: unary("PullImage", log, (req) => images.pull("PullImage", req.image, req.auth)),
     ImageStatus: unary("ImageStatus", log, (req) => images.status(req.image, req.verbose)),
     ListImages: unary("ListImages", log, (req) => images.list(req.filter?.image ?? null)),
     RemoveImage: unary("RemoveImage", log, (req) => {

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
-import type { Image, ImageFsInfoResponse, ImageSpec__Output, ImageStatusResponse, ListImagesResponse, PullImageResponse } from "@skiff/cri-api";
+import type { AuthConfig__Output, Image, ImageFsInfoResponse, ImageSpec__Output, ImageStatusResponse, ListImagesResponse, PullImageResponse } from "@skiff/cri-api";
 import { nowNs } from "./clock.js";
-import { invalidArgument, notFound } from "./errors.js";
+import { invalidArgument, notFound, unknownError } from "./errors.js";
 import { defaultsForRepository, isImageId, parseImageReference, type ImageDefaults } from "./image-names.js";
 
 // Nothing is downloaded; every image claims this size (the kubelet rejects a size of 0).
@@ -24,10 +24,17 @@ export class ImageStore {
   private readonly byId = new Map<string, StoredImage>();
   private readonly idByName = new Map<string, string>();
 
-  constructor(private readonly mountpoint: string) {}
+  /** Every PullImage received, in order, with its `auth` (tests read it: the runtime has no registry to send it to). */
+  readonly pullRequests: Array<{ image: string; auth: AuthConfig__Output | null }> = [];
 
-  pull(method: string, spec: ImageSpec__Output | null): PullImageResponse {
+  constructor(
+    private readonly mountpoint: string,
+    private readonly registryCredentials: Readonly<Record<string, { username: string; password: string }>> = {},
+  ) {}
+
+  pull(method: string, spec: ImageSpec__Output | null, auth: AuthConfig__Output | null = null): PullImageResponse {
     const name = spec?.image ?? "";
+    this.pullRequests.push({ image: name, auth });
     if (isImageId(name)) {
       if (!this.byId.has(name)) throw notFound(method, `image ${name} not found: an image ID cannot be pulled`);
       return { imageRef: name };
@@ -35,6 +42,12 @@ export class ImageStore {
     const parsed = parseImageReference(name);
     if (!parsed.ok) throw invalidArgument(method, parsed.error);
     const ref = parsed.value;
+    const host = ref.repository.slice(0, ref.repository.indexOf("/"));
+    const required = this.registryCredentials[host];
+    if (required && (auth?.username !== required.username || auth.password !== required.password)) {
+      // What containerd answers when a registry refuses the credentials (or their absence).
+      throw unknownError(method, `failed to pull and unpack image "${ref.normalized}": failed to resolve reference "${ref.normalized}": pull access denied, repository does not exist or may require authorization: server message: insufficient_scope: authorization failed`);
+    }
     const id = `sha256:${createHash("sha256").update(ref.normalized).digest("hex")}`;
     let image = this.byId.get(id);
     if (!image) {

@@ -2,8 +2,10 @@
  * The process runtime's streaming server, what CRI `Exec` and `PortForward` answer a URL of
  * (`http://127.0.0.1:<port>/exec/<token>`, `/portforward/<token>`; a token is single-use and
  * expires after a minute, as containerd's). It speaks SPDY/3.1 with the `v4.channel.k8s.io`
- * (exec) and `portforward.k8s.io` protocols; a WebSocket upgrade is refused with 403, on which
- * kubectl 1.30+ falls back to SPDY (as it does against a 1.23 runtime).
+ * (exec) and `portforward.k8s.io` protocols, and, for exec and attach, WebSocket with the channel
+ * protocols (`v5.channel.k8s.io`, `v4.channel.k8s.io`, their base64 forms and the unversioned
+ * ones: websocket-channels.ts). A WebSocket port-forward is refused with 403, on which kubectl
+ * falls back to SPDY.
  *
  * Exec runs the command with the container's working directory and environment (no namespaces:
  * the process runtime has none to enter), stdin/stdout/stderr on their streams; with a tty it
@@ -25,8 +27,16 @@ import { connect } from "node:net";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { parseCRILogLine } from "@skiff/cri-api";
+import { WebSocketServer } from "ws";
 import { SpdyServerConnection, spdyRstStatus } from "./spdy.js";
 import type { SpdyStream } from "./spdy.js";
+import { WebSocketChannelConnection, execChannel, execWebSocketProtocols, pickWebSocketProtocol } from "./websocket-channels.js";
+
+/** What exec and attach need of a connection, SPDY or WebSocket. */
+interface StreamConnection {
+  onClose(fn: () => void): void;
+  shutdown(): Promise<void>;
+}
 
 /** A prepared exec: what CRI `Exec` asked for. */
 export interface ExecSession {
@@ -109,7 +119,10 @@ export function shellQuote(cmd: readonly string[]): string {
 }
 
 const execProtocols = ["v4.channel.k8s.io"];
+const execWebSocketProtocolsText = execWebSocketProtocols.join(" ");
 const portForwardProtocols = ["portforward.k8s.io"];
+// 1.23's WebSocket port-forward: binary or base64 channels; kubectl's SPDY tunnelling is not one.
+const portForwardWebSocketProtocols = ["v4.channel.k8s.io", "v4.base64.channel.k8s.io"];
 const streamCreationTimeoutMs = 30_000;
 
 function answer(socket: Duplex, status: string, body: string, extra: Record<string, string> = {}): void {
@@ -124,6 +137,9 @@ function answer(socket: Duplex, status: string, body: string, extra: Record<stri
 export async function startStreamingServer(runtime: StreamingRuntime, log: (message: string) => void, tokenTTLMs = 60_000): Promise<StreamingServer> {
   const sessions = new Map<string, { session: ExecSession | AttachSession | PortForwardSession; timer: NodeJS.Timeout }>();
   const connections = new Set<SpdyServerConnection>();
+  const wsConnections = new Set<WebSocketChannelConnection>();
+  // Subprotocol negotiation is done before the upgrade (a refusal is a 403, as 1.23's wsstream).
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 16 << 20, handleProtocols: (offered) => pickWebSocketProtocol(offered) || false });
   const server: Server = createServer((_req, res) => {
     res.writeHead(400, { "Content-Type": "text/plain; charset=utf-8" }).end("Upgrade request required\n");
   });
@@ -135,7 +151,37 @@ export async function startStreamingServer(runtime: StreamingRuntime, log: (mess
     sessions.delete(m[2] ?? "");
     clearTimeout(entry.timer);
     const upgrade = (req.headers.upgrade ?? "").toLowerCase();
-    if (upgrade === "websocket") return answer(socket, "403 Forbidden", "the process runtime's streaming server speaks SPDY/3.1 only; WebSocket is not supported yet\n");
+    if (upgrade === "websocket") {
+      const session = entry.session;
+      const offered = String(req.headers["sec-websocket-protocol"] ?? "").split(",").map((p) => p.trim()).filter((p) => p !== "");
+      if (session.kind === "portforward") {
+        const pfProtocol = pickWebSocketProtocol(offered, portForwardWebSocketProtocols);
+        if (pfProtocol === undefined) return answer(socket, "403 Forbidden", `requested protocol(s) are not supported: [${offered.join(" ")}]; supports [${portForwardWebSocketProtocols.join(" ")}]\n`);
+        if (session.ports.length === 0) return answer(socket, "400 Bad Request", "query parameter \"port\" is required\n");
+        wss.handleUpgrade(req, socket, head, (ws) => {
+          const conn = new WebSocketChannelConnection(ws, pfProtocol, session.ports.flatMap((_, i) => [2 * i, 2 * i + 1]));
+          wsConnections.add(conn);
+          conn.onClose(() => wsConnections.delete(conn));
+          serveWebSocketPortForward(conn, session, log);
+        });
+        return;
+      }
+      const protocol = pickWebSocketProtocol(offered);
+      if (protocol === undefined) return answer(socket, "403 Forbidden", `requested protocol(s) are not supported: [${offered.join(" ")}]; supports [${execWebSocketProtocolsText}]\n`);
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        const open = [...(session.kind === "exec" && session.stdin ? [execChannel.stdin] : []), ...(session.stdout ? [execChannel.stdout] : []), ...(session.stderr && !session.tty ? [execChannel.stderr] : []), execChannel.error, ...(session.tty ? [execChannel.resize] : [])];
+        const conn = new WebSocketChannelConnection(ws, protocol, open);
+        wsConnections.add(conn);
+        conn.onClose(() => wsConnections.delete(conn));
+        // The empty message on the lowest channel the server writes: the streams are ready.
+        const first = session.stdout ? execChannel.stdout : session.stderr ? execChannel.stderr : execChannel.error;
+        void conn.send(first, Buffer.alloc(0));
+        const streams = new Map<string, Duplex>();
+        for (const [name, n] of Object.entries(execChannel)) if (open.includes(n)) streams.set(name, conn.channel(n));
+        runExec(conn, session, streams, runtime);
+      });
+      return;
+    }
     if (upgrade !== "spdy/3.1") return answer(socket, "400 Bad Request", `unsupported upgrade ${JSON.stringify(req.headers.upgrade ?? "")}: want SPDY/3.1\n`);
     const supported = entry.session.kind === "portforward" ? portForwardProtocols : execProtocols;
     const protocol = negotiateProtocol(req.headers["x-stream-protocol-version"], supported);
@@ -171,6 +217,8 @@ export async function startStreamingServer(runtime: StreamingRuntime, log: (mess
       for (const { timer } of sessions.values()) clearTimeout(timer);
       sessions.clear();
       for (const c of connections) c.close();
+      for (const c of wsConnections) c.close();
+      wss.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
@@ -200,7 +248,7 @@ function serveExec(conn: SpdyServerConnection, session: ExecSession | AttachSess
   };
 }
 
-function runExec(conn: SpdyServerConnection, session: ExecSession | AttachSession, streams: Map<string, SpdyStream>, runtime: StreamingRuntime): void {
+function runExec(conn: StreamConnection, session: ExecSession | AttachSession, streams: ReadonlyMap<string, Duplex>, runtime: StreamingRuntime): void {
   if (session.kind !== "exec") return runAttach(conn, session, streams, runtime);
   const errorStream = streams.get("error");
   const stdin = streams.get("stdin");
@@ -309,7 +357,7 @@ async function terminalOf(rootPid: number): Promise<string | undefined> {
   return undefined;
 }
 
-function applyResizes(resize: SpdyStream, scriptPid: number): void {
+function applyResizes(resize: Duplex, scriptPid: number): void {
   let buffered = "";
   let chain = Promise.resolve();
   resize.setEncoding("utf8");
@@ -337,7 +385,7 @@ function applyResizes(resize: SpdyStream, scriptPid: number): void {
  * line's content to the stdout or stderr stream (both to stdout with a tty), until the container
  * stops (then Success) or the client goes away.
  */
-function runAttach(conn: SpdyServerConnection, session: AttachSession, streams: Map<string, SpdyStream>, runtime: StreamingRuntime): void {
+function runAttach(conn: StreamConnection, session: AttachSession, streams: ReadonlyMap<string, Duplex>, runtime: StreamingRuntime): void {
   const errorStream = streams.get("error");
   const stdout = streams.get("stdout");
   const stderr = streams.get("stderr") ?? (session.tty ? stdout : undefined);
@@ -443,3 +491,46 @@ function servePortForward(conn: SpdyServerConnection, session: PortForwardSessio
     conn.onClose(() => tcp.destroy());
   };
 }
+
+/**
+ * Port-forward over WebSocket (1.23, what the official Python client uses): for the i-th port of
+ * the session, channel 2i carries the data and 2i+1 the errors; each starts with the port number
+ * (2 bytes, little-endian). One TCP connection per port; the WebSocket closes once every port's
+ * connection has ended.
+ *
+ * @see pkg/kubelet/cri/streaming/portforward/websocket.go in kubernetes/kubernetes v1.23
+ */
+function serveWebSocketPortForward(conn: WebSocketChannelConnection, session: PortForwardSession, log: (message: string) => void): void {
+  let open = session.ports.length;
+  const done = () => {
+    open -= 1;
+    if (open === 0) void conn.shutdown();
+  };
+  session.ports.forEach((port, i) => {
+    const data = conn.channel(2 * i);
+    const error = conn.channel(2 * i + 1);
+    const portBytes = Buffer.alloc(2);
+    portBytes.writeUInt16LE(port & 0xffff);
+    void conn.send(2 * i, portBytes).then(() => conn.send(2 * i + 1, portBytes));
+    const tcp = connect({ host: "127.0.0.1", port });
+    let finished = false;
+    const finish = () => {
+      if (finished) return;
+      finished = true;
+      done();
+    };
+    tcp.once("error", (err) => {
+      log(`port-forward ${session.podSandboxId}:${port}: ${err.message}`);
+      error.write(`error forwarding port ${port} to pod ${session.podSandboxId}, uid : ${err.message}`);
+      tcp.destroy();
+      finish();
+    });
+    tcp.once("connect", () => {
+      data.pipe(tcp);
+      tcp.on("data", (chunk: Buffer) => data.write(chunk));
+      tcp.once("close", finish);
+    });
+    conn.onClose(() => tcp.destroy());
+  });
+}
+

@@ -1,21 +1,17 @@
-// The node agent's configuration file of `pnpm start` (tools/local-cluster/start.mjs): a
+// The node agent's configuration file of a local cluster (`pnpm start`, `skiff up`): a
 // NodeAgentConfiguration (nodeagent.config.example.io/v1beta1) under the state directory.
 //
 // It sets `podLogsDir` to <state>/pod-logs so that a node agent run by a non-root user can write
 // container logs (the default, /var/log/pods, is root's). Passing `--config` switches the node
 // agent from the legacy flag defaults to the configuration-file defaults (anonymous auth off,
 // webhook authentication and authorization, as the kubelet); the file sets those fields back to
-// the flag defaults, so the node agent behaves exactly as it did when start.mjs gave flags only.
-// Every other setting stays a flag (flags win over the file): see nodeAgentArgs.
+// the flag defaults, so the node agent behaves exactly as it did with flags only. Every other
+// setting stays a flag (flags win over the file): see nodeAgentArgs.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-/**
- * The configuration file's text for state directory `state` (an absolute path).
- * @param {string} state
- * @returns {string}
- */
-export function nodeAgentConfigText(state) {
+/** The configuration file's text (YAML) for state directory `state` (an absolute path). */
+export function nodeAgentConfigText(state: string): string {
   return [
     "apiVersion: nodeagent.config.example.io/v1beta1",
     "kind: NodeAgentConfiguration",
@@ -32,21 +28,18 @@ export function nodeAgentConfigText(state) {
   ].join("\n");
 }
 
-/**
- * Where the node agent of state directory `state` keeps container logs.
- * @param {string} state
- * @returns {string}
- */
-export function nodeAgentPodLogsDir(state) {
+/** Where the node agent of state directory `state` keeps container logs: `<state>/pod-logs`. */
+export function nodeAgentPodLogsDir(state: string): string {
   return join(state, "pod-logs");
 }
 
 /**
- * Writes <state>/nodeagent/config.yaml (and creates the pod log directory); returns the file's path.
- * @param {string} state
- * @returns {string}
+ * Writes `<state>/nodeagent/config.yaml` (and creates the pod log directory); returns the file's
+ * path.
+ *
+ * @throws the `node:fs` error when the state directory is not writable.
  */
-export function writeNodeAgentConfig(state) {
+export function writeNodeAgentConfig(state: string): string {
   mkdirSync(join(state, "nodeagent"), { recursive: true });
   mkdirSync(nodeAgentPodLogsDir(state), { recursive: true });
   const path = join(state, "nodeagent", "config.yaml");
@@ -54,13 +47,21 @@ export function writeNodeAgentConfig(state) {
   return path;
 }
 
+/** What {@link nodeAgentArgs} needs: paths are absolute, `agentPort` a TCP port (healthz on `agentPort - 2`). */
+export interface NodeAgentArgsOptions {
+  state: string;
+  configFile: string;
+  clusterconfig: string;
+  endpoint: string;
+  nodeName: string;
+  agentPort: number;
+}
+
 /**
- * The node agent's command line in `pnpm start` (after writing its configuration file with
+ * The node agent's command line in a local cluster (after writing its configuration file with
  * {@link writeNodeAgentConfig}).
- * @param {{ state: string, configFile: string, clusterconfig: string, endpoint: string, nodeName: string, agentPort: number }} o
- * @returns {string[]}
  */
-export function nodeAgentArgs(o) {
+export function nodeAgentArgs(o: NodeAgentArgsOptions): string[] {
   return [
     `--config=${o.configFile}`,
     `--clusterconfig=${o.clusterconfig}`,

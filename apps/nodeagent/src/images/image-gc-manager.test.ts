@@ -1,0 +1,105 @@
+import { describe, expect, it } from "vitest";
+import type { ImageClient, RuntimeClient } from "@skiff/cri-api";
+import { ImageGCError, ImageGCManager, planImageRemoval } from "./image-gc-manager.js";
+import type { ImageRecord } from "./image-gc-manager.js";
+
+interface FakeImage {
+  id: string;
+  tag: string;
+  size: number;
+}
+
+function fakes(images: FakeImage[], containerImages: string[]) {
+  const removed: string[] = [];
+  const imageClient = {
+    listImages: async () => ({ images: images.filter((i) => !removed.includes(i.id)).map((i) => ({ id: i.id, repoTags: [i.tag], repoDigests: [], size: String(i.size) })) }),
+    removeImage: async (req: { image: { image: string } }) => void removed.push(req.image.image),
+  } as unknown as ImageClient;
+  const runtimeClient = {
+    listContainers: async () => ({ containers: containerImages.map((ref, n) => ({ id: `c${n}`, imageRef: ref, image: { image: ref } })) }),
+  } as unknown as RuntimeClient;
+  return { removed, imageClient, runtimeClient };
+}
+
+describe("planImageRemoval", () => {
+  it("removes unused images old enough, least recently used first, until enough is freed", () => {
+    const records = new Map<string, ImageRecord>([
+      ["recent", { firstDetectedMs: 0, lastUsedMs: 50, sizeBytes: 10 }],
+      ["never-used", { firstDetectedMs: 0, lastUsedMs: 0, sizeBytes: 10 }],
+      ["old-use", { firstDetectedMs: 0, lastUsedMs: 20, sizeBytes: 10 }],
+      ["young", { firstDetectedMs: 95, lastUsedMs: 0, sizeBytes: 10 }],
+      ["in-use", { firstDetectedMs: 0, lastUsedMs: 100, sizeBytes: 10 }],
+    ]);
+    expect(planImageRemoval(records, new Set(["in-use"]), 15, 100, 10)).toEqual(["never-used", "old-use"]);
+    expect(planImageRemoval(records, new Set(["in-use"]), Number.MAX_SAFE_INTEGER, 100, 10)).toEqual(["never-used", "old-use", "recent"]);
+  });
+});
+
+describe("ImageGCManager", () => {
+  const policy = { highThresholdPercent: 80, lowThresholdPercent: 50, minAgeMs: 0 };
+
+  it("above the high threshold frees down to the low one, never touching images in use or the sandbox image", async () => {
+    const f = fakes(
+      [
+        { id: "sha256:used", tag: "busybox:1.36", size: 300 },
+        { id: "sha256:pause", tag: "k8s.gcr.io/pause:3.6", size: 300 },
+        { id: "sha256:a", tag: "a:1", size: 200 },
+        { id: "sha256:b", tag: "b:1", size: 200 },
+      ],
+      ["sha256:used"],
+    );
+    let now = 1_000;
+    let available = 100;
+    const events: string[] = [];
+    const gc = new ImageGCManager({
+      policy,
+      images: () => f.imageClient,
+      runtime: () => f.runtimeClient,
+      imageFsStats: async () => ({ time: "", capacityBytes: 1000, availableBytes: available }),
+      sandboxImage: "k8s.gcr.io/pause:3.6",
+      recordNodeEvent: (type, reason, message) => events.push(`${type} ${reason}: ${message}`),
+      clock: () => now,
+      log: () => {},
+    });
+    await gc.detectImages(now);
+    now = 2_000;
+    // usage 90% ≥ 80%: free 1000 × 50% − 100 = 400 bytes: both unused images (200 each).
+    await gc.garbageCollect();
+    expect(f.removed).toEqual(["sha256:a", "sha256:b"]);
+    // Still over (the stats say so): nothing left to free → FreeDiskSpaceFailed.
+    now = 3_000;
+    await expect(gc.garbageCollect()).rejects.toThrow(new ImageGCError("failed to garbage collect required amount of images. Wanted to free 400 bytes, but freed 0 bytes"));
+    expect(events).toEqual(["Warning FreeDiskSpaceFailed: failed to garbage collect required amount of images. Wanted to free 400 bytes, but freed 0 bytes"]);
+    available = 900;
+    await gc.garbageCollect();
+    expect(f.removed).toHaveLength(2);
+  });
+
+  it("keeps images younger than --minimum-image-ttl-duration and refuses an image fs of capacity 0", async () => {
+    const f = fakes([{ id: "sha256:a", tag: "a:1", size: 200 }], []);
+    const events: string[] = [];
+    let capacity = 1000;
+    const gc = new ImageGCManager({
+      policy: { ...policy, minAgeMs: 60_000 },
+      images: () => f.imageClient,
+      runtime: () => f.runtimeClient,
+      imageFsStats: async () => ({ time: "", capacityBytes: capacity, availableBytes: 0 }),
+      sandboxImage: "k8s.gcr.io/pause:3.6",
+      recordNodeEvent: (type, reason) => events.push(`${type} ${reason}`),
+      clock: () => 1_000,
+      log: () => {},
+    });
+    await gc.deleteUnusedImages();
+    expect(f.removed).toEqual([]);
+    capacity = 0;
+    await expect(gc.garbageCollect()).rejects.toThrow("invalid capacity 0 on image filesystem");
+    expect(events).toEqual(["Warning InvalidDiskCapacity"]);
+  });
+
+  it("refuses a low threshold above the high one", () => {
+    const f = fakes([], []);
+    expect(() => new ImageGCManager({ policy: { highThresholdPercent: 50, lowThresholdPercent: 60, minAgeMs: 0 }, images: () => f.imageClient, runtime: () => f.runtimeClient, imageFsStats: async () => undefined, sandboxImage: "", log: () => {} })).toThrow(
+      "LowThresholdPercent 60 can not be higher than HighThresholdPercent 50",
+    );
+  });
+});

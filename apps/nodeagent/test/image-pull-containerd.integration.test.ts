@@ -1,0 +1,134 @@
+// Image pull credentials reaching a registry through real containerd: the REAL apiserver, the node
+// agent in-process in API-server mode, a docker-registry Secret in the pod's imagePullSecrets.
+// containerd's CRI plugin is pointed (DIR/certs.d/<registry>/hosts.toml, see
+// tools/containerd/setup.sh) at a plain-HTTP server on loopback that plays a registry requiring
+// basic auth: it answers 401 with a Basic challenge and records the Authorization header of every
+// request. The credentials the node agent sent as CRI AuthConfig must arrive there as
+// `Basic base64(user:password)`. The registry has no images, so the pull then fails: the pod
+// reports ErrImagePull with containerd's error. With CI=true it must run; elsewhere it is skipped
+// (with the reason) when containerd cannot be set up.
+import { execFile } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Pod } from "@skiff/api-types";
+import { setUpContainerd, tearDownContainerd } from "@skiff/test-support";
+import { runNodeAgent } from "../src/app.js";
+import type { RunningServers } from "../src/server/index.js";
+import { freePort } from "./cli-helpers.js";
+import { apiCall, startAPIServer, writeAdminKubeconfig, type APIServerProcess } from "./cluster-helpers.js";
+import { waitFor } from "./pods-helpers.js";
+
+const run = promisify(execFile);
+const nodeName = "node-pullc";
+const registry = "registry.example:5000";
+const setup = setUpContainerd({ prefix: "skiff-plc-", suite: "containerd image pull credentials suite" });
+
+function sink(): { write(s: string): boolean; text(): string } {
+  let out = "";
+  return { write: (s: string) => ((out += s), true), text: () => out };
+}
+
+describe.skipIf(setup.endpoint === undefined)("image pull credentials on containerd (loopback registry requiring basic auth)", () => {
+  let api: APIServerProcess;
+  let kubeconfig: string;
+  let registryServer: Server;
+  const seen: Array<{ method: string; url: string; authorization: string }> = [];
+  const stop = new AbortController();
+  let agentDone: Promise<number> | undefined;
+  const agentOut = sink();
+  const agentErr = sink();
+
+  const kubectl = async (...args: string[]) => run("kubectl", ["--kubeconfig", kubeconfig, ...args], { timeout: 60_000 });
+  const getPod = async (name: string): Promise<Pod | undefined> => {
+    const r = await apiCall(api, "GET", `/api/v1/namespaces/default/pods/${name}`);
+    return r.status === 200 ? (r.json() as Pod) : undefined;
+  };
+  const createPod = async (name: string, image: string, imagePullSecrets: Array<{ name: string }>) => {
+    const pod = {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name, namespace: "default" },
+      spec: { nodeName, restartPolicy: "Never", terminationGracePeriodSeconds: 1, automountServiceAccountToken: false, imagePullSecrets, containers: [{ name: "main", image, command: ["true"] }] },
+    };
+    const r = await apiCall(api, "POST", "/api/v1/namespaces/default/pods", pod);
+    expect(r.status, r.body).toBe(201);
+  };
+  const waitingOf = (name: string, reason: string) =>
+    waitFor(
+      `${name} ${reason}`,
+      async () => {
+        const w = (await getPod(name))?.status?.containerStatuses?.[0]?.state?.waiting;
+        return w?.reason === reason ? w : undefined;
+      },
+      120_000,
+    );
+
+  beforeAll(async () => {
+    // The "registry": every request is refused with a Basic challenge, its Authorization recorded.
+    registryServer = createServer((req, res) => {
+      seen.push({ method: req.method ?? "", url: req.url ?? "", authorization: req.headers.authorization ?? "" });
+      res.writeHead(401, { "WWW-Authenticate": 'Basic realm="skiff-test"', "Content-Type": "application/json", "Docker-Distribution-API-Version": "registry/2.0" });
+      res.end('{"errors":[{"code":"UNAUTHORIZED","message":"authentication required"}]}');
+    });
+    await new Promise<void>((r) => registryServer.listen(0, "127.0.0.1", r));
+    const port = (registryServer.address() as AddressInfo).port;
+    mkdirSync(join(setup.dir, "certs.d", registry), { recursive: true });
+    writeFileSync(join(setup.dir, "certs.d", registry, "hosts.toml"), `server = "http://127.0.0.1:${port}"\n\n[host."http://127.0.0.1:${port}"]\n  capabilities = ["pull", "resolve"]\n`);
+
+    api = await startAPIServer(setup.dir);
+    kubeconfig = await writeAdminKubeconfig(api);
+    let ready!: (s: RunningServers | undefined) => void;
+    const readyP = new Promise<RunningServers | undefined>((r) => (ready = r));
+    agentDone = runNodeAgent(
+      [
+        `--clusterconfig=${kubeconfig}`,
+        `--hostname-override=${nodeName}`,
+        "--node-ip=127.0.0.1",
+        "--address=127.0.0.1",
+        `--port=${await freePort()}`,
+        "--read-only-port=0",
+        "--healthz-port=0",
+        `--root-dir=${join(setup.dir, "agent")}`,
+        `--cert-dir=${join(setup.dir, "agent-pki")}`,
+        `--container-runtime-endpoint=${setup.endpoint ?? ""}`,
+        "--runtime-request-timeout=1m",
+        "--sync-frequency=2s",
+      ],
+      { stdout: agentOut, stderr: agentErr, stopSignal: stop.signal, onReady: ready },
+    );
+    await Promise.race([readyP, agentDone.then((code) => Promise.reject(new Error(`agent exited ${code}: ${agentErr.text()}`)))]);
+    await kubectl("create", "secret", "docker-registry", "regcred", `--docker-server=${registry}`, "--docker-username=alice", "--docker-password=pw-secret");
+  }, 180_000);
+
+  afterAll(async () => {
+    stop.abort();
+    await agentDone?.catch(() => 1);
+    await api?.stop();
+    await new Promise<void>((r) => (registryServer ? registryServer.close(() => r()) : r()));
+    tearDownContainerd(setup);
+  }, 120_000);
+
+  it("the pull secret's credentials reach the registry as HTTP basic auth", async () => {
+    const image = `${registry}/team/app:v1`;
+    await createPod("with-secret", image, [{ name: "regcred" }]);
+    const waiting = await waitingOf("with-secret", "ErrImagePull");
+    const expected = `Basic ${Buffer.from("alice:pw-secret").toString("base64")}`;
+    expect(seen.some((r) => r.url.startsWith("/v2/team/app/manifests/v1") && r.authorization === expected), JSON.stringify(seen)).toBe(true);
+    // containerd's error, as the kubelet prints a gRPC status.
+    expect(waiting.message).toMatch(/^rpc error: code = Unknown desc = failed to pull and unpack image "registry\.example:5000\/team\/app:v1": /);
+    expect(agentOut.text() + agentErr.text()).not.toContain("pw-secret");
+  }, 180_000);
+
+  it("without a pull secret no credentials are sent", async () => {
+    const image = `${registry}/team/anon:v1`;
+    await createPod("no-secret", image, []);
+    await waitingOf("no-secret", "ErrImagePull");
+    const anon = seen.filter((r) => r.url.startsWith("/v2/team/anon/"));
+    expect(anon.length).toBeGreaterThan(0);
+    expect(anon.every((r) => r.authorization === "")).toBe(true);
+  }, 180_000);
+});
