@@ -322,8 +322,9 @@ describe("release", () => {
         // workspace:^ is published as ^<version>, workspace:* as the exact version.
         if (dep.startsWith("@skiff/")) expect([`^${published.get(dep)}`, published.get(dep)], `${name} → ${dep}@${range}`).toContain(range);
       }
-      // exports: no workspace-only condition, `types` before `default`, every target shipped.
-      const exportsText = JSON.stringify(manifest.exports);
+      // exports (bin-only packages have none): no workspace-only condition, `types` before
+      // `default`, every target shipped.
+      const exportsText = JSON.stringify(manifest.exports ?? null);
       expect(exportsText, name).not.toContain("@skiff/source");
       const targets: string[] = [];
       const walk = (v: unknown): void => {
