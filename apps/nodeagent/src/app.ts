@@ -366,6 +366,7 @@ export function serverOptionsFrom(o: NodeAgentOptions, nodeName: string, clients
     healthzPort: c.healthzPort,
     enableServer: c.enableServer,
     enableDebuggingHandlers: c.enableDebuggingHandlers,
+    enableSystemLogHandler: c.enableSystemLogHandler,
     certDir: o.flags.certDir,
     ...(c.tlsCertFile !== "" ? { tlsCertFile: c.tlsCertFile } : {}),
     ...(c.tlsPrivateKeyFile !== "" ? { tlsPrivateKeyFile: c.tlsPrivateKeyFile } : {}),

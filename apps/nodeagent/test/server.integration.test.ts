@@ -625,6 +625,17 @@ describe("nodeagent servers: anonymous, debugging off, TLS settings", () => {
     expect(await call(true, port, "/pods")).toMatchObject({ status: 200 });
   });
 
+  it("enableSystemLogHandler false: /logs/ answers 405 'logs endpoint is disabled.', other debug paths stay", async () => {
+    const s = await startServers(await baseOpts({ enableDebuggingHandlers: true, enableSystemLogHandler: false }), view);
+    running.push(s);
+    const port = s.addresses.main!.port;
+    for (const path of ["/logs/", "/logs/syslog"]) {
+      expect(await call(true, port, path), path).toMatchObject({ status: 405, body: "logs endpoint is disabled.\n" });
+    }
+    expect(await call(true, port, "/logs")).toMatchObject({ status: 301 });
+    expect(await call(true, port, "/runningpods/")).toMatchObject({ status: 200 });
+  });
+
   it("refuses clients below --tls-min-version", async () => {
     const s = await startServers(await baseOpts({ tlsMinVersion: "VersionTLS13" }), view);
     running.push(s);

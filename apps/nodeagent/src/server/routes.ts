@@ -117,6 +117,11 @@ export interface MainServerDeps {
   readonly authorize: (attrs: RequestAttributes) => Promise<AuthorizationDecision>;
   readonly clientCertificates: boolean;
   readonly enableDebuggingHandlers: boolean;
+  /**
+   * `enableSystemLogHandler`: serve `/logs/` (with debugging handlers on); off answers 405
+   * `logs endpoint is disabled.`, as 1.23's `InstallSystemLogHandler(false)`. @defaultValue true
+   */
+  readonly enableSystemLogHandler?: boolean;
   readonly configz: () => unknown;
   readonly logDir: string;
   readonly nowMs: () => number;
@@ -208,6 +213,7 @@ export function installMainServer(app: FastifyInstance, deps: MainServerDeps): v
     app.get(path, async (req, reply) => {
       const rawPath = splitURL(req).rawPath;
       if (rawPath === "/logs") return reply.code(301).header("Location", "/logs/").send();
+      if (deps.enableSystemLogHandler === false) return sendGoError(reply, 405, "logs endpoint is disabled.");
       const relative = decodePath(rawPath.slice("/logs/".length));
       if (relative === undefined) return sendGoError(reply, 400, "invalid URL path");
       const answer = await resolveLogPath(deps.logDir, relative);

@@ -132,6 +132,8 @@ export interface ServerOptions {
   readonly authorization: AuthorizationOptions;
   /** The effective configuration for `/configz`; called per request. */
   readonly configz: () => unknown;
+  /** `enableSystemLogHandler`: serve `/logs/` (405 `logs endpoint is disabled.` when false). @defaultValue true */
+  readonly enableSystemLogHandler?: boolean;
   /** Directory served under `/logs/`. @defaultValue "/var/log" */
   readonly logDir: string;
   /** Host name put into the self-signed certificate (CN and SAN); the node name when absent. */

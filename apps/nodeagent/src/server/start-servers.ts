@@ -98,6 +98,7 @@ export async function startServers(opts: ServerOptions, view: AgentView, log: Se
       authorize,
       clientCertificates,
       enableDebuggingHandlers: opts.enableDebuggingHandlers,
+      ...(opts.enableSystemLogHandler !== undefined ? { enableSystemLogHandler: opts.enableSystemLogHandler } : {}),
       configz: opts.configz,
       logDir: opts.logDir,
       nowMs,
