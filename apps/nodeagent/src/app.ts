@@ -367,6 +367,8 @@ export function serverOptionsFrom(o: NodeAgentOptions, nodeName: string, clients
     enableServer: c.enableServer,
     enableDebuggingHandlers: c.enableDebuggingHandlers,
     enableSystemLogHandler: c.enableSystemLogHandler,
+    enableProfilingHandler: c.enableProfilingHandler,
+    enableDebugFlagsHandler: c.enableDebugFlagsHandler,
     certDir: o.flags.certDir,
     ...(c.tlsCertFile !== "" ? { tlsCertFile: c.tlsCertFile } : {}),
     ...(c.tlsPrivateKeyFile !== "" ? { tlsPrivateKeyFile: c.tlsPrivateKeyFile } : {}),
@@ -568,7 +570,7 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
     }
     await csi?.start();
     const serverLog = root.withName("server");
-    servers = await startServers({ ...(serverOpts as ServerOptions), stats: stats.endpoints }, runtime, { info: (m, fl) => serverLog.info(m, fl), error: (m, fl) => serverLog.error(m, fl) });
+    servers = await startServers({ ...(serverOpts as ServerOptions), stats: stats.endpoints, setVerbosity: (level) => root.setVerbosity(level) }, runtime, { info: (m, fl) => serverLog.info(m, fl), error: (m, fl) => serverLog.error(m, fl) });
     log.info("Started nodeagent", { nodeName, addresses: servers.addresses });
     if (cluster) {
       // Registration retries in the background until the apiserver answers, as the kubelet's.

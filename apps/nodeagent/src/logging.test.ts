@@ -80,6 +80,18 @@ describe("createLogger", () => {
     expect(log.v(3).enabled).toBe(false);
   });
 
+  it("setVerbosity changes -v of the root and of named loggers while running (PUT /debug/flags/v); --vmodule matches keep theirs", () => {
+    const s = sinks();
+    const log = createLogger({ ...defaultLoggingOptions, verbosity: 0, vmodule: [{ pattern: "pods", level: 1 }] }, s.sinks);
+    const app = log.withName("app");
+    app.v(3).info("hidden");
+    log.setVerbosity(3);
+    app.v(3).info("shown");
+    log.withName("pods").v(2).info("module level stays 1");
+    expect(app.v(3).enabled).toBe(true);
+    expect(s.err.map((l) => l.slice(l.indexOf("] ") + 2))).toEqual(['"shown"\n']);
+  });
+
   it("writes JSON lines with ts, v and msg; errors without v; split streams", () => {
     const s = sinks();
     const log = createLogger({ ...defaultLoggingOptions, format: "json", jsonSplitStream: true }, s.sinks);

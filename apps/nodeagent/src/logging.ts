@@ -67,6 +67,17 @@ export interface Logger {
   withName(name: string): Logger;
 }
 
+/**
+ * The root logger {@link createLogger} returns: a {@link Logger} whose verbosity can be changed
+ * while running (the `-v` level of it and of every logger named from it; `--vmodule` matches
+ * keep theirs), as klog's `Level.Set` behind `PUT /debug/flags/v`.
+ * @see staging/src/k8s.io/component-base/logs/logs.go (`GlogSetter`) in kubernetes/kubernetes v1.23
+ */
+export interface RootLogger extends Logger {
+  /** Sets the `-v` level (an integer) for every logger of this tree. */
+  setVerbosity(level: number): void;
+}
+
 type Severity = 0 | 1 | 2;
 const severityLetter = ["I", "W", "E"] as const;
 
@@ -145,7 +156,8 @@ export interface LoggingSinks {
  * log.v(4).info("detail");
  * ```
  */
-export function createLogger(options: LoggingOptions, sinks: LoggingSinks, name = "nodeagent"): Logger {
+export function createLogger(options: LoggingOptions, sinks: LoggingSinks, name = "nodeagent"): RootLogger {
+  let verbosity = options.verbosity;
   const now = sinks.now ?? (() => new Date());
   // klog ignores `pattern=0` entries (component-base passes vmodule to klog's own Set).
   const modules = options.vmodule.filter((m) => m.level > 0).map((m) => ({ re: globToRegExp(m.pattern), level: m.level }));
@@ -204,7 +216,7 @@ export function createLogger(options: LoggingOptions, sinks: LoggingSinks, name 
 
   const make = (loggerName: string): Logger => {
     const moduleLevel = modules.find((m) => m.re.test(loggerName))?.level;
-    const enabled = (level: number): boolean => level <= (moduleLevel ?? options.verbosity);
+    const enabled = (level: number): boolean => level <= (moduleLevel ?? verbosity);
     return {
       info: (m, f) => emit(0, 0, loggerName, m, f),
       infoText: (t) => emit(0, 0, loggerName, t, undefined, false),
@@ -221,7 +233,12 @@ export function createLogger(options: LoggingOptions, sinks: LoggingSinks, name 
       withName: (n) => make(n),
     };
   };
-  return make(name);
+  return {
+    ...make(name),
+    setVerbosity: (level) => {
+      verbosity = level;
+    },
+  };
 }
 
 /** Logging options with every flag at its default. */
