@@ -281,6 +281,7 @@ export function podRuntimeOptionsFrom(o: NodeAgentOptions, nodeName: string, log
     containerLogMaxFiles: c.containerLogMaxFiles,
     maxPods: c.maxPods,
     podInfraImage: f.podInfraContainerImage,
+    mounterPath: f.experimentalMounterPath,
     ...(nodeIPs[0] !== undefined ? { hostIP: nodeIPs[0] } : {}),
     featureGates: {
       GRPCContainerProbe: o.featureGates.enabled("GRPCContainerProbe"),

@@ -61,6 +61,8 @@ export interface PodRuntimeOptions {
   readonly containerLogMaxFiles?: number;
   /** `--max-pods`; pods beyond it are rejected (phase Failed, reason `OutOfpods`). @defaultValue 110 */
   readonly maxPods?: number;
+  /** `--experimental-mounter-path`: the mounter tmpfs (memory-backed emptyDir) mounts run through. @defaultValue "" (plain `mount`) */
+  readonly mounterPath?: string;
   /** `--pod-infra-container-image`; informational (the CRI runtime picks its sandbox image). */
   readonly podInfraImage?: string;
   /** Log sink. @defaultValue discards everything */
