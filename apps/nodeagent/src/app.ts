@@ -443,6 +443,7 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
       logFileMaxSizeMB: f.logFileMaxSize,
       stderrthreshold: f.stderrthreshold,
       skipHeaders: f.skipHeaders,
+      skipLogHeaders: f.skipLogHeaders,
       jsonSplitStream: o.config.logging.options.json.splitStream,
     },
     { stdout: io.stdout, stderr: io.stderr },
