@@ -282,6 +282,7 @@ export function podRuntimeOptionsFrom(o: NodeAgentOptions, nodeName: string, log
     maxPods: c.maxPods,
     podInfraImage: f.podInfraContainerImage,
     mounterPath: f.experimentalMounterPath,
+    keepTerminatedPodVolumes: f.keepTerminatedPodVolumes,
     ...(nodeIPs[0] !== undefined ? { hostIP: nodeIPs[0] } : {}),
     featureGates: {
       GRPCContainerProbe: o.featureGates.enabled("GRPCContainerProbe"),

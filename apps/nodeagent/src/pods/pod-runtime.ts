@@ -178,6 +178,8 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
   const desired = new Map<string, Pod>();
   const rejected = new Set<string>();
   const stoppedTerminal = new Set<string>();
+  // Terminated pods whose volumes were already torn down (see --keep-terminated-pod-volumes).
+  const volumesTornDown = new Set<string>();
   const submitted = new Map<string, Pod>();
   const terminatedListeners = new Set<(pod: Pod) => void>();
   const deleting = new Set<string>();
@@ -254,6 +256,13 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       stoppedTerminal.add(uid);
       prober.removePod(uid);
       await removePodCgroup(uid);
+      // --keep-terminated-pod-volumes=false (the default): a terminated pod's volumes are torn down
+      // now, not when the pod is deleted, as 1.23's volume manager drops terminated pods from its
+      // desired state of the world.
+      if (!opts.keepTerminatedPodVolumes && !volumesTornDown.has(uid)) {
+        volumesTornDown.add(uid);
+        await volumes.tearDown(pod);
+      }
       return undefined;
     }
     return result.nextSyncAtMs;
@@ -267,7 +276,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
         await manager.killPod(pod.metadata?.uid ?? "", manager.gracePeriodOf(pod), true, logDirOf(pod));
         removePodContainerDirs(opts.rootDir, pod.metadata?.uid ?? "");
         podFiles.tearDown(pod);
-        await volumes.tearDown(pod);
+        if (!volumesTornDown.delete(pod.metadata?.uid ?? "")) await volumes.tearDown(pod);
         await removePodCgroup(pod.metadata?.uid ?? "");
         envObjects.delete(pod.metadata?.uid ?? "");
         info(`killed and removed pod ${pod.metadata?.namespace}/${pod.metadata?.name}`);
