@@ -306,6 +306,8 @@ export function podRuntimeOptionsFrom(o: NodeAgentOptions, nodeName: string, log
     containerLogMaxFiles: c.containerLogMaxFiles,
     maxPods: c.maxPods,
     podInfraImage: f.podInfraContainerImage,
+    mounterPath: f.experimentalMounterPath,
+    keepTerminatedPodVolumes: f.keepTerminatedPodVolumes,
     ...(nodeIPs[0] !== undefined ? { hostIP: nodeIPs[0] } : {}),
     featureGates: {
       GRPCContainerProbe: o.featureGates.enabled("GRPCContainerProbe"),
@@ -391,6 +393,9 @@ export function serverOptionsFrom(o: NodeAgentOptions, nodeName: string, clients
     healthzPort: c.healthzPort,
     enableServer: c.enableServer,
     enableDebuggingHandlers: c.enableDebuggingHandlers,
+    enableSystemLogHandler: c.enableSystemLogHandler,
+    enableProfilingHandler: c.enableProfilingHandler,
+    enableDebugFlagsHandler: c.enableDebugFlagsHandler,
     certDir: o.flags.certDir,
     ...(c.tlsCertFile !== "" ? { tlsCertFile: c.tlsCertFile } : {}),
     ...(c.tlsPrivateKeyFile !== "" ? { tlsPrivateKeyFile: c.tlsPrivateKeyFile } : {}),
@@ -464,6 +469,7 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
       logFileMaxSizeMB: f.logFileMaxSize,
       stderrthreshold: f.stderrthreshold,
       skipHeaders: f.skipHeaders,
+      skipLogHeaders: f.skipLogHeaders,
       jsonSplitStream: o.config.logging.options.json.splitStream,
     },
     { stdout: io.stdout, stderr: io.stderr },
@@ -647,7 +653,7 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
     }
     await csi?.start();
     const serverLog = root.withName("server");
-    servers = await startServers({ ...(serverOpts as ServerOptions), stats: stats.endpoints }, runtime, { info: (m, fl) => serverLog.info(m, fl), error: (m, fl) => serverLog.error(m, fl) });
+    servers = await startServers({ ...(serverOpts as ServerOptions), stats: stats.endpoints, setVerbosity: (level) => root.setVerbosity(level) }, runtime, { info: (m, fl) => serverLog.info(m, fl), error: (m, fl) => serverLog.error(m, fl) });
     log.info("Started nodeagent", { nodeName, addresses: servers.addresses });
     if (cluster) {
       // Registration retries in the background until the apiserver answers, as the kubelet's.

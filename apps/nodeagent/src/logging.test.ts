@@ -1,10 +1,10 @@
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { formatGoQuoted as quoteGoString } from "@skiff/flags";
-import { createLogger, defaultLoggingOptions, formatKlogHeader, formatStructuredMessage } from "./logging.js";
+import { createLogger, defaultLoggingOptions, formatKlogHeader, formatLogFileHeader, formatStructuredMessage } from "./logging.js";
 
 function sinks() {
   const out: string[] = [];
@@ -54,7 +54,7 @@ describe("createLogger", () => {
   it("writes to --log-file when --logtostderr=false, errors also to stderr", () => {
     const s = sinks();
     const file = join(mkdtempSync(join(tmpdir(), "na-log-")), "a.log");
-    const log = createLogger({ ...defaultLoggingOptions, logtostderr: false, logFile: file, skipHeaders: true }, s.sinks);
+    const log = createLogger({ ...defaultLoggingOptions, logtostderr: false, logFile: file, skipHeaders: true, skipLogHeaders: true }, s.sinks);
     log.info("to file");
     log.error("to both");
     expect(readFileSync(file, "utf8")).toBe('"to file"\n"to both"\n');
@@ -64,9 +64,28 @@ describe("createLogger", () => {
   it("writes nodeagent.log in --log-dir, and everything to stderr too with --alsologtostderr", () => {
     const s = sinks();
     const dir = join(mkdtempSync(join(tmpdir(), "na-log-")), "sub");
-    createLogger({ ...defaultLoggingOptions, logtostderr: false, logDir: dir, alsologtostderr: true, skipHeaders: true }, s.sinks).info("x");
+    createLogger({ ...defaultLoggingOptions, logtostderr: false, logDir: dir, alsologtostderr: true, skipHeaders: true, skipLogHeaders: true }, s.sinks).info("x");
     expect(readFileSync(join(dir, "nodeagent.log"), "utf8")).toBe('"x"\n');
     expect(s.err).toEqual(['"x"\n']);
+  });
+
+  it("starts a log file, and each rotated one, with klog's header block unless --skip-log-headers", () => {
+    const s = sinks();
+    const dir = mkdtempSync(join(tmpdir(), "na-log-"));
+    try {
+      const file = join(dir, "a.log");
+      const header = formatLogFileHeader(new Date(2026, 10, 21, 2, 3, 4, 56));
+      expect(header).toMatch(/^Log file created at: 2026\/11\/21 02:03:04\nRunning on machine: .+\nBinary: Built with node v[\d.]+ for \w+\/\w+\nLog line format: \[IWEF\]mmdd hh:mm:ss.uuuuuu threadid logger\] msg\n$/);
+      const log = createLogger({ ...defaultLoggingOptions, logtostderr: false, logFile: file, skipHeaders: true, logFileMaxSizeMB: 1 }, s.sinks);
+      log.info("a");
+      log.info("b");
+      expect(readFileSync(file, "utf8")).toBe(`${header}"a"\n"b"\n`);
+      log.info("x".repeat(1024 * 1024));
+      expect(readFileSync(`${file}.1`, "utf8")).toBe(`${header}"a"\n"b"\n`);
+      expect(readFileSync(file, "utf8").startsWith(`${header}"xxx`)).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("honours -v and --vmodule", () => {
@@ -78,6 +97,18 @@ describe("createLogger", () => {
     log.withName("pods").v(6).info("d");
     expect(s.err.map((l) => l.slice(l.indexOf("] ") + 2))).toEqual(['"a"\n', '"c"\n']);
     expect(log.v(3).enabled).toBe(false);
+  });
+
+  it("setVerbosity changes -v of the root and of named loggers while running (PUT /debug/flags/v); --vmodule matches keep theirs", () => {
+    const s = sinks();
+    const log = createLogger({ ...defaultLoggingOptions, verbosity: 0, vmodule: [{ pattern: "pods", level: 1 }] }, s.sinks);
+    const app = log.withName("app");
+    app.v(3).info("hidden");
+    log.setVerbosity(3);
+    app.v(3).info("shown");
+    log.withName("pods").v(2).info("module level stays 1");
+    expect(app.v(3).enabled).toBe(true);
+    expect(s.err.map((l) => l.slice(l.indexOf("] ") + 2))).toEqual(['"shown"\n']);
   });
 
   it("writes JSON lines with ts, v and msg; errors without v; split streams", () => {

@@ -1,8 +1,10 @@
 /**
  * The node agent's logger, configured by the logging flags: `-v`, `--vmodule`,
  * `--logging-format text|json`, `--log-file`, `--log-dir`, `--logtostderr`,
- * `--alsologtostderr`, `--stderrthreshold`, `--skip-headers`, `--add-dir-header` (ignored: there are no
- * source files to name), `--one-output`, `--log-file-max-size`, `--log-json-split-stream`.
+ * `--alsologtostderr`, `--stderrthreshold`, `--skip-headers`, `--skip-log-headers`,
+ * `--log-file-max-size`, `--log-json-split-stream`. (`--add-dir-header`, `--log-backtrace-at`,
+ * `--one-output` and a non-zero `--log-json-info-buffer-size` are refused at start-up: see
+ * `options/unsupported.ts`.)
  *
  * Text lines are shaped like klog's structured ones: `I1121 02:33:46.123456    4711 pods] "Message" key="value"`
  * (severity letter, month+day, time with microseconds, pid, the logger's name instead of
@@ -15,6 +17,7 @@
  * @see k8s.io/klog/v2 klog.go (`header`, `output`), staging/src/k8s.io/component-base/logs/json in kubernetes/kubernetes v1.23
  */
 import { appendFileSync, mkdirSync, renameSync, statSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { formatGoQuoted } from "@skiff/flags";
 import type { ModulePattern } from "@skiff/flags";
@@ -46,6 +49,11 @@ export interface LoggingOptions {
   readonly stderrthreshold: number;
   /** `--skip-headers`. */
   readonly skipHeaders: boolean;
+  /**
+   * `--skip-log-headers`: no header block ("Log file created at: ...") when a log file is opened
+   * or rotated. @defaultValue false
+   */
+  readonly skipLogHeaders?: boolean;
   /** `--log-json-split-stream`: in JSON format, info lines to stdout and errors to stderr. */
   readonly jsonSplitStream: boolean;
 }
@@ -65,6 +73,35 @@ export interface Logger {
   v(level: number): Pick<Logger, "info" | "infoText"> & { readonly enabled: boolean };
   /** A logger named `name` (matched by `--vmodule`). */
   withName(name: string): Logger;
+}
+
+/**
+ * The root logger {@link createLogger} returns: a {@link Logger} whose verbosity can be changed
+ * while running (the `-v` level of it and of every logger named from it; `--vmodule` matches
+ * keep theirs), as klog's `Level.Set` behind `PUT /debug/flags/v`.
+ * @see staging/src/k8s.io/component-base/logs/logs.go (`GlogSetter`) in kubernetes/kubernetes v1.23
+ */
+export interface RootLogger extends Logger {
+  /** Sets the `-v` level (an integer) for every logger of this tree. */
+  setVerbosity(level: number): void;
+}
+
+/**
+ * The block klog writes at the top of a log file it opens (unless `--skip-log-headers`): creation
+ * time (local, `2006/01/02 15:04:05`), host, binary and line format; the line format names the
+ * logger where klog names `file:line`.
+ * @see k8s.io/klog/v2 klog.go (`syncBuffer.rotateFile`)
+ */
+export function formatLogFileHeader(date: Date, host: string = hostname()): string {
+  const p = (n: number): string => String(n).padStart(2, "0");
+  const created = `${date.getFullYear()}/${p(date.getMonth() + 1)}/${p(date.getDate())} ${p(date.getHours())}:${p(date.getMinutes())}:${p(date.getSeconds())}`;
+  const arch = process.arch === "x64" ? "amd64" : process.arch;
+  return (
+    `Log file created at: ${created}\n` +
+    `Running on machine: ${host}\n` +
+    `Binary: Built with node ${process.version} for ${process.platform}/${arch}\n` +
+    "Log line format: [IWEF]mmdd hh:mm:ss.uuuuuu threadid logger] msg\n"
+  );
 }
 
 type Severity = 0 | 1 | 2;
@@ -145,7 +182,8 @@ export interface LoggingSinks {
  * log.v(4).info("detail");
  * ```
  */
-export function createLogger(options: LoggingOptions, sinks: LoggingSinks, name = "nodeagent"): Logger {
+export function createLogger(options: LoggingOptions, sinks: LoggingSinks, name = "nodeagent"): RootLogger {
+  let verbosity = options.verbosity;
   const now = sinks.now ?? (() => new Date());
   // klog ignores `pattern=0` entries (component-base passes vmodule to klog's own Set).
   const modules = options.vmodule.filter((m) => m.level > 0).map((m) => ({ re: globToRegExp(m.pattern), level: m.level }));
@@ -154,17 +192,24 @@ export function createLogger(options: LoggingOptions, sinks: LoggingSinks, name 
   const toFile = !json && !options.logtostderr && filePath !== "";
   let fileBroken = false;
 
-  const writeFile = (line: string): boolean => {
+  // klog writes a header block each time it opens a log file: at the first line, and after rotation.
+  let fileOpened = false;
+  const writeFile = (line: string, date: Date): boolean => {
     if (fileBroken) return false;
     try {
       if (options.logFileMaxSizeMB > 0) {
         try {
-          if (statSync(filePath).size + line.length > options.logFileMaxSizeMB * 1024 * 1024) renameSync(filePath, `${filePath}.1`);
+          if (statSync(filePath).size + line.length > options.logFileMaxSizeMB * 1024 * 1024) {
+            renameSync(filePath, `${filePath}.1`);
+            fileOpened = false;
+          }
         } catch {
           // No file yet.
         }
       }
-      appendFileSync(filePath, line);
+      const header = fileOpened || options.skipLogHeaders === true ? "" : formatLogFileHeader(date);
+      fileOpened = true;
+      appendFileSync(filePath, header + line);
       return true;
     } catch {
       fileBroken = true;
@@ -198,13 +243,13 @@ export function createLogger(options: LoggingOptions, sinks: LoggingSinks, name 
       sinks.stderr.write(line);
       return;
     }
-    const written = writeFile(line);
+    const written = writeFile(line, date);
     if (!written || options.alsologtostderr || severity >= options.stderrthreshold) sinks.stderr.write(line);
   };
 
   const make = (loggerName: string): Logger => {
     const moduleLevel = modules.find((m) => m.re.test(loggerName))?.level;
-    const enabled = (level: number): boolean => level <= (moduleLevel ?? options.verbosity);
+    const enabled = (level: number): boolean => level <= (moduleLevel ?? verbosity);
     return {
       info: (m, f) => emit(0, 0, loggerName, m, f),
       infoText: (t) => emit(0, 0, loggerName, t, undefined, false),
@@ -221,7 +266,12 @@ export function createLogger(options: LoggingOptions, sinks: LoggingSinks, name 
       withName: (n) => make(n),
     };
   };
-  return make(name);
+  return {
+    ...make(name),
+    setVerbosity: (level) => {
+      verbosity = level;
+    },
+  };
 }
 
 /** Logging options with every flag at its default. */

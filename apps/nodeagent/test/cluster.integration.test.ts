@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Node, Pod } from "@skiff/api-types";
+import { createRuntimeClient } from "@skiff/cri-api";
 import { startProcessRuntime, type ProcessRuntime } from "@skiff/cri-process-server";
 import { runNodeAgent } from "../src/app.js";
 import type { RunningServers } from "../src/server/index.js";
@@ -91,6 +92,7 @@ describe("node agent in API-server mode", () => {
         "--register-with-taints=dedicated=batch:NoSchedule",
         "--system-reserved=cpu=100m,memory=100Mi",
         "--max-pods=20",
+        "--pod-cidr=10.9.0.0/24",
         "--anonymous-auth=false",
         `--client-ca-file=${join(api.dir, "pki", "ca.crt")}`,
         "--authentication-token-webhook",
@@ -124,6 +126,17 @@ describe("node agent in API-server mode", () => {
     expect(labels["team"]).toBe("a");
     expect(node.spec?.taints).toEqual([{ key: "dedicated", value: "batch", effect: "NoSchedule" }]);
     expect(node.spec?.unschedulable).toBeUndefined();
+    // --pod-cidr: on the Node, and handed to the runtime (CRI UpdateRuntimeConfig), as 1.23's updatePodCIDR.
+    expect(node.spec?.podCIDRs).toEqual(["10.9.0.0/24"]);
+    const rt = createRuntimeClient({ endpoint: cri.endpoint, timeoutMs: 5_000 });
+    try {
+      await waitFor("pod CIDR handed to the runtime", async () => {
+        const status = await rt.status({ verbose: true });
+        return (JSON.parse(status.info["config"] ?? "{}") as { podCidr?: string }).podCidr === "10.9.0.0/24" ? true : undefined;
+      });
+    } finally {
+      rt.close();
+    }
     const st = node.status ?? {};
     expect(st.capacity?.["cpu"]).toBe(String(cpus().length));
     expect(st.capacity?.["pods"]).toBe("20");

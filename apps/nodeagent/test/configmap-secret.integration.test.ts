@@ -81,6 +81,8 @@ describe.each(["Watch", "Get", "Cache"])("ConfigMaps and Secrets in pods (API-se
         "--node-status-update-frequency=1s",
         "--sync-frequency=2s",
         `--config=${configFile}`,
+        // The finished pods' volume files are read below: keep them until the pods are deleted.
+        "--keep-terminated-pod-volumes",
         "-v=4",
       ],
       { stdout: agentOut, stderr: agentErr, stopSignal: stop.signal, onReady: ready },
@@ -133,7 +135,7 @@ describe.each(["Watch", "Get", "Cache"])("ConfigMaps and Secrets in pods (API-se
     expect(stdout).toBe(`level=debug user=bob password=s3cr3t-value\ncpu=${cpuMilli} mem=${memKi}\n`);
     const cfg = volumeDir(done, "kubernetes.io~configmap", "cfg");
     const creds = volumeDir(done, "kubernetes.io~secret", "creds");
-    // Volumes are torn down once the pod is removed; a finished pod keeps them.
+    // Volumes are torn down once the pod is removed; with --keep-terminated-pod-volumes a finished pod keeps them.
     expect(readFileSync(join(cfg, "conf", "app.properties"), "utf8")).toBe("color=blue");
     expect(readlinkSync(join(cfg, "conf"))).toBe("..data/conf");
     expect(readFileSync(join(creds, "DB_PASSWORD"), "utf8")).toBe("s3cr3t-value");

@@ -1,7 +1,8 @@
 // Volumes on real containerd + runc (bind mounts applied for real): two containers sharing an
 // emptyDir, a hostPath file, a downwardAPI labels file and a memory-backed emptyDir, verified
 // through the reader's log; a pod whose hostPath check fails stays Pending with FailedMount and
-// does not disturb the other. With CI=true it must run; elsewhere it is skipped (with the reason)
+// does not disturb the other; a terminated pod's volumes are torn down before the pod is deleted.
+// With CI=true it must run; elsewhere it is skipped (with the reason)
 // when containerd cannot be set up.
 import { existsSync, mkdirSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -119,5 +120,28 @@ describe.skipIf(setup.endpoint === undefined)("volumes on containerd", () => {
     await waitFor("shared pod gone", () => (findPod(pods?.listPods() ?? [], "shared") ? undefined : true), 60_000);
     await waitFor("volume dirs removed", () => (existsSync(join(rootDir, "pods", uid, "volumes")) ? undefined : true), 30_000);
     expect(existsSync(hostFile)).toBe(true); // a hostPath is never removed
+  });
+
+  it("tears a terminated pod's volumes down while the pod is still listed (--keep-terminated-pod-volumes=false)", async () => {
+    const done: Pod = {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "done" },
+      spec: {
+        restartPolicy: "Never",
+        terminationGracePeriodSeconds: 1,
+        volumes: [{ name: "s", emptyDir: {} }],
+        containers: [{ name: "main", image: "busybox:1.36", command: ["sh", "-c", "echo x > /s/f"], volumeMounts: [{ name: "s", mountPath: "/s" }] }],
+      },
+    };
+    writeFileSync(join(manifests, "done.json"), JSON.stringify(done));
+    const p = await waitFor("done pod Succeeded", () => {
+      const x = findPod(pods?.listPods() ?? [], "done");
+      return x?.status?.phase === "Succeeded" ? x : undefined;
+    }, 90_000);
+    const dir = join(rootDir, "pods", p.metadata?.uid ?? "", "volumes", "kubernetes.io~empty-dir", "s");
+    await waitFor("terminated pod's emptyDir removed", () => (existsSync(dir) ? undefined : true), 30_000);
+    expect(findPod(pods?.listPods() ?? [], "done")?.status?.phase).toBe("Succeeded");
+    unlinkSync(join(manifests, "done.json"));
   });
 });

@@ -625,6 +625,39 @@ describe("nodeagent servers: anonymous, debugging off, TLS settings", () => {
     expect(await call(true, port, "/pods")).toMatchObject({ status: 200 });
   });
 
+  it("enableSystemLogHandler false: /logs/ answers 405 'logs endpoint is disabled.', other debug paths stay", async () => {
+    const s = await startServers(await baseOpts({ enableDebuggingHandlers: true, enableSystemLogHandler: false }), view);
+    running.push(s);
+    const port = s.addresses.main!.port;
+    for (const path of ["/logs/", "/logs/syslog"]) {
+      expect(await call(true, port, path), path).toMatchObject({ status: 405, body: "logs endpoint is disabled.\n" });
+    }
+    expect(await call(true, port, "/logs")).toMatchObject({ status: 301 });
+    expect(await call(true, port, "/runningpods/")).toMatchObject({ status: 200 });
+  });
+
+  it("enableProfilingHandler / enableDebugFlagsHandler false: 405 with 1.23's texts", async () => {
+    const s = await startServers(await baseOpts({ enableDebuggingHandlers: true, enableProfilingHandler: false, enableDebugFlagsHandler: false, setVerbosity: () => {} }), view);
+    running.push(s);
+    const port = s.addresses.main!.port;
+    expect(await call(true, port, "/debug/pprof/profile?seconds=2")).toMatchObject({ status: 405, body: "profiling endpoint is disabled.\n" });
+    expect(await call(true, port, "/debug/flags/v", { method: "PUT", body: "4" })).toMatchObject({ status: 405, body: "flags endpoint is disabled.\n" });
+  });
+
+  it("PUT /debug/flags/v sets the verbosity, as 1.23's StringFlagPutHandler(GlogSetter)", async () => {
+    const levels: number[] = [];
+    const s = await startServers(await baseOpts({ enableDebuggingHandlers: true, setVerbosity: (l) => levels.push(l) }), view);
+    running.push(s);
+    const port = s.addresses.main!.port;
+    expect(await call(true, port, "/debug/flags/v", { method: "PUT", body: "4" })).toMatchObject({ status: 200, body: "successfully set klog.logging.verbosity to 4\n" });
+    expect(await call(true, port, "/debug/flags/v", { method: "PUT", body: "x" })).toMatchObject({
+      status: 400,
+      body: 'failed set klog.logging.verbosity x: strconv.ParseInt: parsing "x": invalid syntax\n',
+    });
+    expect(await call(true, port, "/debug/flags/v")).toMatchObject({ status: 406, body: "unsupported http method\n" });
+    expect(levels).toEqual([4]);
+  });
+
   it("refuses clients below --tls-min-version", async () => {
     const s = await startServers(await baseOpts({ tlsMinVersion: "VersionTLS13" }), view);
     running.push(s);

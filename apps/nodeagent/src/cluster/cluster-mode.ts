@@ -25,6 +25,7 @@ import { reservationsWithReservedCPUs } from "../cm/cpumanager/reserved-cpus.js"
 import type { ClusterLog } from "./node-status-manager.js";
 import { NodeStatusManager } from "./node-status-manager.js";
 import { PodStatusSync } from "./pod-status-sync.js";
+import { updateRuntimePodCIDR } from "./pod-cidr.js";
 
 /** Why API-server mode could not start; `reason` is stable. */
 export class ClusterModeError extends Error {
@@ -195,6 +196,8 @@ export class ClusterMode {
       recordEvent: (type, reason, message) => record(nodeRef, type, reason, message),
     });
     const node = c.registerNode ? await this.statusManager.register(signal) : await clients.client.nodes.get(nodeName).catch(() => initialNode);
+    // The Node's pod CIDRs (--pod-cidr at registration) reach the runtime's network configuration.
+    await updateRuntimePodCIDR(runtime.cri.runtime, node, "", (m) => log(m));
     this.statusManager.start();
     // The node's heartbeat: kube-node-lease/<nodeName>, renewed every nodeLeaseDurationSeconds/4.
     this.lease = new NodeLeaseController({

@@ -11,7 +11,8 @@
  *    argv again on top of it (flags win; feature gates from the file and the flags are merged, flags
  *    winning per gate), re-apply the gates;
  * 6. validate the merged configuration (`"Failed to validate nodeagent configuration"`): every error
- *    in one `err="[e1, e2]"`, exit 1.
+ *    in one `err="[e1, e2]"`, exit 1; values the agent cannot honour are refused here too
+ *    ({@link unsupportedOptions}: `--<flag>=<value> is not supported by skiff nodeagent; ...`).
  *
  * Errors are klog error lines (`E1121 02:03:04.000000    4711 options] "Message" err="..."`), as the
  * kubelet 1.23 writes them with `klog.ErrorS` before its logging is configured.
@@ -26,6 +27,7 @@ import type { NodeAgentConfiguration } from "./config.js";
 import { applyLegacyFlagDefaults, defaultNodeAgentConfiguration, loadNodeAgentConfigFile } from "./config.js";
 import type { NodeAgentConfigFlags, NodeAgentFlagTable, NodeAgentFlags } from "./flags.js";
 import { configFieldPaths, configFlagKeys, flagSections, klogFlagDeprecation, nodeAgentFlagTable } from "./flags.js";
+import { unsupportedOptions } from "./unsupported.js";
 import { validateNodeAgentConfiguration, validateNodeAgentFlags } from "./validate.js";
 import { formatKlogHeader, formatStructuredMessage } from "../logging.js";
 
@@ -274,7 +276,7 @@ export function loadNodeAgentOptions(argv: readonly string[], io: OptionsIO): Lo
   for (const w of gates.warnings) if (!warnings.includes(w)) warn(w);
 
   // 6. Validate the merged configuration.
-  const errors = validateNodeAgentConfiguration(config, gates.gates, explicitEnableServer);
+  const errors = [...validateNodeAgentConfiguration(config, gates.gates, explicitEnableServer), ...unsupportedOptions(pickFlags(values), config, gates.gates)];
   if (errors.length > 0) return failWith("Failed to validate nodeagent configuration", errors);
 
   const merged = { ...values, ...configToFlagValues(config) } as Values;
@@ -297,5 +299,6 @@ export {
 export type { NodeAgentConfigFlags, NodeAgentFlags, NodeAgentOptionValues, NodeAgentFlagTable, FlagSection } from "./flags.js";
 export { configFieldPaths, configFileDeprecation, flagSections, klogFlagDeprecation, nodeAgentFlagTable } from "./flags.js";
 export type { RegisterTaint, ReservedMemoryEntry } from "./flag-types.js";
+export { unsupportedOptions } from "./unsupported.js";
 export { evictionSignals, validateEvictionThresholds, validateNodeAgentConfiguration, validateNodeAgentFlags, validateReservedResources } from "./validate.js";
 export { insecureCipherSuites, preferredCipherSuites, tlsVersions } from "./tls.js";

@@ -107,7 +107,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
   const objects = opts.objects;
   // resourceFieldRef without a limit: the node's allocatable cpu and memory (else the machine's).
   const fieldRefAllocatable = resourceFieldAllocatable(opts.nodeAllocatable);
-  const volumes = new PodVolumeManager({ rootDir: opts.rootDir, onEvent: recordEvent, log: info, ...(opts.volumes ? { extra: opts.volumes } : {}), ...(objects ? { objects } : {}), nodeAllocatable: fieldRefAllocatable });
+  const volumes = new PodVolumeManager({ rootDir: opts.rootDir, onEvent: recordEvent, log: info, ...(opts.volumes ? { extra: opts.volumes } : {}), ...(objects ? { objects } : {}), ...(opts.mounterPath ? { mounterPath: opts.mounterPath } : {}), nodeAllocatable: fieldRefAllocatable });
   // The ConfigMaps/Secrets of each pod's env, fetched before its sync (container configs are built synchronously).
   const envObjects = new Map<string, EnvObjects>();
   const dnsConfigurer = new DNSConfigurer({
@@ -186,6 +186,8 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
   const desired = new Map<string, Pod>();
   const rejected = new Set<string>();
   const stoppedTerminal = new Set<string>();
+  // Terminated pods whose volumes were already torn down (see --keep-terminated-pod-volumes).
+  const volumesTornDown = new Set<string>();
   const submitted = new Map<string, Pod>();
   const terminatedListeners = new Set<(pod: Pod) => void>();
   const deleting = new Set<string>();
@@ -267,6 +269,13 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       prober.removePod(uid);
       await removePodCgroup(uid);
       resourceManagers?.removePod(uid);
+      // --keep-terminated-pod-volumes=false (the default): a terminated pod's volumes are torn down
+      // now, not when the pod is deleted, as 1.23's volume manager drops terminated pods from its
+      // desired state of the world.
+      if (!opts.keepTerminatedPodVolumes && !volumesTornDown.has(uid)) {
+        volumesTornDown.add(uid);
+        await volumes.tearDown(pod);
+      }
       return undefined;
     }
     return result.nextSyncAtMs;
@@ -289,7 +298,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
         await manager.killPod(pod.metadata?.uid ?? "", manager.gracePeriodOf(pod), true, logDirOf(pod));
         removePodContainerDirs(opts.rootDir, pod.metadata?.uid ?? "");
         podFiles.tearDown(pod);
-        await volumes.tearDown(pod);
+        if (!volumesTornDown.delete(pod.metadata?.uid ?? "")) await volumes.tearDown(pod);
         await removePodCgroup(pod.metadata?.uid ?? "");
         resourceManagers?.removePod(pod.metadata?.uid ?? "");
         envObjects.delete(pod.metadata?.uid ?? "");

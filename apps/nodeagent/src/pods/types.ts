@@ -85,6 +85,13 @@ export interface PodRuntimeOptions {
   readonly containerLogMaxFiles?: number;
   /** `--max-pods`; pods beyond it are rejected (phase Failed, reason `OutOfpods`). @defaultValue 110 */
   readonly maxPods?: number;
+  /**
+   * `--keep-terminated-pod-volumes`: keep a terminated (Succeeded/Failed) pod's volumes until the
+   * pod is deleted; false tears them down when the pod terminates, as 1.23. @defaultValue false
+   */
+  readonly keepTerminatedPodVolumes?: boolean;
+  /** `--experimental-mounter-path`: the mounter tmpfs (memory-backed emptyDir) mounts run through. @defaultValue "" (plain `mount`) */
+  readonly mounterPath?: string;
   /** `--pod-infra-container-image`; informational (the CRI runtime picks its sandbox image). */
   readonly podInfraImage?: string;
   /** Log sink. @defaultValue discards everything */

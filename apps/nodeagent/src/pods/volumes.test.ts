@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, writeFileSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -9,7 +9,7 @@ import type { ConfigMapObject, PodObjectManagers, SecretObject } from "./pod-obj
 import type { PodVolumeHooks } from "./types.js";
 import type { TokenRequestSpec } from "@skiff/client";
 import { ServiceAccountTokenManager } from "./token-manager.js";
-import { PodVolumeManager, podVolumeDir, VolumeSetUpError, type TmpfsMounter } from "./volumes.js";
+import { PodVolumeManager, podVolumeDir, tmpfsMountCommand, VolumeSetUpError, type TmpfsMounter } from "./volumes.js";
 
 const root = mkdtempSync(join(tmpdir(), "skiff-vol-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -85,6 +85,30 @@ describe("PodVolumeManager", () => {
     await vm.tearDown(pod);
     expect(tmpfs.calls).toContain(`umount ${mem}`);
     expect(existsSync(join(root, "pods", "uid-1"))).toBe(false);
+  });
+
+  it("--experimental-mounter-path: tmpfs mounts run through the mounter with 'mount' first, as 1.23's doMount", () => {
+    expect(tmpfsMountCommand("", "/d", 1024)).toEqual({ file: "mount", args: ["-t", "tmpfs", "-o", "size=1024", "tmpfs", "/d"] });
+    expect(tmpfsMountCommand("mount", "/d", undefined)).toEqual({ file: "mount", args: ["-t", "tmpfs", "-o", "mode=0777", "tmpfs", "/d"] });
+    expect(tmpfsMountCommand("/opt/mounter", "/d", 1024)).toEqual({ file: "/opt/mounter", args: ["mount", "-t", "tmpfs", "-o", "size=1024", "tmpfs", "/d"] });
+  });
+
+  it.skipIf(process.getuid?.() !== 0)("--experimental-mounter-path reaches the default tmpfs mounter (skipped unless root: the system mounter is used only as root)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "skiff-mounter-"));
+    try {
+      const record = join(dir, "args");
+      const mounter = join(dir, "mounter");
+      writeFileSync(mounter, `#!/bin/sh\necho "$@" > ${record}\n`);
+      chmodSync(mounter, 0o755);
+      const vm = new PodVolumeManager({ rootDir: join(dir, "root"), mounterPath: mounter, nodeAllocatable: { cpuMilli: 2000, memoryBytes: 1024, ephemeralStorageBytes: 0 } });
+      const pod = makePod([{ name: "mem", emptyDir: { medium: "Memory", sizeLimit: "1Mi" } }]);
+      await vm.setUp(pod);
+      const mem = podVolumeDir(join(dir, "root"), pod.metadata?.uid ?? "", "emptyDir", "mem");
+      expect(readFileSync(record, "utf8")).toBe(`mount -t tmpfs -o size=1048576 tmpfs ${mem}\n`);
+      await vm.tearDown(pod);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("refuses an unknown medium", async () => {

@@ -64,19 +64,40 @@ export interface TmpfsMounter {
   isMountPoint(dir: string): Promise<boolean>;
 }
 
-/** The real tmpfs mounter (`mount -t tmpfs`, `umount`); needs root. */
-export const systemTmpfsMounter: TmpfsMounter = {
-  async mount(dir, sizeBytes) {
-    await run("mount", ["-t", "tmpfs", "-o", sizeBytes !== undefined && sizeBytes > 0 ? `size=${sizeBytes}` : "mode=0777", "tmpfs", dir]);
-  },
-  async unmount(dir) {
-    await run("umount", [dir]);
-  },
-  async isMountPoint(dir) {
-    const [a, b] = await Promise.all([stat(dir).catch(() => undefined), stat(join(dir, "..")).catch(() => undefined)]);
-    return a !== undefined && b !== undefined && a.dev !== b.dev;
-  },
-};
+/**
+ * The command that mounts a tmpfs at `dir`: `mount -t tmpfs -o <opts> tmpfs <dir>`, or, with
+ * `--experimental-mounter-path` set to a mounter other than `mount`, that mounter with `mount` as
+ * its first argument (`<mounterPath> mount -t tmpfs ...`), as 1.23's mount-utils `doMount` runs it.
+ * Pure.
+ * @see staging/src/k8s.io/mount-utils/mount_linux.go (`doMount`) in kubernetes/kubernetes v1.23
+ */
+export function tmpfsMountCommand(mounterPath: string, dir: string, sizeBytes: number | undefined): { file: string; args: string[] } {
+  const args = ["-t", "tmpfs", "-o", sizeBytes !== undefined && sizeBytes > 0 ? `size=${sizeBytes}` : "mode=0777", "tmpfs", dir];
+  return mounterPath === "" || mounterPath === "mount" ? { file: "mount", args } : { file: mounterPath, args: ["mount", ...args] };
+}
+
+/**
+ * The real tmpfs mounter (see {@link tmpfsMountCommand}; unmounting runs `umount`, which 1.23
+ * never sends through the mounter); needs root.
+ */
+export function systemTmpfsMounterWith(mounterPath: string): TmpfsMounter {
+  return {
+    async mount(dir, sizeBytes) {
+      const { file, args } = tmpfsMountCommand(mounterPath, dir, sizeBytes);
+      await run(file, args);
+    },
+    async unmount(dir) {
+      await run("umount", [dir]);
+    },
+    async isMountPoint(dir) {
+      const [a, b] = await Promise.all([stat(dir).catch(() => undefined), stat(join(dir, "..")).catch(() => undefined)]);
+      return a !== undefined && b !== undefined && a.dev !== b.dev;
+    },
+  };
+}
+
+/** The real tmpfs mounter with the default `mount` (`mount -t tmpfs`, `umount`); needs root. */
+export const systemTmpfsMounter: TmpfsMounter = systemTmpfsMounterWith("");
 
 /** What {@link PodVolumeManager} needs. */
 export interface PodVolumeManagerOptions {
@@ -93,6 +114,8 @@ export interface PodVolumeManagerOptions {
    * @defaultValue {@link systemTmpfsMounter} when running as root, else `null`
    */
   readonly tmpfs?: TmpfsMounter | null;
+  /** `--experimental-mounter-path` for the default tmpfs mounter ({@link systemTmpfsMounterWith}). @defaultValue "" (plain `mount`) */
+  readonly mounterPath?: string;
   /** Node capacity for `resourceFieldRef` without a limit. @defaultValue the machine's */
   readonly nodeAllocatable?: NodeAllocatable;
   /**
@@ -161,7 +184,7 @@ export class PodVolumeManager implements PodVolumeHooks {
   private readonly node: NodeAllocatable;
 
   constructor(private readonly o: PodVolumeManagerOptions) {
-    this.tmpfs = o.tmpfs !== undefined ? o.tmpfs : process.getuid?.() === 0 ? systemTmpfsMounter : null;
+    this.tmpfs = o.tmpfs !== undefined ? o.tmpfs : process.getuid?.() === 0 ? systemTmpfsMounterWith(o.mounterPath ?? "") : null;
     this.node = o.nodeAllocatable ?? machineAllocatable();
   }
 

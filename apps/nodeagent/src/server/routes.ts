@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { TLSSocket } from "node:tls";
 import type { Pod } from "@skiff/api-types";
 import { newBadRequest, newNotFound } from "@skiff/apimachinery";
+import { formatGoQuoted } from "@skiff/flags";
 import type { AgentView, HealthCheck } from "../agent-view.js";
 import { serveHealthz, serveHealthzCheck, withPing, pingCheck } from "./healthz.js";
 import { readMachineInfo } from "./machine-info.js";
@@ -25,6 +26,20 @@ const textPlain = "text/plain; charset=utf-8";
 /** Go's `http.Error`: text, `nosniff`, newline-terminated. */
 function sendGoError(reply: FastifyReply, statusCode: number, message: string): FastifyReply {
   return reply.code(statusCode).header("Content-Type", textPlain).header("X-Content-Type-Options", "nosniff").send(`${message}\n`);
+}
+
+/** component-base's `writePlainText` (routes/flags.go): the text and a newline, `text/plain`. */
+function sendPlainText(reply: FastifyReply, statusCode: number, text: string): FastifyReply {
+  return reply.code(statusCode).header("Content-Type", "text/plain").header("X-Content-Type-Options", "nosniff").send(`${text}\n`);
+}
+
+/** Go's `strconv.ParseInt(s, 10, 32)`: the value, or the error text (`strconv.ParseInt: parsing "x": invalid syntax`). */
+function parseGoInt32(s: string): number | string {
+  const fail = (why: string): string => `strconv.ParseInt: parsing ${formatGoQuoted(s)}: ${why}`;
+  if (!/^[+-]?\d+$/.test(s)) return fail("invalid syntax");
+  const n = Number(s);
+  if (n < -2147483648 || n > 2147483647) return fail("value out of range");
+  return n;
 }
 
 /** go-restful's `WriteErrorString`: the bare text. */
@@ -117,6 +132,25 @@ export interface MainServerDeps {
   readonly authorize: (attrs: RequestAttributes) => Promise<AuthorizationDecision>;
   readonly clientCertificates: boolean;
   readonly enableDebuggingHandlers: boolean;
+  /**
+   * `enableSystemLogHandler`: serve `/logs/` (with debugging handlers on); off answers 405
+   * `logs endpoint is disabled.`, as 1.23's `InstallSystemLogHandler(false)`. @defaultValue true
+   */
+  readonly enableSystemLogHandler?: boolean;
+  /**
+   * `enableProfilingHandler` (with debugging handlers on): false answers `/debug/pprof/` with 405
+   * `profiling endpoint is disabled.`, as 1.23. The agent serves no Go profiles when it is true.
+   * @defaultValue true
+   */
+  readonly enableProfilingHandler?: boolean;
+  /**
+   * `enableDebugFlagsHandler` (with debugging handlers on): `PUT /debug/flags/v` sets the log
+   * verbosity through {@link setVerbosity}; false answers 405 `flags endpoint is disabled.`, as 1.23.
+   * @defaultValue true
+   */
+  readonly enableDebugFlagsHandler?: boolean;
+  /** Sets the `-v` level of the agent's loggers (`PUT /debug/flags/v`); absent: the path is not served. */
+  readonly setVerbosity?: (level: number) => void;
   readonly configz: () => unknown;
   readonly logDir: string;
   readonly nowMs: () => number;
@@ -208,6 +242,7 @@ export function installMainServer(app: FastifyInstance, deps: MainServerDeps): v
     app.get(path, async (req, reply) => {
       const rawPath = splitURL(req).rawPath;
       if (rawPath === "/logs") return reply.code(301).header("Location", "/logs/").send();
+      if (deps.enableSystemLogHandler === false) return sendGoError(reply, 405, "logs endpoint is disabled.");
       const relative = decodePath(rawPath.slice("/logs/".length));
       if (relative === undefined) return sendGoError(reply, 400, "invalid URL path");
       const answer = await resolveLogPath(deps.logDir, relative);
@@ -223,6 +258,22 @@ export function installMainServer(app: FastifyInstance, deps: MainServerDeps): v
         case "file":
           return reply.code(200).header("Content-Type", textPlain).header("Content-Length", String(answer.sizeBytes)).send(answer.stream);
       }
+    });
+  }
+  if (deps.enableProfilingHandler === false) {
+    for (const path of ["/debug/pprof/", "/debug/pprof/*"]) app.all(path, async (_req, reply) => sendGoError(reply, 405, "profiling endpoint is disabled."));
+  }
+  if (deps.enableDebugFlagsHandler === false) {
+    app.all("/debug/flags/v", async (_req, reply) => sendGoError(reply, 405, "flags endpoint is disabled."));
+  } else if (deps.setVerbosity !== undefined) {
+    const setVerbosity = deps.setVerbosity;
+    app.all("/debug/flags/v", async (req, reply) => {
+      if (req.method !== "PUT") return sendPlainText(reply, 406, "unsupported http method");
+      const value = typeof req.body === "string" ? req.body : "";
+      const level = parseGoInt32(value);
+      if (typeof level === "string") return sendPlainText(reply, 400, `failed set klog.logging.verbosity ${value}: ${level}`);
+      setVerbosity(level);
+      return sendPlainText(reply, 200, `successfully set klog.logging.verbosity to ${value}`);
     });
   }
   app.get("/containerLogs/*", async (req, reply) => {

@@ -132,6 +132,14 @@ export interface ServerOptions {
   readonly authorization: AuthorizationOptions;
   /** The effective configuration for `/configz`; called per request. */
   readonly configz: () => unknown;
+  /** `enableSystemLogHandler`: serve `/logs/` (405 `logs endpoint is disabled.` when false). @defaultValue true */
+  readonly enableSystemLogHandler?: boolean;
+  /** `enableProfilingHandler`: false answers `/debug/pprof/` with 405 `profiling endpoint is disabled.`. @defaultValue true */
+  readonly enableProfilingHandler?: boolean;
+  /** `enableDebugFlagsHandler`: `PUT /debug/flags/v` sets the log verbosity ({@link setVerbosity}); false answers 405 `flags endpoint is disabled.`. @defaultValue true */
+  readonly enableDebugFlagsHandler?: boolean;
+  /** Sets the agent's `-v` level at run time (`PUT /debug/flags/v`); absent: that path is not served. */
+  readonly setVerbosity?: (level: number) => void;
   /** Directory served under `/logs/`. @defaultValue "/var/log" */
   readonly logDir: string;
   /** Host name put into the self-signed certificate (CN and SAN); the node name when absent. */
