@@ -3,6 +3,7 @@
 // from a ConfigMap key, envFrom a Secret, and the files of a configMap and a secret volume; a
 // running pod sees an update of its mounted ConfigMap through a new `..data` target. With CI=true it
 // must run; elsewhere it is skipped (with the reason) when containerd cannot be set up.
+import { startAPIModeAgent, textSink } from "./api-mode-agent.js";
 import { execFile } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -10,9 +11,6 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Pod } from "@skiff/api-types";
 import { setUpContainerd, tearDownContainerd } from "@skiff/test-support";
-import { runNodeAgent } from "../src/app.js";
-import type { RunningServers } from "../src/server/index.js";
-import { freePort } from "./cli-helpers.js";
 import { apiCall, startAPIServer, writeAdminKubeconfig, type APIServerProcess } from "./cluster-helpers.js";
 import { waitFor } from "./pods-helpers.js";
 
@@ -20,18 +18,14 @@ const run = promisify(execFile);
 const nodeName = "node-cmc";
 const setup = setUpContainerd({ prefix: "skiff-cmc-", suite: "containerd ConfigMap/Secret suite" });
 
-function sink(): { write(s: string): boolean; text(): string } {
-  let out = "";
-  return { write: (s: string) => ((out += s), true), text: () => out };
-}
 
 describe.skipIf(setup.endpoint === undefined)("ConfigMaps and Secrets on containerd", () => {
   let api: APIServerProcess;
   let kubeconfig: string;
   const stop = new AbortController();
   let agentDone: Promise<number> | undefined;
-  const agentOut = sink();
-  const agentErr = sink();
+  const agentOut = textSink();
+  const agentErr = textSink();
 
   const kubectl = async (...args: string[]) => run("kubectl", ["--kubeconfig", kubeconfig, ...args], { timeout: 60_000 });
   const getPod = async (name: string): Promise<Pod | undefined> => {
@@ -44,26 +38,21 @@ describe.skipIf(setup.endpoint === undefined)("ConfigMaps and Secrets on contain
   beforeAll(async () => {
     api = await startAPIServer(setup.dir);
     kubeconfig = await writeAdminKubeconfig(api);
-    let ready!: (s: RunningServers | undefined) => void;
-    const readyP = new Promise<RunningServers | undefined>((r) => (ready = r));
-    agentDone = runNodeAgent(
-      [
-        `--clusterconfig=${kubeconfig}`,
-        `--hostname-override=${nodeName}`,
-        "--node-ip=127.0.0.1",
-        "--address=127.0.0.1",
-        `--port=${await freePort()}`,
-        "--read-only-port=0",
-        "--healthz-port=0",
-        `--root-dir=${join(setup.dir, "agent")}`,
-        `--cert-dir=${join(setup.dir, "agent-pki")}`,
-        `--container-runtime-endpoint=${setup.endpoint ?? ""}`,
-        "--runtime-request-timeout=1m",
-        "--sync-frequency=2s",
-      ],
-      { stdout: agentOut, stderr: agentErr, stopSignal: stop.signal, onReady: ready },
-    );
-    await Promise.race([readyP, agentDone.then((code) => Promise.reject(new Error(`agent exited ${code}: ${agentErr.text()}`)))]);
+    agentDone = (
+      await startAPIModeAgent({
+        kubeconfig,
+        nodeName,
+        rootDir: join(setup.dir, "agent"),
+        certDir: join(setup.dir, "agent-pki"),
+        endpoint: setup.endpoint ?? "",
+        args: [
+          "--runtime-request-timeout=1m",
+          "--sync-frequency=2s",
+        ],
+        stdout: agentOut, stderr: agentErr,
+        stopSignal: stop.signal,
+      })
+    ).done;
     await kubectl("create", "configmap", "app-config", "--from-literal=LEVEL=debug", "--from-literal=app.properties=color=blue");
     await kubectl("create", "secret", "generic", "db", "--from-literal=DB_USER=bob", "--from-literal=DB_PASSWORD=s3cr3t-value");
   }, 180_000);

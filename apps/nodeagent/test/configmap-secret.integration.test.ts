@@ -3,6 +3,7 @@
 // server, real kubectl to create the objects and read logs. The process runtime does not apply
 // mounts, so volume contents are checked in the agent's volume directories (containerd suite:
 // configmap-secret-containerd.integration.test.ts reads them from inside the container).
+import { startAPIModeAgent, textSink } from "./api-mode-agent.js";
 import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,7 +13,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Event, Node, Pod } from "@skiff/api-types";
 import { startProcessRuntime, type ProcessRuntime } from "@skiff/cri-process-server";
 import { runNodeAgent } from "../src/app.js";
-import type { RunningServers } from "../src/server/index.js";
 import { freePort } from "./cli-helpers.js";
 import { apiCall, startAPIServer, writeAdminKubeconfig, type APIServerProcess } from "./cluster-helpers.js";
 import { waitFor } from "./pods-helpers.js";
@@ -24,10 +24,6 @@ const nodeName = "node-cm";
 const configText = (strategy: string) =>
   `apiVersion: nodeagent.config.example.io/v1beta1\nkind: NodeAgentConfiguration\nconfigMapAndSecretChangeDetectionStrategy: ${strategy}\nauthentication:\n  anonymous: {enabled: true}\n  webhook: {enabled: false}\nauthorization: {mode: AlwaysAllow}\n`;
 
-function sink(): { write(s: string): boolean; text(): string } {
-  let out = "";
-  return { write: (s: string) => ((out += s), true), text: () => out };
-}
 
 // Each change-detection strategy (configMapAndSecretChangeDetectionStrategy, set in the config file).
 describe.each(["Watch", "Get", "Cache"])("ConfigMaps and Secrets in pods (API-server mode, process runtime, %s strategy)", (strategy) => {
@@ -38,8 +34,8 @@ describe.each(["Watch", "Get", "Cache"])("ConfigMaps and Secrets in pods (API-se
   let cri: ProcessRuntime;
   const stop = new AbortController();
   let agentDone: Promise<number>;
-  const agentOut = sink();
-  const agentErr = sink();
+  const agentOut = textSink();
+  const agentErr = textSink();
 
   const kubectl = async (...args: string[]) => run("kubectl", ["--kubeconfig", kubeconfig, ...args], { timeout: 60_000 });
   const getPod = async (name: string): Promise<Pod | undefined> => {
@@ -64,30 +60,25 @@ describe.each(["Watch", "Get", "Cache"])("ConfigMaps and Secrets in pods (API-se
     cri = await startProcessRuntime({ socketPath: join(dir, "cri.sock"), stateDir: join(dir, "cri-state") });
     const configFile = join(dir, "config.yaml");
     writeFileSync(configFile, configText(strategy));
-    let ready!: (s: RunningServers | undefined) => void;
-    const readyP = new Promise<RunningServers | undefined>((r) => (ready = r));
-    agentDone = runNodeAgent(
-      [
-        `--clusterconfig=${kubeconfig}`,
-        `--hostname-override=${nodeName}`,
-        "--node-ip=127.0.0.1",
-        "--address=127.0.0.1",
-        `--port=${await freePort()}`,
-        "--read-only-port=0",
-        "--healthz-port=0",
-        `--root-dir=${rootDir}`,
-        `--cert-dir=${join(dir, "agent-pki")}`,
-        `--container-runtime-endpoint=${cri.endpoint}`,
-        "--node-status-update-frequency=1s",
-        "--sync-frequency=2s",
-        `--config=${configFile}`,
-        // The finished pods' volume files are read below: keep them until the pods are deleted.
-        "--keep-terminated-pod-volumes",
-        "-v=4",
-      ],
-      { stdout: agentOut, stderr: agentErr, stopSignal: stop.signal, onReady: ready },
-    );
-    await Promise.race([readyP, agentDone.then((code) => Promise.reject(new Error(`agent exited ${code}: ${agentErr.text()}`)))]);
+    agentDone = (
+      await startAPIModeAgent({
+        kubeconfig,
+        nodeName,
+        rootDir: rootDir,
+        certDir: join(dir, "agent-pki"),
+        endpoint: cri.endpoint,
+        args: [
+          "--node-status-update-frequency=1s",
+          "--sync-frequency=2s",
+          `--config=${configFile}`,
+          // The finished pods' volume files are read below: keep them until the pods are deleted.
+          "--keep-terminated-pod-volumes",
+          "-v=4",
+        ],
+        stdout: agentOut, stderr: agentErr,
+        stopSignal: stop.signal,
+      })
+    ).done;
     await kubectl("create", "configmap", "app-config", "--from-literal=LEVEL=debug", "--from-literal=app.properties=color=blue", "--from-literal=1st=x");
     await kubectl("create", "secret", "generic", "db", "--from-literal=DB_USER=bob", "--from-literal=DB_PASSWORD=s3cr3t-value");
   }, 120_000);
@@ -212,8 +203,8 @@ describe("configMapAndSecretChangeDetectionStrategy", () => {
     try {
       const configFile = join(dir, "config.yaml");
       writeFileSync(configFile, configText("Sometimes"));
-      const err = sink();
-      const code = await runNodeAgent([`--config=${configFile}`, `--root-dir=${join(dir, "root")}`, `--port=${await freePort()}`, "--healthz-port=0", `--container-runtime-endpoint=unix://${join(dir, "none.sock")}`], { stdout: sink(), stderr: err });
+      const err = textSink();
+      const code = await runNodeAgent([`--config=${configFile}`, `--root-dir=${join(dir, "root")}`, `--port=${await freePort()}`, "--healthz-port=0", `--container-runtime-endpoint=unix://${join(dir, "none.sock")}`], { stdout: textSink(), stderr: err });
       expect(code).toBe(1);
       expect(err.text()).toContain("failed to run Nodeagent: unknown configmap and secret manager mode: Sometimes");
     } finally {

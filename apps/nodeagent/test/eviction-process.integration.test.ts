@@ -3,6 +3,7 @@
 // machine's memory, so the node is "under memory pressure" without using any memory. The agent
 // reports MemoryPressure on its Node, refuses a BestEffort pod at admission and evicts a running
 // Burstable pod with 1.23's status and event.
+import { startAPIModeAgent, textSink } from "./api-mode-agent.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,17 +11,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Node, Pod } from "@skiff/api-types";
 import { startProcessRuntime, type ProcessRuntime } from "@skiff/cri-process-server";
 import { adminToken, startAPIServer, writeKubeconfig, type RunningAPIServer } from "@skiff/test-support";
-import { runNodeAgent } from "../src/app.js";
-import { freePort } from "./cli-helpers.js";
 import { apiCall } from "./cluster-helpers.js";
 import { waitFor } from "./pods-helpers.js";
 
 const nodeName = "evict-node";
 
-function sink(): { write(s: string): boolean; text(): string } {
-  let out = "";
-  return { write: (s: string) => ((out += s), true), text: () => out };
-}
 
 describe("eviction manager on the process runtime (memory.available threshold above the machine's memory)", () => {
   let dir: string;
@@ -28,7 +23,7 @@ describe("eviction manager on the process runtime (memory.available threshold ab
   let cri: ProcessRuntime;
   const stop = new AbortController();
   let agentDone: Promise<number>;
-  const agentErr = sink();
+  const agentErr = textSink();
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "skiff-evict-"));
@@ -36,26 +31,21 @@ describe("eviction manager on the process runtime (memory.available threshold ab
     const kubeconfig = join(dir, "kubeconfig");
     await writeKubeconfig(kubeconfig, { server: `https://127.0.0.1:${String(api.port)}`, token: adminToken, caPEM: api.ca });
     cri = await startProcessRuntime({ socketPath: join(dir, "cri.sock"), stateDir: join(dir, "cri-state") });
-    let ready!: () => void;
-    const readyP = new Promise<void>((r) => (ready = r));
-    agentDone = runNodeAgent(
-      [
-        `--clusterconfig=${kubeconfig}`,
-        `--hostname-override=${nodeName}`,
-        "--node-ip=127.0.0.1",
-        "--address=127.0.0.1",
-        `--port=${await freePort()}`,
-        "--read-only-port=0",
-        "--healthz-port=0",
-        `--root-dir=${join(dir, "root")}`,
-        `--cert-dir=${join(dir, "agent-pki")}`,
-        `--container-runtime-endpoint=${cri.endpoint}`,
-        "--node-status-update-frequency=1s",
-        "--eviction-hard=memory.available<100Ti",
-      ],
-      { stdout: sink(), stderr: agentErr, stopSignal: stop.signal, onReady: () => ready() },
-    );
-    await Promise.race([readyP, agentDone.then((code) => Promise.reject(new Error(`agent exited ${code}: ${agentErr.text()}`)))]);
+    agentDone = (
+      await startAPIModeAgent({
+        kubeconfig,
+        nodeName,
+        rootDir: join(dir, "root"),
+        certDir: join(dir, "agent-pki"),
+        endpoint: cri.endpoint,
+        args: [
+          "--node-status-update-frequency=1s",
+          "--eviction-hard=memory.available<100Ti",
+        ],
+        stderr: agentErr,
+        stopSignal: stop.signal,
+      })
+    ).done;
   }, 120_000);
 
   afterAll(async () => {

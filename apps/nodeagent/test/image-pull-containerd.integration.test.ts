@@ -7,6 +7,7 @@
 // `Basic base64(user:password)`. The registry has no images, so the pull then fails: the pod
 // reports ErrImagePull with containerd's error. With CI=true it must run; elsewhere it is skipped
 // (with the reason) when containerd cannot be set up.
+import { startAPIModeAgent, textSink } from "./api-mode-agent.js";
 import { execFile } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
@@ -16,9 +17,6 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Pod } from "@skiff/api-types";
 import { setUpContainerd, tearDownContainerd } from "@skiff/test-support";
-import { runNodeAgent } from "../src/app.js";
-import type { RunningServers } from "../src/server/index.js";
-import { freePort } from "./cli-helpers.js";
 import { apiCall, startAPIServer, writeAdminKubeconfig, type APIServerProcess } from "./cluster-helpers.js";
 import { waitFor } from "./pods-helpers.js";
 
@@ -27,10 +25,6 @@ const nodeName = "node-pullc";
 const registry = "registry.example:5000";
 const setup = setUpContainerd({ prefix: "skiff-plc-", suite: "containerd image pull credentials suite" });
 
-function sink(): { write(s: string): boolean; text(): string } {
-  let out = "";
-  return { write: (s: string) => ((out += s), true), text: () => out };
-}
 
 describe.skipIf(setup.endpoint === undefined)("image pull credentials on containerd (loopback registry requiring basic auth)", () => {
   let api: APIServerProcess;
@@ -39,8 +33,8 @@ describe.skipIf(setup.endpoint === undefined)("image pull credentials on contain
   const seen: Array<{ method: string; url: string; authorization: string }> = [];
   const stop = new AbortController();
   let agentDone: Promise<number> | undefined;
-  const agentOut = sink();
-  const agentErr = sink();
+  const agentOut = textSink();
+  const agentErr = textSink();
 
   const kubectl = async (...args: string[]) => run("kubectl", ["--kubeconfig", kubeconfig, ...args], { timeout: 60_000 });
   const getPod = async (name: string): Promise<Pod | undefined> => {
@@ -81,26 +75,21 @@ describe.skipIf(setup.endpoint === undefined)("image pull credentials on contain
 
     api = await startAPIServer(setup.dir);
     kubeconfig = await writeAdminKubeconfig(api);
-    let ready!: (s: RunningServers | undefined) => void;
-    const readyP = new Promise<RunningServers | undefined>((r) => (ready = r));
-    agentDone = runNodeAgent(
-      [
-        `--clusterconfig=${kubeconfig}`,
-        `--hostname-override=${nodeName}`,
-        "--node-ip=127.0.0.1",
-        "--address=127.0.0.1",
-        `--port=${await freePort()}`,
-        "--read-only-port=0",
-        "--healthz-port=0",
-        `--root-dir=${join(setup.dir, "agent")}`,
-        `--cert-dir=${join(setup.dir, "agent-pki")}`,
-        `--container-runtime-endpoint=${setup.endpoint ?? ""}`,
-        "--runtime-request-timeout=1m",
-        "--sync-frequency=2s",
-      ],
-      { stdout: agentOut, stderr: agentErr, stopSignal: stop.signal, onReady: ready },
-    );
-    await Promise.race([readyP, agentDone.then((code) => Promise.reject(new Error(`agent exited ${code}: ${agentErr.text()}`)))]);
+    agentDone = (
+      await startAPIModeAgent({
+        kubeconfig,
+        nodeName,
+        rootDir: join(setup.dir, "agent"),
+        certDir: join(setup.dir, "agent-pki"),
+        endpoint: setup.endpoint ?? "",
+        args: [
+          "--runtime-request-timeout=1m",
+          "--sync-frequency=2s",
+        ],
+        stdout: agentOut, stderr: agentErr,
+        stopSignal: stop.signal,
+      })
+    ).done;
     await kubectl("create", "secret", "docker-registry", "regcred", `--docker-server=${registry}`, "--docker-username=alice", "--docker-password=pw-secret");
   }, 180_000);
 

@@ -5,6 +5,7 @@
 // registry: it records every PullImage with the CRI AuthConfig it carried (`pullRequests`, kept
 // for tests) and, for the registries given in `registryCredentials`, refuses pulls without the
 // right credentials as containerd does when a registry denies them.
+import { startAPIModeAgent, textSink } from "./api-mode-agent.js";
 import { execFile } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,9 +14,6 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Event, Pod } from "@skiff/api-types";
 import { startProcessRuntime, type ProcessRuntime } from "@skiff/cri-process-server";
-import { runNodeAgent } from "../src/app.js";
-import type { RunningServers } from "../src/server/index.js";
-import { freePort } from "./cli-helpers.js";
 import { apiCall, startAPIServer, writeAdminKubeconfig, type APIServerProcess } from "./cluster-helpers.js";
 import { waitFor } from "./pods-helpers.js";
 
@@ -45,10 +43,6 @@ providers:
         value: plugin-pw
 `;
 
-function sink(): { write(s: string): boolean; text(): string } {
-  let out = "";
-  return { write: (s: string) => ((out += s), true), text: () => out };
-}
 
 describe("image pull credentials (API-server mode, process runtime recording CRI AuthConfig)", () => {
   let dir: string;
@@ -57,8 +51,8 @@ describe("image pull credentials (API-server mode, process runtime recording CRI
   let cri: ProcessRuntime;
   const stop = new AbortController();
   let agentDone: Promise<number>;
-  const agentOut = sink();
-  const agentErr = sink();
+  const agentOut = textSink();
+  const agentErr = textSink();
 
   const kubectl = async (...args: string[]) => run("kubectl", ["--kubeconfig", kubeconfig, ...args], { timeout: 60_000 });
   const getPod = async (name: string): Promise<Pod | undefined> => {
@@ -90,30 +84,25 @@ describe("image pull credentials (API-server mode, process runtime recording CRI
     chmodSync(join(binDir, "example-plugin"), 0o755);
     writeFileSync(join(dir, "credential-providers.yaml"), pluginConfig);
     writeFileSync(join(dir, "config.yaml"), configText);
-    let ready!: (s: RunningServers | undefined) => void;
-    const readyP = new Promise<RunningServers | undefined>((r) => (ready = r));
-    agentDone = runNodeAgent(
-      [
-        `--clusterconfig=${kubeconfig}`,
-        `--hostname-override=${nodeName}`,
-        "--node-ip=127.0.0.1",
-        "--address=127.0.0.1",
-        `--port=${await freePort()}`,
-        "--read-only-port=0",
-        "--healthz-port=0",
-        `--root-dir=${join(dir, "root")}`,
-        `--cert-dir=${join(dir, "agent-pki")}`,
-        `--container-runtime-endpoint=${cri.endpoint}`,
-        "--node-status-update-frequency=1s",
-        "--sync-frequency=2s",
-        `--config=${join(dir, "config.yaml")}`,
-        `--image-credential-provider-config=${join(dir, "credential-providers.yaml")}`,
-        `--image-credential-provider-bin-dir=${binDir}`,
-        "-v=4",
-      ],
-      { stdout: agentOut, stderr: agentErr, stopSignal: stop.signal, onReady: ready },
-    );
-    await Promise.race([readyP, agentDone.then((code) => Promise.reject(new Error(`agent exited ${code}: ${agentErr.text()}`)))]);
+    agentDone = (
+      await startAPIModeAgent({
+        kubeconfig,
+        nodeName,
+        rootDir: join(dir, "root"),
+        certDir: join(dir, "agent-pki"),
+        endpoint: cri.endpoint,
+        args: [
+          "--node-status-update-frequency=1s",
+          "--sync-frequency=2s",
+          `--config=${join(dir, "config.yaml")}`,
+          `--image-credential-provider-config=${join(dir, "credential-providers.yaml")}`,
+          `--image-credential-provider-bin-dir=${binDir}`,
+          "-v=4",
+        ],
+        stdout: agentOut, stderr: agentErr,
+        stopSignal: stop.signal,
+      })
+    ).done;
     await kubectl("create", "secret", "docker-registry", "regcred", `--docker-server=${registry}`, "--docker-username=alice", "--docker-password=pw-secret");
     await kubectl("create", "secret", "docker-registry", "stale", `--docker-server=https://${registry}/v1/`, "--docker-username=alice", "--docker-password=old-pw");
     // A legacy .dockercfg secret, auth given only as base64(user:password).

@@ -1,6 +1,7 @@
 // `kubectl top node|pod` end to end: the REAL apiserver process serving metrics.k8s.io, the node
 // agent in-process (webhook authentication and authorization, trusting the apiserver's CA) on the
 // process CRI server, and real kubectl. Also checks the Node's status.images.
+import { startAPIModeAgent, textSink } from "./api-mode-agent.js";
 import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,18 +11,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Node } from "@skiff/api-types";
 import { startProcessRuntime, type ProcessRuntime } from "@skiff/cri-process-server";
 import { adminToken, startAPIServer, writeKubeconfig, type RunningAPIServer } from "@skiff/test-support";
-import { runNodeAgent } from "../src/app.js";
-import { freePort } from "./cli-helpers.js";
 import { apiCall } from "./cluster-helpers.js";
 import { waitFor } from "./pods-helpers.js";
 
 const run = promisify(execFile);
 const nodeName = "top-node";
 
-function sink(): { write(s: string): boolean; text(): string } {
-  let out = "";
-  return { write: (s: string) => ((out += s), true), text: () => out };
-}
 
 describe("kubectl top against the apiserver's metrics.k8s.io and a node agent", () => {
   let dir: string;
@@ -30,7 +25,7 @@ describe("kubectl top against the apiserver's metrics.k8s.io and a node agent", 
   let cri: ProcessRuntime;
   const stop = new AbortController();
   let agentDone: Promise<number>;
-  const agentErr = sink();
+  const agentErr = textSink();
   const kubectl = async (...args: string[]) => run("kubectl", ["--kubeconfig", kubeconfig, ...args], { timeout: 60_000 });
 
   beforeAll(async () => {
@@ -45,32 +40,27 @@ describe("kubectl top against the apiserver's metrics.k8s.io and a node agent", 
       join(manifests, "web.yaml"),
       "apiVersion: v1\nkind: Pod\nmetadata: {name: web, labels: {app: web}}\nspec:\n  terminationGracePeriodSeconds: 1\n  containers:\n  - {name: main, image: busybox, command: [sh, -c, 'x=$(head -c 20000000 /dev/zero | tr \"\\\\0\" x); while :; do :; done']}\n",
     );
-    let ready!: () => void;
-    const readyP = new Promise<void>((r) => (ready = r));
-    agentDone = runNodeAgent(
-      [
-        `--clusterconfig=${kubeconfig}`,
-        `--hostname-override=${nodeName}`,
-        "--node-ip=127.0.0.1",
-        "--address=127.0.0.1",
-        `--port=${await freePort()}`,
-        "--read-only-port=0",
-        "--healthz-port=0",
-        `--root-dir=${join(dir, "root")}`,
-        `--cert-dir=${join(dir, "agent-pki")}`,
-        `--container-runtime-endpoint=${cri.endpoint}`,
-        `--pod-manifest-path=${manifests}`,
-        "--file-check-frequency=1s",
-        "--node-status-update-frequency=1s",
-        "--node-status-max-images=1",
-        "--anonymous-auth=false",
-        `--client-ca-file=${join(api.dir, "pki", "ca.crt")}`,
-        "--authentication-token-webhook",
-        "--authorization-mode=Webhook",
-      ],
-      { stdout: sink(), stderr: agentErr, stopSignal: stop.signal, onReady: () => ready() },
-    );
-    await Promise.race([readyP, agentDone.then((code) => Promise.reject(new Error(`agent exited ${code}: ${agentErr.text()}`)))]);
+    agentDone = (
+      await startAPIModeAgent({
+        kubeconfig,
+        nodeName,
+        rootDir: join(dir, "root"),
+        certDir: join(dir, "agent-pki"),
+        endpoint: cri.endpoint,
+        args: [
+          `--pod-manifest-path=${manifests}`,
+          "--file-check-frequency=1s",
+          "--node-status-update-frequency=1s",
+          "--node-status-max-images=1",
+          "--anonymous-auth=false",
+          `--client-ca-file=${join(api.dir, "pki", "ca.crt")}`,
+          "--authentication-token-webhook",
+          "--authorization-mode=Webhook",
+        ],
+        stderr: agentErr,
+        stopSignal: stop.signal,
+      })
+    ).done;
   }, 120_000);
 
   afterAll(async () => {
