@@ -104,7 +104,7 @@ const byComponent = new Map<string, Tracer>();
  * The process's tracer for `component`: a file tracer on `$SKIFF_TRACE_FILE` when it is set and
  * not empty, else {@link noopTracer}. One tracer per component per process (later calls return it).
  */
-export function tracerFromEnv(component: string, env: NodeJS.ProcessEnv = process.env, onError?: (e: unknown) => void): Tracer {
+export function tracerFromEnv(component: string, env: Readonly<Record<string, string | undefined>> = process.env, onError?: (e: unknown) => void): Tracer {
   const path = env[traceFileEnv];
   if (path === undefined || path === "") return noopTracer;
   const key = `${component}\0${path}`;
