@@ -56,4 +56,16 @@ describe("SimulatedRuntime", () => {
     expect((await rt.listContainers({})).containers).toEqual([]);
     await expect(rt.exec({ containerId: "x" })).rejects.toMatchObject({ code: "Unimplemented" });
   });
+
+  it("resolves image references as a runtime does: pulled as busybox:latest, created as busybox (the agent pulls with 1.23's default tag)", async () => {
+    const sim = new SimulatedRuntime({ catalog: new SimulatedImageCatalog(), podIP: (n) => `10.128.0.${n + 1}` });
+    const rt = sim.runtimeClient();
+    const images = sim.imageClient();
+    const { podSandboxId } = await rt.runPodSandbox({ config: { metadata: { name: "p", namespace: "default", uid: "u1", attempt: 0 }, labels } });
+    await images.pullImage({ image: { image: "busybox:latest" } });
+    expect((await images.imageStatus({ image: { image: "docker.io/library/busybox" } })).image).not.toBeNull();
+    await expect(rt.createContainer({ podSandboxId, config: { metadata: { name: "a", attempt: 0 }, image: { image: "busybox" }, command: ["true"], labels } })).resolves.toHaveProperty("containerId");
+    expect((await images.imageStatus({ image: { image: "busybox:1.36" } })).image).toBeNull();
+  });
 });
+

@@ -273,7 +273,7 @@ export class SimulatedRuntime {
         const s = this.sandbox(method, req.podSandboxId);
         if (s.state !== "SANDBOX_READY") throw new CRIError({ code: "FailedPrecondition", method, details: `pod sandbox ${s.id} is not ready` });
         const imageName = config.image?.image ?? "";
-        const image = this.pulled.get(imageName) ?? [...this.pulled.values()].find((i) => i.id === imageName);
+        const image = this.pulled.get(imageKey(imageName)) ?? [...this.pulled.values()].find((i) => i.id === imageName);
         if (!image) throw notFound(method, `image ${JSON.stringify(imageName)} not found: pull it first`);
         const logDir = s.config.logDirectory ?? "";
         const rel = config.logPath ?? "";
@@ -342,17 +342,17 @@ export class SimulatedRuntime {
   imageClient(): ImageClient {
     return {
       listImages: async () => ({ images: [...new Set(this.pulled.values())] }),
-      imageStatus: async (req) => ({ image: this.pulled.get(req.image?.image ?? "") ?? null, info: {} }),
+      imageStatus: async (req) => ({ image: this.pulled.get(imageKey(req.image?.image ?? "")) ?? null, info: {} }),
       pullImage: async (req) => {
         const name = req.image?.image ?? "";
         if (name === "") throw new CRIError({ code: "InvalidArgument", method: "PullImage", details: "image is required" });
         const image = this.o.catalog.lookup(name);
-        this.pulled.set(name, image);
+        this.pulled.set(imageKey(name), image);
         this.pulled.set(image.id, image);
         return { imageRef: image.id };
       },
       removeImage: async (req) => {
-        const image = this.pulled.get(req.image?.image ?? "");
+        const image = this.pulled.get(imageKey(req.image?.image ?? ""));
         if (image) for (const [k, v] of this.pulled) if (v === image) this.pulled.delete(k);
         return {};
       },
@@ -361,3 +361,18 @@ export class SimulatedRuntime {
     };
   }
 }
+
+/**
+ * The name a pulled image is kept under, as a real runtime resolves references: `busybox`,
+ * `busybox:latest` and `docker.io/library/busybox:latest` are one image (the node agent pulls with
+ * 1.23's default tag and creates containers with the pod's own spelling). Ids pass unchanged.
+ */
+function imageKey(name: string): string {
+  if (name === "" || name.startsWith("sha256:")) return name;
+  const tail = name.slice(name.lastIndexOf("/") + 1);
+  let n = tail.includes(":") || name.includes("@") ? name : `${name}:latest`;
+  if (n.startsWith("docker.io/library/")) n = n.slice("docker.io/library/".length);
+  else if (n.startsWith("docker.io/")) n = n.slice("docker.io/".length);
+  return n;
+}
+
