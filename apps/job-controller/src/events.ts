@@ -6,7 +6,8 @@
  * @see pkg/controller/controller_utils.go (SuccessfulCreatePodReason, FailedCreatePodReason, ...)
  */
 
-import type { Event } from "@skiff/api-types";
+import type { Client, KubeObject } from "@skiff/client";
+import { createEventRecorder, eventSinkOf } from "@skiff/client";
 
 /** `Normal` or `Warning`, as `v1.Event.type`. */
 export type EventType = "Normal" | "Warning";
@@ -47,44 +48,17 @@ export class MemoryEventRecorder implements EventRecorder {
 
 /**
  * An {@link EventRecorder} writing `v1` Events through `client` (give it its own client so events
- * do not eat the controller's request budget). Names are `<object>.<hex ns time>` made unique
- * within the process; failures go to `onError`. Never throws; does not wait for the write.
- * @see staging/src/k8s.io/client-go/tools/record/event.go (makeEvent)
+ * do not eat the controller's request budget), correlated as client-go's recorder: repeats are
+ * counted, the 10th distinct message of one reason about one object within 10 minutes is combined
+ * (`(combined from similar events): …`), and a source may burst 25 events per object, then one
+ * every 5 minutes. Failures go to `onError`. Never throws; does not wait for the write.
+ * @see staging/src/k8s.io/client-go/tools/record/event.go, events_cache.go in kubernetes/kubernetes v1.23
  */
-export function newClientEventRecorder(client: { createEvent(event: Event): Promise<unknown> }, component: string, onError: (e: unknown) => void = () => {}): EventRecorder {
-  let lastNs = 0n;
+export function newClientEventRecorder(client: Pick<Client, "events">, component: string, onError: (e: unknown) => void = () => {}): EventRecorder {
+  const record = createEventRecorder(eventSinkOf(client), { component }, { onError });
   return {
     event(obj, type, reason, message) {
-      const meta = (obj.metadata ?? {}) as { name?: string; namespace?: string; uid?: string; resourceVersion?: string };
-      const nowMs = Date.now();
-      let ns = BigInt(nowMs) * 1_000_000n;
-      if (ns <= lastNs) ns = lastNs + 1n;
-      lastNs = ns;
-      const t = new Date(nowMs).toISOString().replace(/\.\d{3}Z$/, "Z");
-      const namespace = meta.namespace ?? "default";
-      const event: Event = {
-        apiVersion: "v1",
-        kind: "Event",
-        metadata: { name: `${meta.name ?? "unknown"}.${ns.toString(16)}`, namespace },
-        involvedObject: {
-          ...(obj.apiVersion !== undefined ? { apiVersion: obj.apiVersion } : {}),
-          ...(obj.kind !== undefined ? { kind: obj.kind } : {}),
-          ...(meta.name !== undefined ? { name: meta.name } : {}),
-          namespace,
-          ...(meta.uid !== undefined ? { uid: meta.uid } : {}),
-          ...(meta.resourceVersion !== undefined ? { resourceVersion: meta.resourceVersion } : {}),
-        },
-        type,
-        reason,
-        message,
-        source: { component },
-        firstTimestamp: t,
-        lastTimestamp: t,
-        count: 1,
-        reportingComponent: component,
-        reportingInstance: "",
-      };
-      client.createEvent(event).catch(onError);
+      record(obj as KubeObject, type, reason, message);
     },
   };
 }

@@ -11,7 +11,7 @@ import { hostname as osHostname } from "node:os";
 import { join } from "node:path";
 import { mustParseQuantity, parseQuantity, quantityMilliValue, quantityToNumber } from "@skiff/flags";
 import type { ClusterClients } from "./cluster/index.js";
-import { ClusterMode, computeNodeResources, connectCluster, createAccessReviewer, createTokenReviewer, readMachineResources } from "./cluster/index.js";
+import { ClusterMode, computeNodeResources, connectCluster, createAccessReviewer, createEventRecorder, createTokenReviewer, readMachineResources } from "./cluster/index.js";
 import { applyOOMScoreAdj, CgroupManager, checkSwap, ContainerManager, parseCgroupfsToCgroupName, parseCPUSet, reservationsWithReservedCPUs, setMaxOpenFiles, setupKernelTunables, unsupportedSettings } from "./cm/index.js";
 import { CredentialProviderError, createNodeKeyring, registerCredentialProviderPlugins, type DockerKeyring } from "./credentialprovider/index.js";
 import type { CsiSupport } from "./csi/index.js";
@@ -521,7 +521,7 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
     // Pod events (probes, volumes, kills) go to the apiserver in API-server mode, to the log otherwise.
     const eventClient = clients?.eventClient;
     const onEvent: PodEventRecorder | undefined = eventClient
-      ? (pod, type, reason, message) => void eventClient.recordEvent(pod, { type, reason, message, component: "nodeagent", host: nodeName }).catch(() => undefined)
+      ? createEventRecorder(eventClient, nodeName)
       : undefined;
     const podEvents = onEvent ? { onEvent } : {};
     const containerManager = await setUpNode(o, root.withName("cm"), io.hostPaths);
@@ -553,7 +553,7 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
         client: cc.client,
         migratedPlugins: migratedInTreePlugins(o.featureGates),
         log: (m) => csiLog.info(m),
-        onEvent: (pod, type, reason, message) => void cc.eventClient.recordEvent(pod, { type, reason, message, component: "nodeagent", host: nodeName }).catch(() => undefined),
+        onEvent: createEventRecorder(cc.eventClient, nodeName),
         ...(tokens ? { getServiceAccountToken: tokens.get.bind(tokens) } : {}),
       });
     }

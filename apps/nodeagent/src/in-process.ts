@@ -11,7 +11,7 @@ import { resolveNodeName, setupDataDirs, podRuntimeOptionsFrom, podResourceOptio
 import type { ClientConnections, ClusterConfig } from "@skiff/client";
 import { createClient } from "@skiff/client";
 import type { ClusterClients } from "./cluster/index.js";
-import { ClusterMode } from "./cluster/index.js";
+import { ClusterMode, createEventRecorder } from "./cluster/index.js";
 import { unsupportedSettings } from "./cm/index.js";
 import { createLogger } from "./logging.js";
 import type { TextSink } from "./options/index.js";
@@ -104,7 +104,7 @@ export async function startInProcessNodeAgent(argv: readonly string[], deps: InP
     eventClient: createClient(deps.clusterConfig, { qps: c.eventRecordQPS, burst: c.eventBurst, userAgent, ...shared }),
   };
   const eventClient = clients.eventClient;
-  const onEvent: PodEventRecorder = (pod, type, reason, message) => void eventClient.recordEvent(pod, { type, reason, message, component: "nodeagent", host: nodeName }).catch(() => undefined);
+  const onEvent: PodEventRecorder = createEventRecorder(eventClient, nodeName);
   const strategy = c.configMapAndSecretChangeDetectionStrategy;
   if (!isChangeDetectionStrategy(strategy)) throw new Error(`unknown configmap and secret manager mode: ${strategy}`);
   const objectsLog = root.withName("objects");

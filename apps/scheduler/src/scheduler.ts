@@ -12,8 +12,8 @@ import type { Node, Pod, PodCondition } from "@skiff/api-types";
 import { isConflict, isNotFound, noopTracer } from "@skiff/apimachinery";
 import type { Tracer } from "@skiff/apimachinery";
 import type { Client, Informer } from "@skiff/client";
-import { RateLimitingQueue, createSharedInformerFactory, keyOf, splitKey } from "@skiff/client";
-import type { SharedInformerFactory } from "@skiff/client";
+import { RateLimitingQueue, createEventRecorder, createSharedInformerFactory, eventSinkOf, keyOf, splitKey } from "@skiff/client";
+import type { RecordEventFunc, SharedInformerFactory } from "@skiff/client";
 import type { NodeInfo } from "./predicates.js";
 import { filterNode, formatFitError, newNodeInfo } from "./predicates.js";
 import type { ResourceWeights } from "./scoring.js";
@@ -65,6 +65,9 @@ export class Scheduler {
   private readonly unschedulable = new Set<string>();
   private readonly assumed = new Map<string, Pod>();
   private readonly tracer: Tracer;
+  // Scheduled/FailedScheduling events, correlated as client-go's recorder (a pod retried every
+  // cycle gets one FailedScheduling event whose count grows).
+  private readonly recordEvent: RecordEventFunc;
   // When each queued key was first added (for the `queue` span).
   private readonly queuedAt = new Map<string, number>();
   private retryTimer: ReturnType<typeof setInterval> | undefined;
@@ -76,6 +79,9 @@ export class Scheduler {
     this.schedulerName = options.schedulerName ?? defaultSchedulerName;
     this.log = options.log ?? (() => undefined);
     this.tracer = options.tracer ?? noopTracer;
+    this.recordEvent = createEventRecorder(eventSinkOf(this.client), { component: this.schedulerName }, {
+      onError: (e, ev) => this.log(0, `event ${ev.reason ?? ""} for ${ev.involvedObject?.namespace ?? ""}/${ev.involvedObject?.name ?? ""}: ${e instanceof Error ? e.message : String(e)}`),
+    });
     this.factory = createSharedInformerFactory({ onError: (e, ctx) => this.log(0, `informer: ${ctx}: ${e instanceof Error ? e.message : String(e)}`) });
     this.pending = this.factory.informerFor(this.client.pods, { fieldSelector: "spec.nodeName=" });
     this.assigned = this.factory.informerFor(this.client.pods, {
@@ -255,9 +261,7 @@ export class Scheduler {
     const t2 = this.tracer.now();
     this.tracer.record("bind", t1, t2, { ...who, attrs: { node: nodeName } });
     this.log(2, `bound ${key} to ${nodeName}`);
-    void this.client
-      .recordEvent(pod, { type: "Normal", reason: "Scheduled", message: `Successfully assigned ${key} to ${nodeName}`, component: this.schedulerName })
-      .catch((e: unknown) => this.log(0, `event for ${key}: ${e instanceof Error ? e.message : String(e)}`));
+    this.recordEvent(pod, "Normal", "Scheduled", `Successfully assigned ${key} to ${nodeName}`);
     return undefined;
   }
 
@@ -284,6 +288,6 @@ export class Scheduler {
         throw e;
       }
     }
-    await this.client.recordEvent(pod, { type: "Warning", reason: "FailedScheduling", message, component: this.schedulerName });
+    this.recordEvent(pod, "Warning", "FailedScheduling", message);
   }
 }

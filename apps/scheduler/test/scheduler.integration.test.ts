@@ -131,6 +131,26 @@ describe("skiff-scheduler against the real apiserver", () => {
     expect(scheduled[0]?.message).toBe("Successfully assigned default/waiting to u-4");
   });
 
+  it("a pod that stays unschedulable across retries has one FailedScheduling event whose count grows (client-go's event correlator)", async () => {
+    await addNode("c-1", { cpu: "1" });
+    await addPod("stuck", {}, { cpu: "3" });
+    await unschedulableMessage("stuck");
+    // Each node update makes the scheduler retry the unschedulable pod with the same verdict.
+    for (let i = 0; i < 3; i++) {
+      await waitFor("retry", async () => {
+        const n = await client.nodes.get("c-1");
+        await client.nodes.update({ ...n, metadata: { ...n.metadata, labels: { ...n.metadata?.labels, round: String(i) } } });
+        return true;
+      });
+    }
+    const counted = await waitFor("FailedScheduling counted", async () => {
+      const l = await client.events.list({ namespace: "default", fieldSelector: "involvedObject.name=stuck,reason=FailedScheduling" });
+      return l.items.length === 1 && (l.items[0]?.count ?? 0) >= 2 ? l.items[0] : undefined;
+    });
+    expect(counted.message).toBe("0/1 nodes are available: 1 Insufficient cpu.");
+    expect(Date.parse(counted.lastTimestamp ?? "")).toBeGreaterThanOrEqual(Date.parse(counted.firstTimestamp ?? ""));
+  });
+
   it("pods of another scheduler are left alone; back-to-back pods do not overcommit a node", async () => {
     await addNode("b-1", { cpu: "1" });
     await addPod("other", { schedulerName: "my-scheduler" });

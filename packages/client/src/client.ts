@@ -11,6 +11,8 @@ import { findResource } from "@skiff/api-types";
 import type { ClusterConfig } from "./cluster-config.js";
 import type { Clock } from "./clock.js";
 import { ClientError } from "./errors.js";
+import { makeEvent } from "./events.js";
+import type { EventSink } from "./events.js";
 import { ConnectionPool, Transport } from "./internal/transport.js";
 import type { KubeObject, ResourceClient, WriteOptions } from "./resource-client.js";
 import { newResourceClient, resourcePath } from "./resource-client.js";
@@ -129,7 +131,8 @@ export interface Client {
   createEvent(event: Event, options?: WriteOptions): Promise<Event>;
   /**
    * Creates an Event about `obj` with a generated name (`<obj name>.<hex time>`), count 1 and
-   * first/last timestamps now, as client-go's event recorder does for a new event.
+   * first/last timestamps now, as client-go's `makeEvent`. No correlation: components record
+   * through {@link createEventRecorder}, which counts repeats and filters spam as client-go does.
    * @see staging/src/k8s.io/client-go/tools/record/event.go (`makeEvent`)
    */
   recordEvent(obj: KubeObject, record: EventRecord): Promise<Event>;
@@ -249,47 +252,22 @@ export function createClient(config: ClusterConfig, options: ClientOptions = {})
       return client.events.create(event, o);
     },
     recordEvent(obj, record) {
-      const meta = obj.metadata ?? {};
-      const nowMs = Date.now();
-      const now = new Date(nowMs).toISOString().replace(/\.\d{3}Z$/, "Z");
-      const namespace = meta.namespace || "default";
-      const event: Event = {
-        apiVersion: "v1",
-        kind: "Event",
-        metadata: { name: `${meta.name ?? "unknown"}.${eventNameSuffix(nowMs)}`, namespace },
-        involvedObject: {
-          ...(obj.apiVersion !== undefined ? { apiVersion: obj.apiVersion } : {}),
-          ...(obj.kind !== undefined ? { kind: obj.kind } : {}),
-          ...(meta.name !== undefined ? { name: meta.name } : {}),
-          ...(meta.namespace !== undefined ? { namespace: meta.namespace } : {}),
-          ...(meta.uid !== undefined ? { uid: meta.uid } : {}),
-          ...(meta.resourceVersion !== undefined ? { resourceVersion: meta.resourceVersion } : {}),
-        },
-        type: record.type,
-        reason: record.reason,
-        message: record.message,
-        source: { component: record.component, ...(record.host !== undefined ? { host: record.host } : {}) },
-        firstTimestamp: now,
-        lastTimestamp: now,
-        count: 1,
-        reportingComponent: record.component,
-        reportingInstance: record.host ?? "",
-      };
-      return client.events.create(event, { namespace });
+      const event = makeEvent(obj, record.type, record.reason, record.message, record);
+      return client.events.create(event, { namespace: event.metadata?.namespace ?? "default" });
     },
     close: () => transport.close(),
   };
   return client;
 }
 
-let lastEventNanos = 0n;
-
-// client-go names events `<object>.<UnixNano in hex>`. JS clocks give milliseconds, so the
-// sub-millisecond part comes from the monotonic clock, and a per-process counter keeps two
-// events in the same nanosecond (or a clock step back) from colliding.
-function eventNameSuffix(nowMs: number): string {
-  let nanos = BigInt(nowMs) * 1_000_000n + (process.hrtime.bigint() % 1_000_000n);
-  if (nanos <= lastEventNanos) nanos = lastEventNanos + 1n;
-  lastEventNanos = nanos;
-  return nanos.toString(16);
+/**
+ * The sink an event recorder writes through: `client.events` create and merge-patch (client-go
+ * sends a strategic merge patch of `count`, `lastTimestamp` and `message`; for those scalar fields
+ * a merge patch is the same).
+ */
+export function eventSinkOf(client: Pick<Client, "events">): EventSink {
+  return {
+    create: (event, o) => client.events.create(event, o),
+    patch: (name, patch, o) => client.events.patch(name, patch, { ...o, type: "merge" }),
+  };
 }

@@ -14,7 +14,9 @@ export { BucketRateLimiter, ItemExponentialFailureRateLimiter, MaxOfRateLimiter,
 export type { WorkRateLimiter } from "./rate-limiters.js";
 export { RateLimitingQueue } from "./work-queue.js";
 export type { RateLimitingQueueOptions } from "./work-queue.js";
-export { createClient, createClientConnections } from "./client.js";
+export { createClient, createClientConnections, eventSinkOf } from "./client.js";
+export { EventCorrelator, createEventRecorder, makeEvent } from "./events.js";
+export type { EventCorrelateResult, EventCorrelatorOptions, EventRecorderOptions, EventSink, EventSource, RecordEventFunc } from "./events.js";
 export type { Client, ClientConnections, ClientOptions, EventRecord, TokenRequest, TokenRequestSpec } from "./client.js";
 export { resourcePath } from "./resource-client.js";
 export type {
