@@ -644,6 +644,28 @@ describe("nodeagent servers: anonymous, debugging off, TLS settings", () => {
     expect(await call(true, port, "/debug/flags/v", { method: "PUT", body: "4" })).toMatchObject({ status: 405, body: "flags endpoint is disabled.\n" });
   });
 
+  it("enableProfilingHandler (default): /debug/pprof/ serves a V8 CPU profile, a heap snapshot and the command line; Go-only profiles 404", async () => {
+    const s = await startServers(await baseOpts({ enableDebuggingHandlers: true }), view);
+    running.push(s);
+    const port = s.addresses.main!.port;
+    const index = await call(true, port, "/debug/pprof/");
+    expect(index.status).toBe(200);
+    expect(index.body).toContain("profile");
+    expect(await call(true, port, "/debug/pprof")).toMatchObject({ status: 301 });
+    const profile = await call(true, port, "/debug/pprof/profile?seconds=1");
+    expect(profile.status).toBe(200);
+    const cpu = JSON.parse(profile.body) as { nodes: unknown[]; startTime: number; endTime: number };
+    expect(cpu.nodes.length).toBeGreaterThan(0);
+    expect(cpu.endTime - cpu.startTime).toBeGreaterThanOrEqual(900_000); // microseconds
+    const heap = await call(true, port, "/debug/pprof/heap");
+    expect(heap.status).toBe(200);
+    expect((JSON.parse(heap.body) as { snapshot: { node_count: number } }).snapshot.node_count).toBeGreaterThan(0);
+    const cmdline = await call(true, port, "/debug/pprof/cmdline");
+    expect(cmdline).toMatchObject({ status: 200, body: process.argv.join("\x00") });
+    expect(await call(true, port, "/debug/pprof/goroutine")).toMatchObject({ status: 404, body: "Unknown profile\n" });
+    expect(await call(true, port, "/debug/pprof/profile?seconds=999999")).toMatchObject({ status: 400, body: "profile duration exceeds server's WriteTimeout\n" });
+  });
+
   it("PUT /debug/flags/v sets the verbosity, as 1.23's StringFlagPutHandler(GlogSetter)", async () => {
     const levels: number[] = [];
     const s = await startServers(await baseOpts({ enableDebuggingHandlers: true, setVerbosity: (l) => levels.push(l) }), view);

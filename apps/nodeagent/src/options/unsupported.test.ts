@@ -36,7 +36,7 @@ describe("unsupportedOptions (through loadNodeAgentOptions)", () => {
     [["--volume-plugin-dir=/opt/flex"], "--volume-plugin-dir=/opt/flex is not supported by skiff nodeagent; FlexVolume plugins are not built in (use CSI drivers); leave it unset"],
     [["--feature-gates=MemoryQoS=true"], "feature gate MemoryQoS is not supported by skiff nodeagent; memory.high throttling (memoryThrottlingFactor=0.8) is not built in; leave the gate off"],
     [["--cluster-api-content-type=application/yaml"], '--cluster-api-content-type=application/yaml is not supported by skiff nodeagent; the API client speaks "application/json" only'],
-    [["--contention-profiling"], "--contention-profiling is not supported by skiff nodeagent; the agent serves no /debug/pprof profiles; leave it unset"],
+    [["--contention-profiling"], "--contention-profiling is not supported by skiff nodeagent; the agent's runtime has no lock-contention (block) profile; /debug/pprof serves CPU profiles and heap snapshots only; leave it unset"],
     [["--add-dir-header"], "--add-dir-header is not supported by skiff nodeagent; log lines name the logger, not a source file; leave it unset"],
     [["--log-backtrace-at=app.ts:12"], "--log-backtrace-at=app.ts:12 is not supported by skiff nodeagent; log lines have no source file:line to match; leave it unset"],
     [["--one-output"], "--one-output is not supported by skiff nodeagent; the agent writes one log file, not one per severity; leave it unset"],

@@ -82,9 +82,10 @@ export function unsupportedOptions(f: UnsupportedOptionsFlags, c: NodeAgentConfi
     out.push(notSupported(`--cluster-api-content-type=${c.contentType}`, 'the API client speaks "application/json" only'));
   }
   // 1.23 sets the block profile rate only with debugging handlers on (and serves it under
-  // /debug/pprof); the agent serves no profiles.
+  // /debug/pprof/block); the agent's /debug/pprof serves V8's CPU profile and heap snapshot, and
+  // V8 has no lock-contention profile.
   if (c.enableContentionProfiling && c.enableDebuggingHandlers) {
-    out.push(notSupported("--contention-profiling", "the agent serves no /debug/pprof profiles; leave it unset"));
+    out.push(notSupported("--contention-profiling", "the agent's runtime has no lock-contention (block) profile; /debug/pprof serves CPU profiles and heap snapshots only; leave it unset"));
   }
 
   // Logging. klog's own flags only apply to the text format in 1.23.

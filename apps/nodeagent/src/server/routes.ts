@@ -13,6 +13,7 @@ import { serveHealthz, serveHealthzCheck, withPing, pingCheck } from "./healthz.
 import { readMachineInfo } from "./machine-info.js";
 import { resolveLogPath } from "./log-files.js";
 import { parseContainerLogQuery } from "./container-log-query.js";
+import { installProfilingHandler } from "./pprof.js";
 import { formatAuthorizationErrorMessage, formatForbiddenMessage, getRequestAttributes } from "./authz.js";
 import type { AuthorizationDecision, RequestAttributes } from "./authz.js";
 import type { AuthenticationResult, RequestCredentials } from "./authn.js";
@@ -138,8 +139,9 @@ export interface MainServerDeps {
    */
   readonly enableSystemLogHandler?: boolean;
   /**
-   * `enableProfilingHandler` (with debugging handlers on): false answers `/debug/pprof/` with 405
-   * `profiling endpoint is disabled.`, as 1.23. The agent serves no Go profiles when it is true.
+   * `enableProfilingHandler` (with debugging handlers on): true serves V8 profiles under `/debug/pprof/`
+   * (see pprof.ts); false answers `/debug/pprof/` with 405
+   * `profiling endpoint is disabled.`, as 1.23.
    * @defaultValue true
    */
   readonly enableProfilingHandler?: boolean;
@@ -262,6 +264,8 @@ export function installMainServer(app: FastifyInstance, deps: MainServerDeps): v
   }
   if (deps.enableProfilingHandler === false) {
     for (const path of ["/debug/pprof/", "/debug/pprof/*"]) app.all(path, async (_req, reply) => sendGoError(reply, 405, "profiling endpoint is disabled."));
+  } else {
+    installProfilingHandler(app);
   }
   if (deps.enableDebugFlagsHandler === false) {
     app.all("/debug/flags/v", async (_req, reply) => sendGoError(reply, 405, "flags endpoint is disabled."));
