@@ -10,6 +10,8 @@ import { isIP } from "node:net";
 import { hostname as osHostname } from "node:os";
 import { join } from "node:path";
 import { mustParseQuantity, parseQuantity, quantityMilliValue, quantityToNumber } from "@skiff/flags";
+import type { PodResourcesServer } from "./podresources/index.js";
+import { podResourcesProviders, podResourcesSocketPath, startPodResourcesServer } from "./podresources/index.js";
 import type { ClusterClients } from "./cluster/index.js";
 import { ClusterMode, computeNodeResources, connectCluster, createAccessReviewer, createEventRecorder, createTokenReviewer, readMachineResources } from "./cluster/index.js";
 import { applyOOMScoreAdj, CgroupManager, checkSwap, ContainerManager, parseCgroupfsToCgroupName, parseCPUSet, reservationsWithReservedCPUs, setMaxOpenFiles, setupKernelTunables, unsupportedSettings } from "./cm/index.js";
@@ -488,6 +490,7 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
   let lock: HeldLock | undefined;
   let runtime: PodRuntime | undefined;
   let servers: RunningServers | undefined;
+  let podResources: PodResourcesServer | undefined;
   let cluster: ClusterMode | undefined;
   let csi: CsiSupport | undefined;
   let stats: AgentStats | undefined;
@@ -654,6 +657,14 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
     await csi?.start();
     const serverLog = root.withName("server");
     servers = await startServers({ ...(serverOpts as ServerOptions), stats: stats.endpoints, setVerbosity: (level) => root.setVerbosity(level) }, runtime, { info: (m, fl) => serverLog.info(m, fl), error: (m, fl) => serverLog.error(m, fl) });
+    // The pod resources API (gate NodeAgentPodResources), as 1.23's ListenAndServePodResources.
+    if (o.featureGates.enabled("NodeAgentPodResources")) {
+      podResources = await startPodResourcesServer({
+        socketPath: podResourcesSocketPath(f.rootDir),
+        providers: podResourcesProviders(runtime, containerManager?.topologyManager?.cpuManager),
+        getAllocatableEnabled: o.featureGates.enabled("NodeAgentPodResourcesGetAllocatable"),
+      });
+    }
     log.info("Started nodeagent", { nodeName, addresses: servers.addresses });
     if (cluster) {
       // Registration retries in the background until the apiserver answers, as the kubelet's.
@@ -675,6 +686,7 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
     imageGC?.stop();
     stats?.stop();
     stopNetworkUtil?.();
+    await podResources?.close().catch(() => {});
     await servers?.close().catch(() => {});
     await runtime?.stop().catch(() => {});
     lock?.release();
@@ -694,6 +706,7 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
   imageGC?.stop();
   stats?.stop();
   stopNetworkUtil?.();
+  await podResources?.close().catch(() => {});
   await servers.close().catch((e: unknown) => log.error("Failed to stop servers", { err: e }));
   await runtime.stop().catch((e: unknown) => log.error("Failed to stop pod runtime", { err: e }));
   lock?.release();

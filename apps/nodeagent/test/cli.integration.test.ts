@@ -1,9 +1,12 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import * as grpc from "@grpc/grpc-js";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { AgentProcess } from "./cli-helpers.js";
 import { freePort, runAgent, startAgent, waitHealthy } from "./cli-helpers.js";
+import { loadPodResourcesAPI } from "../src/podresources/index.js";
+import { waitFor } from "@skiff/test-support";
 
 const started: AgentProcess[] = [];
 const dirs: string[] = [];
@@ -84,6 +87,35 @@ describe("nodeagent binary", () => {
     expect(await a.exited).toBe(0);
     expect(a.stderr()).toContain('"Shutting down" reason="lock file contention"');
     await waitHealthy(second.healthz, b);
+    b.child.kill("SIGTERM");
+    expect(await b.exited).toBe(0);
+  });
+
+  it("serves the pod resources API on <root-dir>/pod-resources/kubelet.sock (gate NodeAgentPodResources), and not with the gate off", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "na-cli-"));
+    dirs.push(dir);
+    const on = await agentArgs(join(dir, "on"));
+    const a = startAgent(on.args);
+    started.push(a);
+    await waitHealthy(on.healthz, a);
+    const socket = join(dir, "on", "root", "pod-resources", "kubelet.sock");
+    await waitFor(() => (existsSync(socket) ? true : undefined), { what: "pod resources socket", timeoutMs: 30_000 });
+    const client = new (loadPodResourcesAPI().v1.PodResourcesLister)(`unix://${socket}`, grpc.credentials.createInsecure());
+    const call = (method: string) =>
+      new Promise<unknown>((resolve, reject) => (client as unknown as Record<string, (r: object, cb: (e: Error | null, v: unknown) => void) => void>)[method]?.call(client, {}, (e, v) => (e ? reject(e) : resolve(v))));
+    expect(await call("List")).toEqual({ podResources: [] });
+    // CPU manager policy none: no CPU is handed out exclusively.
+    expect(await call("GetAllocatableResources")).toEqual({ devices: [], cpuIds: [], memory: [] });
+    client.close();
+    a.child.kill("SIGTERM");
+    expect(await a.exited).toBe(0);
+    expect(existsSync(socket)).toBe(false);
+
+    const off = await agentArgs(join(dir, "off"));
+    const b = startAgent([...off.args, "--feature-gates=NodeAgentPodResources=false"]);
+    started.push(b);
+    await waitHealthy(off.healthz, b);
+    expect(existsSync(join(dir, "off", "root", "pod-resources", "kubelet.sock"))).toBe(false);
     b.child.kill("SIGTERM");
     expect(await b.exited).toBe(0);
   });

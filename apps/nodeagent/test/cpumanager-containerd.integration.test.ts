@@ -17,6 +17,8 @@ import { setUpContainerd, tearDownContainerd } from "@skiff/test-support";
 import { afterAll, describe, expect, it } from "vitest";
 import { podResourceOptionsFrom, podRuntimeOptionsFrom, setUpNode } from "../src/app.js";
 import { CgroupManager, formatCPUSet } from "../src/cm/index.js";
+import type { CPUManager } from "../src/cm/index.js";
+import { podResourcesProviders } from "../src/podresources/index.js";
 import type { Logger } from "../src/logging.js";
 import { loadNodeAgentOptions } from "../src/options/index.js";
 import { createPodRuntime, type PodRuntime } from "../src/pods/index.js";
@@ -88,7 +90,7 @@ function allowedCPUs(pod: Pod, qosDir: string[]): string {
 }
 
 describe.skipIf(setup.endpoint === undefined || cpus().length < 2)("static CPU manager on containerd", () => {
-  async function startAgent(name: string, sysfs?: (dir: string) => string): Promise<{ runtime: PodRuntime; manifests: string; rootDir: string; allocatableMilli: bigint | undefined }> {
+  async function startAgent(name: string, sysfs?: (dir: string) => string): Promise<{ runtime: PodRuntime; manifests: string; rootDir: string; allocatableMilli: bigint | undefined; cpuManager: CPUManager | undefined }> {
     await new CgroupManager().create([cgroupRoot]);
     const dir = mkdtempSync(join(setup.dir, `${name}-`));
     const manifests = join(dir, "manifests");
@@ -115,11 +117,13 @@ describe.skipIf(setup.endpoint === undefined || cpus().length < 2)("static CPU m
     });
     runtimes.push(runtime);
     await runtime.start();
-    return { runtime, manifests, rootDir, allocatableMilli: resources.nodeAllocatable?.cpuMilli };
+    return { runtime, manifests, rootDir, allocatableMilli: resources.nodeAllocatable?.cpuMilli, cpuManager: cm?.topologyManager?.cpuManager };
   }
 
   it("pins a Guaranteed cpu:1 container to CPU 1, shrinks and grows the shared pool, records and releases the assignment", async () => {
-    const { runtime, manifests, rootDir, allocatableMilli } = await startAgent("node-cpu");
+    const { runtime, manifests, rootDir, allocatableMilli, cpuManager } = await startAgent("node-cpu");
+    const podResources = podResourcesProviders(runtime, cpuManager);
+    expect(podResources.allocatableCPUs()).toEqual(cpus().map((_, i) => i).filter((i) => i !== 0));
     // --reserved-cpus=0 reserves one CPU from node allocatable, as 1.23's system-reserved overwrite.
     expect(allocatableMilli).toBe(BigInt((cpus().length - 1) * 1000));
     const stateFile = join(rootDir, "cpu_manager_state");
@@ -136,6 +140,9 @@ describe.skipIf(setup.endpoint === undefined || cpus().length < 2)("static CPU m
     expect(allowedCPUs(g, [])).toBe("1");
     const shared = formatCPUSet(cpus().map((_, i) => i).filter((i) => i !== 1));
     expect(state()).toMatchObject({ policyName: "static", defaultCPUSet: shared, entries: { [uid]: { main: "1" } } });
+    // The pod resources API reports the exclusive CPU (and none for the shared-pool container).
+    expect(podResources.cpus(uid, "main")).toEqual([1]);
+    expect(podResources.cpus(e.metadata?.uid ?? "", "main")).toEqual([]);
     // The reconcile loop moves the BestEffort container off the exclusive CPU.
     await waitFor("besteffort off CPU 1", () => (allowedCPUs(e, ["besteffort"]) === shared ? true : undefined), 30_000);
 

@@ -23,7 +23,7 @@ function memorySink() {
     patch(name, patch) {
       calls.push(`patch ${name}`);
       const old = stored.get(name);
-      if (!old) return Promise.reject(new StatusError({ apiVersion: "v1", kind: "Status", status: "Failure", reason: "NotFound", code: 404, message: `events "${name}" not found` }));
+      if (!old) return Promise.reject(new StatusError({ apiVersion: "v1", kind: "Status", metadata: {}, status: "Failure", reason: "NotFound", code: 404, message: `events "${name}" not found` }));
       const e = { ...old, ...(patch as object), metadata: { ...old.metadata, resourceVersion: String(++rv) } };
       stored.set(name, e);
       return Promise.resolve(e);
