@@ -317,6 +317,7 @@ export function podRuntimeOptionsFrom(o: NodeAgentOptions, nodeName: string, log
       ExpandedDNSConfig: o.featureGates.enabled("ExpandedDNSConfig"),
       AppArmor: o.featureGates.enabled("AppArmor"),
       ProcMountType: o.featureGates.enabled("ProcMountType"),
+      SizeMemoryBackedVolumes: o.featureGates.enabled("SizeMemoryBackedVolumes"),
     },
     clusterDNS: c.clusterDNS,
     clusterDomain: c.clusterDomain,

@@ -107,7 +107,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
   const objects = opts.objects;
   // resourceFieldRef without a limit: the node's allocatable cpu and memory (else the machine's).
   const fieldRefAllocatable = resourceFieldAllocatable(opts.nodeAllocatable);
-  const volumes = new PodVolumeManager({ rootDir: opts.rootDir, onEvent: recordEvent, log: info, ...(opts.volumes ? { extra: opts.volumes } : {}), ...(objects ? { objects } : {}), ...(opts.mounterPath ? { mounterPath: opts.mounterPath } : {}), nodeAllocatable: fieldRefAllocatable });
+  const volumes = new PodVolumeManager({ rootDir: opts.rootDir, onEvent: recordEvent, log: info, ...(opts.volumes ? { extra: opts.volumes } : {}), ...(objects ? { objects } : {}), ...(opts.mounterPath ? { mounterPath: opts.mounterPath } : {}), nodeAllocatable: fieldRefAllocatable, sizeMemoryBackedVolumes: opts.featureGates?.SizeMemoryBackedVolumes !== false });
   // The ConfigMaps/Secrets of each pod's env, fetched before its sync (container configs are built synchronously).
   const envObjects = new Map<string, EnvObjects>();
   const dnsConfigurer = new DNSConfigurer({

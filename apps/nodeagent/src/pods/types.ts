@@ -236,6 +236,8 @@ export interface PodRuntimeFeatureGates {
   readonly AppArmor?: boolean;
   /** `procMount: Unmasked` takes effect. @defaultValue false */
   readonly ProcMountType?: boolean;
+  /** Memory-backed emptyDirs are sized to the node's allocatable memory, the pod's limit or their `sizeLimit`. @defaultValue true */
+  readonly SizeMemoryBackedVolumes?: boolean;
 }
 
 /**

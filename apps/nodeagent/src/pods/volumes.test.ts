@@ -9,7 +9,7 @@ import type { ConfigMapObject, PodObjectManagers, SecretObject } from "./pod-obj
 import type { PodVolumeHooks } from "./types.js";
 import type { TokenRequestSpec } from "@skiff/client";
 import { ServiceAccountTokenManager } from "./token-manager.js";
-import { PodVolumeManager, podVolumeDir, tmpfsMountCommand, VolumeSetUpError, type TmpfsMounter } from "./volumes.js";
+import { emptyDirMemorySizeBytes, PodVolumeManager, podVolumeDir, tmpfsMountCommand, VolumeSetUpError, type TmpfsMounter } from "./volumes.js";
 
 const root = mkdtempSync(join(tmpdir(), "skiff-vol-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -57,14 +57,15 @@ function fakeObjects() {
 
 const b64 = (s: string) => Buffer.from(s).toString("base64");
 
-function manager(extra?: PodVolumeHooks, objects?: PodObjectManagers) {
+function manager(extra?: PodVolumeHooks, objects?: PodObjectManagers, nodeMemoryBytes = 1024, sizeMemoryBackedVolumes = true) {
   const events: string[] = [];
   const tmpfs = fakeTmpfs();
   const vm = new PodVolumeManager({
     rootDir: root,
     tmpfs: tmpfs.m,
     onEvent: (_p, type, reason, message) => events.push(`${type} ${reason} ${message}`),
-    nodeAllocatable: { cpuMilli: 2000, memoryBytes: 1024, ephemeralStorageBytes: 0 },
+    nodeAllocatable: { cpuMilli: 2000, memoryBytes: nodeMemoryBytes, ephemeralStorageBytes: 0 },
+    sizeMemoryBackedVolumes,
     ...(extra ? { extra } : {}),
     ...(objects ? { objects } : {}),
   });
@@ -73,7 +74,7 @@ function manager(extra?: PodVolumeHooks, objects?: PodObjectManagers) {
 
 describe("PodVolumeManager", () => {
   it("creates emptyDirs (0777) and tmpfs for medium Memory with the size limit, and removes them with the pod", async () => {
-    const { vm, tmpfs } = manager();
+    const { vm, tmpfs } = manager(undefined, undefined, 8 * 1024 ** 3);
     const pod = makePod([{ name: "scratch", emptyDir: {} }, { name: "mem", emptyDir: { medium: "Memory", sizeLimit: "64Mi" } }]);
     await vm.setUp(pod);
     await vm.setUp(pod); // idempotent
@@ -85,6 +86,20 @@ describe("PodVolumeManager", () => {
     await vm.tearDown(pod);
     expect(tmpfs.calls).toContain(`umount ${mem}`);
     expect(existsSync(join(root, "pods", "uid-1"))).toBe(false);
+  });
+
+  it("SizeMemoryBackedVolumes: a memory emptyDir without sizeLimit is sized to node allocatable memory; gate off: no size option", async () => {
+    const on = manager(undefined, undefined, 8 * 1024 ** 3);
+    const pod = makePod([{ name: "mem", emptyDir: { medium: "Memory" } }]);
+    await on.vm.setUp(pod);
+    const mem = podVolumeDir(root, pod.metadata?.uid ?? "", "emptyDir", "mem");
+    expect(on.tmpfs.calls).toEqual([`mount ${mem} ${8 * 1024 ** 3}`]);
+    await on.vm.tearDown(pod);
+    const off = manager(undefined, undefined, 8 * 1024 ** 3, false);
+    const limited = makePod([{ name: "mem", emptyDir: { medium: "Memory", sizeLimit: "64Mi" } }]);
+    await off.vm.setUp(limited);
+    expect(off.tmpfs.calls).toEqual([`mount ${podVolumeDir(root, limited.metadata?.uid ?? "", "emptyDir", "mem")} -`]);
+    await off.vm.tearDown(limited);
   });
 
   it("--experimental-mounter-path: tmpfs mounts run through the mounter with 'mount' first, as 1.23's doMount", () => {
@@ -100,7 +115,7 @@ describe("PodVolumeManager", () => {
       const mounter = join(dir, "mounter");
       writeFileSync(mounter, `#!/bin/sh\necho "$@" > ${record}\n`);
       chmodSync(mounter, 0o755);
-      const vm = new PodVolumeManager({ rootDir: join(dir, "root"), mounterPath: mounter, nodeAllocatable: { cpuMilli: 2000, memoryBytes: 1024, ephemeralStorageBytes: 0 } });
+      const vm = new PodVolumeManager({ rootDir: join(dir, "root"), mounterPath: mounter, nodeAllocatable: { cpuMilli: 2000, memoryBytes: 8 * 1024 ** 3, ephemeralStorageBytes: 0 } });
       const pod = makePod([{ name: "mem", emptyDir: { medium: "Memory", sizeLimit: "1Mi" } }]);
       await vm.setUp(pod);
       const mem = podVolumeDir(join(dir, "root"), pod.metadata?.uid ?? "", "emptyDir", "mem");
@@ -371,5 +386,25 @@ describe.skipIf(process.getuid?.() !== 0)("PodVolumeManager fsGroup (chown needs
     await vm.setUp(pod); // a second sync keeps the emptyDir as it is
     expect(statSync(scratch).mode & 0o7777).toBe(0o2777);
     await vm.tearDown(pod);
+  });
+});
+
+describe("emptyDirMemorySizeBytes (1.23 TestCalculateEmptyDirMemorySize)", () => {
+  const Gi = 1024n ** 3n;
+  const pod = (limits: Record<string, string>[], requests?: Record<string, string>[]): Pod => ({
+    metadata: { name: "p", uid: "u" },
+    spec: { containers: limits.map((l, i) => ({ name: `c${String(i)}`, image: "busybox", resources: { limits: l, ...(requests?.[i] ? { requests: requests[i] } : {}) } })) },
+  });
+  it.each([
+    ["gate off", pod([{ memory: "1Gi" }]), "1Gi", false, undefined],
+    ["BestEffort, no sizeLimit: node allocatable", pod([{}]), undefined, true, 16n * Gi],
+    ["Guaranteed pod limit below allocatable", pod([{ memory: "1Gi", cpu: "1" }]), undefined, true, 1n * Gi],
+    ["sizeLimit below the pod limit", pod([{ memory: "1Gi", cpu: "1" }]), "500Mi", true, 500n * 1024n * 1024n],
+    ["sizeLimit above the pod limit is ignored", pod([{ memory: "1Gi", cpu: "1" }]), "2Gi", true, 1n * Gi],
+    ["sizeLimit above node allocatable is ignored", pod([{}]), "32Gi", true, 16n * Gi],
+    ["Burstable without a memory limit on every container: node allocatable", pod([{ memory: "1Gi" }, {}], [{ memory: "1Gi" }, { memory: "100Mi" }]), undefined, true, 16n * Gi],
+    ["Burstable with every memory limit: their sum", pod([{ memory: "1Gi" }, { memory: "1Gi" }], [{ memory: "100Mi" }, { memory: "100Mi" }]), undefined, true, 2n * Gi],
+  ] as const)("%s", (_name, p, sizeLimit, enabled, want) => {
+    expect(emptyDirMemorySizeBytes(p, sizeLimit, 16n * Gi, enabled)).toBe(want);
   });
 });

@@ -14,6 +14,7 @@ import type { PodEventRecorder, PodVolumeHooks } from "./types.js";
 import { setVolumeOwnership } from "./volume-ownership.js";
 import { checkHostPathType, downwardAPIFileContent, machineAllocatable, writeVolumeFilesAtomically, type NodeAllocatable, type VolumeFile } from "./volumes-files.js";
 import { mkdirAll } from "../internal/mkdir-all.js";
+import { milliOf, podQOSClass, podRequestsAndLimits, valueOfMilli } from "./resources.js";
 import { configMapPayload, formatAggregate, secretPayload, VolumePayloadError } from "./volumes-objects.js";
 
 const run = promisify(execFile);
@@ -116,8 +117,10 @@ export interface PodVolumeManagerOptions {
   readonly tmpfs?: TmpfsMounter | null;
   /** `--experimental-mounter-path` for the default tmpfs mounter ({@link systemTmpfsMounterWith}). @defaultValue "" (plain `mount`) */
   readonly mounterPath?: string;
-  /** Node capacity for `resourceFieldRef` without a limit. @defaultValue the machine's */
+  /** Node capacity for `resourceFieldRef` without a limit, and the size of memory-backed emptyDirs. @defaultValue the machine's */
   readonly nodeAllocatable?: NodeAllocatable;
+  /** Gate SizeMemoryBackedVolumes: size memory-backed emptyDirs as {@link emptyDirMemorySizeBytes}. @defaultValue true */
+  readonly sizeMemoryBackedVolumes?: boolean;
   /**
    * The ConfigMap and Secret managers (API-server mode); absent in standalone mode, where a
    * configMap/secret volume or projection fails (`... because kube client is not configured`).
@@ -126,6 +129,42 @@ export interface PodVolumeManagerOptions {
 }
 
 const defaultFileMode = 0o644;
+
+/**
+ * The memory limit of the pod's cgroup in bytes, as 1.23's `ResourceConfigForPod` sets it: the
+ * sum of the containers' limits (with overhead) for a Guaranteed pod, or a Burstable pod whose
+ * every container declares a memory limit; undefined otherwise.
+ * @see pkg/kubelet/cm/helpers_linux.go (ResourceConfigForPod) in kubernetes/kubernetes v1.23
+ */
+function podMemoryLimitBytes(pod: Pod): bigint | undefined {
+  const qos = podQOSClass(pod);
+  if (qos === "BestEffort") return undefined;
+  const spec = pod.spec ?? { containers: [] };
+  if (qos === "Burstable" && [...spec.containers, ...(spec.initContainers ?? [])].some((c) => (milliOf(c.resources?.limits?.memory) ?? 0n) === 0n)) return undefined;
+  return valueOfMilli(podRequestsAndLimits(pod).limits.get("memory") ?? 0n);
+}
+
+/**
+ * The tmpfs size of a memory-backed emptyDir in bytes, as 1.23's `calculateEmptyDirMemorySize`:
+ * with the SizeMemoryBackedVolumes gate on, the node's allocatable memory, lowered to the pod's
+ * memory limit and then to the volume's `sizeLimit` when each is positive and not larger; with
+ * the gate off, undefined (no `size=` option: the kernel's default, half of RAM).
+ * @see pkg/volume/emptydir/empty_dir.go (calculateEmptyDirMemorySize) in kubernetes/kubernetes v1.23
+ */
+export function emptyDirMemorySizeBytes(pod: Pod, sizeLimit: string | number | undefined, nodeAllocatableMemoryBytes: bigint, enabled: boolean): bigint | undefined {
+  if (!enabled) return undefined;
+  let size = nodeAllocatableMemoryBytes;
+  const podLimit = podMemoryLimitBytes(pod);
+  if (podLimit !== undefined && podLimit > 0n && podLimit <= size) size = podLimit;
+  if (sizeLimit !== undefined) {
+    const q = parseQuantity(String(sizeLimit));
+    if (q.ok) {
+      const volumeLimit = BigInt(quantityValue(q.value));
+      if (volumeLimit > 0n && volumeLimit <= size) size = volumeLimit;
+    }
+  }
+  return size > 0n ? size : undefined;
+}
 
 function propagationOf(vm: VolumeMount): NonNullable<Mount["propagation"]> {
   switch (vm.mountPropagation) {
@@ -232,8 +271,8 @@ export class PodVolumeManager implements PodVolumeHooks {
         await mkdirAll(dir, 0o777);
         if (medium === "Memory" && this.tmpfs) {
           if (!(await this.tmpfs.isMountPoint(dir))) {
-            const size = v.emptyDir?.sizeLimit !== undefined ? parseQuantity(String(v.emptyDir.sizeLimit)) : undefined;
-            await this.tmpfs.mount(dir, size?.ok ? Number(quantityValue(size.value)) : undefined);
+            const size = emptyDirMemorySizeBytes(pod, v.emptyDir?.sizeLimit, BigInt(Math.floor(this.node.memoryBytes)), this.o.sizeMemoryBackedVolumes ?? true);
+            await this.tmpfs.mount(dir, size !== undefined ? Number(size) : undefined);
             this.o.log?.(`mounted tmpfs for emptyDir ${v.name} of pod ${uid} at ${dir}`);
           }
         } else if (medium === "Memory") {
