@@ -556,6 +556,7 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
         nodeName,
         client: cc.client,
         migratedPlugins: migratedInTreePlugins(o.featureGates),
+        inlineVolumes: o.featureGates.enabled("CSIInlineVolume"),
         log: (m) => csiLog.info(m),
         onEvent: createEventRecorder(cc.eventClient, nodeName),
         ...(tokens ? { getServiceAccountToken: tokens.get.bind(tokens) } : {}),

@@ -28,6 +28,8 @@ export interface CsiSupportOptions {
    * shared with projected token volumes). Absent: such volumes fail to mount.
    */
   readonly getServiceAccountToken?: GetServiceAccountToken;
+  /** Gate CSIInlineVolume: false leaves inline `csi` volumes unsupported. @defaultValue true */
+  readonly inlineVolumes?: boolean;
 }
 
 /** The node agent's CSI support: pass `volumes` to the pod runtime, then `start()`. */
@@ -84,6 +86,7 @@ export function createCsiSupport(opts: CsiSupportOptions): CsiSupport {
     ...(opts.getServiceAccountToken ? { getServiceAccountToken: opts.getServiceAccountToken } : {}),
     log,
     ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
+    ...(opts.inlineVolumes !== undefined ? { inlineVolumes: opts.inlineVolumes } : {}),
   });
 
   async function initCSINode(c: Client): Promise<void> {

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import type { Container, CSIDriver, CSIVolumeSource, Pod } from "@skiff/api-types";
+import type { Container, CSIDriver, CSIVolumeSource, Pod, Volume } from "@skiff/api-types";
 import { CSIEphemeralKey, CSIPodNameKey, CSIPodNamespaceKey, CSIPodUIDKey, CSIServiceAccountTokensKey } from "@skiff/api-types";
 import type { TokenRequest, TokenRequestSpec } from "@skiff/client";
 import type { Mount } from "@skiff/cri-api";
@@ -128,6 +128,8 @@ export interface CsiVolumeManagerOptions {
   readonly log?: (message: string) => void;
   /** Event sink (FailedMount warnings). @defaultValue discards */
   readonly onEvent?: PodEventSink;
+  /** Gate CSIInlineVolume: false leaves inline `csi` volumes unsupported (they fail to mount). @defaultValue true */
+  readonly inlineVolumes?: boolean;
 }
 
 interface Published {
@@ -159,6 +161,11 @@ export class CsiVolumeManager {
 
   constructor(private readonly o: CsiVolumeManagerOptions) {}
 
+  /** Whether this manager mounts `v`: an inline `csi` volume, with the CSIInlineVolume gate on (1.23's csiPlugin.CanSupport). */
+  canSupport(v: Volume): boolean {
+    return v.csi !== undefined && this.o.inlineVolumes !== false;
+  }
+
   /** True when `pod` has at least one CSI volume. */
   static hasCsiVolumes(pod: Pod): boolean {
     return csiVolumes(pod).length > 0;
@@ -172,7 +179,7 @@ export class CsiVolumeManager {
    */
   async setUp(pod: Pod): Promise<void> {
     const uid = pod.metadata?.uid ?? "";
-    const vols = csiVolumes(pod);
+    const vols = this.o.inlineVolumes === false ? [] : csiVolumes(pod);
     if (vols.length === 0) return;
     let done = this.published.get(uid);
     if (!done) {

@@ -1,4 +1,4 @@
-import type { Container, Pod, PodStatus } from "@skiff/api-types";
+import type { Container, Pod, PodStatus, Volume } from "@skiff/api-types";
 import type { ImageClient, Mount, RuntimeClient } from "@skiff/cri-api";
 import type { AgentView } from "../agent-view.js";
 import type { DockerKeyring } from "../credentialprovider/index.js";
@@ -254,6 +254,12 @@ export type PodEventRecorder = (pod: Pod, type: "Normal" | "Warning", reason: st
  * @see pkg/kubelet/volumemanager/volume_manager.go (WaitForAttachAndMount) in kubernetes/kubernetes v1.23
  */
 export interface PodVolumeHooks {
+  /**
+   * Whether these hooks handle volume `v` (1.23's `VolumePlugin.CanSupport`). A volume that neither
+   * the built-in kinds nor the hooks support fails to mount (`no volume plugin matched`).
+   * @defaultValue the volumes with a `csi` source
+   */
+  canSupport?(v: Volume): boolean;
   setUp(pod: Pod): Promise<void>;
   tearDown(pod: Pod): Promise<void>;
   mounts(pod: Pod, container: Container): Mount[];

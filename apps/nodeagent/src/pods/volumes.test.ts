@@ -359,6 +359,20 @@ describe("PodVolumeManager", () => {
     expect(calls).toEqual(["setUp", "tearDown"]);
   });
 
+  it("a volume no plugin supports (nfs; csi without CSI support or with CSIInlineVolume off) holds the pod in ContainerCreating with 1.23's FailedMount", async () => {
+    const { vm, events } = manager();
+    const pod = makePod([{ name: "scratch", emptyDir: {} }, { name: "share", nfs: { server: "nfs.example.com", path: "/export" } }, { name: "inline", csi: { driver: "d" } }]);
+    const err = await vm.setUp(pod).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(VolumeSetUpError);
+    expect((err as VolumeSetUpError).waitingReason).toBe("ContainerCreating");
+    const message = "Unable to attach or mount volumes: unmounted volumes=[inline share], unattached volumes=[], failed to process volumes=[inline share]: timed out waiting for the condition";
+    expect((err as Error).message).toBe(message);
+    expect(events).toEqual([`Warning FailedMount ${message}`]);
+    const gateOff: PodVolumeHooks = { canSupport: () => false, setUp: async () => undefined, tearDown: async () => undefined, mounts: () => [] };
+    const off = manager(gateOff);
+    await expect(off.vm.setUp(makePod([{ name: "inline", csi: { driver: "d" } }]))).rejects.toThrow("failed to process volumes=[inline]");
+  });
+
   it("tears down a pod it never saw without failing", async () => {
     const { vm } = manager();
     await expect(vm.tearDown(makePod([]))).resolves.toBeUndefined();

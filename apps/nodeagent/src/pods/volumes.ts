@@ -233,9 +233,14 @@ export class PodVolumeManager implements PodVolumeHooks {
    */
   async setUp(pod: Pod): Promise<void> {
     const failures: VolumeSetUpError[] = [];
+    const unsupported: string[] = [];
     for (const v of pod.spec?.volumes ?? []) {
       const kind = builtInKind(v);
-      if (!kind) continue;
+      if (!kind) {
+        const supported = this.o.extra ? (this.o.extra.canSupport ? this.o.extra.canSupport(v) : v.csi !== undefined) : false;
+        if (!supported) unsupported.push(v.name);
+        continue;
+      }
       try {
         const dir = kind === "hostPath" ? "" : podVolumeDir(this.o.rootDir, pod.metadata?.uid ?? "", kind, v.name);
         // An emptyDir is set up (and given to the fsGroup) once, as the kubelet mounts it once.
@@ -252,6 +257,16 @@ export class PodVolumeManager implements PodVolumeHooks {
         this.o.log?.(`pod ${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}: ${message}`);
         failures.push(new VolumeSetUpError(message, "ContainerCreating"));
       }
+    }
+    if (unsupported.length > 0) {
+      // 1.23's volume manager cannot add such a volume to its desired state ("failed to get Plugin
+      // from volumeSpec ... no volume plugin matched") and the pod waits in ContainerCreating until
+      // WaitForAttachAndMount gives up with this event.
+      const names = unsupported.sort().join(" ");
+      for (const name of unsupported) this.o.log?.(`pod ${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}: failed to get Plugin from volumeSpec for volume ${JSON.stringify(name)} err=no volume plugin matched`);
+      const message = `Unable to attach or mount volumes: unmounted volumes=[${names}], unattached volumes=[], failed to process volumes=[${names}]: timed out waiting for the condition`;
+      this.o.onEvent?.(pod, "Warning", "FailedMount", message);
+      failures.push(new VolumeSetUpError(message, "ContainerCreating"));
     }
     const first = failures[0];
     if (first) throw first;
