@@ -61,6 +61,13 @@ describe("downwardAPIFileContent", () => {
     expect(() => resolveResourceFieldRef({ name: "c" }, "limits.cpu", "0", node)).toThrow("invalid divisor");
   });
 
+  it("renders hugepages resourceFieldRefs (DownwardAPIHugePages), 0 when the container sets none", () => {
+    const c = { name: "c", resources: { limits: { "hugepages-2Mi": "4Mi", memory: "64Mi" }, requests: { "hugepages-2Mi": "4Mi" } } };
+    expect(resolveResourceFieldRef(c, "limits.hugepages-2Mi", undefined, node)).toBe(String(4 * 1024 ** 2));
+    expect(resolveResourceFieldRef(c, "requests.hugepages-2Mi", "1Mi", node)).toBe("4");
+    expect(resolveResourceFieldRef(c, "limits.hugepages-1Gi", undefined, node)).toBe("0");
+  });
+
   it("refuses an item without a source", () => {
     expect(() => downwardAPIFileContent(pod, { path: "x" }, node)).toThrow("neither fieldRef nor resourceFieldRef");
   });

@@ -41,14 +41,16 @@ function quantityOf(v: unknown): ReturnType<typeof parseQuantity> | undefined {
 }
 
 /**
- * The value of a `resourceFieldRef` (`limits.cpu`, `requests.memory`, ...), divided by `divisor`
- * (default 1) and rounded up; limits not set fall back to the node's allocatable.
+ * The value of a `resourceFieldRef` (`limits.cpu`, `requests.memory`, `limits.hugepages-2Mi`, ...),
+ * divided by `divisor` (default 1) and rounded up; cpu, memory and ephemeral-storage limits not set
+ * fall back to the node's allocatable, hugepages to 0.
  * @throws DownwardAPIError for an unknown resource, a bad quantity or a zero divisor.
  * @see pkg/api/v1/resource/helpers.go (ExtractContainerResourceValue) in kubernetes/kubernetes v1.23
  */
 export function resolveResourceFieldRef(container: Container, resource: string, divisor: unknown, node: NodeAllocatable): string {
   const [kind, name] = resource.split(".", 2) as [string, string | undefined];
-  if ((kind !== "limits" && kind !== "requests") || (name !== "cpu" && name !== "memory" && name !== "ephemeral-storage")) {
+  const hugePages = name !== undefined && name.startsWith("hugepages-");
+  if ((kind !== "limits" && kind !== "requests") || (name !== "cpu" && name !== "memory" && name !== "ephemeral-storage" && !hugePages)) {
     throw new DownwardAPIError(`unsupported container resource : ${resource}`);
   }
   const list = (kind === "limits" ? container.resources?.limits : container.resources?.requests) ?? {};
@@ -64,7 +66,8 @@ export function resolveResourceFieldRef(container: Container, resource: string, 
   }
   const dv = Number(quantityValue(d.value));
   if (dv === 0) throw new DownwardAPIError(`invalid divisor ${String(divisor)}`);
-  const fallback = name === "memory" ? node.memoryBytes : node.ephemeralStorageBytes;
+  // Hugepages (requests./limits.hugepages-<size>) have no node default: 0 when not set.
+  const fallback = hugePages ? 0 : name === "memory" ? node.memoryBytes : node.ephemeralStorageBytes;
   const v = raw ? Number(quantityValue(raw.value)) : kind === "limits" ? fallback : 0;
   return String(Math.ceil(v / dv));
 }
