@@ -557,6 +557,7 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
         client: cc.client,
         migratedPlugins: migratedInTreePlugins(o.featureGates),
         inlineVolumes: o.featureGates.enabled("CSIInlineVolume"),
+        delegateFSGroupToCSIDriver: o.featureGates.enabled("DelegateFSGroupToCSIDriver"),
         log: (m) => csiLog.info(m),
         onEvent: createEventRecorder(cc.eventClient, nodeName),
         ...(tokens ? { getServiceAccountToken: tokens.get.bind(tokens) } : {}),

@@ -27,6 +27,8 @@ export interface FakeCsiDriverOptions {
   readonly pluginType?: string;
   /** GetPluginInfo.vendor_version. @defaultValue `0.0.0` */
   readonly vendorVersion?: string;
+  /** Advertise the VOLUME_MOUNT_GROUP node capability (the driver applies fsGroup itself). @defaultValue false */
+  readonly volumeMountGroup?: boolean;
   /**
    * A JSON-lines file (created with mode 0600, appended to) that gets one line per
    * NodePublishVolume: {@link FakePublishRecord}. The volume context is written in full (it may
@@ -143,7 +145,7 @@ export async function startFakeCsiDriver(options: FakeCsiDriverOptions): Promise
       maxVolumesPerNode: options.maxVolumesPerNode ?? 0,
       ...(Object.keys(segments).length > 0 ? { accessibleTopology: { segments } } : {}),
     })),
-    NodeGetCapabilities: record("NodeGetCapabilities", () => ({ capabilities: [] })),
+    NodeGetCapabilities: record("NodeGetCapabilities", () => ({ capabilities: options.volumeMountGroup === true ? [{ rpc: { type: "VOLUME_MOUNT_GROUP" } }] : [] })),
     NodePublishVolume: record("NodePublishVolume", async (req) => {
       const target = String(req.targetPath ?? "");
       if (target === "") throw new Error("target_path is required");

@@ -30,7 +30,7 @@ export interface GetPluginInfoResponse {
 
 /** `csi.v1.VolumeCapability` (mount access only: the agent publishes filesystem volumes). */
 export interface VolumeCapability {
-  readonly mount: { readonly fsType: string; readonly mountFlags: readonly string[] };
+  readonly mount: { readonly fsType: string; readonly mountFlags: readonly string[]; readonly volumeMountGroup?: string };
   readonly accessMode: { readonly mode: "SINGLE_NODE_WRITER" | "SINGLE_NODE_READER_ONLY" | "SINGLE_NODE_MULTI_WRITER" };
 }
 

@@ -30,6 +30,8 @@ export interface CsiSupportOptions {
   readonly getServiceAccountToken?: GetServiceAccountToken;
   /** Gate CSIInlineVolume: false leaves inline `csi` volumes unsupported. @defaultValue true */
   readonly inlineVolumes?: boolean;
+  /** Gate DelegateFSGroupToCSIDriver (see CsiVolumeManagerOptions). @defaultValue true */
+  readonly delegateFSGroupToCSIDriver?: boolean;
 }
 
 /** The node agent's CSI support: pass `volumes` to the pod runtime, then `start()`. */
@@ -87,6 +89,7 @@ export function createCsiSupport(opts: CsiSupportOptions): CsiSupport {
     log,
     ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
     ...(opts.inlineVolumes !== undefined ? { inlineVolumes: opts.inlineVolumes } : {}),
+    ...(opts.delegateFSGroupToCSIDriver !== undefined ? { delegateFSGroupToCSIDriver: opts.delegateFSGroupToCSIDriver } : {}),
   });
 
   async function initCSINode(c: Client): Promise<void> {

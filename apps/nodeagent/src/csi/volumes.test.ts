@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -148,6 +148,29 @@ describe("CsiVolumeManager", () => {
     await manager.tearDown(pod);
     expect(fake.callsOf("NodeUnpublishVolume").map((c) => c.request)).toEqual([{ volumeId: csiVolumeHandle("uid-1", "vol"), targetPath: target }]);
     expect(existsSync(join(dir, "root", "pods", "uid-1", "volumes", "kubernetes.io~csi", "vol"))).toBe(false);
+  });
+
+  it("DelegateFSGroupToCSIDriver: a driver with VOLUME_MOUNT_GROUP gets the fsGroup as volume_mount_group and the agent does not chown; without it the agent applies the fsGroup", async () => {
+    const fsGroupPod: Pod = { ...pod, spec: { ...pod.spec, containers: pod.spec?.containers ?? [], securityContext: { fsGroup: 2345 } } };
+    csiDriver = driverObj({ fsGroupPolicy: "File" });
+    await fake.stop();
+    fake = await startFakeCsiDriver({ csiSocketPath: join(dir, "csi-vmg.sock"), volumeMountGroup: true });
+    registered = { ...(registered as RegisteredCsiDriver), endpoint: fake.csiSocketPath };
+    await manager.setUp(fsGroupPod);
+    expect(fake.callsOf("NodeGetCapabilities")).toHaveLength(1);
+    expect(fake.callsOf("NodePublishVolume")[0]?.request).toMatchObject({ volumeCapability: { mount: { fsType: "ext4", volumeMountGroup: "2345" } } });
+    const target = csiVolumeTargetPath(join(dir, "root"), "uid-1", "vol");
+    expect(statSync(target).gid).not.toBe(2345);
+    await manager.tearDown(fsGroupPod);
+
+    // Gate off: no capability check, no volume_mount_group; the agent gives the volume to the fsGroup.
+    const off = new CsiVolumeManager({ rootDir: join(dir, "root"), driver: () => registered, getCSIDriver: () => Promise.resolve(csiDriver), delegateFSGroupToCSIDriver: false });
+    await off.setUp(fsGroupPod);
+    expect(fake.callsOf("NodeGetCapabilities")).toHaveLength(1);
+    const second = fake.callsOf("NodePublishVolume")[1]?.request as { volumeCapability: { mount: { volumeMountGroup?: string } } };
+    expect(second.volumeCapability.mount.volumeMountGroup ?? "").toBe("");
+    if (process.getuid?.() === 0) expect(statSync(target).gid).toBe(2345);
+    await off.tearDown(fsGroupPod);
   });
 
   it("publishes again at every setUp when the CSIDriver sets requiresRepublish", async () => {

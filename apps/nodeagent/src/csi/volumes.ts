@@ -130,6 +130,12 @@ export interface CsiVolumeManagerOptions {
   readonly onEvent?: PodEventSink;
   /** Gate CSIInlineVolume: false leaves inline `csi` volumes unsupported (they fail to mount). @defaultValue true */
   readonly inlineVolumes?: boolean;
+  /**
+   * Gate DelegateFSGroupToCSIDriver: a driver with the VOLUME_MOUNT_GROUP node capability gets the
+   * pod's fsGroup as `volume_mount_group` and applies it itself (the agent does not chown).
+   * @defaultValue true
+   */
+  readonly delegateFSGroupToCSIDriver?: boolean;
 }
 
 interface Published {
@@ -252,21 +258,33 @@ export class CsiVolumeManager {
       JSON.stringify({ driverName: source.driver, volumeHandle: volumeId, specVolID: volumeName, volumeLifecycleMode: "Ephemeral" }),
     );
     const csi = createCsiClient(driver.endpoint, this.o.csiTimeoutMs ?? 10_000);
+    const fsGroup = pod.spec?.securityContext?.fsGroup;
+    let driverAppliesFSGroup = false;
     try {
-      await csi.nodePublishVolume({
-        volumeId,
-        targetPath,
-        volumeCapability: { mount: { fsType: source.fsType ?? "", mountFlags: [] }, accessMode: { mode: "SINGLE_NODE_WRITER" } },
-        readonly: source.readOnly === true,
-        volumeContext,
-      });
-    } catch (err) {
-      throw new CsiVolumeError("PublishFailed", `rpc error: ${err instanceof Error ? err.message : String(err)}`);
+      if (this.o.delegateFSGroupToCSIDriver !== false) {
+        try {
+          driverAppliesFSGroup = (await csi.nodeGetCapabilities()).includes("VOLUME_MOUNT_GROUP");
+        } catch (err) {
+          throw new CsiVolumeError("PublishFailed", `csi: mounter.SetUpAt failed to determine if the node service has VOLUME_MOUNT_GROUP capability: rpc error: ${err instanceof Error ? err.message : String(err)}`);
+        }
+      }
+      const volumeMountGroup = driverAppliesFSGroup && fsGroup !== undefined ? { volumeMountGroup: String(fsGroup) } : {};
+      try {
+        await csi.nodePublishVolume({
+          volumeId,
+          targetPath,
+          volumeCapability: { mount: { fsType: source.fsType ?? "", mountFlags: [], ...volumeMountGroup }, accessMode: { mode: "SINGLE_NODE_WRITER" } },
+          readonly: source.readOnly === true,
+          volumeContext,
+        });
+      } catch (err) {
+        throw new CsiVolumeError("PublishFailed", `rpc error: ${err instanceof Error ? err.message : String(err)}`);
+      }
     } finally {
       csi.close();
     }
-    const fsGroup = pod.spec?.securityContext?.fsGroup;
-    if (csiSupportsFSGroup(fsGroup, csiDriver?.spec.fsGroupPolicy, source.readOnly === true, source.fsType ?? "")) {
+    // A driver with VOLUME_MOUNT_GROUP applied the fsGroup itself (1.23's DelegateFSGroupToCSIDriver).
+    if (!driverAppliesFSGroup && csiSupportsFSGroup(fsGroup, csiDriver?.spec.fsGroupPolicy, source.readOnly === true, source.fsType ?? "")) {
       await setVolumeOwnership(targetPath, fsGroup, { readOnly: false, fsGroupChangePolicy: pod.spec?.securityContext?.fsGroupChangePolicy, ...(this.o.log ? { log: this.o.log } : {}) });
     }
     // Never the volume context: it may hold service-account tokens.
