@@ -361,7 +361,7 @@ describe("PodVolumeManager", () => {
 
   it("a volume no plugin supports (nfs; csi without CSI support or with CSIInlineVolume off) holds the pod in ContainerCreating with 1.23's FailedMount", async () => {
     const { vm, events } = manager();
-    const pod = makePod([{ name: "scratch", emptyDir: {} }, { name: "share", nfs: { server: "nfs.example.com", path: "/export" } }, { name: "inline", csi: { driver: "d" } }]);
+    const pod = makePod([{ name: "scratch", emptyDir: {} }, { name: "share", nfs: { server: "nfs.example.com", path: "/export" } } as Volume, { name: "inline", csi: { driver: "d" } }]);
     const err = await vm.setUp(pod).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(VolumeSetUpError);
     expect((err as VolumeSetUpError).waitingReason).toBe("ContainerCreating");
