@@ -146,15 +146,6 @@ const consumers: Consumer[] = [
       expect(up.stdout).toMatch(/✓ apiserver https:\/\/127\.0\.0\.1:\d+/);
       expect(JSON.parse(readFileSync(join(dataDir, "skiff-version.json"), "utf8"))).toEqual({ skiff: version });
 
-      const status = await skiff("status", `--data-dir=${dataDir}`);
-      expect(status.code, status.stdout + status.stderr).toBe(0);
-      expect(status.stdout).toContain(`Skiff ${version}`);
-      expect(status.stdout).toContain("node npm-node: Ready");
-
-      const again = await skiff("up", `--data-dir=${dataDir}`, ...ports);
-      expect(again.code).toBe(1);
-      expect(again.stderr).toContain(`a cluster is already running from ${dataDir}`);
-
       const kubeconfig = join(dir, "kubeconfig");
       await mustRun("npx", ["--no", "skiff", "kubeconfig", `--data-dir=${dataDir}`, `--output=${kubeconfig}`], { cwd: dir, env });
       expect((await skiff("kubeconfig", `--data-dir=${dataDir}`)).stdout).toBe(readFileSync(kubeconfig, "utf8"));
@@ -164,6 +155,15 @@ const consumers: Consumer[] = [
       await kubectl("wait", "--for=condition=complete", "job/hello", "--timeout=120s");
       expect((await kubectl("get", "job", "hello", "-o", "jsonpath={.status.succeeded}")).stdout).toBe("1");
       expect((await kubectl("logs", "job/hello")).stdout).toBe("hello\n");
+
+      const status = await skiff("status", `--data-dir=${dataDir}`);
+      expect(status.code, status.stdout + status.stderr).toBe(0);
+      expect(status.stdout).toContain(`Skiff ${version}`);
+      expect(status.stdout).toContain("node npm-node: Ready");
+
+      const again = await skiff("up", `--data-dir=${dataDir}`, ...ports);
+      expect(again.code).toBe(1);
+      expect(again.stderr).toContain(`a cluster is already running from ${dataDir}`);
 
       const down = await skiff("down", `--data-dir=${dataDir}`);
       expect(down.code, down.stdout + down.stderr).toBe(0);
