@@ -6,11 +6,13 @@
 //                          (pnpm publish underneath, so `workspace:` ranges become real versions).
 // `pnpm release` refuses, before anything is built or published, with uncommitted or untracked
 // files, with changesets not yet versioned, with a fixed group whose versions differ, with a
-// package still at 0.0.0, and when the build changes a tracked file. dist/ is deleted and rebuilt
-// for every package that is published or built into one, so a stale or hand-edited dist/ is never
-// published. Arguments after `publish` go to `changeset publish` (e.g. `--tag next`, `--otp 123456`).
+// package still at 0.0.0, with a public package whose LICENSE is not the root LICENSE, and when
+// the build changes a tracked file. dist/ is deleted and rebuilt for every package that is
+// published or built into one, so a stale or hand-edited dist/ is never published; when the old
+// dist/ held files the fresh build does not write (stale output, files put there by hand), the
+// release stops and names them, before anything is published. Arguments after `publish` go to `changeset publish` (e.g. `--tag next`, `--otp 123456`).
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -95,6 +97,18 @@ function referencedFiles(manifest) {
   return out;
 }
 
+/**
+ * Every file under `dir`, as paths relative to `dir` ("/"-separated); empty when `dir` is missing.
+ * @param {string} dir @returns {string[]}
+ */
+function filesUnder(dir) {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .filter((f) => statSync(join(dir, f)).isFile())
+    .map((f) => f.split("\\").join("/"))
+    .sort();
+}
+
 function version() {
   run("pnpm", ["exec", "changeset", "version"]);
   checkFixedGroups(workspacePackages());
@@ -117,16 +131,41 @@ function publish(/** @type {string[]} */ extraArgs) {
   if (unversioned.length > 0) {
     throw new Refusal(`Refusing to publish: ${unversioned.map((p) => p.name).join(", ")} still at 0.0.0; add a changeset and run \`pnpm release:version\`.`);
   }
+  // npm packs a package's LICENSE whatever `files` says; each public package keeps a copy of the
+  // root one (the licence every package.json declares).
+  const license = readFileSync(join(root, "LICENSE"), "utf8");
+  const unlicensed = published.filter((p) => !existsSync(join(p.path, "LICENSE")) || readFileSync(join(p.path, "LICENSE"), "utf8") !== license);
+  if (unlicensed.length > 0) {
+    throw new Refusal(`Refusing to publish: ${unlicensed.map((p) => relative(root, p.path)).join(", ")} ha${unlicensed.length > 1 ? "ve" : "s"} no LICENSE or one that differs from the root LICENSE; copy it there (cp LICENSE <dir>/) and commit.`);
+  }
 
   // A fresh build: every published package and the workspace packages it is built from lose their
   // dist/ (with the .tsbuildinfo inside), then build in dependency order.
   const filters = published.flatMap((p) => ["--filter", `${p.name}...`]);
   /** @type {{ path: string }[]} */
   const selected = JSON.parse(run("pnpm", [...filters, "ls", "--depth", "-1", "--json"], { capture: true }));
+  /** @type {Map<string, string[]>} package path → the files its dist/ held before the build */
+  const before = new Map(selected.map((p) => [p.path, filesUnder(join(p.path, "dist"))]));
   for (const p of selected) rmSync(join(p.path, "dist"), { recursive: true, force: true });
   console.log(`release: building ${selected.length} package(s) from a clean dist/`);
   run("pnpm", [...filters, "run", "build"]);
   checkCommitted("Refusing to publish: the build changed tracked files (generated code out of date?)");
+
+  // A dirty dist/: files the build does not write. They are gone now (dist/ was rebuilt from
+  // scratch), but they were there for a reason worth a look (an earlier build of removed sources,
+  // a script or a hand edit), so the maintainer decides before anything is published.
+  const stale = selected.flatMap((p) => {
+    const now = new Set(filesUnder(join(p.path, "dist")));
+    return (before.get(p.path) ?? []).filter((f) => !now.has(f)).map((f) => `${relative(root, p.path)}/dist/${f}`);
+  });
+  if (stale.length > 0) {
+    throw new Refusal(
+      `Refusing to publish: dist/ held ${stale.length} file(s) the build does not write (stale output of an earlier build, or put there by hand):\n${stale
+        .slice(0, 20)
+        .map((f) => `  ${f}`)
+        .join("\n")}${stale.length > 20 ? "\n  ..." : ""}\nThe fresh build has removed them; check that nothing needs them, then run \`pnpm release\` again.`,
+    );
+  }
 
   for (const p of published) {
     const manifest = JSON.parse(readFileSync(join(p.path, "package.json"), "utf8"));

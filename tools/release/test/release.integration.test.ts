@@ -4,12 +4,14 @@
 // `pnpm release:version` versions a changeset (CHANGELOG.md, the fixed group together), and
 // `pnpm release` publishes to a real npm registry on loopback (Verdaccio, no uplinks). Then the
 // tarballs are checked, and in empty directories outside the workspace the published packages are
-// installed with npm and with pnpm and a consumer program is type-checked and run against them.
+// installed with npm and with pnpm and a consumer program is type-checked and run against them; the
+// `skiff` command is installed with npm from that registry and runs a Job with kubectl.
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve, sep } from "node:path";
+import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -17,6 +19,7 @@ const workspaceRoot = fileURLToPath(new URL("../../..", import.meta.url));
 const verdaccioBin = fileURLToPath(new URL("../node_modules/verdaccio/bin/verdaccio", import.meta.url));
 const consumerSource = fileURLToPath(new URL("../consumer/consumer.ts", import.meta.url));
 const tscBin = join(workspaceRoot, "node_modules/typescript/bin/tsc");
+const kubectlBin = "/usr/bin/kubectl";
 
 interface Installed {
   /** The scratch directory the packages were installed into. */
@@ -27,13 +30,26 @@ interface Installed {
   env: NodeJS.ProcessEnv;
 }
 
+interface Consumer {
+  name: string;
+  /** The install specs, given the published versions. */
+  packages: (versions: Map<string, string>) => string[];
+  /** The package managers it is installed with; both unless said. */
+  packageManagers?: ("npm" | "pnpm")[];
+  /** Extra flags of `npm install`. */
+  npmFlags?: string[];
+  timeoutMs?: number;
+  check: (at: Installed) => Promise<void>;
+}
+
+/** Work `afterAll` does before the registry stops (e.g. `skiff down` after a failed check). */
+const cleanups: (() => Promise<void>)[] = [];
+
 /**
- * What users install from the registry and what they do with it. Each entry is installed with
- * npm and with pnpm into its own empty directory; `check` then runs there. The apps and the
- * `skiff` command (issue 21, item 3) join as one more entry: `packages` names them and `check`
- * runs e.g. `npx skiff up` and a Job with kubectl.
+ * What users install from the registry and what they do with it. Each entry is installed into its
+ * own empty directory outside the workspace; `check` then runs there as a user would.
  */
-const consumers: { name: string; packages: (versions: Map<string, string>) => string[]; check: (at: Installed) => Promise<void> }[] = [
+const consumers: Consumer[] = [
   {
     name: "types and zod schemas",
     packages: (versions) => [`@skiff/api-types@${versions.get("@skiff/api-types")}`, "@skiff/validation"],
@@ -64,6 +80,96 @@ const consumers: { name: string; packages: (versions: Map<string, string>) => st
       await mustRun(process.execPath, [tscBin, "-p", "tsconfig.json"], { cwd: dir });
       const out = await mustRun(process.execPath, ["out/consumer.js"], { cwd: dir });
       expect(out.stdout).toContain("consumer ok");
+    },
+  },
+  {
+    // README "Use it from npm": the skiff command and, as its dependencies, the apps, all from the
+    // loopback registry. npm installs with --ignore-scripts and better-sqlite3's native addon is
+    // copied from the workspace when the versions match (compiling it takes minutes on a small
+    // machine, and its prebuilt download needs GitHub); otherwise `npm rebuild better-sqlite3`
+    // builds it as a normal install would.
+    name: "the skiff command runs a Job with kubectl",
+    packages: (versions) => [`@skiff/cli@${versions.get("@skiff/cli")}`],
+    packageManagers: ["npm"],
+    npmFlags: ["--ignore-scripts"],
+    timeoutMs: 900_000,
+    check: async ({ dir, env }) => {
+      const version = published.get("@skiff/cli") ?? "";
+      for (const name of ["@skiff/cli", "@skiff/apiserver", "@skiff/job-controller", "@skiff/scheduler", "@skiff/nodeagent", "@skiff/cri-process-server"]) {
+        const installed = JSON.parse(readFileSync(join(dir, "node_modules", name, "package.json"), "utf8")) as { version: string };
+        expect(installed.version, name).toBe(published.get(name));
+      }
+      const sqliteDir = dirname(createRequire(join(dir, "node_modules/@skiff/apiserver/package.json")).resolve("better-sqlite3/package.json"));
+      const ours = dirname(createRequire(join(workspaceRoot, "packages/storage/package.json")).resolve("better-sqlite3/package.json"));
+      const versionOf = (d: string) => (JSON.parse(readFileSync(join(d, "package.json"), "utf8")) as { version: string }).version;
+      if (versionOf(sqliteDir) === versionOf(ours) && existsSync(join(ours, "build/Release/better_sqlite3.node"))) {
+        mkdirSync(join(sqliteDir, "build/Release"), { recursive: true });
+        cpSync(join(ours, "build/Release/better_sqlite3.node"), join(sqliteDir, "build/Release/better_sqlite3.node"));
+      } else {
+        await mustRun("npm", ["rebuild", "better-sqlite3"], { cwd: dir, env, timeoutMs: 600_000 });
+      }
+
+      const dataDir = join(dir, "skiff-data");
+      const skiff = (...args: string[]) => runCmd("npx", ["--no", "skiff", ...args], { cwd: dir, env, timeoutMs: 240_000 });
+      cleanups.push(async () => {
+        if (existsSync(join(dataDir, "skiff.pid"))) await skiff("down", `--data-dir=${dataDir}`);
+      });
+      const port = await freePort();
+      let agentPort = await freePort();
+      while (agentPort < 3000 || agentPort - 2 === port) agentPort = await freePort();
+      const ports = [`--port=${port}`, `--nodeagent-port=${agentPort}`];
+
+      // Bad input: an occupied port, and a data directory of another version. Each is refused
+      // with exit status 1 and the data is left as it was.
+      const busy = createServer();
+      const busyPort = await new Promise<number>((done) => busy.listen(0, "127.0.0.1", () => done((busy.address() as { port: number }).port)));
+      const onBusy = await skiff("up", `--data-dir=${join(dir, "busy-data")}`, `--port=${busyPort}`, `--nodeagent-port=${agentPort}`).finally(
+        () => new Promise((done) => busy.close(done)),
+      );
+      expect(onBusy.code, onBusy.stdout + onBusy.stderr).toBe(1);
+      expect(onBusy.stderr).toContain(`skiff: port ${busyPort} on 127.0.0.1 (--port) is in use`);
+      expect(existsSync(join(dir, "busy-data"))).toBe(false);
+      const oldData = join(dir, "old-data");
+      mkdirSync(oldData);
+      writeFileSync(join(oldData, "skiff-version.json"), '{"skiff":"0.0.9"}\n');
+      writeFileSync(join(oldData, "data.db"), "the data of Skiff 0.0.9\n");
+      const onOld = await skiff("up", `--data-dir=${oldData}`, ...ports);
+      expect(onOld.code, onOld.stdout + onOld.stderr).toBe(1);
+      expect(onOld.stderr).toContain(`skiff: ${oldData} holds data of Skiff 0.0.9; this is Skiff ${version}`);
+      expect(readdirSync(oldData).sort()).toEqual(["data.db", "skiff-version.json"]);
+      expect(readFileSync(join(oldData, "skiff-version.json"), "utf8")).toBe('{"skiff":"0.0.9"}\n');
+      expect(readFileSync(join(oldData, "data.db"), "utf8")).toBe("the data of Skiff 0.0.9\n");
+
+      const up = await skiff("up", `--data-dir=${dataDir}`, ...ports, "--node-name=npm-node");
+      expect(up.code, up.stdout + up.stderr).toBe(0);
+      expect(up.stdout).toContain("skiff: the cluster is up");
+      expect(up.stdout).toMatch(/✓ apiserver https:\/\/127\.0\.0\.1:\d+/);
+      expect(JSON.parse(readFileSync(join(dataDir, "skiff-version.json"), "utf8"))).toEqual({ skiff: version });
+
+      const kubeconfig = join(dir, "kubeconfig");
+      await mustRun("npx", ["--no", "skiff", "kubeconfig", `--data-dir=${dataDir}`, `--output=${kubeconfig}`], { cwd: dir, env });
+      expect((await skiff("kubeconfig", `--data-dir=${dataDir}`)).stdout).toBe(readFileSync(kubeconfig, "utf8"));
+      // README "Use it from npm", word for word.
+      const kubectl = (...args: string[]) => mustRun(kubectlBin, [`--kubeconfig=${kubeconfig}`, ...args], { cwd: dir, env, timeoutMs: 180_000 });
+      await kubectl("create", "job", "hello", "--image=busybox:1.36", "--", "echo", "hello");
+      await kubectl("wait", "--for=condition=complete", "job/hello", "--timeout=120s");
+      expect((await kubectl("get", "job", "hello", "-o", "jsonpath={.status.succeeded}")).stdout).toBe("1");
+      expect((await kubectl("logs", "job/hello")).stdout).toBe("hello\n");
+
+      const status = await skiff("status", `--data-dir=${dataDir}`);
+      expect(status.code, status.stdout + status.stderr).toBe(0);
+      expect(status.stdout).toContain(`Skiff ${version}`);
+      expect(status.stdout).toContain("node npm-node: Ready");
+
+      const again = await skiff("up", `--data-dir=${dataDir}`, ...ports);
+      expect(again.code).toBe(1);
+      expect(again.stderr).toContain(`a cluster is already running from ${dataDir}`);
+
+      const down = await skiff("down", `--data-dir=${dataDir}`);
+      expect(down.code, down.stdout + down.stderr).toBe(0);
+      expect(down.stdout).toContain("stopped the cluster");
+      expect((await skiff("status", `--data-dir=${dataDir}`)).code).toBe(1);
+      expect(existsSync(join(dataDir, "skiff.pid"))).toBe(false);
     },
   },
 ];
@@ -212,13 +318,14 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
+  for (const cleanup of cleanups) await cleanup().catch(() => undefined);
   if (verdaccio && verdaccio.exitCode === null) {
     const exited = new Promise((r) => verdaccio?.once("exit", r));
     verdaccio.kill("SIGTERM");
     await exited;
   }
   if (tmp) rmSync(tmp, { recursive: true, force: true });
-});
+}, 300_000);
 
 describe("release", () => {
   it("installs a fresh checkout without warnings (bins are committed launchers, not unbuilt dist/ files)", () => {
@@ -268,15 +375,37 @@ describe("release", () => {
     await git("commit", "-q", "-m", "Version packages");
   });
 
+  it("refuses to publish a package without the root LICENSE, before building anything", async () => {
+    rmSync(join(repo, "packages/flags/LICENSE"));
+    await git("commit", "-q", "-am", "no licence file");
+    const r = await runCmd("pnpm", ["release"], { cwd: repo, env: publishEnv });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain("Refusing to publish: packages/flags has no LICENSE or one that differs from the root LICENSE");
+    expect(existsSync(join(repo, "packages/api-types/dist"))).toBe(false);
+    expect(await registryHas("@skiff/flags")).toBe(false);
+    await git("revert", "--no-edit", "HEAD");
+  });
+
+  it("refuses to publish when dist/ holds files the build does not write, naming them, before publishing", async () => {
+    // Leftovers a dirty dist/ may hold (ignored by git, so the tree is clean).
+    mkdirSync(join(repo, "packages/api-types/dist/old"), { recursive: true });
+    writeFileSync(join(repo, "packages/api-types/dist/old/stale.test.js"), "throw new Error('stale');\n");
+    // A full build of every public package: about 5 minutes on 2 idle cores, 13 on a loaded machine.
+    const r = await runCmd("pnpm", ["release"], { cwd: repo, env: publishEnv, timeoutMs: 1_500_000 });
+    expect(r.code, `--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`).not.toBe(0);
+    expect(r.stderr).toContain("Refusing to publish: dist/ held 1 file(s) the build does not write");
+    expect(r.stderr).toContain("  packages/api-types/dist/old/stale.test.js\n");
+    expect(r.stderr).toContain("run `pnpm release` again");
+    for (const name of ["@skiff/api-types", "@skiff/validation", "@skiff/cli"]) expect(await registryHas(name), name).toBe(false);
+  }, 1_560_000);
+
   it("publishes every public package from a fresh build, never a stale dist/", async () => {
-    // Leftovers a stale dist/ may hold (ignored by git, so the tree is clean): the release must
-    // neither ship them nor trust them.
-    mkdirSync(join(repo, "packages/api-types/dist"), { recursive: true });
-    writeFileSync(join(repo, "packages/api-types/dist/stale.test.js"), "throw new Error('stale');\n");
+    // A hand-edited dist/ file (ignored by git, so the tree is clean): the release must neither
+    // ship it nor trust it (the consumers below import the published file).
     mkdirSync(join(repo, "packages/validation/dist"), { recursive: true });
     writeFileSync(join(repo, "packages/validation/dist/index.js"), "throw new Error('stale dist/ was published');\n");
 
-    const r = await runCmd("pnpm", ["release"], { cwd: repo, env: publishEnv, timeoutMs: 900_000 });
+    const r = await runCmd("pnpm", ["release"], { cwd: repo, env: publishEnv, timeoutMs: 1_500_000 });
     const output = `--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
     if (r.code !== 0) throw new Error(`pnpm release failed (${r.code})\n${output}`);
     const publics = copyPackages().filter((p) => !p.private);
@@ -292,7 +421,7 @@ describe("release", () => {
     // changeset publish tags the release commit.
     const tags = (await mustRun("git", ["tag", "--list"], { cwd: repo })).stdout;
     expect(tags).toContain(`@skiff/api-types@${published.get("@skiff/api-types")}`);
-  }, 960_000);
+  }, 1_560_000);
 
   it("publishes tarballs with resolved dependencies, exports, licence and engines, without tests or outside source maps", async () => {
     expect(published.size).toBeGreaterThan(0);
@@ -316,6 +445,8 @@ describe("release", () => {
         peerDependencies?: Record<string, string>;
       };
       expect(manifest.license, name).toBe("Apache-2.0");
+      expect(files, `${name} ships no LICENSE`).toContain("LICENSE");
+      expect(readFileSync(join(pkg, "LICENSE"), "utf8"), `${name} LICENSE`).toBe(readFileSync(join(repo, "LICENSE"), "utf8"));
       expect(manifest.engines?.node, name).toBe(">=20");
       for (const [dep, range] of Object.entries({ ...manifest.dependencies, ...manifest.peerDependencies })) {
         expect(range, `${name} → ${dep}`).not.toMatch(/^workspace:/);
@@ -355,8 +486,8 @@ describe("release", () => {
     }
   });
 
-  for (const packageManager of ["npm", "pnpm"]) {
-    for (const consumer of consumers) {
+  for (const packageManager of ["npm", "pnpm"] as const) {
+    for (const consumer of consumers.filter((c) => (c.packageManagers ?? ["npm", "pnpm"]).includes(packageManager))) {
       it(`installs with ${packageManager} into an empty directory: ${consumer.name}`, async () => {
         expect(published.size).toBeGreaterThan(0);
         const dir = mkdtempSync(join(tmp, `consumer-${packageManager}-`));
@@ -368,12 +499,12 @@ describe("release", () => {
         writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "skiff-user", version: "1.0.0", private: true, type: "module" }, null, 2));
         const specs = consumer.packages(published);
         if (packageManager === "npm") {
-          await mustRun("npm", ["install", "--no-audit", "--no-fund", "--cache", join(tmp, "npm-cache"), ...specs], { cwd: dir, env });
+          await mustRun("npm", ["install", "--no-audit", "--no-fund", "--cache", join(tmp, "npm-cache"), ...(consumer.npmFlags ?? []), ...specs], { cwd: dir, env, timeoutMs: 600_000 });
         } else {
           await mustRun("pnpm", ["add", "--store-dir", join(tmp, "pnpm-store"), "--cache-dir", join(tmp, "pnpm-cache"), ...specs], { cwd: dir, env });
         }
         await consumer.check({ dir, packageManager, env });
-      }, 240_000);
+      }, consumer.timeoutMs ?? 240_000);
     }
   }
 });
