@@ -49,13 +49,6 @@ describe.skipIf(!canRun)(canRun ? "process runtime: pod network namespaces" : "p
     images?.close();
     hostServer?.close();
     await runtime?.stop();
-    // The bridge outlives the sandboxes, as with any CNI bridge network.
-    const bridge = String(podConfList(stateDir, podCidr).plugins[0]?.bridge);
-    try {
-      execFileSync("ip", ["link", "del", bridge], { stdio: "ignore" });
-    } catch {
-      // not created
-    }
     if (workDir) await rm(workDir, { recursive: true, force: true });
   }, 60_000);
 
@@ -141,5 +134,16 @@ describe.skipIf(!canRun)(canRun ? "process runtime: pod network namespaces" : "p
     // The status keeps the IP, as containerd's.
     expect((await rt.podSandboxStatus({ podSandboxId: p.podSandboxId, verbose: false })).status?.network?.ip).toBe(p.ip);
     await rt.removePodSandbox({ podSandboxId: p.podSandboxId });
+  }, 60_000);
+
+  it("stopping the runtime tears every pod network down and deletes its bridge", async () => {
+    const p = await pod(["sleep", "3600"]);
+    const bridge = String(podConfList(stateDir, podCidr).plugins[0]?.bridge);
+    expect(execFileSync("ip", ["-o", "link", "show", bridge], { encoding: "utf8" })).toContain(bridge);
+    await runtime.stop();
+    expect(readdirSync(join(stateDir, "netns"))).toEqual([]);
+    expect(readdirSync(join(stateDir, "cni", "ipam", String(podConfList(stateDir, podCidr).name)))).not.toContain(p.ip);
+    expect(() => execFileSync("ip", ["-o", "link", "show", bridge], { stdio: "pipe" })).toThrow();
+    expect(execFileSync("iptables", ["-w", "-t", "nat", "-S"], { encoding: "utf8" })).not.toContain(p.ip);
   }, 60_000);
 });

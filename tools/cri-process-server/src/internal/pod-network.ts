@@ -223,6 +223,7 @@ export class PodNetwork {
       throw err;
     });
     const conflist = this.conflist;
+    for (const p of conflist.plugins) if (p.type === "bridge" && typeof p.bridge === "string") this.usedBridges.add(p.bridge);
     const results: unknown[] = [];
     const network: SandboxNetwork = { netnsPath, ip: "", additionalIps: [], gateway: "", teardown: { conflist, results, args, portMappings } };
     try {
@@ -243,6 +244,18 @@ export class PodNetwork {
       throw err;
     }
   }
+
+  /**
+   * Deletes the runtime's bridges (of every conflist it used), once no sandbox needs them: the
+   * runtime's state dir (and so its bridge) is its own, and a bridge left behind would keep its
+   * subnet's route on the host. Never throws.
+   */
+  async removeBridges(): Promise<void> {
+    const names = new Set([...this.usedBridges]);
+    for (const name of names) await run("ip", ["link", "del", name]).catch(() => undefined);
+  }
+
+  private readonly usedBridges = new Set<string>();
 
   /**
    * CNI DEL (the conflist in reverse order with the cached results, then loopback) and removes the

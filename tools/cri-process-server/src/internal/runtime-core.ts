@@ -718,12 +718,13 @@ export class RuntimeCore {
     });
   }
 
-  /** Kills every container (and exec) process and waits for them, then tears the pod networks down; used on shutdown. */
+  /** Kills every container (and exec) process and waits for them, then tears the pod networks and the runtime's bridge down; used on shutdown. */
   async killAll(): Promise<void> {
     await Promise.all([...this.containers.values()].map((c) => this.kill(c)));
     for (const s of this.sandboxes.values()) {
       await this.tearDownNetwork(s, "Shutdown").catch((err: unknown) => this.options.log(`sandbox ${s.id}: ${err instanceof Error ? err.message : String(err)}`));
     }
+    await this.options.podNetwork?.network.removeBridges();
   }
 
   get containerCount(): number {
