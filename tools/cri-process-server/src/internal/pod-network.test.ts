@@ -16,6 +16,11 @@ describe("pod network conflist", () => {
   it("derives a /24 from the state directory without a pod CIDR; takes both families of a dual-stack CIDR", () => {
     expect(podConfList("/a", "").plugins[0]).toMatchObject({ ipam: { ranges: [[{ subnet: expect.stringMatching(/^10\.90\.\d+\.0\/24$/) as unknown }]] } });
     expect(podConfList("/a", "").plugins[0]?.bridge).not.toBe(podConfList("/b", "").plugins[0]?.bridge);
+    // A subnet another bridge routes already is skipped.
+    const first = (podConfList("/a", "").plugins[0]?.ipam as { ranges: Array<Array<{ subnet: string }>> }).ranges[0]?.[0]?.subnet ?? "";
+    const next = (podConfList("/a", "", new Set([first])).plugins[0]?.ipam as { ranges: Array<Array<{ subnet: string }>> }).ranges[0]?.[0]?.subnet ?? "";
+    expect(next).not.toBe(first);
+    expect(next).toMatch(/^10\.90\.\d+\.0\/24$/);
     expect(podConfList("/a", "10.1.0.0/24,fd00::/64").plugins[0]).toMatchObject({ ipam: { ranges: [[{ subnet: "10.1.0.0/24" }], [{ subnet: "fd00::/64" }]], routes: [{ dst: "0.0.0.0/0" }, { dst: "::/0" }] } });
   });
 

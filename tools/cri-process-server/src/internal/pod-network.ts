@@ -78,14 +78,20 @@ export async function podNetworkUnavailable(binDir: string, uid = process.getuid
 
 /**
  * The runtime's conflist for `podCidr` (comma-separated for dual stack; empty → a /24 derived from
- * `stateDir`, 10.90.<n>.0/24): a bridge named from `stateDir` (so two runtimes on one host do not
+ * `stateDir`, 10.90.<n>.0/24, the next one while `taken` has it, so two runtimes' bridges on one
+ * host do not route the same subnet): a bridge named from `stateDir` (so two runtimes on one host do not
  * share one) with a gateway address, IP masquerade for traffic leaving the pod subnet and hairpin
  * veths, host-local IPAM in `<stateDir>/cni/ipam`, and portmap. Pure.
  */
-export function podConfList(stateDir: string, podCidr: string): CNIConfList {
+export function podConfList(stateDir: string, podCidr: string, taken: ReadonlySet<string> = new Set()): CNIConfList {
   const hash = createHash("sha256").update(stateDir).digest("hex").slice(0, 8);
   const subnets = podCidr.split(",").map((s) => s.trim()).filter((s) => s !== "");
-  if (subnets.length === 0) subnets.push(`10.90.${Number.parseInt(hash.slice(0, 2), 16)}.0/24`);
+  if (subnets.length === 0) {
+    const start = Number.parseInt(hash.slice(0, 2), 16);
+    let subnet = `10.90.${start}.0/24`;
+    for (let i = 0; i < 256 && taken.has(subnet); i++) subnet = `10.90.${(start + i + 1) % 256}.0/24`;
+    subnets.push(subnet);
+  }
   return {
     cniVersion,
     name: `skiff-process-${hash}`,
@@ -166,6 +172,24 @@ function run(file: string, args: string[]): Promise<void> {
   });
 }
 
+// The 10.90.x.0/24 subnets routed on the host through a device other than `own` (`ip -4 route`).
+function routedSubnets(own: ReadonlySet<string>): Promise<Set<string>> {
+  return new Promise((resolve) => {
+    const child = spawn("ip", ["-4", "route", "show"], { stdio: ["ignore", "pipe", "ignore"] });
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    child.once("error", () => resolve(new Set()));
+    child.once("close", () => {
+      const taken = new Set<string>();
+      for (const line of out.split("\n")) {
+        const m = /^(10\.90\.\d+\.0\/24)\s.*\bdev (\S+)/.exec(line);
+        if (m?.[1] !== undefined && !own.has(m[2] ?? "")) taken.add(m[1]);
+      }
+      resolve(taken);
+    });
+  });
+}
+
 function addressOf(cidr: string): string {
   return cidr.split("/")[0] ?? "";
 }
@@ -201,6 +225,7 @@ export class PodNetwork {
 
   private async writeConfList(): Promise<void> {
     this.written ??= (async () => {
+      if (this.podCidr === "") this.conflist = podConfList(this.stateDir, "", await routedSubnets(new Set(this.conflist.plugins.map((p) => String(p.bridge)))));
       await mkdir(join(this.stateDir, "cni", "net.d"), { recursive: true });
       await writeFile(this.confListPath, `${JSON.stringify(this.conflist, null, 2)}\n`);
     })();
