@@ -138,7 +138,10 @@ export async function startProcessRuntime(options: ProcessRuntimeOptions): Promi
     const binDir = options.cniBinDir ?? "/usr/lib/cni";
     const why = (await podNetworkUnavailable(binDir)) ?? (isolation.nsenterPath === null ? "nsenter (util-linux) was not found" : undefined);
     if (why !== undefined || isolation.nsenterPath === null) log(`pods share the host's network (no pod network namespaces): ${why ?? ""}`);
-    else podNetwork = { network: new PodNetwork(stateDir, binDir), nsenterPath: isolation.nsenterPath };
+    else {
+      podNetwork = { network: new PodNetwork(stateDir, binDir), nsenterPath: isolation.nsenterPath };
+      await podNetwork.network.removeStale();
+    }
   }
   const core = new RuntimeCore({ stateDir, images, log, isolation, ...(podNetwork ? { podNetwork } : {}) });
   // CRI Exec and PortForward answer URLs of this server (SPDY/3.1 streams).

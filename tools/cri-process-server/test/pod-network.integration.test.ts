@@ -4,8 +4,8 @@
 // ExecSync run inside it, pods reach each other and the host through the bridge, and the namespace
 // and its IP are released when the sandbox goes. Needs root and containernetworking-plugins; with
 // CI=true (root) it must run.
-import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -146,4 +146,44 @@ describe.skipIf(!canRun)(canRun ? "process runtime: pod network namespaces" : "p
     expect(() => execFileSync("ip", ["-o", "link", "show", bridge], { stdio: "pipe" })).toThrow();
     expect(execFileSync("iptables", ["-w", "-t", "nat", "-S"], { encoding: "utf8" })).not.toContain(p.ip);
   }, 60_000);
+});
+
+describe.skipIf(!canRun)(canRun ? "process runtime: pod network after a kill" : "process runtime: pod network after a kill (skipped: needs root and containernetworking-plugins)", () => {
+  it("a runtime started on the state dir of a killed one unmounts the namespaces it left; its bridge goes on stop", async () => {
+    const workDir = await mkdtemp(join(tmpdir(), "skiff-cri-kill-"));
+    const stateDir = join(workDir, "state");
+    const socketPath = join(workDir, "cri.sock");
+    const mounted = () => readFileSync("/proc/self/mounts", "utf8").split("\n").filter((l) => l.includes(`${stateDir}/netns/`));
+    const child = spawn(process.execPath, ["--conditions=@skiff/source", "--import", "tsx", join(import.meta.dirname, "..", "src", "main.ts"), "--listen", socketPath, "--state-dir", stateDir], { stdio: ["ignore", "ignore", "pipe"] });
+    let err = "";
+    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    try {
+      await waitFor(`the runtime listening (${err})`, async () => (existsSync(socketPath) ? true : undefined), 60_000);
+      const rt = createRuntimeClient({ endpoint: `unix://${socketPath}`, timeoutMs: 60_000 });
+      await rt.updateRuntimeConfig({ runtimeConfig: { networkConfig: { podCidr: `10.252.${octet}.0/24` } } });
+      await rt.runPodSandbox({ config: { metadata: { name: "k", namespace: "net", uid: "uid-k", attempt: 0 } } });
+      rt.close();
+      expect(mounted()).toHaveLength(1);
+    } finally {
+      child.kill("SIGKILL");
+      await new Promise((r) => child.once("exit", r));
+    }
+    const leftIp = readdirSync(join(stateDir, "cni", "ipam", String(podConfList(stateDir, "").name))).find((f) => f.startsWith("10.252."));
+    expect(leftIp).toBeDefined();
+    const again = await startProcessRuntime({ socketPath, stateDir, isolation: "namespaces" });
+    expect(mounted()).toEqual([]);
+    // CNI DEL ran for what the killed run left: its address and IP masquerade rules are gone.
+    expect(readdirSync(join(stateDir, "cni", "ipam", String(podConfList(stateDir, "").name)))).not.toContain(leftIp);
+    expect(execFileSync("iptables", ["-w", "-t", "nat", "-S"], { encoding: "utf8" })).not.toContain(`${leftIp ?? ""}/32`);
+    expect(readdirSync(join(stateDir, "netns"))).toEqual([]);
+    // The killed run's bridge: the new run uses the same one (same state dir) and deletes it on stop.
+    const rt = createRuntimeClient({ endpoint: again.endpoint, timeoutMs: 60_000 });
+    await rt.updateRuntimeConfig({ runtimeConfig: { networkConfig: { podCidr: `10.252.${octet}.0/24` } } });
+    await rt.runPodSandbox({ config: { metadata: { name: "k2", namespace: "net", uid: "uid-k2", attempt: 0 } } });
+    rt.close();
+    await again.stop();
+    const bridge = String(podConfList(stateDir, "").plugins[0]?.bridge);
+    expect(() => execFileSync("ip", ["-o", "link", "show", bridge], { stdio: "pipe" })).toThrow();
+    await rm(workDir, { recursive: true, force: true });
+  }, 120_000);
 });

@@ -12,7 +12,7 @@
  */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { access, constants, mkdir, rm, writeFile } from "node:fs/promises";
+import { access, constants, mkdir, readdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
 /** The CNI plugins the pod network needs, in the plugin directory. */
@@ -210,6 +210,24 @@ export class PodNetwork {
     this.conflist = podConfList(stateDir, "");
   }
 
+  /**
+   * Tears down the network namespaces a previous run of this runtime left under `<stateDir>/netns`
+   * (it was killed before it could): CNI DEL with the current conflist, then unmount and remove;
+   * their sandboxes are gone with that run's memory. Never throws.
+   */
+  async removeStale(): Promise<void> {
+    const dir = join(this.stateDir, "netns");
+    const names = await readdir(dir).catch(() => [] as string[]);
+    await Promise.all(
+      names.map(async (name) => {
+        // CNI DEL while the namespace still exists (the mount keeps it), so the bridge plugin finds
+        // the veth and its IP masquerade rules, host-local releases the address, portmap its chains.
+        const network: SandboxNetwork = { netnsPath: join(dir, name), ip: "", additionalIps: [], gateway: "", teardown: { conflist: this.conflist, results: [], args: { containerId: name, podNamespace: "", podName: "", podUid: "" }, portMappings: [] } };
+        await this.tearDown(network).catch(() => undefined);
+      }),
+    );
+  }
+
   /** Where the conflist is written. */
   get confListPath(): string {
     return join(this.stateDir, "cni", "net.d", "10-skiff-process.conflist");
@@ -241,7 +259,8 @@ export class PodNetwork {
     await this.writeConfList();
     const dir = join(this.stateDir, "netns");
     await mkdir(dir, { recursive: true });
-    const netnsPath = join(dir, args.containerId.slice(0, 16));
+    // Named by the full sandbox id: a later run can then run CNI DEL for a namespace left behind.
+    const netnsPath = join(dir, args.containerId);
     await writeFile(netnsPath, "");
     await run("unshare", [`--net=${netnsPath}`, "true"]).catch(async (err: unknown) => {
       await rm(netnsPath, { force: true });

@@ -721,9 +721,10 @@ export class RuntimeCore {
   /** Kills every container (and exec) process and waits for them, then tears the pod networks and the runtime's bridge down; used on shutdown. */
   async killAll(): Promise<void> {
     await Promise.all([...this.containers.values()].map((c) => this.kill(c)));
-    for (const s of this.sandboxes.values()) {
-      await this.tearDownNetwork(s, "Shutdown").catch((err: unknown) => this.options.log(`sandbox ${s.id}: ${err instanceof Error ? err.message : String(err)}`));
-    }
+    // In parallel: a supervisor's grace period (SIGTERM, then SIGKILL) must not run out here.
+    await Promise.all(
+      [...this.sandboxes.values()].map((s) => this.tearDownNetwork(s, "Shutdown").catch((err: unknown) => this.options.log(`sandbox ${s.id}: ${err instanceof Error ? err.message : String(err)}`))),
+    );
     await this.options.podNetwork?.network.removeBridges();
   }
 
