@@ -118,8 +118,19 @@ export function pipeBoth(client: Duplex, backend: Duplex, limits: PipeLimits = {
     [client, backend],
     [backend, client],
   ] as const) {
+    // The chunks read in one turn (a TLS read decrypts several records) go out in one write:
+    // corked until the next tick, so a TLS peer gets one writev instead of a syscall per record.
+    let corked = false;
     from.on("data", (chunk: Buffer) => {
       touch();
+      if (!corked) {
+        corked = true;
+        to.cork();
+        process.nextTick(() => {
+          corked = false;
+          to.uncork();
+        });
+      }
       if (!to.write(chunk)) {
         from.pause();
         to.once("drain", () => from.resume());

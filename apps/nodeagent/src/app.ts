@@ -32,7 +32,7 @@ import { startServers } from "./server/index.js";
 import { AgentStats } from "./stats/agent-stats.js";
 import { EvictionManager, parseThresholdConfig } from "./eviction/index.js";
 import { ImageGCManager } from "./images/index.js";
-import { effectiveHairpinMode, execIPTables, initNetworkUtil } from "./cm/network-util.js";
+import { effectiveHairpinMode, execIPTables, initNetworkUtil, networkUtilUnavailable } from "./cm/network-util.js";
 
 /** Where {@link runNodeAgent} writes and how it is told to stop. */
 export interface AppIO {
@@ -654,7 +654,10 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
     // --make-iptables-util-chains as 1.23's initNetworkUtil; --hairpin-mode as effectiveHairpinMode.
     const netLog = root.withName("network");
     effectiveHairpinMode(o.config.hairpinMode, (m) => netLog.info(m));
-    if (o.config.makeIPTablesUtilChains) {
+    const netUnavailable = o.config.makeIPTablesUtilChains ? networkUtilUnavailable(process.getuid?.()) : undefined;
+    if (netUnavailable !== undefined) {
+      netLog.info(`Skipping --make-iptables-util-chains (--iptables-drop-bit, --iptables-masquerade-bit): ${netUnavailable}; pass --make-iptables-util-chains=false to silence this`);
+    } else if (o.config.makeIPTablesUtilChains) {
       stopNetworkUtil = await initNetworkUtil([execIPTables("IPv4"), execIPTables("IPv6")], { dropBit: o.config.iptablesDropBit, masqueradeBit: o.config.iptablesMasqueradeBit }, (m) => netLog.info(m));
     }
     await csi?.start();

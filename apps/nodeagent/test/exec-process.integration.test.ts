@@ -1,7 +1,8 @@
 // The same acceptance as exec-containerd on the process CRI server as `pnpm start` runs it
 // (`isolation: "namespaces"`): its own SPDY/3.1 streaming server serves exec, attach (output only)
 // and port-forward. Exec enters the container's namespaces, so kubectl cp's remote side is the
-// container's private /tmp; containers share the host's network, so the HTTP server's port is the host's.
+// container's private /tmp. As root the pod has its own network namespace (CNI bridge): port-forward
+// connects inside it, also to a server listening on the pod's 127.0.0.1 only.
 import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,16 +12,18 @@ import { startProcessRuntime, type ProcessRuntime } from "@skiff/cri-process-ser
 import { adminToken } from "@skiff/test-support";
 import { WebSocket } from "ws";
 import { freePort } from "./cli-helpers.js";
-import { defineStreamingAcceptance, startStreamingCluster, type StreamingCluster } from "./streaming-helpers.js";
+import { defineStreamingAcceptance, spawnKubectl, startStreamingCluster, type StreamingCluster } from "./streaming-helpers.js";
 
 describe("kubectl streaming on the process runtime", () => {
   const dir = mkdtempSync(join(tmpdir(), "skiff-exp-"));
   let cri: ProcessRuntime | undefined;
   let cluster: StreamingCluster | undefined;
   let httpPort = 0;
+  let loopbackPort = 0;
 
   beforeAll(async () => {
     httpPort = await freePort();
+    loopbackPort = await freePort();
     cri = await startProcessRuntime({ socketPath: join(dir, "cri.sock"), stateDir: join(dir, "cri-state"), isolation: "namespaces" });
     cluster = await startStreamingCluster(join(dir, "cluster"), cri.endpoint);
     const www = join(dir, "www");
@@ -33,6 +36,13 @@ describe("kubectl streaming on the process runtime", () => {
           { name: "web", image: "busybox:1.36", command: ["sh", "-c", `mkdir -p ${www} && echo hello-httpd > ${www}/index.html && exec busybox httpd -f -p ${httpPort} -h ${www}`] },
           { name: "reader", image: "busybox:1.36", stdin: true, command: ["sh", "-c", "while read line; do echo got:$line; done"] },
         ],
+      },
+    });
+    await cluster.runPod({
+      metadata: { name: "lobox" },
+      spec: {
+        terminationGracePeriodSeconds: 1,
+        containers: [{ name: "loweb", image: "busybox:1.36", command: ["sh", "-c", `mkdir -p ${www}-lo && echo hello-loopback > ${www}-lo/index.html && exec busybox httpd -f -p 127.0.0.1:${loopbackPort} -h ${www}-lo`] }],
       },
     });
   }, 240_000);
@@ -134,6 +144,28 @@ describe("kubectl streaming on the process runtime", () => {
     expect(out).toContain("from-python");
     expect(out).toContain("err");
   });
+
+  const podNetwork = process.getuid?.() === 0 && existsSync("/usr/lib/cni/bridge");
+  it.skipIf(!podNetwork)(
+    podNetwork ? "the pod has its own network namespace: its IP is the CNI bridge's, and port-forward reaches a server on the pod's 127.0.0.1" : "pod network namespace (skipped: needs root and containernetworking-plugins)",
+    async () => {
+      if (!cluster) throw new Error("cluster not started");
+      const ip = await cluster.kubectl(["get", "pod", "box", "-o", "jsonpath={.status.podIP}"]);
+      expect(ip.stdout).toMatch(/^10\.\d+\.\d+\.\d+$/);
+      expect(ip.stdout).not.toBe("127.0.0.1");
+      const inside = await cluster.kubectl(["exec", "box", "-c", "main", "--", "ip", "-4", "-o", "addr", "show", "eth0"]);
+      expect(inside.stdout).toContain(`inet ${ip.stdout}/`);
+      const local = await freePort();
+      const k = spawnKubectl(cluster.kubeconfig, ["port-forward", "pod/lobox", `${local}:${loopbackPort}`]);
+      try {
+        await k.waitForOutput(/Forwarding from 127\.0\.0\.1/);
+        expect(await (await fetch(`http://127.0.0.1:${local}/`)).text()).toBe("hello-loopback\n");
+        expect(await (await fetch(`http://127.0.0.1:${local}/index.html`)).text()).toBe("hello-loopback\n");
+      } finally {
+        k.proc.kill("SIGKILL");
+      }
+    },
+  );
 
   it("the official Python client port-forwards over WebSocket v4.channel.k8s.io to the HTTP server in the pod", async () => {
     if (!cluster) throw new Error("cluster not started");

@@ -3,8 +3,10 @@
 // network namespace the test creates (so the host's tables are left alone), kept when synced again,
 // and restored by the canary monitor after the tables are flushed. Needs root and iptables; with
 // CI=true (root) it must run.
-import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execIPTables, iptablesMark, monitorTurn, syncNetworkUtil } from "../src/cm/network-util.js";
 
@@ -67,5 +69,57 @@ describe.skipIf(!canRun)(canRun ? "iptables utility chains" : "iptables utility 
     expect(await monitorTurn(v4, false, sync, (m) => logs.push(m))).toBe(true);
     expect(rules("iptables", "nat")).toContain("-A KUBE-MARK-DROP -j MARK --set-xmark 0x10000/0x10000");
     expect(logs.some((l) => l.startsWith("iptables canary deleted, reloading rules"))).toBe(true);
+  });
+});
+
+const repoRoot = join(import.meta.dirname, "..", "..", "..");
+
+/** Runs the node agent binary inside the test's network namespace (nsenter: `ip netns exec` would remount /sys without the cgroups) until `until` holds for iptables-save's output. */
+async function agentInNamespace(flags: readonly string[], until: (saved: string, stderr: string) => boolean): Promise<{ saved: string; stderr: string }> {
+  const dir = mkdtempSync(join(tmpdir(), "na-nu-"));
+  const child = spawn("nsenter", [`--net=/run/netns/${ns}`, "--", process.execPath, "--conditions=@skiff/source", "--import", "tsx", join(repoRoot, "apps/nodeagent/src/main.ts"),
+    `--root-dir=${join(dir, "root")}`, `--cert-dir=${join(dir, "pki")}`, "--port=10250", "--read-only-port=0", "--healthz-port=10248",
+    `--container-runtime-endpoint=unix://${join(dir, "no-runtime.sock")}`, ...flags], { cwd: repoRoot, stdio: ["ignore", "ignore", "pipe"] });
+  let stderr = "";
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  try {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const saved = execFileSync("ip", ["netns", "exec", ns, "iptables-save"], { encoding: "utf8" });
+      if (until(saved, stderr)) return { saved, stderr };
+      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`agent exited or timed out; stderr:\n${stderr}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  } finally {
+    child.kill("SIGTERM");
+    await exited;
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe.skipIf(!canRun)(canRun ? "node agent binary, iptables flags" : "node agent binary, iptables flags (skipped: needs root and iptables)", () => {
+  it("--iptables-drop-bit=17 --iptables-masquerade-bit=5 take effect in the agent's network namespace (iptables-save)", async () => {
+    execFileSync("ip", ["netns", "exec", ns, "iptables", "-w", "-t", "nat", "-F"]);
+    execFileSync("ip", ["netns", "exec", ns, "iptables", "-w", "-t", "nat", "-X"]);
+    execFileSync("ip", ["netns", "exec", ns, "ip", "link", "set", "lo", "up"]);
+    const { saved, stderr } = await agentInNamespace(["--iptables-drop-bit=17", "--iptables-masquerade-bit=5"], (_saved, err) => /Initialized iptables rules\. protocol=.*IPv6/.test(err));
+    expect(saved).toContain("-A KUBE-MARK-DROP -j MARK --set-xmark 0x20000/0x20000");
+    expect(saved).toContain("-A KUBE-MARK-MASQ -j MARK --set-xmark 0x20/0x20");
+    expect(saved).toContain("-A KUBE-POSTROUTING -m mark ! --mark 0x20/0x20 -j RETURN");
+    expect(saved).toContain('-A KUBE-FIREWALL -m comment --comment "kubernetes firewall for dropping marked packets" -m mark --mark 0x20000/0x20000 -j DROP');
+    expect(saved).toContain(":KUBE-KUBELET-CANARY - [0:0]");
+    // The default --hairpin-mode falls back as 1.23's does with a CRI runtime.
+    expect(stderr).toContain("falling back to HairpinVeth");
+  });
+
+  it("--make-iptables-util-chains=false leaves the namespace's tables alone", async () => {
+    for (const table of ["nat", "filter", "mangle"]) {
+      execFileSync("ip", ["netns", "exec", ns, "iptables", "-w", "-t", table, "-F"]);
+      execFileSync("ip", ["netns", "exec", ns, "iptables", "-w", "-t", table, "-X"]);
+    }
+    const { saved, stderr } = await agentInNamespace(["--make-iptables-util-chains=false"], (_saved, err) => err.includes("Started nodeagent"));
+    expect(saved).not.toContain("KUBE-");
+    expect(stderr).not.toContain("Initialized iptables rules");
   });
 });

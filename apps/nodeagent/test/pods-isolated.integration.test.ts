@@ -109,7 +109,8 @@ describe("pods on the process CRI server with namespaces", () => {
         "search default.svc.cluster.local svc.cluster.local cluster.local corp.example",
         "nameserver 10.96.0.10",
         "options ndots:5",
-        "127.0.0.1\tworker.jobs.default.svc.cluster.local\tworker",
+        // The pod's IP: its own network namespace's as root (CNI), 127.0.0.1 on the host's network.
+        `${pod.status?.podIP ?? ""}\tworker.jobs.default.svc.cluster.local\tworker`,
         "",
       ].join("\n"),
     );

@@ -13,6 +13,11 @@ const usage = `usage: skiff-cri-process-server --listen <socket> --state-dir <di
                          namespaces via bubblewrap (bwrap), volumes and /etc files applied, the
                          host's root read-only; none: plain host processes, mounts not applied
   --bwrap <path>         the bubblewrap binary (default: bwrap on PATH)
+  --network <mode>       pod (default with namespaces): each pod that is not host-network gets its
+                         own network namespace, set up with the CNI plugins (bridge, host-local,
+                         loopback, portmap; needs root, else the host's network is used and logged);
+                         host: every pod shares the host's network
+  --cni-bin-dir <dir>    where the CNI plugins are (default: /usr/lib/cni)
   -h, --help             show this help
 `;
 
@@ -21,10 +26,10 @@ function log(message: string): void {
 }
 
 async function main(): Promise<void> {
-  let values: { listen?: string | undefined; "state-dir"?: string | undefined; isolation?: string | undefined; bwrap?: string | undefined; help?: boolean | undefined };
+  let values: { listen?: string | undefined; "state-dir"?: string | undefined; isolation?: string | undefined; bwrap?: string | undefined; network?: string | undefined; "cni-bin-dir"?: string | undefined; help?: boolean | undefined };
   try {
     ({ values } = parseArgs({
-      options: { listen: { type: "string" }, "state-dir": { type: "string" }, isolation: { type: "string" }, bwrap: { type: "string" }, help: { type: "boolean", short: "h" } },
+      options: { listen: { type: "string" }, "state-dir": { type: "string" }, isolation: { type: "string" }, bwrap: { type: "string" }, network: { type: "string" }, "cni-bin-dir": { type: "string" }, help: { type: "boolean", short: "h" } },
       strict: true,
     }));
   } catch (err) {
@@ -46,9 +51,22 @@ async function main(): Promise<void> {
     process.stderr.write(`--isolation must be namespaces or none, not ${JSON.stringify(isolation)}\n${usage}`);
     process.exit(2);
   }
+  const network = values.network ?? (isolation === "namespaces" ? "pod" : "host");
+  if (network !== "pod" && network !== "host") {
+    process.stderr.write(`--network must be pod or host, not ${JSON.stringify(network)}\n${usage}`);
+    process.exit(2);
+  }
+  if (network === "pod" && isolation !== "namespaces") {
+    process.stderr.write(`--network=pod needs --isolation=namespaces\n${usage}`);
+    process.exit(2);
+  }
   const socketPath = listen.startsWith("unix://") ? listen.slice("unix://".length) : listen;
-  const runtime = await startProcessRuntime({ socketPath, stateDir, log, isolation, ...(values.bwrap !== undefined ? { bwrapPath: values.bwrap } : {}) });
-  log(isolation === "namespaces" ? "containers run in their own mount, UTS and PID namespaces (bubblewrap); the network is the host's" : "containers run as plain host processes (--isolation=none): volumes and /etc files are not applied");
+  const runtime = await startProcessRuntime({ socketPath, stateDir, log, isolation, network, ...(values.bwrap !== undefined ? { bwrapPath: values.bwrap } : {}), ...(values["cni-bin-dir"] !== undefined ? { cniBinDir: values["cni-bin-dir"] } : {}) });
+  log(
+    isolation === "namespaces"
+      ? `containers run in their own mount, UTS and PID namespaces (bubblewrap); ${runtime.podNetwork ? "each pod in its own network namespace (CNI)" : "the network is the host's"}`
+      : "containers run as plain host processes (--isolation=none): volumes and /etc files are not applied",
+  );
   let signalled = false;
   const shutdown = (signal: NodeJS.Signals): void => {
     if (signalled) return;

@@ -6,6 +6,7 @@ import { loadRuntimeProto } from "@skiff/cri-api";
 import { imageHandlers, runtimeHandlers } from "./internal/grpc-handlers.js";
 import { ImageStore } from "./internal/image-store.js";
 import { checkNamespaceIsolation } from "./internal/isolation-check.js";
+import { PodNetwork, podNetworkUnavailable } from "./internal/pod-network.js";
 import { RuntimeCore, type Isolation } from "./internal/runtime-core.js";
 import { startStreamingServer } from "./internal/streaming-server.js";
 
@@ -38,6 +39,18 @@ export interface ProcessRuntimeOptions {
   /** The bubblewrap binary. @defaultValue `bwrap` on PATH */
   bwrapPath?: string;
   /**
+   * The pod network, with `isolation: "namespaces"`. `pod`: each sandbox that is not host-network
+   * gets its own network namespace set up with the CNI plugins (`cniBinDir`; a conflist under
+   * `stateDir/cni/net.d`: bridge with IP masquerade, host-local IPAM over the pod CIDR of
+   * `UpdateRuntimeConfig`, loopback, portmap), its IP reported as the sandbox's; needs root and the
+   * plugins, else the host's network is used and the reason logged once. `host`: every sandbox
+   * shares the host's network (IP 127.0.0.1).
+   * @defaultValue "pod" with namespaces, "host" otherwise
+   */
+  network?: "pod" | "host";
+  /** Where the CNI plugins are. @defaultValue "/usr/lib/cni" (Debian's containernetworking-plugins) */
+  cniBinDir?: string;
+  /**
    * Registry host (`registry.example:5000`, `docker.io`) → the only credentials PullImage accepts
    * for its images; a pull without them fails as a registry refusing authorization does.
    * @defaultValue every pull succeeds
@@ -52,6 +65,8 @@ export interface ProcessRuntime {
   /** `unix://` + `imageSocketPath` when the image service has its own socket. */
   imageEndpoint?: string;
   socketPath: string;
+  /** Whether sandboxes get their own network namespaces (see {@link ProcessRuntimeOptions.network}). */
+  podNetwork: boolean;
   /**
    * Every PullImage request received, in order, with the CRI `AuthConfig` it carried (`null`
    * without): test-visible, as nothing is downloaded and no registry sees the credentials.
@@ -116,12 +131,25 @@ export async function startProcessRuntime(options: ProcessRuntimeOptions): Promi
 
   const isolation: Isolation = options.isolation === "namespaces" ? await checkNamespaceIsolation(options.bwrapPath) : { mode: "none" };
   const images = new ImageStore(join(stateDir, "images"), options.registryCredentials);
-  const core = new RuntimeCore({ stateDir, images, log, isolation });
+  let podNetwork: { network: PodNetwork; nsenterPath: string } | undefined;
+  const wantPodNetwork = isolation.mode === "namespaces" && (options.network ?? "pod") === "pod";
+  if (options.network === "pod" && isolation.mode !== "namespaces") throw new Error("network \"pod\" needs isolation \"namespaces\"");
+  if (wantPodNetwork && isolation.mode === "namespaces") {
+    const binDir = options.cniBinDir ?? "/usr/lib/cni";
+    const why = (await podNetworkUnavailable(binDir)) ?? (isolation.nsenterPath === null ? "nsenter (util-linux) was not found" : undefined);
+    if (why !== undefined || isolation.nsenterPath === null) log(`pods share the host's network (no pod network namespaces): ${why ?? ""}`);
+    else {
+      podNetwork = { network: new PodNetwork(stateDir, binDir), nsenterPath: isolation.nsenterPath };
+      await podNetwork.network.removeStale();
+    }
+  }
+  const core = new RuntimeCore({ stateDir, images, log, isolation, ...(podNetwork ? { podNetwork } : {}) });
   // CRI Exec and PortForward answer URLs of this server (SPDY/3.1 streams).
   const streaming = await startStreamingServer(
     {
       execTarget: (id) => core.execTarget("Exec", id),
       checkSandbox: (id) => void core.podSandboxStatus({ podSandboxId: id, verbose: false }),
+      connectPort: (id, port) => core.connectPort(id, port),
     },
     log,
   );
@@ -167,5 +195,5 @@ export async function startProcessRuntime(options: ProcessRuntimeOptions): Promi
     })();
     return stopping;
   };
-  return { endpoint, socketPath, stop, pullRequests: images.pullRequests, ...(imageSocketPath !== undefined ? { imageEndpoint: `unix://${imageSocketPath}` } : {}) };
+  return { endpoint, socketPath, podNetwork: podNetwork !== undefined, stop, pullRequests: images.pullRequests, ...(imageSocketPath !== undefined ? { imageEndpoint: `unix://${imageSocketPath}` } : {}) };
 }

@@ -180,7 +180,10 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
       const p = processes.get(name);
       if (p) await stopProc(p, "SIGTERM");
     }
-    if (!keep) rmSync(dir, { recursive: true, force: true });
+    if (!keep) {
+      unmountUnder(dir);
+      rmSync(dir, { recursive: true, force: true });
+    }
   };
 
   try {
@@ -336,4 +339,23 @@ export function setUpContainerd(): ContainerdSetup {
     return { reason: `setup.sh printed no endpoint: ${r.stdout}`, stop: () => {} };
   }
   return { endpoint, dir, stop };
+}
+
+/**
+ * Lazily unmounts what is still mounted under `dir` (a process runtime killed before tearing its
+ * pod network namespaces down leaves their bind mounts under its state dir; removing the
+ * directory would then fail with EBUSY). Root only; never throws.
+ */
+function unmountUnder(dir: string): void {
+  if (process.getuid?.() !== 0) return;
+  let mounts: string;
+  try {
+    mounts = readFileSync("/proc/self/mounts", "utf8");
+  } catch {
+    return;
+  }
+  for (const line of mounts.split("\n")) {
+    const target = (line.split(" ")[1] ?? "").replace(/\\040/g, " ");
+    if (target.startsWith(`${dir}/`)) spawnSync("umount", ["-l", target], { stdio: "ignore" });
+  }
 }

@@ -85,13 +85,15 @@ describe("e2e: pod files on the process runtime with namespaces", () => {
   });
 
   it("ClusterFirst: the cluster DNS with the namespace's search paths and ndots:5; the managed /etc/hosts with the subdomain FQDN", async () => {
-    const { logs } = await runPod("cluster-first", { dnsPolicy: "ClusterFirst", hostname: "web", subdomain: "sub" });
-    expect(logs).toBe(`${clusterFirst}---\n${managedHosts}127.0.0.1\tweb.sub.default.svc.cluster.local\tweb\n---\nweb\n`);
+    const { logs, pod } = await runPod("cluster-first", { dnsPolicy: "ClusterFirst", hostname: "web", subdomain: "sub" });
+    // The pod's IP: its own network namespace's as root (CNI), 127.0.0.1 on the host's network.
+    expect(pod.status?.podIP).toMatch(/^(10\.\d+\.\d+\.\d+|127\.0\.0\.1)$/);
+    expect(logs).toBe(`${clusterFirst}---\n${managedHosts}${pod.status?.podIP ?? ""}\tweb.sub.default.svc.cluster.local\tweb\n---\nweb\n`);
   });
 
   it("Default: the node's resolver file; the pod name as host name", async () => {
-    const { logs } = await runPod("default-dns", { dnsPolicy: "Default" });
-    expect(logs).toBe(`${hostDefault}---\n${managedHosts}127.0.0.1\tdefault-dns\n---\ndefault-dns\n`);
+    const { logs, pod } = await runPod("default-dns", { dnsPolicy: "Default" });
+    expect(logs).toBe(`${hostDefault}---\n${managedHosts}${pod.status?.podIP ?? ""}\tdefault-dns\n---\ndefault-dns\n`);
   });
 
   it("host network: ClusterFirst falls back to Default, ClusterFirstWithHostNet keeps the cluster DNS; the node's /etc/hosts and host name", async () => {
@@ -103,12 +105,12 @@ describe("e2e: pod files on the process runtime with namespaces", () => {
   });
 
   it("None: only the pod's dnsConfig; hostAliases appended to /etc/hosts", async () => {
-    const { logs } = await runPod("none-dns", {
+    const { logs, pod } = await runPod("none-dns", {
       dnsPolicy: "None",
       dnsConfig: { nameservers: ["203.0.113.1"], searches: ["my.domain"], options: [{ name: "ndots", value: "2" }, { name: "edns0" }] },
       hostAliases: [{ ip: "198.51.100.7", hostnames: ["db", "db.local"] }],
     });
-    expect(logs).toBe(`search my.domain\nnameserver 203.0.113.1\noptions ndots:2 edns0\n---\n${managedHosts}127.0.0.1\tnone-dns\n\n# Entries added by HostAliases.\n198.51.100.7\tdb\tdb.local\n---\nnone-dns\n`);
+    expect(logs).toBe(`search my.domain\nnameserver 203.0.113.1\noptions ndots:2 edns0\n---\n${managedHosts}${pod.status?.podIP ?? ""}\tnone-dns\n\n# Entries added by HostAliases.\n198.51.100.7\tdb\tdb.local\n---\nnone-dns\n`);
   });
 });
 

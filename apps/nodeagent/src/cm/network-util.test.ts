@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { effectiveHairpinMode, iptablesMark } from "./network-util.js";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { effectiveHairpinMode, iptablesMark, networkUtilUnavailable } from "./network-util.js";
 
 describe("iptablesMark", () => {
   it("prints the bit's fwmark as Go's %#08x", () => {
@@ -18,5 +21,19 @@ describe("effectiveHairpinMode", () => {
     expect(effectiveHairpinMode("none", (m) => logs.push(m))).toBe("none");
     expect(effectiveHairpinMode("hairpin-veth", (m) => logs.push(m))).toBe("hairpin-veth");
     expect(logs).toHaveLength(1);
+  });
+});
+
+describe("networkUtilUnavailable", () => {
+  it("says why the agent does not manage iptables: not root, or no iptables binary; undefined when it can", () => {
+    const dir = mkdtempSync(join(tmpdir(), "na-nu-"));
+    try {
+      expect(networkUtilUnavailable(1000, dir)).toBe("the node agent is not running as root, so it does not manage the node's iptables rules");
+      expect(networkUtilUnavailable(0, dir)).toBe("the iptables binary was not found on PATH (Debian/Ubuntu: apt-get install -y iptables)");
+      writeFileSync(join(dir, "iptables"), "#!/bin/sh\n", { mode: 0o755 });
+      expect(networkUtilUnavailable(0, `/nonexistent:${dir}`)).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,4 +1,6 @@
 import { execFile } from "node:child_process";
+import { accessSync, constants } from "node:fs";
+import { join } from "node:path";
 
 /** The iptables tables the node agent touches. */
 export type IPTablesTable = "nat" | "filter" | "mangle";
@@ -164,6 +166,27 @@ export async function monitorTurn(ipt: IPTables, first: boolean, resync: () => P
     log(`Could not set up iptables canary err=${JSON.stringify(err instanceof Error ? err.message : String(err))}`);
     return false;
   }
+}
+
+/**
+ * Why the node agent cannot manage the node's iptables rules here, or undefined when it can: it
+ * must run as root (uid 0) and find the `iptables` binary on `path`. The agent then skips
+ * `--make-iptables-util-chains` with this reason in its log instead of failing rule by rule.
+ * Pure apart from the `PATH` lookup.
+ */
+export function networkUtilUnavailable(uid: number | undefined, path = process.env.PATH ?? "/usr/sbin:/usr/bin:/sbin:/bin"): string | undefined {
+  if (uid !== 0) return "the node agent is not running as root, so it does not manage the node's iptables rules";
+  const found = path.split(":").some((dir) => {
+    if (dir === "") return false;
+    try {
+      accessSync(join(dir, "iptables"), constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  if (!found) return "the iptables binary was not found on PATH (Debian/Ubuntu: apt-get install -y iptables)";
+  return undefined;
 }
 
 /**

@@ -22,7 +22,7 @@ export interface StartOptions {
    * Run `argv` inside bubblewrap (`bwrapPath`, with `args` before `--`, which must include
    * `--info-fd 3`): the container's PID 1 is then bubblewrap's child, and signals go to it.
    */
-  isolation?: { bwrapPath: string; args: string[] };
+  isolation?: { bwrapPath: string; args: string[]; netns?: { nsenterPath: string; path: string } };
   /** Keep the process's stdin open as a pipe (CRI `stdin`), for attach; otherwise it reads /dev/null. */
   stdin?: boolean;
 }
@@ -78,7 +78,11 @@ export class ContainerProcess {
 
   static async start(options: StartOptions): Promise<ContainerProcess> {
     if (options.argv[0] === undefined) throw new Error("empty command");
-    const [file, ...args] = options.isolation ? [options.isolation.bwrapPath, ...options.isolation.args, "--", ...options.argv] : options.argv;
+    // In a pod network namespace: nsenter joins it, then execs bubblewrap (same PID).
+    const netns = options.isolation?.netns;
+    const [file, ...args] = options.isolation
+      ? [...(netns ? [netns.nsenterPath, `--net=${netns.path}`, "--"] : []), options.isolation.bwrapPath, ...options.isolation.args, "--", ...options.argv]
+      : options.argv;
     const logFile = options.logPath ? await CRILogFile.open(options.logPath) : undefined;
     const out = logFile ? "pipe" : "ignore";
     const child = spawn(file as string, args, {

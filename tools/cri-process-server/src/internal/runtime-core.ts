@@ -41,6 +41,10 @@ import { identityOf, sandboxNotApplied, wrapWithIdentity, type ProcessIdentity }
 import { resolveArgv } from "./image-names.js";
 import type { ImageStore, StoredImage } from "./image-store.js";
 import { sandboxMounts, writeSandboxFiles, type SandboxFiles } from "./sandbox-files.js";
+import type { Duplex } from "node:stream";
+import { connect as netConnect } from "node:net";
+import { dialInNamespace } from "./netns-dial.js";
+import type { PodNetwork, PortMapping, SandboxNetwork } from "./pod-network.js";
 
 interface Sandbox {
   id: string;
@@ -55,6 +59,10 @@ interface Sandbox {
   hostNetwork: boolean;
   /** hostname, hosts, resolv.conf and shm of the sandbox (isolated runtimes only). */
   files?: SandboxFiles;
+  /** Its network namespace and CNI result (pod networks only; kept after teardown for the IP). */
+  network?: SandboxNetwork;
+  /** Whether the network namespace is still set up. */
+  networkUp?: boolean;
 }
 
 interface Container {
@@ -105,6 +113,11 @@ export interface RuntimeCoreOptions {
   images: ImageStore;
   log: (message: string) => void;
   isolation: Isolation;
+  /**
+   * Pod network namespaces (CNI), with the nsenter that joins them; undefined → every sandbox
+   * shares the host's network (IP 127.0.0.1).
+   */
+  podNetwork?: { network: PodNetwork; nsenterPath: string };
 }
 
 /** How to spawn a command inside a running container (ExecSync; the seam for streaming Exec). */
@@ -184,6 +197,7 @@ export class RuntimeCore {
 
   updateRuntimeConfig(req: UpdateRuntimeConfigRequest__Output): void {
     this.podCidr = req.runtimeConfig?.networkConfig?.podCidr ?? "";
+    this.options.podNetwork?.network.setPodCidr(this.podCidr);
   }
 
   // --- sandboxes ------------------------------------------------------------------------------
@@ -217,6 +231,19 @@ export class RuntimeCore {
         throw unknownError(method, `failed to set up sandbox files: ${err instanceof Error ? err.message : String(err)}`, err);
       }
     }
+    const hostNetwork = namespaceOptions(config).network === "NODE";
+    let network: SandboxNetwork | undefined;
+    if (!hostNetwork && this.options.podNetwork) {
+      const portMappings: PortMapping[] = config.portMappings
+        .filter((m) => m.hostPort > 0)
+        .map((m) => ({ hostPort: m.hostPort, containerPort: m.containerPort, protocol: m.protocol === "UDP" ? "udp" : m.protocol === "SCTP" ? "sctp" : "tcp", hostIP: m.hostIp }));
+      try {
+        network = await this.options.podNetwork.network.setUp({ containerId: id, podNamespace: metadata.namespace, podName: metadata.name, podUid: metadata.uid }, portMappings);
+      } catch (err) {
+        await rm(dir, { recursive: true, force: true });
+        throw unknownError(method, `failed to setup network for sandbox ${JSON.stringify(id)}: ${err instanceof Error ? err.message : String(err)}`, err);
+      }
+    }
     const sandbox: Sandbox = {
       id,
       nameKey,
@@ -226,8 +253,9 @@ export class RuntimeCore {
       createdAtNs: nowNs(),
       runtimeHandler: req.runtimeHandler,
       dir,
-      hostNetwork: namespaceOptions(config).network === "NODE",
+      hostNetwork,
       ...(files ? { files } : {}),
+      ...(network ? { network, networkUp: true } : {}),
     };
     this.sandboxes.set(id, sandbox);
     return { podSandboxId: id };
@@ -244,6 +272,20 @@ export class RuntimeCore {
     const sandbox = this.getSandbox("StopPodSandbox", id);
     await Promise.all([...this.containersOf(sandbox)].map((c) => this.kill(c)));
     sandbox.state = "SANDBOX_NOTREADY";
+    await this.tearDownNetwork(sandbox, "StopPodSandbox");
+  }
+
+  // As containerd's StopPodSandbox: the namespace goes with the sandbox's processes (the IP stays
+  // in the sandbox's status).
+  private async tearDownNetwork(sandbox: Sandbox, method: string): Promise<void> {
+    if (!sandbox.network || !sandbox.networkUp || !this.options.podNetwork) return;
+    sandbox.networkUp = false;
+    try {
+      await this.options.podNetwork.network.tearDown(sandbox.network);
+    } catch (err) {
+      sandbox.networkUp = true;
+      throw unknownError(method, `failed to destroy network for sandbox ${JSON.stringify(sandbox.id)}: ${err instanceof Error ? err.message : String(err)}`, err);
+    }
   }
 
   async removePodSandbox(id: string): Promise<void> {
@@ -252,6 +294,7 @@ export class RuntimeCore {
     if (!sandbox) return;
     await Promise.all([...this.containersOf(sandbox)].map((c) => this.removeContainer(c.id)));
     sandbox.state = "SANDBOX_NOTREADY";
+    await this.tearDownNetwork(sandbox, "RemovePodSandbox");
     this.sandboxes.delete(id);
     await rm(sandbox.dir, { recursive: true, force: true });
   }
@@ -264,7 +307,9 @@ export class RuntimeCore {
         metadata: sandbox.metadata,
         state: sandbox.state,
         createdAt: sandbox.createdAtNs.toString(),
-        network: { ip: sandbox.hostNetwork ? "" : "127.0.0.1", additionalIps: [] },
+        network: sandbox.network
+          ? { ip: sandbox.network.ip, additionalIps: sandbox.network.additionalIps.map((ip) => ({ ip })) }
+          : { ip: sandbox.hostNetwork ? "" : "127.0.0.1", additionalIps: [] },
         linux: { namespaces: { options: namespaceOptions(sandbox.config) } },
         labels: sandbox.config.labels,
         annotations: sandbox.config.annotations,
@@ -400,7 +445,8 @@ export class RuntimeCore {
       const isolation = this.options.isolation;
       if (isolation.mode === "namespaces") {
         const args = await this.isolatedArgs(c);
-        proc = await ContainerProcess.start({ argv: wrapWithIdentity(c.argv, c.identity), cwd: "/", env: c.env, logPath: c.logPath, isolation: { bwrapPath: isolation.bwrapPath, args }, stdin: c.config.stdin });
+        const net = c.sandbox.network && this.options.podNetwork ? { netns: { nsenterPath: this.options.podNetwork.nsenterPath, path: c.sandbox.network.netnsPath } } : {};
+        proc = await ContainerProcess.start({ argv: wrapWithIdentity(c.argv, c.identity), cwd: "/", env: c.env, logPath: c.logPath, isolation: { bwrapPath: isolation.bwrapPath, args, ...net }, stdin: c.config.stdin });
       } else {
         const info = await stat(c.cwd).catch(() => undefined);
         if (!info?.isDirectory()) throw new Error(`working directory ${JSON.stringify(c.cwd)} does not exist or is not a directory`);
@@ -462,7 +508,8 @@ export class RuntimeCore {
     const [file = "", ...args] = wrapWithIdentity(cmd, c.identity);
     const isolation = this.options.isolation;
     if (isolation.mode === "namespaces" && isolation.nsenterPath !== null) {
-      return { file: isolation.nsenterPath, args: ["--target", String(c.process.pid), "--mount", "--uts", "--pid", `--wdns=${c.cwd}`, "--", file, ...args], cwd: "/", env: c.env };
+      const net = c.sandbox.network ? ["--net"] : [];
+      return { file: isolation.nsenterPath, args: ["--target", String(c.process.pid), "--mount", "--uts", "--pid", ...net, `--wdns=${c.cwd}`, "--", file, ...args], cwd: "/", env: c.env };
     }
     return { file, args, cwd: isolation.mode === "namespaces" ? c.sandbox.dir : c.cwd, env: c.env };
   }
@@ -650,9 +697,35 @@ export class RuntimeCore {
     }
   }
 
-  /** Kills every container (and exec) process and waits for them; used on shutdown. */
+  /**
+   * Connects to `port` of the sandbox `id` for port-forward: `127.0.0.1:<port>` on the host for a
+   * sandbox without a network namespace; inside its namespace otherwise (netns-dial.ts).
+   * @throws CRIError NotFound for an unknown sandbox; Error with the dial's message when it fails.
+   */
+  async connectPort(id: string, port: number): Promise<Duplex> {
+    const sandbox = this.getSandbox("PortForward", id);
+    const net = sandbox.network;
+    if (net && this.options.podNetwork) {
+      if (!sandbox.networkUp) throw new Error(`network namespace of sandbox ${id} is gone (the sandbox is stopped)`);
+      const running = [...this.containersOf(sandbox)].find((c) => c.process?.running);
+      return dialInNamespace(this.options.podNetwork.nsenterPath, net.netnsPath, net.ip, running?.process?.pid, port);
+    }
+    return new Promise((resolve, reject) => {
+      const tcp = netConnect({ host: "127.0.0.1", port });
+      tcp.setNoDelay(true);
+      tcp.once("connect", () => resolve(tcp));
+      tcp.once("error", reject);
+    });
+  }
+
+  /** Kills every container (and exec) process and waits for them, then tears the pod networks and the runtime's bridge down; used on shutdown. */
   async killAll(): Promise<void> {
     await Promise.all([...this.containers.values()].map((c) => this.kill(c)));
+    // In parallel: a supervisor's grace period (SIGTERM, then SIGKILL) must not run out here.
+    await Promise.all(
+      [...this.sandboxes.values()].map((s) => this.tearDownNetwork(s, "Shutdown").catch((err: unknown) => this.options.log(`sandbox ${s.id}: ${err instanceof Error ? err.message : String(err)}`))),
+    );
+    await this.options.podNetwork?.network.removeBridges();
   }
 
   get containerCount(): number {

@@ -88,6 +88,32 @@ describe("SPDY/3 framing", () => {
     conn.close();
   });
 
+  it("writes a burst of stream data as data frames after the SYN_REPLY, bytes in order, however they are batched", async () => {
+    const socket = new PassThrough();
+    const fromServer = new PassThrough();
+    const duplex = Object.assign(socket, { write: fromServer.write.bind(fromServer), end: () => fromServer.end() }) as unknown as PassThrough;
+    const frames = clientOf(fromServer);
+    const big = Buffer.alloc(200_000, 0x61);
+    const conn = new SpdyServerConnection(duplex, (s) => {
+      s.write("one,");
+      s.write(big);
+      s.write(",two");
+      s.end();
+    });
+    const deflate = createDeflate({ dictionary: spdyDictionary });
+    const head = Buffer.alloc(10);
+    head.writeUInt32BE(1, 0);
+    socket.push(encodeControlFrame(spdyFrameType.synStream, 0, Buffer.concat([head, await compress(deflate, formatHeaderBlock({ streamType: "data" }))])));
+    const fin = () => frames.some((f) => !f.control && (f.flags & 1) === 1);
+    for (let i = 0; i < 500 && !fin(); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(frames[0]).toMatchObject({ control: true, type: spdyFrameType.synReply });
+    const data = frames.filter((f) => !f.control) as Array<RawSpdyFrame & { control: false }>;
+    expect(data.every((f) => f.streamId === 1)).toBe(true);
+    expect(Buffer.concat(data.map((f) => f.payload)).equals(Buffer.concat([Buffer.from("one,"), big, Buffer.from(",two")]))).toBe(true);
+    expect(data.at(-1)?.flags).toBe(1);
+    conn.close();
+  });
+
   it("closes the connection, not the process, on a malformed frame", async () => {
     const socket = new PassThrough();
     let closed = false;

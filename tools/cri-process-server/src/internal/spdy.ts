@@ -102,13 +102,18 @@ export function encodeControlFrame(type: number, flags: number, payload: Buffer)
   return Buffer.concat([head, payload]);
 }
 
-/** Encodes a data frame (`fin` sets FLAG_FIN). Pure. */
-export function encodeDataFrame(streamId: number, data: Buffer, fin: boolean): Buffer {
-  const head = Buffer.alloc(8);
+/** The 8-byte head of a data frame of `length` bytes (`fin` sets FLAG_FIN). Pure. */
+export function dataFrameHead(streamId: number, length: number, fin: boolean): Buffer {
+  const head = Buffer.allocUnsafe(8);
   head.writeUInt32BE(streamId & 0x7fffffff, 0);
   head[4] = fin ? flagFin : 0;
-  head.writeUIntBE(data.length, 5, 3);
-  return Buffer.concat([head, data]);
+  head.writeUIntBE(length, 5, 3);
+  return head;
+}
+
+/** Encodes a data frame (`fin` sets FLAG_FIN). Pure. */
+export function encodeDataFrame(streamId: number, data: Buffer, fin: boolean): Buffer {
+  return Buffer.concat([dataFrameHead(streamId, data.length, fin), data]);
 }
 
 /** Header names are lower-case; a value may carry several NUL-separated values, kept as a list. */
@@ -199,7 +204,12 @@ export class SpdyStream extends Duplex {
   }
   override _read(): void {}
   override _write(chunk: Buffer, _enc: BufferEncoding, cb: (err?: Error | null) => void): void {
-    this.conn.send(() => encodeDataFrame(this.id, chunk, false)).then(() => cb(), cb);
+    this.conn.sendData(this.id, [chunk], cb);
+  }
+  // Chunks queued while the socket drained go out as one data frame (no copy: the head and the
+  // chunks are written corked).
+  override _writev(chunks: Array<{ chunk: Buffer }>, cb: (err?: Error | null) => void): void {
+    this.conn.sendData(this.id, chunks.map((c) => c.chunk), cb);
   }
   override _final(cb: (err?: Error | null) => void): void {
     if (this.finSent) return cb();
@@ -224,7 +234,11 @@ export class SpdyServerConnection {
   private readonly deflate: Deflate = createDeflate({ dictionary: spdyDictionary });
   private readonly streams = new Map<number, SpdyStream>();
   private readChain: Promise<void> = Promise.resolve();
+  /** Frames waiting on `readChain`. */
+  private readQueued = 0;
   private writeChain: Promise<void> = Promise.resolve();
+  /** Frames queued on `writeChain` and not yet written; data frames skip the chain when 0. */
+  private queued = 0;
   private closed = false;
   private readonly closeListeners: Array<() => void> = [];
 
@@ -243,7 +257,18 @@ export class SpdyServerConnection {
         this.fail(err);
         return;
       }
-      for (const f of frames) this.readChain = this.readChain.then(() => (this.closed ? undefined : this.handle(f))).catch((err: unknown) => this.fail(err));
+      for (const f of frames) {
+        // Data frames are handled at once unless a control frame is still being decoded before them.
+        if (!f.control && this.readQueued === 0) {
+          if (!this.closed) this.handleData(f);
+          continue;
+        }
+        this.readQueued++;
+        this.readChain = this.readChain
+          .then(() => (this.closed ? undefined : this.handle(f)))
+          .catch((err: unknown) => this.fail(err))
+          .finally(() => this.readQueued--);
+      }
     });
     socket.on("end", () => this.close());
     socket.on("close", () => this.close());
@@ -259,22 +284,53 @@ export class SpdyServerConnection {
 
   /** Queues a frame built by `build` (in order with every other frame); resolves once written. */
   send(build: () => Buffer | Promise<Buffer>): Promise<void> {
+    this.queued++;
     const next = this.writeChain.then(async () => {
-      if (this.closed) return;
-      const frame = await build();
-      if (this.closed) return;
-      if (!this.socket.write(frame)) await new Promise<void>((r) => {
-        const done = () => {
-          this.socket.off("drain", done);
-          this.socket.off("close", done);
-          r();
-        };
-        this.socket.once("drain", done);
-        this.socket.once("close", done);
-      });
+      try {
+        if (this.closed) return;
+        const frame = await build();
+        if (this.closed) return;
+        if (!this.socket.write(frame)) await this.drained();
+      } finally {
+        this.queued--;
+      }
     });
     this.writeChain = next.catch(() => undefined);
     return next;
+  }
+
+  private drained(): Promise<void> {
+    return new Promise<void>((r) => {
+      const done = () => {
+        this.socket.off("drain", done);
+        this.socket.off("close", done);
+        r();
+      };
+      this.socket.once("drain", done);
+      this.socket.once("close", done);
+    });
+  }
+
+  /**
+   * Writes `chunks` as one data frame of stream `streamId` (split at the frame size limit), in
+   * order with every other frame: at once when no other frame is queued (the head and chunks
+   * corked together, no copy), else behind them. `cb` runs once the socket takes more (backpressure).
+   */
+  sendData(streamId: number, chunks: Buffer[], cb: (err?: Error | null) => void): void {
+    if (this.closed) return cb();
+    const length = chunks.reduce((n, c) => n + c.length, 0);
+    if (this.queued > 0 || length > maxSpdyFrameBytes) {
+      this.send(() => encodeDataFrame(streamId, Buffer.concat(chunks, length), false)).then(() => cb(), cb);
+      return;
+    }
+    this.socket.cork();
+    this.socket.write(dataFrameHead(streamId, length, false));
+    let ok = true;
+    for (const c of chunks) ok = this.socket.write(c);
+    this.socket.uncork();
+    if (ok) return cb();
+    // Later frames wait behind this one until the socket drains.
+    this.send(() => Buffer.alloc(0)).then(() => cb(), cb);
   }
 
   /** Resets a stream (RST_STREAM with `status`). */
@@ -313,14 +369,15 @@ export class SpdyServerConnection {
     this.close();
   }
 
+  private handleData(f: Extract<RawSpdyFrame, { control: false }>): void {
+    const s = this.streams.get(f.streamId);
+    if (!s) return void this.reset(f.streamId, spdyRstStatus.invalidStream);
+    s.receive(f.payload, (f.flags & flagFin) !== 0);
+    if ((f.flags & flagFin) !== 0 && s.writableFinished) this.streams.delete(f.streamId);
+  }
+
   private async handle(f: RawSpdyFrame): Promise<void> {
-    if (!f.control) {
-      const s = this.streams.get(f.streamId);
-      if (!s) return void this.reset(f.streamId, spdyRstStatus.invalidStream);
-      s.receive(f.payload, (f.flags & flagFin) !== 0);
-      if ((f.flags & flagFin) !== 0 && s.writableFinished) this.streams.delete(f.streamId);
-      return;
-    }
+    if (!f.control) return this.handleData(f);
     const p = f.payload;
     switch (f.type) {
       case spdyFrameType.synStream: {

@@ -12,8 +12,8 @@
  * runs under `script` (util-linux) for a pseudo-terminal, stderr merged into stdout; each terminal
  * size on the resize stream is set on that terminal (`stty -F`, so the command gets SIGWINCH). The exit is reported on the error stream as a Status
  * (`NonZeroExitCode`, cause `ExitCode`), which kubectl prints as `command terminated with exit
- * code N`. Port-forward dials `127.0.0.1:<port>` (process containers share the host's network)
- * for each data/error stream pair.
+ * code N`. Port-forward dials the port through the runtime's `connectPort` (`127.0.0.1:<port>` on
+ * the host, or inside the pod's network namespace) for each data/error stream pair.
  * @see pkg/kubelet/cri/streaming/server.go in kubernetes/kubernetes v1.23
  * @see pkg/kubelet/cri/streaming/remotecommand/httpstream.go, exec.go in kubernetes/kubernetes v1.23
  * @see pkg/kubelet/cri/streaming/portforward/httpstream.go in kubernetes/kubernetes v1.23
@@ -23,7 +23,6 @@ import { open, readFile, readlink } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
 import type { IncomingMessage, Server } from "node:http";
-import { connect } from "node:net";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { parseCRILogLine } from "@skiff/cri-api";
@@ -90,6 +89,11 @@ export interface StreamingRuntime {
   execTarget(containerId: string): ExecTarget;
   /** @throws when the sandbox is unknown. */
   checkSandbox(podSandboxId: string): void;
+  /**
+   * Connects to `port` of the sandbox (inside its network namespace when it has one).
+   * @throws Error (rejects) with the dial's message.
+   */
+  connectPort(podSandboxId: string, port: number): Promise<Duplex>;
 }
 
 /** A running streaming server. */
@@ -166,7 +170,7 @@ export async function startStreamingServer(runtime: StreamingRuntime, log: (mess
           const conn = new WebSocketChannelConnection(ws, pfProtocol, session.ports.flatMap((_, i) => [2 * i, 2 * i + 1]));
           wsConnections.add(conn);
           conn.onClose(() => wsConnections.delete(conn));
-          serveWebSocketPortForward(conn, session, log);
+          serveWebSocketPortForward(conn, session, runtime, log);
         });
         return;
       }
@@ -200,7 +204,7 @@ export async function startStreamingServer(runtime: StreamingRuntime, log: (mess
     const conn = new SpdyServerConnection(socket, (s) => onStream(s), log);
     connections.add(conn);
     conn.onClose(() => connections.delete(conn));
-    onStream = session.kind === "exec" ? serveExec(conn, session, runtime, log) : session.kind === "attach" ? serveExec(conn, session, runtime, log) : servePortForward(conn, session, log);
+    onStream = session.kind === "exec" ? serveExec(conn, session, runtime, log) : session.kind === "attach" ? serveExec(conn, session, runtime, log) : servePortForward(conn, session, runtime, log);
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -467,7 +471,7 @@ async function readFrom(path: string, offset: number): Promise<{ size: number; b
 
 const signalNumbers: Readonly<Record<string, number>> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15, SIGPIPE: 13 };
 
-function servePortForward(conn: SpdyServerConnection, session: PortForwardSession, log: (message: string) => void): (s: SpdyStream) => void {
+function servePortForward(conn: SpdyServerConnection, session: PortForwardSession, runtime: StreamingRuntime, log: (message: string) => void): (s: SpdyStream) => void {
   const pairs = new Map<string, { error?: SpdyStream; data?: SpdyStream }>();
   return (s) => {
     const type = s.header("streamtype");
@@ -494,20 +498,32 @@ function servePortForward(conn: SpdyServerConnection, session: PortForwardSessio
       data.end();
     };
     if (!(port >= 1 && port <= 65535)) return fail(`invalid port ${JSON.stringify(portText)}`);
-    const tcp = connect({ host: "127.0.0.1", port });
-    tcp.once("error", (err) => {
-      log(`port-forward ${session.podSandboxId}:${port}: ${err.message}`);
-      fail(`error forwarding port ${port} to pod ${session.podSandboxId}, uid : ${err.message}`);
-      tcp.destroy();
+    let closed = false;
+    let tcp: Duplex | undefined;
+    conn.onClose(() => {
+      closed = true;
+      tcp?.destroy();
     });
-    tcp.once("connect", () => {
-      data.pipe(tcp);
-      tcp.pipe(data);
-      tcp.once("close", () => {
-        if (!error.writableEnded) error.end();
-      });
-    });
-    conn.onClose(() => tcp.destroy());
+    runtime.connectPort(session.podSandboxId, port).then(
+      (socket) => {
+        tcp = socket;
+        if (closed) return void socket.destroy();
+        socket.on("error", (err) => {
+          log(`port-forward ${session.podSandboxId}:${port}: ${err.message}`);
+          socket.destroy();
+        });
+        data.pipe(socket);
+        socket.pipe(data);
+        socket.once("close", () => {
+          if (!error.writableEnded) error.end();
+        });
+      },
+      (err: unknown) => {
+        const message = err instanceof Error ? err.message : String(err);
+        log(`port-forward ${session.podSandboxId}:${port}: ${message}`);
+        fail(`error forwarding port ${port} to pod ${session.podSandboxId}, uid : ${message}`);
+      },
+    );
   };
 }
 
@@ -519,7 +535,7 @@ function servePortForward(conn: SpdyServerConnection, session: PortForwardSessio
  *
  * @see pkg/kubelet/cri/streaming/portforward/websocket.go in kubernetes/kubernetes v1.23
  */
-function serveWebSocketPortForward(conn: WebSocketChannelConnection, session: PortForwardSession, log: (message: string) => void): void {
+function serveWebSocketPortForward(conn: WebSocketChannelConnection, session: PortForwardSession, runtime: StreamingRuntime, log: (message: string) => void): void {
   let open = session.ports.length;
   const done = () => {
     open -= 1;
@@ -531,25 +547,37 @@ function serveWebSocketPortForward(conn: WebSocketChannelConnection, session: Po
     const portBytes = Buffer.alloc(2);
     portBytes.writeUInt16LE(port & 0xffff);
     void conn.send(2 * i, portBytes).then(() => conn.send(2 * i + 1, portBytes));
-    const tcp = connect({ host: "127.0.0.1", port });
     let finished = false;
     const finish = () => {
       if (finished) return;
       finished = true;
       done();
     };
-    tcp.once("error", (err) => {
-      log(`port-forward ${session.podSandboxId}:${port}: ${err.message}`);
-      error.write(`error forwarding port ${port} to pod ${session.podSandboxId}, uid : ${err.message}`);
-      tcp.destroy();
-      finish();
+    let closed = false;
+    let tcp: Duplex | undefined;
+    conn.onClose(() => {
+      closed = true;
+      tcp?.destroy();
     });
-    tcp.once("connect", () => {
-      data.pipe(tcp);
-      tcp.on("data", (chunk: Buffer) => data.write(chunk));
-      tcp.once("close", finish);
-    });
-    conn.onClose(() => tcp.destroy());
+    runtime.connectPort(session.podSandboxId, port).then(
+      (socket) => {
+        tcp = socket;
+        if (closed) return void socket.destroy();
+        socket.on("error", (err) => {
+          log(`port-forward ${session.podSandboxId}:${port}: ${err.message}`);
+          socket.destroy();
+        });
+        data.pipe(socket);
+        socket.on("data", (chunk: Buffer) => data.write(chunk));
+        socket.once("close", finish);
+      },
+      (err: unknown) => {
+        const message = err instanceof Error ? err.message : String(err);
+        log(`port-forward ${session.podSandboxId}:${port}: ${message}`);
+        error.write(`error forwarding port ${port} to pod ${session.podSandboxId}, uid : ${message}`);
+        finish();
+      },
+    );
   });
 }
 
