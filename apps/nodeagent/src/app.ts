@@ -9,7 +9,7 @@ import { readFile } from "node:fs/promises";
 import { isIP } from "node:net";
 import { hostname as osHostname } from "node:os";
 import { join } from "node:path";
-import { mustParseQuantity, parseQuantity, quantityMilliValue, quantityToNumber } from "@skiff/flags";
+import { formatQuantity, mustParseQuantity, newQuantity, parseQuantity, quantityMilliValue, quantityToNumber } from "@skiff/flags";
 import type { ClusterClients } from "./cluster/index.js";
 import { ClusterMode, computeNodeResources, connectCluster, createAccessReviewer, createTokenReviewer, readMachineResources } from "./cluster/index.js";
 import { applyOOMScoreAdj, CgroupManager, checkSwap, ContainerManager, parseCgroupfsToCgroupName, parseCPUSet, reservationsWithReservedCPUs, setMaxOpenFiles, setupKernelTunables, unsupportedSettings } from "./cm/index.js";
@@ -137,8 +137,46 @@ export async function setUpNode(o: NodeAgentOptions, log: Logger, paths: HostPat
       stateDir: o.flags.rootDir,
       ...(paths.sysfs !== undefined ? { sysfsRoot: paths.sysfs } : {}),
     },
+    // 1.23 builds the memory manager only with its gate (beta, on by default).
+    ...(o.featureGates.enabled("MemoryManager")
+      ? {
+          memoryManager: {
+            policy: c.memoryManagerPolicy,
+            reservedMemory: c.reservedMemory,
+            nodeAllocatableReservation: memoryAllocatableReservation(c, machine.memoryBytes, o.flags.experimentalAllocatableIgnoreEviction),
+            stateDir: o.flags.rootDir,
+            machineMemoryBytes: machine.memoryBytes,
+            ...(paths.sysfs !== undefined ? { sysfsRoot: paths.sysfs } : {}),
+          },
+        }
+      : {}),
     topologyManager: { policy: c.topologyManagerPolicy, scope: c.topologyManagerScope },
   });
+}
+
+/**
+ * The node allocatable reservation of the memory types, as the quantities that add up to it in
+ * 1.23's order: `--system-reserved`, `--cluster-reserved` (the kubelet's kube-reserved), then the
+ * hard eviction threshold `memory.available` (a percentage of the machine's memory; none with
+ * `--experimental-allocatable-ignore-eviction`). What `--reserved-memory` must add up to.
+ * @see pkg/kubelet/cm/node_container_manager_linux.go (GetNodeAllocatableReservation, hardEvictionReservation) in kubernetes/kubernetes v1.23
+ */
+export function memoryAllocatableReservation(
+  c: Pick<NodeAgentOptions["config"], "systemReserved" | "clusterReserved" | "evictionHard">,
+  machineMemoryBytes: number,
+  ignoreEviction: boolean,
+): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  const add = (name: string, v: string) => (out[name] ??= []).push(v);
+  for (const list of [c.systemReserved, c.clusterReserved]) {
+    for (const [name, v] of Object.entries(list)) if (name === "memory" || name.startsWith("hugepages-")) add(name, v);
+  }
+  const hard = c.evictionHard["memory.available"];
+  if (!ignoreEviction && hard !== undefined) {
+    if (hard.endsWith("%")) add("memory", formatQuantity(newQuantity(BigInt(Math.floor(machineMemoryBytes * (Number(hard.slice(0, -1)) / 100))), "BinarySI")));
+    else add("memory", hard);
+  }
+  return out;
 }
 
 /**
@@ -177,7 +215,7 @@ export async function podResourceOptionsFrom(o: NodeAgentOptions, containerManag
       ...(allocatable["ephemeral-storage"] !== undefined ? { ephemeralStorageBytes: milli(allocatable["ephemeral-storage"]) / 1000n } : {}),
     },
     ...(containerManager && containerManager.cgroupVersion !== "none" ? { podCgroups: containerManager } : {}),
-    ...(containerManager?.topologyManager && (containerManager.topologyManager.policy !== "none" || containerManager.topologyManager.cpuManager.policy !== "none")
+    ...(containerManager?.topologyManager && (containerManager.topologyManager.policy !== "none" || containerManager.topologyManager.cpuManager.policy !== "none" || containerManager.memoryManager?.policy === "Static")
       ? { resourceManagers: containerManager.topologyManager, resourceManagerReconcilePeriodMs: c.cpuManagerReconcilePeriod.ms > 0 ? c.cpuManagerReconcilePeriod.ms : c.nodeStatusUpdateFrequency.ms }
       : {}),
   };

@@ -3,6 +3,7 @@ import type { Pod } from "@skiff/api-types";
 import { milliOf, podQOSClass, podRequestsAndLimits, valueOfMilli, type PodQOSClass } from "../pods/resources.js";
 import { CgroupError, CgroupManager, cgroupNameToCgroupfs, parseCgroupfsToCgroupName, type CgroupName, type ResourceConfig } from "./cgroup-manager.js";
 import { CPUManager, discoverTopology, type CPUManagerOptions } from "./cpumanager/index.js";
+import { MemoryManager, MemoryManagerStateError, type MemoryManagerOptions } from "./memorymanager/index.js";
 import { TopologyManager } from "./topologymanager/index.js";
 import { cgroupConfigOf, cgroupMilliCPUToShares, resourceConfigForPod } from "./helpers.js";
 
@@ -60,6 +61,8 @@ export interface ContainerManagerOptions {
   readonly log?: (message: string, level?: number) => void;
   /** The CPU manager (`--cpu-manager-policy` and friends); started by {@link ContainerManager.start}. Absent: none. */
   readonly cpuManager?: CPUManagerOptions;
+  /** The memory manager (`--memory-manager-policy`, `--reserved-memory`); started after the CPU manager. Absent: none. */
+  readonly memoryManager?: MemoryManagerOptions;
   /** The topology manager (`--topology-manager-policy`, `--topology-manager-scope`); needs {@link cpuManager}. */
   readonly topologyManager?: { readonly policy: string; readonly scope: string };
 }
@@ -70,7 +73,7 @@ export const nodeAllocatableCgroupName = "kubepods";
 /** Errors of container manager start-up; `reason` is stable. */
 export class ContainerManagerError extends Error {
   constructor(
-    readonly reason: "InvalidConfiguration" | "NotSupported" | "EnforcementFailed" | "CPUManager",
+    readonly reason: "InvalidConfiguration" | "NotSupported" | "EnforcementFailed" | "CPUManager" | "MemoryManager",
     message: string,
     options?: ErrorOptions,
   ) {
@@ -107,6 +110,7 @@ export class ContainerManager {
   readonly #podsRoot: CgroupName | undefined;
   readonly #log: (message: string, level?: number) => void;
   #cpuManager: CPUManager | undefined;
+  #memoryManager: MemoryManager | undefined;
   #topologyManager: TopologyManager | undefined;
   // UIDs whose pod cgroup this agent created or found while syncing the pod: orphan clean-up only
   // touches these, so agents sharing one host (tests, local clusters) leave each other's alone.
@@ -164,11 +168,19 @@ export class ContainerManager {
       throw new ContainerManagerError("CPUManager", `start cpu manager error: ${(err as Error).message}`, { cause: err });
     }
     this.#cpuManager = cpu;
+    if (this.#o.memoryManager) {
+      try {
+        this.#memoryManager = MemoryManager.start({ log: this.#log, ...this.#o.memoryManager });
+      } catch (err) {
+        const message = err instanceof MemoryManagerStateError ? `start memory manager error: ${err.message}` : (err as Error).message;
+        throw new ContainerManagerError("MemoryManager", message, { cause: err });
+      }
+    }
     const t = this.#o.topologyManager;
     if (!t) return;
     try {
       const numaNodes = (cpu.topology ?? (t.policy === "none" ? undefined : discoverTopology(o.sysfsRoot)))?.numaNodes() ?? [0];
-      this.#topologyManager = new TopologyManager(t.policy, t.scope, cpu, numaNodes, this.#log);
+      this.#topologyManager = new TopologyManager(t.policy, t.scope, cpu, numaNodes, this.#log, this.#memoryManager);
     } catch (err) {
       throw new ContainerManagerError("CPUManager", `failed to initialize topology manager: ${(err as Error).message}`, { cause: err });
     }
@@ -177,6 +189,11 @@ export class ContainerManager {
   /** The topology manager, when configured; it fronts the CPU manager at pod admission. */
   get topologyManager(): TopologyManager | undefined {
     return this.#topologyManager;
+  }
+
+  /** The memory manager, when configured. */
+  get memoryManager(): MemoryManager | undefined {
+    return this.#memoryManager;
   }
 
   /** The CPU manager, when configured. */

@@ -88,13 +88,12 @@ describe("agent process limits", () => {
 });
 
 describe("unsupportedSettings", () => {
-  const none = { runtimeCgroups: "", systemCgroups: "", memoryManagerPolicy: "None" };
+  const none = { runtimeCgroups: "", systemCgroups: "" };
   it("accepts the defaults", () => expect(unsupportedSettings(none)).toEqual([]));
   it("refuses what is not enforced, one message per setting", () => {
-    expect(unsupportedSettings({ ...none, runtimeCgroups: "/rt", systemCgroups: "/sys", memoryManagerPolicy: "Static" })).toEqual([
+    expect(unsupportedSettings({ ...none, runtimeCgroups: "/rt", systemCgroups: "/sys" })).toEqual([
       "--runtime-cgroups=/rt is not supported by skiff nodeagent; leave it unset",
       "--system-cgroups=/sys is not supported by skiff nodeagent; leave it unset",
-      '--memory-manager-policy=Static is not supported yet by skiff nodeagent (only "None")',
     ]);
   });
 });

@@ -2,7 +2,6 @@
 export interface UnsupportedSettingsInput {
   readonly runtimeCgroups: string;
   readonly systemCgroups: string;
-  readonly memoryManagerPolicy: string;
 }
 
 /**
@@ -19,6 +18,5 @@ export function unsupportedSettings(c: UnsupportedSettingsInput): string[] {
     ["--system-cgroups", c.systemCgroups],
   ];
   for (const [flag, value] of cgroupFlags) if (value !== "") out.push(`${flag}=${value} is not supported by skiff nodeagent; leave it unset`);
-  if (c.memoryManagerPolicy !== "None") out.push(`--memory-manager-policy=${c.memoryManagerPolicy} is not supported yet by skiff nodeagent (only "None")`);
   return out;
 }
