@@ -30,6 +30,7 @@ import { startServers } from "./server/index.js";
 import { AgentStats } from "./stats/agent-stats.js";
 import { EvictionManager, parseThresholdConfig } from "./eviction/index.js";
 import { ImageGCManager } from "./images/index.js";
+import { hugePageSizes, readMachineHugePages } from "./cm/hugepages.js";
 import { effectiveHairpinMode, execIPTables, initNetworkUtil } from "./cm/network-util.js";
 
 /** Where {@link runNodeAgent} writes and how it is told to stop. */
@@ -94,7 +95,7 @@ export async function setUpNode(o: NodeAgentOptions, log: Logger, paths: HostPat
     const nofile = await setMaxOpenFiles(c.maxOpenFiles);
     if (nofile !== undefined) log.error("Failed to set rlimit on max file handles", { err: nofile });
   }
-  const machine = await readMachineResources(o.flags.rootDir);
+  const machine = await readMachineResources(o.flags.rootDir, paths.sysfs);
   const pidMax = await readFile(join(paths.procSys ?? "/proc/sys", "kernel", "pid_max"), "utf8").then((t) => BigInt(t.trim()), () => 0n);
   await setupKernelTunables(c.protectKernelDefaults, paths.procSys, (m) => log.info(m));
   if (c.reservedSystemCPUs !== "") log.info("Option --reserved-cpus is specified, it will overwrite the cpu setting in KubeReserved and SystemReserved", { kubeReservedCPUs: c.clusterReserved.cpu ?? "", systemReservedCPUs: c.systemReserved.cpu ?? "" });
@@ -124,7 +125,8 @@ export async function setUpNode(o: NodeAgentOptions, log: Logger, paths: HostPat
     clusterReservedCgroup: c.clusterReservedCgroup,
     qosReserved: c.qosReserved,
     qosReservedEnabled: o.featureGates.enabled("QOSReserved"),
-    capacity: { cpuMilli: BigInt(machine.cpuCores) * 1000n, memoryBytes: BigInt(machine.memoryBytes), pids: pidMax },
+    capacity: { cpuMilli: BigInt(machine.cpuCores) * 1000n, memoryBytes: BigInt(machine.memoryBytes), pids: pidMax, hugePages: new Map(Object.entries(machine.hugePages ?? {}).map(([k, v]) => [k, BigInt(v)])) },
+    hugePageSizes: hugePageSizes(readMachineHugePages(paths.sysfs)),
     ...(paths.cgroupFs !== undefined ? { cgroupFsRoot: paths.cgroupFs } : {}),
     log: (m, level = 0) => (level === 0 ? log.info(m) : log.v(level).info(m)),
     cpuManager: {
@@ -187,9 +189,9 @@ export function memoryAllocatableReservation(
  * manager / CPU manager as the resource managers (reconciled every `--cpu-manager-reconcile-period`,
  * or `--node-status-update-frequency` when that is 0, as 1.23).
  */
-export async function podResourceOptionsFrom(o: NodeAgentOptions, containerManager: ContainerManager | undefined): Promise<Pick<PodRuntimeOptions, "containerResources" | "nodeAllocatable" | "podCgroups" | "resourceManagers" | "resourceManagerReconcilePeriodMs">> {
+export async function podResourceOptionsFrom(o: NodeAgentOptions, containerManager: ContainerManager | undefined, sysfs?: string): Promise<Pick<PodRuntimeOptions, "containerResources" | "nodeAllocatable" | "podCgroups" | "resourceManagers" | "resourceManagerReconcilePeriodMs">> {
   const c = o.config;
-  const machine = await readMachineResources(o.flags.rootDir);
+  const machine = await readMachineResources(o.flags.rootDir, sysfs);
   const { allocatable } = computeNodeResources(machine, {
     maxPods: c.maxPods,
     podsPerCore: c.podsPerCore,
@@ -207,12 +209,14 @@ export async function podResourceOptionsFrom(o: NodeAgentOptions, containerManag
       cpuCFSQuota: c.cpuCFSQuota,
       cpuCFSQuotaPeriodUs: c.cpuCFSQuotaPeriod.nanoseconds / 1000n,
       customCPUCFSQuotaPeriod: o.featureGates.enabled("CustomCPUCFSQuotaPeriod"),
+      hugePageSizes: hugePageSizes(readMachineHugePages(sysfs)),
     },
     nodeAllocatable: {
       cpuMilli: milli(allocatable.cpu),
       memoryBytes: milli(allocatable.memory) / 1000n,
       pods: Number(milli(allocatable.pods) / 1000n),
       ...(allocatable["ephemeral-storage"] !== undefined ? { ephemeralStorageBytes: milli(allocatable["ephemeral-storage"]) / 1000n } : {}),
+      hugePages: new Map(Object.entries(allocatable).filter(([k]) => k.startsWith("hugepages-")).map(([k, v]) => [k, milli(v) / 1000n])),
     },
     ...(containerManager && containerManager.cgroupVersion !== "none" ? { podCgroups: containerManager } : {}),
     ...(containerManager?.topologyManager && (containerManager.topologyManager.policy !== "none" || containerManager.topologyManager.cpuManager.policy !== "none" || containerManager.memoryManager?.policy === "Static")
@@ -563,7 +567,7 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
       : undefined;
     const podEvents = onEvent ? { onEvent } : {};
     const containerManager = await setUpNode(o, root.withName("cm"), io.hostPaths);
-    const resources = await podResourceOptionsFrom(o, containerManager);
+    const resources = await podResourceOptionsFrom(o, containerManager, io.hostPaths?.sysfs);
     // ConfigMaps and Secrets of the pods (API-server mode), per configMapAndSecretChangeDetectionStrategy.
     const strategy = o.config.configMapAndSecretChangeDetectionStrategy;
     if (!isChangeDetectionStrategy(strategy)) throw new Error(`unknown configmap and secret manager mode: ${strategy}`);

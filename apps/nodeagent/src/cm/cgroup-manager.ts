@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, realpathSync, statfsSync, statSync } from "node:fs";
 import { mkdir, readdir, readFile, rm, rmdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { hugePageSizes, hugePageUnitSize, readMachineHugePages } from "./hugepages.js";
 
 /**
  * The limits written to one cgroup; absent fields are left as they are. Units: CPU shares (cgroup
@@ -14,6 +15,11 @@ export interface ResourceConfig {
   cpuPeriod?: bigint;
   memory?: bigint;
   pidsLimit?: bigint;
+  /**
+   * Hugetlb limits: page size in bytes → limit in bytes. When set, every page size of the
+   * machine is written (0 for those not in the map), as 1.23's toResources.
+   */
+  hugePageLimit?: ReadonlyMap<bigint, bigint>;
 }
 
 /** A cgroup name: its path components below the hierarchy root (`["kubepods", "burstable"]`); `[]` is the root. */
@@ -52,6 +58,8 @@ export class CgroupError extends Error {
 export interface CgroupManagerOptions {
   /** The cgroup mount root. @defaultValue `/sys/fs/cgroup` */
   readonly root?: string;
+  /** The machine's hugepage sizes (`1GB`, `2MB`), as libcontainer's HugePageSizes. @defaultValue read from `/sys/kernel/mm/hugepages` */
+  readonly hugePageSizes?: readonly string[];
 }
 
 /** v1 subsystems whose files the manager writes; each pod cgroup is also created in every other mounted hierarchy. */
@@ -69,9 +77,10 @@ export function cpuSharesToWeight(shares: bigint): bigint {
 /**
  * The cgroupfs driver: creates, updates, lists and removes cgroups by writing the cgroup
  * filesystem directly, for cgroup v1 (one hierarchy per subsystem: `cpu.shares`,
- * `cpu.cfs_period_us`, `cpu.cfs_quota_us`, `memory.limit_in_bytes`, `pids.max`; `cpuset.cpus`
+ * `cpu.cfs_period_us`, `cpu.cfs_quota_us`, `memory.limit_in_bytes`, `pids.max`,
+ * `hugetlb.<size>.limit_in_bytes`; `cpuset.cpus`
  * and `cpuset.mems` copied from the parent) and v2 (unified: `cpu.weight`, `cpu.max`,
- * `memory.max`, `pids.max`, controllers enabled in the parents' `cgroup.subtree_control`). The
+ * `memory.max`, `pids.max`, `hugetlb.<size>.max`, controllers enabled in the parents' `cgroup.subtree_control`). The
  * version is detected: v2 when `<root>/cgroup.controllers` exists.
  *
  * @see pkg/kubelet/cm/cgroup_manager_linux.go (cgroupManagerImpl) in kubernetes/kubernetes v1.23
@@ -80,6 +89,8 @@ export class CgroupManager {
   readonly root: string;
   /** `v1` (per-subsystem hierarchies) or `v2` (unified). */
   readonly version: "v1" | "v2";
+  /** The machine's hugepage sizes (`1GB`, `2MB`). */
+  readonly hugePageSizes: readonly string[];
   // v1: hierarchy directories (one per mount, `unified` excluded) and subsystem → directory.
   readonly #hierarchies: string[] = [];
   readonly #subsystems = new Map<string, string>();
@@ -90,6 +101,7 @@ export class CgroupManager {
   /** @throws CgroupError `CgroupsUnavailable` when no cgroup hierarchy is mounted under the root. */
   constructor(o: CgroupManagerOptions = {}) {
     this.root = o.root ?? "/sys/fs/cgroup";
+    this.hugePageSizes = o.hugePageSizes ?? hugePageSizes(readMachineHugePages());
     this.version = existsSync(join(this.root, "cgroup.controllers")) ? "v2" : "v1";
     if (this.version === "v2") return;
     const seen = new Set<string>();
@@ -202,6 +214,28 @@ export class CgroupManager {
       if (rc.memory !== undefined && rc.memory !== 0n) await w("memory", "memory.max", rc.memory < 0n ? "max" : String(rc.memory));
     }
     if (rc.pidsLimit !== undefined && rc.pidsLimit !== 0n) await w("pids", "pids.max", rc.pidsLimit > 0n ? String(rc.pidsLimit) : "max");
+    if (rc.hugePageLimit !== undefined && this.#hugetlbAvailable()) {
+      const limits = new Map<string, bigint>();
+      for (const [size, limit] of rc.hugePageLimit) {
+        try {
+          limits.set(hugePageUnitSize(size), limit);
+        } catch {
+          // An invalid page size is skipped, as 1.23 (logged there).
+        }
+      }
+      for (const size of this.hugePageSizes) if (!limits.has(size)) limits.set(size, 0n);
+      for (const [size, limit] of limits) await w("hugetlb", this.version === "v1" ? `hugetlb.${size}.limit_in_bytes` : `hugetlb.${size}.max`, String(limit));
+    }
+  }
+
+  // hugetlb is optional: v1 needs its hierarchy mounted, v2 the controller at the root.
+  #hugetlbAvailable(): boolean {
+    if (this.version === "v1") return this.#subsystems.has("hugetlb");
+    try {
+      return readFileSync(join(this.root, "cgroup.controllers"), "utf8").split(/\s+/).includes("hugetlb");
+    } catch {
+      return false;
+    }
   }
 
   /** The directories {@link destroy} removes: {@link paths} and, on a v1 hybrid host, the unified hierarchy's. */

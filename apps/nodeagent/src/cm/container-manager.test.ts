@@ -70,11 +70,11 @@ function options(root: string, over: Partial<ContainerManagerOptions> = {}): Con
 describe("resourceConfigForPod", () => {
   const s = { enforceCPULimits: true, cpuPeriodUs: 100_000n, customCPUCFSQuotaPeriod: false };
   it.each([
-    { name: "besteffort", pod: besteffort, want: { cpuShares: 2n } },
-    { name: "burstable-no-limits", pod: pod("x", ctr("c", { cpu: "100m", memory: "100Mi" })), want: { cpuShares: 102n } },
-    { name: "burstable-with-limits", pod: pod("x", ctr("c", { cpu: "100m", memory: "100Mi" }, { cpu: "200m", memory: "200Mi" })), want: { cpuShares: 102n, cpuQuota: 20000n, cpuPeriod: 100000n, memory: 209715200n } },
-    { name: "burstable-partial-limits", pod: pod("x", ctr("a", { cpu: "100m" }, { cpu: "200m", memory: "200Mi" }), ctr("b", { cpu: "100m" })), want: { cpuShares: 204n } },
-    { name: "guaranteed", pod: pod("x", ctr("c", { cpu: "100m", memory: "100Mi" }, { cpu: "100m", memory: "100Mi" })), want: { cpuShares: 102n, cpuQuota: 10000n, cpuPeriod: 100000n, memory: 104857600n } },
+    { name: "besteffort", pod: besteffort, want: { cpuShares: 2n, hugePageLimit: new Map() } },
+    { name: "burstable-no-limits", pod: pod("x", ctr("c", { cpu: "100m", memory: "100Mi" })), want: { cpuShares: 102n, hugePageLimit: new Map() } },
+    { name: "burstable-with-limits", pod: pod("x", ctr("c", { cpu: "100m", memory: "100Mi" }, { cpu: "200m", memory: "200Mi" })), want: { cpuShares: 102n, cpuQuota: 20000n, cpuPeriod: 100000n, memory: 209715200n, hugePageLimit: new Map() } },
+    { name: "burstable-partial-limits", pod: pod("x", ctr("a", { cpu: "100m" }, { cpu: "200m", memory: "200Mi" }), ctr("b", { cpu: "100m" })), want: { cpuShares: 204n, hugePageLimit: new Map() } },
+    { name: "guaranteed", pod: pod("x", ctr("c", { cpu: "100m", memory: "100Mi" }, { cpu: "100m", memory: "100Mi" })), want: { cpuShares: 102n, cpuQuota: 10000n, cpuPeriod: 100000n, memory: 104857600n, hugePageLimit: new Map() } },
   ])("$name", ({ pod: p, want }) => expect(resourceConfigForPod(p, s)).toEqual(want));
   it("sets quota -1 without --cpu-cfs-quota, and the custom period only with its gate", () => {
     const p = pod("x", ctr("c", { cpu: "100m", memory: "100Mi" }, { cpu: "100m", memory: "100Mi" }));

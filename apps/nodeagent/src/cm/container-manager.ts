@@ -6,6 +6,7 @@ import { CPUManager, discoverTopology, type CPUManagerOptions } from "./cpumanag
 import { MemoryManager, MemoryManagerStateError, type MemoryManagerOptions } from "./memorymanager/index.js";
 import { TopologyManager } from "./topologymanager/index.js";
 import { cgroupConfigOf, cgroupMilliCPUToShares, resourceConfigForPod } from "./helpers.js";
+import { hugePageSizeOfResource } from "./hugepages.js";
 
 /** The node's capacity as the container manager sees it (the kubelet's `internalCapacity`). */
 export interface NodeCapacity {
@@ -15,6 +16,8 @@ export interface NodeCapacity {
   readonly memoryBytes: bigint;
   /** `kernel.pid_max`; 0 when unknown (then no `pid` capacity). */
   readonly pids: bigint;
+  /** `hugepages-<size>` → bytes of hugepages of that size (every size the machine supports). */
+  readonly hugePages?: ReadonlyMap<string, bigint>;
 }
 
 /**
@@ -55,6 +58,8 @@ export interface ContainerManagerOptions {
   readonly capacity: NodeCapacity;
   /** The cgroup mount root (tests point it at a fake tree). @defaultValue `/sys/fs/cgroup` */
   readonly cgroupFsRoot?: string;
+  /** The machine's hugepage sizes (`1GB`, `2MB`). @defaultValue read from `/sys/kernel/mm/hugepages` */
+  readonly hugePageSizes?: readonly string[];
   /** Whether systemd runs this host (`/run/systemd/system` exists). @defaultValue that check */
   readonly systemdRunning?: () => boolean;
   /** Log sink; level 0 is info. */
@@ -147,7 +152,7 @@ export class ContainerManager {
       plain.#startCPUManager();
       return plain;
     }
-    const cgroups = new CgroupManager(o.cgroupFsRoot === undefined ? {} : { root: o.cgroupFsRoot });
+    const cgroups = new CgroupManager({ ...(o.cgroupFsRoot === undefined ? {} : { root: o.cgroupFsRoot }), ...(o.hugePageSizes === undefined ? {} : { hugePageSizes: o.hugePageSizes }) });
     const rootText = o.cgroupRoot === "" ? "/" : o.cgroupRoot;
     const root = parseCgroupfsToCgroupName(rootText);
     if (!cgroups.exists(root)) throw new ContainerManagerError("InvalidConfiguration", `invalid configuration: cgroup-root ${JSON.stringify(rootText)} doesn't exist`);
@@ -231,6 +236,7 @@ export class ContainerManager {
       ["memory", c.memoryBytes * 1000n],
     ]);
     if (c.pids > 0n) m.set("pid", c.pids * 1000n);
+    for (const [name, bytes] of c.hugePages ?? []) m.set(name, bytes * 1000n);
     return m;
   }
 
@@ -272,12 +278,22 @@ export class ContainerManager {
     return [...(this.#podsRoot as CgroupName), qos === "Burstable" ? "burstable" : "besteffort"];
   }
 
+  // setHugePagesUnbounded: the QoS cgroups' hugetlb limits are 1<<62 for every page size.
+  #hugePagesUnbounded(): Map<bigint, bigint> {
+    const out = new Map<bigint, bigint>();
+    for (const name of this.#o.capacity.hugePages?.keys() ?? []) {
+      const size = hugePageSizeOfResource(name);
+      if (size !== undefined) out.set(size, 1n << 62n);
+    }
+    return out;
+  }
+
   // qosContainerManagerImpl.Start: BestEffort gets 2 shares; both are created or updated.
   async #startQOS(): Promise<void> {
     const cgroups = this.#cgroups as CgroupManager;
     for (const qos of ["Burstable", "BestEffort"] as const) {
       const name = this.#qosCgroup(qos);
-      const rc: ResourceConfig = qos === "BestEffort" ? { cpuShares: 2n } : {};
+      const rc: ResourceConfig = qos === "BestEffort" ? { cpuShares: 2n, hugePageLimit: this.#hugePagesUnbounded() } : { hugePageLimit: this.#hugePagesUnbounded() };
       if (!cgroups.exists(name)) await cgroups.create(name, rc);
       else await cgroups.update(name, rc);
     }
@@ -303,8 +319,8 @@ export class ContainerManager {
       if (qos === "Burstable") burstableCPU += requests.get("cpu") ?? 0n;
       memoryRequests[qos] += valueOfMilli(requests.get("memory") ?? 0n);
     }
-    const burstable: ResourceConfig = { cpuShares: cgroupMilliCPUToShares(burstableCPU) };
-    const besteffort: ResourceConfig = { cpuShares: 2n };
+    const burstable: ResourceConfig = { cpuShares: cgroupMilliCPUToShares(burstableCPU), hugePageLimit: this.#hugePagesUnbounded() };
+    const besteffort: ResourceConfig = { cpuShares: 2n, hugePageLimit: this.#hugePagesUnbounded() };
     const percent = this.#o.qosReserved.memory;
     if (this.#o.qosReservedEnabled && percent !== undefined) {
       const p = BigInt(Number.parseInt(percent, 10) || 0);

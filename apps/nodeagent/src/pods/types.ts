@@ -186,6 +186,8 @@ export interface NodeAllocatable {
   readonly pods: number;
   /** Ephemeral storage in bytes; unchecked when absent. */
   readonly ephemeralStorageBytes?: bigint;
+  /** Hugepages by resource name (`hugepages-2Mi`) in bytes; unchecked when absent. */
+  readonly hugePages?: ReadonlyMap<string, bigint>;
 }
 
 /**
