@@ -71,15 +71,24 @@ describe("runNodeAgent node set-up", () => {
 
   it("moves the agent into --agent-cgroups, creating it", async () => {
     const { dir, paths } = host();
-    const r = await run(["--agent-cgroups=/nodeagent.slice"], { ...paths, agentPid: 4242 }, dir);
+    mkdirSync(join(dir, "proc", "4242"), { recursive: true });
+    const r = await run(["--agent-cgroups=/nodeagent.slice", "--oom-score-adj=-900"], { ...paths, agentPid: 4242 }, dir);
     expect(r.code, r.err).toBe(0);
+    expect(readFileSync(join(dir, "proc", "4242", "oom_score_adj"), "utf8")).toBe("-900");
     for (const h of ["cpu", "memory", "pids"]) expect(readFileSync(join(dir, "cgroup", h, "nodeagent.slice", "cgroup.procs"), "utf8")).toBe("4242");
+  });
+
+  it("logs, and starts, when the runtime's process for --runtime-cgroups is not found (as 1.23's ensure-state loop)", async () => {
+    const { dir, paths } = host();
+    const r = await run(["--runtime-cgroups=/runtime"], paths, dir);
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toContain("Failed to ensure state: failed to find the container runtime's process (no listener on /nonexistent.sock) to move into /runtime");
   });
 
   it.each([
     [["--cpu-manager-policy=static"], "start cpu manager error: [cpumanager] the static policy requires systemreserved.cpu + kubereserved.cpu to be greater than zero"],
     [["--memory-manager-policy=Static"], 'the total amount \\"0\\" of type \\"memory\\" is not equal to the value \\"100Mi\\" determined by Node Allocatable feature'],
-    [["--runtime-cgroups=/runtime"], "--runtime-cgroups=/runtime is not supported by skiff nodeagent"],
+    [["--system-cgroups=/", "--cgroup-root=/"], 'system container cannot be root (\\"/\\")'],
     [["--cgroup-driver=systemd"], "--cgroup-driver=systemd"],
     [["--cgroup-root=/missing"], 'invalid configuration: cgroup-root \\"/missing\\" doesn\'t exist'],
     [["--enforce-node-allocatable=pods,system-reserved", "--system-reserved=memory=1Gi", "--system-reserved-cgroup=/system.slice"], 'Failed to enforce System Reserved Cgroup Limits on \\"/system.slice\\": \\"/system.slice\\" cgroup does not exist'],

@@ -72,6 +72,8 @@ export interface HostPaths {
   readonly cgroupFs?: string;
   /** sysfs, where the CPU manager reads the CPU topology. @defaultValue `/sys` */
   readonly sysfs?: string;
+  /** The cgroup `--system-cgroups` takes processes from (tests: a private subtree). @defaultValue `/`, the root cgroup */
+  readonly systemCgroupsSource?: string;
 }
 
 /**
@@ -104,13 +106,6 @@ export async function setUpNode(o: NodeAgentOptions, log: Logger, paths: HostPat
     const q = parseQuantity(v ?? "0");
     return sum + (q.ok ? quantityMilliValue(q.value) : 0n);
   }, 0n);
-  if (c.agentCgroups !== "") {
-    // --agent-cgroups: this process runs in that cgroup (created when missing), as 1.23's
-    // ensureProcessInContainerWithOOMScore for --kubelet-cgroups.
-    const cgroups = new CgroupManager(paths.cgroupFs === undefined ? {} : { root: paths.cgroupFs });
-    await cgroups.moveProcess(parseCgroupfsToCgroupName(c.agentCgroups), paths.agentPid ?? process.pid);
-    log.info("Moved the node agent into its cgroup", { cgroup: c.agentCgroups });
-  }
   return ContainerManager.start({
     cgroupsPerQOS: c.cgroupsPerQOS,
     cgroupRoot: c.cgroupRoot,
@@ -153,6 +148,16 @@ export async function setUpNode(o: NodeAgentOptions, log: Logger, paths: HostPat
         }
       : {}),
     topologyManager: { policy: c.topologyManagerPolicy, scope: c.topologyManagerScope },
+    systemContainers: {
+      agentCgroups: c.agentCgroups,
+      runtimeCgroups: o.flags.runtimeCgroups,
+      systemCgroups: c.systemCgroups,
+      runtimeEndpoint: o.flags.containerRuntimeEndpoint !== "" ? o.flags.containerRuntimeEndpoint : defaultContainerRuntimeEndpoint,
+      oomScoreAdj: c.oomScoreAdj,
+      ...(paths.agentPid !== undefined ? { agentPid: paths.agentPid } : {}),
+      ...(paths.proc !== undefined ? { proc: paths.proc } : {}),
+      ...(paths.systemCgroupsSource !== undefined ? { systemSource: paths.systemCgroupsSource } : {}),
+    },
   });
 }
 
@@ -532,6 +537,7 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
   let servers: RunningServers | undefined;
   let cluster: ClusterMode | undefined;
   let csi: CsiSupport | undefined;
+  let containerManager: ContainerManager | undefined;
   let stats: AgentStats | undefined;
   let eviction: EvictionManager | undefined;
   let imageGC: ImageGCManager | undefined;
@@ -566,7 +572,7 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
       ? (pod, type, reason, message) => void eventClient.recordEvent(pod, { type, reason, message, component: "nodeagent", host: nodeName }).catch(() => undefined)
       : undefined;
     const podEvents = onEvent ? { onEvent } : {};
-    const containerManager = await setUpNode(o, root.withName("cm"), io.hostPaths);
+    containerManager = await setUpNode(o, root.withName("cm"), io.hostPaths);
     const resources = await podResourceOptionsFrom(o, containerManager, io.hostPaths?.sysfs);
     // ConfigMaps and Secrets of the pods (API-server mode), per configMapAndSecretChangeDetectionStrategy.
     const strategy = o.config.configMapAndSecretChangeDetectionStrategy;
@@ -662,6 +668,7 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
       const r = await runtime.runOnce(o.config.runtimeRequestTimeout.ms);
       for (const p of r.pods) log.info(p.ok ? "Started pod" : "Failed to start pod", { pod: `${p.namespace}/${p.name}`, phase: p.phase, ...(p.message !== undefined ? { message: p.message } : {}) });
       await runtime.stop();
+      containerManager.stop();
       lock?.release();
       if (r.error !== undefined) return failed(r.error);
       return r.ok ? 0 : 1;
@@ -707,6 +714,7 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
     io.onReady?.(servers);
   } catch (e) {
     await csi?.stop().catch(() => {});
+    containerManager?.stop();
     clusterStop.abort();
     cluster?.stop();
     if (!cluster) {
@@ -738,6 +746,7 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
   stopNetworkUtil?.();
   await servers.close().catch((e: unknown) => log.error("Failed to stop servers", { err: e }));
   await runtime.stop().catch((e: unknown) => log.error("Failed to stop pod runtime", { err: e }));
+  containerManager?.stop();
   lock?.release();
   return 0;
 }

@@ -4,6 +4,7 @@ import { milliOf, podQOSClass, podRequestsAndLimits, valueOfMilli, type PodQOSCl
 import { CgroupError, CgroupManager, cgroupNameToCgroupfs, parseCgroupfsToCgroupName, type CgroupName, type ResourceConfig } from "./cgroup-manager.js";
 import { CPUManager, discoverTopology, type CPUManagerOptions } from "./cpumanager/index.js";
 import { MemoryManager, MemoryManagerStateError, type MemoryManagerOptions } from "./memorymanager/index.js";
+import { SystemContainers, type SystemContainersOptions } from "./system-containers.js";
 import { TopologyManager } from "./topologymanager/index.js";
 import { cgroupConfigOf, cgroupMilliCPUToShares, resourceConfigForPod } from "./helpers.js";
 import { hugePageSizeOfResource } from "./hugepages.js";
@@ -66,6 +67,11 @@ export interface ContainerManagerOptions {
   readonly log?: (message: string, level?: number) => void;
   /** The CPU manager (`--cpu-manager-policy` and friends); started by {@link ContainerManager.start}. Absent: none. */
   readonly cpuManager?: CPUManagerOptions;
+  /**
+   * `--agent-cgroups`, `--runtime-cgroups`, `--system-cgroups` and what they need: kept by
+   * {@link SystemContainers} from start-up on. Absent: none.
+   */
+  readonly systemContainers?: Omit<SystemContainersOptions, "cgroups" | "log">;
   /** The memory manager (`--memory-manager-policy`, `--reserved-memory`); started after the CPU manager. Absent: none. */
   readonly memoryManager?: MemoryManagerOptions;
   /** The topology manager (`--topology-manager-policy`, `--topology-manager-scope`); needs {@link cpuManager}. */
@@ -78,7 +84,7 @@ export const nodeAllocatableCgroupName = "kubepods";
 /** Errors of container manager start-up; `reason` is stable. */
 export class ContainerManagerError extends Error {
   constructor(
-    readonly reason: "InvalidConfiguration" | "NotSupported" | "EnforcementFailed" | "CPUManager" | "MemoryManager",
+    readonly reason: "InvalidConfiguration" | "NotSupported" | "EnforcementFailed" | "CPUManager" | "MemoryManager" | "SystemContainers",
     message: string,
     options?: ErrorOptions,
   ) {
@@ -116,6 +122,7 @@ export class ContainerManager {
   readonly #log: (message: string, level?: number) => void;
   #cpuManager: CPUManager | undefined;
   #memoryManager: MemoryManager | undefined;
+  #systemContainers: SystemContainers | undefined;
   #topologyManager: TopologyManager | undefined;
   // UIDs whose pod cgroup this agent created or found while syncing the pod: orphan clean-up only
   // touches these, so agents sharing one host (tests, local clusters) leave each other's alone.
@@ -147,20 +154,48 @@ export class ContainerManager {
       }
       throw new ContainerManagerError("NotSupported", "--cgroup-driver=systemd is not supported by skiff nodeagent yet; use --cgroup-driver=cgroupfs");
     }
+    const cgroupOptions = { ...(o.cgroupFsRoot === undefined ? {} : { root: o.cgroupFsRoot }), ...(o.hugePageSizes === undefined ? {} : { hugePageSizes: o.hugePageSizes }) };
+    const system = o.systemContainers ? await ContainerManager.#startSystemContainers(o, cgroupOptions) : undefined;
     if (!o.cgroupsPerQOS) {
       const plain = new ContainerManager(o, undefined, undefined);
+      plain.#systemContainers = system;
       plain.#startCPUManager();
       return plain;
     }
-    const cgroups = new CgroupManager({ ...(o.cgroupFsRoot === undefined ? {} : { root: o.cgroupFsRoot }), ...(o.hugePageSizes === undefined ? {} : { hugePageSizes: o.hugePageSizes }) });
+    const cgroups = new CgroupManager(cgroupOptions);
     const rootText = o.cgroupRoot === "" ? "/" : o.cgroupRoot;
     const root = parseCgroupfsToCgroupName(rootText);
     if (!cgroups.exists(root)) throw new ContainerManagerError("InvalidConfiguration", `invalid configuration: cgroup-root ${JSON.stringify(rootText)} doesn't exist`);
     const cm = new ContainerManager(o, cgroups, [...root, nodeAllocatableCgroupName]);
+    cm.#systemContainers = system;
     await cm.#setupNodeAllocatable();
     await cm.#startQOS();
     cm.#startCPUManager();
     return cm;
+  }
+
+  // setupNode's system containers: checked once now (a failure stops start-up), then every minute.
+  static async #startSystemContainers(o: ContainerManagerOptions, cgroupOptions: { root?: string; hugePageSizes?: readonly string[] }): Promise<SystemContainers | undefined> {
+    const sc = o.systemContainers;
+    if (!sc || (sc.agentCgroups === "" && sc.runtimeCgroups === "" && sc.systemCgroups === "")) return undefined;
+    let system: SystemContainers;
+    try {
+      system = new SystemContainers({ ...sc, cgroups: new CgroupManager(cgroupOptions), log: o.log ?? (() => {}) });
+      await system.start();
+    } catch (err) {
+      throw new ContainerManagerError("SystemContainers", (err as Error).message, { cause: err });
+    }
+    return system;
+  }
+
+  /** Stops the periodic checks of the system containers. */
+  stop(): void {
+    this.#systemContainers?.stop();
+  }
+
+  /** The system containers (`--agent-cgroups`, `--runtime-cgroups`, `--system-cgroups`), when any is set. */
+  get systemContainers(): SystemContainers | undefined {
+    return this.#systemContainers;
   }
 
   #startCPUManager(): void {
