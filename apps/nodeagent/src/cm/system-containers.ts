@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { CgroupManager, cgroupNameToCgroupfs, parseCgroupfsToCgroupName, type CgroupName } from "./cgroup-manager.js";
+import { cgroupNameToCgroupfs, parseCgroupfsToCgroupName, type CgroupManager, type CgroupName } from "./cgroup-manager.js";
 
 /** What {@link SystemContainers} keeps processes in (flag names in the docs). */
 export interface SystemContainersOptions {
