@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import type { Pod } from "@skiff/api-types";
 import { milliOf, podQOSClass, podRequestsAndLimits, valueOfMilli, type PodQOSClass } from "../pods/resources.js";
-import { CgroupError, CgroupManager, cgroupNameToCgroupfs, parseCgroupfsToCgroupName, type CgroupName, type ResourceConfig } from "./cgroup-manager.js";
+import { CgroupError, CgroupManager, cgroupNameToCgroupfs, cgroupNameToSystemd, parseCgroupfsToCgroupName, type CgroupName, type ResourceConfig } from "./cgroup-manager.js";
 import { CPUManager, discoverTopology, type CPUManagerOptions } from "./cpumanager/index.js";
 import { MemoryManager, MemoryManagerStateError, type MemoryManagerOptions } from "./memorymanager/index.js";
 import { SystemContainers, type SystemContainersOptions } from "./system-containers.js";
@@ -63,6 +63,8 @@ export interface ContainerManagerOptions {
   readonly hugePageSizes?: readonly string[];
   /** Whether systemd runs this host (`/run/systemd/system` exists). @defaultValue that check */
   readonly systemdRunning?: () => boolean;
+  /** Runs `busctl` for the systemd driver (tests). @defaultValue the `busctl` binary */
+  readonly busctl?: (args: readonly string[]) => Promise<void>;
   /** Log sink; level 0 is info. */
   readonly log?: (message: string, level?: number) => void;
   /** The CPU manager (`--cpu-manager-policy` and friends); started by {@link ContainerManager.start}. Absent: none. */
@@ -147,12 +149,9 @@ export class ContainerManager {
    * @see pkg/kubelet/cm/container_manager_linux.go (NewContainerManager, setupNode) in kubernetes/kubernetes v1.23
    */
   static async start(o: ContainerManagerOptions): Promise<ContainerManager> {
-    if (o.cgroupDriver === "systemd") {
-      const running = (o.systemdRunning ?? (() => existsSync("/run/systemd/system")))();
-      if (!running) {
-        throw new ContainerManagerError("NotSupported", "--cgroup-driver=systemd: systemd is not running on this host (no /run/systemd/system); use --cgroup-driver=cgroupfs");
-      }
-      throw new ContainerManagerError("NotSupported", "--cgroup-driver=systemd is not supported by skiff nodeagent yet; use --cgroup-driver=cgroupfs");
+    const systemd = o.cgroupDriver === "systemd";
+    if (systemd && !(o.systemdRunning ?? (() => existsSync("/run/systemd/system")))()) {
+      throw new ContainerManagerError("NotSupported", "--cgroup-driver=systemd: systemd is not running on this host (no /run/systemd/system); use --cgroup-driver=cgroupfs");
     }
     const cgroupOptions = { ...(o.cgroupFsRoot === undefined ? {} : { root: o.cgroupFsRoot }), ...(o.hugePageSizes === undefined ? {} : { hugePageSizes: o.hugePageSizes }) };
     const system = o.systemContainers ? await ContainerManager.#startSystemContainers(o, cgroupOptions) : undefined;
@@ -162,7 +161,7 @@ export class ContainerManager {
       plain.#startCPUManager();
       return plain;
     }
-    const cgroups = new CgroupManager(cgroupOptions);
+    const cgroups = new CgroupManager({ ...cgroupOptions, ...(systemd ? { driver: "systemd" as const } : {}), ...(o.busctl ? { busctl: o.busctl } : {}) });
     const rootText = o.cgroupRoot === "" ? "/" : o.cgroupRoot;
     const root = parseCgroupfsToCgroupName(rootText);
     if (!cgroups.exists(root)) throw new ContainerManagerError("InvalidConfiguration", `invalid configuration: cgroup-root ${JSON.stringify(rootText)} doesn't exist`);
@@ -377,10 +376,16 @@ export class ContainerManager {
     return [...parent, `pod${pod.metadata?.uid ?? ""}`];
   }
 
-  /** The CRI sandbox `cgroup_parent` of a pod (cgroupfs path, `/kubepods/burstable/pod<uid>`); `""` without cgroups-per-qos. */
+  /**
+   * The CRI sandbox `cgroup_parent` of a pod: the cgroupfs path (`/kubepods/burstable/pod<uid>`),
+   * or with the systemd driver its systemd form (`/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod<uid with _>.slice`);
+   * `""` without cgroups-per-qos.
+   * @see pkg/kubelet/cm/cgroup_manager_linux.go (Name) in kubernetes/kubernetes v1.23
+   */
   cgroupParent(pod: Pod): string {
     const name = this.podCgroupName(pod);
-    return name === undefined ? "" : cgroupNameToCgroupfs(name);
+    if (name === undefined) return "";
+    return this.#cgroups?.driver === "systemd" ? cgroupNameToSystemd(name) : cgroupNameToCgroupfs(name);
   }
 
   /**
