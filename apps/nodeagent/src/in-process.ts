@@ -84,6 +84,8 @@ export async function startInProcessNodeAgent(argv: readonly string[], deps: InP
     ["--runtime-cgroups", o.flags.runtimeCgroups, ""],
     ["--system-cgroups", c.systemCgroups, ""],
     ["--memory-manager-policy", c.memoryManagerPolicy, "None"],
+    ["--cpu-manager-policy", c.cpuManagerPolicy, "none"],
+    ["--topology-manager-policy", c.topologyManagerPolicy, "none"],
   ];
   for (const [flag, value, none] of hostOnly) if (value !== none) refused.push(`${flag}=${value} is not supported by an in-process node agent (it runs no container manager); leave it unset`);
   if (refused.length > 0) throw new Error(refused.join("; "));
