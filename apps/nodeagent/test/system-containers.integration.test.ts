@@ -3,11 +3,13 @@
 // (listening on a unix socket, found as the endpoint's listener) and the host's loose processes
 // (in a private "root" cgroup the system-cgroups pass takes from, so no host process moves).
 // Each ends up in its cgroup (read from /proc/<pid>/cgroup), the agent gets --oom-score-adj, and
-// a process moved away is moved back on the next pass.
+// a process moved away is moved back on the next pass. On a private containerd, --runtime-cgroups
+// moves containerd itself (the listener of its CRI socket).
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setUpContainerd, tearDownContainerd } from "@skiff/test-support";
 import { afterAll, describe, expect, it } from "vitest";
 import { CgroupManager } from "../src/cm/index.js";
 import { cgroupOfProcess, SystemContainers } from "../src/cm/system-containers.js";
@@ -17,8 +19,11 @@ const isRoot = process.getuid?.() === 0;
 const base = `skiff-syscg-${process.pid}`;
 const children: ChildProcess[] = [];
 const dir = mkdtempSync(join(tmpdir(), "skiff-syscg-"));
+const ctd = setUpContainerd({ prefix: "skiff-syscg-ctd-", suite: "system containers containerd suite" });
 
 afterAll(async () => {
+  // containerd first: its process leaves the runtime cgroup with it.
+  tearDownContainerd(ctd);
   for (const c of children) c.kill("SIGKILL");
   await Promise.all(children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once("exit", r)) : undefined)));
   if (isRoot) {
@@ -80,5 +85,15 @@ describe.skipIf(!isRoot)("system containers on the real cgroupfs", () => {
     expect(where(agent)).toBe(`/${base}/agent`);
     expect(where(runtime)).toBe(`/${base}/runtime`);
     expect(() => new SystemContainers({ agentCgroups: "", runtimeCgroups: "", systemCgroups: "/", runtimeEndpoint: "", oomScoreAdj: 0, cgroups: cg })).toThrow('system container cannot be root ("/")');
+  });
+
+  it.skipIf(ctd.endpoint === undefined)("moves a real containerd into --runtime-cgroups", async () => {
+    const cg = new CgroupManager();
+    const sc = new SystemContainers({ agentCgroups: "", runtimeCgroups: `/${base}/containerd`, systemCgroups: "", runtimeEndpoint: ctd.endpoint ?? "", oomScoreAdj: 0, cgroups: cg });
+    expect(await sc.ensure()).toEqual([]);
+    const pid = Number(readFileSync(join(ctd.dir, "containerd.pid"), "utf8").trim());
+    expect(cgroupOfProcess(pid, cg.version)).toBe(`/${base}/containerd`);
+    // In every hierarchy (the memory one is what node.systemContainers "runtime" reads).
+    expect(readFileSync(join(cg.subsystemPath("memory", [base, "containerd"]) ?? "", "cgroup.procs"), "utf8").split("\n")).toContain(String(pid));
   });
 });
