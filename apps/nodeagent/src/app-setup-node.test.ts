@@ -71,15 +71,24 @@ describe("runNodeAgent node set-up", () => {
 
   it("moves the agent into --agent-cgroups, creating it", async () => {
     const { dir, paths } = host();
-    const r = await run(["--agent-cgroups=/nodeagent.slice"], { ...paths, agentPid: 4242 }, dir);
+    mkdirSync(join(dir, "proc", "4242"), { recursive: true });
+    const r = await run(["--agent-cgroups=/nodeagent.slice", "--oom-score-adj=-900"], { ...paths, agentPid: 4242 }, dir);
     expect(r.code, r.err).toBe(0);
+    expect(readFileSync(join(dir, "proc", "4242", "oom_score_adj"), "utf8")).toBe("-900");
     for (const h of ["cpu", "memory", "pids"]) expect(readFileSync(join(dir, "cgroup", h, "nodeagent.slice", "cgroup.procs"), "utf8")).toBe("4242");
+  });
+
+  it("logs, and starts, when the runtime's process for --runtime-cgroups is not found (as 1.23's ensure-state loop)", async () => {
+    const { dir, paths } = host();
+    const r = await run(["--runtime-cgroups=/runtime"], paths, dir);
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toContain("Failed to ensure state: failed to find the container runtime's process (no listener on /nonexistent.sock) to move into /runtime");
   });
 
   it.each([
     [["--cpu-manager-policy=static"], "start cpu manager error: [cpumanager] the static policy requires systemreserved.cpu + kubereserved.cpu to be greater than zero"],
-    [["--memory-manager-policy=Static"], '--memory-manager-policy=Static is not supported yet by skiff nodeagent (only \\"None\\")'],
-    [["--runtime-cgroups=/runtime"], "--runtime-cgroups=/runtime is not supported by skiff nodeagent"],
+    [["--memory-manager-policy=Static"], 'the total amount \\"0\\" of type \\"memory\\" is not equal to the value \\"100Mi\\" determined by Node Allocatable feature'],
+    [["--system-cgroups=/", "--cgroup-root=/"], 'system container cannot be root (\\"/\\")'],
     [["--cgroup-driver=systemd"], "--cgroup-driver=systemd"],
     [["--cgroup-root=/missing"], 'invalid configuration: cgroup-root \\"/missing\\" doesn\'t exist'],
     [["--enforce-node-allocatable=pods,system-reserved", "--system-reserved=memory=1Gi", "--system-reserved-cgroup=/system.slice"], 'Failed to enforce System Reserved Cgroup Limits on \\"/system.slice\\": \\"/system.slice\\" cgroup does not exist'],
@@ -118,9 +127,38 @@ function numaSysfs(dir: string, nodes: number): string {
   for (let n = 0; n < nodes; n++) {
     mkdirSync(join(root, "devices/system/node", `node${n}`), { recursive: true });
     writeFileSync(join(root, "devices/system/node", `node${n}`, "cpulist"), `${2 * n}-${2 * n + 1}\n`);
+    writeFileSync(join(root, "devices/system/node", `node${n}`, "meminfo"), `Node ${n} MemTotal:       4194304 kB\nNode ${n} MemFree:        4000000 kB\n`);
   }
   return root;
 }
+
+describe("runNodeAgent memory manager start-up", () => {
+  it("checks --reserved-memory in 1.23's words, writes memory_manager_state, then refuses a changed policy and a corrupt file naming it", async () => {
+    const { dir, paths } = host();
+    const p = { ...paths, sysfs: numaSysfs(dir, 2) };
+    const missing = await run(["--memory-manager-policy=Static"], p, dir);
+    expect(missing.code).toBe(1);
+    expect(missing.err).toContain('the total amount \\"0\\" of type \\"memory\\" is not equal to the value \\"100Mi\\" determined by Node Allocatable feature');
+    const nowhere = await run(["--memory-manager-policy=Static", "--reserved-memory=2:memory=100Mi"], p, dir);
+    expect(nowhere.err).toContain("the reserved memory configuration references a NUMA node 2 that does not exist on this machine");
+    const ok = await run(["--memory-manager-policy=Static", "--system-reserved=memory=1Gi", "--reserved-memory=0:memory=1Gi", "--reserved-memory=1:memory=100Mi"], p, dir);
+    expect(ok.code, ok.err).toBe(0);
+    const file = join(dir, "root", "memory_manager_state");
+    expect(JSON.parse(readFileSync(file, "utf8"))).toMatchObject({
+      policyName: "Static",
+      machineState: { "0": { memoryMap: { memory: { total: 4 * 2 ** 30, systemReserved: 2 ** 30 } } }, "1": { memoryMap: { memory: { total: 4 * 2 ** 30, systemReserved: 100 * 2 ** 20 } } } },
+    });
+    const changed = await run([], p, dir);
+    expect(changed.code).toBe(1);
+    expect(changed.err).toContain('start memory manager error: could not restore state from checkpoint: [memorymanager] configured policy \\"None\\" differs from state checkpoint policy \\"Static\\"');
+    expect(changed.err).toContain(file);
+    writeFileSync(file, readFileSync(file, "utf8").replace('"numberOfAssignments":0', '"numberOfAssignments":2'));
+    const corrupt = await run(["--memory-manager-policy=Static", "--system-reserved=memory=1Gi", "--reserved-memory=0:memory=1Gi", "--reserved-memory=1:memory=100Mi"], p, dir);
+    expect(corrupt.code).toBe(1);
+    expect(corrupt.err).toContain("start memory manager error: could not restore state from checkpoint: checkpoint is corrupted, please drain this node and delete the memory manager checkpoint file");
+    expect(corrupt.err).toContain(file);
+  });
+});
 
 describe("runNodeAgent topology manager start-up", () => {
   it("starts with single-numa-node and pod scope on 2 NUMA nodes, and refuses more than 8", async () => {

@@ -9,7 +9,7 @@ import { readFile } from "node:fs/promises";
 import { isIP } from "node:net";
 import { hostname as osHostname } from "node:os";
 import { join } from "node:path";
-import { mustParseQuantity, parseQuantity, quantityMilliValue, quantityToNumber } from "@skiff/flags";
+import { formatQuantity, mustParseQuantity, newQuantity, parseQuantity, quantityMilliValue, quantityToNumber } from "@skiff/flags";
 import type { PodResourcesServer } from "./podresources/index.js";
 import { podResourcesProviders, podResourcesSocketPath, startPodResourcesServer } from "./podresources/index.js";
 import type { ClusterClients } from "./cluster/index.js";
@@ -32,6 +32,7 @@ import { startServers } from "./server/index.js";
 import { AgentStats } from "./stats/agent-stats.js";
 import { EvictionManager, parseThresholdConfig } from "./eviction/index.js";
 import { ImageGCManager } from "./images/index.js";
+import { hugePageSizes, readMachineHugePages } from "./cm/hugepages.js";
 import { effectiveHairpinMode, execIPTables, initNetworkUtil, networkUtilUnavailable } from "./cm/network-util.js";
 
 /** Where {@link runNodeAgent} writes and how it is told to stop. */
@@ -73,6 +74,8 @@ export interface HostPaths {
   readonly cgroupFs?: string;
   /** sysfs, where the CPU manager reads the CPU topology. @defaultValue `/sys` */
   readonly sysfs?: string;
+  /** The cgroup `--system-cgroups` takes processes from (tests: a private subtree). @defaultValue `/`, the root cgroup */
+  readonly systemCgroupsSource?: string;
 }
 
 /**
@@ -96,7 +99,7 @@ export async function setUpNode(o: NodeAgentOptions, log: Logger, paths: HostPat
     const nofile = await setMaxOpenFiles(c.maxOpenFiles);
     if (nofile !== undefined) log.error("Failed to set rlimit on max file handles", { err: nofile });
   }
-  const machine = await readMachineResources(o.flags.rootDir);
+  const machine = await readMachineResources(o.flags.rootDir, paths.sysfs);
   const pidMax = await readFile(join(paths.procSys ?? "/proc/sys", "kernel", "pid_max"), "utf8").then((t) => BigInt(t.trim()), () => 0n);
   await setupKernelTunables(c.protectKernelDefaults, paths.procSys, (m) => log.info(m));
   if (c.reservedSystemCPUs !== "") log.info("Option --reserved-cpus is specified, it will overwrite the cpu setting in KubeReserved and SystemReserved", { kubeReservedCPUs: c.clusterReserved.cpu ?? "", systemReservedCPUs: c.systemReserved.cpu ?? "" });
@@ -105,13 +108,6 @@ export async function setUpNode(o: NodeAgentOptions, log: Logger, paths: HostPat
     const q = parseQuantity(v ?? "0");
     return sum + (q.ok ? quantityMilliValue(q.value) : 0n);
   }, 0n);
-  if (c.agentCgroups !== "") {
-    // --agent-cgroups: this process runs in that cgroup (created when missing), as 1.23's
-    // ensureProcessInContainerWithOOMScore for --kubelet-cgroups.
-    const cgroups = new CgroupManager(paths.cgroupFs === undefined ? {} : { root: paths.cgroupFs });
-    await cgroups.moveProcess(parseCgroupfsToCgroupName(c.agentCgroups), paths.agentPid ?? process.pid);
-    log.info("Moved the node agent into its cgroup", { cgroup: c.agentCgroups });
-  }
   return ContainerManager.start({
     cgroupsPerQOS: c.cgroupsPerQOS,
     cgroupRoot: c.cgroupRoot,
@@ -126,7 +122,8 @@ export async function setUpNode(o: NodeAgentOptions, log: Logger, paths: HostPat
     clusterReservedCgroup: c.clusterReservedCgroup,
     qosReserved: c.qosReserved,
     qosReservedEnabled: o.featureGates.enabled("QOSReserved"),
-    capacity: { cpuMilli: BigInt(machine.cpuCores) * 1000n, memoryBytes: BigInt(machine.memoryBytes), pids: pidMax },
+    capacity: { cpuMilli: BigInt(machine.cpuCores) * 1000n, memoryBytes: BigInt(machine.memoryBytes), pids: pidMax, hugePages: new Map(Object.entries(machine.hugePages ?? {}).map(([k, v]) => [k, BigInt(v)])) },
+    hugePageSizes: hugePageSizes(readMachineHugePages(paths.sysfs)),
     ...(paths.cgroupFs !== undefined ? { cgroupFsRoot: paths.cgroupFs } : {}),
     log: (m, level = 0) => (level === 0 ? log.info(m) : log.v(level).info(m)),
     cpuManager: {
@@ -139,8 +136,56 @@ export async function setUpNode(o: NodeAgentOptions, log: Logger, paths: HostPat
       stateDir: o.flags.rootDir,
       ...(paths.sysfs !== undefined ? { sysfsRoot: paths.sysfs } : {}),
     },
+    // 1.23 builds the memory manager only with its gate (beta, on by default).
+    ...(o.featureGates.enabled("MemoryManager")
+      ? {
+          memoryManager: {
+            policy: c.memoryManagerPolicy,
+            reservedMemory: c.reservedMemory,
+            nodeAllocatableReservation: memoryAllocatableReservation(c, machine.memoryBytes, o.flags.experimentalAllocatableIgnoreEviction),
+            stateDir: o.flags.rootDir,
+            machineMemoryBytes: machine.memoryBytes,
+            ...(paths.sysfs !== undefined ? { sysfsRoot: paths.sysfs } : {}),
+          },
+        }
+      : {}),
     topologyManager: { policy: c.topologyManagerPolicy, scope: c.topologyManagerScope },
+    systemContainers: {
+      agentCgroups: c.agentCgroups,
+      runtimeCgroups: o.flags.runtimeCgroups,
+      systemCgroups: c.systemCgroups,
+      runtimeEndpoint: o.flags.containerRuntimeEndpoint !== "" ? o.flags.containerRuntimeEndpoint : defaultContainerRuntimeEndpoint,
+      oomScoreAdj: c.oomScoreAdj,
+      ...(paths.agentPid !== undefined ? { agentPid: paths.agentPid } : {}),
+      ...(paths.proc !== undefined ? { proc: paths.proc } : {}),
+      ...(paths.systemCgroupsSource !== undefined ? { systemSource: paths.systemCgroupsSource } : {}),
+    },
   });
+}
+
+/**
+ * The node allocatable reservation of the memory types, as the quantities that add up to it in
+ * 1.23's order: `--system-reserved`, `--cluster-reserved` (the kubelet's kube-reserved), then the
+ * hard eviction threshold `memory.available` (a percentage of the machine's memory; none with
+ * `--experimental-allocatable-ignore-eviction`). What `--reserved-memory` must add up to.
+ * @see pkg/kubelet/cm/node_container_manager_linux.go (GetNodeAllocatableReservation, hardEvictionReservation) in kubernetes/kubernetes v1.23
+ */
+export function memoryAllocatableReservation(
+  c: Pick<NodeAgentOptions["config"], "systemReserved" | "clusterReserved" | "evictionHard">,
+  machineMemoryBytes: number,
+  ignoreEviction: boolean,
+): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  const add = (name: string, v: string) => (out[name] ??= []).push(v);
+  for (const list of [c.systemReserved, c.clusterReserved]) {
+    for (const [name, v] of Object.entries(list)) if (name === "memory" || name.startsWith("hugepages-")) add(name, v);
+  }
+  const hard = c.evictionHard["memory.available"];
+  if (!ignoreEviction && hard !== undefined) {
+    if (hard.endsWith("%")) add("memory", formatQuantity(newQuantity(BigInt(Math.floor(machineMemoryBytes * (Number(hard.slice(0, -1)) / 100))), "BinarySI")));
+    else add("memory", hard);
+  }
+  return out;
 }
 
 /**
@@ -151,9 +196,9 @@ export async function setUpNode(o: NodeAgentOptions, log: Logger, paths: HostPat
  * manager / CPU manager as the resource managers (reconciled every `--cpu-manager-reconcile-period`,
  * or `--node-status-update-frequency` when that is 0, as 1.23).
  */
-export async function podResourceOptionsFrom(o: NodeAgentOptions, containerManager: ContainerManager | undefined): Promise<Pick<PodRuntimeOptions, "containerResources" | "nodeAllocatable" | "podCgroups" | "resourceManagers" | "resourceManagerReconcilePeriodMs">> {
+export async function podResourceOptionsFrom(o: NodeAgentOptions, containerManager: ContainerManager | undefined, sysfs?: string): Promise<Pick<PodRuntimeOptions, "containerResources" | "nodeAllocatable" | "podCgroups" | "resourceManagers" | "resourceManagerReconcilePeriodMs">> {
   const c = o.config;
-  const machine = await readMachineResources(o.flags.rootDir);
+  const machine = await readMachineResources(o.flags.rootDir, sysfs);
   const { allocatable } = computeNodeResources(machine, {
     maxPods: c.maxPods,
     podsPerCore: c.podsPerCore,
@@ -171,15 +216,17 @@ export async function podResourceOptionsFrom(o: NodeAgentOptions, containerManag
       cpuCFSQuota: c.cpuCFSQuota,
       cpuCFSQuotaPeriodUs: c.cpuCFSQuotaPeriod.nanoseconds / 1000n,
       customCPUCFSQuotaPeriod: o.featureGates.enabled("CustomCPUCFSQuotaPeriod"),
+      hugePageSizes: hugePageSizes(readMachineHugePages(sysfs)),
     },
     nodeAllocatable: {
       cpuMilli: milli(allocatable.cpu),
       memoryBytes: milli(allocatable.memory) / 1000n,
       pods: Number(milli(allocatable.pods) / 1000n),
       ...(allocatable["ephemeral-storage"] !== undefined ? { ephemeralStorageBytes: milli(allocatable["ephemeral-storage"]) / 1000n } : {}),
+      hugePages: new Map(Object.entries(allocatable).filter(([k]) => k.startsWith("hugepages-")).map(([k, v]) => [k, milli(v) / 1000n])),
     },
     ...(containerManager && containerManager.cgroupVersion !== "none" ? { podCgroups: containerManager } : {}),
-    ...(containerManager?.topologyManager && (containerManager.topologyManager.policy !== "none" || containerManager.topologyManager.cpuManager.policy !== "none")
+    ...(containerManager?.topologyManager && (containerManager.topologyManager.policy !== "none" || containerManager.topologyManager.cpuManager.policy !== "none" || containerManager.memoryManager?.policy === "Static")
       ? { resourceManagers: containerManager.topologyManager, resourceManagerReconcilePeriodMs: c.cpuManagerReconcilePeriod.ms > 0 ? c.cpuManagerReconcilePeriod.ms : c.nodeStatusUpdateFrequency.ms }
       : {}),
   };
@@ -494,6 +541,7 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
   let podResources: PodResourcesServer | undefined;
   let cluster: ClusterMode | undefined;
   let csi: CsiSupport | undefined;
+  let containerManager: ContainerManager | undefined;
   let stats: AgentStats | undefined;
   let eviction: EvictionManager | undefined;
   let imageGC: ImageGCManager | undefined;
@@ -528,8 +576,8 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
       ? createEventRecorder(eventClient, nodeName)
       : undefined;
     const podEvents = onEvent ? { onEvent } : {};
-    const containerManager = await setUpNode(o, root.withName("cm"), io.hostPaths);
-    const resources = await podResourceOptionsFrom(o, containerManager);
+    containerManager = await setUpNode(o, root.withName("cm"), io.hostPaths);
+    const resources = await podResourceOptionsFrom(o, containerManager, io.hostPaths?.sysfs);
     // ConfigMaps and Secrets of the pods (API-server mode), per configMapAndSecretChangeDetectionStrategy.
     const strategy = o.config.configMapAndSecretChangeDetectionStrategy;
     if (!isChangeDetectionStrategy(strategy)) throw new Error(`unknown configmap and secret manager mode: ${strategy}`);
@@ -626,6 +674,7 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
       const r = await runtime.runOnce(o.config.runtimeRequestTimeout.ms);
       for (const p of r.pods) log.info(p.ok ? "Started pod" : "Failed to start pod", { pod: `${p.namespace}/${p.name}`, phase: p.phase, ...(p.message !== undefined ? { message: p.message } : {}) });
       await runtime.stop();
+      containerManager.stop();
       lock?.release();
       if (r.error !== undefined) return failed(r.error);
       return r.ok ? 0 : 1;
@@ -682,6 +731,7 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
     io.onReady?.(servers);
   } catch (e) {
     await csi?.stop().catch(() => {});
+    containerManager?.stop();
     clusterStop.abort();
     cluster?.stop();
     if (!cluster) {
@@ -715,6 +765,7 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
   await podResources?.close().catch(() => {});
   await servers.close().catch((e: unknown) => log.error("Failed to stop servers", { err: e }));
   await runtime.stop().catch((e: unknown) => log.error("Failed to stop pod runtime", { err: e }));
+  containerManager?.stop();
   lock?.release();
   return 0;
 }

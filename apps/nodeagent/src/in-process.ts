@@ -78,6 +78,16 @@ export async function startInProcessNodeAgent(argv: readonly string[], deps: InP
   const o = loaded.value;
   const c = o.config;
   const refused = unsupportedSettings({ ...c, runtimeCgroups: o.flags.runtimeCgroups });
+  // An in-process agent shares its host's process and runs no container manager (setUpNode).
+  const hostOnly: Array<[string, string, string]> = [
+    ["--agent-cgroups", c.agentCgroups, ""],
+    ["--runtime-cgroups", o.flags.runtimeCgroups, ""],
+    ["--system-cgroups", c.systemCgroups, ""],
+    ["--memory-manager-policy", c.memoryManagerPolicy, "None"],
+    ["--cpu-manager-policy", c.cpuManagerPolicy, "none"],
+    ["--topology-manager-policy", c.topologyManagerPolicy, "none"],
+  ];
+  for (const [flag, value, none] of hostOnly) if (value !== none) refused.push(`${flag}=${value} is not supported by an in-process node agent (it runs no container manager); leave it unset`);
   if (refused.length > 0) throw new Error(refused.join("; "));
   const root = createLogger(
     {

@@ -4,8 +4,10 @@
  * - issue 6: start to healthy (spawn → `/healthz` 200, median of several starts, target < 500 ms),
  *   idle RSS (target < 120 MiB), pods started per second on the process CRI server (N static pods
  *   dropped into the manifest directory → all Running in the read-only `/pods`, target ≥ 50/s);
- * - issue 16: pod start latency (`POST /manifests` → Running, one pod at a time) with cgroups per
- *   QoS on beside `--cgroups-per-qos=false` (interleaved runs: off, on, off, on, off; target < 10 %
+ * - issue 16: pod start latency (`POST /manifests` → Running, one pod at a time, Guaranteed pods of
+ *   50m CPU and 16Mi) with cgroups per QoS and the managers on (static CPU manager with
+ *   `--reserved-cpus=0`, Static memory manager, best-effort topology manager) beside
+ *   `--cgroups-per-qos=false` and no managers (interleaved runs: off, on, off, on, off; target < 10 %
  *   slower; needs root),
  *   and the agent's RSS with the N pods running (target < 150 MiB);
  * - issue 18: exec round trip, measured as `POST /run/{ns}/{pod}/{container}?cmd=true` on the main
@@ -292,6 +294,8 @@ interface PodItem {
  * `/pods` (polled every 5 ms). Returns the latencies in ms.
  */
 async function podStartLatencies(dir: string, nodeName: string, extra: readonly string[], containerdEndpoint?: string): Promise<number[]> {
+  // Guaranteed pods: the memory manager pins their memory and the topology manager merges hints.
+  const resources = { requests: { cpu: "50m", memory: "16Mi" }, limits: { cpu: "50m", memory: "16Mi" } };
   mkdirSync(dir, { recursive: true });
   const cri = containerdEndpoint === undefined ? await startCRI(dir) : undefined;
   const a = await startAgent(dir, nodeName, cri?.endpoint ?? containerdEndpoint ?? "", extra);
@@ -300,7 +304,7 @@ async function podStartLatencies(dir: string, nodeName: string, extra: readonly 
     await untilHealthy(a);
     const startOne = async (podName: string): Promise<number> => {
       const t0 = nowMs();
-      const r = await httpsCall(a.port, "POST", "/manifests", JSON.stringify({ apiVersion: "v1", kind: "Pod", metadata: { name: podName }, spec: { terminationGracePeriodSeconds: 0, containers: [{ name: "main", image: "busybox", imagePullPolicy: "IfNotPresent", command: ["sh", "-c", "sleep 3600"] }] } }));
+      const r = await httpsCall(a.port, "POST", "/manifests", JSON.stringify({ apiVersion: "v1", kind: "Pod", metadata: { name: podName }, spec: { terminationGracePeriodSeconds: 0, containers: [{ name: "main", image: "busybox", imagePullPolicy: "IfNotPresent", command: ["sh", "-c", "sleep 3600"], resources }] } }));
       if (r.status !== 201) throw new Error(`POST /manifests ${podName}: ${String(r.status)} ${r.body}`);
       const created = JSON.parse(r.body) as PodItem;
       const name = created.metadata?.name ?? podName;
@@ -389,15 +393,16 @@ async function removePods(a: Agent, names: readonly string[]): Promise<void> {
  * (the process CRI server, one per agent run, or the given containerd endpoint).
  */
 async function podStartLatencyRows(dir: string, suffix: string, runtime: string, containerdEndpoint?: string): Promise<BenchRow[]> {
-  if (process.getuid?.() !== 0) return [{ what: `pod start latency on ${runtime}, cgroups per QoS on vs off`, value: 0, unit: "ms", note: "skipped: not root (no cgroups can be created)" }];
+  if (process.getuid?.() !== 0) return [{ what: `pod start latency on ${runtime}, cgroups and managers on vs off`, value: 0, unit: "ms", note: "skipped: not root (no cgroups can be created)" }];
   const offFlags = ["--cgroups-per-qos=false", "--enforce-node-allocatable="];
+  const onFlags = ["--cpu-manager-policy=static", "--reserved-cpus=0", "--memory-manager-policy=Static", "--reserved-memory=0:memory=100Mi", "--topology-manager-policy=best-effort"];
   const tag = runtime === "containerd" ? "c" : "p";
   // Off, on, off, on, ..., off: the machine's load drifts; the runs interleave so both sides see it.
   const offRuns: number[][] = [];
   const onRuns: number[][] = [];
   for (let i = 0; i <= latencyRounds; i++) {
     offRuns.push(await podStartLatencies(join(dir, `lat-${tag}-off${String(i)}`), `bench-l${tag}o${String(i)}-${suffix}`, offFlags, containerdEndpoint));
-    if (i < latencyRounds) onRuns.push(await podStartLatencies(join(dir, `lat-${tag}-on${String(i)}`), `bench-l${tag}n${String(i)}-${suffix}`, [], containerdEndpoint));
+    if (i < latencyRounds) onRuns.push(await podStartLatencies(join(dir, `lat-${tag}-on${String(i)}`), `bench-l${tag}n${String(i)}-${suffix}`, onFlags, containerdEndpoint));
   }
   const off = offRuns.flat();
   const on = onRuns.flat();
@@ -407,13 +412,13 @@ async function podStartLatencyRows(dir: string, suffix: string, runtime: string,
   const perRun = (runs: number[][]) => runs.map((r) => median(r).toFixed(0)).join(", ");
   return [
     {
-      what: `pod start latency on ${runtime}, --cgroups-per-qos=false (median of ${String(off.length)})`,
+      what: `pod start latency on ${runtime}, --cgroups-per-qos=false, no managers (median of ${String(off.length)})`,
       value: offMs,
       unit: "ms",
       note: `baseline; run medians ${perRun(offRuns)} ms; p90 ${percentile(off, 90).toFixed(0)} ms; POST /manifests → Running in /pods, one pod at a time`,
     },
     {
-      what: `pod start latency on ${runtime}, cgroups per QoS on (median of ${String(on.length)})`,
+      what: `pod start latency on ${runtime}, cgroups per QoS + CPU/memory/topology managers on (median of ${String(on.length)})`,
       value: onMs,
       unit: "ms",
       note: `${ratio.toFixed(2)}× the baseline (${((ratio - 1) * 100).toFixed(1)} % slower); run medians ${perRun(onRuns)} ms; p90 ${percentile(on, 90).toFixed(0)} ms; target < 10 % slower: ${met(ratio < 1.1)}`,

@@ -8,6 +8,7 @@
 import { statfs } from "node:fs/promises";
 import { cpus, totalmem } from "node:os";
 import { formatQuantity, newQuantity, parseQuantity, quantityMilliValue } from "@skiff/flags";
+import { hugePageResourceNameOf, readMachineHugePages } from "../cm/hugepages.js";
 
 /** What the machine has: whole CPU cores, memory and root-dir filesystem size in bytes. */
 export interface MachineResources {
@@ -15,13 +16,16 @@ export interface MachineResources {
   readonly memoryBytes: number;
   /** Size of the filesystem holding `--root-dir`; 0 when unknown (then no `ephemeral-storage`). */
   readonly rootfsBytes: number;
+  /** Hugepages by resource name (`hugepages-2Mi`) → bytes (pages × page size), every size the machine supports. @defaultValue none */
+  readonly hugePages?: Readonly<Record<string, number>>;
 }
 
 /**
- * Reads the machine's resources: `os.cpus().length`, `os.totalmem()` and `statfs(rootDir)`
- * (blocks × block size). Never throws: an unreadable `rootDir` gives `rootfsBytes: 0`.
+ * Reads the machine's resources: `os.cpus().length`, `os.totalmem()`, `statfs(rootDir)`
+ * (blocks × block size) and the hugepages of `<sysfsRoot>/kernel/mm/hugepages` (cAdvisor's
+ * HugePages). Never throws: an unreadable `rootDir` gives `rootfsBytes: 0`.
  */
-export async function readMachineResources(rootDir: string): Promise<MachineResources> {
+export async function readMachineResources(rootDir: string, sysfsRoot = "/sys"): Promise<MachineResources> {
   let rootfsBytes = 0;
   try {
     const s = await statfs(rootDir);
@@ -29,7 +33,9 @@ export async function readMachineResources(rootDir: string): Promise<MachineReso
   } catch {
     rootfsBytes = 0;
   }
-  return { cpuCores: Math.max(1, cpus().length), memoryBytes: totalmem(), rootfsBytes };
+  const hugePages: Record<string, number> = {};
+  for (const h of readMachineHugePages(sysfsRoot)) hugePages[hugePageResourceNameOf(h.pageSizeBytes)] = Number(h.pageSizeBytes * h.numPages);
+  return { cpuCores: Math.max(1, cpus().length), memoryBytes: totalmem(), rootfsBytes, hugePages };
 }
 
 /** Capacity and allocatable as v1 ResourceLists (quantity strings). */
@@ -87,7 +93,8 @@ function formatMilli(name: string, milli: bigint): string {
  *   (omitted when unknown);
  * - allocatable = capacity − systemReserved − clusterReserved − hard eviction thresholds
  *   (`memory.available` → memory, `nodefs.available` → ephemeral-storage; percentages of capacity),
- *   never below zero. Reservations of resources the node does not have are ignored; unparsable
+ *   never below zero; `hugepages-<size>` = pages × size from the machine, allocatable memory less
+ *   every hugepage size's capacity. Reservations of resources the node does not have are ignored; unparsable
  *   quantities count as zero (the options layer validated them). Pure; does not mutate its inputs.
  *
  * @see pkg/kubelet/nodestatus/setters.go (MachineInfo) in kubernetes/kubernetes v1.23
@@ -104,6 +111,7 @@ export function computeNodeResources(machine: MachineResources, settings: NodeRe
   if (settings.podsPerCore > 0) pods = Math.min(machine.cpuCores * settings.podsPerCore, settings.maxPods);
   capacity.set("pods", BigInt(pods) * 1000n);
   if (machine.rootfsBytes > 0) capacity.set("ephemeral-storage", BigInt(Math.floor(machine.rootfsBytes)) * 1000n);
+  for (const [name, bytes] of Object.entries(machine.hugePages ?? {})) capacity.set(name, BigInt(Math.floor(bytes)) * 1000n);
 
   const reservation: MilliList = new Map();
   const add = (name: string, milli: bigint | undefined) => {
@@ -120,6 +128,8 @@ export function computeNodeResources(machine: MachineResources, settings: NodeRe
       add(resource, thresholdMilli(v, cap));
     }
   }
+  // Every hugepage size's capacity comes out of allocatable memory (setters.go MachineInfo).
+  for (const [name, milli] of capacity) if (name.startsWith("hugepages-")) add("memory", milli);
   const capOut: Record<string, string> = {};
   const allocOut: Record<string, string> = {};
   for (const [name, milli] of capacity) {

@@ -1,6 +1,8 @@
+import { execFile } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, realpathSync, statfsSync, statSync } from "node:fs";
 import { mkdir, readdir, readFile, rm, rmdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { hugePageSizes, hugePageUnitSize, readMachineHugePages } from "./hugepages.js";
 
 /**
  * The limits written to one cgroup; absent fields are left as they are. Units: CPU shares (cgroup
@@ -14,6 +16,11 @@ export interface ResourceConfig {
   cpuPeriod?: bigint;
   memory?: bigint;
   pidsLimit?: bigint;
+  /**
+   * Hugetlb limits: page size in bytes → limit in bytes. When set, every page size of the
+   * machine is written (0 for those not in the map), as 1.23's toResources.
+   */
+  hugePageLimit?: ReadonlyMap<bigint, bigint>;
 }
 
 /** A cgroup name: its path components below the hierarchy root (`["kubepods", "burstable"]`); `[]` is the root. */
@@ -22,6 +29,37 @@ export type CgroupName = readonly string[];
 /** The cgroupfs path of a name: `/` + components joined (`/kubepods/burstable`); `/` for the root. */
 export function cgroupNameToCgroupfs(name: CgroupName): string {
   return `/${name.join("/")}`;
+}
+
+/**
+ * The systemd form of a cgroup name, expanded into its cgroupfs path: each component with `-`
+ * replaced by `_`, joined by `-` into a slice name, then expanded into its parent slices:
+ * `["kubepods", "burstable", "pod12-34"]` → `/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod12_34.slice`;
+ * `[]` → `/`.
+ * @see pkg/kubelet/cm/cgroup_manager_linux.go (CgroupName.ToSystemd), libcontainer systemd.ExpandSlice in kubernetes/kubernetes v1.23
+ */
+export function cgroupNameToSystemd(name: CgroupName): string {
+  if (name.length === 0 || (name.length === 1 && name[0] === "")) return "/";
+  const parts = name.map((p) => p.replaceAll("-", "_"));
+  let path = "";
+  let prefix = "";
+  for (const p of parts) {
+    prefix = prefix === "" ? p : `${prefix}-${p}`;
+    path += `/${prefix}.slice`;
+  }
+  return path;
+}
+
+/**
+ * Parses a systemd slice (`/kubepods.slice/kubepods-burstable.slice`, or its last part) into a
+ * cgroup name (`["kubepods", "burstable"]`), `_` back to `-`.
+ * @see pkg/kubelet/cm/cgroup_manager_linux.go (ParseSystemdToCgroupName) in kubernetes/kubernetes v1.23
+ */
+export function parseSystemdToCgroupName(path: string): CgroupName {
+  const base = path.split("/").filter(Boolean).pop() ?? "";
+  const driverName = base.endsWith(".slice") ? base.slice(0, -".slice".length) : base;
+  if (driverName === "") return [];
+  return driverName.split("-").map((p) => p.replaceAll("_", "-"));
 }
 
 /**
@@ -52,6 +90,16 @@ export class CgroupError extends Error {
 export interface CgroupManagerOptions {
   /** The cgroup mount root. @defaultValue `/sys/fs/cgroup` */
   readonly root?: string;
+  /** The machine's hugepage sizes (`1GB`, `2MB`), as libcontainer's HugePageSizes. @defaultValue read from `/sys/kernel/mm/hugepages` */
+  readonly hugePageSizes?: readonly string[];
+  /**
+   * `cgroupfs` (names are paths) or `systemd` (names are slices, created and stopped through
+   * systemd's D-Bus API with `busctl`; limits are then written to their cgroup files, as
+   * libcontainer's systemd driver does). @defaultValue `cgroupfs`
+   */
+  readonly driver?: "cgroupfs" | "systemd";
+  /** Runs `busctl` with these arguments (tests). @defaultValue the `busctl` binary */
+  readonly busctl?: (args: readonly string[]) => Promise<void>;
 }
 
 /** v1 subsystems whose files the manager writes; each pod cgroup is also created in every other mounted hierarchy. */
@@ -69,9 +117,10 @@ export function cpuSharesToWeight(shares: bigint): bigint {
 /**
  * The cgroupfs driver: creates, updates, lists and removes cgroups by writing the cgroup
  * filesystem directly, for cgroup v1 (one hierarchy per subsystem: `cpu.shares`,
- * `cpu.cfs_period_us`, `cpu.cfs_quota_us`, `memory.limit_in_bytes`, `pids.max`; `cpuset.cpus`
+ * `cpu.cfs_period_us`, `cpu.cfs_quota_us`, `memory.limit_in_bytes`, `pids.max`,
+ * `hugetlb.<size>.limit_in_bytes`; `cpuset.cpus`
  * and `cpuset.mems` copied from the parent) and v2 (unified: `cpu.weight`, `cpu.max`,
- * `memory.max`, `pids.max`, controllers enabled in the parents' `cgroup.subtree_control`). The
+ * `memory.max`, `pids.max`, `hugetlb.<size>.max`, controllers enabled in the parents' `cgroup.subtree_control`). The
  * version is detected: v2 when `<root>/cgroup.controllers` exists.
  *
  * @see pkg/kubelet/cm/cgroup_manager_linux.go (cgroupManagerImpl) in kubernetes/kubernetes v1.23
@@ -80,6 +129,11 @@ export class CgroupManager {
   readonly root: string;
   /** `v1` (per-subsystem hierarchies) or `v2` (unified). */
   readonly version: "v1" | "v2";
+  /** The machine's hugepage sizes (`1GB`, `2MB`). */
+  readonly hugePageSizes: readonly string[];
+  /** The cgroup driver. */
+  readonly driver: "cgroupfs" | "systemd";
+  readonly #busctl: (args: readonly string[]) => Promise<void>;
   // v1: hierarchy directories (one per mount, `unified` excluded) and subsystem → directory.
   readonly #hierarchies: string[] = [];
   readonly #subsystems = new Map<string, string>();
@@ -90,6 +144,9 @@ export class CgroupManager {
   /** @throws CgroupError `CgroupsUnavailable` when no cgroup hierarchy is mounted under the root. */
   constructor(o: CgroupManagerOptions = {}) {
     this.root = o.root ?? "/sys/fs/cgroup";
+    this.hugePageSizes = o.hugePageSizes ?? hugePageSizes(readMachineHugePages());
+    this.driver = o.driver ?? "cgroupfs";
+    this.#busctl = o.busctl ?? runBusctl;
     this.version = existsSync(join(this.root, "cgroup.controllers")) ? "v2" : "v1";
     if (this.version === "v2") return;
     const seen = new Set<string>();
@@ -123,20 +180,22 @@ export class CgroupManager {
 
   /** The directories a cgroup has (one per v1 hierarchy, one on v2). */
   paths(name: CgroupName): string[] {
-    if (this.version === "v2") return [join(this.root, ...name)];
-    return this.#hierarchies.map((h) => join(h, ...name));
+    const fs = this.#fs(name);
+    if (this.version === "v2") return [join(this.root, ...fs)];
+    return this.#hierarchies.map((h) => join(h, ...fs));
   }
 
   /** The directory of `name` for a v1 subsystem (`cpu`, `memory`...), or the unified one on v2; undefined when not mounted. */
   subsystemPath(subsystem: string, name: CgroupName): string | undefined {
-    if (this.version === "v2") return join(this.root, ...name);
+    const fs = this.#fs(name);
+    if (this.version === "v2") return join(this.root, ...fs);
     const h = this.#subsystems.get(subsystem);
-    return h === undefined ? undefined : join(h, ...name);
+    return h === undefined ? undefined : join(h, ...fs);
   }
 
   /** Whether the cgroup exists (on v1: in the cpu, cpuset, memory and pids hierarchies that are mounted). */
   exists(name: CgroupName): boolean {
-    if (this.version === "v2") return existsSync(join(this.root, ...name));
+    if (this.version === "v2") return existsSync(join(this.root, ...this.#fs(name)));
     return v1Writable.every((s) => {
       const p = this.subsystemPath(s, name);
       return p === undefined || existsSync(p);
@@ -148,7 +207,9 @@ export class CgroupManager {
    * @throws CgroupError `CgroupWriteFailed` naming the file that could not be written.
    */
   async create(name: CgroupName, rc: ResourceConfig = {}): Promise<void> {
-    if (this.version === "v2") {
+    if (this.driver === "systemd") {
+      await this.#createSlices(name);
+    } else if (this.version === "v2") {
       await this.#enableControllersV2(name);
       await mkdir(join(this.root, ...name), { recursive: true }).catch((err: unknown) => {
         throw new CgroupError("CgroupWriteFailed", `failed to create cgroup ${cgroupNameToCgroupfs(name)}: ${(err as Error).message}`, { cause: err });
@@ -202,12 +263,34 @@ export class CgroupManager {
       if (rc.memory !== undefined && rc.memory !== 0n) await w("memory", "memory.max", rc.memory < 0n ? "max" : String(rc.memory));
     }
     if (rc.pidsLimit !== undefined && rc.pidsLimit !== 0n) await w("pids", "pids.max", rc.pidsLimit > 0n ? String(rc.pidsLimit) : "max");
+    if (rc.hugePageLimit !== undefined && this.#hugetlbAvailable()) {
+      const limits = new Map<string, bigint>();
+      for (const [size, limit] of rc.hugePageLimit) {
+        try {
+          limits.set(hugePageUnitSize(size), limit);
+        } catch {
+          // An invalid page size is skipped, as 1.23 (logged there).
+        }
+      }
+      for (const size of this.hugePageSizes) if (!limits.has(size)) limits.set(size, 0n);
+      for (const [size, limit] of limits) await w("hugetlb", this.version === "v1" ? `hugetlb.${size}.limit_in_bytes` : `hugetlb.${size}.max`, String(limit));
+    }
+  }
+
+  // hugetlb is optional: v1 needs its hierarchy mounted, v2 the controller at the root.
+  #hugetlbAvailable(): boolean {
+    if (this.version === "v1") return this.#subsystems.has("hugetlb");
+    try {
+      return readFileSync(join(this.root, "cgroup.controllers"), "utf8").split(/\s+/).includes("hugetlb");
+    } catch {
+      return false;
+    }
   }
 
   /** The directories {@link destroy} removes: {@link paths} and, on a v1 hybrid host, the unified hierarchy's. */
   allPaths(name: CgroupName): string[] {
     const out = this.paths(name);
-    if (this.#unified !== undefined) out.push(join(this.#unified, ...name));
+    if (this.#unified !== undefined) out.push(join(this.#unified, ...this.#fs(name)));
     return out;
   }
 
@@ -217,6 +300,10 @@ export class CgroupManager {
    * @throws CgroupError `CgroupBusy` when a cgroup still has processes.
    */
   async destroy(name: CgroupName): Promise<void> {
+    if (this.driver === "systemd" && name.length > 0) {
+      const unit = cgroupNameToSystemd(name).split("/").pop() ?? "";
+      await this.#busctl(["call", "org.freedesktop.systemd1", "/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager", "StopUnit", "ss", unit, "replace"]).catch(() => undefined);
+    }
     for (const dir of this.allPaths(name)) await removeTree(dir);
   }
 
@@ -225,7 +312,13 @@ export class CgroupManager {
     const out = new Set<string>();
     for (const dir of this.allPaths(name)) {
       const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-      for (const e of entries) if (e.isDirectory()) out.add(e.name);
+      for (const e of entries) {
+        if (!e.isDirectory()) continue;
+        // systemd: a child slice's name is its last component (`pod<uid>`, `-` restored).
+        if (this.driver === "systemd") {
+          if (e.name.endsWith(".slice")) out.add(parseSystemdToCgroupName(e.name).at(-1) ?? e.name);
+        } else out.add(e.name);
+      }
     }
     return [...out].sort();
   }
@@ -253,6 +346,26 @@ export class CgroupManager {
       return readFileSync(join(dir, file), "utf8").trim();
     } catch {
       return undefined;
+    }
+  }
+
+  // The path components of a name under a hierarchy: itself (cgroupfs) or its expanded slices (systemd).
+  #fs(name: CgroupName): string[] {
+    return this.driver === "systemd" ? cgroupNameToSystemd(name).split("/").filter(Boolean) : [...name];
+  }
+
+  // libcontainer's systemd Apply for slices: one transient slice unit per level (its parent is
+  // implied by the name); an existing unit is fine.
+  async #createSlices(name: CgroupName): Promise<void> {
+    for (let i = 1; i <= name.length; i++) {
+      const unit = cgroupNameToSystemd(name.slice(0, i)).split("/").pop() ?? "";
+      if (this.exists(name.slice(0, i))) continue;
+      const props = ["Description", "s", `nodeagent ${unit}`, "DefaultDependencies", "b", "false", "CPUAccounting", "b", "true", "MemoryAccounting", "b", "true", "TasksAccounting", "b", "true"];
+      try {
+        await this.#busctl(["call", "org.freedesktop.systemd1", "/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager", "StartTransientUnit", "ssa(sv)a(sa(sv))", unit, "replace", String(props.length / 3), ...props, "0"]);
+      } catch (err) {
+        if (!/already exists|UnitExists/i.test((err as Error).message)) throw new CgroupError("CgroupWriteFailed", `failed to create systemd slice ${unit}: ${(err as Error).message}`, { cause: err });
+      }
     }
   }
 
@@ -293,6 +406,16 @@ export class CgroupManager {
       }
     }
   }
+}
+
+// busctl from systemd; its stderr is the error message.
+function runBusctl(args: readonly string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile("busctl", [...args], { timeout: 30_000 }, (err, _stdout, stderr) => {
+      if (err) reject(new Error(stderr.trim() || err.message));
+      else resolve();
+    });
+  });
 }
 
 async function removeTree(dir: string): Promise<void> {

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Container, Pod } from "@skiff/api-types";
 import { afterEach, describe, expect, it } from "vitest";
-import { CgroupManager, cpuSharesToWeight } from "./cgroup-manager.js";
+import { CgroupManager, cgroupNameToSystemd, cpuSharesToWeight, parseSystemdToCgroupName } from "./cgroup-manager.js";
 import { ContainerManager, type ContainerManagerOptions } from "./container-manager.js";
 import { cgroupMilliCPUToShares, resourceConfigForPod } from "./helpers.js";
 
@@ -70,11 +70,11 @@ function options(root: string, over: Partial<ContainerManagerOptions> = {}): Con
 describe("resourceConfigForPod", () => {
   const s = { enforceCPULimits: true, cpuPeriodUs: 100_000n, customCPUCFSQuotaPeriod: false };
   it.each([
-    { name: "besteffort", pod: besteffort, want: { cpuShares: 2n } },
-    { name: "burstable-no-limits", pod: pod("x", ctr("c", { cpu: "100m", memory: "100Mi" })), want: { cpuShares: 102n } },
-    { name: "burstable-with-limits", pod: pod("x", ctr("c", { cpu: "100m", memory: "100Mi" }, { cpu: "200m", memory: "200Mi" })), want: { cpuShares: 102n, cpuQuota: 20000n, cpuPeriod: 100000n, memory: 209715200n } },
-    { name: "burstable-partial-limits", pod: pod("x", ctr("a", { cpu: "100m" }, { cpu: "200m", memory: "200Mi" }), ctr("b", { cpu: "100m" })), want: { cpuShares: 204n } },
-    { name: "guaranteed", pod: pod("x", ctr("c", { cpu: "100m", memory: "100Mi" }, { cpu: "100m", memory: "100Mi" })), want: { cpuShares: 102n, cpuQuota: 10000n, cpuPeriod: 100000n, memory: 104857600n } },
+    { name: "besteffort", pod: besteffort, want: { cpuShares: 2n, hugePageLimit: new Map() } },
+    { name: "burstable-no-limits", pod: pod("x", ctr("c", { cpu: "100m", memory: "100Mi" })), want: { cpuShares: 102n, hugePageLimit: new Map() } },
+    { name: "burstable-with-limits", pod: pod("x", ctr("c", { cpu: "100m", memory: "100Mi" }, { cpu: "200m", memory: "200Mi" })), want: { cpuShares: 102n, cpuQuota: 20000n, cpuPeriod: 100000n, memory: 209715200n, hugePageLimit: new Map() } },
+    { name: "burstable-partial-limits", pod: pod("x", ctr("a", { cpu: "100m" }, { cpu: "200m", memory: "200Mi" }), ctr("b", { cpu: "100m" })), want: { cpuShares: 204n, hugePageLimit: new Map() } },
+    { name: "guaranteed", pod: pod("x", ctr("c", { cpu: "100m", memory: "100Mi" }, { cpu: "100m", memory: "100Mi" })), want: { cpuShares: 102n, cpuQuota: 10000n, cpuPeriod: 100000n, memory: 104857600n, hugePageLimit: new Map() } },
   ])("$name", ({ pod: p, want }) => expect(resourceConfigForPod(p, s)).toEqual(want));
   it("sets quota -1 without --cpu-cfs-quota, and the custom period only with its gate", () => {
     const p = pod("x", ctr("c", { cpu: "100m", memory: "100Mi" }, { cpu: "100m", memory: "100Mi" }));
@@ -184,7 +184,57 @@ describe("ContainerManager on cgroup v1 (fake root)", () => {
     await expect(ContainerManager.start(options(root, { cgroupDriver: "systemd", systemdRunning: () => false }))).rejects.toThrow(
       "--cgroup-driver=systemd: systemd is not running on this host (no /run/systemd/system); use --cgroup-driver=cgroupfs",
     );
-    await expect(ContainerManager.start(options(root, { cgroupDriver: "systemd", systemdRunning: () => true }))).rejects.toThrow("--cgroup-driver=systemd is not supported by skiff nodeagent yet");
+  });
+});
+
+describe("--cgroup-driver=systemd", () => {
+  it("names cgroups as 1.23's systemd driver", () => {
+    expect(cgroupNameToSystemd(["kubepods", "burstable", "pod12-34-ab"])).toBe("/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod12_34_ab.slice");
+    expect(cgroupNameToSystemd(["kubepods"])).toBe("/kubepods.slice");
+    expect(cgroupNameToSystemd([])).toBe("/");
+    expect(parseSystemdToCgroupName("/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod12_34_ab.slice")).toEqual(["kubepods", "burstable", "pod12-34-ab"]);
+  });
+
+  it("creates the slices through systemd (StartTransientUnit), writes their limits and hands the runtime the systemd cgroup_parent", async () => {
+    // A fake systemd: StartTransientUnit creates the slice's directory in every hierarchy, StopUnit removes it.
+    const root = fakeV1();
+    const calls: string[][] = [];
+    const busctl = async (args: readonly string[]) => {
+      calls.push([...args]);
+      const unit = args[6] ?? "";
+      const path = parseSystemdToCgroupName(unit);
+      for (const h of ["cpu", "cpuacct", "cpuset", "memory", "pids", "blkio"]) {
+        const dir = join(root, h, ...cgroupNameToSystemd(path).split("/").filter(Boolean));
+        if (args[4] === "StartTransientUnit") mkdirSync(dir, { recursive: true });
+        else rmSync(dir, { recursive: true, force: true });
+      }
+    };
+    const cm = await ContainerManager.start(options(root, { cgroupDriver: "systemd", systemdRunning: () => true, busctl }));
+    expect(calls.filter((c) => c[4] === "StartTransientUnit").map((c) => c[6])).toEqual(["kubepods.slice", "kubepods-burstable.slice", "kubepods-besteffort.slice"]);
+    expect(calls[0]).toEqual(expect.arrayContaining(["org.freedesktop.systemd1.Manager", "StartTransientUnit", "ssa(sv)a(sa(sv))", "kubepods.slice", "replace"]));
+    expect(read(root, "cpu/kubepods.slice/kubepods-besteffort.slice/cpu.shares")).toBe("2");
+    const p = pod("ab-12", ctr("c", { cpu: "250m", memory: "32Mi" }, { cpu: "500m", memory: "128Mi" }));
+    await cm.ensurePod(p, [p]);
+    expect(cm.cgroupParent(p)).toBe("/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-podab_12.slice");
+    expect(read(root, "memory/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-podab_12.slice/memory.limit_in_bytes")).toBe(String(128 * 1024 * 1024));
+    expect(await cm.podCgroupUIDs()).toEqual(["ab-12"]);
+    await cm.removePod("ab-12");
+    expect(calls.at(-1)?.slice(4)).toEqual(["StopUnit", "ss", "kubepods-burstable-podab_12.slice", "replace"]);
+    expect(existsSync(join(root, "cpu/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-podab_12.slice"))).toBe(false);
+  });
+
+  it.skipIf(!existsSync("/run/systemd/system"))("creates kubepods.slice through the host's systemd (skipped where systemd is not running: no /run/systemd/system, as on this machine and CI)", async () => {
+    // Under a private root slice, removed afterwards, so a kubelet's kubepods.slice is never touched.
+    const rootName = `skifftest${process.pid}`;
+    const sd = new CgroupManager({ driver: "systemd" });
+    await sd.create([rootName]);
+    try {
+      const cm = await ContainerManager.start(options("/sys/fs/cgroup", { cgroupDriver: "systemd", cgroupRoot: `/${rootName}`, enforceNodeAllocatable: [] }));
+      expect(sd.exists([rootName, "kubepods", "burstable"])).toBe(true);
+      expect(cm.cgroupParent(guaranteed)).toBe(`/${rootName}.slice/${rootName}-kubepods.slice/${rootName}-kubepods-podg1.slice`);
+    } finally {
+      for (const n of [[rootName, "kubepods", "burstable"], [rootName, "kubepods", "besteffort"], [rootName, "kubepods"], [rootName]]) await sd.destroy(n).catch(() => undefined);
+    }
   });
 });
 

@@ -1,10 +1,13 @@
 import { existsSync } from "node:fs";
 import type { Pod } from "@skiff/api-types";
 import { milliOf, podQOSClass, podRequestsAndLimits, valueOfMilli, type PodQOSClass } from "../pods/resources.js";
-import { CgroupError, CgroupManager, cgroupNameToCgroupfs, parseCgroupfsToCgroupName, type CgroupName, type ResourceConfig } from "./cgroup-manager.js";
+import { CgroupError, CgroupManager, cgroupNameToCgroupfs, cgroupNameToSystemd, parseCgroupfsToCgroupName, type CgroupName, type ResourceConfig } from "./cgroup-manager.js";
 import { CPUManager, discoverTopology, type CPUManagerOptions } from "./cpumanager/index.js";
+import { MemoryManager, MemoryManagerStateError, type MemoryManagerOptions } from "./memorymanager/index.js";
+import { SystemContainers, type SystemContainersOptions } from "./system-containers.js";
 import { TopologyManager } from "./topologymanager/index.js";
 import { cgroupConfigOf, cgroupMilliCPUToShares, resourceConfigForPod } from "./helpers.js";
+import { hugePageSizeOfResource } from "./hugepages.js";
 
 /** The node's capacity as the container manager sees it (the kubelet's `internalCapacity`). */
 export interface NodeCapacity {
@@ -14,6 +17,8 @@ export interface NodeCapacity {
   readonly memoryBytes: bigint;
   /** `kernel.pid_max`; 0 when unknown (then no `pid` capacity). */
   readonly pids: bigint;
+  /** `hugepages-<size>` → bytes of hugepages of that size (every size the machine supports). */
+  readonly hugePages?: ReadonlyMap<string, bigint>;
 }
 
 /**
@@ -54,12 +59,23 @@ export interface ContainerManagerOptions {
   readonly capacity: NodeCapacity;
   /** The cgroup mount root (tests point it at a fake tree). @defaultValue `/sys/fs/cgroup` */
   readonly cgroupFsRoot?: string;
+  /** The machine's hugepage sizes (`1GB`, `2MB`). @defaultValue read from `/sys/kernel/mm/hugepages` */
+  readonly hugePageSizes?: readonly string[];
   /** Whether systemd runs this host (`/run/systemd/system` exists). @defaultValue that check */
   readonly systemdRunning?: () => boolean;
+  /** Runs `busctl` for the systemd driver (tests). @defaultValue the `busctl` binary */
+  readonly busctl?: (args: readonly string[]) => Promise<void>;
   /** Log sink; level 0 is info. */
   readonly log?: (message: string, level?: number) => void;
   /** The CPU manager (`--cpu-manager-policy` and friends); started by {@link ContainerManager.start}. Absent: none. */
   readonly cpuManager?: CPUManagerOptions;
+  /**
+   * `--agent-cgroups`, `--runtime-cgroups`, `--system-cgroups` and what they need: kept by
+   * {@link SystemContainers} from start-up on. Absent: none.
+   */
+  readonly systemContainers?: Omit<SystemContainersOptions, "cgroups" | "log">;
+  /** The memory manager (`--memory-manager-policy`, `--reserved-memory`); started after the CPU manager. Absent: none. */
+  readonly memoryManager?: MemoryManagerOptions;
   /** The topology manager (`--topology-manager-policy`, `--topology-manager-scope`); needs {@link cpuManager}. */
   readonly topologyManager?: { readonly policy: string; readonly scope: string };
 }
@@ -70,7 +86,7 @@ export const nodeAllocatableCgroupName = "kubepods";
 /** Errors of container manager start-up; `reason` is stable. */
 export class ContainerManagerError extends Error {
   constructor(
-    readonly reason: "InvalidConfiguration" | "NotSupported" | "EnforcementFailed" | "CPUManager",
+    readonly reason: "InvalidConfiguration" | "NotSupported" | "EnforcementFailed" | "CPUManager" | "MemoryManager" | "SystemContainers",
     message: string,
     options?: ErrorOptions,
   ) {
@@ -107,6 +123,8 @@ export class ContainerManager {
   readonly #podsRoot: CgroupName | undefined;
   readonly #log: (message: string, level?: number) => void;
   #cpuManager: CPUManager | undefined;
+  #memoryManager: MemoryManager | undefined;
+  #systemContainers: SystemContainers | undefined;
   #topologyManager: TopologyManager | undefined;
   // UIDs whose pod cgroup this agent created or found while syncing the pod: orphan clean-up only
   // touches these, so agents sharing one host (tests, local clusters) leave each other's alone.
@@ -131,27 +149,52 @@ export class ContainerManager {
    * @see pkg/kubelet/cm/container_manager_linux.go (NewContainerManager, setupNode) in kubernetes/kubernetes v1.23
    */
   static async start(o: ContainerManagerOptions): Promise<ContainerManager> {
-    if (o.cgroupDriver === "systemd") {
-      const running = (o.systemdRunning ?? (() => existsSync("/run/systemd/system")))();
-      if (!running) {
-        throw new ContainerManagerError("NotSupported", "--cgroup-driver=systemd: systemd is not running on this host (no /run/systemd/system); use --cgroup-driver=cgroupfs");
-      }
-      throw new ContainerManagerError("NotSupported", "--cgroup-driver=systemd is not supported by skiff nodeagent yet; use --cgroup-driver=cgroupfs");
+    const systemd = o.cgroupDriver === "systemd";
+    if (systemd && !(o.systemdRunning ?? (() => existsSync("/run/systemd/system")))()) {
+      throw new ContainerManagerError("NotSupported", "--cgroup-driver=systemd: systemd is not running on this host (no /run/systemd/system); use --cgroup-driver=cgroupfs");
     }
+    const cgroupOptions = { ...(o.cgroupFsRoot === undefined ? {} : { root: o.cgroupFsRoot }), ...(o.hugePageSizes === undefined ? {} : { hugePageSizes: o.hugePageSizes }) };
+    const system = o.systemContainers ? await ContainerManager.#startSystemContainers(o, cgroupOptions) : undefined;
     if (!o.cgroupsPerQOS) {
       const plain = new ContainerManager(o, undefined, undefined);
+      plain.#systemContainers = system;
       plain.#startCPUManager();
       return plain;
     }
-    const cgroups = new CgroupManager(o.cgroupFsRoot === undefined ? {} : { root: o.cgroupFsRoot });
+    const cgroups = new CgroupManager({ ...cgroupOptions, ...(systemd ? { driver: "systemd" as const } : {}), ...(o.busctl ? { busctl: o.busctl } : {}) });
     const rootText = o.cgroupRoot === "" ? "/" : o.cgroupRoot;
     const root = parseCgroupfsToCgroupName(rootText);
     if (!cgroups.exists(root)) throw new ContainerManagerError("InvalidConfiguration", `invalid configuration: cgroup-root ${JSON.stringify(rootText)} doesn't exist`);
     const cm = new ContainerManager(o, cgroups, [...root, nodeAllocatableCgroupName]);
+    cm.#systemContainers = system;
     await cm.#setupNodeAllocatable();
     await cm.#startQOS();
     cm.#startCPUManager();
     return cm;
+  }
+
+  // setupNode's system containers: checked once now (a failure stops start-up), then every minute.
+  static async #startSystemContainers(o: ContainerManagerOptions, cgroupOptions: { root?: string; hugePageSizes?: readonly string[] }): Promise<SystemContainers | undefined> {
+    const sc = o.systemContainers;
+    if (!sc || (sc.agentCgroups === "" && sc.runtimeCgroups === "" && sc.systemCgroups === "")) return undefined;
+    let system: SystemContainers;
+    try {
+      system = new SystemContainers({ ...sc, cgroups: new CgroupManager(cgroupOptions), log: o.log ?? (() => {}) });
+      await system.start();
+    } catch (err) {
+      throw new ContainerManagerError("SystemContainers", (err as Error).message, { cause: err });
+    }
+    return system;
+  }
+
+  /** Stops the periodic checks of the system containers. */
+  stop(): void {
+    this.#systemContainers?.stop();
+  }
+
+  /** The system containers (`--agent-cgroups`, `--runtime-cgroups`, `--system-cgroups`), when any is set. */
+  get systemContainers(): SystemContainers | undefined {
+    return this.#systemContainers;
   }
 
   #startCPUManager(): void {
@@ -164,11 +207,19 @@ export class ContainerManager {
       throw new ContainerManagerError("CPUManager", `start cpu manager error: ${(err as Error).message}`, { cause: err });
     }
     this.#cpuManager = cpu;
+    if (this.#o.memoryManager) {
+      try {
+        this.#memoryManager = MemoryManager.start({ log: this.#log, ...this.#o.memoryManager });
+      } catch (err) {
+        const message = err instanceof MemoryManagerStateError ? `start memory manager error: ${err.message}` : (err as Error).message;
+        throw new ContainerManagerError("MemoryManager", message, { cause: err });
+      }
+    }
     const t = this.#o.topologyManager;
     if (!t) return;
     try {
       const numaNodes = (cpu.topology ?? (t.policy === "none" ? undefined : discoverTopology(o.sysfsRoot)))?.numaNodes() ?? [0];
-      this.#topologyManager = new TopologyManager(t.policy, t.scope, cpu, numaNodes, this.#log);
+      this.#topologyManager = new TopologyManager(t.policy, t.scope, cpu, numaNodes, this.#log, this.#memoryManager);
     } catch (err) {
       throw new ContainerManagerError("CPUManager", `failed to initialize topology manager: ${(err as Error).message}`, { cause: err });
     }
@@ -177,6 +228,11 @@ export class ContainerManager {
   /** The topology manager, when configured; it fronts the CPU manager at pod admission. */
   get topologyManager(): TopologyManager | undefined {
     return this.#topologyManager;
+  }
+
+  /** The memory manager, when configured. */
+  get memoryManager(): MemoryManager | undefined {
+    return this.#memoryManager;
   }
 
   /** The CPU manager, when configured. */
@@ -214,6 +270,7 @@ export class ContainerManager {
       ["memory", c.memoryBytes * 1000n],
     ]);
     if (c.pids > 0n) m.set("pid", c.pids * 1000n);
+    for (const [name, bytes] of c.hugePages ?? []) m.set(name, bytes * 1000n);
     return m;
   }
 
@@ -255,12 +312,22 @@ export class ContainerManager {
     return [...(this.#podsRoot as CgroupName), qos === "Burstable" ? "burstable" : "besteffort"];
   }
 
+  // setHugePagesUnbounded: the QoS cgroups' hugetlb limits are 1<<62 for every page size.
+  #hugePagesUnbounded(): Map<bigint, bigint> {
+    const out = new Map<bigint, bigint>();
+    for (const name of this.#o.capacity.hugePages?.keys() ?? []) {
+      const size = hugePageSizeOfResource(name);
+      if (size !== undefined) out.set(size, 1n << 62n);
+    }
+    return out;
+  }
+
   // qosContainerManagerImpl.Start: BestEffort gets 2 shares; both are created or updated.
   async #startQOS(): Promise<void> {
     const cgroups = this.#cgroups as CgroupManager;
     for (const qos of ["Burstable", "BestEffort"] as const) {
       const name = this.#qosCgroup(qos);
-      const rc: ResourceConfig = qos === "BestEffort" ? { cpuShares: 2n } : {};
+      const rc: ResourceConfig = qos === "BestEffort" ? { cpuShares: 2n, hugePageLimit: this.#hugePagesUnbounded() } : { hugePageLimit: this.#hugePagesUnbounded() };
       if (!cgroups.exists(name)) await cgroups.create(name, rc);
       else await cgroups.update(name, rc);
     }
@@ -286,8 +353,8 @@ export class ContainerManager {
       if (qos === "Burstable") burstableCPU += requests.get("cpu") ?? 0n;
       memoryRequests[qos] += valueOfMilli(requests.get("memory") ?? 0n);
     }
-    const burstable: ResourceConfig = { cpuShares: cgroupMilliCPUToShares(burstableCPU) };
-    const besteffort: ResourceConfig = { cpuShares: 2n };
+    const burstable: ResourceConfig = { cpuShares: cgroupMilliCPUToShares(burstableCPU), hugePageLimit: this.#hugePagesUnbounded() };
+    const besteffort: ResourceConfig = { cpuShares: 2n, hugePageLimit: this.#hugePagesUnbounded() };
     const percent = this.#o.qosReserved.memory;
     if (this.#o.qosReservedEnabled && percent !== undefined) {
       const p = BigInt(Number.parseInt(percent, 10) || 0);
@@ -309,10 +376,16 @@ export class ContainerManager {
     return [...parent, `pod${pod.metadata?.uid ?? ""}`];
   }
 
-  /** The CRI sandbox `cgroup_parent` of a pod (cgroupfs path, `/kubepods/burstable/pod<uid>`); `""` without cgroups-per-qos. */
+  /**
+   * The CRI sandbox `cgroup_parent` of a pod: the cgroupfs path (`/kubepods/burstable/pod<uid>`),
+   * or with the systemd driver its systemd form (`/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod<uid with _>.slice`);
+   * `""` without cgroups-per-qos.
+   * @see pkg/kubelet/cm/cgroup_manager_linux.go (Name) in kubernetes/kubernetes v1.23
+   */
   cgroupParent(pod: Pod): string {
     const name = this.podCgroupName(pod);
-    return name === undefined ? "" : cgroupNameToCgroupfs(name);
+    if (name === undefined) return "";
+    return this.#cgroups?.driver === "systemd" ? cgroupNameToSystemd(name) : cgroupNameToCgroupfs(name);
   }
 
   /**

@@ -1,6 +1,22 @@
 import type { Pod } from "@skiff/api-types";
 import { defaultQuotaPeriodUs, maxShares, milliOf, minQuotaPeriodUs, minShares, podQOSClass, podRequestsAndLimits, valueOfMilli } from "../pods/resources.js";
 import type { ResourceConfig } from "./cgroup-manager.js";
+import { hugePageSizeOfResource } from "./hugepages.js";
+
+/**
+ * Hugetlb limits from a resource list (milli-units by name): page size in bytes → the summed
+ * `hugepages-<size>` amounts in bytes.
+ * @see pkg/kubelet/cm/helpers_linux.go (HugePageLimits) in kubernetes/kubernetes v1.23
+ */
+export function hugePageLimits(rl: ReadonlyMap<string, bigint>): Map<bigint, bigint> {
+  const out = new Map<bigint, bigint>();
+  for (const [name, milli] of rl) {
+    const size = hugePageSizeOfResource(name);
+    if (size === undefined) continue;
+    out.set(size, (out.get(size) ?? 0n) + valueOfMilli(milli));
+  }
+  return out;
+}
 
 /**
  * CPU shares of a QoS or pod cgroup: `milliCPU × 1024 / 1000` within [2, 262144] (0 → 2).
@@ -39,7 +55,8 @@ export interface PodCgroupSettings {
  * The limits of a pod's cgroup: CPU shares from the summed CPU requests; Guaranteed pods also
  * get the CFS quota/period of the summed CPU limits and the summed memory limit; Burstable pods
  * get those only when every container (init containers too) declares that limit; BestEffort pods
- * get 2 shares only. Without `enforceCPULimits` the quota is −1. Does not mutate `pod`.
+ * get 2 shares only; every class gets the hugetlb limits of its summed hugepages requests. Without
+ * `enforceCPULimits` the quota is −1. Does not mutate `pod`.
  * @see pkg/kubelet/cm/helpers_linux.go (ResourceConfigForPod) in kubernetes/kubernetes v1.23
  */
 export function resourceConfigForPod(pod: Pod, s: PodCgroupSettings): ResourceConfig {
@@ -58,11 +75,12 @@ export function resourceConfigForPod(pod: Pod, s: PodCgroupSettings): ResourceCo
   }
   if (!s.enforceCPULimits) cpuQuota = -1n;
   const cpuPeriod = s.cpuPeriodUs;
+  const hugePageLimit = hugePageLimits(requests);
   switch (podQOSClass(pod)) {
     case "Guaranteed":
-      return { cpuShares, cpuQuota, cpuPeriod, memory: memoryLimits };
+      return { cpuShares, cpuQuota, cpuPeriod, memory: memoryLimits, hugePageLimit };
     case "Burstable": {
-      const rc: ResourceConfig = { cpuShares };
+      const rc: ResourceConfig = { cpuShares, hugePageLimit };
       if (cpuLimitsDeclared) {
         rc.cpuQuota = cpuQuota;
         rc.cpuPeriod = cpuPeriod;
@@ -71,13 +89,14 @@ export function resourceConfigForPod(pod: Pod, s: PodCgroupSettings): ResourceCo
       return rc;
     }
     default:
-      return { cpuShares: minShares };
+      return { cpuShares: minShares, hugePageLimit };
   }
 }
 
 /**
  * The limits of a reserved or node-allocatable cgroup from a resource list (milli-units): memory
- * in bytes, CPU as shares, `pid` as pids.max; undefined for an absent list.
+ * in bytes, CPU as shares, `pid` as pids.max, `hugepages-<size>` as hugetlb limits; undefined for
+ * an absent list.
  * @see pkg/kubelet/cm/node_container_manager_linux.go (getCgroupConfig) in kubernetes/kubernetes v1.23
  */
 export function cgroupConfigOf(rl: ReadonlyMap<string, bigint> | undefined): ResourceConfig | undefined {
@@ -89,5 +108,6 @@ export function cgroupConfigOf(rl: ReadonlyMap<string, bigint> | undefined): Res
   if (cpu !== undefined) rc.cpuShares = cgroupMilliCPUToShares(cpu);
   const pids = rl.get("pid");
   if (pids !== undefined) rc.pidsLimit = valueOfMilli(pids);
+  rc.hugePageLimit = hugePageLimits(rl);
   return rc;
 }

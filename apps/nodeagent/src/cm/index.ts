@@ -3,7 +3,7 @@ export { CgroupError, CgroupManager, cgroupNameToCgroupfs, cpuSharesToWeight, pa
 export type { ContainerManagerOptions, NodeCapacity } from "./container-manager.js";
 export { ContainerManager, ContainerManagerError, nodeAllocatableCgroupName } from "./container-manager.js";
 export type { PodCgroupSettings } from "./helpers.js";
-export { cgroupConfigOf, cgroupMilliCPUToQuota, cgroupMilliCPUToShares, resourceConfigForPod } from "./helpers.js";
+export { cgroupConfigOf, cgroupMilliCPUToQuota, cgroupMilliCPUToShares, hugePageLimits, resourceConfigForPod } from "./helpers.js";
 export { applyOOMScoreAdj, checkSwap, desiredKernelTunables, readMaxOpenFiles, setMaxOpenFiles, setupKernelTunables } from "./node-setup.js";
 export type { UnsupportedSettingsInput } from "./unsupported.js";
 export { unsupportedSettings } from "./unsupported.js";
@@ -13,3 +13,7 @@ export type { Reservations } from "./cpumanager/index.js";
 export { reservationsWithReservedCPUs } from "./cpumanager/index.js";
 export type { TopologyManagerPolicy } from "./topologymanager/index.js";
 export { mergeHints, TopologyManager, topologyAffinityError } from "./topologymanager/index.js";
+export type { HugePageInfo } from "./hugepages.js";
+export { hugePageResourceNameOf, hugePageSizeOfResource, hugePageSizes, hugePageUnitSize, readMachineHugePages } from "./hugepages.js";
+export type { MemoryAffinity, MemoryManagerOptions, MemoryReservation, NUMANodeMemory } from "./memorymanager/index.js";
+export { MemoryManager, MemoryManagerStateError } from "./memorymanager/index.js";

@@ -1,24 +1,12 @@
 /** The configuration fields {@link unsupportedSettings} reads (flag names in the messages). */
-export interface UnsupportedSettingsInput {
-  readonly runtimeCgroups: string;
-  readonly systemCgroups: string;
-  readonly memoryManagerPolicy: string;
-}
+export type UnsupportedSettingsInput = Readonly<Record<string, unknown>>;
 
 /**
- * The accepted settings the node agent cannot honour yet, one clear message each; start-up
- * refuses them instead of ignoring them. Empty when everything asked for is enforced.
- * Does not mutate its input.
+ * The accepted settings of the container manager the node agent cannot honour, one clear
+ * message each; start-up refuses them instead of ignoring them. Empty: `--runtime-cgroups`,
+ * `--agent-cgroups`, `--system-cgroups` and the memory manager are all enforced now. Does not
+ * mutate its input.
  */
-export function unsupportedSettings(c: UnsupportedSettingsInput): string[] {
-  const out: string[] = [];
-  const cgroupFlags: Array<[string, string]> = [
-    // 1.23 uses --runtime-cgroups for a remote runtime's stats only (the node agent serves no
-    // summary stats), and --system-cgroups moves every non-kernel process of the host.
-    ["--runtime-cgroups", c.runtimeCgroups],
-    ["--system-cgroups", c.systemCgroups],
-  ];
-  for (const [flag, value] of cgroupFlags) if (value !== "") out.push(`${flag}=${value} is not supported by skiff nodeagent; leave it unset`);
-  if (c.memoryManagerPolicy !== "None") out.push(`--memory-manager-policy=${c.memoryManagerPolicy} is not supported yet by skiff nodeagent (only "None")`);
-  return out;
+export function unsupportedSettings(_c: UnsupportedSettingsInput): string[] {
+  return [];
 }

@@ -4,8 +4,8 @@
  * 1.23 itself ignores in the same situation (for example `--add-dir-header` with a non-text log
  * format) are not refused. Defaults are never refused.
  *
- * The managers' own refusals live with them: `--runtime-cgroups`, `--system-cgroups` and the
- * CPU/memory/topology manager policies in `cm/unsupported.ts`, `--vendor-container-registry-config`
+ * The container manager's own refusals live with it (`cm/`: `--cgroup-driver=systemd` without
+ * systemd, the CPU manager's alpha option), `--vendor-container-registry-config`
  * in `validate.ts`, `--bootstrap-clusterconfig` without a cluster config in `cluster/cluster-mode.ts`.
  *
  * @see cmd/kubelet/app/options/options.go, cmd/kubelet/app/server.go, pkg/kubelet/server/server.go in kubernetes/kubernetes v1.23

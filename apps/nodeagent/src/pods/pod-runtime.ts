@@ -177,7 +177,8 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     containerResources: (p, c) => {
       const r = containerResources(p, c, resourceSettings);
       const cpus = resourceManagers?.containerCPUSet(p, c);
-      return cpus === undefined ? r : { ...r, cpusetCpus: cpus };
+      const mems = resourceManagers?.containerMemoryNodes?.(p, c);
+      return { ...r, ...(cpus === undefined ? {} : { cpusetCpus: cpus }), ...(mems === undefined ? {} : { cpusetMems: mems }) };
     },
     ...(podCgroups ? { cgroupParent: (p: Pod) => podCgroups.cgroupParent(p) } : {}),
     nodeAllocatable: fieldRefAllocatable,

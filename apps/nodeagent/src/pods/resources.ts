@@ -209,6 +209,40 @@ export interface ContainerResourceSettings {
   readonly cpuCFSQuotaPeriodUs?: bigint;
   /** The `CustomCPUCFSQuotaPeriod` gate. @defaultValue false */
   readonly customCPUCFSQuotaPeriod?: boolean;
+  /** The machine's hugepage sizes (`1GB`, `2MB`, libcontainer's HugePageSizes). @defaultValue none */
+  readonly hugePageSizes?: readonly string[];
+}
+
+const hugePageUnits = ["B", "KB", "MB", "GB", "TB", "PB"];
+
+// HugePageUnitSizeFromByteSize: undefined when the size does not reduce to a whole unit.
+function hugePageUnitSizeOf(bytes: bigint): string | undefined {
+  let size = bytes;
+  let idx = 0;
+  while (size % 1024n === 0n && size !== 0n && idx < hugePageUnits.length - 1) {
+    size /= 1024n;
+    idx++;
+  }
+  return size > 1024n ? undefined : `${size}${hugePageUnits[idx]}`;
+}
+
+/**
+ * The CRI `hugepage_limits` of a container: one entry per page size of the machine, limited to
+ * the container's `hugepages-<size>` limit in bytes, else 0 (a limit of a size the machine lacks
+ * is not listed).
+ * @see pkg/kubelet/kuberuntime/kuberuntime_container_linux.go (GetHugepageLimitsFromResources) in kubernetes/kubernetes v1.23
+ */
+export function hugepageLimitsOf(container: Container, pageSizes: readonly string[]): Array<{ pageSize: string; limit: string }> {
+  const required = new Map<string, bigint>();
+  for (const [name, v] of Object.entries(container.resources?.limits ?? {})) {
+    if (!name.startsWith("hugepages-")) continue;
+    const size = milliOf(name.slice("hugepages-".length));
+    const amount = milliOf(v);
+    if (size === undefined || amount === undefined || size <= 0n) continue;
+    const text = hugePageUnitSizeOf(valueOfMilli(size));
+    if (text !== undefined) required.set(text, valueOfMilli(amount));
+  }
+  return pageSizes.map((pageSize) => ({ pageSize, limit: String(required.get(pageSize) ?? 0n) }));
 }
 
 /**
@@ -216,7 +250,8 @@ export interface ContainerResourceSettings {
  * (the limit when only a limit is set; 2 when neither), `memoryLimitInBytes` when a memory limit
  * is set, `oomScoreAdj` by {@link containerOOMScoreAdjust}, and with `cpuCFSQuota`: `cpuPeriod`
  * (100000 µs, or `--cpu-cfs-quota-period` with `CustomCPUCFSQuotaPeriod`) and `cpuQuota` from
- * the CPU limit (0 = unlimited). Numbers are decimal strings (CRI int64). No hugepage limits.
+ * the CPU limit (0 = unlimited), `hugepageLimits` by {@link hugepageLimitsOf} for the machine's page
+ * sizes (omitted when it has none). Numbers are decimal strings (CRI int64).
  * Does not mutate its inputs.
  * @see pkg/kubelet/kuberuntime/kuberuntime_container_linux.go (generateLinuxContainerConfig) in kubernetes/kubernetes v1.23
  */
@@ -232,5 +267,7 @@ export function containerResources(pod: Pod, container: Container, s: ContainerR
     r.cpuQuota = String(milliCPUToQuota(cpuLimit, period));
     r.cpuPeriod = String(period);
   }
+  const sizes = s.hugePageSizes ?? [];
+  if (sizes.length > 0) r.hugepageLimits = hugepageLimitsOf(container, sizes);
   return r;
 }

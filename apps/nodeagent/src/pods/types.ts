@@ -142,9 +142,10 @@ export interface PodRuntimeOptions {
    */
   readonly podCgroups?: PodCgroupHooks;
   /**
-   * The resource managers (the CPU manager of `--cpu-manager-policy=static`): consulted at pod
-   * admission after the allocatable check, asked for each container's CPU set (CRI
-   * `cpuset_cpus`), told when pods go, and reconciled against the running containers every
+   * The resource managers (the CPU manager of `--cpu-manager-policy=static`, the memory manager of
+   * `--memory-manager-policy=Static`, behind the topology manager): consulted at pod admission
+   * after the allocatable check, asked for each container's CPU set and memory nodes (CRI
+   * `cpuset_cpus`, `cpuset_mems`), told when pods go, and reconciled against the running containers every
    * {@link resourceManagerReconcilePeriodMs}. Absent: none.
    */
   readonly resourceManagers?: PodResourceManagerHooks;
@@ -185,6 +186,8 @@ export interface NodeAllocatable {
   readonly pods: number;
   /** Ephemeral storage in bytes; unchecked when absent. */
   readonly ephemeralStorageBytes?: bigint;
+  /** Hugepages by resource name (`hugepages-2Mi`) in bytes; unchecked when absent. */
+  readonly hugePages?: ReadonlyMap<string, bigint>;
 }
 
 /**
@@ -213,6 +216,8 @@ export interface PodResourceManagerHooks {
   admitPod(pod: Pod, activePods: readonly Pod[]): { readonly reason: string; readonly message: string } | undefined;
   /** The CPU set (`0-1,4`) the container is created with; undefined leaves the runtime's default. */
   containerCPUSet(pod: Pod, container: Container): string | undefined;
+  /** The memory NUMA nodes (`0,1`, CRI `cpuset_mems`) the container is created with; undefined leaves the runtime's default. */
+  containerMemoryNodes?(pod: Pod, container: Container): string | undefined;
   /** Releases what pods not in `activePods` hold (called only once every pod source has been seen). */
   removeStaleState(activePods: readonly Pod[]): void;
   /** Releases what the pod with `uid` holds (it finished or was removed). */

@@ -1,5 +1,5 @@
 import { status, type handleUnaryCall, type sendUnaryData, type ServerUnaryCall } from "@grpc/grpc-js";
-import { CRIError, isCRIError, toCRIError, type ImageServiceHandlers, type RuntimeServiceHandlers } from "@skiff/cri-api";
+import { isCRIError, toCRIError, type ImageServiceHandlers, type RuntimeServiceHandlers } from "@skiff/cri-api";
 import { containerStatsOf, oneContainerStats } from "./container-stats.js";
 import type { ImageStore } from "./image-store.js";
 import type { RuntimeCore, StatsTarget } from "./runtime-core.js";
@@ -64,8 +64,9 @@ export function runtimeHandlers(core: RuntimeCore, log: Log, streaming: Streamin
       await core.reopenContainerLog(req.containerId);
       return {};
     }),
-    UpdateContainerResources: unary("UpdateContainerResources", log, () => {
-      throw new CRIError({ code: "Unimplemented", method: "UpdateContainerResources", details: "updating a container's resources (cpuset_cpus of the CPU manager) is not supported by the process runtime; use containerd (tools/containerd/setup.sh)" });
+    UpdateContainerResources: unary("UpdateContainerResources", log, async (req) => {
+      await core.updateContainerResources(req.containerId, req.linux);
+      return {};
     }),
     ExecSync: unary("ExecSync", log, (req) => core.execSync(req)),
     ContainerStats: unary("ContainerStats", log, (req) => oneContainerStats(core.statsTargets(undefined, req.containerId)[0] as StatsTarget)),

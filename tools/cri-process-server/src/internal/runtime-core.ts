@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
 import type { Writable } from "node:stream";
-import { mkdir, rm, stat } from "node:fs/promises";
+import { mkdir, rm, stat, writeFile } from "node:fs/promises";
 import { hostname as hostHostname } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { CRIError } from "@skiff/cri-api";
+import { cgroupParentExists, cgroupsAvailable, containerCgroupDirs, createContainerCgroups, removeContainerCgroups, wrapJoiningCgroups, type CgroupDir } from "./cgroups.js";
 import type {
   Container as CRIContainer,
   ContainerConfig__Output,
@@ -14,6 +15,7 @@ import type {
   CreateContainerResponse,
   ExecSyncRequest__Output,
   ExecSyncResponse,
+  LinuxContainerResources__Output,
   ListContainersRequest__Output,
   ListContainersResponse,
   ListPodSandboxRequest__Output,
@@ -89,6 +91,8 @@ interface Container {
   removed: boolean;
   process?: ContainerProcess;
   execPids: Set<number>;
+  /** The container's cgroups (`<cgroup_parent>/<id>`) when it is placed in them (root, a sandbox cgroup_parent). */
+  cgroups?: CgroupDir[];
 }
 
 /** A container as the stats handlers see it; `pid` (its process group) only while it runs. */
@@ -118,6 +122,8 @@ export interface RuntimeCoreOptions {
    * shares the host's network (IP 127.0.0.1).
    */
   podNetwork?: { network: PodNetwork; nsenterPath: string };
+  /** The cgroup mount root where containers are placed (root only, with a sandbox `cgroup_parent`). @defaultValue `/sys/fs/cgroup` */
+  cgroupRoot?: string;
 }
 
 /** How to spawn a command inside a running container (ExecSync; the seam for streaming Exec). */
@@ -370,6 +376,18 @@ export class RuntimeCore {
       const how = this.options.isolation.mode === "namespaces" ? "with namespaces" : "no isolation";
       this.options.log(`container ${config.metadata.name} in sandbox ${sandbox.id}: not applied by the process runtime (${how}): ${notApplied.join(", ")}`);
     }
+    // Resources through cgroups, as runc: only as root and under the sandbox's cgroup_parent.
+    const cgroupRoot = this.options.cgroupRoot ?? "/sys/fs/cgroup";
+    const cgroupParent = sandbox.config.linux?.cgroupParent ?? "";
+    const wantsResources = config.linux?.resources !== null && config.linux?.resources !== undefined;
+    let cgroups: CgroupDir[] | undefined;
+    let why = "";
+    if (cgroupParent === "") why = "";
+    else if (process.getuid?.() !== 0) why = "placing a process in cgroups needs the process runtime to run as root";
+    else if (!cgroupsAvailable(cgroupRoot)) why = `no cgroup filesystem at ${cgroupRoot}`;
+    else if (!cgroupParentExists(cgroupRoot, cgroupParent)) why = `its cgroup_parent ${cgroupParent} does not exist under ${cgroupRoot} (the node agent creates it)`;
+    else cgroups = containerCgroupDirs(cgroupRoot, cgroupParent, "", config.linux?.resources);
+    if (!cgroups && wantsResources && why !== "") this.options.log(`container ${config.metadata.name} in sandbox ${sandbox.id}: not applied by the process runtime (${why}): resources, cgroup_parent ${cgroupParent}`);
     const { name, attempt } = config.metadata;
     for (const other of this.containersOf(sandbox)) {
       if (other.config.metadata?.name === name && other.config.metadata.attempt === attempt) {
@@ -399,6 +417,7 @@ export class RuntimeCore {
     };
     for (const { key, value } of config.envs) if (key) env[key] = value;
     const id = newId();
+    if (cgroups) cgroups = containerCgroupDirs(cgroupRoot, cgroupParent, id, config.linux?.resources);
     this.containers.set(id, {
       id,
       sandbox,
@@ -420,6 +439,7 @@ export class RuntimeCore {
       starting: false,
       removed: false,
       execPids: new Set(),
+      ...(cgroups ? { cgroups } : {}),
     });
     return { containerId: id };
   }
@@ -443,14 +463,17 @@ export class RuntimeCore {
     let proc: ContainerProcess;
     try {
       const isolation = this.options.isolation;
+      const procs = c.cgroups ? await createContainerCgroups(this.options.cgroupRoot ?? "/sys/fs/cgroup", c.cgroups) : [];
       if (isolation.mode === "namespaces") {
         const args = await this.isolatedArgs(c);
         const net = c.sandbox.network && this.options.podNetwork ? { netns: { nsenterPath: this.options.podNetwork.nsenterPath, path: c.sandbox.network.netnsPath } } : {};
         proc = await ContainerProcess.start({ argv: wrapWithIdentity(c.argv, c.identity), cwd: "/", env: c.env, logPath: c.logPath, isolation: { bwrapPath: isolation.bwrapPath, args, ...net }, stdin: c.config.stdin });
+        // bubblewrap is started by the server: it and the container's process join afterwards.
+        for (const f of procs) for (const pid of new Set([proc.groupPid, proc.pid])) await writeFile(f, String(pid)).catch(() => undefined);
       } else {
         const info = await stat(c.cwd).catch(() => undefined);
         if (!info?.isDirectory()) throw new Error(`working directory ${JSON.stringify(c.cwd)} does not exist or is not a directory`);
-        proc = await ContainerProcess.start({ argv: wrapWithIdentity(c.argv, c.identity), cwd: c.cwd, env: c.env, logPath: c.logPath, stdin: c.config.stdin });
+        proc = await ContainerProcess.start({ argv: wrapJoiningCgroups(wrapWithIdentity(c.argv, c.identity), procs), cwd: c.cwd, env: c.env, logPath: c.logPath, stdin: c.config.stdin });
       }
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
@@ -561,6 +584,29 @@ export class RuntimeCore {
     c.removed = true;
     this.containers.delete(id);
     await this.kill(c);
+    if (c.cgroups) await removeContainerCgroups(c.cgroups);
+  }
+
+  /**
+   * UpdateContainerResources: writes the new limits (CPU sets of the CPU manager, shares, quota,
+   * memory) to the cgroups of a container placed in them.
+   * @throws CRIError `Unimplemented` for a container that is not in cgroups (the server is not
+   *   root, or its sandbox has no cgroup_parent), saying so; `NotFound` for an unknown id.
+   */
+  async updateContainerResources(id: string, resources: LinuxContainerResources__Output | null | undefined): Promise<void> {
+    const method = "UpdateContainerResources";
+    const c = this.getContainer(method, id);
+    if (!c.cgroups) {
+      throw new CRIError({ code: "Unimplemented", method, details: `container ${id} is not in cgroups (the process runtime places containers in cgroups only as root, under a sandbox cgroup_parent), so its resources cannot be updated` });
+    }
+    const parent = c.sandbox.config.linux?.cgroupParent ?? "";
+    const root = this.options.cgroupRoot ?? "/sys/fs/cgroup";
+    const dirs = containerCgroupDirs(root, parent, id, resources).map((d) => ({ ...d, files: d.files.filter(([, v]) => v !== "") }));
+    try {
+      await createContainerCgroups(root, dirs);
+    } catch (err) {
+      throw unknownError(method, `failed to update container ${id}: ${(err as Error).message}`, err);
+    }
   }
 
   private toContainer(c: Container): CRIContainer {

@@ -1,5 +1,6 @@
 import type { Container, Pod } from "@skiff/api-types";
 import { bitCount, type CPUManager, type ResourceAdmitFailure, type RunningContainer, type TopologyHint } from "../cpumanager/index.js";
+import type { MemoryManager } from "../memorymanager/index.js";
 
 /** The topology manager's policies (`--topology-manager-policy`). */
 export type TopologyManagerPolicy = "none" | "best-effort" | "restricted" | "single-numa-node";
@@ -70,13 +71,13 @@ export function mergeHints(numaNodes: readonly number[], filtered: readonly Topo
 
 /**
  * The node agent's topology manager: at pod admission it asks the hint providers (the CPU
- * manager; the memory manager is not supported yet) for NUMA hints per container
+ * manager and, when given, the memory manager) for NUMA hints per container
  * (`--topology-manager-scope=container`) or for the whole pod (`pod`), merges them
  * ({@link mergeHints}; `single-numa-node` first keeps only single-node and any-node preferred
  * hints), rejects the pod `TopologyAffinityError` when `restricted` or `single-numa-node` get a
- * non-preferred result (`best-effort` always admits), and has the CPU manager allocate with the
- * merged affinity. Policy `none` allocates without hints. Everything else (CPU sets, reconcile,
- * release) is the CPU manager's.
+ * non-preferred result (`best-effort` always admits), and has the CPU and memory managers
+ * allocate with the merged affinity. Policy `none` allocates without hints. Everything else (CPU
+ * sets and memory nodes, reconcile, release) is the managers'.
  * @see pkg/kubelet/cm/topologymanager/topology_manager.go, scope_container.go, scope_pod.go,
  *   policy_best_effort.go, policy_restricted.go, policy_single_numa_node.go in kubernetes/kubernetes v1.23
  */
@@ -84,6 +85,7 @@ export class TopologyManager {
   readonly policy: TopologyManagerPolicy;
   readonly scope: "container" | "pod";
   readonly cpuManager: CPUManager;
+  readonly memoryManager: MemoryManager | undefined;
   readonly #numaNodes: number[];
   readonly #log: (message: string, level?: number) => void;
 
@@ -91,19 +93,22 @@ export class TopologyManager {
    * @throws Error `unknown policy: "x"`, `unknown scope: "x"`, `unsupported on machines with more
    *   than 8 NUMA Nodes` (1.23's words).
    */
-  constructor(policy: string, scope: string, cpuManager: CPUManager, numaNodes: readonly number[], log?: (message: string, level?: number) => void) {
+  constructor(policy: string, scope: string, cpuManager: CPUManager, numaNodes: readonly number[], log?: (message: string, level?: number) => void, memoryManager?: MemoryManager) {
     if (!["none", "best-effort", "restricted", "single-numa-node"].includes(policy)) throw new Error(`unknown policy: "${policy}"`);
     if (scope !== "container" && scope !== "pod") throw new Error(`unknown scope: "${scope}"`);
     if (numaNodes.length > maxAllowableNUMANodes) throw new Error(`unsupported on machines with more than ${maxAllowableNUMANodes} NUMA Nodes`);
     this.policy = policy as TopologyManagerPolicy;
     this.scope = scope;
     this.cpuManager = cpuManager;
+    this.memoryManager = memoryManager;
     this.#numaNodes = [...numaNodes];
     this.#log = log ?? (() => {});
   }
 
   #providers(): HintProvider[] {
     const cpu = this.cpuManager;
+    const mem = this.memoryManager;
+    const memory: HintProvider[] = mem ? [{ containerHints: (pod, c) => mem.topologyHints(pod, c), podHints: (pod) => mem.podTopologyHints(pod) }] : [];
     return [
       {
         containerHints: (pod, c) => {
@@ -115,50 +120,87 @@ export class TopologyManager {
           return h === undefined ? undefined : new Map([["cpu", h]]);
         },
       },
+      ...memory,
     ];
   }
 
   // calculateAffinity + the policy's Merge/canAdmitPodResult.
-  #merge(hints: ReadonlyArray<Map<string, TopologyHint[] | undefined> | undefined>): { affinity: number; admit: boolean } {
+  #merge(hints: ReadonlyArray<Map<string, TopologyHint[] | undefined> | undefined>): { affinity: number; preferred: boolean; admit: boolean } {
     let filtered = providersHints(hints);
     if (this.policy === "single-numa-node") {
       filtered = filtered.map((list) => list.filter((h) => h.preferred && (h.numaNodeAffinity === undefined || bitCount(h.numaNodeAffinity) === 1)));
     }
     const best = mergeHints(this.#numaNodes, filtered);
     const admit = this.policy === "best-effort" || best.preferred;
-    return { affinity: best.numaNodeAffinity, admit };
+    return { affinity: best.numaNodeAffinity, preferred: best.preferred, admit };
   }
 
   /**
    * Admits `pod` (see the class doc); undefined when admitted. On rejection nothing the pod got
-   * here stays allocated. `activePods` (the other admitted pods) is passed on to the CPU manager.
+   * here stays allocated. (`activePods` is unused: stale allocations are released by the caller
+   * through {@link removeStaleState}.)
    */
-  admitPod(pod: Pod, activePods: readonly Pod[]): ResourceAdmitFailure | undefined {
+  admitPod(pod: Pod, _activePods: readonly Pod[]): ResourceAdmitFailure | undefined {
     const cpu = this.cpuManager;
-    if (this.policy === "none") return cpu.admitPod(pod, activePods);
+    const mem = this.memoryManager;
     const before = cpu.assignments.get(pod.metadata?.uid ?? "");
+    const memBefore = mem?.containersOf(pod.metadata?.uid ?? "") ?? new Set<string>();
+    const rollBack = () => {
+      cpu.rollBack(pod, before);
+      mem?.rollBack(pod, memBefore);
+    };
     const containers = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])];
-    const providers = this.#providers();
-    try {
-      if (this.scope === "pod") {
-        const { affinity, admit } = this.#merge(providers.map((p) => p.podHints(pod)));
-        this.#log(`Best TopologyHint for pod ${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}: affinity ${affinity.toString(2)}, admit ${admit}`, 2);
-        if (!admit) return topologyAffinityError;
-        for (const c of containers) cpu.allocate(pod, c, affinity);
-      } else {
-        for (const c of containers) {
-          const { affinity, admit } = this.#merge(providers.map((p) => p.containerHints(pod, c)));
-          this.#log(`Best TopologyHint for container ${c.name} of pod ${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}: affinity ${affinity.toString(2)}, admit ${admit}`, 2);
-          if (!admit) {
-            cpu.rollBack(pod, before);
-            return topologyAffinityError;
-          }
-          cpu.allocate(pod, c, affinity);
+    // allocateAlignedResources: the CPU manager first, then the memory manager, per container.
+    const allocate = (c: (typeof containers)[number], affinity?: { affinity: number; preferred: boolean }) => {
+      try {
+        cpu.allocate(pod, c, affinity?.affinity);
+      } catch (err) {
+        return cpu.admitFailureOf(pod, err);
+      }
+      try {
+        mem?.allocate(pod, c, affinity ? { numaNodeAffinity: affinity.affinity, preferred: affinity.preferred } : undefined);
+      } catch (err) {
+        this.#log(`Unable to allocate memory for pod ${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}: ${(err as Error).message}`);
+        return mem?.admitFailureOf(err);
+      }
+      return undefined;
+    };
+    if (this.policy === "none") {
+      for (const c of containers) {
+        const failure = allocate(c);
+        if (failure) {
+          rollBack();
+          return failure;
         }
       }
-    } catch (err) {
-      cpu.rollBack(pod, before);
-      return cpu.admitFailureOf(pod, err);
+      return undefined;
+    }
+    const providers = this.#providers();
+    if (this.scope === "pod") {
+      const merged = this.#merge(providers.map((p) => p.podHints(pod)));
+      this.#log(`Best TopologyHint for pod ${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}: affinity ${merged.affinity.toString(2)}, admit ${merged.admit}`, 2);
+      if (!merged.admit) return topologyAffinityError;
+      for (const c of containers) {
+        const failure = allocate(c, merged);
+        if (failure) {
+          rollBack();
+          return failure;
+        }
+      }
+      return undefined;
+    }
+    for (const c of containers) {
+      const merged = this.#merge(providers.map((p) => p.containerHints(pod, c)));
+      this.#log(`Best TopologyHint for container ${c.name} of pod ${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}: affinity ${merged.affinity.toString(2)}, admit ${merged.admit}`, 2);
+      if (!merged.admit) {
+        rollBack();
+        return topologyAffinityError;
+      }
+      const failure = allocate(c, merged);
+      if (failure) {
+        rollBack();
+        return failure;
+      }
     }
     return undefined;
   }
@@ -168,18 +210,26 @@ export class TopologyManager {
     return this.cpuManager.containerCPUSet(pod, container);
   }
 
-  /** Releases what pods not in `activePods` hold (the CPU manager's). */
-  removeStaleState(activePods: readonly Pod[]): void {
-    this.cpuManager.removeStaleState(activePods);
+  /** The NUMA nodes of the container's memory (CRI `cpuset_mems`, the memory manager's); undefined without blocks. */
+  containerMemoryNodes(pod: Pod, container: Container): string | undefined {
+    return this.memoryManager?.containerMemoryNodes(pod, container);
   }
 
-  /** Releases what the pod with `uid` holds (the CPU manager's). */
+  /** Releases what pods not in `activePods` hold (the CPU and memory managers'). */
+  removeStaleState(activePods: readonly Pod[]): void {
+    this.cpuManager.removeStaleState(activePods);
+    this.memoryManager?.removeStaleState(activePods);
+  }
+
+  /** Releases what the pod with `uid` holds (the CPU and memory managers'). */
   removePod(uid: string): void {
     this.cpuManager.removePod(uid);
+    this.memoryManager?.removePod(uid);
   }
 
   /** The CPU manager's reconcile pass. */
   reconcile(activePods: readonly Pod[], running: readonly RunningContainer[], update: (containerId: string, cpusetCpus: string) => Promise<void>, sweepStale = true): Promise<void> {
+    if (sweepStale) this.memoryManager?.removeStaleState(activePods);
     return this.cpuManager.reconcile(activePods, running, update, sweepStale);
   }
 }
