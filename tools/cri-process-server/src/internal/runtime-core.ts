@@ -436,6 +436,10 @@ export class RuntimeCore {
     }
     if (c.sandbox.files) mounts.push(...sandboxMounts(c.sandbox.files, c.config.mounts, security?.readonlyRootfs === true));
     const hostPID = security?.namespaceOptions?.pid === "NODE";
+    if (security?.namespaceOptions?.pid === "TARGET") {
+      // bubblewrap cannot join another container's PID namespace: the container gets its own.
+      this.options.log(`container ${c.config.metadata?.name ?? c.id} in sandbox ${c.sandbox.id}: not applied by the process runtime (with namespaces): PID namespace TARGET ${security.namespaceOptions.targetId}, the container gets its own PID namespace`);
+    }
     const capabilities = privileged ? undefined : containerCapabilities(security?.capabilities);
     return bwrapArgs({
       argv: c.argv,
