@@ -1,10 +1,13 @@
 // pods/ephemeralcontainers (1.23's EphemeralContainersREST) against the real apiserver: kubectl
 // 1.32's `debug` (a strategic-merge PATCH of the subresource), `describe`, the subresource's
 // PUT / JSON patch / merge patch, 1.23's validation messages, a regular pod update that may not
-// touch ephemeral containers, discovery, and the EphemeralContainers gate turned off.
+// touch ephemeral containers, discovery, RBAC on pods/ephemeralcontainers, and the
+// EphemeralContainers gate turned off.
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, startServer, writeKubeconfig } from "./harness.js";
+import { adminToken, call, removeWhenDone, startServer, writeKubeconfig } from "./harness.js";
 import type { RunningServer } from "./harness.js";
 import { Kubectl, kubectlBuilds } from "./kubectl-helpers.js";
 
@@ -152,5 +155,39 @@ describe.skipIf(kubectl132 === undefined)("pods/ephemeralcontainers with the Eph
     const r = k.run("debug", "web", "--image=busybox", "--", "true");
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain("ephemeral containers are disabled for this cluster");
+  });
+});
+
+describe.skipIf(kubectl132 === undefined)("pods/ephemeralcontainers under RBAC", () => {
+  let s: RunningServer;
+  let admin: Kubectl;
+  let bob: Kubectl;
+  beforeAll(async () => {
+    const tokens = join(removeWhenDone(await mkdtemp(join(tmpdir(), "skiff-ec-rbac-"))), "tokens.csv");
+    await writeFile(tokens, `${adminToken},admin,1,"system:masters"\nbob-token,bob,2\n`);
+    s = await startServer({ extraArgs: ["--authorization-mode=RBAC", `--token-auth-file=${tokens}`] });
+    const kubeconfig = await writeKubeconfig(s);
+    const bobConfig = join(s.dir, "bob.kubeconfig");
+    await writeFile(bobConfig, (await readFile(kubeconfig, "utf8")).replace(`token: ${adminToken}`, "token: bob-token"));
+    admin = new Kubectl(kubectl132!, kubeconfig, join(s.dir, "admin-home"));
+    bob = new Kubectl(kubectl132!, bobConfig, join(s.dir, "bob-home"));
+  }, 90_000);
+  afterAll(async () => {
+    await s.stop();
+  });
+
+  it("is authorized as the resource pods/ephemeralcontainers", async () => {
+    expect((await call(s, "POST", pods, podBody("web"))).status).toBe(201);
+    expect(admin.run("create", "role", "pod-reader", "--verb=get,list,watch", "--resource=pods").code).toBe(0);
+    expect(admin.run("create", "rolebinding", "bob-reads", "--role=pod-reader", "--user=bob").code).toBe(0);
+    const refused = bob.run("debug", "web", "--image=busybox", "--", "true");
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('User "bob" cannot patch resource "pods/ephemeralcontainers" in API group "" in the namespace "default"');
+    expect(admin.run("create", "role", "debugger", "--verb=patch", "--resource=pods/ephemeralcontainers").code).toBe(0);
+    expect(admin.run("create", "rolebinding", "bob-debugs", "--role=debugger", "--user=bob").code).toBe(0);
+    const allowed = bob.run("debug", "web", "--image=busybox", "--", "true");
+    expect(allowed.code, allowed.stderr).toBe(0);
+    const pod = (await call(s, "GET", `${pods}/web`)).json() as Obj;
+    expect(pod["spec"].ephemeralContainers).toHaveLength(1);
   });
 });
