@@ -5,7 +5,7 @@ import { expect, it } from "vitest";
 import type { ContainerStatus, Pod } from "@skiff/api-types";
 import { apiCall } from "./cluster-helpers.js";
 import { waitFor } from "./pods-helpers.js";
-import type { StreamingCluster } from "./streaming-helpers.js";
+import { spawnKubectl, type StreamingCluster } from "./streaming-helpers.js";
 
 /** The target pod: one container whose process is recognisable in `ps` (`sleep 3601`). */
 export const debugTargetPod: Pod = {
@@ -73,6 +73,25 @@ export function defineDebugAcceptance(ctx: DebugAcceptanceContext): void {
     if (ctx.targetSharesPIDNamespace) {
       expect(logs.stdout).toMatch(/sleep 3601/);
     }
+  }, 120_000);
+
+  it("kubectl debug -i attaches to the running debug container: stdin reaches it, its output comes back (default name debugger-xxxxx)", async () => {
+    const cluster = ctx.cluster();
+    const k = spawnKubectl(cluster.kubeconfig, ["debug", "-i", "debuggee", ...debugArgs, "--", "sh", "-c", "read line; echo got:$line"]);
+    let name = "";
+    try {
+      const out = await k.waitForOutput(/If you don't see a command prompt/, 60_000);
+      name = /Defaulting debug container name to (debugger-[a-z0-9]+)\./.exec(out)?.[1] ?? "";
+      k.proc.stdin?.write("hello\n");
+      await k.waitForOutput(/got:hello/, 30_000);
+      expect(k.output()).not.toContain("falling back to streaming logs");
+    } finally {
+      k.proc.kill("SIGKILL");
+    }
+    expect(name).toMatch(/^debugger-[a-z0-9]{5}$/);
+    await ephemeralStatus(cluster, name, (c) => c.state?.terminated !== undefined);
+    const logs = await cluster.kubectl(["logs", "debuggee", "-c", name]);
+    expect(logs.stdout).toBe("got:hello\n");
   }, 120_000);
 
   it("kubectl exec reaches a running ephemeral container by name", async () => {

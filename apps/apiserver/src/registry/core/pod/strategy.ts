@@ -176,7 +176,7 @@ export function createPodStrategy(gates: PodStrategyGates = { ephemeralContainer
  * Mutates `pod`.
  * @see pkg/registry/core/pod/strategy.go (dropNonEphemeralContainerUpdates, podEphemeralContainersStrategy)
  */
-export function dropNonEphemeralContainerUpdates(pod: T, old: T): void {
+function dropNonEphemeralContainerUpdates(pod: T, old: T): void {
   const ephemeralContainers = pod.spec?.ephemeralContainers;
   const managedFields = pod.metadata?.managedFields;
   for (const k of Object.keys(pod)) delete pod[k];
