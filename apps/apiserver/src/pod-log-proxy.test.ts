@@ -41,6 +41,9 @@ describe("resolveLogContainer", () => {
     expect(resolveLogContainer({ spec: { containers: [{ name: "only" }] } }, "p", "")).toBe("only");
     expect(resolveLogContainer(pod, "p", "i")).toBe("i");
   });
+  it("accepts an ephemeral container's name (kubectl logs -c debugger-x, kubectl debug's attach)", () => {
+    expect(resolveLogContainer({ spec: { ...pod.spec, ephemeralContainers: [{ name: "debugger-x" }] } }, "p", "debugger-x")).toBe("debugger-x");
+  });
   it("answers 400 as 1.23 when the container is missing or unknown", () => {
     expect(statusOf(() => resolveLogContainer(pod, "p", ""))).toEqual({ code: 400, reason: "BadRequest", message: "a container name must be specified for pod p, choose one of: [a b] or one of the init containers: [i]" });
     expect(statusOf(() => resolveLogContainer({ spec: { containers: [] } }, "p", "")).message).toBe("a container name must be specified for pod p");

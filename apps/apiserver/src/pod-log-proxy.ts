@@ -121,7 +121,7 @@ export function parsePodLogOptions(name: string, query: Readonly<Record<string, 
 /** The fields of a stored Pod the node-agent proxies read. */
 export interface PodView {
   metadata?: { name?: string; namespace?: string };
-  spec?: { nodeName?: string; containers?: { name: string }[]; initContainers?: { name: string }[] };
+  spec?: { nodeName?: string; containers?: { name: string }[]; initContainers?: { name: string }[]; ephemeralContainers?: { name: string }[] };
 }
 
 /** The fields of a stored Node the node-agent proxies read. */
@@ -130,7 +130,8 @@ export interface NodeView {
 }
 
 /**
- * The container a log request reads: the one named, else the pod's only container.
+ * The container a log request reads: the one named (a container, init container or ephemeral
+ * container), else the pod's only container.
  * @throws StatusError 400 as 1.23: `a container name must be specified for pod <name>[, choose one of: [a b]][ or one of the init containers: [i]]`, `container <c> is not valid for pod <name>`.
  */
 export function resolveLogContainer(pod: PodView, name: string, container: string): string {
@@ -143,7 +144,8 @@ export function resolveLogContainer(pod: PodView, name: string, container: strin
     if (inits.length > 0) msg += ` or one of the init containers: [${inits.map((c) => c.name).join(" ")}]`;
     throw newBadRequest(msg);
   }
-  if (![...containers, ...inits].some((c) => c.name === container)) throw newBadRequest(`container ${container} is not valid for pod ${name}`);
+  // podHasContainerWithName visits every container, ephemeral ones included.
+  if (![...containers, ...inits, ...(pod.spec?.ephemeralContainers ?? [])].some((c) => c.name === container)) throw newBadRequest(`container ${container} is not valid for pod ${name}`);
   return container;
 }
 

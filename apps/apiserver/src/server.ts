@@ -77,6 +77,7 @@ export async function startAPIServer(o: APIServerOptions, gates: FeatureGate<Nod
       jobReadyPods: gates.enabled("JobReadyPods"),
       jobTrackingWithFinalizers: gates.enabled("JobTrackingWithFinalizers"),
       jobMutableNodeSchedulingDirectives: gates.enabled("JobMutableNodeSchedulingDirectives"),
+      ephemeralContainers: gates.enabled("EphemeralContainers"),
     }),
   );
   await ensureBootstrapNamespaces(strategies, storage);

@@ -31,6 +31,42 @@ import {
 const C = (name) => CORE + name;
 const conditionStatus = () => str("True, False or Unknown.");
 
+/** The fields of a container, shared by Container and EphemeralContainer (EphemeralContainerCommon). */
+const containerProperties = {
+  name: str("Name of the container, a DNS label unique within the pod. Cannot be updated."),
+  image: str("Container image reference. Optional here so that controllers can fill it in."),
+  command: strList("Entrypoint, not run in a shell; the image's ENTRYPOINT when unset. `$(VAR)` references are expanded from the environment, `$$` escapes. Cannot be updated."),
+  args: strList("Arguments to the entrypoint; the image's CMD when unset. `$(VAR)` references are expanded. Cannot be updated."),
+  workingDir: str("Working directory; the runtime's default when unset. Cannot be updated."),
+  ports: arrayOf(C("ContainerPort"), "Ports the container exposes (informational). Cannot be updated.", {
+    ...listType("map", ["containerPort", "protocol"]),
+    ...mergeBy("containerPort"),
+  }),
+  envFrom: arrayOf(C("EnvFromSource"), "Sources of environment variables; `env` entries take precedence over them. Cannot be updated."),
+  env: arrayOf(C("EnvVar"), "Environment variables of the container. Cannot be updated.", mergeBy("name")),
+  resources: link(C("ResourceRequirements"), "Compute resources the container requests and is limited to. Cannot be updated."),
+  volumeMounts: arrayOf(C("VolumeMount"), "Pod volumes mounted into the container. Cannot be updated.", mergeBy("mountPath")),
+  livenessProbe: link(C("Probe"), "Periodic check of liveness; the container is restarted when it fails. Cannot be updated."),
+  readinessProbe: link(C("Probe"), "Periodic check of readiness; a failing container is not Ready. Cannot be updated."),
+  startupProbe: link(C("Probe"), "Check that the container has started; no other probe runs until it succeeds, and failing it restarts the container. Cannot be updated."),
+  terminationMessagePath: str("Path of the file, inside the container, whose contents become the termination message (truncated to 4096 bytes). Cannot be updated.", {
+    default: "/dev/termination-log",
+  }),
+  terminationMessagePolicy: enumStr(
+    ["FallbackToLogsOnError", "File"],
+    "Where the termination message comes from: the file only, or the end of the log when the file is empty and the container failed. Cannot be updated.",
+    { default: "File" },
+  ),
+  imagePullPolicy: enumStr(
+    ["Always", "IfNotPresent", "Never"],
+    "When the image is pulled. Defaults to Always for the `:latest` tag or no tag, IfNotPresent otherwise. Cannot be updated.",
+  ),
+  securityContext: link(C("SecurityContext"), "Security options of the container; they override the pod's."),
+  stdin: bool("Whether a stdin buffer is allocated; reads see EOF when false.", { default: false }),
+  stdinOnce: bool("Whether stdin is closed after the first attach session ends.", { default: false }),
+  tty: bool("Whether a TTY is allocated; requires stdin.", { default: false }),
+};
+
 export const coreSchemas = {
   // ── PodTemplate ────────────────────────────────────────────────────────────────────────────
   [C("PodTemplate")]: kindSchema({
@@ -60,6 +96,11 @@ export const coreSchemas = {
       volumes: arrayOf(C("Volume"), "Volumes the containers of the pod may mount.", { ...mergeBy("name"), "x-kubernetes-patch-strategy": "merge,retainKeys" }),
       initContainers: arrayOf(C("Container"), "Containers run one after another, each to successful completion, before the app containers start. Cannot be updated.", mergeBy("name")),
       containers: arrayOf(C("Container"), "The app containers of the pod; at least one. Cannot be added or removed after creation.", mergeBy("name")),
+      ephemeralContainers: arrayOf(
+        C("EphemeralContainer"),
+        "Ephemeral containers run in this pod for user-initiated activities such as debugging. They are added through the pod's `ephemeralcontainers` subresource, never on create or by a pod update, and are never restarted.",
+        mergeBy("name"),
+      ),
       restartPolicy: enumStr(["Always", "Never", "OnFailure"], "When the containers of the pod are restarted after they exit.", { default: "Always" }),
       terminationGracePeriodSeconds: int64(
         "Seconds between the termination signal and the kill signal when the pod is deleted; 0 kills at once. A delete request may shorten it.",
@@ -104,6 +145,7 @@ export const coreSchemas = {
     startTime: time("When the node agent acknowledged the pod, before pulling images."),
     initContainerStatuses: arrayOf(C("ContainerStatus"), "One entry per init container."),
     containerStatuses: arrayOf(C("ContainerStatus"), "One entry per app container."),
+    ephemeralContainerStatuses: arrayOf(C("ContainerStatus"), "One entry per ephemeral container that has been started."),
     qosClass: enumStr(["BestEffort", "Burstable", "Guaranteed"], "Quality-of-service class derived from the containers' resource requests and limits."),
   }),
   [C("PodCondition")]: object(
@@ -121,41 +163,15 @@ export const coreSchemas = {
   [C("PodIP")]: object("One IP address of a pod.", { ip: str("The IP address.") }),
 
   // ── Containers ─────────────────────────────────────────────────────────────────────────────
-  [C("Container")]: object(
-    "One container of a pod.",
+  [C("Container")]: object("One container of a pod.", containerProperties, { required: ["name"] }),
+  [C("EphemeralContainer")]: object(
+    "A container added to a running pod for user-initiated activities such as debugging, through the pod's `ephemeralcontainers` subresource. It has no resource or scheduling guarantees, is never restarted, and may not be changed or removed once added; lifecycle, probes, ports and resources may not be set.",
     {
-      name: str("Name of the container, a DNS label unique within the pod. Cannot be updated."),
-      image: str("Container image reference. Optional here so that controllers can fill it in."),
-      command: strList("Entrypoint, not run in a shell; the image's ENTRYPOINT when unset. `$(VAR)` references are expanded from the environment, `$$` escapes. Cannot be updated."),
-      args: strList("Arguments to the entrypoint; the image's CMD when unset. `$(VAR)` references are expanded. Cannot be updated."),
-      workingDir: str("Working directory; the runtime's default when unset. Cannot be updated."),
-      ports: arrayOf(C("ContainerPort"), "Ports the container exposes (informational). Cannot be updated.", {
-        ...listType("map", ["containerPort", "protocol"]),
-        ...mergeBy("containerPort"),
-      }),
-      envFrom: arrayOf(C("EnvFromSource"), "Sources of environment variables; `env` entries take precedence over them. Cannot be updated."),
-      env: arrayOf(C("EnvVar"), "Environment variables of the container. Cannot be updated.", mergeBy("name")),
-      resources: link(C("ResourceRequirements"), "Compute resources the container requests and is limited to. Cannot be updated."),
-      volumeMounts: arrayOf(C("VolumeMount"), "Pod volumes mounted into the container. Cannot be updated.", mergeBy("mountPath")),
-      livenessProbe: link(C("Probe"), "Periodic check of liveness; the container is restarted when it fails. Cannot be updated."),
-      readinessProbe: link(C("Probe"), "Periodic check of readiness; a failing container is not Ready. Cannot be updated."),
-      startupProbe: link(C("Probe"), "Check that the container has started; no other probe runs until it succeeds, and failing it restarts the container. Cannot be updated."),
-      terminationMessagePath: str("Path of the file, inside the container, whose contents become the termination message (truncated to 4096 bytes). Cannot be updated.", {
-        default: "/dev/termination-log",
-      }),
-      terminationMessagePolicy: enumStr(
-        ["FallbackToLogsOnError", "File"],
-        "Where the termination message comes from: the file only, or the end of the log when the file is empty and the container failed. Cannot be updated.",
-        { default: "File" },
+      ...containerProperties,
+      name: str("Name of the ephemeral container, a DNS label unique among all containers, init containers and ephemeral containers of the pod."),
+      targetContainerName: str(
+        "The name of a container of the pod whose namespaces (PID, IPC) this ephemeral container joins. Unset: the namespaces shared by the pod. The container runtime must support it.",
       ),
-      imagePullPolicy: enumStr(
-        ["Always", "IfNotPresent", "Never"],
-        "When the image is pulled. Defaults to Always for the `:latest` tag or no tag, IfNotPresent otherwise. Cannot be updated.",
-      ),
-      securityContext: link(C("SecurityContext"), "Security options of the container; they override the pod's."),
-      stdin: bool("Whether a stdin buffer is allocated; reads see EOF when false.", { default: false }),
-      stdinOnce: bool("Whether stdin is closed after the first attach session ends.", { default: false }),
-      tty: bool("Whether a TTY is allocated; requires stdin.", { default: false }),
     },
     { required: ["name"] },
   ),

@@ -18,7 +18,7 @@ export const servedResources = [
   { group: "rbac.authorization.k8s.io", version: "v1", kind: "Role", plural: "roles", namespaced: true, schema: `${RBAC}Role`, listSchema: `${RBAC}RoleList`, subresources: [], verbs: allVerbs, deleteReturns: "Status" },
   { group: "rbac.authorization.k8s.io", version: "v1", kind: "RoleBinding", plural: "rolebindings", namespaced: true, schema: `${RBAC}RoleBinding`, listSchema: `${RBAC}RoleBindingList`, subresources: [], verbs: allVerbs, deleteReturns: "Status" },
   { group: "", version: "v1", kind: "PodTemplate", plural: "podtemplates", namespaced: true, schema: `${CORE}PodTemplate`, listSchema: `${CORE}PodTemplateList`, subresources: [], verbs: allVerbs, deleteReturns: "object" },
-  { group: "", version: "v1", kind: "Pod", plural: "pods", namespaced: true, schema: `${CORE}Pod`, listSchema: `${CORE}PodList`, subresources: ["status", "binding", "eviction", "exec", "attach", "portforward"], verbs: allVerbs, deleteReturns: "object" },
+  { group: "", version: "v1", kind: "Pod", plural: "pods", namespaced: true, schema: `${CORE}Pod`, listSchema: `${CORE}PodList`, subresources: ["status", "ephemeralcontainers", "binding", "eviction", "exec", "attach", "portforward"], verbs: allVerbs, deleteReturns: "object" },
   { group: "", version: "v1", kind: "Node", plural: "nodes", namespaced: false, schema: `${CORE}Node`, listSchema: `${CORE}NodeList`, subresources: ["status"], verbs: allVerbs, deleteReturns: "Status" },
   { group: "", version: "v1", kind: "ConfigMap", plural: "configmaps", namespaced: true, schema: `${CORE}ConfigMap`, listSchema: `${CORE}ConfigMapList`, subresources: [], verbs: allVerbs, deleteReturns: "Status" },
   { group: "", version: "v1", kind: "Secret", plural: "secrets", namespaced: true, schema: `${CORE}Secret`, listSchema: `${CORE}SecretList`, subresources: [], verbs: allVerbs, deleteReturns: "Status" },
@@ -238,6 +238,31 @@ function resourcePaths(r) {
         action: "patch",
         id: `patch${gv}${ns}${r.kind}Status`,
         description: `Partially update the status of the specified ${r.kind}.`,
+        parameters: [...named(), ...qPatch()],
+        requestBody: patchBody(),
+        responses: { 200: ok(r.schema), 201: ok(r.schema, "Created") },
+      }),
+    };
+  }
+  if (r.subresources.includes("ephemeralcontainers")) {
+    // 1.23's EphemeralContainersREST: get, replace and patch of the whole Pod; only
+    // spec.ephemeralContainers (and the identifying metadata) of the request is kept.
+    paths[`${base}/{name}/ephemeralcontainers`] = {
+      get: operation({ r, action: "get", id: `read${gv}${ns}${r.kind}Ephemeralcontainers`, description: `Read ephemeralcontainers of the specified ${r.kind}.`, parameters: [...named(), ...qGet()], responses: { 200: ok(r.schema) } }),
+      put: operation({
+        r,
+        action: "put",
+        id: `replace${gv}${ns}${r.kind}Ephemeralcontainers`,
+        description: `Replace ephemeralcontainers of the specified ${r.kind}.`,
+        parameters: [...named(), ...qWrite()],
+        requestBody: body(r.schema),
+        responses: { 200: ok(r.schema), 201: ok(r.schema, "Created") },
+      }),
+      patch: operation({
+        r,
+        action: "patch",
+        id: `patch${gv}${ns}${r.kind}Ephemeralcontainers`,
+        description: `Partially update ephemeralcontainers of the specified ${r.kind}.`,
         parameters: [...named(), ...qPatch()],
         requestBody: patchBody(),
         responses: { 200: ok(r.schema), 201: ok(r.schema, "Created") },

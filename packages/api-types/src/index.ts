@@ -43,6 +43,7 @@ export type {
   ConfigMapProjection,
   ConfigMapVolumeSource,
   Container,
+  EphemeralContainer,
   ContainerImage,
   ContainerPort,
   ContainerState,

@@ -26,7 +26,7 @@ describe("resources", () => {
     expect(byPlural.secrets).toMatchObject({ group: "", kind: "Secret", namespaced: true, shortNames: [], categories: [], subresources: [] });
     expect(byPlural.serviceaccounts).toMatchObject({ group: "", kind: "ServiceAccount", namespaced: true, shortNames: ["sa"], categories: [], subresources: [] });
     expect(byPlural.jobs).toMatchObject({ group: "batch", kind: "Job", listKind: "JobList", singular: "job", namespaced: true, shortNames: [], categories: ["all"], subresources: ["status"] });
-    expect(byPlural.pods).toMatchObject({ group: "", shortNames: ["po"], categories: ["all"], subresources: ["status", "binding", "eviction", "exec", "attach", "portforward"] });
+    expect(byPlural.pods).toMatchObject({ group: "", shortNames: ["po"], categories: ["all"], subresources: ["status", "ephemeralcontainers", "binding", "eviction", "exec", "attach", "portforward"] });
     expect(byPlural.nodes).toMatchObject({ namespaced: false, shortNames: ["no"], subresources: ["status"] });
     expect(byPlural.events).toMatchObject({ namespaced: true, shortNames: ["ev"] });
     expect(byPlural.namespaces).toMatchObject({ namespaced: false, shortNames: ["ns"], subresources: ["status", "finalize"] });

@@ -70,7 +70,7 @@ export const resources: readonly ResourceInfo[] = Object.freeze([
     verbs: Object.freeze(allVerbs.filter((v) => v !== "deletecollection")),
   }),
   resource({ group: "", version: "v1", kind: "Node", plural: "nodes", singular: "node", namespaced: false, shortNames: ["no"], categories: [], subresources: ["status"] }),
-  resource({ group: "", version: "v1", kind: "Pod", plural: "pods", singular: "pod", namespaced: true, shortNames: ["po"], categories: ["all"], subresources: ["status", "binding", "eviction", "exec", "attach", "portforward"] }),
+  resource({ group: "", version: "v1", kind: "Pod", plural: "pods", singular: "pod", namespaced: true, shortNames: ["po"], categories: ["all"], subresources: ["status", "ephemeralcontainers", "binding", "eviction", "exec", "attach", "portforward"] }),
   resource({ group: "", version: "v1", kind: "PodTemplate", plural: "podtemplates", singular: "podtemplate", namespaced: true, shortNames: [], categories: [], subresources: [] }),
   resource({ group: "", version: "v1", kind: "Secret", plural: "secrets", singular: "secret", namespaced: true, shortNames: [], categories: [], subresources: [] }),
   resource({ group: "", version: "v1", kind: "ServiceAccount", plural: "serviceaccounts", singular: "serviceaccount", namespaced: true, shortNames: ["sa"], categories: [], subresources: [] }),

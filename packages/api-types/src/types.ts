@@ -435,6 +435,14 @@ export type PodIP = Schemas["io.example.api.core.v1.PodIP"];
 export type Container = Schemas["io.example.api.core.v1.Container"];
 
 /**
+ * A container added to a running pod through its `ephemeralcontainers` subresource (debugging);
+ * the fields of a {@link Container} plus `targetContainerName`, the container whose PID namespace
+ * it joins. Never restarted, never changed or removed once added.
+ * @see staging/src/k8s.io/api/core/v1/types.go (EphemeralContainer)
+ */
+export type EphemeralContainer = Schemas["io.example.api.core.v1.EphemeralContainer"];
+
+/**
  * A port of a container; `containerPort` is required, `protocol` defaults to TCP.
  * @see staging/src/k8s.io/api/core/v1/types.go
  */

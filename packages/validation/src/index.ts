@@ -26,6 +26,7 @@ export { configMapListSchema, configMapSchema, secretListSchema, secretSchema, s
 export {
   bindingSchema,
   containerSchema,
+  ephemeralContainerSchema,
   eventListSchema,
   eventSchema,
   namespaceListSchema,
@@ -50,6 +51,7 @@ export { defaultValidationOptions, kindValidators, validateObject, validateObjec
 export type {
   CreateValidator,
   FinalizeValidator,
+  EphemeralContainersValidator,
   KindValidator,
   KindValidators,
   StatusValidator,
@@ -177,6 +179,7 @@ export {
   validatePod,
   validatePodBinding,
   validatePodSpec,
+  validatePodEphemeralContainersUpdate,
   validatePodStatusUpdate,
   validatePodTemplate,
   validatePodTemplateSpec,

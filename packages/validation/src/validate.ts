@@ -13,6 +13,7 @@ import {
   validateNodeUpdate,
   validatePod,
   validatePodBinding,
+  validatePodEphemeralContainersUpdate,
   validatePodStatusUpdate,
   validatePodTemplate,
   validatePodTemplateUpdate,
@@ -144,6 +145,14 @@ export interface FinalizeValidator<T> {
 }
 
 /**
+ * Validation of updates through Pod's `ephemeralcontainers` subresource.
+ * @see pkg/registry/core/pod/strategy.go (podEphemeralContainersStrategy.ValidateUpdate)
+ */
+export interface EphemeralContainersValidator<T> {
+  readonly validateEphemeralContainersUpdate: UpdateValidator<T>;
+}
+
+/**
  * The type of {@link kindValidators}: a {@link KindValidator} per {@link ValidatedKindName}, plus
  * a {@link StatusValidator} for the kinds with a `/status` subresource and a
  * {@link FinalizeValidator} for Namespace.
@@ -154,7 +163,7 @@ export interface KindValidators {
   readonly CSINode: KindValidator<CSINode>;
   readonly Lease: KindValidator<Lease>;
   readonly PodTemplate: KindValidator<PodTemplate>;
-  readonly Pod: KindValidator<Pod> & StatusValidator<Pod>;
+  readonly Pod: KindValidator<Pod> & StatusValidator<Pod> & EphemeralContainersValidator<Pod>;
   readonly Node: KindValidator<Node> & StatusValidator<Node>;
   readonly Event: KindValidator<Event>;
   readonly Namespace: KindValidator<Namespace> & StatusValidator<Namespace> & FinalizeValidator<Namespace>;
@@ -172,7 +181,8 @@ export interface KindValidators {
  * The one place that names each kind's validators: {@link validateObject},
  * {@link validateObjectUpdate} and {@link validateStatusUpdate} dispatch through it, and the
  * apiserver's registry strategies call its entries directly. Job, Pod, Node and Namespace also
- * validate `/status` updates; Namespace validates `/finalize` updates.
+ * validate `/status` updates; Namespace validates `/finalize` updates; Pod validates
+ * `/ephemeralcontainers` updates.
  * Options that depend on the old object (Job) are derived here, as 1.23's
  * `validationOptionsForJob` does. A Binding is never updated: its create rules apply on update.
  *
@@ -206,6 +216,7 @@ export const kindValidators: KindValidators = {
     validate: (pod, opts) => validatePod(pod, opts.pod),
     validateUpdate: (pod, old, opts) => validatePodUpdate(pod, old, opts.pod),
     validateStatusUpdate: (pod, old, opts) => validatePodStatusUpdate(pod, old, opts.pod),
+    validateEphemeralContainersUpdate: (pod, old, opts) => validatePodEphemeralContainersUpdate(pod, old, opts.pod),
   },
   Node: {
     validate: (node) => validateNode(node),

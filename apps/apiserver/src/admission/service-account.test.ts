@@ -155,3 +155,35 @@ describe("ServiceAccount admission", () => {
     expect(p.spec.serviceAccountName).toBeUndefined();
   });
 });
+
+describe("ServiceAccount admission of pods/ephemeralcontainers updates (1.23 limitEphemeralContainerSecretReferences)", () => {
+  const update = (p: Pod): AdmissionAttributes => ({
+    operation: "UPDATE",
+    info: parseRequestInfo("PATCH", "/api/v1/namespaces/ns/pods/p/ephemeralcontainers", {}),
+    object: p as unknown as AdmissionAttributes["object"],
+    oldObject: p as unknown as AdmissionAttributes["object"],
+    ctx: systemContext("u", "ns"),
+  });
+  const withEphemeral = (secret: string): Pod => ({
+    ...pod({ serviceAccountName: "strict" }),
+    spec: { ...pod().spec, serviceAccountName: "strict", ephemeralContainers: [{ name: "dbg", image: "busybox", env: [{ name: "TOKEN", valueFrom: { secretKeyRef: { name: secret, key: "k" } } }] }] },
+  });
+
+  it("with an enforcing service account, ephemeral containers may reference only its secrets", async () => {
+    const { plugin } = await setUp({
+      serviceAccounts: [{ metadata: { name: "strict", annotations: { "kubernetes.io/enforce-mountable-secrets": "true" } }, secrets: [{ name: "ok" }] }],
+    });
+    await plugin.validate!(update(withEphemeral("ok")));
+    await expect(plugin.validate!(update(withEphemeral("nope")))).rejects.toMatchObject({
+      status: { code: 403, message: expect.stringContaining('ephemeral container dbg with envVar TOKEN referencing secret.secretName="nope" is not allowed because service account strict does not reference that secret') as unknown },
+    });
+  });
+
+  it("without enforcement anything goes, and other updates are not looked at", async () => {
+    const { plugin, lookups } = await setUp({ serviceAccounts: [{ metadata: { name: "strict" } }] });
+    await plugin.validate!(update(withEphemeral("nope")));
+    const before = lookups();
+    await plugin.validate!({ ...update(withEphemeral("nope")), info: parseRequestInfo("PUT", "/api/v1/namespaces/ns/pods/p", {}) });
+    expect(lookups()).toBe(before);
+  });
+});

@@ -132,6 +132,26 @@ export function serviceAccountAdmission(o: ServiceAccountAdmissionOptions): Admi
         if (refused !== undefined) throw forbidden(attrs, pod, refused);
       }
     },
+    // 1.23's Validate for pods/ephemeralcontainers updates (limitEphemeralContainerSecretReferences):
+    // with a service account that enforces mountable secrets, ephemeral containers may reference
+    // only its secrets. (1.23 returns this one as a plain error, an InternalError; Skiff answers 403.)
+    async validate(attrs) {
+      if (attrs.operation !== "UPDATE" || attrs.info.apiGroup !== "" || attrs.info.resource !== "pods" || attrs.info.subresource !== "ephemeralcontainers") return;
+      const pod = attrs.object as Pod | undefined;
+      if (!pod?.spec) return;
+      const namespace = attrs.ctx.namespace ?? "";
+      const sa = await lookUp(attrs, pod, namespace, pod.spec.serviceAccountName ?? "");
+      if (!goParseBool(sa.metadata?.annotations?.[enforceMountableSecretsAnnotation])) return;
+      const mountable = new Set((sa.secrets ?? []).map((x) => x.name ?? ""));
+      for (const c of pod.spec.ephemeralContainers ?? []) {
+        for (const e of c.env ?? []) {
+          const ref = e.valueFrom?.secretKeyRef;
+          if (ref !== undefined && !mountable.has(ref.name ?? "")) {
+            throw forbidden(attrs, pod, `ephemeral container ${c.name} with envVar ${e.name} referencing secret.secretName="${ref.name ?? ""}" is not allowed because service account ${sa.metadata?.name ?? ""} does not reference that secret`);
+          }
+        }
+      }
+    },
   };
 }
 

@@ -3,7 +3,7 @@ import { createConfigMapStrategy } from "./core/configmap/strategy.js";
 import { createEventStrategy } from "./core/event/strategy.js";
 import { createNamespaceStrategy } from "./core/namespace/strategy.js";
 import { createNodeStrategy } from "./core/node/strategy.js";
-import { createPodStrategy } from "./core/pod/strategy.js";
+import { createPodStrategy, type PodStrategyGates } from "./core/pod/strategy.js";
 import { createPodTemplateStrategy } from "./core/podtemplate/strategy.js";
 import { createSecretStrategy } from "./core/secret/strategy.js";
 import { createServiceAccountStrategy } from "./core/serviceaccount/strategy.js";
@@ -14,14 +14,14 @@ import { createCSINodeStrategy } from "./storage/csinode/strategy.js";
 import { createLeaseStrategy } from "./coordination/lease/strategy.js";
 import { createClusterRoleBindingStrategy, createClusterRoleStrategy, createRoleBindingStrategy, createRoleStrategy } from "./rbac/strategies.js";
 
-// Every strategy skiff-apiserver serves.
-export function createAllStrategies(gates: JobStrategyGates): ResourceStrategy[] {
+// Every strategy skiff-apiserver serves; `ephemeralContainers` (the EphemeralContainers gate) defaults to on.
+export function createAllStrategies(gates: JobStrategyGates & Partial<PodStrategyGates>): ResourceStrategy[] {
   return [
     createConfigMapStrategy(),
     createEventStrategy(),
     createNamespaceStrategy(),
     createNodeStrategy(),
-    createPodStrategy(),
+    createPodStrategy({ ephemeralContainers: gates.ephemeralContainers ?? true }),
     createPodTemplateStrategy(),
     createSecretStrategy(),
     createServiceAccountStrategy(),

@@ -762,10 +762,11 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       const pod = findPod(namespace, podName);
       if (!pod) throw new ContainerLogError("NotFound", `pod "${podName}" does not exist`);
       const spec = pod.spec ?? { containers: [] };
-      const known = [...(spec.initContainers ?? []), ...spec.containers].some((c) => c.name === containerName);
+      const known = [...(spec.initContainers ?? []), ...spec.containers, ...(spec.ephemeralContainers ?? [])].some((c) => c.name === containerName);
       if (!known) throw new ContainerLogError("NotFound", `container "${containerName}" not found in pod "${podName}"`);
       const rs = await manager.getPodStatus(pod.metadata?.uid ?? "");
-      const cs = [...(statuses.get(pod.metadata?.uid ?? "")?.initContainerStatuses ?? []), ...(statuses.get(pod.metadata?.uid ?? "")?.containerStatuses ?? [])].find((c) => c.name === containerName);
+      const podStatus = statuses.get(pod.metadata?.uid ?? "");
+      const cs = [...(podStatus?.initContainerStatuses ?? []), ...(podStatus?.containerStatuses ?? []), ...(podStatus?.ephemeralContainerStatuses ?? [])].find((c) => c.name === containerName);
       const idOf = (full: string | undefined) => (full ?? "").replace(/^[^:]*:\/\//, "");
       let wantId = "";
       if (logOpts.previous) {

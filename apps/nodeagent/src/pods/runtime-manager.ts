@@ -1,6 +1,6 @@
 import { readdir, rm } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join } from "node:path";
-import type { Container, ContainerState, ContainerStatus, EnvVar, Pod, PodSpec, PodStatus, Secret } from "@skiff/api-types";
+import type { Container, ContainerState, ContainerStatus, EnvVar, EphemeralContainer, Pod, PodSpec, PodStatus, Secret } from "@skiff/api-types";
 import { CRIError, isCRIError, type AuthConfig as CRIAuthConfig, type ContainerConfig, type DNSConfig, type LinuxContainerResources, type Mount, type PodSandboxConfig } from "@skiff/cri-api";
 import { applyDefaultImageTag, makeDockerKeyring, parseImageName, type AuthConfig, type DockerKeyring } from "../credentialprovider/index.js";
 import type { BackOff } from "./backoff.js";
@@ -277,8 +277,8 @@ export class RuntimeManager {
   }
 
   /**
-   * One sync of `pod`: makes the runtime match the spec a step at a time (sandbox → next init
-   * container → containers), as computePodActions + SyncPod. `terminal` pods are only killed.
+   * One sync of `pod`: makes the runtime match the spec a step at a time (sandbox → ephemeral
+   * containers not yet started → next init container → containers), as computePodActions + SyncPod. `terminal` pods are only killed.
    * @throws CRIError when the runtime cannot be listed (the worker retries at the next sync).
    */
   async syncPod(pod: Pod): Promise<SyncPodResult> {
@@ -307,6 +307,14 @@ export class RuntimeManager {
       this.o.log(`started sandbox ${created.podSandboxId} for pod ${pod.metadata?.namespace}/${pod.metadata?.name}`);
       status = await this.getPodStatus(uid);
       sandbox = status.sandboxes.find((s) => s.id === created.podSandboxId) ?? { id: created.podSandboxId, ready: true, attempt, createdAtMs: Date.now(), ip: "" };
+    }
+
+    // Ephemeral containers (computePodActions' EphemeralContainersToStart, SyncPod step 5): each
+    // started once, even before initialization completes, and never restarted.
+    for (const ec of specOf(pod).ephemeralContainers ?? []) {
+      if (latestOf(ec.name)) continue;
+      const r = await this.startEphemeralContainer(pod, ec, status, sandbox, waiting);
+      if (r !== undefined) wakeAt(r);
     }
 
     // Init containers, in order; at most one step per sync.
@@ -381,8 +389,33 @@ export class RuntimeManager {
     return this.startContainer(pod, c, latest.restartCount + 1, sandbox, waiting);
   }
 
-  /** Pulls the image when needed, then creates and starts the container; failures land in `waiting`. */
-  private async startContainer(pod: Pod, c: Container, restartCount: number, sandbox: RuntimeSandbox, waiting: Map<string, ContainerWaitReason>): Promise<number | undefined> {
+  /**
+   * Starts ephemeral container `ec` (attempt 0): with `targetContainerName`, in the PID namespace of
+   * that container's newest instance (CRI `NamespaceMode.TARGET`; 1.23's `getTargetID`: the target
+   * must have a runtime instance, else `CreateContainerConfigError` `unable to find target container
+   * <name>` and a retry at a later sync).
+   * @see pkg/kubelet/kuberuntime/kuberuntime_container.go (startContainer, getTargetID) in kubernetes/kubernetes v1.23
+   */
+  private async startEphemeralContainer(pod: Pod, ec: EphemeralContainer, status: RuntimePodStatus, sandbox: RuntimeSandbox, waiting: Map<string, ContainerWaitReason>): Promise<number | undefined> {
+    const { targetContainerName, ...common } = ec;
+    let targetId: string | undefined;
+    if (targetContainerName) {
+      targetId = status.containers.find((x) => x.name === targetContainerName)?.id;
+      if (targetId === undefined) {
+        const message = `unable to find target container ${targetContainerName}`;
+        waiting.set(ec.name, { reason: "CreateContainerConfigError", message });
+        this.eventOnce(pod, `${backOffKey(pod, common)}/config`, message, "Warning", "Failed", `Error: ${message}`);
+        return Date.now() + 1_000;
+      }
+    }
+    return this.startContainer(pod, common, 0, sandbox, waiting, targetId);
+  }
+
+  /**
+   * Pulls the image when needed, then creates and starts the container; failures land in `waiting`.
+   * `pidTargetId`: an ephemeral container's target (its PID namespace is joined).
+   */
+  private async startContainer(pod: Pod, c: Container, restartCount: number, sandbox: RuntimeSandbox, waiting: Map<string, ContainerWaitReason>, pidTargetId?: string): Promise<number | undefined> {
     const image = c.image ?? "";
     const t0 = agentTracer.now();
     const pulled = await this.ensureImage(pod, c, waiting);
@@ -391,7 +424,7 @@ export class RuntimeManager {
     try {
       // generateContainerConfig's order: run options (env) first, then the image user and runAsNonRoot.
       const imageUser = imageUserOf(await this.o.clients.images.imageStatus({ image: { image } }));
-      config = this.containerConfig(pod, c, restartCount, sandbox, imageUser);
+      config = this.containerConfig(pod, c, restartCount, sandbox, imageUser, pidTargetId);
       const nonRoot = verifyRunAsNonRoot(pod, c, imageUser);
       if (nonRoot !== undefined) throw new ContainerConfigError(nonRoot);
     } catch (err) {
@@ -593,9 +626,11 @@ export class RuntimeManager {
 
   /**
    * The CRI container config of `c` (command/args with `$(VAR)` expanded from its env; the security
-   * context from `security-context.ts`, with `imageUser` as the default user).
+   * context from `security-context.ts`, with `imageUser` as the default user). With `pidTargetId`
+   * (an ephemeral container's target) and a per-container PID namespace, the PID namespace is
+   * `TARGET` with that container ID, as 1.23's `generateLinuxContainerConfig`.
    */
-  containerConfig(pod: Pod, c: Container, restartCount: number, sandbox: RuntimeSandbox, imageUser?: ImageUser): ContainerConfig {
+  containerConfig(pod: Pod, c: Container, restartCount: number, sandbox: RuntimeSandbox, imageUser?: ImageUser, pidTargetId?: string): ContainerConfig {
     const envs = this.buildEnv(pod, c, sandbox);
     const lookup = (name: string) => envs.find((e) => e.key === name)?.value;
     const meta = pod.metadata ?? {};
@@ -615,6 +650,12 @@ export class RuntimeManager {
         securityContext: containerSecurityContext(pod, c, imageUser, this.securityOptions()),
       },
     };
+    // generateLinuxContainerConfig: an ephemeral container's target replaces a container PID namespace.
+    const nsOptions = config.linux?.securityContext?.namespaceOptions;
+    if (pidTargetId !== undefined && nsOptions?.pid === "CONTAINER") {
+      nsOptions.pid = "TARGET";
+      nsOptions.targetId = pidTargetId;
+    }
     if (c.workingDir) config.workingDir = c.workingDir;
     const resources = this.o.containerResources?.(pod, c);
     if (resources && config.linux) config.linux.resources = resources;
@@ -683,7 +724,8 @@ export class RuntimeManager {
 
   /**
    * The v1 PodStatus of `pod` from its runtime state and the last sync's waiting reasons: phase,
-   * conditions, init/container statuses, podIP(s), hostIP, startTime (kept from `previous`).
+   * conditions, init/container/ephemeral container statuses (ephemeral ones never ready, not
+   * counted for phase or conditions), podIP(s), hostIP, startTime (kept from `previous`).
    * @see pkg/kubelet/kubelet_pods.go (generateAPIPodStatus, convertToAPIContainerStatuses)
    */
   buildPodStatus(pod: Pod, rs: RuntimePodStatus, waiting: ReadonlyMap<string, ContainerWaitReason>, runtimeName: string, previous: PodStatus | undefined): PodStatus {
@@ -692,7 +734,8 @@ export class RuntimeManager {
       const l = rs.containers.find((x) => x.name === c.name);
       return l?.state === "exited" && l.exitCode === 0;
     });
-    const toStatus = (c: Container, isInit: boolean): ContainerStatus => {
+    const hasInit = (specOf(pod).initContainers ?? []).length > 0;
+    const toStatus = (c: Container, isInit: boolean, isEphemeral = false): ContainerStatus => {
       const instances = rs.containers.filter((x) => x.name === c.name);
       const latest = instances[0];
       const prev = instances[1];
@@ -710,14 +753,16 @@ export class RuntimeManager {
       };
       const s: ContainerStatus = { name: c.name, ready: false, restartCount: latest?.restartCount ?? 0, image: c.image ?? "", imageID: latest?.imageRef ?? "", started: false };
       if (!latest) {
-        s.state = { waiting: wait ?? { reason: !isInit && !initDone ? "PodInitializing" : "ContainerCreating" } };
+        // convertToAPIContainerStatuses: ephemeral containers default to PodInitializing whenever the pod has init containers.
+        const initializing = isEphemeral ? hasInit : !isInit && !initDone;
+        s.state = { waiting: wait ?? { reason: initializing ? "PodInitializing" : "ContainerCreating" } };
         s.lastState = {};
         return s;
       }
       s.containerID = id(latest);
       if (latest.state === "running" && !wait) {
         s.state = { running: latest.startedAtMs ? { startedAt: formatTime(latest.startedAtMs) } : {} };
-        s.ready = !isInit;
+        s.ready = !isInit && !isEphemeral;
         s.started = true;
         s.lastState = prev && prev.state === "exited" ? terminated(prev) : {};
       } else if (wait) {
@@ -746,6 +791,9 @@ export class RuntimeManager {
     status.startTime = previous?.startTime ?? formatTime(Date.now());
     if (initStatuses.length > 0) status.initContainerStatuses = initStatuses;
     status.containerStatuses = statuses;
+    // Ephemeral containers count for neither phase nor readiness (generateAPIPodStatus).
+    const ephemeral = (specOf(pod).ephemeralContainers ?? []).map(({ targetContainerName: _t, ...c }) => toStatus(c, false, true));
+    if (ephemeral.length > 0) status.ephemeralContainerStatuses = ephemeral;
     status.qosClass = podQOSClass(pod);
     return status;
   }

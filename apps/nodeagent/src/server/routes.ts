@@ -193,7 +193,7 @@ function findPod(view: AgentView, namespace: string, name: string): Pod | undefi
 
 function podHasContainer(pod: Pod, container: string): boolean {
   const spec = pod.spec;
-  const all = [...(spec?.containers ?? []), ...(spec?.initContainers ?? [])];
+  const all = [...(spec?.containers ?? []), ...(spec?.initContainers ?? []), ...(spec?.ephemeralContainers ?? [])];
   return all.some((c) => c.name === container);
 }
 

@@ -770,6 +770,25 @@ export interface paths {
         patch: operations["patchCoreV1NamespacedPodStatus"];
         trace?: never;
     };
+    "/api/v1/namespaces/{namespace}/pods/{name}/ephemeralcontainers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Read ephemeralcontainers of the specified Pod. */
+        get: operations["readCoreV1NamespacedPodEphemeralcontainers"];
+        /** @description Replace ephemeralcontainers of the specified Pod. */
+        put: operations["replaceCoreV1NamespacedPodEphemeralcontainers"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** @description Partially update ephemeralcontainers of the specified Pod. */
+        patch: operations["patchCoreV1NamespacedPodEphemeralcontainers"];
+        trace?: never;
+    };
     "/api/v1/namespaces/{namespace}/pods/{name}/binding": {
         parameters: {
             query?: never;
@@ -1927,6 +1946,70 @@ export interface components {
             /** @description A key of a Secret in the pod's namespace. */
             secretKeyRef?: components["schemas"]["io.example.api.core.v1.SecretKeySelector"];
         };
+        /** @description A container added to a running pod for user-initiated activities such as debugging, through the pod's `ephemeralcontainers` subresource. It has no resource or scheduling guarantees, is never restarted, and may not be changed or removed once added; lifecycle, probes, ports and resources may not be set. */
+        "io.example.api.core.v1.EphemeralContainer": {
+            /** @description Name of the ephemeral container, a DNS label unique among all containers, init containers and ephemeral containers of the pod. */
+            name: string;
+            /** @description Container image reference. Optional here so that controllers can fill it in. */
+            image?: string;
+            /** @description Entrypoint, not run in a shell; the image's ENTRYPOINT when unset. `$(VAR)` references are expanded from the environment, `$$` escapes. Cannot be updated. */
+            command?: string[];
+            /** @description Arguments to the entrypoint; the image's CMD when unset. `$(VAR)` references are expanded. Cannot be updated. */
+            args?: string[];
+            /** @description Working directory; the runtime's default when unset. Cannot be updated. */
+            workingDir?: string;
+            /** @description Ports the container exposes (informational). Cannot be updated. */
+            ports?: components["schemas"]["io.example.api.core.v1.ContainerPort"][];
+            /** @description Sources of environment variables; `env` entries take precedence over them. Cannot be updated. */
+            envFrom?: components["schemas"]["io.example.api.core.v1.EnvFromSource"][];
+            /** @description Environment variables of the container. Cannot be updated. */
+            env?: components["schemas"]["io.example.api.core.v1.EnvVar"][];
+            /** @description Compute resources the container requests and is limited to. Cannot be updated. */
+            resources?: components["schemas"]["io.example.api.core.v1.ResourceRequirements"];
+            /** @description Pod volumes mounted into the container. Cannot be updated. */
+            volumeMounts?: components["schemas"]["io.example.api.core.v1.VolumeMount"][];
+            /** @description Periodic check of liveness; the container is restarted when it fails. Cannot be updated. */
+            livenessProbe?: components["schemas"]["io.example.api.core.v1.Probe"];
+            /** @description Periodic check of readiness; a failing container is not Ready. Cannot be updated. */
+            readinessProbe?: components["schemas"]["io.example.api.core.v1.Probe"];
+            /** @description Check that the container has started; no other probe runs until it succeeds, and failing it restarts the container. Cannot be updated. */
+            startupProbe?: components["schemas"]["io.example.api.core.v1.Probe"];
+            /**
+             * @description Path of the file, inside the container, whose contents become the termination message (truncated to 4096 bytes). Cannot be updated.
+             * @default /dev/termination-log
+             */
+            terminationMessagePath?: string;
+            /**
+             * @description Where the termination message comes from: the file only, or the end of the log when the file is empty and the container failed. Cannot be updated.
+             * @default File
+             * @enum {string}
+             */
+            terminationMessagePolicy?: "FallbackToLogsOnError" | "File";
+            /**
+             * @description When the image is pulled. Defaults to Always for the `:latest` tag or no tag, IfNotPresent otherwise. Cannot be updated.
+             * @enum {string}
+             */
+            imagePullPolicy?: "Always" | "IfNotPresent" | "Never";
+            /** @description Security options of the container; they override the pod's. */
+            securityContext?: components["schemas"]["io.example.api.core.v1.SecurityContext"];
+            /**
+             * @description Whether a stdin buffer is allocated; reads see EOF when false.
+             * @default false
+             */
+            stdin?: boolean;
+            /**
+             * @description Whether stdin is closed after the first attach session ends.
+             * @default false
+             */
+            stdinOnce?: boolean;
+            /**
+             * @description Whether a TTY is allocated; requires stdin.
+             * @default false
+             */
+            tty?: boolean;
+            /** @description The name of a container of the pod whose namespaces (PID, IPC) this ephemeral container joins. Unset: the namespaces shared by the pod. The container runtime must support it. */
+            targetContainerName?: string;
+        };
         /** @description A volume backed by a PersistentVolumeClaim created for the pod and owned by it. */
         "io.example.api.core.v1.EphemeralVolumeSource": {
             /** @description Template of the claim; the claim is named `<pod name>-<volume name>`. Required. */
@@ -2430,6 +2513,8 @@ export interface components {
             initContainers?: components["schemas"]["io.example.api.core.v1.Container"][];
             /** @description The app containers of the pod; at least one. Cannot be added or removed after creation. */
             containers: components["schemas"]["io.example.api.core.v1.Container"][];
+            /** @description Ephemeral containers run in this pod for user-initiated activities such as debugging. They are added through the pod's `ephemeralcontainers` subresource, never on create or by a pod update, and are never restarted. */
+            ephemeralContainers?: components["schemas"]["io.example.api.core.v1.EphemeralContainer"][];
             /**
              * @description When the containers of the pod are restarted after they exit.
              * @default Always
@@ -2551,6 +2636,8 @@ export interface components {
             initContainerStatuses?: components["schemas"]["io.example.api.core.v1.ContainerStatus"][];
             /** @description One entry per app container. */
             containerStatuses?: components["schemas"]["io.example.api.core.v1.ContainerStatus"][];
+            /** @description One entry per ephemeral container that has been started. */
+            ephemeralContainerStatuses?: components["schemas"]["io.example.api.core.v1.ContainerStatus"][];
             /**
              * @description Quality-of-service class derived from the containers' resource requests and limits.
              * @enum {string}
@@ -8116,6 +8203,154 @@ export interface operations {
         };
     };
     patchCoreV1NamespacedPodStatus: {
+        parameters: {
+            query?: {
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Name of the actor making the change, at most 128 printable characters. Required for apply patches, optional otherwise. */
+                fieldManager?: string;
+                /** @description What to do with unknown or duplicate fields in the body: Ignore (drop them), Warn (drop them and return a warning) or Strict (fail). */
+                fieldValidation?: string;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+                /** @description For apply patches: take over fields owned by other managers instead of failing with a conflict. Must be unset for other patch types. */
+                force?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Name of the Pod. */
+                name: string;
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json-patch+json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/merge-patch+json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/strategic-merge-patch+json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/apply-patch+yaml": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Patch"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.core.v1.Pod"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.core.v1.Pod"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    readCoreV1NamespacedPodEphemeralcontainers: {
+        parameters: {
+            query?: {
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Name of the Pod. */
+                name: string;
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.core.v1.Pod"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    replaceCoreV1NamespacedPodEphemeralcontainers: {
+        parameters: {
+            query?: {
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Name of the actor making the change, at most 128 printable characters. Required for apply patches, optional otherwise. */
+                fieldManager?: string;
+                /** @description What to do with unknown or duplicate fields in the body: Ignore (drop them), Warn (drop them and return a warning) or Strict (fail). */
+                fieldValidation?: string;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Name of the Pod. */
+                name: string;
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["io.example.api.core.v1.Pod"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.core.v1.Pod"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.core.v1.Pod"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    patchCoreV1NamespacedPodEphemeralcontainers: {
         parameters: {
             query?: {
                 /** @description When present, the request is processed but not persisted. The only value is All. */

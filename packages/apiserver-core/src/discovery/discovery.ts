@@ -34,6 +34,7 @@ function groupsOf(resources: readonly ResourceInfo[], core: boolean): Map<string
 
 const subresourceVerbs: Readonly<Record<string, readonly string[]>> = {
   status: ["get", "patch", "update"],
+  ephemeralcontainers: ["get", "patch", "update"],
   binding: ["create"],
   eviction: ["create"],
   finalize: ["update"],

@@ -346,3 +346,68 @@ export function validateContainersOnlyForPod(containers: unknown, path: FieldPat
   });
   return errs;
 }
+
+/**
+ * The fields of `EphemeralContainerCommon` an ephemeral container may not set, in the struct's
+ * field order (1.23's `allowedEphemeralContainerFields` lists the rest as allowed). A field is
+ * set when it is not Go's zero value: present and not null (for `resources`, with `limits` or
+ * `requests` present).
+ */
+const ephemeralContainerForbiddenFields = ["ports", "resources", "livenessProbe", "readinessProbe", "startupProbe", "lifecycle"] as const;
+
+function isGoZero(key: (typeof ephemeralContainerForbiddenFields)[number], value: unknown): boolean {
+  if (value === undefined || value === null) return true;
+  if (key === "resources" && isRecord(value)) return Object.values(value).every((v) => v === undefined || v === null);
+  return false;
+}
+
+/**
+ * Checks `spec.ephemeralContainers` as 1.23's `validateEphemeralContainers`, with its field paths:
+ * - `targetContainerName` must name a container, an init container or an earlier ephemeral
+ *   container (1.23 checks it against the names seen so far; `Not found` at
+ *   `<path>[i].targetContainerName`);
+ * - a name is required (`Required value: ephemeralContainer requires a name` at `<path>[i]`; the
+ *   entry's other checks are skipped);
+ * - the container checks of {@link validateContainers} and the image-whitespace rule, reported
+ *   under `<path>[i][0]` (1.23 validates each entry as a one-element container list);
+ * - the name unique among containers, init containers and ephemeral containers (`Duplicate value`
+ *   at `<path>[i].name`);
+ * - `ports`, `resources`, probes and `lifecycle` `Forbidden: cannot be set for an Ephemeral
+ *   Container` at `<path>[i].<field>`.
+ * Does not mutate its inputs.
+ *
+ * @returns field errors; empty for an empty or absent list
+ * @see pkg/apis/core/validation/validation.go `validateEphemeralContainers` (v1.23)
+ */
+export function validateEphemeralContainers(
+  ephemeralContainers: unknown,
+  containers: unknown,
+  initContainers: unknown,
+  volumes: ReadonlyMap<string, VolumeView>,
+  path: FieldPath,
+  opts: PodValidationOptions,
+): FieldError[] {
+  const list = items<ContainerView>(ephemeralContainers);
+  const errs: FieldError[] = [];
+  if (list.length === 0) return errs;
+  const allNames = new Set([...items<ContainerView>(containers), ...items<ContainerView>(initContainers)].map((c) => str(c.name)));
+  list.forEach((ec, i) => {
+    const p = path.index(i);
+    const target = str(ec["targetContainerName"]);
+    if (target !== "" && !allNames.has(target)) errs.push(field.notFound(p.child("targetContainerName"), target));
+    const name = str(ec.name);
+    if (name === "") {
+      errs.push(field.required(p, "ephemeralContainer requires a name"));
+      return;
+    }
+    const { targetContainerName: _target, ...common } = ec;
+    errs.push(...validateContainers([common], false, volumes, p, opts));
+    errs.push(...validateContainersOnlyForPod([common], p));
+    if (allNames.has(name)) errs.push(field.duplicate(p.child("name"), name));
+    else allNames.add(name);
+    for (const key of ephemeralContainerForbiddenFields) {
+      if (!isGoZero(key, ec[key])) errs.push(field.forbidden(p.child(key), "cannot be set for an Ephemeral Container"));
+    }
+  });
+  return errs;
+}

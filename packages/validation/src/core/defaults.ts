@@ -178,7 +178,7 @@ function setVolumeDefaults(v: VolumeView): void {
  * @example
  * const spec = { containers: [{ name: "c", image: "busybox" }] };
  * setPodSpecDefaults(spec); // spec.containers[0].imagePullPolicy === "Always", spec.restartPolicy === "Always"
- * @see pkg/apis/core/v1/defaults.go `SetDefaults_PodSpec`, `SetDefaults_Container`, `SetDefaults_Volume`
+ * @see pkg/apis/core/v1/defaults.go `SetDefaults_PodSpec`, `SetDefaults_Container`, `SetDefaults_EphemeralContainer`, `SetDefaults_Volume`
  */
 export function setPodSpecDefaults(spec: PodSpec): void {
   if (!isRecord(spec)) return;
@@ -191,6 +191,8 @@ export function setPodSpecDefaults(spec: PodSpec): void {
   const hostNetwork = s.hostNetwork === true;
   for (const c of objects<ContainerView>(s.containers)) setContainerDefaults(c, hostNetwork);
   for (const c of objects<ContainerView>(s.initContainers)) setContainerDefaults(c, hostNetwork);
+  // SetDefaults_EphemeralContainer: the container defaults (host ports are not derived for them).
+  for (const c of objects<ContainerView>(s.ephemeralContainers)) setContainerDefaults(c, false);
   for (const v of objects<VolumeView>(s.volumes)) setVolumeDefaults(v);
 }
 

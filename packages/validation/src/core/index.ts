@@ -4,6 +4,7 @@ export { validatePodSpec } from "./pod-spec.js";
 export {
   validatePod,
   validatePodBinding,
+  validatePodEphemeralContainersUpdate,
   validatePodStatusUpdate,
   validatePodTemplate,
   validatePodTemplateSpec,

@@ -9,7 +9,7 @@ import { validateLabels } from "../meta/labels.js";
 import { nameIsDNSSubdomain } from "../meta/names.js";
 import { field, inclusiveRangeError, isNegativeErrorMsg } from "../meta/internal/field.js";
 import { arr, isRecord, num, str, strMap } from "../meta/internal/values.js";
-import { validateContainers, validateInitContainers } from "./containers.js";
+import { validateContainers, validateEphemeralContainers, validateInitContainers } from "./containers.js";
 import { view, items, type MetaView, type PodSpecView } from "./internal-types.js";
 import { ipFamily } from "./net.js";
 import type { PodValidationOptions } from "./options.js";
@@ -69,7 +69,7 @@ function validateDNSConfig(spec: PodSpecView, path: FieldPath, opts: PodValidati
  * is expected to be defaulted ({@link setPodSpecDefaults}): `restartPolicy`, `dnsPolicy`,
  * `imagePullPolicy` and `terminationMessagePolicy` are required here. Covers volumes, containers and
  * init containers, restart and DNS policies (`Unsupported value`), node selector labels, security
- * context, affinity, tolerations, DNS config, readiness gates, topology spread, service account and
+ * context, ephemeral containers ({@link validateEphemeralContainers}), affinity, tolerations, DNS config, readiness gates, topology spread, service account and
  * node names (DNS subdomains), `activeDeadlineSeconds` (`must be between 1 and 2147483647,
  * inclusive`), `terminationGracePeriodSeconds` ≥ 0 (a Skiff rule; 1.23 only warned), hostname and
  * subdomain (DNS labels), host aliases, priority and runtime class names, preemption policy and
@@ -92,6 +92,7 @@ export function validatePodSpec(
   const { volumes, errs } = validateVolumes(s.volumes, podName, path.child("volumes"), opts);
   errs.push(...validateContainers(s.containers, false, volumes, path.child("containers"), opts));
   errs.push(...validateInitContainers(s.initContainers, s.containers, volumes, path.child("initContainers"), opts));
+  errs.push(...validateEphemeralContainers(s.ephemeralContainers, s.containers, s.initContainers, volumes, path.child("ephemeralContainers"), opts));
   const restartPolicy = str(s.restartPolicy);
   if (restartPolicy === "") errs.push(field.required(path.child("restartPolicy")));
   else if (!restartPolicies.includes(restartPolicy)) {

@@ -71,7 +71,7 @@ describe("validatePod", () => {
   it("forbids ephemeral containers, whitespace around images and tokens without a service account", () => {
     const errs = validatePod(
       pod((p) => {
-        p["spec"].ephemeralContainers = [{ name: "debug", image: "busybox" }];
+        p["spec"].ephemeralContainers = [{ name: "debug", image: "busybox", imagePullPolicy: "Always", terminationMessagePolicy: "File" }];
         p["spec"].containers[0].image = " busybox ";
         p["spec"].volumes = [{ name: "t", projected: { defaultMode: 420, sources: [{ serviceAccountToken: { path: "t", expirationSeconds: 3600 } }] } }];
       }),
@@ -280,9 +280,13 @@ describe("pod templates", () => {
       "FieldValueInvalid spec.template.labels",
       "FieldValueInvalid spec.template.annotations",
       "FieldValueRequired spec.template.spec.containers[0].image",
+      // 1.23 validates ephemeral containers in templates too, before forbidding them.
+      "FieldValueRequired spec.template.spec.ephemeralContainers[0][0].image",
+      "FieldValueRequired spec.template.spec.ephemeralContainers[0][0].terminationMessagePolicy",
+      "FieldValueRequired spec.template.spec.ephemeralContainers[0][0].imagePullPolicy",
       "FieldValueForbidden spec.template.spec.ephemeralContainers",
     ]);
-    expect(errs[3]?.detail).toBe("ephemeral containers not allowed in pod template");
+    expect(errs[6]?.detail).toBe("ephemeral containers not allowed in pod template");
   });
 
   it("tolerates leading whitespace in template images (pod-only rule)", () => {

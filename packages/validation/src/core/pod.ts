@@ -262,6 +262,42 @@ export function validatePodUpdate(pod: Pod, old: Pod, opts: PodValidationOptions
   return errs;
 }
 
+/**
+ * Validates an update through the `ephemeralcontainers` subresource, as 1.23's
+ * `ValidatePodEphemeralContainersUpdate`: the metadata update rules, the whole new pod as on create
+ * (so new ephemeral containers get {@link validatePodSpec}'s checks: unique names,
+ * `targetContainerName`, forbidden fields, image required), pod annotations, and then every
+ * existing ephemeral container (matched by name: patches do not keep order) still present and
+ * unchanged: `Forbidden` at `spec.ephemeralContainers` with `existing ephemeral containers "<name>"
+ * may not be removed` or `... may not be changed` followed by a diff. `pod` and `old` must differ
+ * only in `spec.ephemeralContainers` (the strategy's `prepareForUpdate` ensures it). Does not
+ * mutate its inputs.
+ *
+ * @example
+ * validatePodEphemeralContainersUpdate(withDebugger, stored, defaultPodValidationOptions) // []
+ * @see pkg/apis/core/validation/validation.go `ValidatePodEphemeralContainersUpdate` (v1.23)
+ */
+export function validatePodEphemeralContainersUpdate(pod: Pod, old: Pod, opts: PodValidationOptions): FieldError[] {
+  const n = view<PodView>(pod);
+  const o = view<PodView>(old);
+  const metaPath = fieldPath("metadata");
+  const errs = validateCoreObjectMetaUpdate(n.metadata as ObjectMeta | undefined, o.metadata as ObjectMeta | undefined, metaPath);
+  errs.push(...validatePodMetadataAndSpec(n, opts));
+  errs.push(...validatePodSpecificAnnotationUpdates(n, o, metaPath.child("annotations"), opts));
+  const specPath = fieldPath("spec", "ephemeralContainers");
+  const byName = new Map(items<ContainerView>(view<PodSpecView>(n.spec).ephemeralContainers).map((c) => [str(c.name), c]));
+  for (const prev of items<ContainerView>(view<PodSpecView>(o.spec).ephemeralContainers)) {
+    const name = str(prev.name);
+    const cur = byName.get(name);
+    if (cur === undefined) {
+      errs.push(field.forbidden(specPath, `existing ephemeral containers ${JSON.stringify(name)} may not be removed\n`));
+    } else if (!semanticEqual(prev, cur)) {
+      errs.push(field.forbidden(specPath, `existing ephemeral containers ${JSON.stringify(name)} may not be changed\n${objectDiff(prev, cur)}`));
+    }
+  }
+  return errs;
+}
+
 function validateContainerStateTransition(
   newStatuses: unknown,
   oldStatuses: unknown,

@@ -3,6 +3,7 @@ import type {
   Binding,
   CSIVolumeSource,
   Container,
+  EphemeralContainer,
   ContainerPort,
   ContainerState,
   ContainerStatus,
@@ -270,8 +271,7 @@ const podSecurityContextSchema = objectOf<PodSecurityContext>()("PodSecurityCont
   seccompProfile: seccompProfileSchema.exactOptional(),
 }) satisfies z.ZodType<PodSecurityContext>;
 
-/** core/v1 Container. */
-export const containerSchema = objectOf<Container>()("Container", {
+const containerFields = {
   name: str(),
   image: str().exactOptional(),
   command: stringList().exactOptional(),
@@ -292,7 +292,16 @@ export const containerSchema = objectOf<Container>()("Container", {
   stdin: bool().exactOptional(),
   stdinOnce: bool().exactOptional(),
   tty: bool().exactOptional(),
-}) satisfies z.ZodType<Container>;
+};
+
+/** core/v1 Container. */
+export const containerSchema = objectOf<Container>()("Container", containerFields) satisfies z.ZodType<Container>;
+
+/** core/v1 EphemeralContainer: the container fields and `targetContainerName`. */
+export const ephemeralContainerSchema = objectOf<EphemeralContainer>()("EphemeralContainer", {
+  ...containerFields,
+  targetContainerName: str().exactOptional(),
+}) satisfies z.ZodType<EphemeralContainer>;
 
 // --- volumes ------------------------------------------------------------------------------
 
@@ -483,6 +492,7 @@ export const podSpecSchema = objectOf<PodSpec>()("PodSpec", {
   volumes: listOf(volumeSchema).exactOptional(),
   initContainers: listOf(containerSchema).exactOptional(),
   containers: listOf(containerSchema),
+  ephemeralContainers: listOf(ephemeralContainerSchema).exactOptional(),
   restartPolicy: openEnum<Def<PodSpec["restartPolicy"]>>().exactOptional(),
   terminationGracePeriodSeconds: int64().exactOptional(),
   activeDeadlineSeconds: int64().exactOptional(),
@@ -579,6 +589,7 @@ export const podStatusSchema = objectOf<PodStatus>()("PodStatus", {
   startTime: time().exactOptional(),
   initContainerStatuses: listOf(containerStatusSchema).exactOptional(),
   containerStatuses: listOf(containerStatusSchema).exactOptional(),
+  ephemeralContainerStatuses: listOf(containerStatusSchema).exactOptional(),
   qosClass: openEnum<Def<PodStatus["qosClass"]>>().exactOptional(),
 }) satisfies z.ZodType<PodStatus>;
 

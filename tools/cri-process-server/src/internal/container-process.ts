@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { readlink, realpath } from "node:fs/promises";
+import { readdir, readFile, readlink, realpath } from "node:fs/promises";
 import type { Readable, Writable } from "node:stream";
 import { constants } from "node:os";
 import { CRILineSplitter, CRILogFile } from "./cri-log-writer.js";
@@ -22,9 +22,18 @@ export interface StartOptions {
    * Run `argv` inside bubblewrap (`bwrapPath`, with `args` before `--`, which must include
    * `--info-fd 3`): the container's PID 1 is then bubblewrap's child, and signals go to it.
    */
-  isolation?: { bwrapPath: string; args: string[]; netns?: { nsenterPath: string; path: string } };
+  isolation?: { bwrapPath: string; args: string[]; netns?: { nsenterPath: string; path: string }; enterPIDNamespace?: EnterPIDNamespace };
   /** Keep the process's stdin open as a pipe (CRI `stdin`), for attach; otherwise it reads /dev/null. */
   stdin?: boolean;
+}
+
+/**
+ * Start bubblewrap inside the PID namespace of host process `pid` with `nsenter --pid` (CRI PID
+ * namespace `TARGET`); bubblewrap's arguments must then not unshare the PID namespace.
+ */
+export interface EnterPIDNamespace {
+  readonly nsenterPath: string;
+  readonly pid: number;
 }
 
 // How long to wait for the output pipes to drain after the main process exited and its group was
@@ -78,11 +87,16 @@ export class ContainerProcess {
 
   static async start(options: StartOptions): Promise<ContainerProcess> {
     if (options.argv[0] === undefined) throw new Error("empty command");
-    // In a pod network namespace: nsenter joins it, then execs bubblewrap (same PID).
+    // In a pod network namespace and/or a target's PID namespace: one nsenter joins them, then
+    // execs bubblewrap (same PID).
     const netns = options.isolation?.netns;
-    const [file, ...args] = options.isolation
-      ? [...(netns ? [netns.nsenterPath, `--net=${netns.path}`, "--"] : []), options.isolation.bwrapPath, ...options.isolation.args, "--", ...options.argv]
-      : options.argv;
+    const enter = options.isolation?.enterPIDNamespace;
+    const nsenterPath = netns?.nsenterPath ?? enter?.nsenterPath;
+    const enterArgs =
+      nsenterPath !== undefined
+        ? [nsenterPath, ...(enter ? ["--target", String(enter.pid), "--pid"] : []), ...(netns ? [`--net=${netns.path}`] : []), "--"]
+        : [];
+    const [file, ...args] = options.isolation ? [...enterArgs, options.isolation.bwrapPath, ...options.isolation.args, "--", ...options.argv] : options.argv;
     const logFile = options.logPath ? await CRILogFile.open(options.logPath) : undefined;
     const out = logFile ? "pipe" : "ignore";
     const child = spawn(file as string, args, {
@@ -107,6 +121,8 @@ export class ContainerProcess {
       });
       if (options.isolation) {
         mainPid = await readChildPid(child);
+        // In an entered PID namespace bubblewrap reports its child's PID as that namespace numbers it.
+        if (mainPid !== undefined && enter) mainPid = await hostPidOf(mainPid, enter.pid);
         if (mainPid !== undefined) await waitForExec(mainPid, options.isolation.bwrapPath);
       }
     } catch (err) {
@@ -209,6 +225,20 @@ function readChildPid(child: ChildProcess): Promise<number | undefined> {
     });
     info.once("close", done);
   });
+}
+
+// The host PID of the process numbered `nsPid` in the PID namespace of host process `nsOf`: the
+// process in that namespace whose /proc status `NSpid` line ends with `nsPid`.
+async function hostPidOf(nsPid: number, nsOf: number): Promise<number> {
+  const ns = await readlink(`/proc/${String(nsOf)}/ns/pid`);
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    if ((await readlink(`/proc/${entry}/ns/pid`).catch(() => "")) !== ns) continue;
+    const status = await readFile(`/proc/${entry}/status`, "utf8").catch(() => "");
+    const ids = /^NSpid:\s*(.*)$/m.exec(status)?.[1]?.trim().split(/\s+/) ?? [];
+    if (ids.length > 1 && ids[ids.length - 1] === String(nsPid)) return Number(entry);
+  }
+  throw new Error(`process ${String(nsPid)} of the PID namespace of process ${String(nsOf)} not found`);
 }
 
 // bubblewrap reports its child before that child has set up the mounts and exec'd the command;

@@ -36,7 +36,7 @@ import type {
   VersionResponse,
 } from "@skiff/cri-api";
 import { nowNs } from "./clock.js";
-import { ContainerProcess, execCommand, killGroup, type ProcessExit } from "./container-process.js";
+import { ContainerProcess, execCommand, killGroup, type EnterPIDNamespace, type ProcessExit } from "./container-process.js";
 import { bwrapArgs, defaultCapabilities, type BindMount } from "./bwrap.js";
 import { alreadyExists, failedPrecondition, invalidArgument, notFound, unknownError } from "./errors.js";
 import { identityOf, sandboxNotApplied, wrapWithIdentity, type ProcessIdentity } from "./identity.js";
@@ -465,9 +465,11 @@ export class RuntimeCore {
       const isolation = this.options.isolation;
       const procs = c.cgroups ? await createContainerCgroups(this.options.cgroupRoot ?? "/sys/fs/cgroup", c.cgroups) : [];
       if (isolation.mode === "namespaces") {
-        const args = await this.isolatedArgs(c);
+        const enterPIDNamespace = this.pidTarget(c, isolation.nsenterPath);
+        const args = await this.isolatedArgs(c, enterPIDNamespace !== undefined);
         const net = c.sandbox.network && this.options.podNetwork ? { netns: { nsenterPath: this.options.podNetwork.nsenterPath, path: c.sandbox.network.netnsPath } } : {};
-        proc = await ContainerProcess.start({ argv: wrapWithIdentity(c.argv, c.identity), cwd: "/", env: c.env, logPath: c.logPath, isolation: { bwrapPath: isolation.bwrapPath, args, ...net }, stdin: c.config.stdin });
+        const bwrap = { bwrapPath: isolation.bwrapPath, args, ...net, ...(enterPIDNamespace ? { enterPIDNamespace } : {}) };
+        proc = await ContainerProcess.start({ argv: wrapWithIdentity(c.argv, c.identity), cwd: "/", env: c.env, logPath: c.logPath, isolation: bwrap, stdin: c.config.stdin });
         // bubblewrap is started by the server: it and the container's process join afterwards.
         for (const f of procs) for (const pid of new Set([proc.groupPid, proc.pid])) await writeFile(f, String(pid)).catch(() => undefined);
       } else {
@@ -493,7 +495,22 @@ export class RuntimeCore {
 
   // The bubblewrap arguments of a container: the CRI mounts (sources must exist, as runc
   // requires), then the sandbox's /etc files and /dev/shm where the CRI config has none.
-  private async isolatedArgs(c: Container): Promise<string[]> {
+  // CRI PID namespace TARGET (kubectl debug --target): the running target's main process, whose PID
+  // namespace the container joins through nsenter (root only); otherwise the container gets its own
+  // and the server logs that the target was not applied.
+  private pidTarget(c: Container, nsenterPath: string | null): EnterPIDNamespace | undefined {
+    const ns = c.config.linux?.securityContext?.namespaceOptions;
+    if (ns?.pid !== "TARGET") return undefined;
+    const target = this.containers.get(ns.targetId);
+    if (nsenterPath !== null && target?.sandbox === c.sandbox && target.state === "CONTAINER_RUNNING" && target.process) {
+      return { nsenterPath, pid: target.process.pid };
+    }
+    const why = nsenterPath === null ? "joining it needs nsenter as root" : `container ${JSON.stringify(ns.targetId)} is not running in the sandbox`;
+    this.options.log(`container ${c.config.metadata?.name ?? c.id} in sandbox ${c.sandbox.id}: not applied by the process runtime: PID namespace TARGET ${ns.targetId} (${why}); the container gets its own PID namespace`);
+    return undefined;
+  }
+
+  private async isolatedArgs(c: Container, inTargetPIDNamespace: boolean): Promise<string[]> {
     const security = c.config.linux?.securityContext;
     const privileged = security?.privileged === true;
     const mounts: BindMount[] = [];
@@ -504,7 +521,8 @@ export class RuntimeCore {
       mounts.push({ containerPath: m.containerPath, hostPath: m.hostPath, readonly: m.readonly });
     }
     if (c.sandbox.files) mounts.push(...sandboxMounts(c.sandbox.files, c.config.mounts, security?.readonlyRootfs === true));
-    const hostPID = security?.namespaceOptions?.pid === "NODE";
+    // In the target's PID namespace (entered by nsenter) bubblewrap must not unshare another one.
+    const hostPID = security?.namespaceOptions?.pid === "NODE" || inTargetPIDNamespace;
     const capabilities = privileged ? undefined : containerCapabilities(security?.capabilities);
     return bwrapArgs({
       argv: c.argv,

@@ -1,6 +1,6 @@
 /**
- * core/v1 Pod (namespaced, /status) and its printer; the create subresources are one file and one
- * `subresourceCreates` row each (`binding.ts`, `eviction.ts`).
+ * core/v1 Pod (namespaced, /status, /ephemeralcontainers) and its printer; the create subresources
+ * are one file and one `subresourceCreates` row each (`binding.ts`, `eviction.ts`).
  * @see pkg/registry/core/pod/strategy.go
  * @see pkg/printers/internalversion/printers.go (printPod)
  */
@@ -102,10 +102,23 @@ export function podStatusSummary(pod: Pod): { ready: number; reason: string; res
   return { ready, reason, restarts, lastRestart };
 }
 
-/** The Pod strategy: status Pending on create, status and spec separated by subresource. */
-export function createPodStrategy(): ResourceStrategy<T> {
-  const resource = findResource({ group: "", resource: "pods" });
-  if (resource === undefined) throw new Error("pods missing from the resources table");
+/** Gates the Pod strategy reads. */
+export interface PodStrategyGates {
+  /** `EphemeralContainers` (beta, on by default in 1.23): serve `pods/ephemeralcontainers`. */
+  readonly ephemeralContainers: boolean;
+}
+
+/**
+ * The Pod strategy: status Pending on create; status, spec and ephemeral containers separated by
+ * subresource. With the `EphemeralContainers` gate off, `pods/ephemeralcontainers` is neither
+ * served (404, so kubectl says "ephemeral containers are disabled for this cluster") nor listed in
+ * discovery, as 1.23 installs it only with the gate on.
+ * @see pkg/registry/core/pod/storage/storage.go (NewStorage, EphemeralContainersREST)
+ */
+export function createPodStrategy(gates: PodStrategyGates = { ephemeralContainers: true }): ResourceStrategy<T> {
+  const found = findResource({ group: "", resource: "pods" });
+  if (found === undefined) throw new Error("pods missing from the resources table");
+  const resource = gates.ephemeralContainers ? found : { ...found, subresources: found.subresources.filter((s) => s !== "ephemeralcontainers") };
   const validators = kindValidators.Pod;
   const opts = defaultValidationOptions;
   return {
@@ -123,6 +136,16 @@ export function createPodStrategy(): ResourceStrategy<T> {
       prepareForUpdate: (_c, p, old) => keepAllButStatus(p, old),
       validateUpdate: (_c, p, old) => validators.validateStatusUpdate(p, old, opts),
     },
+    // GET/PUT/PATCH /api/v1/namespaces/{ns}/pods/{name}/ephemeralcontainers: only
+    // spec.ephemeralContainers of the request is kept.
+    subresourceUpdates: gates.ephemeralContainers
+      ? {
+          ephemeralcontainers: {
+            prepareForUpdate: (_c, p, old) => dropNonEphemeralContainerUpdates(p, old),
+            validateUpdate: (_c, p, old) => validators.validateEphemeralContainersUpdate(p, old, opts),
+          },
+        }
+      : {},
     getAttrs: (p) => ({
       labels: { ...p.metadata?.labels },
       fields: {
@@ -144,6 +167,26 @@ export function createPodStrategy(): ResourceStrategy<T> {
     checkGracefulDelete: (_c, p, requested) => podGracePeriodSeconds(p, requested),
     subresourceCreates: { binding: createPodBinding, eviction: createPodEviction },
   };
+}
+
+/**
+ * The `ephemeralcontainers` subresource's update preparation: everything but
+ * `spec.ephemeralContainers` comes from the stored pod (metadata and status included), except
+ * `metadata.managedFields`, which the request handler has already recorded (as for `/status`).
+ * Mutates `pod`.
+ * @see pkg/registry/core/pod/strategy.go (dropNonEphemeralContainerUpdates, podEphemeralContainersStrategy)
+ */
+function dropNonEphemeralContainerUpdates(pod: T, old: T): void {
+  const ephemeralContainers = pod.spec?.ephemeralContainers;
+  const managedFields = pod.metadata?.managedFields;
+  for (const k of Object.keys(pod)) delete pod[k];
+  Object.assign(pod, structuredClone(old));
+  if (pod.spec !== undefined) {
+    if (ephemeralContainers === undefined) delete pod.spec.ephemeralContainers;
+    else pod.spec.ephemeralContainers = ephemeralContainers;
+  }
+  if (managedFields !== undefined) (pod.metadata ??= {}).managedFields = managedFields;
+  else if (pod.metadata !== undefined) delete pod.metadata.managedFields;
 }
 
 /** `spec.terminationGracePeriodSeconds` when the pod does not say (SetDefaults_PodSpec). */
