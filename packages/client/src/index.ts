@@ -15,7 +15,7 @@ export type { WorkRateLimiter } from "./rate-limiters.js";
 export { RateLimitingQueue } from "./work-queue.js";
 export type { RateLimitingQueueOptions } from "./work-queue.js";
 export { createClient, createClientConnections } from "./client.js";
-export type { Client, ClientConnections, ClientOptions, EventRecord, TokenRequest, TokenRequestSpec } from "./client.js";
+export type { Client, ClientConnections, ClientOptions, EventRecord, TokenRequest, TokenRequestSpec, TokenSource } from "./client.js";
 export { resourcePath } from "./resource-client.js";
 export type {
   DeleteOptions,
