@@ -18,8 +18,8 @@ import { loadTokenFile } from "./auth/token-file.js";
 import { ensureBootstrapNamespaces } from "./bootstrap.js";
 import { loadOrGenerateCertificates } from "./certs.js";
 import { startControllers } from "./controllers/index.js";
-import { bootstrapClusterRoleBindings, bootstrapClusterRoles, controllerRoles } from "./rbac/bootstrap-policy.js";
-import { reconcileClusterPolicy } from "./rbac/reconcile.js";
+import { bootstrapClusterRoleBindings, bootstrapClusterRoles, bootstrapNamespaceRoleBindings, bootstrapNamespaceRoles, controllerRoles } from "./rbac/bootstrap-policy.js";
+import { reconcileClusterPolicy, reconcileNamespacedPolicy } from "./rbac/reconcile.js";
 import type { APIServerOptions } from "./options.js";
 import { metricsResources, metricsRoutes } from "./metrics-api.js";
 import { loadOrCreateNodeAgentClientCertificate, podLogRoutes } from "./pod-log-proxy.js";
@@ -83,6 +83,7 @@ export async function startAPIServer(o: APIServerOptions, gates: FeatureGate<Nod
   // The bootstrap RBAC policy of 1.23, reconciled (missing objects and permissions added, user
   // additions kept, `autoupdate: "false"` objects left alone), as kube-apiserver's post-start hook.
   await reconcileClusterPolicy(strategies, storage, [...bootstrapClusterRoles(), ...controllerRoles()], bootstrapClusterRoleBindings());
+  await reconcileNamespacedPolicy(strategies, storage, bootstrapNamespaceRoles(), bootstrapNamespaceRoleBindings());
   // One backend watch for every watcher; reads and writes pass through to the backend.
   const cache = new WatchCache(storage, { prefix: "/registry/", ...watchBookmarkInterval() });
   // RBAC reads roles and bindings from a watched in-memory copy, never from storage per request.
