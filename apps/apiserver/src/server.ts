@@ -93,7 +93,10 @@ export async function startAPIServer(o: APIServerOptions, gates: FeatureGate<Nod
   const rbacEscalation = rbacEscalationAdmission({ authorizer, policy: rbacCache });
   // Service-account tokens: TokenRequest, their authenticator (after the token file), issuer discovery.
   const saIssuer = await createServiceAccountIssuer({ ...o, serviceAccountMaxTokenExpirationMs: o.serviceAccountMaxTokenExpiration.ms }, strategies, cache);
-  const authenticator = buildAuthenticator({ anonymousAuth: o.anonymousAuth, clientCA: clientCA !== undefined, serviceAccountTokens: (t) => saIssuer.lookup(t) }, tokens);
+  const authenticator = buildAuthenticator(
+    { anonymousAuth: o.anonymousAuth, clientCA: clientCA !== undefined, serviceAccountTokens: (t, audiences) => saIssuer.lookup(t, audiences), apiAudiences: saIssuer.apiAudiences },
+    tokens,
+  );
   // The garbage collector and the namespace controller run in this process (see controllers/),
   // in one apiserver at a time when several share a storage (leader election on a Lease).
   const stopControllers = await startControllers(
@@ -131,7 +134,7 @@ export async function startAPIServer(o: APIServerOptions, gates: FeatureGate<Nod
     tracer: tracerFromEnv("apiserver"),
     extraRoutes: [
       ...discoveryRoutes([...reviewResources, ...metricsResources], withTokenSubresourceInfo),
-      ...reviewRoutes({ authenticator, authorizer, rulesResolver: buildRulesResolver(o, rbacCache) }),
+      ...reviewRoutes({ authenticator, authorizer, rulesResolver: buildRulesResolver(o, rbacCache), apiAudiences: saIssuer.apiAudiences }),
       // pods/log proxies to the node agent, presenting a client certificate signed by our CA.
       ...podLogRoutes({ strategies, storage: cache, ...(nodeAgentClientCertificate ? { clientCertificate: nodeAgentClientCertificate } : {}) }),
       // metrics.k8s.io (kubectl top): scrapes the node agents' /metrics/resource with that certificate.
