@@ -5,7 +5,7 @@ import { describe, expect, it, vi } from "vitest";
 import type { TokenRequest } from "@skiff/client";
 import { createPodRuntime } from "./pod-runtime.js";
 import { ServiceAccountTokenManager, serviceAccountTokenCleanupPeriodMs, tokenRequiresRefresh } from "./token-manager.js";
-import type { PodObjectManagers } from "./types.js";
+import type { PodObjectManagers } from "./pod-objects.js";
 
 const t0 = Date.parse("2026-01-01T00:00:00Z");
 const tr = (expirationSeconds: number, issuedMs = t0, token = "t"): TokenRequest => ({
