@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Builds a single-layer OCI image archive from Debian's busybox-static, without a registry.
 #
-#   build-image.sh --out FILE.tar [--entrypoint ARG]... [--cmd ARG]... NAME...
+#   build-image.sh --out FILE.tar [--entrypoint ARG]... [--cmd ARG]... [--add PATH]... NAME...
 #
 # The rootfs holds /bin/busybox, a symlink per applet (`busybox --list-full`), /etc/passwd,
-# /etc/group and empty /tmp, /root, /proc, /sys, /dev. The layer is a reproducible tar (sorted,
+# /etc/group and empty /tmp, /root, /proc, /sys, /dev; each `--add PATH` adds the host's
+# executable PATH at the same path with the shared libraries `ldd` lists for it (e.g.
+# `--add /usr/bin/curl` for an image that can call the apiserver). The layer is a reproducible tar (sorted,
 # owner 0, mtime 0) compressed with `gzip -n`; config, manifest and index are named by sha256 in
 # an OCI image layout, tarred to FILE. index.json lists the manifest once per NAME with the
 # `io.containerd.image.name` annotation, so `ctr images import FILE` creates every NAME.
@@ -14,11 +16,13 @@ out=""
 entrypoint=()
 cmd=()
 names=()
+adds=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) out="${2:?}"; shift 2 ;;
     --entrypoint) entrypoint+=("${2:?}"); shift 2 ;;
     --cmd) cmd+=("${2:?}"); shift 2 ;;
+    --add) adds+=("${2:?}"); shift 2 ;;
     -*) echo "build-image.sh: unknown flag $1" >&2; exit 2 ;;
     *) names+=("$1"); shift ;;
   esac
@@ -54,6 +58,14 @@ while read -r applet; do
   mkdir -p "$rootfs/$(dirname "$applet")"
   ln -sf /bin/busybox "$rootfs/$applet"
 done < <(/bin/busybox --list-full)
+for exe in ${adds[@]+"${adds[@]}"}; do
+  [ -x "$exe" ] || { echo "build-image.sh: --add $exe: not an executable file" >&2; exit 2; }
+  # The file, then every library ldd resolves (`name => /path (addr)` or `/path (addr)`).
+  for f in "$exe" $(ldd "$exe" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'); do
+    mkdir -p "$rootfs$(dirname "$f")"
+    cp -L "$f" "$rootfs$f"
+  done
+done
 printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n' >"$rootfs/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' >"$rootfs/etc/group"
 

@@ -1,6 +1,7 @@
 // `pnpm start`: the local cluster, from this workspace. Builds what it runs when needed (package by
 // package with progress: build.mjs), then starts, in order, the apiserver (https://127.0.0.1:6443,
-// SQLite in <state>/data, anonymous auth off, a token file), the job controller (with the node
+// SQLite in <state>/data, anonymous auth off, a token file, RBAC with each component's own 1.23
+// identity: apps/skiff/src/cluster/credentials.ts), the job controller (with the node
 // lifecycle controller), the scheduler and one node agent: on containerd when it can be set up here
 // (root, and containerd, runc, busybox-static and the CNI plugins already installed:
 // tools/containerd/setup.sh), otherwise on the process CRI server (tools/cri-process-server), which

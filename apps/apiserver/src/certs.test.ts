@@ -16,6 +16,8 @@ describe("loadOrGenerateCertificates", () => {
     expect(cert.subjectAltName).toContain("DNS:localhost");
     expect(cert.subjectAltName).toContain("IP Address:127.0.0.1");
     expect(cert.checkHost("localhost")).toBe("localhost");
+    // Pods reach the apiserver by its in-cluster name, as on Kubernetes 1.23.
+    expect(cert.checkHost("kubernetes.default.svc")).toBe("kubernetes.default.svc");
     expect((await stat(join(dir, "apiserver.key"))).mode & 0o777).toBe(0o600);
     expect(await readFile(join(dir, "ca.crt"), "utf8")).toBe(a.caCert);
     const b = await loadOrGenerateCertificates({ certDir: dir, tlsCertFile: "", tlsPrivateKeyFile: "" });

@@ -85,9 +85,14 @@ export async function loadOrGenerateCertificates(opts: {
       { name: "extKeyUsage", serverAuth: true },
       {
         name: "subjectAltName",
+        // As kube-apiserver 1.23's self-signed serving certificate: the in-cluster names
+        // (cmd/kube-apiserver/app/server.go: MaybeDefaultWithSelfSignedCerts), localhost, the host.
         altNames: [
           { type: 2, value: "localhost" },
           { type: 2, value: hostname() },
+          { type: 2, value: "kubernetes.default.svc" },
+          { type: 2, value: "kubernetes.default" },
+          { type: 2, value: "kubernetes" },
           { type: 7, ip: "127.0.0.1" },
           { type: 7, ip: "::1" },
         ],

@@ -18,8 +18,8 @@ import { loadTokenFile } from "./auth/token-file.js";
 import { ensureBootstrapNamespaces } from "./bootstrap.js";
 import { loadOrGenerateCertificates } from "./certs.js";
 import { startControllers } from "./controllers/index.js";
-import { bootstrapClusterRoleBindings, bootstrapClusterRoles, controllerRoles } from "./rbac/bootstrap-policy.js";
-import { reconcileClusterPolicy } from "./rbac/reconcile.js";
+import { bootstrapClusterRoleBindings, bootstrapClusterRoles, bootstrapNamespaceRoleBindings, bootstrapNamespaceRoles, controllerRoles } from "./rbac/bootstrap-policy.js";
+import { reconcileClusterPolicy, reconcileNamespacedPolicy } from "./rbac/reconcile.js";
 import type { APIServerOptions } from "./options.js";
 import { metricsResources, metricsRoutes } from "./metrics-api.js";
 import { loadOrCreateNodeAgentClientCertificate, podLogRoutes } from "./pod-log-proxy.js";
@@ -84,6 +84,7 @@ export async function startAPIServer(o: APIServerOptions, gates: FeatureGate<Nod
   // The bootstrap RBAC policy of 1.23, reconciled (missing objects and permissions added, user
   // additions kept, `autoupdate: "false"` objects left alone), as kube-apiserver's post-start hook.
   await reconcileClusterPolicy(strategies, storage, [...bootstrapClusterRoles(), ...controllerRoles()], bootstrapClusterRoleBindings());
+  await reconcileNamespacedPolicy(strategies, storage, bootstrapNamespaceRoles(), bootstrapNamespaceRoleBindings());
   // One backend watch for every watcher; reads and writes pass through to the backend.
   const cache = new WatchCache(storage, { prefix: "/registry/", ...watchBookmarkInterval() });
   // RBAC reads roles and bindings from a watched in-memory copy, never from storage per request.
@@ -93,7 +94,10 @@ export async function startAPIServer(o: APIServerOptions, gates: FeatureGate<Nod
   const rbacEscalation = rbacEscalationAdmission({ authorizer, policy: rbacCache });
   // Service-account tokens: TokenRequest, their authenticator (after the token file), issuer discovery.
   const saIssuer = await createServiceAccountIssuer({ ...o, serviceAccountMaxTokenExpirationMs: o.serviceAccountMaxTokenExpiration.ms }, strategies, cache);
-  const authenticator = buildAuthenticator({ anonymousAuth: o.anonymousAuth, clientCA: clientCA !== undefined, serviceAccountTokens: (t) => saIssuer.lookup(t) }, tokens);
+  const authenticator = buildAuthenticator(
+    { anonymousAuth: o.anonymousAuth, clientCA: clientCA !== undefined, serviceAccountTokens: (t, audiences) => saIssuer.lookup(t, audiences), apiAudiences: saIssuer.apiAudiences },
+    tokens,
+  );
   // The garbage collector and the namespace controller run in this process (see controllers/),
   // in one apiserver at a time when several share a storage (leader election on a Lease).
   const stopControllers = await startControllers(
@@ -131,7 +135,7 @@ export async function startAPIServer(o: APIServerOptions, gates: FeatureGate<Nod
     tracer: tracerFromEnv("apiserver"),
     extraRoutes: [
       ...discoveryRoutes([...reviewResources, ...metricsResources], withTokenSubresourceInfo),
-      ...reviewRoutes({ authenticator, authorizer, rulesResolver: buildRulesResolver(o, rbacCache) }),
+      ...reviewRoutes({ authenticator, authorizer, rulesResolver: buildRulesResolver(o, rbacCache), apiAudiences: saIssuer.apiAudiences }),
       // pods/log proxies to the node agent, presenting a client certificate signed by our CA.
       ...podLogRoutes({ strategies, storage: cache, ...(nodeAgentClientCertificate ? { clientCertificate: nodeAgentClientCertificate } : {}) }),
       // metrics.k8s.io (kubectl top): scrapes the node agents' /metrics/resource with that certificate.

@@ -119,6 +119,13 @@ describe.skipIf(kubectl132 === undefined)("--authorization-mode=RBAC with kubect
   };
   const asBob = (...args: string[]) => kr.run("--token=bob-token", ...args);
 
+  it("the namespaced bootstrap bindings grant what they say: the scheduler may update its ConfigMap lock in kube-system only", () => {
+    const canI = (ns: string) => kr.run("auth", "can-i", "update", "configmaps/kube-scheduler", "-n", ns, "--as=system:kube-scheduler").stdout.trim();
+    expect(canI("kube-system")).toBe("yes");
+    expect(canI("default")).toBe("no");
+    expect(kr.run("auth", "can-i", "get", "configmaps/extension-apiserver-authentication", "-n", "kube-system", "--as=system:kube-controller-manager").stdout.trim()).toBe("yes");
+  });
+
   it("reconciles the bootstrap policy: cluster-admin for system:masters, aggregated admin/edit/view, component roles", async () => {
     const names = kr.run("get", "clusterroles", "-o", "name").stdout.split("\n");
     for (const n of ["cluster-admin", "admin", "edit", "view", "system:basic-user", "system:discovery", "system:public-info-viewer", "system:kube-scheduler", "system:kube-controller-manager", "system:node", "system:node-proxier", "system:controller:job-controller"]) {
@@ -257,5 +264,29 @@ ${subjects}
     const rb2 = JSON.parse(kr.run("get", "rolebinding", "reconciled-binding", "-o", "json").stdout) as { subjects: { name: string }[] };
     expect(rb2.subjects.map((x) => x.name)).toEqual(["carol"]);
     await until("alice's binding gone", () => kr.run("auth", "can-i", "list", "configmaps", "--as=carol").stdout.trim() === "yes");
+  });
+});
+
+describe("namespaced bootstrap policy", () => {
+  it("the apiserver reconciles 1.23's kube-system and kube-public roles and bindings at start", async () => {
+    const names = async (path: string) => ((await call(s, "GET", path)).json() as { items: Array<{ metadata: { namespace: string; name: string } }> }).items.map((i) => `${i.metadata.namespace}/${i.metadata.name}`).sort();
+    expect(await names("/apis/rbac.authorization.k8s.io/v1/roles?labelSelector=kubernetes.io%2Fbootstrapping%3Drbac-defaults")).toEqual([
+      "kube-public/system:controller:bootstrap-signer",
+      "kube-system/extension-apiserver-authentication-reader",
+      "kube-system/system::leader-locking-kube-controller-manager",
+      "kube-system/system::leader-locking-kube-scheduler",
+      "kube-system/system:controller:bootstrap-signer",
+      "kube-system/system:controller:cloud-provider",
+      "kube-system/system:controller:token-cleaner",
+    ]);
+    expect(await names("/apis/rbac.authorization.k8s.io/v1/rolebindings?labelSelector=kubernetes.io%2Fbootstrapping%3Drbac-defaults")).toEqual([
+      "kube-public/system:controller:bootstrap-signer",
+      "kube-system/system::extension-apiserver-authentication-reader",
+      "kube-system/system::leader-locking-kube-controller-manager",
+      "kube-system/system::leader-locking-kube-scheduler",
+      "kube-system/system:controller:bootstrap-signer",
+      "kube-system/system:controller:cloud-provider",
+      "kube-system/system:controller:token-cleaner",
+    ]);
   });
 });

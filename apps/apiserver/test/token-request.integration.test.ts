@@ -181,3 +181,30 @@ describe("TokenRequest", () => {
     expect(bad.stderr).toContain("may not specify a duration less than 10 minutes");
   });
 });
+
+describe("TokenReview audiences (1.23)", () => {
+  const review = async (token: string, audiences?: string[]) => {
+    const r = await call(s, "POST", "/apis/authentication.k8s.io/v1/tokenreviews", { apiVersion: "authentication.k8s.io/v1", kind: "TokenReview", spec: { token, ...(audiences ? { audiences } : {}) } });
+    expect(r.status, r.body).toBe(201);
+    return (r.json() as { status: { authenticated?: boolean; audiences?: string[]; error?: string; user?: { username?: string } } }).status;
+  };
+
+  it("checks a token against spec.audiences, else --api-audiences, and answers the audiences it holds for", async () => {
+    await waitForDefaultServiceAccount("default");
+    const apiToken = (await requestToken({ spec: {} })).token;
+    expect(await review(apiToken)).toMatchObject({ authenticated: true, audiences: [issuer], user: { username: "system:serviceaccount:default:default" } });
+    const vault = (await requestToken({ spec: { audiences: ["vault", "db"] } })).token;
+    // Asked for nothing: the API's audiences, which a vault token is not for.
+    const forApi = await review(vault);
+    expect(forApi.authenticated).toBe(false);
+    expect(forApi.error).toBe('invalid bearer token, token audiences ["vault" "db"] is invalid for the target audiences ["https://kubernetes.default.svc.cluster.local"]');
+    expect(await review(vault, ["vault", "elsewhere"])).toMatchObject({ authenticated: true, audiences: ["vault"] });
+    expect(await review(apiToken, ["vault"])).toMatchObject({ authenticated: false });
+  });
+
+  it("static tokens carry no audiences: they hold for the API's only", async () => {
+    expect(await review("admin-token")).toMatchObject({ authenticated: true, audiences: [issuer], user: { username: "admin" } });
+    expect(await review("admin-token", [issuer, "vault"])).toMatchObject({ authenticated: true, audiences: [issuer] });
+    expect(await review("admin-token", ["vault"])).toMatchObject({ authenticated: false, error: "invalid bearer token" });
+  });
+});

@@ -70,7 +70,7 @@ describe("one controller context", () => {
     const client = createClient({ server: "https://127.0.0.1:1", insecureSkipTLSVerify: false });
     const inner = createSharedInformerFactory({ onError: () => {} });
     const rec = recordingFactory(inner);
-    const ctx: ControllerContext = { client, eventClient: client, informerFactory: rec.factory, featureGates: parsed.gates, options: parsed.value, log: () => {} };
+    const ctx: ControllerContext = { client, eventClient: client, informerClient: client, informerFactory: rec.factory, featureGates: parsed.gates, options: parsed.value, log: () => {} };
     // Tag each controller's requests, then start the table's rows as the manager does.
     const tagged: ControllerInitializer[] = controllerInitializers.map((c) => ({ ...c, start: (x: ControllerContext) => (rec.as(c.name), c.start(x)) }));
     const running = tagged.map((c) => c.start(ctx));
@@ -97,7 +97,7 @@ describe("one controller context", () => {
     const client = createClient({ server: "https://127.0.0.1:1", insecureSkipTLSVerify: false });
     const rec = recordingFactory(createSharedInformerFactory({ onError: () => {} }));
     let started = 0;
-    const ctx: ControllerContext = { client, eventClient: client, informerFactory: { ...rec.factory, start: () => void started++ }, featureGates: parsed.gates, options: parsed.value, log: () => {} };
+    const ctx: ControllerContext = { client, eventClient: client, informerClient: client, informerFactory: { ...rec.factory, start: () => void started++ }, featureGates: parsed.gates, options: parsed.value, log: () => {} };
     const enabled = enabledControllers(controllerInitializers, parsed.value.controllers);
     const stub: ControllerInitializer[] = enabled.map((c) => ({ ...c, start: (x: ControllerContext) => ({ ...c.start(x), started: Promise.resolve() }) }));
     const running = await startControllers(stub, ctx);

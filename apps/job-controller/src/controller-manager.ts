@@ -22,10 +22,19 @@ import type { ControllerManagerOptionValues } from "./options.js";
  * `O` types the starting controller's own.
  */
 export interface ControllerContext<O extends object = object> {
-  /** The controllers' client (`--cluster-api-qps`/`--cluster-api-burst`). */
+  /**
+   * The controller's client (`--cluster-api-qps`/`--cluster-api-burst`): the controller manager's
+   * own credentials, or with `--use-service-account-credentials` the controller's service account.
+   */
   readonly client: Client;
-  /** A second client for Events, so events do not eat the controllers' request budget. */
+  /** A second client for Events (same credentials as `client`), so events do not eat the controllers' request budget. */
   readonly eventClient: Client;
+  /**
+   * The client informers are asked for with (`informerFactory.informerFor(ctx.informerClient.pods)`):
+   * always the controller manager's own credentials, as 1.23's `shared-informers` client, so one
+   * informer serves every controller whatever its identity.
+   */
+  readonly informerClient: Client;
   /** The one shared-informer factory; started by the manager after every enabled controller's `start`. */
   readonly informerFactory: SharedInformerFactory;
   /** The gates set by `--feature-gates`; read, never set, by controllers. */
@@ -63,6 +72,13 @@ export interface ControllerFlags<O extends object> {
  */
 export interface ControllerInitializer<O extends object = object> {
   readonly name: string;
+  /**
+   * The name of the controller's client: with `--use-service-account-credentials`, its service
+   * account `kube-system/<clientName>`, bound to ClusterRole `system:controller:<clientName>` by
+   * the bootstrap policy (`job-controller`, `node-controller`...).
+   * @see cmd/kube-controller-manager/app/*.go (ClientBuilder.ClientOrDie("<name>"))
+   */
+  readonly clientName: string;
   readonly flags?: ControllerFlags<O>;
   /** Left out of `*` (kube-controller-manager's ControllersDisabledByDefault). @defaultValue false */
   readonly disabledByDefault?: boolean;
@@ -111,13 +127,29 @@ export function enabledControllers(initializers: readonly ControllerInitializer[
  * Starts `initializers` (already filtered to the enabled ones) in table order over the one `ctx`,
  * then starts the shared informers (only those the started controllers asked for exist), and
  * resolves once every controller reports started. Each controller's `options` are `ctx.options`.
- * @throws whatever a controller's `start` or `started` throws (the ones already started are stopped first)
+ * With `clientsFor` (`--use-service-account-credentials`), each controller gets the clients it
+ * gives for the controller's `clientName` instead of `ctx.client` and `ctx.eventClient`; they are
+ * added to `owned` so the caller closes them.
+ * @throws whatever a controller's `start` or `started` throws, or `clientsFor` (the ones already started are stopped first)
  * @see cmd/kube-controller-manager/app/controllermanager.go (StartControllers, then InformerFactory.Start)
  */
-export async function startControllers(initializers: readonly ControllerInitializer[], ctx: ControllerContext): Promise<RunningController[]> {
+export async function startControllers(
+  initializers: readonly ControllerInitializer[],
+  ctx: ControllerContext,
+  clientsFor?: (clientName: string) => Promise<{ client: Client; eventClient: Client }>,
+  owned: Client[] = [],
+): Promise<RunningController[]> {
   const running: RunningController[] = [];
   try {
-    for (const c of initializers) running.push(c.start(ctx));
+    for (const c of initializers) {
+      if (clientsFor === undefined) {
+        running.push(c.start(ctx));
+        continue;
+      }
+      const clients = await clientsFor(c.clientName);
+      owned.push(clients.client, clients.eventClient);
+      running.push(c.start({ ...ctx, ...clients }));
+    }
     ctx.informerFactory.start();
     await Promise.all(running.map((r) => r.started));
     return running;

@@ -2,11 +2,14 @@
 /**
  * skiff-job-controller (alias skiff-controller-manager), the controller manager: parse flags, build
  * the one controller context (client, event client, shared informers, gates, options, log), start
- * the controllers `--controllers` enables from the table, run until SIGINT/SIGTERM, stop.
+ * the controllers `--controllers` enables from the table (each with its own service account's
+ * client under `--use-service-account-credentials`), run until SIGINT/SIGTERM, stop.
  *
  * @see cmd/kube-controller-manager/app/controllermanager.go (Run, CreateControllerContext, StartControllers)
  */
 import { createClient, createSharedInformerFactory, loadClusterConfig } from "@skiff/client";
+import type { Client } from "@skiff/client";
+import { serviceAccountClientBuilder } from "./client-builder.js";
 import { enabledControllers, startControllers, stopControllers } from "./controller-manager.js";
 import type { ControllerContext } from "./controller-manager.js";
 import { controllerInitializers } from "./controllers.js";
@@ -29,8 +32,11 @@ async function main(argv: readonly string[]): Promise<number> {
   const client = createClient(config, { qps: o.clusterAPIQPS, burst: o.clusterAPIBurst, userAgent: commandName });
   const eventClient = createClient(config, { qps: o.clusterAPIQPS, burst: o.clusterAPIBurst, userAgent: `${commandName}/events` });
   const informerFactory = createSharedInformerFactory({ onError: (e, where) => log(`informer ${where}: ${e instanceof Error ? e.message : String(e)}`) });
-  const ctx: ControllerContext = { client, eventClient, informerFactory, featureGates: parsed.gates, options: o, log };
-  const running = await startControllers(enabledControllers(controllerInitializers, o.controllers), ctx);
+  const ctx: ControllerContext = { client, eventClient, informerClient: client, informerFactory, featureGates: parsed.gates, options: o, log };
+  // --use-service-account-credentials: a client per controller as its service account.
+  const clientsFor = o.useServiceAccountCredentials ? serviceAccountClientBuilder(client, config, { qps: o.clusterAPIQPS, burst: o.clusterAPIBurst, userAgent: commandName, log }) : undefined;
+  const owned: Client[] = [];
+  const running = await startControllers(enabledControllers(controllerInitializers, o.controllers), ctx, clientsFor, owned);
   log(`${commandName} started (controllers: ${parsed.enabled.join(", ") || "none"})`);
   await new Promise<void>((resolve) => {
     process.once("SIGINT", resolve);
@@ -40,6 +46,7 @@ async function main(argv: readonly string[]): Promise<number> {
   informerFactory.stop();
   client.close();
   eventClient.close();
+  for (const c of owned) c.close();
   return 0;
 }
 

@@ -38,7 +38,7 @@ describe("controller manager flags", () => {
 describe("one flag set for every row", () => {
   it("refuses a row whose option key or flag name another row (or the generic flags) already uses", () => {
     const spec = { name: "concurrent-foo-syncs", type: flagTypes.int32, default: 1, usage: "" };
-    const row = (table: FlagTable<{ x: number }> | FlagTable<{ concurrentJobSyncs: number }>): ControllerInitializer => ({ name: "foo", flags: { section: "Foo", table }, start: () => ({ started: Promise.resolve(), stop: async () => {} }) });
+    const row = (table: FlagTable<{ x: number }> | FlagTable<{ concurrentJobSyncs: number }>): ControllerInitializer => ({ name: "foo", clientName: "foo-controller", flags: { section: "Foo", table }, start: () => ({ started: Promise.resolve(), stop: async () => {} }) });
     expect(() => controllerManagerFlagTable([...controllerInitializers, row({ concurrentJobSyncs: spec })])).toThrow(/option concurrentJobSyncs is already defined/);
     expect(() => parseControllerManagerOptions([], [...controllerInitializers, row({ x: { ...spec, name: "node-monitor-period" } })])).toThrow(/flag redefined: node-monitor-period/);
     expect(controllerManagerFlagTable([...controllerInitializers, row({ x: spec })])).toHaveProperty("x");

@@ -21,6 +21,8 @@ export interface ControllerManagerOptionValues {
   controllers: string[];
   clusterAPIQPS: number;
   clusterAPIBurst: number;
+  /** Each controller uses its own service account's credentials. @defaultValue false */
+  useServiceAccountCredentials: boolean;
   verbosity: number;
   help: boolean;
 }
@@ -56,6 +58,12 @@ export function genericFlagTable(initializers: readonly ControllerInitializer[])
     },
     clusterAPIQPS: { name: "cluster-api-qps", type: t.float64, default: 20, usage: "QPS to use while talking with the apiserver." },
     clusterAPIBurst: { name: "cluster-api-burst", type: t.int32, default: 30, usage: "Burst to use while talking with the apiserver." },
+    useServiceAccountCredentials: {
+      name: "use-service-account-credentials",
+      type: t.bool,
+      default: false,
+      usage: "If true, use individual service account credentials for each controller.",
+    },
     verbosity: { name: "v", shorthand: "v", type: t.verbosityLevel, default: 0, usage: "number for the log level verbosity" },
     help: { name: "help", shorthand: "h", type: t.bool, default: false, usage: `help for ${commandName}` },
   } satisfies FlagTable<ControllerManagerOptionValues>;

@@ -1,5 +1,5 @@
 // authentication.k8s.io/v1 and authorization.k8s.io/v1: the review kinds real clients post verbatim.
-import { AUTHN, AUTHZ, bool, gvk, kindSchema, link, object, str, strList, strListMap } from "./dsl.mjs";
+import { AUTHN, AUTHZ, arrayOf, bool, gvk, kindSchema, link, object, str, strList, strListMap } from "./dsl.mjs";
 
 export const authSchemas = {
   [`${AUTHN}TokenReview`]: kindSchema({
@@ -65,6 +65,68 @@ export const authSchemas = {
       evaluationError: str("Errors met during evaluation, if any; the decision may still be meaningful."),
     },
     { required: ["allowed"] },
+  ),
+  [`${AUTHZ}SelfSubjectAccessReview`]: kindSchema({
+    gvks: gvk("authorization.k8s.io", "v1", "SelfSubjectAccessReview"),
+    description: "Asks whether the requesting user may perform an action (`kubectl auth can-i`). Not stored.",
+    properties: {
+      spec: link(`${AUTHZ}SelfSubjectAccessReviewSpec`, "The request to evaluate."),
+      status: link(`${AUTHZ}SubjectAccessReviewStatus`, "The decision, filled in by the server."),
+    },
+    required: ["spec"],
+  }),
+  [`${AUTHZ}SelfSubjectAccessReviewSpec`]: object("The action to authorize for the requesting user: exactly one of resourceAttributes and nonResourceAttributes.", {
+    resourceAttributes: link(`${AUTHZ}ResourceAttributes`, "The request, when it is about a resource."),
+    nonResourceAttributes: link(`${AUTHZ}NonResourceAttributes`, "The request, when it is about a non-resource path."),
+  }),
+  [`${AUTHZ}LocalSubjectAccessReview`]: kindSchema({
+    gvks: gvk("authorization.k8s.io", "v1", "LocalSubjectAccessReview"),
+    description: "Asks whether a user or group may perform an action in the namespace of the request (spec.resourceAttributes.namespace must match it). Not stored.",
+    properties: {
+      spec: link(`${AUTHZ}SubjectAccessReviewSpec`, "The request to evaluate."),
+      status: link(`${AUTHZ}SubjectAccessReviewStatus`, "The decision, filled in by the server."),
+    },
+    required: ["spec"],
+  }),
+  [`${AUTHZ}SelfSubjectRulesReview`]: kindSchema({
+    gvks: gvk("authorization.k8s.io", "v1", "SelfSubjectRulesReview"),
+    description: "Lists the actions the requesting user may perform in a namespace (`kubectl auth can-i --list`). Not stored.",
+    properties: {
+      spec: link(`${AUTHZ}SelfSubjectRulesReviewSpec`, "The namespace to list the rules of."),
+      status: link(`${AUTHZ}SubjectRulesReviewStatus`, "The rules, filled in by the server."),
+    },
+    required: ["spec"],
+  }),
+  [`${AUTHZ}SelfSubjectRulesReviewSpec`]: object("The namespace of a rules review.", {
+    namespace: str("Namespace to evaluate rules for. Required."),
+  }),
+  [`${AUTHZ}SubjectRulesReviewStatus`]: object(
+    "The rules a user holds in a namespace; may be incomplete depending on the authorizers.",
+    {
+      resourceRules: arrayOf(`${AUTHZ}ResourceRule`, "The rules on resources; their order is not significant."),
+      nonResourceRules: arrayOf(`${AUTHZ}NonResourceRule`, "The rules on non-resource URLs; their order is not significant."),
+      incomplete: bool("Whether the list is incomplete (an authorizer cannot enumerate its rules)."),
+      evaluationError: str("Errors met while evaluating the rules; the rules may still be meaningful."),
+    },
+    { required: ["resourceRules", "nonResourceRules", "incomplete"] },
+  ),
+  [`${AUTHZ}ResourceRule`]: object(
+    "An action on resources the user may perform.",
+    {
+      verbs: strList("Verbs, such as get, list, watch; `*` for all."),
+      apiGroups: strList("API groups of the resources; `*` for all."),
+      resources: strList("Resources; `*` for all, `*/subresource` for a subresource of all."),
+      resourceNames: strList("Names the rule is restricted to; empty for all."),
+    },
+    { required: ["verbs"] },
+  ),
+  [`${AUTHZ}NonResourceRule`]: object(
+    "An action on non-resource URLs the user may perform.",
+    {
+      verbs: strList("Verbs in lowercase, such as get; `*` for all."),
+      nonResourceURLs: strList("URL paths; a trailing `*` matches any suffix."),
+    },
+    { required: ["verbs"] },
   ),
   [`${AUTHZ}ResourceAttributes`]: object("Attributes of a resource request.", {
     namespace: str("Namespace of the action; empty for cluster-scoped resources or all namespaces."),

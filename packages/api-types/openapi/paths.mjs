@@ -43,6 +43,9 @@ const reviews = [
   { group: "authentication.k8s.io", version: "v1", kind: "TokenReview", plural: "tokenreviews", schema: `${AUTHN}TokenReview` },
   { group: "authentication.k8s.io", version: "v1", kind: "SelfSubjectReview", plural: "selfsubjectreviews", schema: `${AUTHN}SelfSubjectReview` },
   { group: "authorization.k8s.io", version: "v1", kind: "SubjectAccessReview", plural: "subjectaccessreviews", schema: `${AUTHZ}SubjectAccessReview` },
+  { group: "authorization.k8s.io", version: "v1", kind: "SelfSubjectAccessReview", plural: "selfsubjectaccessreviews", schema: `${AUTHZ}SelfSubjectAccessReview` },
+  { group: "authorization.k8s.io", version: "v1", kind: "LocalSubjectAccessReview", plural: "localsubjectaccessreviews", schema: `${AUTHZ}LocalSubjectAccessReview`, namespaced: true },
+  { group: "authorization.k8s.io", version: "v1", kind: "SelfSubjectRulesReview", plural: "selfsubjectrulesreviews", schema: `${AUTHZ}SelfSubjectRulesReview` },
 ];
 
 // ── parameters ───────────────────────────────────────────────────────────────────────────────
@@ -368,13 +371,13 @@ function resourcePaths(r) {
 function reviewPaths(r) {
   const gv = groupVersionId(r.group, r.version);
   return {
-    [`${prefixOf(r.group, r.version)}/${r.plural}`]: {
+    [`${prefixOf(r.group, r.version)}${r.namespaced ? "/namespaces/{namespace}" : ""}/${r.plural}`]: {
       post: operation({
         r,
         action: "post",
-        id: `create${gv}${r.kind}`,
+        id: `create${gv}${r.namespaced ? "Namespaced" : ""}${r.kind}`,
         description: `Create a ${r.kind}: the server answers with its status filled in.`,
-        parameters: qWrite(),
+        parameters: r.namespaced ? [P.namespace(), ...qWrite()] : qWrite(),
         requestBody: body(r.schema),
         responses: { 200: ok(r.schema), 201: ok(r.schema, "Created"), 202: ok(r.schema, "Accepted") },
       }),

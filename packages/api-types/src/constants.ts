@@ -124,6 +124,12 @@ export const TokenReviewGVK = gvk("authentication.k8s.io", "v1", "TokenReview");
 export const SelfSubjectReviewGVK = gvk("authentication.k8s.io", "v1", "SelfSubjectReview");
 /** `authorization.k8s.io/v1` SubjectAccessReview. */
 export const SubjectAccessReviewGVK = gvk("authorization.k8s.io", "v1", "SubjectAccessReview");
+/** `authorization.k8s.io/v1` SelfSubjectAccessReview. */
+export const SelfSubjectAccessReviewGVK = gvk("authorization.k8s.io", "v1", "SelfSubjectAccessReview");
+/** `authorization.k8s.io/v1` LocalSubjectAccessReview. */
+export const LocalSubjectAccessReviewGVK = gvk("authorization.k8s.io", "v1", "LocalSubjectAccessReview");
+/** `authorization.k8s.io/v1` SelfSubjectRulesReview. */
+export const SelfSubjectRulesReviewGVK = gvk("authorization.k8s.io", "v1", "SelfSubjectRulesReview");
 
 // ── meta ───────────────────────────────────────────────────────────────────────────────────────
 

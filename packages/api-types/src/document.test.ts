@@ -258,7 +258,7 @@ describe("GroupVersionKind constants", () => {
 
 describe("resource table ↔ document", () => {
   const prefixOf = (group: string, version: string) => (group === "" ? `/api/${version}` : `/apis/${group}/${version}`);
-  const reviewKinds = new Set(["TokenReview", "SelfSubjectReview", "SubjectAccessReview"]);
+  const reviewKinds = new Set(["TokenReview", "SelfSubjectReview", "SubjectAccessReview", "SelfSubjectAccessReview", "LocalSubjectAccessReview", "SelfSubjectRulesReview"]);
 
   it.each(resources.map((r) => [r.plural, r] as const))("%s: kind and list kind have schemas with their GVK", (_, r) => {
     expect(schemaWithGVK(r)).toBeDefined();
@@ -308,6 +308,22 @@ describe("resource table ↔ document", () => {
       expect(findResource({ kind: gvk.kind, group: gvk.group, version: gvk.version }), path).toBeDefined();
       expect(path.startsWith(prefixOf(gvk.group, gvk.version))).toBe(true);
     }
+  });
+
+  it("describes every review kind the apiserver serves, LocalSubjectAccessReview in a namespace (1.23's paths and operation ids)", () => {
+    const post = (path: string) => document.paths[path]?.post as { operationId?: string; parameters?: Array<{ name: string }>; requestBody?: unknown } | undefined;
+    for (const [path, id] of [
+      ["/apis/authentication.k8s.io/v1/tokenreviews", "createAuthenticationV1TokenReview"],
+      ["/apis/authorization.k8s.io/v1/subjectaccessreviews", "createAuthorizationV1SubjectAccessReview"],
+      ["/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", "createAuthorizationV1SelfSubjectAccessReview"],
+      ["/apis/authorization.k8s.io/v1/selfsubjectrulesreviews", "createAuthorizationV1SelfSubjectRulesReview"],
+      ["/apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews", "createAuthorizationV1NamespacedLocalSubjectAccessReview"],
+    ] as const) {
+      expect(post(path)?.operationId, path).toBe(id);
+    }
+    expect(post("/apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews")?.parameters?.map((p) => p.name)).toContain("namespace");
+    expect(schemas["io.example.api.authorization.v1.SubjectRulesReviewStatus"]?.required).toEqual(["resourceRules", "nonResourceRules", "incomplete"]);
+    expect(schemas["io.example.api.authentication.v1.TokenReviewStatus"]?.properties).toHaveProperty("audiences");
   });
 
   it("offers what kubectl needs: GVK and fieldValidation on every patch, the spec's query groups", () => {

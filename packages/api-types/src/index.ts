@@ -179,6 +179,14 @@ export type {
   VolumeNodeResources,
   VolumeProjection,
   WatchEvent,
+  SelfSubjectAccessReview,
+  SelfSubjectAccessReviewSpec,
+  LocalSubjectAccessReview,
+  SelfSubjectRulesReview,
+  SelfSubjectRulesReviewSpec,
+  SubjectRulesReviewStatus,
+  ResourceRule,
+  NonResourceRule,
 } from "./types.js";
 
 export type { GroupVersionKind } from "./constants.js";
@@ -276,6 +284,9 @@ export {
   RoleBindingListGVK,
   ClusterRoleBindingGVK,
   ClusterRoleBindingListGVK,
+  SelfSubjectAccessReviewGVK,
+  LocalSubjectAccessReviewGVK,
+  SelfSubjectRulesReviewGVK,
 } from "./constants.js";
 
 export { InvalidAPIVersionError, apiVersionOf, isInvalidAPIVersionError, parseAPIVersion } from "./api-version.js";

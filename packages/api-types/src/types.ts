@@ -997,6 +997,54 @@ export type SubjectAccessReviewSpec = Schemas["io.example.api.authorization.v1.S
 export type SubjectAccessReviewStatus = Schemas["io.example.api.authorization.v1.SubjectAccessReviewStatus"];
 
 /**
+ * `authorization.k8s.io/v1` SelfSubjectAccessReview: may the caller perform this action (`kubectl auth can-i`)? Not stored.
+ * @see staging/src/k8s.io/api/authorization/v1/types.go
+ */
+export type SelfSubjectAccessReview = Schemas["io.example.api.authorization.v1.SelfSubjectAccessReview"];
+
+/**
+ * The request of a {@link SelfSubjectAccessReview}: resource or non-resource attributes (the user is the caller).
+ * @see staging/src/k8s.io/api/authorization/v1/types.go
+ */
+export type SelfSubjectAccessReviewSpec = Schemas["io.example.api.authorization.v1.SelfSubjectAccessReviewSpec"];
+
+/**
+ * `authorization.k8s.io/v1` LocalSubjectAccessReview: a {@link SubjectAccessReview} posted in a namespace (its resource attributes must name it). Not stored.
+ * @see staging/src/k8s.io/api/authorization/v1/types.go
+ */
+export type LocalSubjectAccessReview = Schemas["io.example.api.authorization.v1.LocalSubjectAccessReview"];
+
+/**
+ * `authorization.k8s.io/v1` SelfSubjectRulesReview: what the caller may do in a namespace (`kubectl auth can-i --list`). Not stored.
+ * @see staging/src/k8s.io/api/authorization/v1/types.go
+ */
+export type SelfSubjectRulesReview = Schemas["io.example.api.authorization.v1.SelfSubjectRulesReview"];
+
+/**
+ * The request of a {@link SelfSubjectRulesReview}: the namespace.
+ * @see staging/src/k8s.io/api/authorization/v1/types.go
+ */
+export type SelfSubjectRulesReviewSpec = Schemas["io.example.api.authorization.v1.SelfSubjectRulesReviewSpec"];
+
+/**
+ * The answer of a {@link SelfSubjectRulesReview}: resource and non-resource rules, `incomplete` when an authorizer cannot list its rules.
+ * @see staging/src/k8s.io/api/authorization/v1/types.go
+ */
+export type SubjectRulesReviewStatus = Schemas["io.example.api.authorization.v1.SubjectRulesReviewStatus"];
+
+/**
+ * One rule on resources of a {@link SubjectRulesReviewStatus}.
+ * @see staging/src/k8s.io/api/authorization/v1/types.go
+ */
+export type ResourceRule = Schemas["io.example.api.authorization.v1.ResourceRule"];
+
+/**
+ * One rule on non-resource URLs of a {@link SubjectRulesReviewStatus}.
+ * @see staging/src/k8s.io/api/authorization/v1/types.go
+ */
+export type NonResourceRule = Schemas["io.example.api.authorization.v1.NonResourceRule"];
+
+/**
  * Attributes of a resource request: namespace, verb, group, version, resource, subresource, name.
  * @see staging/src/k8s.io/api/authorization/v1/types.go
  */

@@ -13,7 +13,7 @@ export type {
 export { GenericStore, deleteRequest, generateName, semanticEqual, specChanged } from "./registry/store.js";
 export type { ListParams, StoreDeleteOptions, StoreDeleteResult, StoreUpdateOptions, StoreWriteOptions } from "./registry/store.js";
 export { alwaysAllowAuthorizer, anonymousAuthenticator, wellKnownUsers } from "./auth/auth.js";
-export type { AuthenticationRequest, Authenticator, AuthorizationAttributes, AuthorizationDecision, Authorizer, ClientCertificateInfo } from "./auth/auth.js";
+export type { AuthenticatedUser, AuthenticationRequest, Authenticator, AuthorizationAttributes, AuthorizationDecision, Authorizer, ClientCertificateInfo } from "./auth/auth.js";
 export { AuthenticationError, bearerTokenAuthenticator, createAuthenticationChain, parseBearerToken, unionAuthenticators, x509Authenticator } from "./auth/authenticators.js";
 export type { AuthenticationChainOptions } from "./auth/authenticators.js";
 export { formatForbiddenMessage, isReadOnlyVerb, newForbiddenFromDecision, privilegedGroupsAuthorizer, unionAuthorizers } from "./auth/authorizers.js";

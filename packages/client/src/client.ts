@@ -42,6 +42,21 @@ export interface ClientOptions {
    * @defaultValue a pool of this client's own
    */
   readonly connections?: ClientConnections;
+  /**
+   * Where the bearer token of each request comes from, instead of `config.token` (a token that
+   * changes, such as a service-account token the caller renews). Asked before every request;
+   * `reset` (when given) is called after a 401 answer, so the next request gets a fresh token.
+   * @see staging/src/k8s.io/client-go/transport/token_source.go (ResettableTokenSourceWrapTransport)
+   */
+  readonly tokenSource?: TokenSource;
+}
+
+/** A bearer token that may change over time (see {@link ClientOptions.tokenSource}). */
+export interface TokenSource {
+  /** The token to send now. Rejects when none can be had (the request then fails with that error). */
+  token(): Promise<string>;
+  /** Forgets the current token (it was refused with 401). */
+  reset?(): void;
 }
 
 /** A pool of keep-alive connections several clients share (see {@link createClientConnections}). */
@@ -182,7 +197,7 @@ export function createClient(config: ClusterConfig, options: ClientOptions = {})
     if (!shared) throw new Error("connections: not made by createClientConnections");
     if (shared.server !== config.server) throw new Error(`connections: the pool is for ${shared.server}, not ${config.server}`);
   }
-  const transport = new Transport(config, rateLimiter, options.userAgent ?? "skiff-client", options.maxConnections, shared);
+  const transport = new Transport(config, rateLimiter, options.userAgent ?? "skiff-client", options.maxConnections, shared, options.tokenSource);
   const cache = new Map<ResourceInfo, ResourceClient<KubeObject>>();
   const resource = <T extends KubeObject>(r: ResourceInfo | string): ResourceClient<T> => {
     const info = typeof r === "string" ? mustFind(r) : r;

@@ -5,9 +5,10 @@
 /**
  * Why a request failed without an API answer: `NetworkError` (connection refused, reset, TLS
  * failure...), `DecodeError` (a 2xx body that is not JSON, a broken watch stream), `Aborted`
- * (the caller's signal or `stop()`), `MissingNamespace` (a namespaced call without a namespace).
+ * (the caller's signal or `stop()`), `MissingNamespace` (a namespaced call without a namespace),
+ * `Unauthenticated` (the client's token source gave no token).
  */
-export type ClientErrorCode = "NetworkError" | "DecodeError" | "Aborted" | "MissingNamespace";
+export type ClientErrorCode = "NetworkError" | "DecodeError" | "Aborted" | "MissingNamespace" | "Unauthenticated";
 
 /** A request failed without an API error; the underlying error is the `cause`. */
 export class ClientError extends Error {

@@ -17,7 +17,7 @@ export type { RateLimitingQueueOptions } from "./work-queue.js";
 export { createClient, createClientConnections, eventSinkOf } from "./client.js";
 export { EventCorrelator, createEventRecorder, makeEvent } from "./events.js";
 export type { EventCorrelateResult, EventCorrelatorOptions, EventRecorderOptions, EventSink, EventSource, RecordEventFunc } from "./events.js";
-export type { Client, ClientConnections, ClientOptions, EventRecord, TokenRequest, TokenRequestSpec } from "./client.js";
+export type { Client, ClientConnections, ClientOptions, EventRecord, TokenRequest, TokenRequestSpec, TokenSource } from "./client.js";
 export { resourcePath } from "./resource-client.js";
 export type {
   DeleteOptions,

@@ -130,3 +130,44 @@ describe("typed RBAC clients", () => {
     client.close();
   });
 });
+
+describe("tokenSource", () => {
+  it("sends the source's token on every request (not config.token), and resets the source after a 401", async () => {
+    const seen: string[] = [];
+    server = createServer((req, res) => {
+      seen.push(req.headers.authorization ?? "");
+      res.setHeader("content-type", "application/json");
+      if (req.headers.authorization === "Bearer stale") {
+        res.statusCode = 401;
+        res.end(JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", reason: "Unauthorized", message: "Unauthorized", code: 401 }));
+        return;
+      }
+      res.end(JSON.stringify({ apiVersion: "v1", kind: "Pod", metadata: { name: "p", namespace: "default" } }));
+    });
+    await new Promise<void>((r) => server?.listen(0, "127.0.0.1", r));
+    const config = { server: `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`, insecureSkipTLSVerify: false, token: "from-kubeconfig" } as ClusterConfig;
+    let current = "stale";
+    let resets = 0;
+    const client = createClient(config, {
+      qps: 0,
+      tokenSource: {
+        token: () => Promise.resolve(current),
+        reset: () => {
+          resets++;
+          current = "fresh";
+        },
+      },
+    });
+    await expect(client.pods.get("p", { namespace: "default" })).rejects.toMatchObject({ reason: "Unauthorized" });
+    expect(resets).toBe(1);
+    await client.pods.get("p", { namespace: "default" });
+    expect(seen).toEqual(["Bearer stale", "Bearer fresh"]);
+    client.close();
+  });
+
+  it("a source that gives no token fails the request with ClientError Unauthenticated", async () => {
+    const client = createClient({ server: "http://127.0.0.1:1", insecureSkipTLSVerify: false }, { tokenSource: { token: () => Promise.reject(new Error("no account")) } });
+    await expect(client.pods.get("p", { namespace: "default" })).rejects.toMatchObject({ name: "ClientError", code: "Unauthenticated", message: "get pods: no token: no account" });
+    client.close();
+  });
+});

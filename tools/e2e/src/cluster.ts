@@ -49,6 +49,18 @@ export interface ClusterOptions {
   readonly nodeLeaseDurationSeconds?: number;
   /** Parent of the cluster's temporary directory. @defaultValue os.tmpdir() */
   readonly tmpDir?: string;
+  /**
+   * The apiserver's `--authorization-mode`. With `RBAC` the components rely on 1.23's bootstrap
+   * policy for their identities (the job controller with `--use-service-account-credentials`) and
+   * ClusterRoleBinding `skiff:nodes` grants ClusterRole `system:node` to group `system:nodes`, as
+   * the local cluster does. @defaultValue "AlwaysAllow"
+   */
+  readonly authorizationMode?: "AlwaysAllow" | "RBAC";
+  /**
+   * The apiserver's `--bind-address` (its clients keep using 127.0.0.1): `0.0.0.0` lets pods in
+   * their own network namespace (containerd) reach it through their gateway. @defaultValue "127.0.0.1"
+   */
+  readonly apiserverBindAddress?: string;
 }
 
 /** A running process of the cluster. */
@@ -188,13 +200,16 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
 
   try {
     const tokens = { admin: "admin-token", jc: "jc-token", sched: "scheduler-token" } as const;
-    const tokenLines = [`${tokens.admin},admin,admin,"system:masters"`, `${tokens.jc},system:skiff-job-controller,jc,"system:authenticated"`, `${tokens.sched},system:skiff-scheduler,sched,"system:authenticated"`];
+    // Each component as Kubernetes 1.23's component user (see apps/skiff/src/cluster/credentials.ts).
+    const tokenLines = [`${tokens.admin},admin,admin,"system:masters"`, `${tokens.jc},system:kube-controller-manager,jc`, `${tokens.sched},system:kube-scheduler,sched`];
+    const rbac = o.authorizationMode === "RBAC";
     for (const n of o.nodes) tokenLines.push(`node-${n.name}-token,system:node:${n.name},node-${n.name},"system:nodes"`);
     writeFileSync(join(dir, "tokens.csv"), tokenLines.join("\n") + "\n");
     const port = await freePort();
     const apiserver = start("apiserver", "apiserver", [
-      "--bind-address=127.0.0.1",
+      `--bind-address=${o.apiserverBindAddress ?? "127.0.0.1"}`,
       `--secure-port=${port}`,
+      `--authorization-mode=${o.authorizationMode ?? "AlwaysAllow"}`,
       `--data-dir=${join(dir, "data")}`,
       `--cert-dir=${join(dir, "pki")}`,
       `--token-auth-file=${join(dir, "tokens.csv")}`,
@@ -217,10 +232,24 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
     };
     const kubeconfig = config("kubeconfig", "admin", tokens.admin);
     const adminApi = api ?? new ApiClient({ server, ca, token: tokens.admin });
+    if (rbac) {
+      // No Node authorizer: the node agents get ClusterRole system:node through their group.
+      await adminApi.create("/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", {
+        apiVersion: "rbac.authorization.k8s.io/v1",
+        kind: "ClusterRoleBinding",
+        metadata: { name: "skiff:nodes" },
+        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "system:node" },
+        subjects: [{ apiGroup: "rbac.authorization.k8s.io", kind: "Group", name: "system:nodes" }],
+      });
+    }
 
-    const jc = start("job-controller", "job-controller", [`--clusterconfig=${config("job-controller.clusterconfig", "system:skiff-job-controller", tokens.jc)}`, ...(o.jobControllerArgs ?? [])]);
+    const jc = start("job-controller", "job-controller", [
+      `--clusterconfig=${config("job-controller.clusterconfig", "system:kube-controller-manager", tokens.jc)}`,
+      ...(rbac ? ["--use-service-account-credentials"] : []),
+      ...(o.jobControllerArgs ?? []),
+    ]);
     await ready(jc, "job controller", () => readFileSync(jc.log, "utf8").includes("skiff-job-controller started"));
-    const sched = start("scheduler", "scheduler", [`--clusterconfig=${config("scheduler.clusterconfig", "system:skiff-scheduler", tokens.sched)}`, ...(o.schedulerArgs ?? [])]);
+    const sched = start("scheduler", "scheduler", [`--clusterconfig=${config("scheduler.clusterconfig", "system:kube-scheduler", tokens.sched)}`, ...(o.schedulerArgs ?? [])]);
     await ready(sched, "scheduler", () => readFileSync(sched.log, "utf8").includes("scheduler started"));
 
     const agents: Array<{ p: ClusterProcess; name: string }> = [];

@@ -1,7 +1,8 @@
 // The README walkthrough (its "Walkthrough" section), word for word: `pnpm start` is the
 // launcher (tools/local-cluster/start.mjs) with a temporary state dir and free ports; every other
 // line of its sh blocks runs in bash, in a directory holding `examples/` and `.skiff/`, with the real
-// kubectl. Then Ctrl-C, and a second start that still has the data.
+// kubectl. Then Ctrl-C, and a second start that still has the data. The cluster runs under RBAC with
+// each component's own identity: no component log holds a 401 or 403.
 import { spawn, spawnSync } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
@@ -128,6 +129,19 @@ describe("README walkthrough", () => {
     expect(results.get("kubectl get pods -l job-name=suspended")?.stderr).toMatch(/No resources found/);
     expect(results.get("kubectl wait --for=condition=complete job/suspended --timeout=120s")?.stdout).toBe("job.batch/suspended condition met\n");
     expect(results.get("kubectl get csidrivers,podtemplates")?.stdout).toMatch(/hostpath\.csi\.example\.io[\s\S]*busybox-echo/);
+
+    // Under RBAC with each component's own identity, no component was refused anything.
+    for (const name of ["apiserver", "job-controller", "scheduler", "nodeagent"]) {
+      const log = readFileSync(join(work, ".skiff", "logs", `${name}.log`), "utf8");
+      expect(log.split("\n").filter((l) => /forbidden|Unauthorized|\b403\b|\b401\b/i.test(l)), `${name}.log`).toEqual([]);
+    }
+    const tokens = readFileSync(join(work, ".skiff", "tokens.csv"), "utf8");
+    expect(tokens).toMatch(/,system:kube-controller-manager,/);
+    expect(tokens).toMatch(/,system:kube-scheduler,/);
+    expect(tokens).toMatch(/,system:node:[^,]+,[^,]+,"system:nodes"/);
+    expect(sh("kubectl get serviceaccounts -n kube-system -o name", exports).stdout.split("\n").sort()).toEqual(
+      expect.arrayContaining(["serviceaccount/job-controller", "serviceaccount/node-controller", "serviceaccount/ttl-after-finished-controller"]),
+    );
 
     // Ctrl-C: every component stops, in reverse order, and the launcher exits 0.
     expect(await interrupt(first)).toBe(0);

@@ -18,7 +18,6 @@ import {
   createAuthenticationChain,
   formatABACErrors,
   parseABACPolicies,
-  parseBearerToken,
   privilegedGroupsAuthorizer,
   formatAggregate,
   rbacAuthorizer,
@@ -26,7 +25,7 @@ import {
   unionAuthorizers,
   x509Authenticator,
 } from "@skiff/apiserver-core";
-import type { Authenticator, Authorizer, NonResourceRuleInfo, RBACPolicySource, ResourceRuleInfo, RulesResolver, UserInfo } from "@skiff/apiserver-core";
+import type { AuthenticatedUser, Authenticator, Authorizer, NonResourceRuleInfo, RBACPolicySource, ResourceRuleInfo, RulesResolver, UserInfo } from "@skiff/apiserver-core";
 
 /** A policy or CA file is unreadable or malformed. `reason`: `AuthConfigInvalid`; the message names the file (and line). */
 export class AuthConfigError extends Error {
@@ -41,35 +40,52 @@ export class AuthConfigError extends Error {
  * Checks a bearer token as a service-account JWT: the user, `undefined` when the token is not one
  * of ours (no opinion), or a throw (any error) when it is ours but invalid.
  */
-export type ServiceAccountTokenLookup = (token: string) => Promise<UserInfo | undefined>;
+export type ServiceAccountTokenLookup = (token: string, audiences?: readonly string[]) => Promise<AuthenticatedUser | undefined>;
 
 /**
  * The authentication chain: client certificates (only when `clientCA`), then bearer tokens from
  * `tokens`, then service-account tokens (when `serviceAccountTokens`), then anonymous when
- * `anonymousAuth`. A service-account token that fails validation is 401 (as
+ * `anonymousAuth`. A request naming `audiences` (a TokenReview's) is checked against them:
+ * certificates and static tokens hold only for `apiAudiences`, service-account tokens for the
+ * audiences they were issued for. A service-account token that fails validation is 401 (as
  * {@link AuthenticationError} `InvalidBearerToken`; its message never holds the token).
  * @example const authn = buildAuthenticator({ anonymousAuth: false, clientCA: true }, tokens);
  */
-export function buildAuthenticator(o: { anonymousAuth: boolean; clientCA: boolean; serviceAccountTokens?: ServiceAccountTokenLookup }, tokens: ReadonlyMap<string, UserInfo>): Authenticator {
+export function buildAuthenticator(
+  o: { anonymousAuth: boolean; clientCA: boolean; serviceAccountTokens?: ServiceAccountTokenLookup; apiAudiences?: readonly string[] },
+  tokens: ReadonlyMap<string, UserInfo>,
+): Authenticator {
   const saLookup = o.serviceAccountTokens;
-  const serviceAccounts: Authenticator[] =
-    saLookup === undefined
-      ? []
-      : [
-          async (req) => {
-            const token = parseBearerToken(req.headers["authorization"]);
-            if (token === null || token === "") return null;
-            try {
-              return (await saLookup(token)) ?? null;
-            } catch (e) {
-              throw new AuthenticationError("InvalidBearerToken", `invalid bearer token, ${e instanceof Error ? e.message : String(e)}`);
-            }
-          },
-        ];
+  // One bearer-token authenticator over the token file, then the service-account tokens, as
+  // 1.23's token union: a token neither knows is `invalid bearer token`; a service-account token
+  // that fails validation says why.
+  const bearer = bearerTokenAuthenticator(async (token, req) => {
+    const found = tokens.get(token);
+    if (found !== undefined) return audienceAgnosticToken(o.apiAudiences ?? [], found, req.audiences);
+    if (saLookup === undefined) return undefined;
+    try {
+      return await saLookup(token, req.audiences);
+    } catch (e) {
+      throw new AuthenticationError("InvalidBearerToken", `invalid bearer token, ${e instanceof Error ? e.message : String(e)}`);
+    }
+  });
   return createAuthenticationChain({
-    authenticators: [...(o.clientCA ? [x509Authenticator] : []), bearerTokenAuthenticator((t) => tokens.get(t)), ...serviceAccounts],
+    authenticators: [...(o.clientCA ? [x509Authenticator] : []), bearer],
     anonymous: o.anonymousAuth,
   });
+}
+
+/**
+ * A static token's user for the `requested` audiences: static tokens carry none and hold for the
+ * API's (`implicit`) only. Without requested audiences (an ordinary request) the user as found;
+ * with some, the user with the API audiences among them, or `undefined` (an invalid token) when
+ * there are none.
+ * @see staging/src/k8s.io/apiserver/pkg/authentication/authenticator/audagnostic.go
+ */
+function audienceAgnosticToken(implicit: readonly string[], user: UserInfo | undefined, requested: readonly string[] | undefined): AuthenticatedUser | undefined {
+  if (user === undefined || requested === undefined) return user;
+  const audiences = implicit.filter((a) => requested.includes(a));
+  return audiences.length === 0 ? undefined : { ...user, audiences };
 }
 
 /**

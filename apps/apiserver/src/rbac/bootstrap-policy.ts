@@ -8,8 +8,9 @@
  *
  * @see plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go (kubernetes/kubernetes v1.23)
  * @see plugin/pkg/auth/authorizer/rbac/bootstrappolicy/controller_policy.go
+ * @see plugin/pkg/auth/authorizer/rbac/bootstrappolicy/namespace_policy.go
  */
-import type { ClusterRole, ClusterRoleBinding, PolicyRule, Subject } from "@skiff/api-types";
+import type { ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, Subject } from "@skiff/api-types";
 import { RBACAutoUpdateAnnotation } from "@skiff/api-types";
 
 const rbacGroup = "rbac.authorization.k8s.io";
@@ -256,4 +257,66 @@ export function bootstrapClusterRoleBindings(): ClusterRoleBinding[] {
     binding("system:service-account-issuer-discovery", [group("system:serviceaccounts")]),
     ...controllers,
   ];
+}
+
+function namespacedRole(namespace: string, name: string, rules: PolicyRule[]): Role {
+  return {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "Role",
+    metadata: { name, namespace, labels: { ...bootstrapLabel }, annotations: { [RBACAutoUpdateAnnotation]: "true" } },
+    rules,
+  };
+}
+
+function namespacedBinding(namespace: string, name: string, roleName: string, subjects: Subject[]): RoleBinding {
+  return {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "RoleBinding",
+    metadata: { name, namespace, labels: { ...bootstrapLabel }, annotations: { [RBACAutoUpdateAnnotation]: "true" } },
+    roleRef: { apiGroup: rbacGroup, kind: "Role", name: roleName },
+    subjects,
+  };
+}
+
+/**
+ * The namespaced bootstrap Roles of 1.23, by namespace: in `kube-system` the
+ * `extension-apiserver-authentication-reader`, the leader-locking roles of the controller manager
+ * and the scheduler (ConfigMap locks), and the roles of the bootstrap signer, the cloud provider
+ * and the token cleaner; in `kube-public` the bootstrap signer's.
+ * @see plugin/pkg/auth/authorizer/rbac/bootstrappolicy/namespace_policy.go (NamespaceRoles)
+ */
+export function bootstrapNamespaceRoles(): Record<string, Role[]> {
+  const sys = "kube-system";
+  const pub = "kube-public";
+  return {
+    [sys]: [
+      namespacedRole(sys, "extension-apiserver-authentication-reader", [rule(read, [""], ["configmaps"], ["extension-apiserver-authentication"])]),
+      namespacedRole(sys, "system:controller:bootstrap-signer", [rule(read, [""], ["secrets"])]),
+      namespacedRole(sys, "system:controller:cloud-provider", [rule(["create", "get", "list", "watch"], [""], ["configmaps"])]),
+      namespacedRole(sys, "system:controller:token-cleaner", [rule(["delete", "get", "list", "watch"], [""], ["secrets"]), eventsRule()]),
+      namespacedRole(sys, "system::leader-locking-kube-controller-manager", [rule(["watch"], [""], ["configmaps"]), rule(["get", "update"], [""], ["configmaps"], ["kube-controller-manager"])]),
+      namespacedRole(sys, "system::leader-locking-kube-scheduler", [rule(["watch"], [""], ["configmaps"]), rule(["get", "update"], [""], ["configmaps"], ["kube-scheduler"])]),
+    ],
+    [pub]: [namespacedRole(pub, "system:controller:bootstrap-signer", [rule(read, [""], ["configmaps"]), rule(["update"], [""], ["configmaps"], ["cluster-info"]), eventsRule()])],
+  };
+}
+
+/**
+ * The namespaced bootstrap RoleBindings of 1.23, by namespace.
+ * @see plugin/pkg/auth/authorizer/rbac/bootstrappolicy/namespace_policy.go (NamespaceRoleBindings)
+ */
+export function bootstrapNamespaceRoleBindings(): Record<string, RoleBinding[]> {
+  const sys = "kube-system";
+  const pub = "kube-public";
+  return {
+    [sys]: [
+      namespacedBinding(sys, "system::extension-apiserver-authentication-reader", "extension-apiserver-authentication-reader", [user("system:kube-controller-manager"), user("system:kube-scheduler")]),
+      namespacedBinding(sys, "system::leader-locking-kube-controller-manager", "system::leader-locking-kube-controller-manager", [user("system:kube-controller-manager"), serviceAccount(sys, "kube-controller-manager")]),
+      namespacedBinding(sys, "system::leader-locking-kube-scheduler", "system::leader-locking-kube-scheduler", [user("system:kube-scheduler"), serviceAccount(sys, "kube-scheduler")]),
+      namespacedBinding(sys, "system:controller:bootstrap-signer", "system:controller:bootstrap-signer", [serviceAccount(sys, "bootstrap-signer")]),
+      namespacedBinding(sys, "system:controller:cloud-provider", "system:controller:cloud-provider", [serviceAccount(sys, "cloud-provider")]),
+      namespacedBinding(sys, "system:controller:token-cleaner", "system:controller:token-cleaner", [serviceAccount(sys, "token-cleaner")]),
+    ],
+    [pub]: [namespacedBinding(pub, "system:controller:bootstrap-signer", "system:controller:bootstrap-signer", [serviceAccount(sys, "bootstrap-signer")])],
+  };
 }

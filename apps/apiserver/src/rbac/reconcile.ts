@@ -10,7 +10,7 @@
  * @see pkg/registry/rbac/reconciliation/reconcile_rolebindings.go (computeReconciledRoleBinding)
  * @see pkg/registry/rbac/rest/storage_rbac.go (PostStartHook: ensureRBACPolicy)
  */
-import type { AggregationRule, ClusterRole, ClusterRoleBinding, LabelSelector, Subject } from "@skiff/api-types";
+import type { AggregationRule, ClusterRole, ClusterRoleBinding, LabelSelector, Role, RoleBinding, Subject } from "@skiff/api-types";
 import { RBACAutoUpdateAnnotation } from "@skiff/api-types";
 import { GenericStore, semanticEqual } from "@skiff/apiserver-core";
 import type { APIObject, ResourceStrategy } from "@skiff/apiserver-core";
@@ -99,24 +99,61 @@ export async function reconcileClusterPolicy(
   roles: readonly ClusterRole[],
   bindings: readonly ClusterRoleBinding[],
 ): Promise<Map<string, ReconcileOperation>> {
-  const find = (plural: string) => {
-    const s = strategies.find((st) => st.resource.group === "rbac.authorization.k8s.io" && st.resource.plural === plural);
-    if (s === undefined) throw new Error(`reconciling the RBAC policy needs the ${plural} strategy`);
-    return new GenericStore(s, storage);
-  };
-  const roleStore = find("clusterroles");
-  const bindingStore = find("clusterrolebindings");
-  const ctx = () => ({ namespace: undefined, user: bootstrapPolicyUser, now: new Date(), dryRun: false, warnings: [] as string[] });
   const done = new Map<string, ReconcileOperation>();
-  const current = async (store: GenericStore, name: string): Promise<APIObject | undefined> => {
-    try {
-      return await store.get(ctx(), name);
-    } catch (e) {
-      if (isNotFound(e)) return undefined;
-      throw e;
-    }
-  };
-  const create = async (store: GenericStore, obj: APIObject): Promise<void> => {
+  await reconcileAll(rbacStore(strategies, storage, "clusterroles"), undefined, "ClusterRole", roles, done, reconcileRole);
+  await reconcileAll(rbacStore(strategies, storage, "clusterrolebindings"), undefined, "ClusterRoleBinding", bindings, done, reconcileBinding);
+  return done;
+}
+
+/**
+ * Reconciles the namespaced bootstrap `roles` and `bindings` (namespace → objects) as
+ * {@link reconcileClusterPolicy} does the cluster-wide ones; the namespaces must exist. Resolves
+ * with what was done per object (`Role/<namespace>/<name>`, `RoleBinding/<namespace>/<name>`).
+ * @throws Error when the strategies lack the RBAC kinds; storage and validation errors.
+ * @see pkg/registry/rbac/rest/storage_rbac.go (ensureRBACPolicy: NamespaceRoles, NamespaceRoleBindings)
+ */
+export async function reconcileNamespacedPolicy(
+  strategies: readonly ResourceStrategy[],
+  storage: Storage,
+  roles: Readonly<Record<string, readonly Role[]>>,
+  bindings: Readonly<Record<string, readonly RoleBinding[]>>,
+): Promise<Map<string, ReconcileOperation>> {
+  const done = new Map<string, ReconcileOperation>();
+  const roleStore = rbacStore(strategies, storage, "roles");
+  const bindingStore = rbacStore(strategies, storage, "rolebindings");
+  for (const [namespace, list] of Object.entries(roles)) await reconcileAll(roleStore, namespace, "Role", list, done, reconcileRole);
+  for (const [namespace, list] of Object.entries(bindings)) await reconcileAll(bindingStore, namespace, "RoleBinding", list, done, reconcileBinding);
+  return done;
+}
+
+function rbacStore(strategies: readonly ResourceStrategy[], storage: Storage, plural: string): GenericStore {
+  const s = strategies.find((st) => st.resource.group === "rbac.authorization.k8s.io" && st.resource.plural === plural);
+  if (s === undefined) throw new Error(`reconciling the RBAC policy needs the ${plural} strategy`);
+  return new GenericStore(s, storage);
+}
+
+/** What one object's reconciliation decided: `next` computes the object to write from the latest stored one. */
+type Decision = { operation: "none" | "update" | "recreate"; protected: boolean; next: (latest: APIObject) => APIObject };
+
+const reconcileRole = (cur: APIObject, expected: APIObject): Decision => {
+  const r = computeReconciledRole(cur as ClusterRole, expected as ClusterRole);
+  return { operation: r.changed ? "update" : "none", protected: r.protected, next: (latest) => computeReconciledRole(latest as ClusterRole, expected as ClusterRole).role as APIObject };
+};
+const reconcileBinding = (cur: APIObject, expected: APIObject): Decision => {
+  const r = computeReconciledBinding(cur as ClusterRoleBinding, expected as ClusterRoleBinding);
+  return { operation: r.operation, protected: r.protected, next: (latest) => computeReconciledBinding(latest as ClusterRoleBinding, expected as ClusterRoleBinding).binding as APIObject };
+};
+
+async function reconcileAll(
+  store: GenericStore,
+  namespace: string | undefined,
+  kind: string,
+  objects: readonly object[],
+  done: Map<string, ReconcileOperation>,
+  decide: (cur: APIObject, expected: APIObject) => Decision,
+): Promise<void> {
+  const ctx = () => ({ namespace, user: bootstrapPolicyUser, now: new Date(), dryRun: false, warnings: [] as string[] });
+  const create = async (obj: APIObject): Promise<void> => {
     try {
       await store.create(ctx(), structuredClone(obj));
     } catch (e) {
@@ -124,44 +161,32 @@ export async function reconcileClusterPolicy(
       if (!isAlreadyExists(e)) throw e;
     }
   };
-  for (const expected of roles) {
+  for (const o of objects) {
+    const expected = o as APIObject;
     const name = expected.metadata!.name!;
-    const cur = await current(roleStore, name);
-    let op: ReconcileOperation = "none";
-    if (cur === undefined) {
-      await create(roleStore, expected as APIObject);
-      op = "create";
-    } else {
-      const r = computeReconciledRole(cur as ClusterRole, expected);
-      if (r.changed && r.protected) op = "skipped-protected";
-      else if (r.changed) {
-        await roleStore.update(ctx(), name, (latest) => (latest === null ? structuredClone(expected) : computeReconciledRole(latest as ClusterRole, expected).role) as APIObject);
-        op = "update";
-      }
+    let cur: APIObject | undefined;
+    try {
+      cur = await store.get(ctx(), name);
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
     }
-    done.set(`ClusterRole/${name}`, op);
-  }
-  for (const expected of bindings) {
-    const name = expected.metadata!.name!;
-    const cur = await current(bindingStore, name);
     let op: ReconcileOperation = "none";
     if (cur === undefined) {
-      await create(bindingStore, expected as APIObject);
+      await create(expected);
       op = "create";
     } else {
-      const r = computeReconciledBinding(cur as ClusterRoleBinding, expected);
-      if (r.operation !== "none" && r.protected) op = "skipped-protected";
-      else if (r.operation === "recreate") {
+      const d = decide(cur, expected);
+      if (d.operation !== "none" && d.protected) op = "skipped-protected";
+      else if (d.operation === "recreate") {
         // roleRef is immutable: delete, then create the expected binding.
-        await bindingStore.delete(ctx(), name, {});
-        await create(bindingStore, expected as APIObject);
+        await store.delete(ctx(), name, {});
+        await create(expected);
         op = "recreate";
-      } else if (r.operation === "update") {
-        await bindingStore.update(ctx(), name, (latest) => (latest === null ? structuredClone(expected) : computeReconciledBinding(latest as ClusterRoleBinding, expected).binding) as APIObject);
+      } else if (d.operation === "update") {
+        await store.update(ctx(), name, (latest) => (latest === null ? structuredClone(expected) : d.next(latest)));
         op = "update";
       }
     }
-    done.set(`ClusterRoleBinding/${name}`, op);
+    done.set(`${kind}/${namespace === undefined ? "" : `${namespace}/`}${name}`, op);
   }
-  return done;
 }

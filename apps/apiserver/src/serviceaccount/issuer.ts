@@ -8,7 +8,7 @@
  */
 import { networkInterfaces } from "node:os";
 import { GenericStore } from "@skiff/apiserver-core";
-import type { NonResourceRoute, ResourceStrategy, UserInfo } from "@skiff/apiserver-core";
+import type { AuthenticatedUser, NonResourceRoute, ResourceStrategy } from "@skiff/apiserver-core";
 import { newMethodNotSupported } from "@skiff/apimachinery";
 import type { ResourceInfo } from "@skiff/api-types";
 import type { Storage } from "@skiff/storage";
@@ -37,8 +37,8 @@ export interface ServiceAccountIssuer {
   readonly keys: ServiceAccountKeys;
   /** `--api-audiences`, or the first issuer when empty. */
   readonly apiAudiences: readonly string[];
-  /** The token authenticator's lookup (see `buildAuthenticator`). */
-  lookup(token: string): Promise<UserInfo | undefined>;
+  /** The token authenticator's lookup (see `buildAuthenticator`), against `audiences` (a TokenReview's) or `--api-audiences`. */
+  lookup(token: string, audiences?: readonly string[]): Promise<AuthenticatedUser | undefined>;
   /** TokenRequest and issuer-discovery routes. */
   routes(): NonResourceRoute[];
   /** Sets the address (`host:port`) the `jwks_uri` names, once the server listens. */
@@ -103,10 +103,11 @@ export async function createServiceAccountIssuer(o: ServiceAccountIssuerOptions,
   return {
     keys,
     apiAudiences,
-    lookup: (token) =>
+    lookup: (token, requestedAudiences) =>
       authenticateServiceAccountToken(token, {
         issuers: o.serviceAccountIssuer,
         apiAudiences,
+        requestedAudiences,
         keys,
         getter: {
           serviceAccount: (ns, n) => facts("serviceaccounts", ns, n),

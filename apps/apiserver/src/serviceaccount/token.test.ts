@@ -55,9 +55,19 @@ describe("authenticateServiceAccountToken", () => {
     expect(await auth(token, { sa: { uid: "sa-uid" }, pod: { uid: "pod-uid" } })).toEqual({
       username: "system:serviceaccount:ns:builder",
       uid: "sa-uid",
+      audiences: [issuer],
       groups: ["system:serviceaccounts", "system:serviceaccounts:ns"],
       extra: { "authentication.kubernetes.io/pod-name": ["p"], "authentication.kubernetes.io/pod-uid": ["pod-uid"] },
     });
+  });
+
+  it("checks the token against requested audiences (a TokenReview's) instead of the API's, and answers those it holds for", async () => {
+    const token = await signServiceAccountToken(keys, claims({ aud: ["vault", "db"] }));
+    const objs = { sa: { uid: "sa-uid" }, pod: { uid: "pod-uid" } };
+    await expect(auth(token, objs)).rejects.toThrow(`token audiences ["vault" "db"] is invalid for the target audiences ["${issuer}"]`);
+    const at = (requestedAudiences: string[]) => authenticateServiceAccountToken(token, { issuers: [issuer], apiAudiences: [issuer], requestedAudiences, keys, getter: getter(objs), now });
+    expect((await at(["db", "other"]))?.audiences).toEqual(["db"]);
+    await expect(at(["other"])).rejects.toThrow('token audiences ["vault" "db"] is invalid for the target audiences ["other"]');
   });
 
   it("has no opinion on tokens that are not JWTs of our issuer", async () => {

@@ -130,15 +130,17 @@ export function unverifiedIssuer(token: string): string | undefined {
  * bound-token validator: `undefined` (no opinion) when the token is not a JWT of one of `issuers`;
  * otherwise the user `system:serviceaccount:<ns>:<name>` (uid, groups `system:serviceaccounts`,
  * `system:serviceaccounts:<ns>`, and for pod-bound tokens the pod name/uid extras).
- * @throws {@link ServiceAccountTokenError} for a bad signature, audiences disjoint from
- *   `apiAudiences`, an expired or not-yet-valid token, or a service account / pod / secret that is
+ * `audiences`: those of the token's audiences that are requested (`requestedAudiences`, as a
+ * TokenReview's, else `apiAudiences`).
+ * @throws {@link ServiceAccountTokenError} for a bad signature, audiences disjoint from the
+ *   requested ones (when `apiAudiences` is not empty), an expired or not-yet-valid token, or a service account / pod / secret that is
  *   gone, being deleted (for over the leeway) or has another uid. Messages never contain the token.
  * @see pkg/serviceaccount/jwt.go (AuthenticateToken), pkg/serviceaccount/claims.go (Validate)
  */
 export async function authenticateServiceAccountToken(
   token: string,
-  o: { issuers: readonly string[]; apiAudiences: readonly string[]; keys: ServiceAccountKeys; getter: ServiceAccountTokenGetter; now: Date },
-): Promise<UserInfo | undefined> {
+  o: { issuers: readonly string[]; apiAudiences: readonly string[]; requestedAudiences?: readonly string[] | undefined; keys: ServiceAccountKeys; getter: ServiceAccountTokenGetter; now: Date },
+): Promise<(UserInfo & { audiences: string[] }) | undefined> {
   const iss = unverifiedIssuer(token);
   if (iss === undefined || !o.issuers.includes(iss)) return undefined;
   let payloadBytes: Uint8Array | undefined;
@@ -159,9 +161,13 @@ export async function authenticateServiceAccountToken(
     throw new ServiceAccountTokenError("token could not be validated");
   }
   const tokenAudiences = typeof claims.aud === "string" ? [claims.aud] : Array.isArray(claims.aud) ? claims.aud.filter((a): a is string => typeof a === "string") : [];
-  const audiences = tokenAudiences.length > 0 ? tokenAudiences : o.apiAudiences;
-  if (o.apiAudiences.length > 0 && !audiences.some((a) => o.apiAudiences.includes(a))) {
-    throw new ServiceAccountTokenError(`token audiences ${goQuoted(audiences)} is invalid for the target audiences ${goQuoted(o.apiAudiences)}`);
+  // A token without audiences (legacy) is for the API; the target audiences are the requested
+  // ones (TokenReview) or the API's.
+  const audiences = tokenAudiences.length > 0 ? tokenAudiences : [...o.apiAudiences];
+  const requested = o.requestedAudiences ?? o.apiAudiences;
+  const valid = audiences.filter((a) => requested.includes(a));
+  if (valid.length === 0 && o.apiAudiences.length > 0) {
+    throw new ServiceAccountTokenError(`token audiences ${goQuoted(audiences)} is invalid for the target audiences ${goQuoted(requested)}`);
   }
   const nowSeconds = o.now.getTime() / 1000;
   const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
@@ -197,6 +203,7 @@ export async function authenticateServiceAccountToken(
   return {
     username: serviceAccountUsername(namespace, saRef.name),
     uid: saRef.uid,
+    audiences: valid,
     groups: ["system:serviceaccounts", `system:serviceaccounts:${namespace}`],
     ...(podExtra ? { extra: podExtra } : {}),
   };

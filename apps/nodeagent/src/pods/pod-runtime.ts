@@ -33,6 +33,7 @@ import { PodVolumeManager, VolumeSetUpError } from "./volumes.js";
 import { machineAllocatable, type NodeAllocatable as NodeAllocatableNumbers } from "./volumes-files.js";
 import { admitAppArmor, isAppArmorEnabledOnHost } from "./apparmor.js";
 import { SysctlAllowlist } from "./sysctl-allowlist.js";
+import { serviceAccountTokenCleanupPeriodMs } from "./token-manager.js";
 
 function defaultHostIP(): string {
   for (const list of Object.values(networkInterfaces())) {
@@ -584,6 +585,9 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
         backOff.gc();
         imageBackOff.gc();
       });
+      // The token manager forgets expired tokens every minute (1.23's gcPeriod).
+      const tokens = objects?.serviceAccountTokens;
+      if (tokens) every(serviceAccountTokenCleanupPeriodMs, () => Promise.resolve(tokens.cleanup()));
       // The kubelet checks its resolver file every 30 s (an event on the node; logged here).
       const checkResolvConf = async (): Promise<void> => {
         const warning = dnsConfigurer.checkLimitsForResolvConf();

@@ -9,6 +9,9 @@
 import type { TokenRequest, TokenRequestSpec } from "@skiff/client";
 
 const maxTTLMs = 24 * 60 * 60 * 1000;
+
+/** How often the pod runtime calls {@link ServiceAccountTokenManager.cleanup}. @see token_manager.go (gcPeriod) */
+export const serviceAccountTokenCleanupPeriodMs = 60_000;
 const maxJitterMs = 10_000;
 
 /** Requests a token (the client's `createServiceAccountToken`). */
@@ -86,7 +89,7 @@ export class ServiceAccountTokenManager {
     for (const [k, tr] of this.cache) if (tr.spec.boundObjectRef?.uid === podUID) this.cache.delete(k);
   }
 
-  /** Forgets expired tokens (call periodically). */
+  /** Forgets expired tokens (the pod runtime calls it every {@link serviceAccountTokenCleanupPeriodMs}). */
   cleanup(): void {
     const now = this.now();
     for (const [k, tr] of this.cache) if (Date.parse(tr.status.expirationTimestamp) <= now) this.cache.delete(k);

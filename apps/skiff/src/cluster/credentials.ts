@@ -1,30 +1,42 @@
 // The local cluster's credentials: a static token per component (the apiserver's
-// --token-auth-file) and a kubeconfig per user.
+// --token-auth-file) and a kubeconfig per user. Each component authenticates as Kubernetes 1.23's
+// component identity, which the bootstrap RBAC policy grants exactly what that component needs:
+// the controller manager as `system:kube-controller-manager`, the scheduler as
+// `system:kube-scheduler`, the node agent as `system:node:<nodeName>` in group `system:nodes`.
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 
 /** The users of a local cluster: the admin (kubectl) and one per component. */
 export type ClusterUser = "admin" | "job-controller" | "scheduler" | "nodeagent";
 
-/** User name and groups of each {@link ClusterUser} for node `nodeName`. */
+/**
+ * User name and groups of each {@link ClusterUser} for node `nodeName`: the admin in
+ * `system:masters`; the components as 1.23's component users (the authenticator adds
+ * `system:authenticated` to every one).
+ * @see staging/src/k8s.io/apiserver/pkg/authentication/user/user.go (KubeControllerManager, KubeScheduler, NodesGroup)
+ */
 export function clusterUsers(nodeName: string): Record<ClusterUser, { user: string; groups: string }> {
   return {
     admin: { user: "admin", groups: "system:masters" },
-    "job-controller": { user: "system:skiff-job-controller", groups: "system:authenticated" },
-    scheduler: { user: "system:skiff-scheduler", groups: "system:authenticated" },
+    "job-controller": { user: "system:kube-controller-manager", groups: "" },
+    scheduler: { user: "system:kube-scheduler", groups: "" },
     nodeagent: { user: `system:node:${nodeName}`, groups: "system:nodes" },
   };
 }
 
+// The component users of token files written before the components had 1.23's identities; their
+// lines are dropped (they would stay valid users with no role).
+const retiredUsers = new Set(["system:skiff-job-controller", "system:skiff-scheduler"]);
+
 /**
  * Reads the token file (CSV `token,user,uid,"groups"`, as the apiserver's `--token-auth-file`),
  * appends a line with a fresh random token for each user it lacks (a file from an older start
- * keeps its tokens), writes it back (mode 0600) and returns the token of each user.
+ * keeps its tokens; lines of the retired `system:skiff-*` component users are dropped), writes it back (mode 0600) and returns the token of each user.
  *
  * @throws the `node:fs` error when the file cannot be read or written.
  */
 export function ensureTokens(tokenFile: string, nodeName: string): Record<ClusterUser, string> {
-  const lines = existsSync(tokenFile) ? readFileSync(tokenFile, "utf8").split("\n").filter((l) => l.trim() !== "") : [];
+  const lines = (existsSync(tokenFile) ? readFileSync(tokenFile, "utf8").split("\n") : []).filter((l) => l.trim() !== "" && !retiredUsers.has(l.split(",")[1] ?? ""));
   const byUser = new Map<string, string>();
   for (const line of lines) {
     const [token, user] = line.split(",");

@@ -1,5 +1,5 @@
 // A local cluster: the apiserver (https://127.0.0.1:<port>, SQLite in <state>/data, anonymous auth
-// off, a token file), the job controller (with the TTL-after-finished and node lifecycle
+// off, a token file, RBAC: each component with its own 1.23 identity, see credentials.ts), the job controller (with the TTL-after-finished and node lifecycle
 // controllers), the scheduler and one node agent, on containerd or on the process CRI server
 // (started too). Shared by `pnpm start` (tools/local-cluster/start.mjs, from the workspace) and
 // `skiff up` (from the installed packages): the caller says how to run each component and how to
@@ -137,10 +137,12 @@ function tail(file: string, lines: number): string {
   }
 }
 
-function apiGet(port: number, path: string, token: string, caFile: string): Promise<{ status: number; body: string }> {
+function apiGet(port: number, path: string, token: string, caFile: string, post?: unknown): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
+    const data = post === undefined ? undefined : JSON.stringify(post);
+    const headers: Record<string, string> = { authorization: `Bearer ${token}`, ...(data !== undefined ? { "content-type": "application/json" } : {}) };
     const req = request(
-      { host: "127.0.0.1", port, path, method: "GET", ca: readFileSync(caFile), headers: { authorization: `Bearer ${token}` }, timeout: 5000 },
+      { host: "127.0.0.1", port, path, method: data === undefined ? "GET" : "POST", ca: readFileSync(caFile), headers, timeout: 5000 },
       (res) => {
         let body = "";
         res.setEncoding("utf8");
@@ -150,8 +152,31 @@ function apiGet(port: number, path: string, token: string, caFile: string): Prom
     );
     req.on("error", reject);
     req.on("timeout", () => req.destroy(new Error("timeout")));
-    req.end();
+    req.end(data);
   });
+}
+
+/** The ClusterRoleBinding that grants the node agents (group `system:nodes`) ClusterRole `system:node`. */
+const nodesBindingName = "skiff:nodes";
+
+/**
+ * Makes sure ClusterRoleBinding {@link nodesBindingName} exists (created as the admin; an existing
+ * one is left as it is). Kubernetes 1.23 authorizes kubelets with the Node authorizer and keeps the
+ * `system:node` binding empty; skiff-apiserver has no Node authorizer, so the local cluster grants
+ * the `system:node` role to group `system:nodes` instead (as clusters without the Node authorizer
+ * did before 1.8).
+ * @throws LocalClusterError when the apiserver refuses the binding.
+ */
+async function ensureNodesBinding(o: { port: number; token: string; caFile: string }): Promise<void> {
+  const binding = {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "ClusterRoleBinding",
+    metadata: { name: nodesBindingName, labels: { "app.kubernetes.io/managed-by": "skiff" } },
+    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "system:node" },
+    subjects: [{ apiGroup: "rbac.authorization.k8s.io", kind: "Group", name: "system:nodes" }],
+  };
+  const r = await apiGet(o.port, "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", o.token, o.caFile, binding);
+  if (r.status !== 201 && r.status !== 409) throw new LocalClusterError(`creating ClusterRoleBinding ${nodesBindingName}: HTTP ${String(r.status)} ${r.body.slice(0, 300)}`);
 }
 
 /**
@@ -291,11 +316,13 @@ export async function startLocalCluster(o: LocalClusterOptions): Promise<LocalCl
       `--cert-dir=${join(state, "pki")}`,
       `--token-auth-file=${tokenFile}`,
       "--anonymous-auth=false",
+      "--authorization-mode=RBAC",
     ]);
     await step("apiserver", async () => {
       await waitUntil("the apiserver", apiserver, async () => existsSync(caFile) && (await apiGet(port, "/readyz", tokens.admin, caFile)).status === 200);
       return `https://127.0.0.1:${port}`;
     });
+    await ensureNodesBinding({ port, token: tokens.admin, caFile });
     const kubeconfig = join(state, "kubeconfig");
     const users = clusterUsers(o.nodeName);
     writeFileSync(kubeconfig, kubeconfigText({ port, user: "admin", token: tokens.admin, caFile }), { mode: 0o600 });
@@ -305,7 +332,7 @@ export async function startLocalCluster(o: LocalClusterOptions): Promise<LocalCl
       writeFileSync(configs[name], kubeconfigText({ port, user: users[name].user, token: tokens[name], caFile }), { mode: 0o600 });
     }
 
-    const jc = startChild("job-controller", [`--clusterconfig=${configs["job-controller"]}`]);
+    const jc = startChild("job-controller", [`--clusterconfig=${configs["job-controller"]}`, "--use-service-account-credentials"]);
     await step("job controller (Job, TTL-after-finished, node lifecycle)", () => waitUntil("the job controller", jc, () => logContains(jc, "skiff-job-controller started")));
     const sched = startChild("scheduler", [`--clusterconfig=${configs.scheduler}`]);
     await step("scheduler", () => waitUntil("the scheduler", sched, () => logContains(sched, "scheduler started")));

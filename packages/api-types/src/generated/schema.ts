@@ -1301,6 +1301,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Create a SelfSubjectAccessReview: the server answers with its status filled in. */
+        post: operations["createAuthorizationV1SelfSubjectAccessReview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Create a LocalSubjectAccessReview: the server answers with its status filled in. */
+        post: operations["createAuthorizationV1NamespacedLocalSubjectAccessReview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Create a SelfSubjectRulesReview: the server answers with its status filled in. */
+        post: operations["createAuthorizationV1SelfSubjectRulesReview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1364,12 +1415,32 @@ export interface components {
                 [key: string]: string[];
             };
         };
+        /** @description Asks whether a user or group may perform an action in the namespace of the request (spec.resourceAttributes.namespace must match it). Not stored. */
+        "io.example.api.authorization.v1.LocalSubjectAccessReview": {
+            /** @description The versioned schema of this representation of the object, as `group/version` (`version` alone for the core group). Servers may reject values they do not recognize. */
+            apiVersion?: string;
+            /** @description The REST kind this object represents, in CamelCase. Servers may infer it from the endpoint the client calls. Cannot be updated. */
+            kind?: string;
+            /** @description Standard object metadata: name, namespace, labels, annotations and the fields the system maintains. */
+            metadata?: components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.ObjectMeta"];
+            /** @description The request to evaluate. */
+            spec: components["schemas"]["io.example.api.authorization.v1.SubjectAccessReviewSpec"];
+            /** @description The decision, filled in by the server. */
+            status?: components["schemas"]["io.example.api.authorization.v1.SubjectAccessReviewStatus"];
+        };
         /** @description Attributes of a non-resource request. */
         "io.example.api.authorization.v1.NonResourceAttributes": {
             /** @description URL path, such as /healthz. */
             path?: string;
             /** @description HTTP verb in lowercase, such as get. */
             verb?: string;
+        };
+        /** @description An action on non-resource URLs the user may perform. */
+        "io.example.api.authorization.v1.NonResourceRule": {
+            /** @description Verbs in lowercase, such as get; `*` for all. */
+            verbs: string[];
+            /** @description URL paths; a trailing `*` matches any suffix. */
+            nonResourceURLs?: string[];
         };
         /** @description Attributes of a resource request. */
         "io.example.api.authorization.v1.ResourceAttributes": {
@@ -1387,6 +1458,55 @@ export interface components {
             subresource?: string;
             /** @description Name of the object; empty for all. */
             name?: string;
+        };
+        /** @description An action on resources the user may perform. */
+        "io.example.api.authorization.v1.ResourceRule": {
+            /** @description Verbs, such as get, list, watch; `*` for all. */
+            verbs: string[];
+            /** @description API groups of the resources; `*` for all. */
+            apiGroups?: string[];
+            /** @description Resources; `*` for all, `*\/subresource` for a subresource of all. */
+            resources?: string[];
+            /** @description Names the rule is restricted to; empty for all. */
+            resourceNames?: string[];
+        };
+        /** @description Asks whether the requesting user may perform an action (`kubectl auth can-i`). Not stored. */
+        "io.example.api.authorization.v1.SelfSubjectAccessReview": {
+            /** @description The versioned schema of this representation of the object, as `group/version` (`version` alone for the core group). Servers may reject values they do not recognize. */
+            apiVersion?: string;
+            /** @description The REST kind this object represents, in CamelCase. Servers may infer it from the endpoint the client calls. Cannot be updated. */
+            kind?: string;
+            /** @description Standard object metadata: name, namespace, labels, annotations and the fields the system maintains. */
+            metadata?: components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.ObjectMeta"];
+            /** @description The request to evaluate. */
+            spec: components["schemas"]["io.example.api.authorization.v1.SelfSubjectAccessReviewSpec"];
+            /** @description The decision, filled in by the server. */
+            status?: components["schemas"]["io.example.api.authorization.v1.SubjectAccessReviewStatus"];
+        };
+        /** @description The action to authorize for the requesting user: exactly one of resourceAttributes and nonResourceAttributes. */
+        "io.example.api.authorization.v1.SelfSubjectAccessReviewSpec": {
+            /** @description The request, when it is about a resource. */
+            resourceAttributes?: components["schemas"]["io.example.api.authorization.v1.ResourceAttributes"];
+            /** @description The request, when it is about a non-resource path. */
+            nonResourceAttributes?: components["schemas"]["io.example.api.authorization.v1.NonResourceAttributes"];
+        };
+        /** @description Lists the actions the requesting user may perform in a namespace (`kubectl auth can-i --list`). Not stored. */
+        "io.example.api.authorization.v1.SelfSubjectRulesReview": {
+            /** @description The versioned schema of this representation of the object, as `group/version` (`version` alone for the core group). Servers may reject values they do not recognize. */
+            apiVersion?: string;
+            /** @description The REST kind this object represents, in CamelCase. Servers may infer it from the endpoint the client calls. Cannot be updated. */
+            kind?: string;
+            /** @description Standard object metadata: name, namespace, labels, annotations and the fields the system maintains. */
+            metadata?: components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.ObjectMeta"];
+            /** @description The namespace to list the rules of. */
+            spec: components["schemas"]["io.example.api.authorization.v1.SelfSubjectRulesReviewSpec"];
+            /** @description The rules, filled in by the server. */
+            status?: components["schemas"]["io.example.api.authorization.v1.SubjectRulesReviewStatus"];
+        };
+        /** @description The namespace of a rules review. */
+        "io.example.api.authorization.v1.SelfSubjectRulesReviewSpec": {
+            /** @description Namespace to evaluate rules for. Required. */
+            namespace?: string;
         };
         /** @description Asks whether a user or group may perform an action. Not stored. */
         "io.example.api.authorization.v1.SubjectAccessReview": {
@@ -1427,6 +1547,17 @@ export interface components {
             /** @description Why the action is allowed or denied. */
             reason?: string;
             /** @description Errors met during evaluation, if any; the decision may still be meaningful. */
+            evaluationError?: string;
+        };
+        /** @description The rules a user holds in a namespace; may be incomplete depending on the authorizers. */
+        "io.example.api.authorization.v1.SubjectRulesReviewStatus": {
+            /** @description The rules on resources; their order is not significant. */
+            resourceRules: components["schemas"]["io.example.api.authorization.v1.ResourceRule"][];
+            /** @description The rules on non-resource URLs; their order is not significant. */
+            nonResourceRules: components["schemas"]["io.example.api.authorization.v1.NonResourceRule"][];
+            /** @description Whether the list is incomplete (an authorizer cannot enumerate its rules). */
+            incomplete: boolean;
+            /** @description Errors met while evaluating the rules; the rules may still be meaningful. */
             evaluationError?: string;
         };
         /** @description A batch workload that runs pods until a required number of them finish successfully. */
@@ -11669,6 +11800,183 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["io.example.api.authorization.v1.SubjectAccessReview"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    createAuthorizationV1SelfSubjectAccessReview: {
+        parameters: {
+            query?: {
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Name of the actor making the change, at most 128 printable characters. Required for apply patches, optional otherwise. */
+                fieldManager?: string;
+                /** @description What to do with unknown or duplicate fields in the body: Ignore (drop them), Warn (drop them and return a warning) or Strict (fail). */
+                fieldValidation?: string;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["io.example.api.authorization.v1.SelfSubjectAccessReview"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.authorization.v1.SelfSubjectAccessReview"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.authorization.v1.SelfSubjectAccessReview"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.authorization.v1.SelfSubjectAccessReview"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    createAuthorizationV1NamespacedLocalSubjectAccessReview: {
+        parameters: {
+            query?: {
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Name of the actor making the change, at most 128 printable characters. Required for apply patches, optional otherwise. */
+                fieldManager?: string;
+                /** @description What to do with unknown or duplicate fields in the body: Ignore (drop them), Warn (drop them and return a warning) or Strict (fail). */
+                fieldValidation?: string;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Object name and auth scope, such as for teams and projects. */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["io.example.api.authorization.v1.LocalSubjectAccessReview"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.authorization.v1.LocalSubjectAccessReview"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.authorization.v1.LocalSubjectAccessReview"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.authorization.v1.LocalSubjectAccessReview"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    createAuthorizationV1SelfSubjectRulesReview: {
+        parameters: {
+            query?: {
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Name of the actor making the change, at most 128 printable characters. Required for apply patches, optional otherwise. */
+                fieldManager?: string;
+                /** @description What to do with unknown or duplicate fields in the body: Ignore (drop them), Warn (drop them and return a warning) or Strict (fail). */
+                fieldValidation?: string;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["io.example.api.authorization.v1.SelfSubjectRulesReview"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.authorization.v1.SelfSubjectRulesReview"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.authorization.v1.SelfSubjectRulesReview"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.authorization.v1.SelfSubjectRulesReview"];
                 };
             };
             /** @description Unauthorized */

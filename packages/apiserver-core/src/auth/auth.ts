@@ -22,6 +22,21 @@ export interface AuthenticationRequest {
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   /** The client certificate, when the client presented one (verified or not: see `verified`). */
   readonly clientCertificate?: ClientCertificateInfo;
+  /**
+   * The audiences the credentials must be valid for (TokenReview's `spec.audiences`, else the
+   * server's API audiences); absent for ordinary requests, whose audiences are the server's.
+   * @see staging/src/k8s.io/apiserver/pkg/authentication/authenticator/audiences.go (WithAudiences)
+   */
+  readonly audiences?: readonly string[];
+}
+
+/**
+ * An authenticated user and, when the authenticator knows them, the audiences the credentials
+ * were found valid for (the intersection of theirs and the requested ones).
+ * @see staging/src/k8s.io/apiserver/pkg/authentication/authenticator/interfaces.go (Response)
+ */
+export interface AuthenticatedUser extends UserInfo {
+  readonly audiences?: readonly string[];
 }
 
 /**
@@ -30,7 +45,7 @@ export interface AuthenticationRequest {
  * it understands but rejects (bad token, untrusted certificate). Both `null` from the whole
  * chain and a throw answer 401.
  */
-export type Authenticator = (req: AuthenticationRequest) => UserInfo | null | Promise<UserInfo | null>;
+export type Authenticator = (req: AuthenticationRequest) => AuthenticatedUser | null | Promise<AuthenticatedUser | null>;
 
 /** What an {@link Authorizer} decides on, as Kubernetes' `authorizer.Attributes`. */
 export interface AuthorizationAttributes {

@@ -10,7 +10,7 @@
  */
 import type { UserInfo } from "../registry/strategy.js";
 import { wellKnownUsers } from "./auth.js";
-import type { AuthenticationRequest, Authenticator } from "./auth.js";
+import type { AuthenticatedUser, AuthenticationRequest, Authenticator } from "./auth.js";
 
 /** Credentials were presented but rejected. `reason`: `InvalidBearerToken` or `InvalidClientCertificate`. */
 export class AuthenticationError extends Error {
@@ -51,16 +51,18 @@ export function parseBearerToken(authorization: string | readonly string[] | und
 }
 
 /**
- * Users from `Authorization: Bearer <token>` looked up with `lookup`. No bearer header → no
- * opinion; an unknown or empty token → throws {@link AuthenticationError} (`invalid bearer token`).
+ * Users from `Authorization: Bearer <token>` looked up with `lookup` (which also sees the request,
+ * e.g. its `audiences`). No bearer header → no opinion; an unknown or empty token → throws {@link AuthenticationError} (`invalid bearer token`).
  *
  * @see staging/src/k8s.io/apiserver/pkg/authentication/request/bearertoken/bearertoken.go
  */
-export function bearerTokenAuthenticator(lookup: (token: string) => UserInfo | undefined | Promise<UserInfo | undefined>): Authenticator {
+export function bearerTokenAuthenticator(
+  lookup: (token: string, req: AuthenticationRequest) => AuthenticatedUser | undefined | Promise<AuthenticatedUser | undefined>,
+): Authenticator {
   return async (req) => {
     const token = parseBearerToken(req.headers["authorization"]);
     if (token === null) return null;
-    const user = token === "" ? undefined : await lookup(token);
+    const user = token === "" ? undefined : await lookup(token, req);
     if (user === undefined) throw new AuthenticationError("InvalidBearerToken", "invalid bearer token");
     return user;
   };

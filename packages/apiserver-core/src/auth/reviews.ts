@@ -14,14 +14,14 @@
  * @see pkg/apis/authorization/validation/validation.go
  */
 import type { ResourceInfo } from "@skiff/api-types";
-import { errorToStatus, newBadRequest, newInvalid } from "@skiff/apimachinery";
+import { errorToStatus, newBadRequest, newInternalError, newInvalid } from "@skiff/apimachinery";
 import type { FieldError } from "@skiff/apimachinery";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { getRequestUser } from "../filters/filters.js";
 import { assertDocumentLimits, decodeBody } from "../negotiation/negotiation.js";
 import type { UserInfo } from "../registry/strategy.js";
 import type { NonResourceRoute } from "../server/server.js";
-import type { AuthorizationAttributes, Authenticator, Authorizer } from "./auth.js";
+import type { AuthenticatedUser, AuthorizationAttributes, Authenticator, Authorizer } from "./auth.js";
 import { decodeProtobufReview } from "./protobuf-review.js";
 
 const protobufMediaType = "application/vnd.kubernetes.protobuf";
@@ -34,6 +34,8 @@ export interface ReviewConfig {
   readonly authorizer: Authorizer;
   /** The rules a user holds in a namespace (SelfSubjectRulesReview). @defaultValue none: the review answers `incomplete: true` */
   readonly rulesResolver?: RulesResolver;
+  /** `--api-audiences`: what a TokenReview without `spec.audiences` checks the token against. @defaultValue [] */
+  readonly apiAudiences?: readonly string[];
 }
 
 /** A rule a user holds on resources, as `authorizer.ResourceRuleInfo`. */
@@ -126,13 +128,21 @@ export function reviewRoutes(config: ReviewConfig): NonResourceRoute[] {
       const spec = asObj(body["spec"]);
       const token = spec["token"];
       if (typeof token !== "string" || token === "") throw newBadRequest("token is required for TokenReview in authentication");
-      let status: Obj;
+      // The audiences asked for, else the server's; the token must be valid for one of them.
+      const asked = Array.isArray(spec["audiences"]) ? (spec["audiences"] as unknown[]).filter((a): a is string => typeof a === "string") : [];
+      const audiences = asked.length > 0 ? asked : [...(config.apiAudiences ?? [])];
+      let user: AuthenticatedUser | null = null;
+      let error: string | undefined;
       try {
-        const user = await config.authenticator({ headers: { authorization: `Bearer ${token}` } });
-        status = user ? { authenticated: true, user: formatUserInfo(user) } : { authenticated: false, user: {} };
+        user = await config.authenticator({ headers: { authorization: `Bearer ${token}` }, ...(audiences.length > 0 ? { audiences } : {}) });
       } catch (e) {
-        status = { authenticated: false, user: {}, error: e instanceof Error ? e.message : String(e) };
+        error = e instanceof Error ? e.message : String(e);
       }
+      // An authenticator that ignored the audiences: never answer authenticated for them (1.23's badAuthenticatorAuds).
+      if (user && audiences.length > 0 && !(user.audiences ?? []).some((a) => audiences.includes(a))) throw newInternalError(new Error("error validating audiences"));
+      const status: Obj = user
+        ? { authenticated: true, user: formatUserInfo(user), ...(user.audiences ? { audiences: [...user.audiences] } : {}) }
+        : { authenticated: false, user: {}, ...(error !== undefined ? { error } : {}) };
       return { ...body, metadata: { ...asObj(body["metadata"]), creationTimestamp: null }, status };
     }),
     route(ssar, async (body, user) => {

@@ -4,6 +4,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { createSecureContext } from "node:tls";
 import type { SecureContext } from "node:tls";
 import { newGenericServerResponse, statusErrorFromObject } from "@skiff/apimachinery";
+import type { TokenSource } from "../client.js";
 import type { ClusterConfig } from "../cluster-config.js";
 import { ClientError } from "../errors.js";
 import type { TokenBucketRateLimiter } from "../token-bucket.js";
@@ -75,6 +76,7 @@ export class Transport {
     userAgent: string,
     maxConnections: number = defaultMaxConnections,
     sharedPool?: ConnectionPool,
+    private readonly tokenSource?: TokenSource,
   ) {
     this.url = new URL(config.server);
     this.pool = sharedPool ?? new ConnectionPool(config, maxConnections);
@@ -108,6 +110,13 @@ export class Transport {
     }
     const data = spec.body === undefined ? undefined : typeof spec.body === "string" ? spec.body : JSON.stringify(spec.body);
     const headers: OutgoingHttpHeaders = { ...this.baseHeaders };
+    if (this.tokenSource !== undefined) {
+      try {
+        headers.authorization = `Bearer ${await this.tokenSource.token()}`;
+      } catch (e) {
+        throw new ClientError("Unauthenticated", `${spec.verb} ${spec.resource}: no token: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+      }
+    }
     if (data !== undefined) {
       headers["content-type"] = spec.contentType ?? "application/json";
       headers["content-length"] = Buffer.byteLength(data);
@@ -127,7 +136,10 @@ export class Transport {
           ...(this.config.tlsServerName !== undefined ? { servername: this.config.tlsServerName } : {}),
           ...(spec.signal ? { signal: spec.signal } : {}),
         },
-        resolve,
+        (res) => {
+          if (res.statusCode === 401) this.tokenSource?.reset?.();
+          resolve(res);
+        },
       );
       req.on("error", (e: NodeJS.ErrnoException) => {
         if (spec.signal?.aborted) reject(new ClientError("Aborted", `${spec.verb} ${spec.resource}: aborted`, { cause: e }));

@@ -437,6 +437,7 @@ export function jobSyncGates(gates: FeatureGate): JobSyncGates {
  */
 export const jobControllerInitializer = {
   name: "job",
+  clientName: "job-controller",
   flags: {
     section: "Job controller",
     table: jobControllerFlagTable,
@@ -452,8 +453,8 @@ export const jobControllerInitializer = {
       gates,
       recorder,
       concurrentSyncs: ctx.options.concurrentJobSyncs,
-      jobInformer: ctx.informerFactory.informerFor(ctx.client.jobs),
-      podInformer: ctx.informerFactory.informerFor(ctx.client.pods),
+      jobInformer: ctx.informerFactory.informerFor(ctx.informerClient.jobs),
+      podInformer: ctx.informerFactory.informerFor(ctx.informerClient.pods),
       log: ctx.log,
       // SKIFF_TRACE_FILE: per-pod spans (see @skiff/apimachinery's trace module).
       tracer: tracerFromEnv("job-controller"),

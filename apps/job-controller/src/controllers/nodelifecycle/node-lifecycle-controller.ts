@@ -504,6 +504,7 @@ function durationOf(text: string): Duration {
  */
 export const nodeLifecycleControllerInitializer = {
   name: "nodelifecycle",
+  clientName: "node-controller",
   flags: {
     section: "Node lifecycle controller",
     table: nodeLifecycleFlagTable,
@@ -522,9 +523,9 @@ export const nodeLifecycleControllerInitializer = {
     const o = ctx.options;
     const controller = new NodeLifecycleController({
       client: ctx.client,
-      nodeInformer: ctx.informerFactory.informerFor(ctx.client.nodes),
-      podInformer: ctx.informerFactory.informerFor(ctx.client.pods),
-      leaseInformer: ctx.informerFactory.informerFor(ctx.client.resource<Lease>("leases.coordination.k8s.io"), { namespace: NamespaceNodeLease }),
+      nodeInformer: ctx.informerFactory.informerFor(ctx.informerClient.nodes),
+      podInformer: ctx.informerFactory.informerFor(ctx.informerClient.pods),
+      leaseInformer: ctx.informerFactory.informerFor(ctx.informerClient.resource<Lease>("leases.coordination.k8s.io"), { namespace: NamespaceNodeLease }),
       nodeMonitorPeriodMs: o.nodeMonitorPeriod.ms,
       nodeMonitorGracePeriodMs: o.nodeMonitorGracePeriod.ms,
       nodeStartupGracePeriodMs: o.nodeStartupGracePeriod.ms,

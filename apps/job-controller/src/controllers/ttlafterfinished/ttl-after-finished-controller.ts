@@ -180,6 +180,7 @@ export const ttlAfterFinishedFlagTable = {
  */
 export const ttlAfterFinishedControllerInitializer = {
   name: "ttl-after-finished",
+  clientName: "ttl-after-finished-controller",
   flags: {
     section: "TTL-after-finished controller",
     table: ttlAfterFinishedFlagTable,
@@ -188,7 +189,7 @@ export const ttlAfterFinishedControllerInitializer = {
   start(ctx) {
     const controller = new TTLAfterFinishedController({
       client: ctx.client,
-      jobInformer: ctx.informerFactory.informerFor(ctx.client.jobs),
+      jobInformer: ctx.informerFactory.informerFor(ctx.informerClient.jobs),
       workers: ctx.options.concurrentTTLAfterFinishedSyncs,
       log: ctx.log,
     });
