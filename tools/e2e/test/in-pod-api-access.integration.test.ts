@@ -2,10 +2,12 @@
 // service-account token and ca.crt (the kube-api-access volume), by the apiserver's in-cluster
 // name `kubernetes.default.svc` (in the serving certificate, as kube-apiserver 1.23's): 403 in
 // 1.23's words without a RoleBinding, 200 with one. The cluster runs under RBAC with each
-// component's own identity. On the process runtime (the host's curl, host network: the apiserver
-// on 127.0.0.1) and on real containerd when it can be set up (with CI=true it must be): an image of
-// busybox plus the host's curl and its libraries (tools/containerd/build-image.sh --add), imported
-// with `ctr images import`; the pod reaches the apiserver (bound to 0.0.0.0) through its gateway.
+// component's own identity. On the process runtime (the host's curl; as root the pod has its own
+// network namespace and reaches the apiserver, bound to 0.0.0.0, through its gateway; otherwise it
+// shares the host's network and uses 127.0.0.1) and on real containerd when it can be set up (with
+// CI=true it must be): an image of busybox plus the host's curl and its libraries
+// (tools/containerd/build-image.sh --add), imported with `ctr images import`; the pod reaches the
+// apiserver through its gateway.
 // Skiff has no Services, so the node agent injects no KUBERNETES_SERVICE_HOST: the pod is given the
 // port, and resolves the name to its node with curl --resolve.
 import { spawnSync } from "node:child_process";
@@ -40,7 +42,7 @@ beforeAll(async () => {
     importCurlImage(containerd.endpoint, containerd.dir);
     nodes.push({ name: "node-ctd", runtime: "containerd", endpoint: containerd.endpoint, args: ["--register-with-taints=runtime=containerd:NoSchedule"] });
   }
-  cluster = await startCluster({ nodes, authorizationMode: "RBAC", apiserverBindAddress: containerd.endpoint !== undefined ? "0.0.0.0" : "127.0.0.1" });
+  cluster = await startCluster({ nodes, authorizationMode: "RBAC", apiserverBindAddress: "0.0.0.0" });
   port = /server: https:\/\/127\.0\.0\.1:(\d+)/.exec(readFileSync(cluster.kubeconfig, "utf8"))?.[1] ?? "";
 }, 600_000);
 
@@ -69,7 +71,10 @@ async function runCurlPod(ns: string, name: string, runtime: "process" | "contai
     nodeSelector: { "example.io/hostname": "node-ctd" },
     tolerations: [{ key: "runtime", operator: "Equal" as const, value: "containerd", effect: "NoSchedule" as const }],
   };
-  const host = runtime === "process" ? "127.0.0.1" : "$(ip route | awk '/^default/ {print $3}')";
+  // A pod with its own network (containerd; the process runtime as root) has eth0 and a default
+  // route through the bridge's gateway, the node's address on the pod network.
+  const gateway = "$(ip route | awk '/^default/ {print $3}')";
+  const host = runtime === "process" && process.getuid?.() !== 0 ? "127.0.0.1" : gateway;
   const pod: Pod = {
     apiVersion: "v1",
     kind: "Pod",
