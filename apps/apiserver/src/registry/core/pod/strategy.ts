@@ -137,6 +137,7 @@ export function createPodStrategy(): ResourceStrategy<T> {
         "status.nominatedNodeName": p.status?.nominatedNodeName ?? "",
       },
     }),
+    indexedField: { field: "spec.nodeName", valueOf: podNodeName },
     fieldSelectorKeys: ["spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName", "status.phase", "status.podIP", "status.nominatedNodeName"],
     defaultGarbageCollectionPolicy: () => "Background",
     returnDeletedObject: true,
@@ -144,6 +145,15 @@ export function createPodStrategy(): ResourceStrategy<T> {
     checkGracefulDelete: (_c, p, requested) => podGracePeriodSeconds(p, requested),
     subresourceCreates: { binding: createPodBinding, eviction: createPodEviction },
   };
+}
+
+/**
+ * A stored object's `spec.nodeName` (`""` when unset or not a pod): the pods' watch trigger.
+ * @see pkg/registry/core/pod/strategy.go (NodeNameTriggerFunc) in kubernetes/kubernetes v1.23
+ */
+function podNodeName(o: unknown): string {
+  const nodeName = (o as { spec?: { nodeName?: unknown } } | null)?.spec?.nodeName;
+  return typeof nodeName === "string" ? nodeName : "";
 }
 
 /** `spec.terminationGracePeriodSeconds` when the pod does not say (SetDefaults_PodSpec). */
