@@ -148,6 +148,28 @@ describe("WatchCache watch triggers", () => {
   });
 });
 
+describe("WatchCache fan-out by key", () => {
+  it("offers an event only to the watchers of its key and its ancestors", async () => {
+    const cache = new WatchCache(new MemoryStorage({ compactionIntervalMs: 0 }));
+    await cache.create("/seed", { metadata: { name: "seed" } });
+    const start = await cache.currentRevision();
+    let nodeChecks = 0;
+    const nodes = await cache.watch("/registry/nodes", { recursive: true, resourceVersion: start, predicate: () => (nodeChecks++, true) });
+    const root = await cache.watch("/", { recursive: true, resourceVersion: start });
+    const one = await cache.watch("/registry/pods/ns/a", { resourceVersion: start });
+    const ns = await cache.watch("/registry/pods/ns/", { recursive: true, resourceVersion: start });
+    await cache.create("/registry/pods/ns/a", { metadata: { name: "a" } });
+    await cache.create("/registry/pods/other/b", { metadata: { name: "b" } });
+    await cache.create("/registry/nodes/n1", { metadata: { name: "n1" } });
+    expect(await first(one)).toMatchObject({ key: "/registry/pods/ns/a" });
+    expect(await first(ns)).toMatchObject({ key: "/registry/pods/ns/a" });
+    expect([await first(root), await first(root), await first(root)].map((e) => (e as { key: string }).key)).toEqual(["/registry/pods/ns/a", "/registry/pods/other/b", "/registry/nodes/n1"]);
+    expect(await first(nodes)).toMatchObject({ key: "/registry/nodes/n1" });
+    expect(nodeChecks).toBe(1);
+    await cache.close();
+  });
+});
+
 describe("watch cache reads", () => {
   it("passes reads to the backend, ignoring limit at resourceVersion 0 as 1.23's cacher does", async () => {
     const backend = new MemoryStorage({ compactionIntervalMs: 0 });

@@ -208,6 +208,11 @@ class CacheWatcher implements Watcher {
   }
 }
 
+// A watcher's key as the fan-out indexes it: without a trailing `/` (the root is `""`).
+function plainKey(key: string): string {
+  return key.endsWith("/") ? key.slice(0, -1) : key;
+}
+
 function isAnyRevision(rv: string | number | undefined): boolean {
   return rv === "0" || rv === 0;
 }
@@ -244,8 +249,10 @@ export class WatchCache implements Storage {
   private readonly window: TextEvent[] = [];
   private readonly watchers = new Set<CacheWatcher>();
   // Watchers with a trigger, by trigger function and value (1.23's cacher `valueWatchers`); the
-  // others are in `plainWatchers`. Every watcher is also in `watchers`.
-  private readonly plainWatchers = new Set<CacheWatcher>();
+  // others by their key without a trailing `/`, so an event is offered only to the watchers of its
+  // key and its ancestors (1.23 runs one cacher per resource: a node watch never sees a pod
+  // event). Every watcher is also in `watchers`.
+  private readonly plainWatchers = new Map<string, Set<CacheWatcher>>();
   private readonly triggered = new Map<WatchTrigger["valueOf"], Map<string, Set<CacheWatcher>>>();
   private readonly bookmarkIntervalMs: number;
   /** The window holds every event with a revision greater than this. */
@@ -336,8 +343,12 @@ export class WatchCache implements Storage {
     const w = new CacheWatcher(key, options.recursive === true, options.predicate, this.bufferCapacity, (x) => this.unregister(x), options.sharedObjects === true, from, trigger);
     for (const e of this.window) if (e.revision > from) w.offer(e);
     this.watchers.add(w);
-    if (trigger === undefined) this.plainWatchers.add(w);
-    else {
+    if (trigger === undefined) {
+      const k = plainKey(w.key);
+      let set = this.plainWatchers.get(k);
+      if (!set) this.plainWatchers.set(k, (set = new Set()));
+      set.add(w);
+    } else {
       let byValue = this.triggered.get(trigger.valueOf);
       if (!byValue) this.triggered.set(trigger.valueOf, (byValue = new Map()));
       let set = byValue.get(trigger.value);
@@ -350,9 +361,14 @@ export class WatchCache implements Storage {
 
   private unregister(w: CacheWatcher): void {
     this.watchers.delete(w);
-    this.plainWatchers.delete(w);
     const t = w.trigger;
-    if (t === undefined) return;
+    if (t === undefined) {
+      const k = plainKey(w.key);
+      const set = this.plainWatchers.get(k);
+      set?.delete(w);
+      if (set?.size === 0) this.plainWatchers.delete(k);
+      return;
+    }
     const byValue = this.triggered.get(t.valueOf);
     const set = byValue?.get(t.value);
     set?.delete(w);
@@ -360,11 +376,15 @@ export class WatchCache implements Storage {
     if (byValue?.size === 0) this.triggered.delete(t.valueOf);
   }
 
-  // Offers a live event to the watchers it may concern: every watcher without a trigger, and
-  // those whose trigger value is the object's or the previous object's (1.23's cacher
-  // `dispatchEvent` with `triggerValues`).
+  // Offers a live event to the watchers it may concern: those without a trigger watching its key
+  // or an ancestor, and those whose trigger value is the object's or the previous object's
+  // (1.23's cacher `dispatchEvent` with `triggerValues`).
   private fanOut(e: WatchChangeEvent): void {
-    for (const w of this.plainWatchers) w.offer(e);
+    for (let k = plainKey(e.key); ; k = k.slice(0, k.lastIndexOf("/"))) {
+      const set = this.plainWatchers.get(k);
+      if (set) for (const w of set) w.offer(e);
+      if (k === "" || !k.includes("/")) break;
+    }
     for (const [valueOf, byValue] of this.triggered) {
       if (e.type === "MODIFIED" && e.prevObject === undefined) {
         // No previous state to read the old value from: every triggered watcher decides.
