@@ -270,7 +270,7 @@ export default async function run(): Promise<BenchRow[]> {
     ];
     for (const [c, end] of cpu1) {
       const used = end - (cpu0.get(c) ?? 0);
-      rows.push({ what: `CPU of ${c} per pod`, value: (used / pods) * 1000, unit: "ms/pod", note: `${used.toFixed(1)} CPU s in all, ${((used / seconds) * 100).toFixed(0)} % of a core` });
+      rows.push({ what: `CPU of ${c} per pod${finished ? "" : " Succeeded"}`, value: (used / Math.max(1, done)) * 1000, unit: "ms/pod", note: `${used.toFixed(1)} CPU s in all, ${((used / seconds) * 100).toFixed(0)} % of a core` });
     }
     if (tracing) {
       // Stopping flushes every component's trace buffer.
