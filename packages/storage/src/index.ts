@@ -29,6 +29,7 @@ export type {
   WatchEvent,
   WatchEventType,
   WatchOptions,
+  WatchTrigger,
   Watcher,
   WriteResult,
 } from "./types.js";

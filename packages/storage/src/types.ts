@@ -55,6 +55,19 @@ export type ResourceVersionMatch = "NotOlderThan" | "Exact";
  */
 export type StoragePredicate = (object: StoredObject) => boolean;
 
+/**
+ * A watch's demand on the watched kind's indexed field, as 1.23's cacher `triggerValue`: the
+ * value its selector requires (`spec.nodeName=<node>` of a node agent's pod watch) and the
+ * function reading that field of an object. A fan-out may skip the watch for events whose object
+ * and previous object both have another value (the predicate still decides the rest). The
+ * function is the index's identity: pass the same one for every watch of a kind.
+ * @see staging/src/k8s.io/apiserver/pkg/storage/cacher/cacher.go (indexedTriggerFunc, triggerValue) in kubernetes/kubernetes v1.23
+ */
+export interface WatchTrigger {
+  readonly value: string;
+  readonly valueOf: (object: StoredObject) => string;
+}
+
 /** Preconditions a write checks against the current object before it applies. */
 export interface Preconditions {
   /** The object's `metadata.uid` must equal this. */
@@ -195,6 +208,8 @@ export interface WatchOptions {
    * (with the previous object), within it MODIFIED.
    */
   readonly predicate?: StoragePredicate;
+  /** The indexed field's value the predicate requires (only a hint: backends may ignore it). @defaultValue none */
+  readonly trigger?: WatchTrigger;
   /** Emit BOOKMARK events with the current revision every `bookmarkIntervalMs` while caught up. @defaultValue false */
   readonly allowBookmarks?: boolean;
   /** @defaultValue 60000 */

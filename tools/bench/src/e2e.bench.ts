@@ -25,7 +25,8 @@ import { parseTraceRecords, traceFileEnv } from "@skiff/apimachinery";
 import { setUpContainerd, runKubectl, startCluster, waitFor } from "@skiff/e2e";
 import type { ApiClient, Cluster, NodeSpec } from "@skiff/e2e";
 import type { BenchRow } from "./report.js";
-import { mutatingLatencies, percentile, podTimeline } from "./timeline.js";
+import { cpuSeconds } from "./proc.js";
+import { mutatingLatencies, percentile, podTimeline, printTimeline } from "./timeline.js";
 
 /**
  * Figures of earlier runs, printed beside this run's: issue 20's (2,000 pods, 20 agents,
@@ -108,19 +109,6 @@ async function onePodJob(nodes: NodeSpec[], label: string, targetS: number, runs
   }
 }
 
-/** CPU seconds (user + system, own and reaped children) of a process, from /proc/<pid>/stat. */
-function cpuSeconds(pid: number | undefined): number {
-  if (pid === undefined) return 0;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    // Fields 14–17 of proc(5) (utime, stime, cutime, cstime), 0-based 11–14 after the name.
-    return [11, 12, 13, 14].reduce((a, i) => a + Number(f[i] ?? 0), 0) / 100;
-  } catch {
-    return 0;
-  }
-}
-
 function componentOf(processName: string): string {
   if (processName === "apiserver" || processName === "job-controller" || processName === "scheduler") return processName;
   return processName.startsWith("cri-") ? "process CRI servers" : "node agents";
@@ -200,12 +188,7 @@ async function fleet(pods: number, agents: number, parallelism: number): Promise
       const used = end - (cpu0.get(c) ?? 0);
       rows.push({ what: `CPU of ${c} per pod`, value: (used / pods) * 1000, unit: "ms/pod", note: `${used.toFixed(1)} CPU s in all` });
     }
-    console.log(`  per-pod timeline of ${String(t.pods)} pods (ms; whole step p50/p99, work p50/p99; slowest p99 first):`);
-    const w = Math.max(...t.steps.map((s) => s.step.length));
-    console.log(`    ${"step".padEnd(w)}  ${"pods".padStart(5)} ${"p50".padStart(8)} ${"p99".padStart(8)} ${"work p50".padStart(9)} ${"work p99".padStart(9)}`);
-    for (const s of t.steps) console.log(`    ${s.step.padEnd(w)}  ${String(s.pods).padStart(5)} ${s.p50.toFixed(1).padStart(8)} ${s.p99.toFixed(1).padStart(8)} ${s.workP50.toFixed(1).padStart(9)} ${s.workP99.toFixed(1).padStart(9)}`);
-    const top = [...t.steps].sort((a, b) => b.p99 - a.p99).slice(0, 5);
-    console.log(`  slowest steps by p99: ${top.map((s) => `${s.step} (${s.p99.toFixed(0)} ms)`).join("; ")}`);
+    printTimeline(t);
     return rows;
   } finally {
     await cluster.stop();

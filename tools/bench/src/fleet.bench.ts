@@ -13,18 +13,27 @@
  * Mutating API latency is measured by a probe, not from apiserver metrics (the apiserver keeps no
  * request-duration histogram): a client in this process PATCHes a ConfigMap every 100 ms while the
  * Job runs (no client-side rate limit), as Kubernetes' SLO probers do.
+ *
+ * Environment: `SKIFF_BENCH_TRACE=0` turns the span trace (and the per-pod timeline) off;
+ * `SKIFF_BENCH_TRACE_OUT=<file>` keeps a copy of the trace; `SKIFF_BENCH_CPU_PROF=<dir>` has every
+ * process write a V8 CPU profile there; `SKIFF_BENCH_FLEET_TIME_LIMIT_S` (3600) stops waiting for the
+ * Job then and reports what the run reached (pods Succeeded by then, per second).
  */
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Pod } from "@skiff/api-types";
+import { parseTraceRecords, traceFileEnv } from "@skiff/apimachinery";
 import { createClient, createInformer, loadClusterConfig } from "@skiff/client";
 import { startCluster, waitFor } from "@skiff/e2e";
 import type { ApiClient, Cluster } from "@skiff/e2e";
 import { fleetBaseMemoryBytes, hollowNodeMemoryBytes } from "@skiff/fleet";
 import { repoRoot } from "./launch.js";
+import { cpuSeconds, rssBytes } from "./proc.js";
 import type { BenchRow } from "./report.js";
+import { percentile, podTimeline, printTimeline } from "./timeline.js";
 
 export const name = "fleet (apiserver, job controller, scheduler, hollow nodes)";
 
@@ -42,26 +51,12 @@ function scale(): number {
   return s;
 }
 
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? NaN;
-}
-
-function rssBytes(pid: number | undefined): number {
-  if (pid === undefined) return 0;
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-    return m ? Number(m[1]) * 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
-
 /** Starts the fleet CLI as a process and resolves once it says every hollow node is registered. */
-async function startFleetProcess(nodes: number, kubeconfig: string, dir: string): Promise<{ child: ChildProcess; baseRssBytes: number }> {
+async function startFleetProcess(nodes: number, kubeconfig: string, dir: string, nodeArgs: readonly string[]): Promise<{ child: ChildProcess; baseRssBytes: number }> {
   const heapMiB = Math.ceil(mib(fleetBaseMemoryBytes + nodes * hollowNodeMemoryBytes) * 1.5);
   const child = spawn(
     process.execPath,
-    [`--max-old-space-size=${heapMiB}`, "--conditions=@skiff/source", "--import", "tsx", join(repoRoot, "tools/fleet/src/main.ts"), `--nodes=${nodes}`, `--kubeconfig=${kubeconfig}`, `--log-file=${join(dir, "logs", "fleet.log")}`, `--root-dir=${join(dir, "fleet")}`, "--", "--max-pods=110"],
+    [...nodeArgs, `--max-old-space-size=${heapMiB}`, "--conditions=@skiff/source", "--import", "tsx", join(repoRoot, "tools/fleet/src/main.ts"), `--nodes=${nodes}`, `--kubeconfig=${kubeconfig}`, `--log-file=${join(dir, "logs", "fleet.log")}`, `--root-dir=${join(dir, "fleet")}`, "--", "--max-pods=110"],
     { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] },
   );
   let out = "";
@@ -107,18 +102,59 @@ async function complete(api: ApiClient, jobName: string, timeoutMs: number): Pro
   );
 }
 
+/**
+ * Figures of earlier runs on the shared 2-core machine (from source), printed beside this run's,
+ * keyed by scale: before the issue-20 fixes of the s7-perf branch.
+ */
+const previous: Record<string, { podsPerSecond: string; startupP50: string; startupP99: string; apiP99: string; perNode: string; totalRss: string }> = {
+  "0.03": { podsPerSecond: "7.55", startupP50: "70 s", startupP99: "92 s", apiP99: "644 ms", perNode: "2.55 MiB", totalRss: "n/a" },
+  "0.05": { podsPerSecond: "3.97", startupP50: "148 s", startupP99: "305 s", apiP99: "1.25 s", perNode: "5.2 MiB", totalRss: "n/a" },
+  "0.1": { podsPerSecond: "2.67", startupP50: "747 s", startupP99: "967 s", apiP99: "1.59 s", perNode: "3.4 MiB", totalRss: "874 MiB" },
+  "1": { podsPerSecond: "never run", startupP50: "never run", startupP99: "never run", apiP99: "never run", perNode: "never run", totalRss: "never run" },
+};
+
+/** CPU seconds of each component so far: the control plane's processes and the fleet process. */
+function cpuByComponent(cluster: Cluster, fleet: ChildProcess | undefined): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const p of cluster.processes.values()) m.set(p.name, (m.get(p.name) ?? 0) + cpuSeconds(p.proc.pid));
+  m.set("fleet (hollow nodes)", cpuSeconds(fleet?.pid));
+  return m;
+}
+
 export default async function run(): Promise<BenchRow[]> {
   const s = scale();
   const nodes = Math.max(1, Math.round(1000 * s));
   const pods = nodes * podsPerNode;
+  const before = previous[String(s)];
+  const was = (k: keyof NonNullable<typeof before>): string => (before ? `; previous at this scale: ${before[k]}` : "");
   const qps = ["--cluster-api-qps=500", "--cluster-api-burst=1000"];
-  const cluster: Cluster = await startCluster({ nodes: [], jobControllerArgs: qps, schedulerArgs: qps });
+  // Every process appends spans to one trace file (SKIFF_BENCH_TRACE=0: none; at full scale the
+  // file holds ~20 records a pod).
+  const tracing = process.env["SKIFF_BENCH_TRACE"] !== "0";
+  const limitS = Number(process.env["SKIFF_BENCH_FLEET_TIME_LIMIT_S"] ?? 3600);
+  if (!(limitS > 0)) throw new Error(`SKIFF_BENCH_FLEET_TIME_LIMIT_S must be a positive number of seconds, got ${JSON.stringify(process.env["SKIFF_BENCH_FLEET_TIME_LIMIT_S"])}`);
+  // SKIFF_BENCH_CPU_PROF=<dir>: every process writes a V8 CPU profile there when it stops.
+  const profDir = process.env["SKIFF_BENCH_CPU_PROF"];
+  const nodeArgs = profDir ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : [];
+  const traceDir = mkdtempSync(join(tmpdir(), "skiff-bench-fleet-trace-"));
+  const traceFile = join(traceDir, "trace.jsonl");
+  const saved = process.env[traceFileEnv];
+  if (tracing) process.env[traceFileEnv] = traceFile;
+  let cluster: Cluster;
+  try {
+    cluster = await startCluster({ nodes: [], jobControllerArgs: qps, schedulerArgs: qps, nodeArgs });
+  } catch (e) {
+    rmSync(traceDir, { recursive: true, force: true });
+    throw e;
+  }
   let fleet: ChildProcess | undefined;
   try {
     const t0Fleet = performance.now();
     // The fleet's root and log live in the cluster's directory, which cluster.stop() removes.
-    const started = await startFleetProcess(nodes, cluster.kubeconfig, cluster.dir);
+    const started = await startFleetProcess(nodes, cluster.kubeconfig, cluster.dir, nodeArgs);
     fleet = started.child;
+    if (saved === undefined) delete process.env[traceFileEnv];
+    else process.env[traceFileEnv] = saved;
     const baseRss = started.baseRssBytes;
     const fleetStartS = (performance.now() - t0Fleet) / 1000;
     const idleFleetRss = rssBytes(fleet.pid);
@@ -130,9 +166,11 @@ export default async function run(): Promise<BenchRow[]> {
     const created = new Map<string, number>();
     const startup: number[] = [];
     const seenRunning = new Set<string>();
+    const succeeded = new Set<string>();
     const observe = (p: Pod): void => {
       const uid = p.metadata?.uid ?? "";
       const now = performance.now();
+      if (p.status?.phase === "Succeeded") succeeded.add(uid);
       if (!created.has(uid)) created.set(uid, now);
       if (seenRunning.has(uid)) return;
       const st = p.status?.containerStatuses?.[0]?.state;
@@ -165,6 +203,10 @@ export default async function run(): Promise<BenchRow[]> {
       peakFleetRss = Math.max(peakFleetRss, rssBytes(fleet?.pid));
       peakClusterRss = Math.max(peakClusterRss, cluster.totalRssBytes());
     }, 1000);
+    const cpu0 = cpuByComponent(cluster, fleet);
+    let cpu1 = cpu0;
+    let seconds = 0;
+    let finished = true;
     const t0 = performance.now();
     try {
       await cluster.api.create(jobsPath, {
@@ -178,39 +220,73 @@ export default async function run(): Promise<BenchRow[]> {
           template: { spec: { restartPolicy: "Never", terminationGracePeriodSeconds: 0, containers: [{ name: "main", image: "busybox", imagePullPolicy: "IfNotPresent", command: ["sh", "-c", "sleep 5"] }] } },
         },
       });
-      await complete(cluster.api, "fleet", 3_600_000);
+      await complete(cluster.api, "fleet", limitS * 1000).catch((e: unknown) => {
+        if ((performance.now() - t0) / 1000 < limitS) throw e;
+        finished = false;
+      });
+      seconds = (performance.now() - t0) / 1000;
+      cpu1 = cpuByComponent(cluster, fleet);
     } finally {
       clearInterval(sampler);
       probing = false;
       await prober;
       informer.stop();
-      client.close();
     }
-    const seconds = (performance.now() - t0) / 1000;
+    // Events are API writes too: how many each pod cost, by reason.
+    const events = await client.events.listAll({ namespace: "default", limit: 5000 }).catch(() => undefined);
+    client.close();
+    if (events) {
+      const byReason = new Map<string, number>();
+      for (const e of events.items) byReason.set(e.reason ?? "", (byReason.get(e.reason ?? "") ?? 0) + 1);
+      const list = [...byReason].sort((a, b) => b[1] - a[1]).map(([r, n]) => `${r} ${(n / pods).toFixed(2)}`);
+      console.log(`  events per pod (namespace default, ${events.items.length} in all): ${list.join(", ")}`);
+    }
     startup.sort((a, b) => a - b);
     probe.sort((a, b) => a - b);
     const p50 = percentile(startup, 50) / 1000;
     const p99 = percentile(startup, 99) / 1000;
     const m99 = percentile(probe, 99);
-    return [
+    // Stopped at the time limit: the pods that succeeded by then.
+    const done = finished ? pods : succeeded.size;
+    const podsPerSecond = done / seconds;
+    const stoppedNote = finished ? "" : `; STOPPED at the ${limitS} s limit with ${done} of ${pods} pods Succeeded (${seenRunning.size} started): pods/s and latencies are of those`;
+    const perNodeMiB = mib((peakFleetRss - baseRss) / nodes);
+    const rows: BenchRow[] = [
       { what: `${nodes} hollow nodes registered (one fleet process)`, value: fleetStartS, unit: "s" },
-      { what: `${pods}-pod Job (sleep 5) on ${nodes} hollow nodes, SQLite`, value: pods / seconds, unit: "pods/s", note: `${seconds.toFixed(1)} s in all; target >= 300 pods/s: ${pods / seconds >= 300 ? "met" : "NOT met"}` },
-      { what: `pod start-up latency p50 (created → Running, ${startup.length} pods)`, value: p50, unit: "s" },
-      { what: "pod start-up latency p99", value: p99, unit: "s", note: `SLO <= 5 s: ${p99 <= 5 ? "met" : "NOT met"}` },
+      { what: `${pods}-pod Job (sleep 5) on ${nodes} hollow nodes, SQLite`, value: podsPerSecond, unit: "pods/s", note: `${seconds.toFixed(1)} s in all; target >= 300 pods/s: ${podsPerSecond >= 300 ? "met" : "NOT met"}${was("podsPerSecond")}${stoppedNote}` },
+      { what: `pod start-up latency p50 (created → Running, ${startup.length} pods)`, value: p50, unit: "s", note: was("startupP50").slice(2) },
+      { what: "pod start-up latency p99", value: p99, unit: "s", note: `SLO <= 5 s: ${p99 <= 5 ? "met" : "NOT met"}${was("startupP99")}` },
       { what: `mutating API call p50 (probe PATCH every 100 ms, ${probe.length} calls)`, value: percentile(probe, 50), unit: "ms" },
-      { what: "mutating API call p99", value: m99, unit: "ms", note: `SLO <= 1000 ms: ${m99 <= 1000 ? "met" : "NOT met"}` },
+      { what: "mutating API call p99", value: m99, unit: "ms", note: `SLO <= 1000 ms: ${m99 <= 1000 ? "met" : "NOT met"}${was("apiP99")}` },
       { what: `fleet process RSS before any hollow node`, value: mib(baseRss), unit: "MiB" },
       { what: "fleet process RSS, idle (all nodes registered)", value: mib(idleFleetRss), unit: "MiB", note: `${mib((idleFleetRss - baseRss) / nodes).toFixed(2)} MiB per hollow node beyond the base (${mib(idleFleetRss / nodes).toFixed(2)} all-in)` },
       {
         what: "fleet process RSS, peak while running",
         value: mib(peakFleetRss),
         unit: "MiB",
-        note: `${mib((peakFleetRss - baseRss) / nodes).toFixed(2)} MiB per hollow node beyond the base (${mib(peakFleetRss / nodes).toFixed(2)} all-in); target <= 10 MiB: ${mib((peakFleetRss - baseRss) / nodes) <= 10 ? "met" : "NOT met"}`,
+        note: `${perNodeMiB.toFixed(2)} MiB per hollow node beyond the base (${mib(peakFleetRss / nodes).toFixed(2)} all-in); target <= 10 MiB: ${perNodeMiB <= 10 ? "met" : "NOT met"}${was("perNode")}`,
       },
-      { what: "total RSS (apiserver, job controller, scheduler, fleet), peak", value: mib(peakClusterRss + peakFleetRss), unit: "MiB", note: `control plane ${mib(peakClusterRss).toFixed(0)} MiB` },
+      { what: "total RSS (apiserver, job controller, scheduler, fleet), peak", value: mib(peakClusterRss + peakFleetRss), unit: "MiB", note: `control plane ${mib(peakClusterRss).toFixed(0)} MiB${was("totalRss")}` },
     ];
+    for (const [c, end] of cpu1) {
+      const used = end - (cpu0.get(c) ?? 0);
+      rows.push({ what: `CPU of ${c} per pod${finished ? "" : " Succeeded"}`, value: (used / Math.max(1, done)) * 1000, unit: "ms/pod", note: `${used.toFixed(1)} CPU s in all, ${((used / seconds) * 100).toFixed(0)} % of a core` });
+    }
+    if (tracing) {
+      // Stopping flushes every component's trace buffer.
+      await stopProcess(fleet);
+      await cluster.stop();
+      const text = readFileSync(traceFile, "utf8");
+      const keep = process.env["SKIFF_BENCH_TRACE_OUT"];
+      if (keep) writeFileSync(keep, text);
+      printTimeline(podTimeline(parseTraceRecords(text)));
+    }
+    return rows;
   } finally {
+    if (saved === undefined) delete process.env[traceFileEnv];
+    else process.env[traceFileEnv] = saved;
     if (fleet) await stopProcess(fleet);
     await cluster.stop();
+    rmSync(traceDir, { recursive: true, force: true });
   }
 }

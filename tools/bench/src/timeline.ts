@@ -184,3 +184,13 @@ export function mutatingLatencies(records: readonly TraceRecord[]): { all: numbe
   }
   return { all, bySpan };
 }
+
+/** Prints a {@link podTimeline}'s steps as a table (ms) and its five slowest steps by p99. */
+export function printTimeline(t: { steps: readonly StepStats[]; pods: number }): void {
+  console.log(`  per-pod timeline of ${String(t.pods)} pods (ms; whole step p50/p99, work p50/p99; slowest p99 first):`);
+  const w = Math.max(...t.steps.map((s) => s.step.length));
+  console.log(`    ${"step".padEnd(w)}  ${"pods".padStart(5)} ${"p50".padStart(8)} ${"p99".padStart(8)} ${"work p50".padStart(9)} ${"work p99".padStart(9)}`);
+  for (const s of t.steps) console.log(`    ${s.step.padEnd(w)}  ${String(s.pods).padStart(5)} ${s.p50.toFixed(1).padStart(8)} ${s.p99.toFixed(1).padStart(8)} ${s.workP50.toFixed(1).padStart(9)} ${s.workP99.toFixed(1).padStart(9)}`);
+  const top = [...t.steps].sort((a, b) => b.p99 - a.p99).slice(0, 5);
+  console.log(`  slowest steps by p99: ${top.map((s) => `${s.step} (${s.p99.toFixed(0)} ms)`).join("; ")}`);
+}

@@ -47,6 +47,8 @@ export interface ClusterOptions {
    * @defaultValue 4 (a renewal a second, for the short node-monitor grace periods of tests)
    */
   readonly nodeLeaseDurationSeconds?: number;
+  /** Extra `node` flags for every process (e.g. `--cpu-prof`, which NODE_OPTIONS refuses). @defaultValue [] */
+  readonly nodeArgs?: readonly string[];
   /** Parent of the cluster's temporary directory. @defaultValue os.tmpdir() */
   readonly tmpDir?: string;
   /**
@@ -145,7 +147,7 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
     const log = join(dir, "logs", `${name}.log`);
     const fd = openSync(log, "a");
     const main = fromSource ? ["--conditions=@skiff/source", "--import", "tsx", join(repoRoot, appMain[app], "src/main.ts")] : [join(repoRoot, appMain[app], "dist/main.js")];
-    const proc = spawn(process.execPath, [...main, ...args], { cwd: repoRoot, stdio: ["ignore", fd, fd] });
+    const proc = spawn(process.execPath, [...(o.nodeArgs ?? []), ...main, ...args], { cwd: repoRoot, stdio: ["ignore", fd, fd] });
     closeSync(fd);
     let done = false;
     proc.once("exit", () => (done = true));

@@ -20,6 +20,13 @@ export interface FleetLogSink {
   write(text: string): unknown;
 }
 
+/**
+ * The cluster DNS every hollow node is configured with unless `agentConfig` says otherwise
+ * (kubeadm's defaults): a cluster has one, and without it each ClusterFirst pod costs two
+ * `MissingClusterDNS` events (1.23 forms the sandbox's DNS config twice per start).
+ */
+const hollowNodeDNS = Object.freeze({ clusterDNS: ["10.96.0.10"], clusterDomain: "cluster.local" });
+
 /** Options of {@link startFleet}. */
 export interface FleetOptions {
   /** How many hollow nodes; an integer ≥ 1. */
@@ -32,7 +39,7 @@ export interface FleetOptions {
   readonly rootDir?: string;
   /** Extra node agent flags for every hollow node (`--max-pods=50`, `-v=2`, ...). */
   readonly agentArgs?: readonly string[];
-  /** Extra fields of the nodes' `NodeAgentConfiguration` file (e.g. `{ nodeLeaseDurationSeconds: 4 }`). */
+  /** Extra fields of the nodes' `NodeAgentConfiguration` file (e.g. `{ nodeLeaseDurationSeconds: 4 }`); they override {@link hollowNodeDNS}. */
   readonly agentConfig?: Readonly<Record<string, unknown>>;
   /** Keep-alive connections shared by all hollow nodes' ordinary requests (each watch has its own). @defaultValue 64 */
   readonly maxConnections?: number;
@@ -111,7 +118,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   const rootDir = options.rootDir ?? mkdtempSync(join(tmpdir(), "skiff-fleet-"));
   mkdirSync(join(rootDir, "pod-logs"), { recursive: true });
   const configFile = join(rootDir, "nodeagent-config.json");
-  writeFileSync(configFile, JSON.stringify({ apiVersion: "nodeagent.config.example.io/v1beta1", kind: "NodeAgentConfiguration", podLogsDir: join(rootDir, "pod-logs"), ...options.agentConfig }));
+  writeFileSync(configFile, JSON.stringify({ apiVersion: "nodeagent.config.example.io/v1beta1", kind: "NodeAgentConfiguration", podLogsDir: join(rootDir, "pod-logs"), ...hollowNodeDNS, ...options.agentConfig }));
   const connections = createClientConnections(options.clusterConfig, { maxConnections: options.maxConnections ?? 64 });
   const catalog = new SimulatedImageCatalog();
   const sink = options.log ?? { write: () => true };

@@ -64,6 +64,19 @@ export function createSimpleStrategy<T extends APIObject>(o: SimpleStrategyOptio
   };
 }
 
+/**
+ * The `metadata.name` watch index of nodes and secrets (a kubelet watches its own Node and each
+ * Secret by name): a stored object's name, `""` without one.
+ * @see pkg/registry/core/node/strategy.go, pkg/registry/core/secret/strategy.go (NameTriggerFunc) in kubernetes/kubernetes v1.23
+ */
+export const nameIndexedField = Object.freeze({
+  field: "metadata.name",
+  valueOf: (o: unknown): string => {
+    const name = (o as { metadata?: { name?: unknown } } | null)?.metadata?.name;
+    return typeof name === "string" ? name : "";
+  },
+});
+
 export function formatLabels(labels: Readonly<Record<string, string>> | undefined): string {
   const entries = Object.entries(labels ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return entries.length === 0 ? "<none>" : entries.map(([k, v]) => `${k}=${v}`).join(",");

@@ -49,6 +49,19 @@ const settle = async (sync: PodStatusSync): Promise<void> => {
 };
 
 describe("PodStatusSync", () => {
+  it("writes nothing when the server's status equals the merge, whatever its key order (after a GET confirms it)", async () => {
+    const server: Pod = { ...pod("a"), status: { podIP: "10.0.0.1", phase: "Running", conditions: [{ status: "True", type: "Ready" }] } };
+    const s = fakeServer([server]);
+    const sync = new PodStatusSync({ client: s.client, log: () => undefined, mirrorPods: () => [], cachedPod: (_ns, name) => s.byName.get(name) });
+    const ours: PodStatus = { phase: "Running", conditions: [{ type: "Ready", status: "True" }], podIP: "10.0.0.1", message: undefined as unknown as string };
+    sync.onStatus(pod("a"), ours);
+    await settle(sync);
+    expect(s.calls).toEqual(["GET a"]);
+    sync.onStatus(pod("a"), { ...ours, podIP: "10.0.0.2" });
+    await settle(sync);
+    expect(s.calls).toEqual(["GET a", "PUT a Running"]);
+  });
+
   it("writes from the watch cache's copy without a GET", async () => {
     const s = fakeServer([pod("a")]);
     const sync = new PodStatusSync({ client: s.client, log: () => undefined, mirrorPods: () => [], cachedPod: (_ns, name) => s.byName.get(name) });

@@ -25,7 +25,8 @@ function isTerminal(phase: PodStatus["phase"]): boolean {
  * @see pkg/kubelet/status/status_manager.go (mergePodStatus) in kubernetes/kubernetes v1.23
  */
 export function mergePodStatus(server: PodStatus | undefined, ours: PodStatus): PodStatus {
-  const merged: PodStatus = { ...(server ?? {}), ...structuredClone(ours) };
+  // Only top-level fields of the new object are set below: neither input is changed.
+  const merged: PodStatus = { ...(server ?? {}), ...ours };
   const owned = new Set(agentOwnedPodConditions);
   const kept = (server?.conditions ?? []).filter((c) => !owned.has(c.type));
   const conditions = [...(ours.conditions ?? []), ...kept.filter((c) => !(ours.conditions ?? []).some((o) => o.type === c.type))];
@@ -70,10 +71,25 @@ function newer(a: Pod | undefined, b: Pod | undefined): Pod | undefined {
   return Number.isSafeInteger(ra) && Number.isSafeInteger(rb) && rb > ra ? b : a;
 }
 
-function stableJSON(v: unknown): string {
-  return JSON.stringify(v, (_k, x: unknown) =>
-    x && typeof x === "object" && !Array.isArray(x) ? Object.fromEntries(Object.entries(x as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b))) : x,
-  );
+// Whether two JSON values are equal as JSON (key order and undefined-valued keys do not matter),
+// without encoding them.
+function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((x, i) => jsonEqual(x, b[i]));
+  }
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let n = 0;
+  for (const k in x) {
+    if (x[k] === undefined) continue;
+    n++;
+    if (!jsonEqual(x[k], y[k])) return false;
+  }
+  for (const k in y) if (y[k] !== undefined) n--;
+  return n === 0;
 }
 
 /**
@@ -203,7 +219,7 @@ export class PodStatusSync {
         if (!t.match(cur)) return true;
       }
       const merged = mergePodStatus(cur.status, e.status);
-      if (stableJSON(merged) === stableJSON(cur.status ?? {})) {
+      if (jsonEqual(merged, cur.status ?? {})) {
         // The cache may be behind the server: confirm with a GET before skipping.
         if (cur === cached) continue;
         return true;

@@ -97,4 +97,23 @@ describe("PodConfig", () => {
     expect(config.pods().map((x) => x.metadata?.name)).toEqual(["b"]);
     expect(config.podsOf("http")[0]?.metadata?.annotations?.["example.io/config.source"]).toBe("http");
   });
+
+  it("API pods: a status-only change is no UPDATE, a new deletionTimestamp is; an unchanged resourceVersion is taken as unchanged", () => {
+    const updates: PodConfigUpdate[] = [];
+    const config = new PodConfig((u) => updates.push(u));
+    const at = (rv: string, extra: Partial<Pod> = {}): Pod => ({ ...p("a", "1"), ...extra, metadata: { ...p("a", "1").metadata, resourceVersion: rv, ...(extra.metadata ?? {}) } });
+    config.set("api", [at("1")]);
+    const first = config.pods()[0];
+    config.set("api", [at("2", { status: { phase: "Running" } })]);
+    expect(updates.map((u) => u.op)).toEqual(["ADD"]);
+    expect(config.pods()[0]).toBe(first);
+    // The same resourceVersion again: the list is the informer's, the object has not changed.
+    config.set("api", [at("2", { status: { phase: "Running" } })]);
+    expect(updates).toHaveLength(1);
+    config.set("api", [at("3", { metadata: { name: "a", namespace: "default", uid: "1", resourceVersion: "3", deletionTimestamp: "2026-01-01T00:00:00Z" } })]);
+    expect(updates.map((u) => u.op)).toEqual(["ADD", "UPDATE"]);
+    expect(updates[1]?.pods[0]?.metadata?.annotations?.["example.io/config.seen"]).toBe(first?.metadata?.annotations?.["example.io/config.seen"]);
+    config.set("api", []);
+    expect(updates.at(-1)?.op).toBe("REMOVE");
+  });
 });

@@ -24,14 +24,20 @@ function podKey(pod: Pod): string {
   return `${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}`;
 }
 
-function specEqual(a: Pod, b: Pod): boolean {
-  const strip = (p: Pod) => {
-    const annotations = { ...(p.metadata?.annotations ?? {}) };
-    delete annotations[ConfigFirstSeenAnnotation];
-    // A new deletionTimestamp (graceful deletion in API-server mode) is an update too.
-    return JSON.stringify({ spec: p.spec, labels: p.metadata?.labels ?? {}, annotations, deletionTimestamp: p.metadata?.deletionTimestamp ?? null });
-  };
-  return strip(a) === strip(b);
+// What an UPDATE is about: spec, labels, annotations but the first-seen time (the source's
+// annotation as the merge sets it), and a new deletionTimestamp (graceful deletion in API-server mode).
+function semanticKey(p: Pod, source: PodSourceName): string {
+  const annotations: Record<string, string> = { ...(p.metadata?.annotations ?? {}), [ConfigSourceAnnotation]: source };
+  delete annotations[ConfigFirstSeenAnnotation];
+  return JSON.stringify({ spec: p.spec, labels: p.metadata?.labels ?? {}, annotations, deletionTimestamp: p.metadata?.deletionTimestamp ?? null });
+}
+
+// A merged pod, with what it was compared by: the incoming object's resourceVersion (API pods; an
+// unchanged resourceVersion is an unchanged object) and its semantic key.
+interface MergedPod {
+  readonly pod: Pod;
+  readonly resourceVersion: string;
+  readonly key: string;
 }
 
 /**
@@ -47,7 +53,7 @@ function specEqual(a: Pod, b: Pod): boolean {
  * config.set("file", podsFromDirectory);
  */
 export class PodConfig {
-  private readonly sources = new Map<PodSourceName, Map<string, Pod>>();
+  private readonly sources = new Map<PodSourceName, Map<string, MergedPod>>();
   private readonly seenSources = new Set<PodSourceName>();
   private readonly listeners: PodConfigListener[] = [];
 
@@ -64,11 +70,16 @@ export class PodConfig {
     this.listeners.push(listener);
   }
 
-  /** Replaces the complete pod list of `source`; does not mutate `pods` (they are copied). */
+  /**
+   * Replaces the complete pod list of `source`; does not mutate `pods` (added and updated ones are
+   * copied). A pod whose `resourceVersion` is the one last set is taken as unchanged without
+   * comparing it, so a source that sets its whole list on every change (the API source, as 1.23's
+   * UndeltaStore) costs one comparison per changed pod.
+   */
   set(source: PodSourceName, pods: readonly Pod[]): void {
     this.seenSources.add(source);
-    const old = this.sources.get(source) ?? new Map<string, Pod>();
-    const next = new Map<string, Pod>();
+    const old = this.sources.get(source) ?? new Map<string, MergedPod>();
+    const next = new Map<string, MergedPod>();
     const names = new Set<string>();
     const added: Pod[] = [];
     const updated: Pod[] = [];
@@ -80,23 +91,26 @@ export class PodConfig {
       }
       names.add(key);
       const uid = incoming.metadata?.uid ?? "";
+      const resourceVersion = incoming.metadata?.resourceVersion ?? "";
+      const previous = old.get(uid);
+      if (previous && resourceVersion !== "" && previous.resourceVersion === resourceVersion) {
+        next.set(uid, previous);
+        continue;
+      }
+      const semantic = semanticKey(incoming, source);
+      if (previous && previous.key === semantic) {
+        next.set(uid, { ...previous, resourceVersion });
+        continue;
+      }
       const pod = structuredClone(incoming);
       const annotations = { ...(pod.metadata?.annotations ?? {}) };
       annotations[ConfigSourceAnnotation] = source;
-      const previous = old.get(uid);
-      annotations[ConfigFirstSeenAnnotation] = previous?.metadata?.annotations?.[ConfigFirstSeenAnnotation] ?? this.now().toISOString();
+      annotations[ConfigFirstSeenAnnotation] = previous?.pod.metadata?.annotations?.[ConfigFirstSeenAnnotation] ?? this.now().toISOString();
       pod.metadata = { ...(pod.metadata ?? {}), annotations };
-      if (!previous) {
-        next.set(uid, pod);
-        added.push(pod);
-      } else if (!specEqual(previous, pod)) {
-        next.set(uid, pod);
-        updated.push(pod);
-      } else {
-        next.set(uid, previous);
-      }
+      next.set(uid, { pod, resourceVersion, key: semantic });
+      (previous ? updated : added).push(pod);
     }
-    const removed = [...old.entries()].filter(([uid]) => !next.has(uid)).map(([, p]) => p);
+    const removed = [...old.entries()].filter(([uid]) => !next.has(uid)).map(([, p]) => p.pod);
     this.sources.set(source, next);
     if (removed.length > 0) this.emit({ op: "REMOVE", source, pods: removed });
     if (added.length > 0) this.emit({ op: "ADD", source, pods: added });
@@ -110,12 +124,12 @@ export class PodConfig {
 
   /** Every desired pod of every source. */
   pods(): Pod[] {
-    return [...this.sources.values()].flatMap((m) => [...m.values()]);
+    return [...this.sources.values()].flatMap((m) => [...m.values()].map((p) => p.pod));
   }
 
   /** The pods of one source. */
   podsOf(source: PodSourceName): Pod[] {
-    return [...(this.sources.get(source)?.values() ?? [])];
+    return [...(this.sources.get(source)?.values() ?? [])].map((p) => p.pod);
   }
 
   private emit(update: PodConfigUpdate): void {

@@ -36,6 +36,7 @@ export async function watchResource(scope: RequestScope): Promise<HandlerResult>
   const { info, query: q } = req;
   const params = listParams(q);
   const predicate = store.predicate(params);
+  const trigger = store.watchTrigger(params);
   const rv = q["resourceVersion"];
   const prefix = info.name ? store.key(ctx.namespace, info.name) : store.keyPrefix(ctx.namespace);
   const initial: APIObject[] = [];
@@ -53,7 +54,7 @@ export async function watchResource(scope: RequestScope): Promise<HandlerResult>
   try {
     // sharedObjects: this handler only serializes events, so the watch cache may hand every
     // watcher the same object (and the same encoded line, below).
-    watcher = await store.storage.watch(prefix, { resourceVersion: fromRev, recursive: !info.name, allowBookmarks: bookmarks, deadlineMs, sharedObjects: true, ...(predicate ? { predicate } : {}) });
+    watcher = await store.storage.watch(prefix, { resourceVersion: fromRev, recursive: !info.name, allowBookmarks: bookmarks, deadlineMs, sharedObjects: true, ...(predicate ? { predicate } : {}), ...(trigger ? { trigger } : {}) });
   } catch (e) {
     if (!isStorageError(e, "ResourceVersionExpired")) throw store.interpret(e, info.name);
     // 1.23 answers 200 and one ERROR event carrying the 410 Status.

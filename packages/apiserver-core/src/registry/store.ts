@@ -27,7 +27,7 @@ import {
 } from "@skiff/apimachinery";
 import type { FieldError, FieldSelector, Selector } from "@skiff/apimachinery";
 import { isStorageError } from "@skiff/storage";
-import type { EncodedListOptions, ListResult, Storage, StoredObject } from "@skiff/storage";
+import type { EncodedListOptions, ListResult, Storage, StoredObject, WatchTrigger } from "@skiff/storage";
 import { convertQueryBool, convertQueryInt64 } from "../request/query-params.js";
 import type { APIObject, RequestContext, ResourceStrategy } from "./strategy.js";
 
@@ -381,6 +381,20 @@ export class GenericStore {
     }
     if (!label && !field) return undefined;
     return (o) => this.matches(o as APIObject, label, field);
+  }
+
+  /**
+   * The watch trigger of a watch's field selector: the value it requires of the kind's
+   * {@link ResourceStrategy.indexedField} (`spec.nodeName=node-a`), else `undefined`. Call after
+   * {@link predicate} (which rejects bad selectors).
+   * @see k8s.io/apiserver/pkg/storage/cacher/cacher.go (Watch: triggerValue) in kubernetes/kubernetes v1.23
+   */
+  watchTrigger(params: ListParams): WatchTrigger | undefined {
+    const indexed = this.strategy.indexedField;
+    if (!indexed || !params.fieldSelector) return undefined;
+    const r = parseFieldSelector(params.fieldSelector);
+    const value = r.ok ? r.value.requiresExactMatch(indexed.field) : undefined;
+    return value === undefined ? undefined : { value, valueOf: indexed.valueOf };
   }
 
   private matches(o: APIObject, label: Selector | undefined, field: FieldSelector | undefined): boolean {

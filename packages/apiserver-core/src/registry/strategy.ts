@@ -25,7 +25,7 @@
  */
 import type { ObjectMeta, ResourceInfo, TableColumnDefinition } from "@skiff/api-types";
 import type { FieldError } from "@skiff/apimachinery";
-import type { Storage } from "@skiff/storage";
+import type { Storage, WatchTrigger } from "@skiff/storage";
 import type { StoreDeleteOptions, StoreDeleteResult } from "./store.js";
 
 /** Any API object: `apiVersion`, `kind`, `metadata`, and kind-specific top-level fields. */
@@ -129,6 +129,14 @@ export interface ResourceStrategy<T extends APIObject = APIObject> {
    * `"x" is not a known field selector: only "metadata.name", "metadata.namespace"`.
    */
   fieldLabelError?(label: string): string;
+  /**
+   * The field watches of this kind are indexed by, as 1.23's `TriggerFunc` (pods: `spec.nodeName`):
+   * a watch whose field selector requires an exact value of it is offered only the events of
+   * objects with that value, so a thousand node agents' pod watches do not each filter every pod
+   * event. `valueOf` reads the field (the same function every time: it is the index's identity).
+   * @see pkg/registry/core/pod/storage/storage.go (TriggerFunc: NodeNameTriggerFunc) in kubernetes/kubernetes v1.23
+   */
+  readonly indexedField?: { readonly field: string; readonly valueOf: WatchTrigger["valueOf"] };
   /** Propagation policy when a delete names none (`batch/v1` Job: Orphan, with a warning). */
   defaultGarbageCollectionPolicy(ctx: RequestContext): GarbageCollectionPolicy;
   /** Warnings for a delete request that named no propagation policy (the Job warning). */

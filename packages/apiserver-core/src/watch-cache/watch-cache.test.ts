@@ -114,6 +114,62 @@ describe("WatchCache", () => {
   });
 });
 
+describe("WatchCache watch triggers", () => {
+  it("offers a triggered watcher only the events of objects with its value (now or before), as 1.23's cacher indexes pods by spec.nodeName", async () => {
+    const cache = new WatchCache(new MemoryStorage({ compactionIntervalMs: 0 }));
+    await cache.create("/seed", { metadata: { name: "seed" } });
+    const start = await cache.currentRevision();
+    const valueOf = (o: unknown): string => (o as { spec?: { nodeName?: string } }).spec?.nodeName ?? "";
+    const calls = { a: 0, b: 0 };
+    const onNode = (node: "a" | "b") => ({
+      recursive: true,
+      resourceVersion: start,
+      predicate: (o: unknown) => (calls[node]++, valueOf(o) === node),
+      trigger: { value: node, valueOf },
+    });
+    const a = await cache.watch("/registry/pods", onNode("a"));
+    const b = await cache.watch("/registry/pods", onNode("b"));
+    const all = await cache.watch("/registry/pods", { recursive: true, resourceVersion: start });
+    const x = await cache.create("/registry/pods/ns/x", { metadata: { name: "x" }, spec: {} });
+    await cache.guaranteedUpdate("/registry/pods/ns/x", (o) => ({ ...o, spec: { nodeName: "a" } }));
+    await cache.create("/registry/pods/ns/y", { metadata: { name: "y" }, spec: { nodeName: "b" } });
+    await cache.delete("/registry/pods/ns/x");
+    expect(await first(all)).toMatchObject({ type: "ADDED", revision: x.revision });
+    expect(await first(a)).toMatchObject({ type: "ADDED", key: "/registry/pods/ns/x" });
+    expect(await first(a)).toMatchObject({ type: "DELETED", key: "/registry/pods/ns/x" });
+    expect(await first(b)).toMatchObject({ type: "ADDED", key: "/registry/pods/ns/y" });
+    // b's predicate saw only y; a's saw x's update and deletion, never y.
+    expect(calls.b).toBe(1);
+    expect(calls.a).toBe(3);
+    a.stop();
+    await cache.guaranteedUpdate("/registry/pods/ns/y", (o) => ({ ...o, metadata: { name: "y", labels: { l: "1" } } }));
+    expect(await first(b)).toMatchObject({ type: "MODIFIED", key: "/registry/pods/ns/y" });
+    await cache.close();
+  });
+});
+
+describe("WatchCache fan-out by key", () => {
+  it("offers an event only to the watchers of its key and its ancestors", async () => {
+    const cache = new WatchCache(new MemoryStorage({ compactionIntervalMs: 0 }));
+    await cache.create("/seed", { metadata: { name: "seed" } });
+    const start = await cache.currentRevision();
+    let nodeChecks = 0;
+    const nodes = await cache.watch("/registry/nodes", { recursive: true, resourceVersion: start, predicate: () => (nodeChecks++, true) });
+    const root = await cache.watch("/", { recursive: true, resourceVersion: start });
+    const one = await cache.watch("/registry/pods/ns/a", { resourceVersion: start });
+    const ns = await cache.watch("/registry/pods/ns/", { recursive: true, resourceVersion: start });
+    await cache.create("/registry/pods/ns/a", { metadata: { name: "a" } });
+    await cache.create("/registry/pods/other/b", { metadata: { name: "b" } });
+    await cache.create("/registry/nodes/n1", { metadata: { name: "n1" } });
+    expect(await first(one)).toMatchObject({ key: "/registry/pods/ns/a" });
+    expect(await first(ns)).toMatchObject({ key: "/registry/pods/ns/a" });
+    expect([await first(root), await first(root), await first(root)].map((e) => (e as { key: string }).key)).toEqual(["/registry/pods/ns/a", "/registry/pods/other/b", "/registry/nodes/n1"]);
+    expect(await first(nodes)).toMatchObject({ key: "/registry/nodes/n1" });
+    expect(nodeChecks).toBe(1);
+    await cache.close();
+  });
+});
+
 describe("watch cache reads", () => {
   it("passes reads to the backend, ignoring limit at resourceVersion 0 as 1.23's cacher does", async () => {
     const backend = new MemoryStorage({ compactionIntervalMs: 0 });

@@ -16,6 +16,7 @@ import type {
   WatchChangeEvent,
   WatchEvent,
   WatchOptions,
+  WatchTrigger,
   Watcher,
   WriteResult,
 } from "@skiff/storage";
@@ -94,6 +95,7 @@ class CacheWatcher implements Watcher {
     private readonly onStop: (w: CacheWatcher) => void,
     private readonly sharedObjects: boolean,
     private readonly from: Revision,
+    readonly trigger: WatchTrigger | undefined,
   ) {}
 
   /**
@@ -206,6 +208,11 @@ class CacheWatcher implements Watcher {
   }
 }
 
+// A watcher's key as the fan-out indexes it: without a trailing `/` (the root is `""`).
+function plainKey(key: string): string {
+  return key.endsWith("/") ? key.slice(0, -1) : key;
+}
+
 function isAnyRevision(rv: string | number | undefined): boolean {
   return rv === "0" || rv === 0;
 }
@@ -241,6 +248,12 @@ export class WatchCache implements Storage {
   private readonly bufferCapacity: number;
   private readonly window: TextEvent[] = [];
   private readonly watchers = new Set<CacheWatcher>();
+  // Watchers with a trigger, by trigger function and value (1.23's cacher `valueWatchers`); the
+  // others by their key without a trailing `/`, so an event is offered only to the watchers of its
+  // key and its ancestors (1.23 runs one cacher per resource: a node watch never sees a pod
+  // event). Every watcher is also in `watchers`.
+  private readonly plainWatchers = new Map<string, Set<CacheWatcher>>();
+  private readonly triggered = new Map<WatchTrigger["valueOf"], Map<string, Set<CacheWatcher>>>();
   private readonly bookmarkIntervalMs: number;
   /** The window holds every event with a revision greater than this. */
   private windowStart = 0;
@@ -326,11 +339,63 @@ export class WatchCache implements Storage {
   }
 
   private register(key: string, options: WatchOptions, from: Revision): Watcher {
-    const w = new CacheWatcher(key, options.recursive === true, options.predicate, this.bufferCapacity, (x) => this.watchers.delete(x), options.sharedObjects === true, from);
+    const trigger = options.predicate !== undefined ? options.trigger : undefined;
+    const w = new CacheWatcher(key, options.recursive === true, options.predicate, this.bufferCapacity, (x) => this.unregister(x), options.sharedObjects === true, from, trigger);
     for (const e of this.window) if (e.revision > from) w.offer(e);
     this.watchers.add(w);
+    if (trigger === undefined) {
+      const k = plainKey(w.key);
+      let set = this.plainWatchers.get(k);
+      if (!set) this.plainWatchers.set(k, (set = new Set()));
+      set.add(w);
+    } else {
+      let byValue = this.triggered.get(trigger.valueOf);
+      if (!byValue) this.triggered.set(trigger.valueOf, (byValue = new Map()));
+      let set = byValue.get(trigger.value);
+      if (!set) byValue.set(trigger.value, (set = new Set()));
+      set.add(w);
+    }
     if (options.allowBookmarks === true) w.startBookmarks(options.bookmarkIntervalMs ?? this.bookmarkIntervalMs, options.deadlineMs, () => this.latest);
     return w;
+  }
+
+  private unregister(w: CacheWatcher): void {
+    this.watchers.delete(w);
+    const t = w.trigger;
+    if (t === undefined) {
+      const k = plainKey(w.key);
+      const set = this.plainWatchers.get(k);
+      set?.delete(w);
+      if (set?.size === 0) this.plainWatchers.delete(k);
+      return;
+    }
+    const byValue = this.triggered.get(t.valueOf);
+    const set = byValue?.get(t.value);
+    set?.delete(w);
+    if (set?.size === 0) byValue?.delete(t.value);
+    if (byValue?.size === 0) this.triggered.delete(t.valueOf);
+  }
+
+  // Offers a live event to the watchers it may concern: those without a trigger watching its key
+  // or an ancestor, and those whose trigger value is the object's or the previous object's
+  // (1.23's cacher `dispatchEvent` with `triggerValues`).
+  private fanOut(e: WatchChangeEvent): void {
+    for (let k = plainKey(e.key); ; k = k.slice(0, k.lastIndexOf("/"))) {
+      const set = this.plainWatchers.get(k);
+      if (set) for (const w of set) w.offer(e);
+      if (k === "" || !k.includes("/")) break;
+    }
+    for (const [valueOf, byValue] of this.triggered) {
+      if (e.type === "MODIFIED" && e.prevObject === undefined) {
+        // No previous state to read the old value from: every triggered watcher decides.
+        for (const set of byValue.values()) for (const w of set) w.offer(e);
+        continue;
+      }
+      const now = e.type === "DELETED" ? undefined : valueOf(e.object);
+      const before = e.type === "ADDED" ? undefined : valueOf(e.prevObject ?? e.object);
+      if (now !== undefined) for (const w of byValue.get(now) ?? []) w.offer(e);
+      if (before !== undefined && before !== now) for (const w of byValue.get(before) ?? []) w.offer(e);
+    }
   }
 
   private ensureStarted(): Promise<void> {
@@ -370,7 +435,7 @@ export class WatchCache implements Storage {
         const dropped = this.window.shift();
         if (dropped) this.windowStart = dropped.revision;
       }
-      for (const w of this.watchers) w.offer(e);
+      this.fanOut(e);
     }
   }
 }

@@ -8,7 +8,7 @@ import { findResource } from "@skiff/api-types";
 import type { ResourceStrategy, TableConvertor } from "@skiff/apiserver-core";
 import { defaultValidationOptions, kindValidators, setNodeDefaults } from "@skiff/validation";
 import { translateTimestampSince } from "@skiff/apiserver-core";
-import { ageColumn, nameColumn } from "../../../internal/simple-strategy.js";
+import { ageColumn, nameColumn, nameIndexedField } from "../../../internal/simple-strategy.js";
 import { keepAllButStatus, keepOldStatus } from "../../../internal/status-split.js";
 
 type T = Node & Record<string, unknown>;
@@ -96,6 +96,7 @@ export function createNodeStrategy(): ResourceStrategy<T> {
       fields: { "metadata.name": n.metadata?.name ?? "", "spec.unschedulable": String(n.spec?.unschedulable ?? false) },
     }),
     fieldSelectorKeys: ["spec.unschedulable"],
+    indexedField: nameIndexedField,
     defaultGarbageCollectionPolicy: () => "Background",
     returnDeletedObject: true,
     table: nodeTable,

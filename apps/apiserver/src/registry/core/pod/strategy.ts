@@ -160,6 +160,7 @@ export function createPodStrategy(gates: PodStrategyGates = { ephemeralContainer
         "status.nominatedNodeName": p.status?.nominatedNodeName ?? "",
       },
     }),
+    indexedField: { field: "spec.nodeName", valueOf: podNodeName },
     fieldSelectorKeys: ["spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName", "status.phase", "status.podIP", "status.nominatedNodeName"],
     defaultGarbageCollectionPolicy: () => "Background",
     returnDeletedObject: true,
@@ -187,6 +188,15 @@ function dropNonEphemeralContainerUpdates(pod: T, old: T): void {
   }
   if (managedFields !== undefined) (pod.metadata ??= {}).managedFields = managedFields;
   else if (pod.metadata !== undefined) delete pod.metadata.managedFields;
+}
+
+/**
+ * A stored object's `spec.nodeName` (`""` when unset or not a pod): the pods' watch trigger.
+ * @see pkg/registry/core/pod/strategy.go (NodeNameTriggerFunc) in kubernetes/kubernetes v1.23
+ */
+function podNodeName(o: unknown): string {
+  const nodeName = (o as { spec?: { nodeName?: unknown } } | null)?.spec?.nodeName;
+  return typeof nodeName === "string" ? nodeName : "";
 }
 
 /** `spec.terminationGracePeriodSeconds` when the pod does not say (SetDefaults_PodSpec). */

@@ -7,7 +7,7 @@ import type { Secret } from "@skiff/api-types";
 import type { ResourceStrategy, TableConvertor } from "@skiff/apiserver-core";
 import { translateTimestampSince } from "@skiff/apiserver-core";
 import { kindValidators, setSecretDefaults } from "@skiff/validation";
-import { ageColumn, createSimpleStrategy, nameColumn } from "../../../internal/simple-strategy.js";
+import { ageColumn, createSimpleStrategy, nameColumn, nameIndexedField } from "../../../internal/simple-strategy.js";
 
 type T = Secret & Record<string, unknown>;
 const col = (name: string, description: string) => ({ name, type: "string", format: "", description, priority: 0 });
@@ -45,6 +45,7 @@ export function createSecretStrategy(): ResourceStrategy<T> {
   });
   return {
     ...base,
+    indexedField: nameIndexedField,
     prepareForUpdate(ctx, obj, old) {
       if ((obj.type ?? "") === "" && old.type !== undefined) obj.type = old.type;
       base.prepareForUpdate(ctx, obj, old);
