@@ -14,7 +14,7 @@ import type { PodResourcesServer } from "./podresources/index.js";
 import { podResourcesProviders, podResourcesSocketPath, startPodResourcesServer } from "./podresources/index.js";
 import type { ClusterClients } from "./cluster/index.js";
 import { ClusterMode, computeNodeResources, connectCluster, createAccessReviewer, createEventRecorder, createTokenReviewer, readMachineResources } from "./cluster/index.js";
-import { applyOOMScoreAdj, CgroupManager, checkSwap, ContainerManager, parseCgroupfsToCgroupName, parseCPUSet, reservationsWithReservedCPUs, setMaxOpenFiles, setupKernelTunables, unsupportedSettings } from "./cm/index.js";
+import { applyOOMScoreAdj, checkSwap, ContainerManager, parseCPUSet, reservationsWithReservedCPUs, setMaxOpenFiles, setupKernelTunables, unsupportedSettings } from "./cm/index.js";
 import { CredentialProviderError, createNodeKeyring, registerCredentialProviderPlugins, type DockerKeyring } from "./credentialprovider/index.js";
 import type { CsiSupport } from "./csi/index.js";
 import { createCsiSupport, migratedInTreePlugins } from "./csi/index.js";
@@ -217,6 +217,7 @@ export async function podResourceOptionsFrom(o: NodeAgentOptions, containerManag
       cpuCFSQuotaPeriodUs: c.cpuCFSQuotaPeriod.nanoseconds / 1000n,
       customCPUCFSQuotaPeriod: o.featureGates.enabled("CustomCPUCFSQuotaPeriod"),
       hugePageSizes: hugePageSizes(readMachineHugePages(sysfs)),
+      nodeSwap: o.featureGates.enabled("NodeSwap"),
     },
     nodeAllocatable: {
       cpuMilli: milli(allocatable.cpu),

@@ -109,6 +109,13 @@ describe("containerResources", () => {
     expect(r.cpuQuota).toBeUndefined();
     expect(r.cpuPeriod).toBeUndefined();
   });
+  it("NodeSwap: the swap limit equals the memory limit (0 without one); without the gate it is not set", () => {
+    const limited = ctr("c", { memory: "64Mi" }, { memory: "128Mi" });
+    expect(containerResources(podOf([limited]), limited, { memoryCapacityBytes, nodeSwap: true }).memorySwapLimitInBytes).toBe("134217728");
+    const open = ctr("c", undefined, undefined);
+    expect(containerResources(podOf([open]), open, { memoryCapacityBytes, nodeSwap: true }).memorySwapLimitInBytes).toBe("0");
+    expect(containerResources(podOf([limited]), limited, { memoryCapacityBytes }).memorySwapLimitInBytes).toBeUndefined();
+  });
   it("uses --cpu-cfs-quota-period only with CustomCPUCFSQuotaPeriod", () => {
     const c = ctr("c", { cpu: "1" }, { cpu: "2" });
     expect(containerResources(podOf([c]), c, { memoryCapacityBytes, cpuCFSQuotaPeriodUs: 50_000n })).toMatchObject({ cpuPeriod: "100000", cpuQuota: "200000" });

@@ -211,6 +211,11 @@ export interface ContainerResourceSettings {
   readonly customCPUCFSQuotaPeriod?: boolean;
   /** The machine's hugepage sizes (`1GB`, `2MB`, libcontainer's HugePageSizes). @defaultValue none */
   readonly hugePageSizes?: readonly string[];
+  /**
+   * The `NodeSwap` gate: `memory_swap_limit_in_bytes` equals the memory limit (1.23's default
+   * `LimitedSwap` behaviour: no swap beyond the limit; 0 without one). @defaultValue false
+   */
+  readonly nodeSwap?: boolean;
 }
 
 const hugePageUnits = ["B", "KB", "MB", "GB", "TB", "PB"];
@@ -269,5 +274,6 @@ export function containerResources(pod: Pod, container: Container, s: ContainerR
   }
   const sizes = s.hugePageSizes ?? [];
   if (sizes.length > 0) r.hugepageLimits = hugepageLimitsOf(container, sizes);
+  if (s.nodeSwap === true) r.memorySwapLimitInBytes = r.memoryLimitInBytes ?? "0";
   return r;
 }
