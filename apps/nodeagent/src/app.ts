@@ -613,6 +613,7 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
       deleteAllUnusedContainers: () => rt.deleteAllUnusedContainers(),
       deleteUnusedImages: () => images.deleteUnusedImages(),
       kernelMemcgNotification: o.config.kernelMemcgNotification,
+      localStorageCapacityIsolation: o.featureGates.enabled("LocalStorageCapacityIsolation"),
       recordPodEvent: onEvent ?? ((pod, type, reason, message) => evictionLog.info(`event ${type} ${reason} on pod ${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}: ${message}`)),
       log: (m, level = 0) => (level === 0 ? evictionLog.info(m) : evictionLog.v(level).info(m)),
     });
