@@ -9,7 +9,7 @@ import { readFile } from "node:fs/promises";
 import { isIP } from "node:net";
 import { hostname as osHostname } from "node:os";
 import { join } from "node:path";
-import { mustParseQuantity, parseQuantity, quantityMilliValue, quantityToNumber } from "@skiff/flags";
+import { mustParseQuantity, parseQuantity, quantityMilliValue, quantityToNumber, quantityValue } from "@skiff/flags";
 import type { ClusterClients } from "./cluster/index.js";
 import { ClusterMode, computeNodeResources, connectCluster, createAccessReviewer, createTokenReviewer, readMachineResources } from "./cluster/index.js";
 import { applyOOMScoreAdj, CgroupManager, checkSwap, ContainerManager, parseCgroupfsToCgroupName, parseCPUSet, reservationsWithReservedCPUs, setMaxOpenFiles, setupKernelTunables, unsupportedSettings } from "./cm/index.js";
@@ -139,6 +139,21 @@ export async function setUpNode(o: NodeAgentOptions, log: Logger, paths: HostPat
     },
     topologyManager: { policy: c.topologyManagerPolicy, scope: c.topologyManagerScope },
   });
+}
+
+/**
+ * The memory the node allows its pods, in bytes: capacity − `--system-reserved` − `--kube-reserved`
+ * (1.23's `GetNodeAllocatableAbsolute`, the pods cgroup's limit; eviction thresholds not taken
+ * off). The stats summary's `pods` system container reports it, less the pods' working set, as
+ * the `allocatableMemory.available` signal.
+ * @see pkg/kubelet/cm/node_container_manager_linux.go (GetNodeAllocatableAbsolute) in kubernetes/kubernetes v1.23
+ */
+async function podsAllocatableMemoryBytes(o: NodeAgentOptions): Promise<number> {
+  const c = o.config;
+  const machine = await readMachineResources(o.flags.rootDir);
+  const { allocatable } = computeNodeResources(machine, { maxPods: c.maxPods, podsPerCore: c.podsPerCore, ...reservationsWithReservedCPUs(c.reservedSystemCPUs, c), evictionHard: {}, ignoreEviction: true });
+  const q = parseQuantity(allocatable.memory ?? "0");
+  return q.ok ? Number(quantityValue(q.value)) : 0;
 }
 
 /**
@@ -559,6 +574,7 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
     }
     const statsLog = root.withName("stats");
     stats = new AgentStats({
+      podsAllocatableMemoryBytes: await podsAllocatableMemoryBytes(o),
       nodeName,
       rootDir: f.rootDir,
       podLogsDir: o.config.podLogsDir,
