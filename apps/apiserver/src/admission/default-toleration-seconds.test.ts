@@ -10,7 +10,7 @@ const pod = (tolerations?: Toleration[]): Pod => ({ apiVersion: "v1", kind: "Pod
 describe("addDefaultTolerations (1.23 DefaultTolerationSeconds)", () => {
   it("adds both tolerations to a pod that has none, after its own", () => {
     expect(addDefaultTolerations(pod(), 300, 300).spec?.tolerations).toEqual([notReady, unreachable]);
-    const own = { key: "dedicated", operator: "Equal", value: "x", effect: "NoSchedule" };
+    const own: Toleration = { key: "dedicated", operator: "Equal", value: "x", effect: "NoSchedule" };
     expect(addDefaultTolerations(pod([own]), 300, 300).spec?.tolerations).toEqual([own, notReady, unreachable]);
   });
   it("uses the configured seconds", () => {
