@@ -15,6 +15,8 @@ describe("parseAPIServerOptions", () => {
       dataDir: ".skiff/data",
       etcdPrefix: "/registry",
       loggingFormat: "text",
+      defaultNotReadyTolerationSeconds: 300,
+      defaultUnreachableTolerationSeconds: 300,
       help: false,
       version: false,
     });
@@ -30,6 +32,9 @@ describe("parseAPIServerOptions", () => {
       "--feature-gates=JobReadyPods=false",
       "-v=4",
       "--logging-format=json",
+      "--default-not-ready-toleration-seconds=30",
+      "--default_unreachable_toleration_seconds",
+      "45",
     ]);
     expect(r.ok).toBe(true);
     if (!r.ok) return;
@@ -39,6 +44,7 @@ describe("parseAPIServerOptions", () => {
     expect(r.value.tokenAuthFile).toBe("/t.csv");
     expect(r.value.featureGates).toEqual({ JobReadyPods: false });
     expect(r.value.verbosity).toBe(4);
+    expect([r.value.defaultNotReadyTolerationSeconds, r.value.defaultUnreachableTolerationSeconds]).toEqual([30, 45]);
   });
 
   it("-v is component-base's unsigned VerbosityLevel, as in 1.23", () => {
@@ -110,6 +116,7 @@ describe("help and README table", () => {
     expect(help).toContain("Secure serving flags:");
     expect(help).toContain("--secure-port");
     expect(help).toContain("--token-auth-file");
+    expect(help).toMatch(/Admission flags:\n\n\s+--default-not-ready-toleration-seconds int\s/);
   });
   it("renders a markdown row per flag", () => {
     const md = formatFlagMarkdownTable();

@@ -35,6 +35,8 @@ export interface APIServerOptions {
   migrateSqliteToEtcd: string;
   featureGates: Record<string, boolean>;
   maxRequestsInflight: number;
+  defaultNotReadyTolerationSeconds: number;
+  defaultUnreachableTolerationSeconds: number;
   maxMutatingRequestsInflight: number;
   requestTimeout: Duration;
   minRequestTimeout: number;
@@ -227,6 +229,20 @@ export const apiServerFlagTable = {
     usage: "A set of key=value pairs that describe feature gates for alpha/experimental features.",
     section: "Generic",
   },
+  defaultNotReadyTolerationSeconds: {
+    name: "default-not-ready-toleration-seconds",
+    type: t.int64,
+    default: 300,
+    usage: "Indicates the tolerationSeconds of the toleration for notReady:NoExecute that is added by default to every pod that does not already have such a toleration.",
+    section: "Admission",
+  },
+  defaultUnreachableTolerationSeconds: {
+    name: "default-unreachable-toleration-seconds",
+    type: t.int64,
+    default: 300,
+    usage: "Indicates the tolerationSeconds of the toleration for unreachable:NoExecute that is added by default to every pod that does not already have such a toleration.",
+    section: "Admission",
+  },
   maxRequestsInflight: {
     name: "max-requests-inflight",
     type: t.int32,
@@ -274,6 +290,7 @@ export const apiServerFlagSections: readonly string[] = Object.freeze([
   "Secure serving",
   "Authentication",
   "Authorization",
+  "Admission",
   "Logs",
   "Global",
 ]);

@@ -1,6 +1,8 @@
 // The node lifecycle controller against the real apiserver: a node whose heartbeat stops gets
 // Ready=Unknown and the unreachable taints, its pods are marked not ready and evicted by their
-// toleration times, and a new heartbeat removes the taints.
+// toleration times (the apiserver's DefaultTolerationSeconds admission gives the pods without one
+// the configured default), and a new heartbeat removes the taints. The NoSchedule taints follow
+// the node's conditions and spec.unschedulable (TaintNodesByCondition).
 import { spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
 import type { Lease, Node, Pod, Toleration } from "@skiff/api-types";
@@ -15,7 +17,7 @@ let server: RunningServer;
 let client: Client;
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer(["--default-unreachable-toleration-seconds=3"]);
   client = await newClient(server);
 });
 afterAll(async () => {
@@ -57,7 +59,12 @@ describe("node lifecycle controller", () => {
     await client.nodes.create(node);
     await heartbeat("silent", "True");
     await client.nodes.create({ apiVersion: "v1", kind: "Node", metadata: { name: "healthy" }, spec: {} });
-    await createPod("no-toleration", "silent", []);
+    const admitted = await createPod("no-toleration", "silent", []);
+    // DefaultTolerationSeconds (apiserver admission) added the two NoExecute tolerations.
+    expect(admitted.spec?.tolerations).toEqual([
+      { key: "node.example.io/not-ready", operator: "Exists", effect: "NoExecute", tolerationSeconds: 300 },
+      { key: "node.example.io/unreachable", operator: "Exists", effect: "NoExecute", tolerationSeconds: 3 },
+    ]);
     await createPod("short", "silent", [{ key: "node.example.io/unreachable", operator: "Exists", effect: "NoExecute", tolerationSeconds: 0 }]);
     await createPod("forever", "silent", [{ key: "node.example.io/unreachable", operator: "Exists", effect: "NoExecute" }]);
     await createPod("elsewhere", "healthy", []);
@@ -129,6 +136,64 @@ describe("node lifecycle controller", () => {
       expect(notReady.spec?.taints?.map((x) => `${x.key}:${x.effect}`).sort()).toEqual(["node.example.io/not-ready:NoExecute", "node.example.io/not-ready:NoSchedule"]);
     } finally {
       clearInterval(keepAlive);
+      await nlc.stop();
+      factory.stop();
+    }
+  });
+});
+
+describe("node lifecycle controller: taints by condition (TaintNodesByCondition)", () => {
+  it("keeps the pressure, network and unschedulable NoSchedule taints in step with the node", async () => {
+    await client.nodes.create({ apiVersion: "v1", kind: "Node", metadata: { name: "pressured" }, spec: { taints: [{ key: "user", value: "x", effect: "NoSchedule" }] } });
+    const setConditions = async (conditions: Record<string, "True" | "False">) => {
+      const n = await client.nodes.get("pressured");
+      const t = now();
+      await client.nodes.updateStatus({
+        ...n,
+        status: { ...n.status, conditions: Object.entries(conditions).map(([type, status]) => ({ type, status, reason: "Test", lastHeartbeatTime: t, lastTransitionTime: t })) },
+      });
+    };
+    const taintsOf = async () => ((await client.nodes.get("pressured")).spec?.taints ?? []).map((x) => `${x.key}:${x.effect}`).sort();
+    const until = (label: string, want: string[]) =>
+      waitFor(label, async () => {
+        const got = await taintsOf();
+        return JSON.stringify(got) === JSON.stringify([...want].sort()) ? got : undefined;
+      });
+    await setConditions({ Ready: "True", MemoryPressure: "True", DiskPressure: "False", PIDPressure: "False" });
+
+    const factory = createSharedInformerFactory({ onError: () => {} });
+    const nlc = new NodeLifecycleController({
+      client,
+      nodeInformer: factory.informerFor(client.nodes),
+      podInformer: factory.informerFor(client.pods),
+      nodeMonitorPeriodMs: 200,
+      nodeMonitorGracePeriodMs: 600_000,
+      nodeStartupGracePeriodMs: 600_000,
+    });
+    factory.start();
+    await nlc.run();
+    try {
+      await until("memory-pressure taint", ["node.example.io/memory-pressure:NoSchedule", "user:NoSchedule"]);
+      const added = (await client.nodes.get("pressured")).spec?.taints?.find((x) => x.key === "node.example.io/memory-pressure");
+      expect(added?.timeAdded).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+
+      await setConditions({ Ready: "True", MemoryPressure: "False", DiskPressure: "True", PIDPressure: "True", NetworkUnavailable: "True" });
+      await until("disk, pid and network taints instead", [
+        "node.example.io/disk-pressure:NoSchedule",
+        "node.example.io/network-unavailable:NoSchedule",
+        "node.example.io/pid-pressure:NoSchedule",
+        "user:NoSchedule",
+      ]);
+
+      const n = await client.nodes.get("pressured");
+      await client.nodes.update({ ...n, spec: { ...n.spec, unschedulable: true } });
+      await setConditions({ Ready: "True", MemoryPressure: "False", DiskPressure: "False", PIDPressure: "False", NetworkUnavailable: "False" });
+      await until("only the unschedulable taint of ours", ["node.example.io/unschedulable:NoSchedule", "user:NoSchedule"]);
+
+      const cordoned = await client.nodes.get("pressured");
+      await client.nodes.update({ ...cordoned, spec: { ...cordoned.spec, unschedulable: false } });
+      await until("uncordoned", ["user:NoSchedule"]);
+    } finally {
       await nlc.stop();
       factory.stop();
     }

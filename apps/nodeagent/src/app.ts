@@ -9,7 +9,7 @@ import { readFile } from "node:fs/promises";
 import { isIP } from "node:net";
 import { hostname as osHostname } from "node:os";
 import { join } from "node:path";
-import { formatQuantity, mustParseQuantity, newQuantity, parseQuantity, quantityMilliValue, quantityToNumber } from "@skiff/flags";
+import { formatQuantity, mustParseQuantity, newQuantity, parseQuantity, quantityMilliValue, quantityToNumber, quantityValue } from "@skiff/flags";
 import type { PodResourcesServer } from "./podresources/index.js";
 import { podResourcesProviders, podResourcesSocketPath, startPodResourcesServer } from "./podresources/index.js";
 import type { ClusterClients } from "./cluster/index.js";
@@ -186,6 +186,21 @@ export function memoryAllocatableReservation(
     else add("memory", hard);
   }
   return out;
+}
+
+/**
+ * The memory the node allows its pods, in bytes: capacity − `--system-reserved` − `--kube-reserved`
+ * (1.23's `GetNodeAllocatableAbsolute`, the pods cgroup's limit; eviction thresholds not taken
+ * off). The stats summary's `pods` system container reports it, less the pods' working set, as
+ * the `allocatableMemory.available` signal.
+ * @see pkg/kubelet/cm/node_container_manager_linux.go (GetNodeAllocatableAbsolute) in kubernetes/kubernetes v1.23
+ */
+async function podsAllocatableMemoryBytes(o: NodeAgentOptions): Promise<number> {
+  const c = o.config;
+  const machine = await readMachineResources(o.flags.rootDir);
+  const { allocatable } = computeNodeResources(machine, { maxPods: c.maxPods, podsPerCore: c.podsPerCore, ...reservationsWithReservedCPUs(c.reservedSystemCPUs, c), evictionHard: {}, ignoreEviction: true });
+  const q = parseQuantity(allocatable.memory ?? "0");
+  return q.ok ? Number(quantityValue(q.value)) : 0;
 }
 
 /**
@@ -614,6 +629,7 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
     }
     const statsLog = root.withName("stats");
     stats = new AgentStats({
+      podsAllocatableMemoryBytes: await podsAllocatableMemoryBytes(o),
       nodeName,
       rootDir: f.rootDir,
       podLogsDir: o.config.podLogsDir,
@@ -668,6 +684,7 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
       deleteAllUnusedContainers: () => rt.deleteAllUnusedContainers(),
       deleteUnusedImages: () => images.deleteUnusedImages(),
       kernelMemcgNotification: o.config.kernelMemcgNotification,
+      localStorageCapacityIsolation: o.featureGates.enabled("LocalStorageCapacityIsolation"),
       recordPodEvent: onEvent ?? ((pod, type, reason, message) => evictionLog.info(`event ${type} ${reason} on pod ${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}: ${message}`)),
       log: (m, level = 0) => (level === 0 ? evictionLog.info(m) : evictionLog.v(level).info(m)),
     });

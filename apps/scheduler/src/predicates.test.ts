@@ -75,6 +75,15 @@ describe("checkTaints", () => {
     ["first untolerated reported", [{ key: "a", effect: "NoSchedule" }, { key: "b", effect: "NoSchedule" }], [{ key: "a", operator: "Exists" }], ["node(s) had taint {b: }, that the pod didn't tolerate"]],
   ])("%s", (_n, taints, tolerations, want) => expect(checkTaints(pod({ tolerations }), node("n", { taints }))).toEqual(want));
 
+  it("the node lifecycle controller's condition taints (memory-, disk-, pid-pressure) filter pods that do not tolerate them", () => {
+    for (const key of ["node.example.io/memory-pressure", "node.example.io/disk-pressure", "node.example.io/pid-pressure", "node.example.io/network-unavailable"]) {
+      const n = node("n", { taints: [{ key, effect: "NoSchedule", timeAdded: "2026-01-01T00:00:00Z" }] });
+      expect(checkTaints(pod(), n)).toEqual([`node(s) had taint {${key}: }, that the pod didn't tolerate`]);
+      expect(checkTaints(pod({ tolerations: [{ key, operator: "Exists", effect: "NoSchedule" }] }), n)).toEqual([]);
+      // DefaultTolerationSeconds' NoExecute tolerations do not cover a NoSchedule taint.
+      expect(checkTaints(pod({ tolerations: [{ key: "node.example.io/not-ready", operator: "Exists", effect: "NoExecute", tolerationSeconds: 300 }] }), n)).toHaveLength(1);
+    }
+  });
   it("a node that is not Ready carries the not-ready taint", () => {
     expect(checkTaints(pod(), node("n", { ready: false }))).toEqual(["node(s) had taint {node.example.io/not-ready: }, that the pod didn't tolerate"]);
     expect(checkTaints(pod({ tolerations: [{ key: "node.example.io/not-ready", operator: "Exists" }] }), node("n", { ready: false }))).toEqual([]);

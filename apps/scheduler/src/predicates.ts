@@ -156,8 +156,11 @@ export function toleratesTaint(toleration: Toleration, taint: Taint): boolean {
 
 /**
  * The node's taints as the scheduler sees them: its own, plus the not-ready taint
- * (`node.example.io/not-ready:NoSchedule`) when its Ready condition is not True and the taint is missing (what 1.23's node
- * lifecycle controller adds; Skiff has none, so the scheduler applies it itself).
+ * (`node.example.io/not-ready:NoSchedule`) when its Ready condition is not True and the taint is
+ * missing. The node lifecycle controller (skiff-job-controller's `nodelifecycle`) adds that taint
+ * and the pressure taints from the node's conditions, as 1.23's; this covers a cluster run
+ * without it and the moment before it reacts (1.23 has the TaintNodesByCondition admission taint
+ * every new node instead).
  */
 export function effectiveTaints(node: Node): Taint[] {
   const taints = [...(node.spec?.taints ?? [])];

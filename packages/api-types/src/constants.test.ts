@@ -30,6 +30,12 @@ describe("well-known keys", () => {
       "node.example.io/not-ready",
       "node.example.io/unreachable",
     ]);
+    expect([constants.NodeMemoryPressureTaintKey, constants.NodeDiskPressureTaintKey, constants.NodePIDPressureTaintKey, constants.NodeNetworkUnavailableTaintKey]).toEqual([
+      "node.example.io/memory-pressure",
+      "node.example.io/disk-pressure",
+      "node.example.io/pid-pressure",
+      "node.example.io/network-unavailable",
+    ]);
     expect([constants.ConfigHashAnnotation, constants.ConfigSourceAnnotation, constants.ConfigFirstSeenAnnotation, constants.ConfigMirrorAnnotation]).toEqual([
       "example.io/config.hash",
       "example.io/config.source",

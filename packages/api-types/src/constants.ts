@@ -255,6 +255,14 @@ export const NodeUnschedulableTaintKey = "node.example.io/unschedulable";
 export const NodeNotReadyTaintKey = "node.example.io/not-ready";
 /** Taint key of a node whose Ready condition is Unknown (the node agent stopped reporting). @see staging/src/k8s.io/api/core/v1/well_known_taints.go */
 export const NodeUnreachableTaintKey = "node.example.io/unreachable";
+/** Taint key of a node whose MemoryPressure condition is True (effect NoSchedule). @see staging/src/k8s.io/api/core/v1/well_known_taints.go (TaintNodeMemoryPressure) */
+export const NodeMemoryPressureTaintKey = "node.example.io/memory-pressure";
+/** Taint key of a node whose DiskPressure condition is True (effect NoSchedule). @see staging/src/k8s.io/api/core/v1/well_known_taints.go (TaintNodeDiskPressure) */
+export const NodeDiskPressureTaintKey = "node.example.io/disk-pressure";
+/** Taint key of a node whose PIDPressure condition is True (effect NoSchedule). @see staging/src/k8s.io/api/core/v1/well_known_taints.go (TaintNodePIDPressure) */
+export const NodePIDPressureTaintKey = "node.example.io/pid-pressure";
+/** Taint key of a node whose NetworkUnavailable condition is True (effect NoSchedule). @see staging/src/k8s.io/api/core/v1/well_known_taints.go (TaintNodeNetworkUnavailable) */
+export const NodeNetworkUnavailableTaintKey = "node.example.io/network-unavailable";
 
 // ── Pod sources of the node agent ──────────────────────────────────────────────────────────────
 

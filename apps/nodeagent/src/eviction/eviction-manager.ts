@@ -3,7 +3,9 @@
  * thresholds are met (hard at once, soft after their grace period, until minimum reclaim is
  * reached), reports MemoryPressure/DiskPressure/PIDPressure (kept for the pressure transition
  * period), reclaims node-level resources for disk signals (dead containers, unused images) and,
- * if that is not enough, evicts one pod per cycle. It is also the first pod admission handler.
+ * if that is not enough, evicts one pod per cycle. With LocalStorageCapacityIsolation it first
+ * evicts the pods that break an emptyDir `sizeLimit` or an `ephemeral-storage` limit. It is also
+ * the first pod admission handler.
  * @see pkg/kubelet/eviction/eviction_manager.go in kubernetes/kubernetes v1.23
  */
 import type { Pod } from "@skiff/api-types";
@@ -16,6 +18,7 @@ import {
   evictionMessage,
   evictionReason,
   isHardEvictionThreshold,
+  localStorageViolation,
   makeSignalObservations,
   mergeThresholds,
   nodeConditionMessage,
@@ -76,6 +79,12 @@ export interface EvictionManagerOptions {
    * so at start (as 1.23 does when creating one fails) and memory thresholds are polled.
    */
   readonly kernelMemcgNotification?: boolean;
+  /**
+   * The `LocalStorageCapacityIsolation` gate (beta, on by default in 1.23): every pass also evicts
+   * the pods that break an emptyDir `sizeLimit` or an `ephemeral-storage` limit (grace period 0),
+   * even with no threshold configured. @defaultValue false
+   */
+  readonly localStorageCapacityIsolation?: boolean;
   /** @defaultValue Date.now */
   readonly clock?: () => number;
   /** @defaultValue {@link evictionMonitoringPeriodMs} */
@@ -203,7 +212,7 @@ export class EvictionManager {
    * @see pkg/kubelet/eviction/eviction_manager.go (synchronize) in kubernetes/kubernetes v1.23
    */
   async synchronize(): Promise<Pod[]> {
-    if (this.o.thresholds.length === 0) return [];
+    if (this.o.thresholds.length === 0 && this.o.localStorageCapacityIsolation !== true) return [];
     if (this.dedicatedImageFs === undefined) {
       try {
         this.dedicatedImageFs = await this.o.hasDedicatedImageFs();
@@ -240,6 +249,11 @@ export class EvictionManager {
       this.o.log(`Eviction manager: node conditions now [${conditions.join(" ")}]`);
       this.o.onConditionsChange?.(conditions);
     }
+    // Local storage limits first; a pass that evicts for them does nothing else.
+    if (this.o.localStorageCapacityIsolation === true) {
+      const evicted = await this.localStorageEviction(activePods, statsFunc);
+      if (evicted.length > 0) return evicted;
+    }
     if (thresholds.length === 0) {
       this.o.log("Eviction manager: no resources are starved", 3);
       return [];
@@ -270,6 +284,22 @@ export class EvictionManager {
     }
     this.o.log("Eviction manager: unable to evict any pods from the node");
     return [];
+  }
+
+  /**
+   * Evicts, with grace period 0, every pod that breaks a local storage limit
+   * ({@link localStorageViolation}); resolves with those evicted.
+   * @see pkg/kubelet/eviction/eviction_manager.go (localStorageEviction) in kubernetes/kubernetes v1.23
+   */
+  private async localStorageEviction(pods: readonly Pod[], statsFunc: PodStatsFunc): Promise<Pod[]> {
+    const evicted: Pod[] = [];
+    for (const pod of pods) {
+      const podStats = statsFunc(pod);
+      if (!podStats) continue;
+      const message = localStorageViolation(pod, podStats, this.dedicatedImageFs === true);
+      if (message !== undefined && (await this.evict(pod, 0, message))) evicted.push(pod);
+    }
+    return evicted;
   }
 
   private async evict(pod: Pod, grace: number | undefined, message: string): Promise<boolean> {

@@ -5,7 +5,7 @@
  * @see pkg/kubelet/eviction/helpers.go, pkg/kubelet/eviction/api/types.go in kubernetes/kubernetes v1.23
  */
 import type { Pod } from "@skiff/api-types";
-import { formatQuantity, mustParseDuration, newQuantity, parseQuantity, quantityToNumber } from "@skiff/flags";
+import { formatQuantity, mustParseDuration, newQuantity, parseQuantity, quantityToNumber, quantityValue } from "@skiff/flags";
 import { podRequestsAndLimits, valueOfMilli } from "../pods/resources.js";
 import type { FsStats, PodStats, Summary } from "../stats/types.js";
 
@@ -505,4 +505,109 @@ function parseQuantityOrZero(text: string): ReturnType<typeof newQuantity> {
  */
 export function nodeConditionMessage(conditions: readonly PressureCondition[]): string {
   return `The node had condition: [${conditions.join(" ")}]. `;
+}
+
+// ---- local storage capacity isolation --------------------------------------------------------
+
+/**
+ * `Usage of EmptyDir volume "<volume>" exceeds the limit "<limit>". ` (Go's `%q`).
+ * @see pkg/kubelet/eviction/helpers.go (emptyDirMessageFmt) in kubernetes/kubernetes v1.23
+ */
+export function emptyDirLimitMessage(volume: string, limit: string): string {
+  return `Usage of EmptyDir volume ${JSON.stringify(volume)} exceeds the limit ${JSON.stringify(limit)}. `;
+}
+
+/**
+ * `Pod ephemeral local storage usage exceeds the total limit of containers <limit>. `
+ * @see pkg/kubelet/eviction/helpers.go (podEphemeralStorageMessageFmt) in kubernetes/kubernetes v1.23
+ */
+export function podEphemeralStorageMessage(limit: string): string {
+  return `Pod ephemeral local storage usage exceeds the total limit of containers ${limit}. `;
+}
+
+/**
+ * `Container <name> exceeded its local ephemeral storage limit "<limit>". `
+ * @see pkg/kubelet/eviction/helpers.go (containerEphemeralStorageMessageFmt) in kubernetes/kubernetes v1.23
+ */
+export function containerEphemeralStorageMessage(container: string, limit: string): string {
+  return `Container ${container} exceeded its local ephemeral storage limit ${JSON.stringify(limit)}. `;
+}
+
+/** A quantity of the pod spec: its value in bytes (rounded up) and its canonical text; undefined when absent or unparsable. */
+function specQuantity(text: string | number | undefined): { bytes: bigint; text: string; format: ReturnType<typeof newQuantity>["format"] } | undefined {
+  if (text === undefined || text === null) return undefined;
+  const q = parseQuantity(String(text));
+  if (!q.ok) return undefined;
+  try {
+    // Go compares the exact values; `used` is whole bytes, so comparing with the limit rounded up is the same.
+    return { bytes: quantityValue(q.value), text: formatQuantity(q.value), format: q.value.format };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The pod's `ephemeral-storage` limit as 1.23's `PodRequestsAndLimits` gives it: the sum of the
+ * containers' limits (only containers that set one), the larger of that and each init container's,
+ * plus the pod overhead; with the text Go's `Quantity.String()` writes (in the format of the first
+ * limit seen). Undefined when no container sets one.
+ */
+function podEphemeralStorageLimit(pod: Pod): { bytes: bigint; text: string } | undefined {
+  let sum: bigint | undefined;
+  let format: ReturnType<typeof newQuantity>["format"] | undefined;
+  const limitOf = (c: { resources?: { limits?: Record<string, string | number> } }) => specQuantity(c.resources?.limits?.["ephemeral-storage"]);
+  for (const c of pod.spec?.containers ?? []) {
+    const l = limitOf(c as never);
+    if (!l) continue;
+    format ??= l.format;
+    sum = (sum ?? 0n) + l.bytes;
+  }
+  for (const c of pod.spec?.initContainers ?? []) {
+    const l = limitOf(c as never);
+    if (!l) continue;
+    format ??= l.format;
+    if (sum === undefined || l.bytes > sum) sum = l.bytes;
+  }
+  if (sum === undefined) return undefined;
+  const overhead = specQuantity((pod.spec as { overhead?: Record<string, string> } | undefined)?.overhead?.["ephemeral-storage"]);
+  if (overhead) sum += overhead.bytes;
+  return { bytes: sum, text: formatQuantity(newQuantity(sum, format ?? "DecimalSI")) };
+}
+
+/**
+ * The local storage limit a pod breaks, as the eviction message 1.23 gives it, checked in 1.23's
+ * order: an emptyDir whose measured use exceeds its positive `sizeLimit`; the pod's whole
+ * `ephemeral-storage` use (`podStats["ephemeral-storage"]`: writable layers, local volumes, logs,
+ * etc-hosts) above the pod's limit; a container whose logs, plus its writable layer unless the
+ * image fs is a device of its own, exceed its `ephemeral-storage` limit. Undefined when none is
+ * broken (or not measured yet). Pure.
+ * @example localStorageViolation(pod, stats, false) // `Usage of EmptyDir volume "scratch" exceeds the limit "1Mi". `
+ * @see pkg/kubelet/eviction/eviction_manager.go (localStorageEviction, emptyDirLimitEviction, podEphemeralStorageLimitEviction, containerEphemeralStorageLimitEviction) in kubernetes/kubernetes v1.23
+ */
+export function localStorageViolation(pod: Pod, podStats: PodStats, dedicatedImageFs: boolean): string | undefined {
+  const volumeUsed = new Map((podStats.volume ?? []).map((v) => [v.name, v.usedBytes]));
+  for (const v of pod.spec?.volumes ?? []) {
+    if (!v.emptyDir) continue;
+    const limit = specQuantity((v.emptyDir as { sizeLimit?: string | number }).sizeLimit);
+    const used = volumeUsed.get(v.name);
+    if (used !== undefined && limit !== undefined && limit.bytes > 0n && BigInt(Math.round(used)) > limit.bytes) return emptyDirLimitMessage(v.name, limit.text);
+  }
+  const podLimit = podEphemeralStorageLimit(pod);
+  if (podLimit) {
+    const used = BigInt(Math.round(podStats["ephemeral-storage"]?.usedBytes ?? 0));
+    if (used > podLimit.bytes) return podEphemeralStorageMessage(podLimit.text);
+  }
+  const containerLimits = new Map<string, { bytes: bigint; text: string }>();
+  for (const c of pod.spec?.containers ?? []) {
+    const l = specQuantity((c.resources?.limits as Record<string, string | number> | undefined)?.["ephemeral-storage"]);
+    if (l && l.bytes !== 0n) containerLimits.set(c.name, l);
+  }
+  for (const cs of podStats.containers) {
+    const limit = containerLimits.get(cs.name);
+    if (!limit) continue;
+    let used = cs.logs?.usedBytes ?? 0;
+    if (!dedicatedImageFs) used += cs.rootfs?.usedBytes ?? 0;
+    if (BigInt(Math.round(used)) > limit.bytes) return containerEphemeralStorageMessage(cs.name, limit.text);
+  }
+  return undefined;
 }

@@ -23,6 +23,8 @@ export interface AgentStatsOptions {
   /** `--agent-cgroups`, `--runtime-cgroups`, `--system-cgroups`. */
   readonly systemCgroups?: { readonly kubelet?: string; readonly runtime?: string; readonly misc?: string };
   readonly hostPaths?: HostPaths;
+  /** The pods' allocatable memory in bytes (the stats provider's option of that name: the `pods` system container). */
+  readonly podsAllocatableMemoryBytes?: number;
   readonly log: (message: string) => void;
   /** Housekeeping period of the CPU samples, ms. @defaultValue 10_000 */
   readonly housekeepingMs?: number;
@@ -65,6 +67,7 @@ export class AgentStats {
       volumes: this.volumes,
       ...(this.o.systemCgroups ? { systemCgroups: this.o.systemCgroups } : {}),
       ...(this.o.hostPaths ? { hostPaths: this.o.hostPaths } : {}),
+      ...(this.o.podsAllocatableMemoryBytes !== undefined ? { podsAllocatableMemoryBytes: this.o.podsAllocatableMemoryBytes } : {}),
       log: this.o.log,
     });
     this.unsubscribe = runtime.onStatusChange((pod, status) => this.metrics.observePodPhase(pod.metadata?.uid ?? "", status.phase));

@@ -91,6 +91,18 @@ describe("StatsProvider over a fake CRI and fixture host", () => {
     expect(pod?.["ephemeral-storage"]?.usedBytes).toBe(4096 * 2 + (pod?.volume?.[0]?.usedBytes ?? 0));
   });
 
+  it("with the pods' allocatable memory, adds the `pods` system container: available = allocatable − the pods' working set (allocatableMemory.available)", async () => {
+    const p = new StatsProvider({ nodeName: "n1", rootDir: join(root, "root"), cri: fakeCRI({}), hostPaths, podsAllocatableMemoryBytes: 100e6, nowMs: () => t0 + 61_000 });
+    const s = await p.summary(false);
+    const pods = s.node.systemContainers?.find((c) => c.name === "pods");
+    expect(pods?.memory).toMatchObject({ workingSetBytes: 40e6, availableBytes: 60e6 });
+    expect(pods?.cpu).toMatchObject({ usageCoreNanoSeconds: 3e9 });
+    const small = new StatsProvider({ nodeName: "n1", rootDir: join(root, "root"), cri: fakeCRI({}), hostPaths, podsAllocatableMemoryBytes: 10e6, nowMs: () => t0 + 61_000 });
+    expect((await small.summary(true)).node.systemContainers?.find((c) => c.name === "pods")?.memory?.availableBytes).toBe(0);
+    const without = new StatsProvider({ nodeName: "n1", rootDir: join(root, "root"), cri: fakeCRI({}), hostPaths, nowMs: () => t0 + 61_000 });
+    expect((await without.summary(false)).node.systemContainers?.some((c) => c.name === "pods") ?? false).toBe(false);
+  });
+
   it("computes usageNanoCores only when sampling (housekeeping / eviction), not on external reads", async () => {
     let now = t0 + 61_000;
     const cri = fakeCRI({});

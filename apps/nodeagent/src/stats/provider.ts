@@ -42,6 +42,13 @@ export interface StatsProviderOptions {
   /** Cgroups of the system containers (`--agent-cgroups`, `--runtime-cgroups`, `--system-cgroups`); empty ones are skipped. */
   readonly systemCgroups?: { readonly kubelet?: string; readonly runtime?: string; readonly misc?: string };
   /** @defaultValue the real `/proc` and `/sys/fs/cgroup` */
+  /**
+   * The node allocatable of memory for pods in bytes (capacity − `--system-reserved` −
+   * `--kube-reserved`, the limit 1.23 gives the pods' cgroup): with it the summary has the `pods`
+   * system container, whose memory available is this minus the pods' working set (the
+   * `allocatableMemory.available` signal). Without it there is no `pods` entry.
+   */
+  readonly podsAllocatableMemoryBytes?: number;
   readonly hostPaths?: HostPaths;
   /** Warnings (a runtime without stats...). */
   readonly log?: (message: string) => void;
@@ -205,6 +212,35 @@ export class StatsProvider {
     this.sampler = undefined;
   }
 
+  /**
+   * The `pods` system container (1.23's summary entry for the pod cgroup root): CPU and memory
+   * summed over the pods (Skiff's pods have no cgroup of their own), memory available = the pods'
+   * allocatable ({@link StatsProviderOptions.podsAllocatableMemoryBytes}) − their working set, not
+   * below 0.
+   * @see pkg/kubelet/server/stats/summary.go (SystemContainerPods) in kubernetes/kubernetes v1.23
+   */
+  private podsSystemContainer(pods: readonly PodStats[], time: string | undefined): ContainerStats | undefined {
+    const allocatable = this.o.podsAllocatableMemoryBytes;
+    if (allocatable === undefined) return undefined;
+    let workingSetBytes = 0;
+    let usageBytes = 0;
+    let usageCoreNanoSeconds = 0;
+    let usageNanoCores = 0;
+    for (const p of pods) {
+      workingSetBytes += p.memory?.workingSetBytes ?? 0;
+      usageBytes += p.memory?.usageBytes ?? 0;
+      usageCoreNanoSeconds += p.cpu?.usageCoreNanoSeconds ?? 0;
+      usageNanoCores += p.cpu?.usageNanoCores ?? 0;
+    }
+    const t = time ?? rfc3339((this.o.nowMs ?? Date.now)());
+    return {
+      name: "pods",
+      startTime: t,
+      cpu: { time: t, usageNanoCores, usageCoreNanoSeconds },
+      memory: { time: t, availableBytes: Math.max(0, allocatable - workingSetBytes), usageBytes, workingSetBytes },
+    };
+  }
+
   private version(): Promise<CgroupVersion> {
     this.cgroupVersion ??= detectCgroupVersion(this.paths);
     return this.cgroupVersion;
@@ -222,6 +258,8 @@ export class StatsProvider {
       readProcStat(this.paths).then((s) => s.bootTimeSeconds),
       this.systemContainerStats(),
     ]);
+    const podsContainer = this.podsSystemContainer(pods, nodeCpuMem.memory?.time);
+    if (podsContainer) systemContainers.push(podsContainer);
     const node: NodeStats = {
       nodeName: this.o.nodeName,
       ...(systemContainers.length > 0 ? { systemContainers } : {}),

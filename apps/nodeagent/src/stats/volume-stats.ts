@@ -89,24 +89,29 @@ export class VolumeStatsCache {
 
   /** Measures every pod once (concurrent calls share one pass). */
   refresh(): Promise<void> {
-    this.running ??= (async () => {
-      try {
-        const now = (this.o.nowMs ?? Date.now)();
-        const uids = new Set<string>();
-        for (const pod of this.o.pods()) {
-          const uid = pod.metadata?.uid ?? "";
-          if (uid === "") continue;
-          uids.add(uid);
-          this.byPod.set(uid, await measurePodVolumes(this.o.rootDir, uid, now));
-        }
-        for (const uid of this.byPod.keys()) if (!uids.has(uid)) this.byPod.delete(uid);
-      } catch (err) {
-        this.o.log?.(`Failed to measure volume usage: ${err instanceof Error ? err.message : String(err)}`);
-      } finally {
-        this.running = undefined;
-      }
-    })();
+    // `finally` runs after the assignment even when the pass finishes at once (no pods): a pass
+    // that cleared `running` inside its own body before `??=` stored it left a settled promise
+    // behind, and no later pass ever measured anything.
+    this.running ??= this.measureAll().finally(() => {
+      this.running = undefined;
+    });
     return this.running;
+  }
+
+  private async measureAll(): Promise<void> {
+    try {
+      const now = (this.o.nowMs ?? Date.now)();
+      const uids = new Set<string>();
+      for (const pod of this.o.pods()) {
+        const uid = pod.metadata?.uid ?? "";
+        if (uid === "") continue;
+        uids.add(uid);
+        this.byPod.set(uid, await measurePodVolumes(this.o.rootDir, uid, now));
+      }
+      for (const uid of this.byPod.keys()) if (!uids.has(uid)) this.byPod.delete(uid);
+    } catch (err) {
+      this.o.log?.(`Failed to measure volume usage: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
 
   /** Whether a pass has measured the pod. */

@@ -53,8 +53,9 @@ describe("desiredTaints", () => {
   it("Ready=Unknown → unreachable NoSchedule + NoExecute (NoExecute with timeAdded); other taints kept", () => {
     const got = desiredTaints(node("Unknown", [{ key: "dedicated", value: "x", effect: "NoSchedule" }]));
     expect(got.map((x) => `${x.key}:${x.effect}`)).toEqual(["dedicated:NoSchedule", "node.example.io/unreachable:NoSchedule", "node.example.io/unreachable:NoExecute"]);
+    // SwapNodeControllerTaint stamps every taint it adds.
     expect(got[2]?.timeAdded).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
-    expect(got[1]?.timeAdded).toBeUndefined();
+    expect(got[1]?.timeAdded).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
   });
   it("Ready=False → not-ready; swapping replaces unreachable", () => {
     const got = desiredTaints(node("False", [{ ...unreachable, timeAdded: "2020-01-01T00:00:00Z" }]));
@@ -65,6 +66,44 @@ describe("desiredTaints", () => {
     expect(kept.find((x) => x.effect === "NoExecute")?.timeAdded).toBe("2020-01-01T00:00:00Z");
     expect(desiredTaints(node("True", [unreachable, { key: "a", effect: "NoExecute" }]))).toEqual([{ key: "a", effect: "NoExecute" }]);
     expect(desiredTaints(node(undefined, [unreachable]))).toEqual([]);
+  });
+  const withConditions = (conditions: Array<[string, string]>, o: { taints?: Taint[]; unschedulable?: boolean } = {}): Node => ({
+    apiVersion: "v1",
+    kind: "Node",
+    metadata: { name: "n1" },
+    spec: { taints: o.taints ?? [], ...(o.unschedulable ? { unschedulable: true } : {}) },
+    status: { conditions: conditions.map(([type, status]) => ({ type, status })) },
+  });
+  const keys = (taints: Taint[]) => taints.map((x) => `${x.key}:${x.effect}`);
+  it("TaintNodesByCondition: each pressure / network condition that is True gets its NoSchedule taint", () => {
+    const got = desiredTaints(withConditions([["Ready", "True"], ["MemoryPressure", "True"], ["DiskPressure", "True"], ["PIDPressure", "True"], ["NetworkUnavailable", "True"]]));
+    expect(keys(got)).toEqual([
+      "node.example.io/memory-pressure:NoSchedule",
+      "node.example.io/disk-pressure:NoSchedule",
+      "node.example.io/pid-pressure:NoSchedule",
+      "node.example.io/network-unavailable:NoSchedule",
+    ]);
+    expect(got.every((x) => typeof x.timeAdded === "string")).toBe(true);
+    // False and Unknown pressure conditions map to no taint (only Ready's do).
+    expect(desiredTaints(withConditions([["Ready", "True"], ["MemoryPressure", "False"], ["DiskPressure", "Unknown"], ["NetworkUnavailable", "False"]]))).toEqual([]);
+  });
+  it("a condition that clears removes its taint; taints of others, and ours with another effect, stay", () => {
+    const taints: Taint[] = [
+      { key: "node.example.io/memory-pressure", effect: "NoSchedule", timeAdded: "2020-01-01T00:00:00Z" },
+      { key: "node.example.io/disk-pressure", effect: "NoSchedule" },
+      { key: "node.example.io/disk-pressure", effect: "PreferNoSchedule" },
+      { key: "user", value: "x", effect: "NoSchedule" },
+    ];
+    const got = desiredTaints(withConditions([["Ready", "True"], ["MemoryPressure", "True"], ["DiskPressure", "False"]], { taints }));
+    expect(got).toEqual([taints[0], taints[2], taints[3]]);
+  });
+  it("spec.unschedulable → node.example.io/unschedulable:NoSchedule, removed when it is unset", () => {
+    expect(keys(desiredTaints(withConditions([["Ready", "True"]], { unschedulable: true })))).toEqual(["node.example.io/unschedulable:NoSchedule"]);
+    expect(desiredTaints(withConditions([["Ready", "True"]], { taints: [{ key: "node.example.io/unschedulable", effect: "NoSchedule" }] }))).toEqual([]);
+  });
+  it("matches by key and effect: an existing taint with a value is kept as it is", () => {
+    const t: Taint = { key: "node.example.io/memory-pressure", value: "v", effect: "NoSchedule" };
+    expect(desiredTaints(withConditions([["MemoryPressure", "True"]], { taints: [t] }))).toEqual([t]);
   });
 });
 

@@ -3,7 +3,10 @@
  * and the node's lease in `kube-node-lease`), marks nodes that stopped reporting as
  * `Ready=Unknown`, taints not-ready and unreachable nodes, and evicts (deletes) the pods on them
  * that do not tolerate the NoExecute taints, so their Jobs create replacements on other nodes.
- * Recovery (the node agent posts `Ready=True` again) removes the taints.
+ * Recovery (the node agent posts `Ready=True` again) removes the taints. It also keeps the
+ * NoSchedule taints of the node conditions (memory-pressure, disk-pressure, pid-pressure,
+ * network-unavailable, not-ready, unreachable) and of `spec.unschedulable` in step with the node,
+ * as 1.23's TaintNodesByCondition.
  *
  * Runs in the controller manager as the `nodelifecycle` row of its table
  * ({@link nodeLifecycleControllerInitializer}).
@@ -15,7 +18,16 @@
  * @see pkg/controller/util/node/controller_utils.go (MarkPodsNotReady, RecordNodeStatusChange)
  */
 
-import { NamespaceNodeLease, NodeNotReadyTaintKey, NodeUnreachableTaintKey } from "@skiff/api-types";
+import {
+  NamespaceNodeLease,
+  NodeDiskPressureTaintKey,
+  NodeMemoryPressureTaintKey,
+  NodeNetworkUnavailableTaintKey,
+  NodeNotReadyTaintKey,
+  NodePIDPressureTaintKey,
+  NodeUnreachableTaintKey,
+  NodeUnschedulableTaintKey,
+} from "@skiff/api-types";
 import type { Lease, Node, NodeCondition, Pod, Taint, Toleration } from "@skiff/api-types";
 import { isConflict, isNotFound } from "@skiff/apimachinery";
 import { realClock } from "@skiff/client";
@@ -135,7 +147,11 @@ export class NodeLifecycleController {
     this.running = true;
     this.removeHandlers = [
       this.nodes.addEventHandler({
-        onUpdate: (_old, node) => this.observeAndSchedule(node),
+        onAdd: (node) => this.scheduleTainting(node),
+        onUpdate: (_old, node) => {
+          this.observeAndSchedule(node);
+          this.scheduleTainting(node);
+        },
         onDelete: (n) => {
           const name = ("obj" in n ? n.obj : n).metadata?.name ?? "";
           this.health.delete(name);
@@ -172,6 +188,23 @@ export class NodeLifecycleController {
   private observeAndSchedule(node: Node): void {
     this.observe(node);
     this.schedulePass();
+  }
+
+  private readonly taintingQueued = new Set<string>();
+  /**
+   * Brings a node's taints in step with its conditions as soon as an add or update shows they
+   * differ (1.23 runs doNoScheduleTaintingPass from the node informer's handlers, not the period).
+   */
+  private scheduleTainting(node: Node): void {
+    const name = node.metadata?.name ?? "";
+    if (!this.running || this.taintingQueued.has(name) || sameTaints(node.spec?.taints ?? [], desiredTaints(node))) return;
+    this.taintingQueued.add(name);
+    this.pass = this.pass
+      .then(async () => {
+        this.taintingQueued.delete(name);
+        if (this.running) await this.reconcileTaints(node);
+      })
+      .catch((e: unknown) => this.log(`node lifecycle: taint node ${name}: ${errorText(e)}`));
   }
 
   private passQueued = false;
@@ -282,7 +315,7 @@ export class NodeLifecycleController {
     }
   }
 
-  /** The not-ready / unreachable taints (NoSchedule and NoExecute) match the Ready condition. */
+  /** The node's taints are made {@link desiredTaints} (re-read and retried on conflict). */
   private async reconcileTaints(cached: Node): Promise<void> {
     const name = cached.metadata?.name ?? "";
     if (sameTaints(cached.spec?.taints ?? [], desiredTaints(cached))) return;
@@ -408,23 +441,52 @@ export function tolerationSecondsFor(taint: Taint, tolerations: readonly Tolerat
 }
 
 /**
- * The node's taints with the controller's own (not-ready / unreachable, NoSchedule and NoExecute)
- * set from its Ready condition: False → not-ready, Unknown → unreachable, True or missing → none.
- * Other taints are kept; existing taints keep their `timeAdded`. Pure.
+ * Which NoSchedule taint each node condition status stands for (1.23's
+ * `nodeConditionToTaintKeyStatusMap`, TaintNodesByCondition): Ready False → not-ready, Unknown →
+ * unreachable; MemoryPressure, DiskPressure, PIDPressure, NetworkUnavailable True → their taints.
+ * @see pkg/controller/nodelifecycle/node_lifecycle_controller.go (nodeConditionToTaintKeyStatusMap)
+ */
+export const nodeConditionToTaintKey: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  Ready: { False: NodeNotReadyTaintKey, Unknown: NodeUnreachableTaintKey },
+  MemoryPressure: { True: NodeMemoryPressureTaintKey },
+  DiskPressure: { True: NodeDiskPressureTaintKey },
+  NetworkUnavailable: { True: NodeNetworkUnavailableTaintKey },
+  PIDPressure: { True: NodePIDPressureTaintKey },
+};
+
+/** The NoSchedule taint keys this controller owns (the condition taints and the unschedulable one). */
+const noScheduleKeys = new Set([NodeNotReadyTaintKey, NodeUnreachableTaintKey, NodeMemoryPressureTaintKey, NodeDiskPressureTaintKey, NodeNetworkUnavailableTaintKey, NodePIDPressureTaintKey, NodeUnschedulableTaintKey]);
+
+/**
+ * The node's taints with the controller's own set from its status and spec:
+ * - NoSchedule (1.23's doNoScheduleTaintingPass, TaintNodesByCondition): one per condition whose
+ *   status maps to a taint ({@link nodeConditionToTaintKey}), and `node.example.io/unschedulable`
+ *   when `spec.unschedulable`;
+ * - NoExecute (doNoExecuteTaintingPass): not-ready when Ready is False, unreachable when Unknown.
+ * Taints match by key and effect (1.23's `TaintSetDiff`): a wanted taint already present is kept
+ * as it is (value, `timeAdded`); a new one gets `timeAdded` = now (`SwapNodeControllerTaint`);
+ * one of ours no longer wanted is dropped. Other taints are kept in place. Pure but for the clock.
  * @see pkg/controller/nodelifecycle/node_lifecycle_controller.go (doNoExecuteTaintingPass, doNoScheduleTaintingPass)
+ * @see pkg/controller/util/node/controller_utils.go (SwapNodeControllerTaint)
  */
 export function desiredTaints(node: Node): Taint[] {
   const current = node.spec?.taints ?? [];
-  const ours = (x: Taint): boolean => (x.key === NodeNotReadyTaintKey || x.key === NodeUnreachableTaintKey) && (x.effect === "NoSchedule" || x.effect === "NoExecute");
-  const out = current.filter((x) => !ours(x));
-  const status = readyCondition(node)?.status;
-  const key = status === "False" ? NodeNotReadyTaintKey : status === "Unknown" ? NodeUnreachableTaintKey : undefined;
-  if (key === undefined) return out;
-  for (const effect of ["NoSchedule", "NoExecute"] as const) {
-    const existing = current.find((x) => x.key === key && x.effect === effect);
-    if (existing) out.push(existing);
-    else out.push(effect === "NoExecute" ? { key, effect, timeAdded: wallTime() } : { key, effect });
+  const want: Array<{ key: string; effect: "NoSchedule" | "NoExecute" }> = [];
+  for (const c of node.status?.conditions ?? []) {
+    const key = nodeConditionToTaintKey[c.type]?.[c.status];
+    if (key !== undefined && !want.some((w) => w.key === key)) want.push({ key, effect: "NoSchedule" });
   }
+  if (node.spec?.unschedulable === true) want.push({ key: NodeUnschedulableTaintKey, effect: "NoSchedule" });
+  const status = readyCondition(node)?.status;
+  const noExecuteKey = status === "False" ? NodeNotReadyTaintKey : status === "Unknown" ? NodeUnreachableTaintKey : undefined;
+  if (noExecuteKey !== undefined) want.push({ key: noExecuteKey, effect: "NoExecute" });
+
+  const ours = (x: Taint): boolean =>
+    (x.effect === "NoSchedule" && noScheduleKeys.has(x.key)) || (x.effect === "NoExecute" && (x.key === NodeNotReadyTaintKey || x.key === NodeUnreachableTaintKey));
+  const wanted = (x: Taint): boolean => want.some((w) => w.key === x.key && w.effect === x.effect);
+  const out = current.filter((x) => !ours(x) || wanted(x));
+  const now = wallTime();
+  for (const w of want) if (!out.some((x) => x.key === w.key && x.effect === w.effect)) out.push({ key: w.key, effect: w.effect, timeAdded: now });
   return out;
 }
 
