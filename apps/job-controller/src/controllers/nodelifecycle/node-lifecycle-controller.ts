@@ -30,8 +30,8 @@ import {
 } from "@skiff/api-types";
 import type { Lease, Node, NodeCondition, Pod, Taint, Toleration } from "@skiff/api-types";
 import { isConflict, isNotFound } from "@skiff/apimachinery";
-import { realClock } from "@skiff/client";
-import type { Client, Clock, Informer } from "@skiff/client";
+import { createEventRecorder, eventSinkOf, realClock } from "@skiff/client";
+import type { Client, Clock, Informer, RecordEventFunc } from "@skiff/client";
 import { flagTypes as t, mustParseDuration } from "@skiff/flags";
 import type { Duration, FlagTable } from "@skiff/flags";
 import type { ControllerInitializer } from "../../controller-manager.js";
@@ -114,6 +114,8 @@ export class NodeLifecycleController {
   private readonly defaultTolerations: Record<string, number>;
   private readonly clock: Clock;
   private readonly log: (message: string) => void;
+  // NodeNotReady/TaintManagerEviction events, correlated as client-go's recorder.
+  private readonly recordEvent: RecordEventFunc;
   private readonly health = new Map<string, NodeHealth>();
   /** Wall-clock ms when a NoExecute taint without timeAdded was first seen, by `node/key`. */
   private readonly taintSeenMs = new Map<string, number>();
@@ -138,6 +140,7 @@ export class NodeLifecycleController {
     };
     this.clock = o.clock ?? realClock;
     this.log = o.log ?? (() => {});
+    this.recordEvent = createEventRecorder(eventSinkOf(this.client), { component: nodeLifecycleComponent }, { onError: (e, ev) => this.log(`event ${ev.reason ?? ""}: ${errorText(e)}`) });
     this.pods.addIndexers({ [nodeNameIndex]: (p: Pod) => (p.spec?.nodeName ? [p.spec.nodeName] : []) });
   }
 
@@ -400,9 +403,7 @@ export class NodeLifecycleController {
 
   private event(obj: Node | Pod, type: "Normal" | "Warning", reason: string, message: string): void {
     const kind = "spec" in obj && obj.spec !== undefined && "containers" in obj.spec ? "Pod" : "Node";
-    this.client
-      .recordEvent({ apiVersion: "v1", kind, ...obj }, { type, reason, message, component: nodeLifecycleComponent })
-      .catch((e: unknown) => this.log(`event ${reason}: ${errorText(e)}`));
+    this.recordEvent({ apiVersion: "v1", kind, ...obj }, type, reason, message);
   }
 }
 
