@@ -1,5 +1,5 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
+import { restoreCheckpoint, writeCheckpoint } from "../checkpoint-file.js";
 import { formatCPUSet, parseCPUSet, type CPUSet } from "./cpuset.js";
 
 /** The CPU manager's checkpoint file name under `--root-dir`. */
@@ -149,31 +149,18 @@ export class CheckpointState {
    */
   static open(stateDir: string, policyName: string): CheckpointState {
     const s = new CheckpointState(join(stateDir, cpuManagerStateFileName), policyName);
-    const fail = (why: string): never => {
-      throw new Error(`could not restore state from checkpoint: ${why}, please drain this node and delete the CPU manager checkpoint file ${JSON.stringify(s.path)} before restarting Nodeagent`);
-    };
-    if (!existsSync(s.path)) {
+    const r = restoreCheckpoint({ path: s.path, policyName, managerName: "CPU manager", decode: decodeCheckpoint });
+    if (r === undefined) {
       s.#store();
       return s;
     }
-    let restored: CPUManagerState | undefined;
-    try {
-      restored = decodeCheckpoint(readFileSync(s.path, "utf8"));
-    } catch (err) {
-      fail((err as Error).message);
-    }
-    const r = restored as CPUManagerState;
-    if (r.policyName !== policyName) fail(`configured policy ${JSON.stringify(policyName)} differs from state checkpoint policy ${JSON.stringify(r.policyName)}`);
     s.#defaultCPUSet = r.defaultCPUSet;
     s.#assignments = r.assignments;
     return s;
   }
 
   #store(): void {
-    mkdirSync(dirname(this.path), { recursive: true });
-    const tmp = `${this.path}.tmp-${process.pid}`;
-    writeFileSync(tmp, encodeCheckpoint({ policyName: this.policyName, defaultCPUSet: this.#defaultCPUSet, assignments: this.#assignments }), { mode: 0o644 });
-    renameSync(tmp, this.path);
+    writeCheckpoint(this.path, encodeCheckpoint({ policyName: this.policyName, defaultCPUSet: this.#defaultCPUSet, assignments: this.#assignments }));
   }
 
   /** The shared pool. */

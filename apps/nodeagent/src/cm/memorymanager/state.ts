@@ -1,5 +1,5 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
+import { restoreCheckpoint, writeCheckpoint } from "../checkpoint-file.js";
 
 /** The memory manager's checkpoint file name under `--root-dir`. */
 export const memoryManagerStateFileName = "memory_manager_state";
@@ -265,31 +265,18 @@ export class MemoryCheckpointState {
    */
   static open(stateDir: string, policyName: string): MemoryCheckpointState {
     const s = new MemoryCheckpointState(join(stateDir, memoryManagerStateFileName), policyName);
-    const fail = (why: string): never => {
-      throw new Error(`could not restore state from checkpoint: ${why}, please drain this node and delete the memory manager checkpoint file ${JSON.stringify(s.path)} before restarting Nodeagent`);
-    };
-    if (!existsSync(s.path)) {
+    const r = restoreCheckpoint({ path: s.path, policyName, managerName: "memory manager", policyMismatchPrefix: "[memorymanager] ", decode: decodeMemoryCheckpoint });
+    if (r === undefined) {
       s.#store();
       return s;
     }
-    let restored: MemoryManagerState | undefined;
-    try {
-      restored = decodeMemoryCheckpoint(readFileSync(s.path, "utf8"));
-    } catch (err) {
-      fail((err as Error).message);
-    }
-    const r = restored as MemoryManagerState;
-    if (r.policyName !== policyName) fail(`[memorymanager] configured policy ${JSON.stringify(policyName)} differs from state checkpoint policy ${JSON.stringify(r.policyName)}`);
     s.#machineState = r.machineState;
     s.#assignments = r.assignments;
     return s;
   }
 
   #store(): void {
-    mkdirSync(dirname(this.path), { recursive: true });
-    const tmp = `${this.path}.tmp-${process.pid}`;
-    writeFileSync(tmp, encodeMemoryCheckpoint({ policyName: this.policyName, machineState: this.#machineState, assignments: this.#assignments }), { mode: 0o644 });
-    renameSync(tmp, this.path);
+    writeCheckpoint(this.path, encodeMemoryCheckpoint({ policyName: this.policyName, machineState: this.#machineState, assignments: this.#assignments }));
   }
 
   /** A copy of the machine state. */
