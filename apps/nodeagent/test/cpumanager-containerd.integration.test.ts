@@ -23,6 +23,7 @@ import type { Logger } from "../src/logging.js";
 import { loadNodeAgentOptions } from "../src/options/index.js";
 import { createPodRuntime, type PodRuntime } from "../src/pods/index.js";
 import { findPod, waitFor } from "./pods-helpers.js";
+import { fakeProc, removeTestCgroupRoot } from "./node-setup-fakes.js";
 
 const setup = setUpContainerd({ prefix: "skiff-cpuman-", suite: "containerd CPU manager suite" });
 const cgroupRoot = `skiff-cpuman-${process.pid}`;
@@ -39,31 +40,8 @@ const allCPUs = formatCPUSet(cpus().map((_, i) => i));
 afterAll(async () => {
   for (const r of runtimes) await r.stop();
   tearDownContainerd(setup);
-  if (existsSync(join(cgroupFs, "cpu", cgroupRoot))) {
-    const cg = new CgroupManager();
-    await waitFor("cgroup root removed", async () => {
-      try {
-        await cg.destroy([cgroupRoot]);
-        return true;
-      } catch {
-        return undefined;
-      }
-    }, 30_000).catch((err: unknown) => console.warn(String(err)));
-  }
+  await removeTestCgroupRoot(cgroupRoot);
 });
-
-function fakeProc(dir: string): { procSys: string; swaps: string; proc: string } {
-  const procSys = join(dir, "proc-sys");
-  const tunables: Record<string, string> = { "vm/overcommit_memory": "1", "vm/panic_on_oom": "0", "kernel/panic": "10", "kernel/panic_on_oops": "1", "kernel/keys/root_maxkeys": "1000000", "kernel/keys/root_maxbytes": "25000000", "kernel/pid_max": "32768" };
-  for (const [k, v] of Object.entries(tunables)) {
-    mkdirSync(join(procSys, k, ".."), { recursive: true });
-    writeFileSync(join(procSys, k), `${v}\n`);
-  }
-  writeFileSync(join(dir, "swaps"), "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n");
-  mkdirSync(join(dir, "proc", "self"), { recursive: true });
-  writeFileSync(join(dir, "proc", "self", "oom_score_adj"), "0");
-  return { procSys, swaps: join(dir, "swaps"), proc: join(dir, "proc") };
-}
 
 function manifest(name: string, resources: Record<string, Record<string, string>>): string {
   return JSON.stringify({
