@@ -259,7 +259,8 @@ async function watchFanOut(t: Target, watchers: number, events: number, emit: (n
 }
 
 export default async function bench(): Promise<BenchRow[]> {
-  // SKIFF_BENCH_APISERVER_ONLY=authorized-gets runs only the AlwaysAllow/RBAC GET pair.
+  // SKIFF_BENCH_APISERVER_ONLY=authorized-gets runs only the AlwaysAllow/RBAC GET pair and the
+  // static-token/service-account-token GET pair.
   if (process.env["SKIFF_BENCH_APISERVER_ONLY"] === "authorized-gets") return authorizedGets();
   const rows: BenchRow[] = [];
   const api = await startApiserver();
@@ -393,6 +394,42 @@ export default async function bench(): Promise<BenchRow[]> {
 }
 
 /**
+ * Token-authenticated GETs per second: the same GET with the static token of `--token-auth-file`
+ * and with a bound service-account token from TokenRequest (a JWT whose signature, expiry and
+ * pod binding are checked), in one apiserver (AlwaysAllow), interleaved, best of 2.
+ */
+async function serviceAccountTokenGets(): Promise<BenchRow[]> {
+  const gets = n(20_000);
+  const api = await startApiserver(["--authorization-mode=AlwaysAllow"]);
+  const t: Target = { port: api.port, ca: api.ca };
+  try {
+    await send(t, undefined, "POST", jobs, JSON.stringify(job("bench-get")));
+    await send(t, undefined, "POST", "/api/v1/namespaces/default/serviceaccounts", JSON.stringify({ metadata: { name: "bench-sa" } }));
+    const tr = await send(t, undefined, "POST", "/api/v1/namespaces/default/serviceaccounts/bench-sa/token", JSON.stringify({ apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: 3600 } }));
+    const jwt = (JSON.parse(tr.body) as { status?: { token?: string } }).status?.token ?? "";
+    if (jwt === "") throw new Error(`TokenRequest failed: ${tr.status} ${tr.body}`);
+    const run = async (bearer: string) => {
+      const g = await load(t, 64, gets, () => ({ method: "GET", path: `${jobs}/bench-get` }), 200, bearer);
+      return { rps: g.rps, p99: percentile(g.latencies, 99) };
+    };
+    await load(t, 64, n(2000), () => ({ method: "GET", path: `${jobs}/bench-get` }), 200, jwt);
+    const best = (a: { rps: number; p99: number }, b: { rps: number; p99: number }) => (a.rps >= b.rps ? a : b);
+    const static1 = await run(token);
+    const sa1 = await run(jwt);
+    const staticBest = best(static1, await run(token));
+    const saBest = best(sa1, await run(jwt));
+    return [
+      { what: `token-authenticated GET, static token (64 conns, ${String(gets)} GETs)`, value: staticBest.rps, unit: "req/s", note: `best of 2 interleaved runs; p99 ${staticBest.p99.toFixed(2)} ms` },
+      { what: `token-authenticated GET, service-account JWT (64 conns, ${String(gets)} GETs)`, value: saBest.rps, unit: "req/s", note: `best of 2 interleaved runs; p99 ${saBest.p99.toFixed(2)} ms; ${((saBest.rps / staticBest.rps) * 100).toFixed(1)} % of the static token` },
+    ];
+  } finally {
+    api.proc.kill("SIGTERM");
+    await new Promise((r) => api.proc.once("exit", r));
+    rmSync(api.dir, { recursive: true, force: true });
+  }
+}
+
+/**
  * GETs of one Job by a user outside system:masters: under AlwaysAllow, then under RBAC with 1,000
  * Roles and 5,000 bindings stored (4,000 RoleBindings in the Job's namespace, 1,000
  * ClusterRoleBindings, one of them granting the reader), in the same run, each twice, interleaved.
@@ -434,7 +471,9 @@ async function authorizedGets(): Promise<BenchRow[]> {
   const allow = best(allow1, await measure("AlwaysAllow"));
   const rbac = best(rbac1, await measure("RBAC"));
   const ratio = rbac.rps / allow.rps;
+  const sa = await serviceAccountTokenGets();
   return [
+    ...sa,
     { what: `authorized GET, AlwaysAllow (64 conns, ${String(gets)} GETs, user outside system:masters)`, value: allow.rps, unit: "req/s", note: `best of 2 interleaved runs; p99 ${allow.p99.toFixed(2)} ms` },
     {
       what: `authorized GET, RBAC with ${String(n(1000))} Roles and ${String(n(5000))} bindings (64 conns, ${String(gets)} GETs)`,
