@@ -86,6 +86,7 @@ describe("ImageGCManager", () => {
   it("keeps images younger than --minimum-image-ttl-duration and refuses an image fs of capacity 0", async () => {
     const f = fakes([{ id: "sha256:a", tag: "a:1", size: 200 }], []);
     const events: string[] = [];
+    const logs: string[] = [];
     let capacity = 1000;
     const gc = new ImageGCManager({
       policy: { ...policy, minAgeMs: 60_000 },
@@ -95,13 +96,15 @@ describe("ImageGCManager", () => {
       sandboxImage: "k8s.gcr.io/pause:3.6",
       recordNodeEvent: (type, reason) => events.push(`${type} ${reason}`),
       clock: () => 1_000,
-      log: () => {},
+      log: (m, level) => logs.push(`${level ?? 0} ${m}`),
     });
     await gc.deleteUnusedImages();
     expect(f.removed).toEqual([]);
     capacity = 0;
     await expect(gc.garbageCollect()).rejects.toThrow("invalid capacity 0 on image filesystem");
     expect(events).toEqual(["Warning InvalidDiskCapacity"]);
+    // Node events are logged too (all there is of them in standalone mode).
+    expect(logs).toContain("1 event Warning InvalidDiskCapacity on node: invalid capacity 0 on image filesystem");
   });
 
   it("a failed removal frees nothing: the next image in eviction order is tried, and the error fails the collection without FreeDiskSpaceFailed", async () => {

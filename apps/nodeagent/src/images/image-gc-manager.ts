@@ -31,7 +31,7 @@ export interface ImageGCManagerOptions {
   readonly imageFsStats: () => Promise<FsStats | undefined>;
   /** `--pod-infra-container-image`: never removed. */
   readonly sandboxImage: string;
-  /** Records an event on the Node (`InvalidDiskCapacity`, `FreeDiskSpaceFailed`). */
+  /** Records an event on the Node (`InvalidDiskCapacity`, `FreeDiskSpaceFailed`, `ImageGCFailed`); every event is also logged (`event <type> <reason> on node: <message>`, level 1 for warnings). */
   readonly recordNodeEvent?: (type: "Normal" | "Warning", reason: string, message: string) => void;
   readonly log: (message: string, level?: number) => void;
   /** @defaultValue Date.now */
@@ -102,6 +102,12 @@ export class ImageGCManager {
   /** Sets where Node events go. */
   setNodeEventRecorder(record: ImageGCManagerOptions["recordNodeEvent"]): void {
     this.recordNodeEvent = record;
+  }
+
+  /** Logs a Node event (level 1 for warnings, 2 otherwise, as the pod events) and records it where set. */
+  private nodeEvent(type: "Normal" | "Warning", reason: string, message: string): void {
+    this.o.log(`event ${type} ${reason} on node: ${message}`, type === "Warning" ? 1 : 2);
+    this.recordNodeEvent?.(type, reason, message);
   }
 
   /** The records (tests, debugging). */
@@ -184,7 +190,7 @@ export class ImageGCManager {
     const available = Math.min(fs.availableBytes, capacity);
     if (capacity === 0) {
       const message = "invalid capacity 0 on image filesystem";
-      this.recordNodeEvent?.("Warning", "InvalidDiskCapacity", message);
+      this.nodeEvent("Warning", "InvalidDiskCapacity", message);
       throw new ImageGCError(message);
     }
     const usagePercent = 100 - Math.trunc((available * 100) / capacity);
@@ -195,7 +201,7 @@ export class ImageGCManager {
     const freed = await this.freeSpace(amountToFree, this.clock());
     if (freed < amountToFree) {
       const message = `failed to garbage collect required amount of images. Wanted to free ${amountToFree} bytes, but freed ${freed} bytes`;
-      this.recordNodeEvent?.("Warning", "FreeDiskSpaceFailed", message);
+      this.nodeEvent("Warning", "FreeDiskSpaceFailed", message);
       throw new ImageGCError(message);
     }
   }
@@ -240,7 +246,7 @@ export class ImageGCManager {
               const message = err instanceof Error ? err.message : String(err);
               if (prevFailed) {
                 this.o.log(`Image garbage collection failed multiple times in a row: ${message}`);
-                this.recordNodeEvent?.("Warning", "ImageGCFailed", message);
+                this.nodeEvent("Warning", "ImageGCFailed", message);
               } else this.o.log(`Image garbage collection failed once. Stats initialization may not have completed yet: ${message}`);
               prevFailed = true;
             },
