@@ -8,7 +8,8 @@
 // starts with the thresholds computed from the measured usage: at its start the image fs is over
 // the high threshold, but every image is either in use (busybox, pause, "used" whose container
 // still exists) or younger than --minimum-image-ttl-duration=60s ("never"): the first collection
-// frees nothing and reports it. The test then removes the "user" pod's container; five minutes later
+// frees nothing and reports it (the FreeDiskSpaceFailed Node event, logged in standalone mode).
+// The test then removes the "user" pod's container; five minutes later
 // (the kubelet's fixed ImageGCPeriod) the second collection frees down to the low threshold, least
 // recently used first: "never" (never used) goes, "used" (used at the first detection) stays since
 // removing "never" was enough, busybox (in use) and the pause image stay, and the image fs usage
@@ -115,12 +116,12 @@ describe.skipIf(setup.endpoint === undefined)("image GC on a small containerd im
         nodeName,
         runtimeEndpoint: endpoint,
         manifests: manifests2,
-        args: ["--file-check-frequency=1s", `--image-gc-high-threshold=${high}`, `--image-gc-low-threshold=${low}`, "--minimum-image-ttl-duration=60s"],
+        args: ["--file-check-frequency=1s", "-v=1", `--image-gc-high-threshold=${high}`, `--image-gc-low-threshold=${low}`, "--minimum-image-ttl-duration=60s"],
       });
       agents.push(second);
       const logs = () => second.logs();
       // First collection, at start: nothing may go (in use, or too young), so it falls short.
-      await eventually("the first collection falls short", () => /failed to garbage collect required amount of images\. Wanted to free \d+ bytes, but freed 0 bytes/.test(logs()), 60_000, logs);
+      await eventually("the first collection falls short", () => /event Warning FreeDiskSpaceFailed on node: failed to garbage collect required amount of images\. Wanted to free \d+ bytes, but freed 0 bytes/.test(logs()), 60_000, logs);
       expect(has(await list(), never)).toBe(true);
       // Now the "user" pod goes: its container and sandbox are removed (the agent leaves running
       // containers of pods it does not know alone), so "used" is no longer in use.
