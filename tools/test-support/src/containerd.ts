@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,6 +23,12 @@ export interface SetUpContainerdOptions {
   readonly prefix: string;
   /** Names the suite in the skip warning (`<suite> skipped: <reason>`). */
   readonly suite: string;
+  /**
+   * Size in bytes of a tmpfs mounted on containerd's root (`<dir>/root`: content store,
+   * snapshots, metadata, so the CRI image filesystem) before containerd starts, for tests that
+   * need a small image fs; unmounted by {@link tearDownContainerd}. Omitted: no mount.
+   */
+  readonly rootTmpfsBytes?: number;
 }
 
 /**
@@ -40,7 +46,7 @@ export interface SetUpContainerdOptions {
  * ```
  */
 export function setUpContainerd(options: SetUpContainerdOptions): ContainerdSetup {
-  const setup = runSetup(options.prefix);
+  const setup = runSetup(options.prefix, options.rootTmpfsBytes);
   const ci = process.env.CI === "true";
   if (setup.error !== undefined && !ci) console.warn(`${options.suite} skipped: ${setup.error}`);
   if (setup.error !== undefined && ci) {
@@ -53,9 +59,14 @@ export function setUpContainerd(options: SetUpContainerdOptions): ContainerdSetu
   return setup;
 }
 
-function runSetup(prefix: string): ContainerdSetup {
+function runSetup(prefix: string, rootTmpfsBytes: number | undefined): ContainerdSetup {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   if (process.getuid?.() !== 0) return { dir, error: "not running as root (containerd and runc need it)" };
+  if (rootTmpfsBytes !== undefined) {
+    mkdirSync(join(dir, "root"));
+    const mount = spawnSync("mount", ["-t", "tmpfs", "-o", `size=${rootTmpfsBytes}`, "tmpfs", join(dir, "root")], { encoding: "utf8", timeout: 30_000 });
+    if (mount.status !== 0) return { dir, error: `mounting a tmpfs on ${join(dir, "root")} failed: ${mount.stderr.trim()}` };
+  }
   const result = spawnSync("bash", [join(toolsDir, "setup.sh"), "--dir", dir], { encoding: "utf8", timeout: 600_000 });
   if (result.status !== 0) {
     return { dir, error: `setup.sh exited ${result.status ?? result.signal}: ${result.stderr.trim().split("\n").slice(-15).join("\n")}` };
@@ -65,8 +76,13 @@ function runSetup(prefix: string): ContainerdSetup {
   return { dir, endpoint };
 }
 
-/** Stops what {@link setUpContainerd} started (tools/containerd/stop.sh --purge) and removes its directory. */
+/**
+ * Stops what {@link setUpContainerd} started (tools/containerd/stop.sh --purge, which also
+ * unmounts the root tmpfs) and removes its directory.
+ */
 export function tearDownContainerd(setup: ContainerdSetup): void {
   spawnSync("bash", [join(toolsDir, "stop.sh"), "--dir", setup.dir, "--purge"], { stdio: "inherit", timeout: 120_000 });
+  // stop.sh unmounts lazily; a mount it missed (containerd never started) goes here.
+  spawnSync("umount", [join(setup.dir, "root")], { stdio: "ignore", timeout: 30_000 });
   rmSync(setup.dir, { recursive: true, force: true });
 }

@@ -37,6 +37,14 @@ describe("planImageRemoval", () => {
 
 describe("ImageGCManager", () => {
   const policy = { highThresholdPercent: 80, lowThresholdPercent: 50, minAgeMs: 0 };
+  const gcOptions = (f: ReturnType<typeof fakes>, clock: () => number) => ({
+    policy,
+    images: () => f.imageClient,
+    runtime: () => f.runtimeClient,
+    sandboxImage: "k8s.gcr.io/pause:3.6",
+    clock,
+    log: () => {},
+  });
 
   it("above the high threshold frees down to the low one, never touching images in use or the sandbox image", async () => {
     const f = fakes(
@@ -78,6 +86,7 @@ describe("ImageGCManager", () => {
   it("keeps images younger than --minimum-image-ttl-duration and refuses an image fs of capacity 0", async () => {
     const f = fakes([{ id: "sha256:a", tag: "a:1", size: 200 }], []);
     const events: string[] = [];
+    const logs: string[] = [];
     let capacity = 1000;
     const gc = new ImageGCManager({
       policy: { ...policy, minAgeMs: 60_000 },
@@ -87,13 +96,41 @@ describe("ImageGCManager", () => {
       sandboxImage: "k8s.gcr.io/pause:3.6",
       recordNodeEvent: (type, reason) => events.push(`${type} ${reason}`),
       clock: () => 1_000,
-      log: () => {},
+      log: (m, level) => logs.push(`${level ?? 0} ${m}`),
     });
     await gc.deleteUnusedImages();
     expect(f.removed).toEqual([]);
     capacity = 0;
     await expect(gc.garbageCollect()).rejects.toThrow("invalid capacity 0 on image filesystem");
     expect(events).toEqual(["Warning InvalidDiskCapacity"]);
+    // Node events are logged too (all there is of them in standalone mode).
+    expect(logs).toContain("1 event Warning InvalidDiskCapacity on node: invalid capacity 0 on image filesystem");
+  });
+
+  it("a failed removal frees nothing: the next image in eviction order is tried, and the error fails the collection without FreeDiskSpaceFailed", async () => {
+    const f = fakes(
+      [
+        { id: "sha256:stuck", tag: "stuck:1", size: 300 },
+        { id: "sha256:b", tag: "b:1", size: 300 },
+        { id: "sha256:c", tag: "c:1", size: 300 },
+      ],
+      [],
+    );
+    const removeImage = f.imageClient.removeImage.bind(f.imageClient);
+    f.imageClient.removeImage = (async (req: { image: { image: string } }) => {
+      if (req.image.image === "sha256:stuck") throw new Error("image is in use by a container");
+      return removeImage(req as never);
+    }) as typeof f.imageClient.removeImage;
+    const events: string[] = [];
+    const gc = new ImageGCManager({ ...gcOptions(f, () => 2_000), imageFsStats: async () => ({ time: "", capacityBytes: 1000, availableBytes: 200 }), recordNodeEvent: (type, reason) => events.push(`${type} ${reason}`) });
+    await gc.detectImages(500);
+    gc.imageRecords().get("sha256:b")!.lastUsedMs = 600;
+    gc.imageRecords().get("sha256:c")!.lastUsedMs = 700;
+    // usage 80% ≥ 80%: free 1000 × 50% − 200 = 300 bytes. "stuck" (never used) fails, so "b" (used
+    // before "c") is removed instead and is enough; "c" stays.
+    await expect(gc.garbageCollect()).rejects.toThrow(new ImageGCError("wanted to free 300 bytes, but freed 300 bytes space with errors in image deletion: [image is in use by a container]"));
+    expect(f.removed).toEqual(["sha256:b"]);
+    expect(events).toEqual([]);
   });
 
   it("refuses a low threshold above the high one", () => {

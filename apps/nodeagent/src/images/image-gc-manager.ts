@@ -31,7 +31,7 @@ export interface ImageGCManagerOptions {
   readonly imageFsStats: () => Promise<FsStats | undefined>;
   /** `--pod-infra-container-image`: never removed. */
   readonly sandboxImage: string;
-  /** Records an event on the Node (`InvalidDiskCapacity`, `FreeDiskSpaceFailed`). */
+  /** Records an event on the Node (`InvalidDiskCapacity`, `FreeDiskSpaceFailed`, `ImageGCFailed`); every event is also logged (`event <type> <reason> on node: <message>`, level 1 for warnings). */
   readonly recordNodeEvent?: (type: "Normal" | "Warning", reason: string, message: string) => void;
   readonly log: (message: string, level?: number) => void;
   /** @defaultValue Date.now */
@@ -104,6 +104,12 @@ export class ImageGCManager {
     this.recordNodeEvent = record;
   }
 
+  /** Logs a Node event (level 1 for warnings, 2 otherwise, as the pod events) and records it where set. */
+  private nodeEvent(type: "Normal" | "Warning", reason: string, message: string): void {
+    this.o.log(`event ${type} ${reason} on node: ${message}`, type === "Warning" ? 1 : 2);
+    this.recordNodeEvent?.(type, reason, message);
+  }
+
   /** The records (tests, debugging). */
   imageRecords(): ReadonlyMap<string, ImageRecord> {
     return this.records;
@@ -142,7 +148,8 @@ export class ImageGCManager {
   }
 
   /**
-   * Removes unused images until `bytesToFree` are freed; resolves with the bytes freed.
+   * Removes unused images until `bytesToFree` are freed; resolves with the bytes freed. A removal
+   * that fails is skipped (the next image in eviction order is tried) and reported at the end.
    * @throws ImageGCError `wanted to free <n> bytes, but freed <m> bytes space with errors in image deletion: ...` when removals failed.
    * @see pkg/kubelet/images/image_gc_manager.go (freeSpace) in kubernetes/kubernetes v1.23
    */
@@ -150,16 +157,19 @@ export class ImageGCManager {
     const inUse = await this.detectImages(nowMs);
     let freed = 0;
     const errors: string[] = [];
-    for (const id of planImageRemoval(this.records, inUse, bytesToFree, nowMs, this.o.policy.minAgeMs)) {
+    // Every eligible image in eviction order; a failed removal frees nothing, so the next one is tried.
+    for (const id of planImageRemoval(this.records, inUse, Number.MAX_SAFE_INTEGER, nowMs, this.o.policy.minAgeMs)) {
       const r = this.records.get(id);
       this.o.log(`Removing image to free bytes imageID="${id}" size=${r?.sizeBytes ?? 0}`);
       try {
         await this.o.images().removeImage({ image: { image: id } });
-        this.records.delete(id);
-        freed += r?.sizeBytes ?? 0;
       } catch (err) {
         errors.push(err instanceof Error ? err.message : String(err));
+        continue;
       }
+      this.records.delete(id);
+      freed += r?.sizeBytes ?? 0;
+      if (freed >= bytesToFree) break;
     }
     if (errors.length > 0) throw new ImageGCError(`wanted to free ${bytesToFree} bytes, but freed ${freed} bytes space with errors in image deletion: [${errors.join(", ")}]`);
     return freed;
@@ -170,7 +180,7 @@ export class ImageGCManager {
    * `capacity × (100 − low)/100 − available` bytes.
    * @throws ImageGCError `invalid capacity 0 on image filesystem` (event `InvalidDiskCapacity`),
    *   `failed to garbage collect required amount of images. Wanted to free <n> bytes, but freed <m> bytes`
-   *   (event `FreeDiskSpaceFailed`), or a stats/runtime failure.
+   *   (event `FreeDiskSpaceFailed`), {@link freeSpace}'s removal errors (no event), or a stats/runtime failure.
    * @see pkg/kubelet/images/image_gc_manager.go (GarbageCollect) in kubernetes/kubernetes v1.23
    */
   async garbageCollect(): Promise<void> {
@@ -180,23 +190,18 @@ export class ImageGCManager {
     const available = Math.min(fs.availableBytes, capacity);
     if (capacity === 0) {
       const message = "invalid capacity 0 on image filesystem";
-      this.recordNodeEvent?.("Warning", "InvalidDiskCapacity", message);
+      this.nodeEvent("Warning", "InvalidDiskCapacity", message);
       throw new ImageGCError(message);
     }
     const usagePercent = 100 - Math.trunc((available * 100) / capacity);
     if (usagePercent < this.o.policy.highThresholdPercent) return;
     const amountToFree = Math.trunc((capacity * (100 - this.o.policy.lowThresholdPercent)) / 100) - available;
     this.o.log(`Disk usage on image filesystem is over the high threshold, trying to free bytes down to the low threshold usage=${usagePercent} highThreshold=${this.o.policy.highThresholdPercent} amountToFree=${amountToFree} lowThreshold=${this.o.policy.lowThresholdPercent}`);
-    let freed: number;
-    try {
-      freed = await this.freeSpace(amountToFree, this.clock());
-    } catch (err) {
-      this.recordNodeEvent?.("Warning", "FreeDiskSpaceFailed", err instanceof Error ? err.message : String(err));
-      throw err;
-    }
+    // A removal error fails the collection without an event, as 1.23 (only falling short records one).
+    const freed = await this.freeSpace(amountToFree, this.clock());
     if (freed < amountToFree) {
       const message = `failed to garbage collect required amount of images. Wanted to free ${amountToFree} bytes, but freed ${freed} bytes`;
-      this.recordNodeEvent?.("Warning", "FreeDiskSpaceFailed", message);
+      this.nodeEvent("Warning", "FreeDiskSpaceFailed", message);
       throw new ImageGCError(message);
     }
   }
@@ -241,7 +246,7 @@ export class ImageGCManager {
               const message = err instanceof Error ? err.message : String(err);
               if (prevFailed) {
                 this.o.log(`Image garbage collection failed multiple times in a row: ${message}`);
-                this.recordNodeEvent?.("Warning", "ImageGCFailed", message);
+                this.nodeEvent("Warning", "ImageGCFailed", message);
               } else this.o.log(`Image garbage collection failed once. Stats initialization may not have completed yet: ${message}`);
               prevFailed = true;
             },

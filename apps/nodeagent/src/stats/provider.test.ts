@@ -103,14 +103,15 @@ describe("StatsProvider over a fake CRI and fixture host", () => {
     expect((await without.summary(false)).node.systemContainers?.some((c) => c.name === "pods") ?? false).toBe(false);
   });
 
-  it("computes usageNanoCores only when sampling (housekeeping / eviction), not on external reads", async () => {
+  it("computes usageNanoCores only when sampling (housekeeping / eviction), not on external reads, never taking the runtime's", async () => {
     let now = t0 + 61_000;
     const cri = fakeCRI({});
     let cpu = 2e9;
     const orig = cri.runtime.listContainerStats.bind(cri.runtime);
     (cri.runtime as { listContainerStats: unknown }).listContainerStats = async () => {
       const r = await orig({});
-      for (const st of r.stats) if (st.attributes?.id === "c1" && st.cpu) st.cpu = { ...st.cpu, timestamp: ns(now), usageCoreNanoSeconds: { value: String(cpu) } };
+      // containerd also sends its own rate, taken since whichever stats call came before: not read.
+      for (const st of r.stats) if (st.attributes?.id === "c1" && st.cpu) st.cpu = { ...st.cpu, timestamp: ns(now), usageCoreNanoSeconds: { value: String(cpu) }, usageNanoCores: { value: "123456789" } };
       return r;
     };
     const p = new StatsProvider({ nodeName: "n1", rootDir: join(root, "root"), cri, hostPaths, nowMs: () => now });

@@ -495,8 +495,9 @@ export class StatsProvider {
     if (stats?.cpu) {
       const usage = u64(stats.cpu.usageCoreNanoSeconds);
       const tsNs = Number(stats.cpu.timestamp);
-      let nano = u64(stats.cpu.usageNanoCores);
-      if (nano === undefined || nano === 0) nano = usage === undefined ? undefined : updateCpu ? this.cpuCache.update(c.id, { timestampNs: tsNs, usageCoreNanoSeconds: usage }) : this.cpuCache.cached(c.id);
+      // The rate between the agent's own samples, as 1.23 (the runtime's usageNanoCores, which
+      // containerd computes since whichever stats call came before, is not read).
+      const nano = usage === undefined ? undefined : updateCpu ? this.cpuCache.update(c.id, { timestampNs: tsNs, usageCoreNanoSeconds: usage }) : this.cpuCache.cached(c.id);
       out.cpu = { time: rfc3339(nsToMs(tsNs)), ...(nano !== undefined ? { usageNanoCores: nano } : {}), ...(usage !== undefined ? { usageCoreNanoSeconds: usage } : {}) };
     } else out.cpu = { time: rfc3339(nowMs), usageNanoCores: 0, usageCoreNanoSeconds: 0 };
     if (stats?.memory) {
