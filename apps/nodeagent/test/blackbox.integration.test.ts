@@ -493,7 +493,9 @@ describe.skipIf(skipReason !== undefined)("nodeagent binary --runonce", () => {
     mkdirSync(badManifests, { recursive: true });
     writeFileSync(
       join(badManifests, "fails.yaml"),
-      "apiVersion: v1\nkind: Pod\nmetadata: {name: fails}\nspec:\n  restartPolicy: Never\n  containers:\n  - {name: main, image: busybox, command: [sh, -c, 'exit 4']}\n",
+      // A pod admission refuses (OutOfcpu): a container that exits at once could be seen running
+      // first, which counts as started for --runonce (as 1.23's isPodRunning), so the test would race.
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: fails}\nspec:\n  restartPolicy: Never\n  containers:\n  - {name: main, image: busybox, command: [sh, -c, 'exit 4'], resources: {requests: {cpu: '100000'}}}\n",
     );
     const runtime = await startProcessRuntime({ socketPath: join(badDir, "cri.sock"), stateDir: join(badDir, "cri-state") });
     runtimes.push(runtime);
