@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Pod } from "@skiff/api-types";
-import { FileSource, readStaticPodPath } from "./file-source.js";
+import { FileSource, readStaticPodPath, type StaticPodFileCache } from "./file-source.js";
 import { PodConfig, type PodConfigUpdate } from "./pod-config.js";
 
 const pod = (name: string, image = "busybox") => `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}}\nspec: {containers: [{name: c, image: ${image}}]}\n`;
@@ -45,6 +45,26 @@ describe("readStaticPodPath", () => {
     const r = await readStaticPodPath({ path: dir, nodeName: "n" });
     expect(r.pods).toEqual([]);
     expect(r.errors[0]).toMatch(/larger than/);
+  });
+
+  it("with a cache, decodes a file again only when it changed (same size, new content included)", async () => {
+    const cache: StaticPodFileCache = new Map();
+    writeFileSync(join(dir, "a.yaml"), pod("a", "image1"));
+    writeFileSync(join(dir, "b.yaml"), pod("b"));
+    const first = await readStaticPodPath({ path: dir, nodeName: "n" }, cache);
+    const second = await readStaticPodPath({ path: dir, nodeName: "n" }, cache);
+    // Unchanged files: the very pods decoded the first time.
+    expect(second.pods[0]).toBe(first.pods[0]);
+    expect(second.pods[1]).toBe(first.pods[1]);
+    writeFileSync(join(dir, "a.yaml"), pod("a", "image2"));
+    const third = await readStaticPodPath({ path: dir, nodeName: "n" }, cache);
+    expect(third.pods[0]?.spec?.containers[0]?.image).toBe("image2");
+    expect(third.pods[0]?.metadata?.uid).not.toBe(first.pods[0]?.metadata?.uid);
+    expect(third.pods[1]).toBe(first.pods[1]);
+    rmSync(join(dir, "b.yaml"));
+    const fourth = await readStaticPodPath({ path: dir, nodeName: "n" }, cache);
+    expect(fourth.pods.map((p) => p.metadata?.name)).toEqual(["a-n"]);
+    expect([...cache.keys()]).toEqual([join(dir, "a.yaml")]);
   });
 
   it("FileSource feeds a PodConfig with ADD, UPDATE and REMOVE", async () => {

@@ -33,9 +33,12 @@ function semanticKey(p: Pod, source: PodSourceName): string {
 }
 
 // A merged pod, with what it was compared by: the incoming object's resourceVersion (API pods; an
-// unchanged resourceVersion is an unchanged object) and its semantic key.
+// unchanged resourceVersion is an unchanged object), its semantic key, and the incoming object
+// itself (a source handing the very same object again, as the file source for an unchanged file,
+// is not compared at all).
 interface MergedPod {
   readonly pod: Pod;
+  readonly incoming: Pod;
   readonly resourceVersion: string;
   readonly key: string;
 }
@@ -74,7 +77,8 @@ export class PodConfig {
    * Replaces the complete pod list of `source`; does not mutate `pods` (added and updated ones are
    * copied). A pod whose `resourceVersion` is the one last set is taken as unchanged without
    * comparing it, so a source that sets its whole list on every change (the API source, as 1.23's
-   * UndeltaStore) costs one comparison per changed pod.
+   * UndeltaStore) costs one comparison per changed pod; so does the very object set last time
+   * (the file source's pods of an unchanged file): a source must not mutate a pod it has set.
    */
   set(source: PodSourceName, pods: readonly Pod[]): void {
     this.seenSources.add(source);
@@ -93,13 +97,13 @@ export class PodConfig {
       const uid = incoming.metadata?.uid ?? "";
       const resourceVersion = incoming.metadata?.resourceVersion ?? "";
       const previous = old.get(uid);
-      if (previous && resourceVersion !== "" && previous.resourceVersion === resourceVersion) {
+      if (previous && (previous.incoming === incoming || (resourceVersion !== "" && previous.resourceVersion === resourceVersion))) {
         next.set(uid, previous);
         continue;
       }
       const semantic = semanticKey(incoming, source);
       if (previous && previous.key === semantic) {
-        next.set(uid, { ...previous, resourceVersion });
+        next.set(uid, { ...previous, resourceVersion, incoming });
         continue;
       }
       const pod = structuredClone(incoming);
@@ -107,7 +111,7 @@ export class PodConfig {
       annotations[ConfigSourceAnnotation] = source;
       annotations[ConfigFirstSeenAnnotation] = previous?.pod.metadata?.annotations?.[ConfigFirstSeenAnnotation] ?? this.now().toISOString();
       pod.metadata = { ...(pod.metadata ?? {}), annotations };
-      next.set(uid, { pod, resourceVersion, key: semantic });
+      next.set(uid, { pod, resourceVersion, key: semantic, incoming });
       (previous ? updated : added).push(pod);
     }
     const removed = [...old.entries()].filter(([uid]) => !next.has(uid)).map(([, p]) => p.pod);

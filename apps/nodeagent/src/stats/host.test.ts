@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { detectCgroupVersion, parseNetDev, parseProcStat, readCgroupUsage, readDirUsage, readMemInfo, readPidLimits, readProcessCgroup } from "./host.js";
+import { detectCgroupVersion, parseNetDev, parseProcStat, readCgroupUsage, readDirUsage, readDirUsageTreeSync, readMemInfo, readPidLimits, readProcessCgroup } from "./host.js";
 
 const root = mkdtempSync(join(tmpdir(), "skiff-host-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -80,5 +80,24 @@ describe("host readers over fixture trees", () => {
     expect(u?.inodesUsed).toBe(4);
     expect(u?.usedBytes).toBeGreaterThanOrEqual(65536);
     expect(await readDirUsage(join(root, "nope"))).toBeUndefined();
+  });
+
+  it("measures a pod log directory and each container's sub-directory in one walk, as readDirUsage would each", async () => {
+    const dir = join(root, "podlogs");
+    mkdirSync(join(dir, "c1"), { recursive: true });
+    mkdirSync(join(dir, "c2"), { recursive: true });
+    writeFileSync(join(dir, "c1", "0.log"), Buffer.alloc(65536, 1));
+    writeFileSync(join(dir, "c2", "0.log"), "x");
+    writeFileSync(join(dir, "c2", "1.log"), "y");
+    const tree = readDirUsageTreeSync(dir);
+    expect(tree).toBeDefined();
+    const whole = await readDirUsage(dir);
+    expect({ usedBytes: tree?.usedBytes, inodesUsed: tree?.inodesUsed }).toEqual(whole);
+    expect(tree?.children.get("c1")).toEqual(await readDirUsage(join(dir, "c1")));
+    expect(tree?.children.get("c2")).toEqual(await readDirUsage(join(dir, "c2")));
+    expect(tree?.children.get("c2")?.inodesUsed).toBe(3);
+    expect(readDirUsageTreeSync(join(root, "nope"))).toBeUndefined();
+    // A file is its own tree, without children.
+    expect(readDirUsageTreeSync(join(dir, "c2", "0.log"))?.inodesUsed).toBe(1);
   });
 });

@@ -18,8 +18,8 @@ import { isCRIError } from "@skiff/cri-api";
 import type { Container__Output, ContainerStats__Output, ImageClient, PodSandbox__Output, RuntimeClient } from "@skiff/cri-api";
 import { buildPodLogsDirectory } from "../pods/logs.js";
 import { CpuUsageCache } from "./cpu-usage-cache.js";
-import { defaultHostPaths, detectCgroupVersion, readCgroupProcessCount, readCgroupUsage, readDirUsage, readFsUsage, readMemInfo, readNetDev, readPidLimits, readProcessNetDev, readProcStat, readProcessCgroup } from "./host.js";
-import type { CgroupVersion, FsUsage, HostPaths } from "./host.js";
+import { defaultHostPaths, detectCgroupVersion, readCgroupProcessCount, readCgroupUsage, readDirUsageTreeSync, readFsUsage, readMemInfo, readNetDev, readPidLimits, readProcessNetDev, readProcStat, readProcessCgroup } from "./host.js";
+import type { CgroupVersion, DirUsageTree, FsUsage, HostPaths } from "./host.js";
 import type { ContainerStats, CPUStats, FsStats, MemoryStats, NetworkStats, NodeStats, PodStats, RlimitStats, Summary, VolumeStats } from "./types.js";
 import type { VolumeStatsCache } from "./volume-stats.js";
 
@@ -560,14 +560,21 @@ export class StatsProvider {
     }
     // The file-system reads of every container at once (log directory usage, task counts): the
     // summary's time is that of the slowest read, not of their sum.
+    // A pod's log directory is walked once: its total is the pod's log usage, its sub-directories
+    // the containers'.
     const version = cpuAndMemoryOnly ? undefined : await this.version();
+    const podLogs = new Map<string, DirUsageTree | undefined>();
+    const podLogsOf = (ps: PodStats): DirUsageTree | undefined => {
+      const dir = buildPodLogsDirectory(logsDir, ps.podRef.namespace, ps.podRef.name, ps.podRef.uid);
+      if (!podLogs.has(dir)) podLogs.set(dir, readDirUsageTreeSync(dir));
+      return podLogs.get(dir);
+    };
     const extras = cpuAndMemoryOnly
       ? []
       : await Promise.all(
           placed.map(async ({ c, ps, cs }) => {
-            const dir = join(buildPodLogsDirectory(logsDir, ps.podRef.namespace, ps.podRef.name, ps.podRef.uid), cs.name);
             const [du, processes] = await Promise.all([
-              readDirUsage(dir),
+              Promise.resolve(podLogsOf(ps)?.children.get(cs.name)),
               // 1.23 reads the pod cgroup's task count; without pod cgroups it is the sum over the containers' own.
               c.state === "CONTAINER_RUNNING" && version !== undefined
                 ? this.containerCgroup(c.id).then((cgroup) => (cgroup === null ? undefined : readCgroupProcessCount(this.paths, version, cgroup)))
@@ -602,12 +609,12 @@ export class StatsProvider {
           // Not measured yet: no volumes and no ephemeral storage, as 1.23 before its first pass.
           if (!cache.has(ps.podRef.uid)) return;
           const volumes = cache.get(ps.podRef.uid);
-          const [podLogs, etcHosts] = await Promise.all([
-            readDirUsage(buildPodLogsDirectory(logsDir, ps.podRef.namespace, ps.podRef.name, ps.podRef.uid)),
-            readDirUsage(join(this.o.rootDir, "pods", ps.podRef.uid, "etc-hosts")),
-          ]);
+          const logs = podLogsOf(ps);
+          const podLogsUsage = logs === undefined ? undefined : { usedBytes: logs.usedBytes, inodesUsed: logs.inodesUsed };
+          const etcHosts = readDirUsageTreeSync(join(this.o.rootDir, "pods", ps.podRef.uid, "etc-hosts"));
+          const etcHostsUsage = etcHosts === undefined ? undefined : { usedBytes: etcHosts.usedBytes, inodesUsed: etcHosts.inodesUsed };
           if (volumes.length > 0) ps.volume = volumes.map((v) => ({ ...v }));
-          ps["ephemeral-storage"] = calcEphemeralStorage(ps.containers, volumes, rootFs, nowMs, [podLogs, etcHosts]);
+          ps["ephemeral-storage"] = calcEphemeralStorage(ps.containers, volumes, rootFs, nowMs, [podLogsUsage, etcHostsUsage]);
         }),
       );
     }
