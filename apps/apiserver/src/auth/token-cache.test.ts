@@ -2,7 +2,7 @@ import type { AuthenticatedUser } from "@skiff/apiserver-core";
 import { describe, expect, it } from "vitest";
 import { cachedTokenLookup } from "./token-cache.js";
 
-const alice: AuthenticatedUser = { name: "alice", uid: "1", groups: ["system:authenticated"] };
+const alice: AuthenticatedUser = { username: "alice", uid: "1", groups: ["system:authenticated"] };
 
 describe("cachedTokenLookup (1.23's token cache: successes 10 s, failures not cached)", () => {
   it("trusts a success for the TTL without asking again, then asks again", async () => {
