@@ -1,7 +1,7 @@
 // TokenRequest (`serviceaccounts/token`), the service-account token authenticator and issuer
 // discovery against the real apiserver process, and `kubectl create token` (kubectl 1.32).
 import { generateKeyPairSync, createPrivateKey, createPublicKey } from "node:crypto";
-import { mkdtemp, readFile } from "node:fs/promises";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CompactSign, compactVerify, importJWK } from "jose";
@@ -170,6 +170,26 @@ describe("TokenRequest", () => {
     expect(createPublicKey(await readFile(join(s.dir, "pki", "sa.pub"), "utf8")).export({ format: "jwk" }).n).toBe(keys[0]?.["n"]);
     // Not served without authentication.
     expect((await call(s, "GET", "/openid/v1/jwks", undefined, { authorization: "Bearer nope" })).status).toBe(401);
+  });
+
+  it("signs with an ECDSA --service-account-signing-key-file (ES256): the token authenticates and the JWKS serves the EC key", async () => {
+    const dir = removeWhenDone(await mkdtemp(join(tmpdir(), "skiff-sa-ec-")));
+    const ec = generateKeyPairSync("ec", { namedCurve: "P-256" });
+    await writeFile(join(dir, "sa-ec.key"), ec.privateKey.export({ type: "sec1", format: "pem" }));
+    const e = await startServer({ extraArgs: [`--service-account-signing-key-file=${join(dir, "sa-ec.key")}`] });
+    try {
+      for (let i = 0; i < 100 && (await call(e, "GET", "/api/v1/namespaces/default/serviceaccounts/default")).status !== 200; i++) await new Promise((r) => setTimeout(r, 100));
+      const r = await call(e, "POST", tokenPath("default", "default"), { spec: {} });
+      expect(r.status, r.body).toBe(201);
+      const token = (r.json() as { status: { token: string } }).status.token;
+      expect(JSON.parse(Buffer.from(token.split(".")[0] ?? "", "base64url").toString("utf8"))).toMatchObject({ alg: "ES256" });
+      expect((await call(e, "GET", "/api/v1/namespaces/default/pods", undefined, asBearer(token))).status).toBe(200);
+      const jwks = (await call(e, "GET", "/openid/v1/jwks")).json() as { keys: { kty: string; crv: string; alg: string }[] };
+      expect(jwks.keys).toEqual([expect.objectContaining({ kty: "EC", crv: "P-256", alg: "ES256" })]);
+      await compactVerify(token, await importJWK(jwks.keys[0] as unknown as Parameters<typeof importJWK>[0], "ES256"));
+    } finally {
+      await e.stop();
+    }
   });
 
   it("lists serviceaccounts/token in discovery with verb create", async () => {

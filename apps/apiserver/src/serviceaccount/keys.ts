@@ -1,6 +1,6 @@
 /**
- * The service-account token keys: the signing key (`--service-account-signing-key-file`, or an RSA
- * key generated once into `--cert-dir` as `sa.key`/`sa.pub`) and the verification keys
+ * The service-account token keys: the signing key (`--service-account-signing-key-file`, RSA or
+ * ECDSA, or an RSA key generated once into `--cert-dir` as `sa.key`/`sa.pub`) and the verification keys
  * (`--service-account-key-file`, default: the signing key's public key), each with 1.23's key ID.
  *
  * @see pkg/serviceaccount/jwt.go (keyIDFromPublicKey)
@@ -12,7 +12,7 @@ import type { KeyObject } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
-/** A key file is unreadable, holds no usable key, or a non-RSA key. `reason`: `ServiceAccountKeyInvalid`. */
+/** A key file is unreadable, holds no usable key, or a key neither RSA nor ECDSA. `reason`: `ServiceAccountKeyInvalid`. */
 export class ServiceAccountKeyError extends Error {
   readonly reason = "ServiceAccountKeyInvalid";
   constructor(message: string, options?: ErrorOptions) {
@@ -21,17 +21,44 @@ export class ServiceAccountKeyError extends Error {
   }
 }
 
-/** An RSA public key that verifies tokens, with its key ID. */
+/** The JWS algorithms of service-account tokens: RSA keys sign RS256, ECDSA keys by curve. */
+export type ServiceAccountJWSAlgorithm = "RS256" | "ES256" | "ES384" | "ES512";
+
+/**
+ * The JWS algorithm a key signs and verifies with, as 1.23: RSA → RS256; ECDSA P-256 → ES256,
+ * P-384 → ES384, P-521 → ES512. `undefined` for any other key (Ed25519, DSA, another curve).
+ * @see pkg/serviceaccount/jwt.go (signerFromRSAPrivateKey, signerFromECDSAPrivateKey)
+ */
+export function jwsAlgorithmOf(key: KeyObject): ServiceAccountJWSAlgorithm | undefined {
+  if (key.asymmetricKeyType === "rsa") return "RS256";
+  if (key.asymmetricKeyType !== "ec") return undefined;
+  switch (key.asymmetricKeyDetails?.namedCurve) {
+    case "prime256v1":
+      return "ES256";
+    case "secp384r1":
+      return "ES384";
+    case "secp521r1":
+      return "ES512";
+    default:
+      return undefined;
+  }
+}
+
+/** An RSA or ECDSA public key that verifies tokens, with its key ID. */
 export interface VerificationKey {
   readonly key: KeyObject;
+  /** The algorithm tokens signed with this key use. */
+  readonly alg: ServiceAccountJWSAlgorithm;
   /** base64url (unpadded) SHA-256 of the key's DER SubjectPublicKeyInfo. */
   readonly kid: string;
 }
 
 /** The issuer's keys. */
 export interface ServiceAccountKeys {
-  /** RSA private key that signs tokens (RS256). */
+  /** RSA or ECDSA private key that signs tokens. */
   readonly signingKey: KeyObject;
+  /** The signing key's algorithm (RS256, or ES256/ES384/ES512 by curve). */
+  readonly signingAlgorithm: ServiceAccountJWSAlgorithm;
   /** Key ID of the signing key (the JWT header's `kid`). */
   readonly signingKeyId: string;
   /** Keys a token's signature is checked against, in file order. */
@@ -49,7 +76,7 @@ export function keyIdOf(publicKey: KeyObject): string {
 
 /**
  * The public keys of a PEM text (certificates, public keys, private keys; several blocks allowed).
- * @throws {@link ServiceAccountKeyError} for a non-RSA key or when no key is found.
+ * @throws {@link ServiceAccountKeyError} for a key neither RSA nor ECDSA (P-256/384/521) or when no key is found.
  */
 export function parsePublicKeysPEM(text: string, fileName: string): KeyObject[] {
   const keys: KeyObject[] = [];
@@ -65,10 +92,10 @@ export function parsePublicKeysPEM(text: string, fileName: string): KeyObject[] 
     } catch (e) {
       throw new ServiceAccountKeyError(`${fileName}: cannot parse the ${type} block: ${(e as Error).message}`, { cause: e });
     }
-    if (key.asymmetricKeyType !== "rsa") throw new ServiceAccountKeyError(`${fileName}: ${String(key.asymmetricKeyType)} keys are not supported (only RSA)`);
+    if (jwsAlgorithmOf(key) === undefined) throw new ServiceAccountKeyError(`${fileName}: ${String(key.asymmetricKeyType)} keys are not supported (only RSA and ECDSA P-256, P-384, P-521)`);
     keys.push(key);
   }
-  if (keys.length === 0) throw new ServiceAccountKeyError(`${fileName}: data does not contain any valid RSA public keys`);
+  if (keys.length === 0) throw new ServiceAccountKeyError(`${fileName}: data does not contain any valid RSA or ECDSA public keys`);
   return keys;
 }
 
@@ -116,10 +143,18 @@ export async function loadServiceAccountKeys(o: { signingKeyFile: string; keyFil
   } catch (e) {
     throw new ServiceAccountKeyError(`--service-account-signing-key-file: failed to parse the private key: ${(e as Error).message}`, { cause: e });
   }
-  if (signingKey.asymmetricKeyType !== "rsa") throw new ServiceAccountKeyError(`--service-account-signing-key-file: ${String(signingKey.asymmetricKeyType)} keys are not supported (only RSA)`);
+  const signingAlgorithm = jwsAlgorithmOf(signingKey);
+  if (signingAlgorithm === undefined) {
+    throw new ServiceAccountKeyError(`--service-account-signing-key-file: failed to build token generator: unknown private key type ${String(signingKey.asymmetricKeyType)}, must be RSA or ECDSA (P-256, P-384, P-521)`);
+  }
   const signingPublic = createPublicKey(signingKey);
   const publics: KeyObject[] = [];
   if (o.keyFiles.length === 0) publics.push(signingPublic);
   for (const f of o.keyFiles) publics.push(...parsePublicKeysPEM(await readKeyFile("--service-account-key-file", f), f));
-  return { signingKey, signingKeyId: keyIdOf(signingPublic), verificationKeys: publics.map((key) => ({ key, kid: keyIdOf(key) })) };
+  return {
+    signingKey,
+    signingAlgorithm,
+    signingKeyId: keyIdOf(signingPublic),
+    verificationKeys: publics.map((key) => ({ key, kid: keyIdOf(key), alg: jwsAlgorithmOf(key) ?? "RS256" })),
+  };
 }

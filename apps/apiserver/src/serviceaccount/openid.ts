@@ -42,12 +42,12 @@ export function buildOpenIDMetadata(issuer: string, externalAddress: string, key
     jwks_uri: `https://${externalAddress}${jwksPath}`,
     response_types_supported: ["id_token"],
     subject_types_supported: ["public"],
-    id_token_signing_alg_values_supported: ["RS256"],
+    id_token_signing_alg_values_supported: [...new Set(keys.verificationKeys.map((k) => k.alg))].sort(),
   });
   const jwks = JSON.stringify({
-    keys: keys.verificationKeys.map(({ key, kid }) => {
+    keys: keys.verificationKeys.map(({ key, kid, alg }) => {
       const jwk = key.export({ format: "jwk" });
-      return { use: "sig", kty: "RSA", kid, alg: "RS256", n: jwk.n, e: jwk.e };
+      return jwk.kty === "EC" ? { use: "sig", kty: "EC", kid, crv: jwk.crv, alg, x: jwk.x, y: jwk.y } : { use: "sig", kty: "RSA", kid, alg, n: jwk.n, e: jwk.e };
     }),
   });
   return { ok: true, configuration, jwks };

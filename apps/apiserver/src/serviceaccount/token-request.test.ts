@@ -14,7 +14,7 @@ const config: TokenRequestConfig = {
   issuer: "https://issuer",
   apiAudiences: ["https://issuer"],
   maxExpirationSeconds: 7200,
-  keys: { signingKey: pair.privateKey, signingKeyId: keyIdOf(pair.publicKey), verificationKeys: [] },
+  keys: { signingKey: pair.privateKey, signingAlgorithm: "RS256", signingKeyId: keyIdOf(pair.publicKey), verificationKeys: [] },
   get: (resource, ns, name) => Promise.resolve(objects[`${resource}/${ns}/${name}`]),
   now: () => new Date("2026-01-01T00:00:00Z"),
 };

@@ -8,7 +8,7 @@ import type { ObjectFacts, ServiceAccountTokenGetter } from "./token.js";
 
 const issuer = "https://kubernetes.default.svc.cluster.local";
 const pair = generateKeyPairSync("rsa", { modulusLength: 2048 });
-const keys: ServiceAccountKeys = { signingKey: pair.privateKey, signingKeyId: keyIdOf(pair.publicKey), verificationKeys: [{ key: pair.publicKey, kid: keyIdOf(pair.publicKey) }] };
+const keys: ServiceAccountKeys = { signingKey: pair.privateKey, signingAlgorithm: "RS256", signingKeyId: keyIdOf(pair.publicKey), verificationKeys: [{ key: pair.publicKey, kid: keyIdOf(pair.publicKey), alg: "RS256" }] };
 const now = new Date("2026-01-01T00:00:00Z");
 const t0 = now.getTime() / 1000;
 
@@ -59,6 +59,16 @@ describe("authenticateServiceAccountToken", () => {
       groups: ["system:serviceaccounts", "system:serviceaccounts:ns"],
       extra: { "authentication.kubernetes.io/pod-name": ["p"], "authentication.kubernetes.io/pod-uid": ["pod-uid"] },
     });
+  });
+
+  it("signs with an ECDSA key as ES256 and verifies it; an RS256 key does not verify it", async () => {
+    const ec = generateKeyPairSync("ec", { namedCurve: "P-256" });
+    const ecKeys: ServiceAccountKeys = { signingKey: ec.privateKey, signingAlgorithm: "ES256", signingKeyId: keyIdOf(ec.publicKey), verificationKeys: [...keys.verificationKeys, { key: ec.publicKey, kid: keyIdOf(ec.publicKey), alg: "ES256" }] };
+    const token = await signServiceAccountToken(ecKeys, claims());
+    expect(JSON.parse(Buffer.from(token.split(".")[0] ?? "", "base64url").toString())).toEqual({ alg: "ES256", kid: ecKeys.signingKeyId });
+    const objs = getter({ sa: { uid: "sa-uid" }, pod: { uid: "pod-uid" } });
+    expect(await authenticateServiceAccountToken(token, { issuers: [issuer], apiAudiences: [issuer], keys: ecKeys, getter: objs, now })).toMatchObject({ username: "system:serviceaccount:ns:builder" });
+    await expect(authenticateServiceAccountToken(token, { issuers: [issuer], apiAudiences: [issuer], keys, getter: objs, now })).rejects.toThrow();
   });
 
   it("checks the token against requested audiences (a TokenReview's) instead of the API's, and answers those it holds for", async () => {

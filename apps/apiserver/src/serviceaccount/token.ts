@@ -82,12 +82,13 @@ export function serviceAccountClaims(o: {
 }
 
 /**
- * Signs `claims` with RS256 and the signing key; header `{"alg":"RS256","kid":<key ID>}`.
+ * Signs `claims` with the signing key (RS256, or ES256/ES384/ES512 for an ECDSA key); header
+ * `{"alg":<algorithm>,"kid":<key ID>}`.
  * @returns the compact JWS.
  * @see pkg/serviceaccount/jwt.go (GenerateToken)
  */
 export async function signServiceAccountToken(keys: ServiceAccountKeys, claims: ServiceAccountClaims): Promise<string> {
-  return await new CompactSign(new TextEncoder().encode(JSON.stringify(claims))).setProtectedHeader({ alg: "RS256", kid: keys.signingKeyId }).sign(keys.signingKey);
+  return await new CompactSign(new TextEncoder().encode(JSON.stringify(claims))).setProtectedHeader({ alg: keys.signingAlgorithm, kid: keys.signingKeyId }).sign(keys.signingKey);
 }
 
 /** A token that is ours but not valid. `reason`: `InvalidBearerToken` (the chain answers 401). */
@@ -145,9 +146,9 @@ export async function authenticateServiceAccountToken(
   if (iss === undefined || !o.issuers.includes(iss)) return undefined;
   let payloadBytes: Uint8Array | undefined;
   const errs: string[] = [];
-  for (const { key } of o.keys.verificationKeys) {
+  for (const { key, alg } of o.keys.verificationKeys) {
     try {
-      payloadBytes = (await compactVerify(token, key, { algorithms: ["RS256"] })).payload;
+      payloadBytes = (await compactVerify(token, key, { algorithms: [alg] })).payload;
       break;
     } catch (e) {
       errs.push((e as Error).message);
