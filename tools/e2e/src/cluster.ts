@@ -37,6 +37,11 @@ export interface ClusterOptions {
   readonly jobControllerArgs?: readonly string[];
   /** Extra scheduler flags. */
   readonly schedulerArgs?: readonly string[];
+  /**
+   * Extra apiserver flags: e.g. `--default-unreachable-toleration-seconds` for node-loss tests
+   * (the DefaultTolerationSeconds admission gives every pod these tolerations, as 1.23's).
+   */
+  readonly apiserverArgs?: readonly string[];
   /** Run `src/main.ts` through tsx (true) or the built `dist/main.js` (false). @defaultValue true */
   readonly fromSource?: boolean;
   /** Node agent `--node-status-update-frequency`. @defaultValue "1s" */
@@ -216,6 +221,7 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
       `--cert-dir=${join(dir, "pki")}`,
       `--token-auth-file=${join(dir, "tokens.csv")}`,
       "--anonymous-auth=false",
+      ...(o.apiserverArgs ?? []),
     ]);
     const server = `https://127.0.0.1:${port}`;
     const caFile = join(dir, "pki", "ca.crt");

@@ -23,6 +23,8 @@ beforeAll(async () => {
   cluster = await startCluster({
     nodes,
     jobControllerArgs: ["--node-monitor-period=500ms", "--node-monitor-grace-period=4s", "--default-unreachable-toleration-seconds=2", "--default-not-ready-toleration-seconds=2"],
+    // 1.23's DefaultTolerationSeconds admission gives every pod these tolerations (300 s by default).
+    apiserverArgs: ["--default-unreachable-toleration-seconds=2", "--default-not-ready-toleration-seconds=2"],
   });
 }, 600_000);
 

@@ -46,6 +46,8 @@ beforeAll(async () => {
   cluster = await startCluster({
     nodes: [],
     jobControllerArgs: ["--node-monitor-period=500ms", "--node-monitor-grace-period=10s", "--default-unreachable-toleration-seconds=2", "--default-not-ready-toleration-seconds=2"],
+    // 1.23's DefaultTolerationSeconds admission gives every pod these tolerations (300 s by default).
+    apiserverArgs: ["--default-unreachable-toleration-seconds=2", "--default-not-ready-toleration-seconds=2"],
   });
   // A lease renewed every 2 s (8 s / 4) keeps 100 nodes inside the 10 s grace period.
   fleet = await startFleet({ nodes, clusterConfig: await loadClusterConfig(cluster.kubeconfig), agentConfig: { nodeLeaseDurationSeconds: 8 } });
