@@ -172,9 +172,11 @@ describe.skipIf(setup.endpoint === undefined)("stats on containerd", () => {
       const cumulative = c?.cpu?.usageCoreNanoSeconds ?? 0;
       expect(Math.abs(cumulative - after.usage) / after.usage).toBeLessThan(0.1);
       // The rate: the agent's is over its last housekeeping window, 10 s ending at most 10 s
-      // before the summary (the housekeeping's phase is not visible from outside). Under a loaded
-      // machine the burner's rate varies, so the cgroup's rate is taken over each 10 s window
-      // ending in that span, and the agent's must be within 10 % of the one that is its window.
+      // before the summary (the housekeeping's phase is not visible from outside, and the 500 ms
+      // samples do not line up with it). Under a loaded machine the burner's rate varies, so the
+      // cgroup's rate is taken over each 10 s window ending in that span, and the agent's must lie
+      // within 10 % of the range those windows span (a runtime-computed rate over another window,
+      // the bug this guards against, falls outside it when the load changes).
       const nearest = (t: number) => samples.reduce((best, x) => (Math.abs(x.t - t) < Math.abs(best.t - t) ? x : best));
       const windowRates = samples
         .filter((x) => x.t >= after.t - 11_000 && x.t - (samples[0]?.t ?? x.t) >= 10_000)
@@ -185,7 +187,8 @@ describe.skipIf(setup.endpoint === undefined)("stats on containerd", () => {
       expect(windowRates.length).toBeGreaterThan(0);
       const agentRate = c?.cpu?.usageNanoCores ?? 0;
       expect(agentRate).toBeGreaterThan(0);
-      expect(Math.min(...windowRates.map((r) => Math.abs(agentRate - r) / r))).toBeLessThan(0.1);
+      expect(agentRate).toBeGreaterThanOrEqual(Math.min(...windowRates) * 0.9);
+      expect(agentRate).toBeLessThanOrEqual(Math.max(...windowRates) * 1.1);
 
       // The writable layer (the overlay snapshot's upper directory), the log directory and the emptyDir.
       const upper = execFileSync("sh", ["-c", `grep -F "${container.id}" /proc/self/mountinfo | grep -o 'upperdir=[^,]*' | head -1 | cut -d= -f2`], { encoding: "utf8" }).trim();
