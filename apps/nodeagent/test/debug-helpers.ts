@@ -67,11 +67,14 @@ export function defineDebugAcceptance(ctx: DebugAcceptanceContext): void {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain("hi-from-targeted");
     const s = await ephemeralStatus(cluster, "targeted", (c) => c.state?.terminated !== undefined);
-    expect(s.state?.terminated?.exitCode).toBe(0);
     const logs = await cluster.kubectl(["logs", "debuggee", "-c", "targeted"]);
+    expect(s.state?.terminated?.exitCode, `${JSON.stringify(s)}\n${logs.stdout}`).toBe(0);
     expect(logs.stdout).toContain("hi-from-targeted");
     if (ctx.targetSharesPIDNamespace) {
-      expect(logs.stdout).toMatch(/sleep 3601/);
+      // The target's PID namespace, not the host's: its PID 1 is the target's command, and the
+      // host's processes (this test's kubectl debug) are not there.
+      expect(logs.stdout).toMatch(/^\s*1\s+sleep 3601\s*$/m);
+      expect(logs.stdout).not.toMatch(/kubectl/);
     }
   }, 120_000);
 

@@ -121,4 +121,21 @@ export function defineIsolationConformanceSuite(runtime: () => RuntimeUnderTest,
       "10.1.2.3\tweb",
     ]);
   });
+
+  // kubectl debug --target. Root only on the process runtime (joining a PID namespace needs it).
+  const asRoot = process.getuid?.() === 0;
+  (asRoot ? it : it.skip)(`a container with PID namespace TARGET sees the target's processes (PID 1 its command), not the host's, and a quick exit is its own${asRoot ? "" : " (skipped: needs root)"}`, async () => {
+    const sandbox = await runSandbox("pid-target");
+    const targetConfig: ContainerConfig = { metadata: { name: "target", attempt: 0 }, image: { image: imageRef }, command: ["sleep", "3602"], logPath: "target/0.log", linux: { securityContext: { namespaceOptions: { network: "POD", pid: "CONTAINER", ipc: "POD" } } } };
+    const { containerId: targetId } = await rt.createContainer({ podSandboxId: sandbox.id, config: targetConfig, sandboxConfig: sandbox.config });
+    await rt.startContainer({ containerId: targetId });
+    // Several times: the command exits at once, which once raced the runtime's bookkeeping (a
+    // StartError, exit code 128, for a command that had run).
+    for (let i = 0; i < 3; i++) {
+      const r = await runToExit(sandbox, `debug${i}`, ["sh", "-c", "ps -o pid,args"], { linux: { securityContext: { namespaceOptions: { network: "POD", pid: "TARGET", ipc: "POD", targetId } } } });
+      expect(r.exitCode, r.stderr.join("\n")).toBe(0);
+      expect(r.stdout.join("\n")).toMatch(/^\s*1\s+sleep 3602\s*$/m);
+      expect(r.stdout.join("\n")).not.toMatch(/vitest|node /);
+    }
+  });
 }

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { readdir, readFile, readlink, realpath } from "node:fs/promises";
+import { open, readlink, realpath, type FileHandle } from "node:fs/promises";
 import type { Readable, Writable } from "node:stream";
 import { constants } from "node:os";
 import { CRILineSplitter, CRILogFile } from "./cri-log-writer.js";
@@ -28,13 +28,18 @@ export interface StartOptions {
 }
 
 /**
- * Start bubblewrap inside the PID namespace of host process `pid` with `nsenter --pid` (CRI PID
- * namespace `TARGET`); bubblewrap's arguments must then not unshare the PID namespace.
+ * Start the container inside the PID namespace of host process `pid` (CRI PID namespace `TARGET`):
+ * bubblewrap joins it with `--pidns` (root only) and mounts that namespace's own /proc, so the
+ * container sees the target's processes and not the host's; bubblewrap's arguments must then not
+ * unshare the PID namespace. (`nsenter --pid` did not do this: bubblewrap, not unsharing, bound the
+ * host's /proc, and the container's PID had to be looked up after it may already have exited.)
  */
 export interface EnterPIDNamespace {
-  readonly nsenterPath: string;
   readonly pid: number;
 }
+
+// The file descriptor bubblewrap reads the target PID namespace from (0-2 stdio, 3 its info fd).
+const pidnsFd = 4;
 
 // How long to wait for the output pipes to drain after the main process exited and its group was
 // killed; a process that escaped the group (setsid) could otherwise hold them open forever.
@@ -87,24 +92,35 @@ export class ContainerProcess {
 
   static async start(options: StartOptions): Promise<ContainerProcess> {
     if (options.argv[0] === undefined) throw new Error("empty command");
-    // In a pod network namespace and/or a target's PID namespace: one nsenter joins them, then
-    // execs bubblewrap (same PID).
+    // In a pod network namespace: nsenter joins it, then execs bubblewrap (same PID). In a target's
+    // PID namespace: bubblewrap joins it itself (--pidns).
     const netns = options.isolation?.netns;
     const enter = options.isolation?.enterPIDNamespace;
-    const nsenterPath = netns?.nsenterPath ?? enter?.nsenterPath;
-    const enterArgs =
-      nsenterPath !== undefined
-        ? [nsenterPath, ...(enter ? ["--target", String(enter.pid), "--pid"] : []), ...(netns ? [`--net=${netns.path}`] : []), "--"]
-        : [];
-    const [file, ...args] = options.isolation ? [...enterArgs, options.isolation.bwrapPath, ...options.isolation.args, "--", ...options.argv] : options.argv;
-    const logFile = options.logPath ? await CRILogFile.open(options.logPath) : undefined;
+    const enterArgs = netns ? [netns.nsenterPath, `--net=${netns.path}`, "--"] : [];
+    let pidns: FileHandle | undefined;
+    if (enter) {
+      try {
+        pidns = await open(`/proc/${String(enter.pid)}/ns/pid`, "r");
+      } catch (err) {
+        throw new Error(`the PID namespace of target process ${String(enter.pid)} cannot be opened: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      }
+    }
+    const pidnsArgs = pidns ? ["--pidns", String(pidnsFd)] : [];
+    const [file, ...args] = options.isolation ? [...enterArgs, options.isolation.bwrapPath, ...pidnsArgs, ...options.isolation.args, "--", ...options.argv] : options.argv;
+    const logFile = options.logPath ? await CRILogFile.open(options.logPath).catch(async (err: unknown) => {
+      await pidns?.close();
+      throw err;
+    }) : undefined;
     const out = logFile ? "pipe" : "ignore";
     const child = spawn(file as string, args, {
       cwd: options.cwd,
       env: options.env,
       detached: true,
-      stdio: options.isolation ? [options.stdin ? "pipe" : "ignore", out, out, "pipe"] : [options.stdin ? "pipe" : "ignore", out, out],
+      stdio: options.isolation ? [options.stdin ? "pipe" : "ignore", out, out, "pipe", ...(pidns ? [pidns.fd] : [])] : [options.stdin ? "pipe" : "ignore", out, out],
     });
+    // The child holds its own copy of the namespace descriptor from here on. Not awaited here: the
+    // listeners below must be attached before the event loop runs (see there).
+    const pidnsClosed = pidns?.close().catch(() => undefined);
     // Listened for at once: the process may exit while bubblewrap's child PID is awaited, and Node
     // discards the output of an exited child whose streams have no reader.
     const drained = logFile ? pipeToLog(child, logFile) : [];
@@ -120,14 +136,15 @@ export class ContainerProcess {
         child.once("error", reject);
       });
       if (options.isolation) {
+        // A host PID: bubblewrap itself stays in the host's PID namespace, even with --pidns.
         mainPid = await readChildPid(child);
-        // In an entered PID namespace bubblewrap reports its child's PID as that namespace numbers it.
-        if (mainPid !== undefined && enter) mainPid = await hostPidOf(mainPid, enter.pid);
         if (mainPid !== undefined) await waitForExec(mainPid, options.isolation.bwrapPath);
       }
     } catch (err) {
       await logFile?.close();
       throw err;
+    } finally {
+      await pidnsClosed;
     }
     return new ContainerProcess(child, logFile, mainPid, exitSeen, drained);
   }
@@ -225,20 +242,6 @@ function readChildPid(child: ChildProcess): Promise<number | undefined> {
     });
     info.once("close", done);
   });
-}
-
-// The host PID of the process numbered `nsPid` in the PID namespace of host process `nsOf`: the
-// process in that namespace whose /proc status `NSpid` line ends with `nsPid`.
-async function hostPidOf(nsPid: number, nsOf: number): Promise<number> {
-  const ns = await readlink(`/proc/${String(nsOf)}/ns/pid`);
-  for (const entry of await readdir("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    if ((await readlink(`/proc/${entry}/ns/pid`).catch(() => "")) !== ns) continue;
-    const status = await readFile(`/proc/${entry}/status`, "utf8").catch(() => "");
-    const ids = /^NSpid:\s*(.*)$/m.exec(status)?.[1]?.trim().split(/\s+/) ?? [];
-    if (ids.length > 1 && ids[ids.length - 1] === String(nsPid)) return Number(entry);
-  }
-  throw new Error(`process ${String(nsPid)} of the PID namespace of process ${String(nsOf)} not found`);
 }
 
 // bubblewrap reports its child before that child has set up the mounts and exec'd the command;

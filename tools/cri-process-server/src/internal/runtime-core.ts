@@ -496,16 +496,16 @@ export class RuntimeCore {
   // The bubblewrap arguments of a container: the CRI mounts (sources must exist, as runc
   // requires), then the sandbox's /etc files and /dev/shm where the CRI config has none.
   // CRI PID namespace TARGET (kubectl debug --target): the running target's main process, whose PID
-  // namespace the container joins through nsenter (root only); otherwise the container gets its own
+  // namespace the container joins through bubblewrap's --pidns (root only); otherwise the container gets its own
   // and the server logs that the target was not applied.
   private pidTarget(c: Container, nsenterPath: string | null): EnterPIDNamespace | undefined {
     const ns = c.config.linux?.securityContext?.namespaceOptions;
     if (ns?.pid !== "TARGET") return undefined;
     const target = this.containers.get(ns.targetId);
     if (nsenterPath !== null && target?.sandbox === c.sandbox && target.state === "CONTAINER_RUNNING" && target.process) {
-      return { nsenterPath, pid: target.process.pid };
+      return { pid: target.process.pid };
     }
-    const why = nsenterPath === null ? "joining it needs nsenter as root" : `container ${JSON.stringify(ns.targetId)} is not running in the sandbox`;
+    const why = nsenterPath === null ? "joining it needs root" : `container ${JSON.stringify(ns.targetId)} is not running in the sandbox`;
     this.options.log(`container ${c.config.metadata?.name ?? c.id} in sandbox ${c.sandbox.id}: not applied by the process runtime: PID namespace TARGET ${ns.targetId} (${why}); the container gets its own PID namespace`);
     return undefined;
   }

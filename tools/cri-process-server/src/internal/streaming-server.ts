@@ -306,7 +306,9 @@ function runExec(conn: StreamConnection, session: ExecSession | AttachSession, s
   if (stderr) child.stderr.pipe(stderr, { end: false });
   else child.stderr.resume();
   const resize = streams.get("resize");
-  if (resize && child.pid !== undefined) applyResizes(resize, child.pid);
+  let exited = false;
+  child.once("exit", () => (exited = true));
+  if (resize && child.pid !== undefined) applyResizes(resize, child.pid, () => exited);
   // A client that goes away ends the command's stdin; the command then finishes on its own.
   conn.onClose(() => child.stdin.end());
   child.once("error", (err: NodeJS.ErrnoException) => {
@@ -365,23 +367,30 @@ async function terminalOf(rootPid: number): Promise<string | undefined> {
   return undefined;
 }
 
-function applyResizes(resize: Duplex, scriptPid: number): void {
+/**
+ * Sets each size read from the resize stream on the terminal of the command `script` runs. The
+ * terminal appears only once script has started its child (under nsenter and setpriv when isolated,
+ * which can take seconds on a loaded node), so each size waits for it as long as the command runs:
+ * a size given up on too early left the command at 0x0 (CI, kubectl 1.27 `exec -it` + `stty size`).
+ */
+function applyResizes(resize: Duplex, scriptPid: number, exited: () => boolean): void {
   let buffered = "";
   let chain = Promise.resolve();
+  let latest = 0;
   resize.setEncoding("utf8");
   resize.on("data", (chunk: string) => {
     const { sizes, rest } = parseTerminalSizes(buffered + chunk);
     buffered = rest;
     for (const { width, height } of sizes) {
+      const seq = ++latest;
       chain = chain.then(async () => {
-        // script may not have started its child yet: try for a moment.
-        for (let i = 0; i < 20; i++) {
+        for (let delayMs = 20; !exited() && seq === latest; delayMs = Math.min(delayMs * 2, 250)) {
           const tty = await terminalOf(scriptPid);
           if (tty) {
             await new Promise<void>((r) => execFile("stty", ["-F", tty, "rows", String(height), "cols", String(width)], () => r()));
             return;
           }
-          await new Promise((r) => setTimeout(r, 50));
+          await new Promise((r) => setTimeout(r, delayMs));
         }
       });
     }
