@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, unlinkSync, writeFileSync, mkdirSync } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRuntimeClient } from "@skiff/cri-api";
+import { createImageClient, createRuntimeClient } from "@skiff/cri-api";
 import { startProcessRuntime, type ProcessRuntime } from "@skiff/cri-process-server";
 import { createPodRuntime, type PodRuntime } from "../src/pods/index.js";
 import { alwaysManifest, findPod, neverManifest, readAll, waitFor } from "./pods-helpers.js";
@@ -224,6 +224,56 @@ describe("runOnce and the manifest API", () => {
       });
     } finally {
       await pods.stop();
+    }
+  });
+});
+
+describe("orphaned pods after a restart of the agent", () => {
+  it("stops a pod it finds running that no source wants any more (HandlePodCleanups); its own wanted pods and another node's pods keep running", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "skiff-np-"));
+    const runtime = await startProcessRuntime({ socketPath: join(dir, "cri.sock"), stateDir: join(dir, "state") });
+    const cri = createRuntimeClient({ endpoint: runtime.endpoint, timeoutMs: 10_000 });
+    const manifests = join(dir, "manifests");
+    mkdirSync(manifests);
+    const sleeper = (name: string) => alwaysManifest("busybox").replace("name: always", `name: ${name}`).replace("exit 3", "sleep 60");
+    writeFileSync(join(manifests, "keep.yaml"), sleeper("keep"));
+    writeFileSync(join(manifests, "gone.yaml"), sleeper("gone"));
+    const logs: string[] = [];
+    const agent = () =>
+      createPodRuntime({ nodeName: "node-o", rootDir: join(dir, "root"), podLogsDir: join(dir, "logs"), containerRuntimeEndpoint: runtime.endpoint, staticPodPath: manifests, fileCheckFrequencyMs: 300, relistPeriodMs: 200, orphanCleanupPeriodMs: 200, log: (m) => logs.push(m) });
+    let pods = agent();
+    try {
+      // Another node's pod on the same runtime (as tests share one): never this agent's to stop.
+      const foreign = { metadata: { name: "foreign", namespace: "default", uid: "foreign-uid", attempt: 0 }, labels: { "io.example.pod.uid": "foreign-uid", "io.skiff.node.name": "node-other" } };
+      const images = createImageClient({ endpoint: runtime.endpoint, timeoutMs: 10_000 });
+      await images.pullImage({ image: { image: "busybox" } });
+      images.close();
+      const { podSandboxId } = await cri.runPodSandbox({ config: foreign });
+      const { containerId: foreignId } = await cri.createContainer({ podSandboxId, sandboxConfig: foreign, config: { metadata: { name: "c" }, image: { image: "busybox" }, command: ["sleep", "60"], labels: foreign.labels } });
+      await cri.startContainer({ containerId: foreignId });
+      await pods.start();
+      const running = async (prefix: string) => {
+        const { containers } = await cri.listContainers({ filter: { state: { state: "CONTAINER_RUNNING" } } });
+        return containers.filter((c) => (c.labels["io.example.pod.name"] ?? "").startsWith(prefix)).map((c) => c.id);
+      };
+      const keepId = await waitFor("keep running", async () => (await running("keep"))[0]);
+      await waitFor("gone running", async () => (await running("gone"))[0]);
+      // The agent goes away (its pods keep running), the manifest is removed meanwhile.
+      await pods.stop();
+      unlinkSync(join(manifests, "gone.yaml"));
+      pods = agent();
+      await pods.start();
+      await waitFor("the orphan stopped", async () => ((await running("gone")).length === 0 ? true : undefined));
+      const { items } = await cri.listPodSandbox({ filter: { state: { state: "SANDBOX_READY" } } });
+      expect(items.map((s) => s.metadata?.name).sort()).toEqual(["foreign", "keep-node-o"]);
+      expect(await running("keep")).toEqual([keepId]);
+      expect((await cri.containerStatus({ containerId: foreignId })).status?.state).toBe("CONTAINER_RUNNING");
+      expect(logs.filter((l) => l.startsWith("Clean up orphaned pod containers"))).toHaveLength(1);
+    } finally {
+      await pods.stop();
+      cri.close();
+      await runtime.stop();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

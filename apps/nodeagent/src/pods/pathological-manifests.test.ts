@@ -51,7 +51,7 @@ describe("decodeManifest bounds (issue 14)", () => {
       fc.jsonValue({ maxDepth: 8 }).map((v) => JSON.stringify(v)),
     );
     fc.assert(fc.property(text, (t) => { decodeManifest(t, "n", origins[0]!); }), { numRuns: Number(process.env["SKIFF_FUZZ_RUNS"] ?? 200), seed: 14 });
-  });
+  }, 60_000); // 200 runs of up to 3,000-deep text: about 3 s alone, past vitest's 10 s default on a loaded machine
 });
 
 describe("static pod path with a pathological file (issue 14)", () => {

@@ -155,6 +155,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     return out;
   };
   const manager = new RuntimeManager({
+    nodeName,
     clients,
     puller,
     keyring,
@@ -194,6 +195,8 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
   const terminatedListeners = new Set<(pod: Pod) => void>();
   const deleting = new Set<string>();
   const evicted = new Set<string>();
+  // Orphaned runtime pods being stopped (see killOrphanedPods).
+  const orphansBeingKilled = new Set<string>();
   let apiPodsSeen = false;
   const notifyTerminated = (pod: Pod): void => {
     for (const l of terminatedListeners) {
@@ -510,6 +513,34 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     }
   }
 
+  // HandlePodCleanups' last step: a pod running in the runtime (a ready sandbox or a running
+  // container) under this agent's node label, which no pod source wants and no pod worker handles —
+  // orphaned by a restart of the agent while it was deleted — is stopped with a 1 s grace period
+  // ("Clean up orphaned pod containers"); the container garbage collector removes it later. Only
+  // once every source has delivered its pods, as 1.23's housekeeping.
+  async function killOrphanedPods(): Promise<void> {
+    if (!sourcesReady() || !clients.current().ready) return;
+    const labelSelector = { [criLabels.nodeName]: nodeName };
+    try {
+      const [{ items }, { containers }] = await Promise.all([
+        clients.runtime.listPodSandbox({ filter: { state: { state: "SANDBOX_READY" }, labelSelector } }),
+        clients.runtime.listContainers({ filter: { state: { state: "CONTAINER_RUNNING" }, labelSelector } }),
+      ]);
+      const uids = new Set([...items.map((s) => s.labels[criLabels.podUID] ?? ""), ...containers.map((c) => c.labels[criLabels.podUID] ?? "")]);
+      for (const uid of uids) {
+        if (uid === "" || desired.has(uid) || workers.stateOf(uid) !== undefined || orphansBeingKilled.has(uid)) continue;
+        info(`Clean up orphaned pod containers podUID=${uid}`);
+        orphansBeingKilled.add(uid);
+        void manager
+          .killPod(uid, 1, false)
+          .catch((err: unknown) => info(`failed to stop orphaned pod ${uid}: ${err instanceof Error ? err.message : String(err)}`))
+          .finally(() => orphansBeingKilled.delete(uid));
+      }
+    } catch (err) {
+      info(`orphaned pod clean-up failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
   const maxSizeBytes = opts.containerLogMaxSizeBytes ?? 10 * 1024 * 1024;
   const maxFiles = opts.containerLogMaxFiles ?? 5;
   // A container's log path is fixed at its creation: asked once per container (1.23 asks on every
@@ -583,6 +614,8 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       await probeRuntime();
       every(opts.runtimeCheckPeriodMs ?? 5_000, probeRuntime);
       every(opts.relistPeriodMs ?? 1_000, relist);
+      // The kubelet's housekeeping period (2 s).
+      every(opts.orphanCleanupPeriodMs ?? 2_000, killOrphanedPods);
       every(opts.logRotatePeriodMs ?? 10_000, rotateLogs);
       if (containerGC) {
         // The kubelet's ContainerGCPeriod.

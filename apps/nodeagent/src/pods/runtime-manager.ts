@@ -25,6 +25,12 @@ export const criLabels = {
   containerName: "io.example.container.name",
   restartCount: "io.example.container.restartCount",
   terminationGracePeriod: "io.example.pod.terminationGracePeriod",
+  /**
+   * Skiff's own (the kubelet has none): the node agent that created the sandbox or container. Pods
+   * found running with this agent's node name and unknown to it are orphans it stops (1.23's
+   * HandlePodCleanups); another agent's pods on a shared runtime (tests) are never touched.
+   */
+  nodeName: "io.skiff.node.name",
 } as const;
 
 /** One container as the runtime reports it, times in ms since the epoch (0 = unset). */
@@ -80,6 +86,8 @@ export interface SyncPodResult {
 /** What {@link RuntimeManager} needs. */
 export interface RuntimeManagerOptions {
   readonly clients: RuntimeClients;
+  /** The node's name, put on every sandbox and container as {@link criLabels}.nodeName (none when unset). */
+  readonly nodeName?: string;
   readonly puller: ImagePuller;
   readonly podLogsDir: string;
   readonly hostIP: string;
@@ -564,7 +572,7 @@ export class RuntimeManager {
     const config: PodSandboxConfig = {
       metadata: { name: meta.name ?? "", namespace: meta.namespace ?? "", uid: meta.uid ?? "", attempt },
       logDirectory: buildPodLogsDirectory(this.o.podLogsDir, meta.namespace ?? "", meta.name ?? "", meta.uid ?? ""),
-      labels: { ...(meta.labels ?? {}), [criLabels.podName]: meta.name ?? "", [criLabels.podNamespace]: meta.namespace ?? "", [criLabels.podUID]: meta.uid ?? "" },
+      labels: { ...(meta.labels ?? {}), [criLabels.podName]: meta.name ?? "", [criLabels.podNamespace]: meta.namespace ?? "", [criLabels.podUID]: meta.uid ?? "", ...this.nodeLabel() },
       annotations: { ...(meta.annotations ?? {}) },
       linux: {
         cgroupParent: "",
@@ -640,7 +648,7 @@ export class RuntimeManager {
       command: (c.command ?? []).map((s) => expandVars(s, lookup)),
       args: (c.args ?? []).map((s) => expandVars(s, lookup)),
       envs,
-      labels: { [criLabels.podName]: meta.name ?? "", [criLabels.podNamespace]: meta.namespace ?? "", [criLabels.podUID]: meta.uid ?? "", [criLabels.containerName]: c.name },
+      labels: { [criLabels.podName]: meta.name ?? "", [criLabels.podNamespace]: meta.namespace ?? "", [criLabels.podUID]: meta.uid ?? "", [criLabels.containerName]: c.name, ...this.nodeLabel() },
       annotations: { [criLabels.restartCount]: String(restartCount), [criLabels.terminationGracePeriod]: String(specOf(pod).terminationGracePeriodSeconds ?? 30) },
       logPath: buildContainerLogPath(c.name, restartCount),
       stdin: c.stdin === true,
@@ -662,6 +670,10 @@ export class RuntimeManager {
     const mounts = this.o.mounts?.(pod, c, sandbox) ?? [];
     if (mounts.length > 0) config.mounts = mounts;
     return config;
+  }
+
+  private nodeLabel(): Record<string, string> {
+    return this.o.nodeName !== undefined ? { [criLabels.nodeName]: this.o.nodeName } : {};
   }
 
   private async stopContainer(id: string, timeoutSeconds: number): Promise<void> {

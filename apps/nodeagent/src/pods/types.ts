@@ -110,6 +110,8 @@ export interface PodRuntimeOptions {
   readonly logRotatePeriodMs?: number;
   /** Period of the pod cgroup housekeeping (orphan removal, QoS cgroup update) in ms. @defaultValue 10_000 */
   readonly housekeepingPeriodMs?: number;
+  /** Period of stopping orphaned runtime pods (1.23's housekeeping, HandlePodCleanups) in ms. @defaultValue 2_000 */
+  readonly orphanCleanupPeriodMs?: number;
   /**
    * Volume hooks for the kinds not built in (CSI inline volumes); emptyDir, hostPath, downwardAPI,
    * projected, configMap and secret volumes are handled by the pod runtime itself.
