@@ -289,6 +289,30 @@ describe("topology manager with the CPU and memory managers", () => {
     expect(podScope.mem.containerMemoryNodes(pod("two", "1Gi", "1", 2), { name: "c1", image: "x" })).toBe("1");
   });
 
+  it("writes each checkpoint once per admission, the same file as change by change", () => {
+    const dir = tmp();
+    const { mem, tm } = managers(dir, "best-effort");
+    const memFile = join(dir, "memory_manager_state");
+    const cpuFile = join(dir, "cpu_manager_state");
+    const p = pod("p", "1Gi", "1", 2);
+    const before = [readFileSync(memFile, "utf8"), readFileSync(cpuFile, "utf8")];
+    // Inside a batch nothing is written yet; at its end both files hold the final state.
+    mem.batch(() => {
+      expect(tm.admitPod(p, [])).toBeUndefined();
+      expect(readFileSync(memFile, "utf8")).toBe(before[0]);
+    });
+    const written = readFileSync(memFile, "utf8");
+    expect(JSON.parse(written).entries.p).toMatchObject({ c0: [{ size: Gi }], c1: [{ size: Gi }] });
+    expect(readFileSync(cpuFile, "utf8")).not.toBe(before[1]);
+    // The same admission without the batch (a fresh node) writes the same memory state.
+    const dir2 = tmp();
+    const other = managers(dir2, "best-effort");
+    expect(other.tm.admitPod(p, [])).toBeUndefined();
+    expect(readFileSync(join(dir2, "memory_manager_state"), "utf8")).toBe(written);
+    // A restart restores it.
+    expect(start(dir).assignments.get("p")?.size).toBe(2);
+  });
+
   it("admits a pod whose init and app containers each need most of a node: the app containers reuse the init container's memory", () => {
     const { mem, tm } = managers(tmp(), "single-numa-node");
     const p = podWithInit("p", ["3Gi"], ["2Gi", "1Gi"]);

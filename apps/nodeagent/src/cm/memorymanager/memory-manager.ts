@@ -394,47 +394,49 @@ export class MemoryManager {
    * @see pkg/kubelet/cm/memorymanager/policy_static.go (Allocate) in kubernetes/kubernetes v1.23
    */
   allocate(pod: Pod, c: Container, affinity?: MemoryAffinity): void {
-    if (this.policy === "None" || podQOSClass(pod) !== "Guaranteed") return;
-    const uid = pod.metadata?.uid ?? "";
-    const existing = this.#state.memoryBlocks(uid, c.name);
-    if (existing) {
-      this.#updatePodReusableMemory(pod, c, existing);
-      return;
-    }
-    const requested = requestedResources(c);
-    if (requested.size === 0) return;
-    const machine = this.#state.machineState;
-    let best: MemoryAffinity = affinity ?? { numaNodeAffinity: undefined, preferred: false };
-    if (best.numaNodeAffinity === undefined) {
-      const hints = this.#calculateHints(machine, uid, requested);
-      const def = findBestHint(hints.get("memory") ?? [...hints.values()][0] ?? []);
-      if (!def) throw new Error("[memorymanager] failed to get the default NUMA affinity, no NUMA nodes with enough memory is available");
-      if (!def.preferred && best.preferred) throw new Error("[memorymanager] failed to find the default preferred hint");
-      best = def;
-    }
-    if (!satisfies(machine, best.numaNodeAffinity ?? 0, requested)) {
-      const current = bitsOf(best.numaNodeAffinity ?? 0);
-      const hints = this.#calculateHints(machine, uid, requested);
-      const inGroup = (hints.get("memory") ?? [...hints.values()][0] ?? []).filter((h) => current.every((b) => ((h.numaNodeAffinity ?? 0) & (1 << b)) !== 0));
-      const extended = findBestHint(inGroup);
-      if (!extended) throw new Error("[memorymanager] failed to find NUMA nodes to extend the current topology hint");
-      if (!extended.preferred && best.preferred) throw new Error("[memorymanager] failed to find the extended preferred hint");
-      best = extended;
-    }
-    const mask = best.numaNodeAffinity ?? 0;
-    const bits = bitsOf(mask);
-    const blocks: MemoryBlock[] = [];
-    for (const [type, size] of requested) {
-      blocks.push({ numaAffinity: bits, type, size });
-      // What the pod's earlier init containers hold on the same nodes is reused, not reserved again.
-      const reusable = this.#reusable.get(uid)?.get(mask)?.get(type) ?? 0;
-      updateMachineState(machine, bits, type, reusable >= size ? 0 : size - reusable);
-    }
-    this.#updatePodReusableMemory(pod, c, blocks);
-    this.#state.setMachineState(machine);
-    this.#state.setMemoryBlocks(uid, c.name, blocks);
-    this.#updateInitContainersMemoryBlocks(pod, c, blocks);
-    this.#log(`Static policy: allocated memory on NUMA nodes ${bits.join(",")} to container ${c.name} of pod ${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}`);
+    this.#state.batch(() => {
+      if (this.policy === "None" || podQOSClass(pod) !== "Guaranteed") return;
+      const uid = pod.metadata?.uid ?? "";
+      const existing = this.#state.memoryBlocks(uid, c.name);
+      if (existing) {
+        this.#updatePodReusableMemory(pod, c, existing);
+        return;
+      }
+      const requested = requestedResources(c);
+      if (requested.size === 0) return;
+      const machine = this.#state.machineState;
+      let best: MemoryAffinity = affinity ?? { numaNodeAffinity: undefined, preferred: false };
+      if (best.numaNodeAffinity === undefined) {
+        const hints = this.#calculateHints(machine, uid, requested);
+        const def = findBestHint(hints.get("memory") ?? [...hints.values()][0] ?? []);
+        if (!def) throw new Error("[memorymanager] failed to get the default NUMA affinity, no NUMA nodes with enough memory is available");
+        if (!def.preferred && best.preferred) throw new Error("[memorymanager] failed to find the default preferred hint");
+        best = def;
+      }
+      if (!satisfies(machine, best.numaNodeAffinity ?? 0, requested)) {
+        const current = bitsOf(best.numaNodeAffinity ?? 0);
+        const hints = this.#calculateHints(machine, uid, requested);
+        const inGroup = (hints.get("memory") ?? [...hints.values()][0] ?? []).filter((h) => current.every((b) => ((h.numaNodeAffinity ?? 0) & (1 << b)) !== 0));
+        const extended = findBestHint(inGroup);
+        if (!extended) throw new Error("[memorymanager] failed to find NUMA nodes to extend the current topology hint");
+        if (!extended.preferred && best.preferred) throw new Error("[memorymanager] failed to find the extended preferred hint");
+        best = extended;
+      }
+      const mask = best.numaNodeAffinity ?? 0;
+      const bits = bitsOf(mask);
+      const blocks: MemoryBlock[] = [];
+      for (const [type, size] of requested) {
+        blocks.push({ numaAffinity: bits, type, size });
+        // What the pod's earlier init containers hold on the same nodes is reused, not reserved again.
+        const reusable = this.#reusable.get(uid)?.get(mask)?.get(type) ?? 0;
+        updateMachineState(machine, bits, type, reusable >= size ? 0 : size - reusable);
+      }
+      this.#updatePodReusableMemory(pod, c, blocks);
+      this.#state.setMachineState(machine);
+      this.#state.setMemoryBlocks(uid, c.name, blocks);
+      this.#updateInitContainersMemoryBlocks(pod, c, blocks);
+      this.#log(`Static policy: allocated memory on NUMA nodes ${bits.join(",")} to container ${c.name} of pod ${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}`);
+    });
   }
 
   // updatePodReusableMemory: an init container's blocks become reusable (the largest per mask and
@@ -482,6 +484,14 @@ export class MemoryManager {
     }
   }
 
+  /**
+   * Runs `fn` with the state's checkpoint written once at its end (when anything changed)
+   * instead of at every change; the file ends the same.
+   */
+  batch<T>(fn: () => T): T {
+    return this.#state.batch(fn);
+  }
+
   /** The admission failure of an {@link allocate} error, as 1.23's GetPodAdmitResult. */
   admitFailureOf(err: unknown): ResourceAdmitFailure {
     const why = err instanceof Error ? err.message : String(err);
@@ -495,9 +505,11 @@ export class MemoryManager {
 
   /** Releases what {@link allocate} gave the pod's containers beyond `before`. */
   rollBack(pod: Pod, before: ReadonlySet<string>): void {
-    const uid = pod.metadata?.uid ?? "";
-    this.#reusable.delete(uid);
-    for (const name of this.containersOf(uid)) if (!before.has(name)) this.#removeContainer(uid, name);
+    this.#state.batch(() => {
+      const uid = pod.metadata?.uid ?? "";
+      this.#reusable.delete(uid);
+      for (const name of this.containersOf(uid)) if (!before.has(name)) this.#removeContainer(uid, name);
+    });
   }
 
   // staticPolicy.RemoveContainer
@@ -527,22 +539,26 @@ export class MemoryManager {
 
   /** Releases every memory block of the pod with `uid` (it finished or was removed). */
   removePod(uid: string): void {
-    if (this.policy === "None") return;
-    this.#reusable.delete(uid);
-    for (const name of this.containersOf(uid)) this.#removeContainer(uid, name);
+    this.#state.batch(() => {
+      if (this.policy === "None") return;
+      this.#reusable.delete(uid);
+      for (const name of this.containersOf(uid)) this.#removeContainer(uid, name);
+    });
   }
 
   /** Releases the blocks of containers whose pod is not in `activePods`, as 1.23's removeStaleState. */
   removeStaleState(activePods: readonly Pod[]): void {
-    if (this.policy === "None") return;
-    const active = new Map(activePods.map((p) => [p.metadata?.uid ?? "", new Set([...(p.spec?.initContainers ?? []), ...(p.spec?.containers ?? [])].map((c) => c.name))]));
-    for (const [pod, cs] of this.#state.assignments) {
-      for (const name of cs.keys()) {
-        if (active.get(pod)?.has(name)) continue;
-        this.#log(`RemoveStaleState: removing container ${name} of pod ${pod}`);
-        this.#removeContainer(pod, name);
+    this.#state.batch(() => {
+      if (this.policy === "None") return;
+      const active = new Map(activePods.map((p) => [p.metadata?.uid ?? "", new Set([...(p.spec?.initContainers ?? []), ...(p.spec?.containers ?? [])].map((c) => c.name))]));
+      for (const [pod, cs] of this.#state.assignments) {
+        for (const name of cs.keys()) {
+          if (active.get(pod)?.has(name)) continue;
+          this.#log(`RemoveStaleState: removing container ${name} of pod ${pod}`);
+          this.#removeContainer(pod, name);
+        }
       }
-    }
+    });
   }
 
   /**
