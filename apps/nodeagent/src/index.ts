@@ -4,7 +4,7 @@
  * runtime options it derives from them. The binary is `src/main.ts`.
  */
 export { loadNodeAgentOptions } from "./options/index.js";
-export { podRuntimeOptionsFrom } from "./app.js";
+export { podRuntimeOptionsFrom, runNodeAgent } from "./app.js";
 export { startInProcessNodeAgent } from "./in-process.js";
 export type { InProcessNodeAgent, InProcessNodeAgentDeps } from "./in-process.js";
 export type { CRIDialer } from "./pods/runtime-clients.js";

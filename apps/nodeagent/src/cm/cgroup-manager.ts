@@ -215,20 +215,24 @@ export class CgroupManager {
         throw new CgroupError("CgroupWriteFailed", `failed to create cgroup ${cgroupNameToCgroupfs(name)}: ${(err as Error).message}`, { cause: err });
       });
     } else {
-      for (const h of this.#hierarchies) {
-        const isCpuset = this.#subsystems.get("cpuset") === h;
-        for (let i = 1; i <= name.length; i++) {
-          const dir = join(h, ...name.slice(0, i));
-          if (existsSync(dir)) {
+      // The hierarchies are independent: created side by side (a pod start waits for the slowest
+      // one, not for the sum of them), each level after its parent.
+      const created = await Promise.allSettled(
+        this.#hierarchies.map(async (h) => {
+          const isCpuset = this.#subsystems.get("cpuset") === h;
+          for (let i = 1; i <= name.length; i++) {
+            const dir = join(h, ...name.slice(0, i));
+            if (!existsSync(dir)) {
+              await mkdir(dir).catch((err: unknown) => {
+                if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw new CgroupError("CgroupWriteFailed", `failed to create cgroup ${dir}: ${(err as Error).message}`, { cause: err });
+              });
+            }
             if (isCpuset) await this.#copyCpuset(join(h, ...name.slice(0, i - 1)), dir);
-            continue;
           }
-          await mkdir(dir).catch((err: unknown) => {
-            if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw new CgroupError("CgroupWriteFailed", `failed to create cgroup ${dir}: ${(err as Error).message}`, { cause: err });
-          });
-          if (isCpuset) await this.#copyCpuset(join(h, ...name.slice(0, i - 1)), dir);
-        }
-      }
+        }),
+      );
+      const failed = created.find((r): r is PromiseRejectedResult => r.status === "rejected");
+      if (failed) throw failed.reason;
     }
     await this.update(name, rc);
   }
@@ -239,13 +243,24 @@ export class CgroupManager {
    */
   async update(name: CgroupName, rc: ResourceConfig): Promise<void> {
     if (!this.exists(name)) throw new CgroupError("CgroupNotFound", `cgroup ${cgroupNameToCgroupfs(name)} does not exist`);
-    const w = async (subsystem: string, file: string, value: string): Promise<void> => {
+    // The writes are queued per subsystem (in order within one: cpu period before quota) and the
+    // subsystems written side by side; the first failure is thrown once all have settled.
+    const queues = new Map<string, Array<[string, string]>>();
+    const w = (subsystem: string, file: string, value: string): Promise<void> => {
+      const q = queues.get(subsystem) ?? [];
+      q.push([file, value]);
+      queues.set(subsystem, q);
+      return Promise.resolve();
+    };
+    const flush = async (subsystem: string, q: ReadonlyArray<[string, string]>): Promise<void> => {
       const dir = this.subsystemPath(subsystem, name);
       if (dir === undefined) return;
-      const path = join(dir, file);
-      await writeFile(path, value).catch((err: unknown) => {
-        throw new CgroupError("CgroupWriteFailed", `failed to write ${JSON.stringify(value)} to ${path}: ${(err as Error).message}`, { cause: err });
-      });
+      for (const [file, value] of q) {
+        const path = join(dir, file);
+        await writeFile(path, value).catch((err: unknown) => {
+          throw new CgroupError("CgroupWriteFailed", `failed to write ${JSON.stringify(value)} to ${path}: ${(err as Error).message}`, { cause: err });
+        });
+      }
     };
     if (this.version === "v1") {
       if (rc.cpuShares !== undefined && rc.cpuShares !== 0n) await w("cpu", "cpu.shares", String(rc.cpuShares));
@@ -275,6 +290,13 @@ export class CgroupManager {
       for (const size of this.hugePageSizes) if (!limits.has(size)) limits.set(size, 0n);
       for (const [size, limit] of limits) await w("hugetlb", this.version === "v1" ? `hugetlb.${size}.limit_in_bytes` : `hugetlb.${size}.max`, String(limit));
     }
+    // On v2 every subsystem is the same directory: one queue keeps the order 1.23 writes in.
+    const groups = this.version === "v2" ? [[...queues].flatMap(([sub, q]) => q.map(([f, v]) => [sub, f, v] as const))] : [...queues].map(([sub, q]) => q.map(([f, v]) => [sub, f, v] as const));
+    const results = await Promise.allSettled(groups.map(async (g) => {
+      for (const [sub, f, v] of g) await flush(sub, [[f, v]]);
+    }));
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (failed) throw failed.reason;
   }
 
   // hugetlb is optional: v1 needs its hierarchy mounted, v2 the controller at the root.

@@ -135,6 +135,24 @@ describe("ContainerManager on cgroup v1 (fake root)", () => {
     expect((await cm.podCgroupUIDs()).sort()).toEqual(["g1"]);
   });
 
+  it("writes the QoS cgroups at a pod start only when the active pods change them (housekeeping always rewrites them)", async () => {
+    const root = fakeV1();
+    const cm = await ContainerManager.start(options(root));
+    await cm.ensurePod(guaranteed, [guaranteed]);
+    expect(read(root, "cpu/kubepods/burstable/cpu.shares")).toBe("2");
+    // A marker: a pod start that leaves the QoS settings as they were does not write them again.
+    writeFileSync(join(root, "cpu/kubepods/burstable/cpu.shares"), "7");
+    const g2 = { ...guaranteed, metadata: { ...guaranteed.metadata, uid: "g2", name: "g2" } };
+    await cm.ensurePod(g2, [guaranteed, g2]);
+    expect(read(root, "cpu/kubepods/burstable/cpu.shares")).toBe("7");
+    // A Burstable pod changes burstable's shares: written.
+    await cm.ensurePod(burstable, [guaranteed, g2, burstable]);
+    expect(read(root, "cpu/kubepods/burstable/cpu.shares")).toBe("256");
+    writeFileSync(join(root, "cpu/kubepods/burstable/cpu.shares"), "7");
+    await cm.updateQOSCgroups([guaranteed, g2, burstable]);
+    expect(read(root, "cpu/kubepods/burstable/cpu.shares")).toBe("256");
+  });
+
   it("sizes kubepods to capacity without pods enforcement, and applies --qos-reserved=memory", async () => {
     const root = fakeV1();
     const cm = await ContainerManager.start(options(root, { enforceNodeAllocatable: [], systemReserved: { memory: "1Gi" }, qosReserved: { memory: "50%" }, qosReservedEnabled: true }));

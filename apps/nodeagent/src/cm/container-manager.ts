@@ -344,6 +344,24 @@ export class ContainerManager {
   async updateQOSCgroups(activePods: readonly Pod[]): Promise<void> {
     const cgroups = this.#cgroups;
     if (!cgroups) return;
+    const { burstable, besteffort } = this.#qosConfigs(activePods);
+    await Promise.all([cgroups.update(this.#qosCgroup("Burstable"), burstable), cgroups.update(this.#qosCgroup("BestEffort"), besteffort)]);
+    this.#lastQOS = qosKey(burstable, besteffort);
+  }
+
+  // The QoS cgroups' settings last written (updateQOSCgroups), so that a pod start whose pods do
+  // not change them writes nothing; housekeeping still rewrites them every period.
+  #lastQOS: string | undefined;
+
+  // updateQOSCgroups unless the active pods give the settings last written.
+  async #updateQOSCgroupsIfChanged(activePods: readonly Pod[]): Promise<void> {
+    if (this.#lastQOS === undefined) return this.updateQOSCgroups(activePods);
+    const { burstable, besteffort } = this.#qosConfigs(activePods);
+    if (this.#lastQOS !== qosKey(burstable, besteffort)) await this.updateQOSCgroups(activePods);
+  }
+
+  // What updateQOSCgroups writes for `activePods`.
+  #qosConfigs(activePods: readonly Pod[]): { burstable: ResourceConfig; besteffort: ResourceConfig } {
     let burstableCPU = 0n;
     const memoryRequests = { Guaranteed: 0n, Burstable: 0n };
     for (const pod of activePods) {
@@ -364,8 +382,7 @@ export class ContainerManager {
         besteffort.memory = burstable.memory - (memoryRequests.Burstable * p) / 100n;
       } else this.#log("Allocatable memory value could not be determined, not setting QoS memory limits", 2);
     }
-    await cgroups.update(this.#qosCgroup("Burstable"), burstable);
-    await cgroups.update(this.#qosCgroup("BestEffort"), besteffort);
+    return { burstable, besteffort };
   }
 
   /** The cgroup name of a pod: `pod<uid>` under its QoS cgroup; undefined without cgroups-per-qos. */
@@ -401,7 +418,7 @@ export class ContainerManager {
     if (!cgroups || !name) return;
     this.#owned.add(pod.metadata?.uid ?? "");
     if (cgroups.exists(name)) return;
-    await this.updateQOSCgroups(activePods).catch((err: unknown) => this.#log(`Failed to update QoS cgroups while syncing pod: ${(err as Error).message}`, 2));
+    await this.#updateQOSCgroupsIfChanged(activePods).catch((err: unknown) => this.#log(`Failed to update QoS cgroups while syncing pod: ${(err as Error).message}`, 2));
     const rc = resourceConfigForPod(pod, { enforceCPULimits: this.#o.cpuCFSQuota, cpuPeriodUs: this.#o.cpuCFSQuotaPeriodUs, customCPUCFSQuotaPeriod: this.#o.customCPUCFSQuotaPeriod });
     if (this.#o.podPidsLimit > 0) rc.pidsLimit = BigInt(this.#o.podPidsLimit);
     try {
@@ -454,4 +471,9 @@ export class ContainerManager {
       );
     }
   }
+}
+
+// A ResourceConfig pair as text (bigints and Maps included), to compare with what was written.
+function qosKey(...rcs: readonly ResourceConfig[]): string {
+  return JSON.stringify(rcs, (_k, v: unknown) => (typeof v === "bigint" ? String(v) : v instanceof Map ? [...(v as Map<unknown, unknown>)] : v));
 }

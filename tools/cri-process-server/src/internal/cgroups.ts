@@ -95,7 +95,9 @@ export function cgroupParentExists(root: string, cgroupParent: string): boolean 
  */
 export async function createContainerCgroups(root: string, dirs: readonly CgroupDir[]): Promise<string[]> {
   const v2 = existsSync(join(root, "cgroup.controllers"));
-  for (const { dir, files } of dirs) {
+  // Each directory is its own hierarchy on v1 (one on v2): they are set up side by side, so a
+  // container start waits for the slowest, not for the sum; the first failure is thrown.
+  const results = await Promise.allSettled(dirs.map(async ({ dir, files }) => {
     const parent = join(dir, "..");
     if (v2) {
       const available = (await readFile(join(root, "cgroup.controllers"), "utf8").catch(() => "")).split(/\s+/);
@@ -112,7 +114,9 @@ export async function createContainerCgroups(root: string, dirs: readonly Cgroup
         throw new Error(`failed to write ${JSON.stringify(v)} to ${join(dir, name)}: ${(err as Error).message}`, { cause: err });
       });
     }
-  }
+  }));
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failed) throw failed.reason;
   return dirs.map((d) => join(d.dir, "cgroup.procs"));
 }
 

@@ -153,6 +153,24 @@ describe("CPUManager static policy", () => {
     expect(formatCPUSet(m.defaultCPUSet)).toBe("0-7");
   });
 
+  it("app containers reuse the exclusive CPUs of the pod's init containers (1.23's cpusToReuse)", () => {
+    const m = CPUManager.start(staticOpts(tmp(), { reservedCPUs: [0] }));
+    const g = pod("g", ["2", "1"]);
+    const res = { requests: { cpu: "2", memory: "64Mi" }, limits: { cpu: "2", memory: "64Mi" } };
+    g.spec!.initContainers = [{ name: "init", image: "busybox", resources: res }];
+    expect(m.admitPod(g, [])).toBeUndefined();
+    const init = m.assignments.get("g")?.get("init");
+    // The first app container gets the init container's CPUs back; only the second takes a new one.
+    expect(m.assignments.get("g")?.get("c0")).toEqual(init);
+    expect(m.defaultCPUSet.length).toBe(8 - 3);
+    // Another pod cannot reuse them: 7 CPUs less the 3 held leave 4, so 5 are refused.
+    expect(m.admitPod(pod("other", ["5"]), [g])).toMatchObject({ reason: "UnexpectedAdmissionError" });
+    expect(m.admitPod(pod("other", ["4"]), [g])).toBeUndefined();
+    m.removePod("g");
+    m.removePod("other");
+    expect(formatCPUSet(m.defaultCPUSet)).toBe("0-7");
+  });
+
   it("full-pcpus-only rejects requests that are not whole cores", () => {
     const m = CPUManager.start(staticOpts(tmp(), { policyOptions: { "full-pcpus-only": "true" } }));
     expect(m.admitPod(pod("odd", ["3"]), [])).toEqual({ reason: "SMTAlignmentError", message: "SMT Alignment Error: requested 3 cpus not multiple cpus per core = 2" });

@@ -244,6 +244,14 @@ export class CPUManager {
     return undefined;
   }
 
+  /**
+   * Runs `fn` with the state's checkpoint written once at its end (when anything changed)
+   * instead of at every change; the file ends the same.
+   */
+  batch<T>(fn: () => T): T {
+    return this.#state.batch(fn);
+  }
+
   /** The admission failure of an {@link allocate} error, as 1.23's GetPodAdmitResult. */
   admitFailureOf(pod: Pod, err: unknown): ResourceAdmitFailure {
     if (err instanceof SMTAlignmentError) return { reason: err.type, message: err.message };
@@ -254,9 +262,11 @@ export class CPUManager {
 
   /** Releases what {@link allocate} gave the pod's containers beyond `before` (its assignments before admission). */
   rollBack(pod: Pod, before: ReadonlyMap<string, CPUSet> | undefined): void {
-    const uid = pod.metadata?.uid ?? "";
-    for (const name of this.#state.assignments.get(uid)?.keys() ?? []) if (!before?.has(name)) this.#release(uid, name);
-    this.#reuse.delete(uid);
+    this.#state.batch(() => {
+      const uid = pod.metadata?.uid ?? "";
+      for (const name of this.#state.assignments.get(uid)?.keys() ?? []) if (!before?.has(name)) this.#release(uid, name);
+      this.#reuse.delete(uid);
+    });
   }
 
   /**
@@ -267,36 +277,38 @@ export class CPUManager {
    * @see pkg/kubelet/cm/cpumanager/policy_static.go (Allocate, allocateCPUs) in kubernetes/kubernetes v1.23
    */
   allocate(pod: Pod, c: Container, numaAffinity?: number): void {
-    if (this.policy === "none") return;
-    const n = guaranteedCPUs(pod, c);
-    if (n === 0) return;
-    const topo = this.topology as CPUTopology;
-    const perCore = topo.cpusPerCore();
-    if (this.fullPCPUsOnly && n % perCore !== 0) throw new SMTAlignmentError(n, perCore);
-    const uid = pod.metadata?.uid ?? "";
-    for (const other of this.#reuse.keys()) if (other !== uid) this.#reuse.delete(other);
-    const isInit = (pod.spec?.initContainers ?? []).some((i) => i.name === c.name);
-    const updateReuse = (set: CPUSet) => {
-      const cur = this.#reuse.get(uid) ?? [];
-      this.#reuse.set(uid, isInit ? union(cur, set) : difference(cur, set));
-    };
-    const existing = this.#state.cpuSet(uid, c.name);
-    if (existing) {
-      updateReuse(existing);
-      return;
-    }
-    const allocatable = union(difference(this.#state.defaultCPUSet, this.reserved), this.#reuse.get(uid) ?? []);
-    let result: CPUSet = [];
-    if (numaAffinity !== undefined && numaAffinity !== 0) {
-      const nodes = topo.numaNodes().filter((id) => (numaAffinity & (1 << id)) !== 0);
-      const aligned = intersection(allocatable, topo.cpusInNUMANodes(...nodes));
-      result = takeByTopology(topo, aligned, Math.min(n, aligned.length));
-    }
-    result = union(result, takeByTopology(topo, difference(allocatable, result), n - result.length));
-    this.#state.setDefaultCPUSet(difference(this.#state.defaultCPUSet, result));
-    this.#state.setCPUSet(uid, c.name, result);
-    updateReuse(result);
-    this.#log(`Static policy: allocated CPUs ${formatCPUSet(result)} to container ${c.name} of pod ${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}`);
+    this.#state.batch(() => {
+      if (this.policy === "none") return;
+      const n = guaranteedCPUs(pod, c);
+      if (n === 0) return;
+      const topo = this.topology as CPUTopology;
+      const perCore = topo.cpusPerCore();
+      if (this.fullPCPUsOnly && n % perCore !== 0) throw new SMTAlignmentError(n, perCore);
+      const uid = pod.metadata?.uid ?? "";
+      for (const other of this.#reuse.keys()) if (other !== uid) this.#reuse.delete(other);
+      const isInit = (pod.spec?.initContainers ?? []).some((i) => i.name === c.name);
+      const updateReuse = (set: CPUSet) => {
+        const cur = this.#reuse.get(uid) ?? [];
+        this.#reuse.set(uid, isInit ? union(cur, set) : difference(cur, set));
+      };
+      const existing = this.#state.cpuSet(uid, c.name);
+      if (existing) {
+        updateReuse(existing);
+        return;
+      }
+      const allocatable = union(difference(this.#state.defaultCPUSet, this.reserved), this.#reuse.get(uid) ?? []);
+      let result: CPUSet = [];
+      if (numaAffinity !== undefined && numaAffinity !== 0) {
+        const nodes = topo.numaNodes().filter((id) => (numaAffinity & (1 << id)) !== 0);
+        const aligned = intersection(allocatable, topo.cpusInNUMANodes(...nodes));
+        result = takeByTopology(topo, aligned, Math.min(n, aligned.length));
+      }
+      result = union(result, takeByTopology(topo, difference(allocatable, result), n - result.length));
+      this.#state.setDefaultCPUSet(difference(this.#state.defaultCPUSet, result));
+      this.#state.setCPUSet(uid, c.name, result);
+      updateReuse(result);
+      this.#log(`Static policy: allocated CPUs ${formatCPUSet(result)} to container ${c.name} of pod ${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}`);
+    });
   }
 
   /**
@@ -386,22 +398,26 @@ export class CPUManager {
    * finished), as 1.23's removeStaleState. Never throws.
    */
   removeStaleState(activePods: readonly Pod[]): void {
-    if (this.policy === "none") return;
-    const active = new Map(activePods.map((p) => [p.metadata?.uid ?? "", new Set([...(p.spec?.initContainers ?? []), ...(p.spec?.containers ?? [])].map((c) => c.name))]));
-    for (const [pod, cs] of this.#state.assignments) {
-      for (const name of cs.keys()) {
-        if (active.get(pod)?.has(name)) continue;
-        this.#log(`RemoveStaleState: removing container ${name} of pod ${pod}`);
-        this.#release(pod, name);
+    this.#state.batch(() => {
+      if (this.policy === "none") return;
+      const active = new Map(activePods.map((p) => [p.metadata?.uid ?? "", new Set([...(p.spec?.initContainers ?? []), ...(p.spec?.containers ?? [])].map((c) => c.name))]));
+      for (const [pod, cs] of this.#state.assignments) {
+        for (const name of cs.keys()) {
+          if (active.get(pod)?.has(name)) continue;
+          this.#log(`RemoveStaleState: removing container ${name} of pod ${pod}`);
+          this.#release(pod, name);
+        }
       }
-    }
+    });
   }
 
   /** Releases every exclusive CPU of the pod with `uid` (the pod finished or was removed). */
   removePod(uid: string): void {
-    if (this.policy === "none") return;
-    for (const name of this.#state.assignments.get(uid)?.keys() ?? []) this.#release(uid, name);
-    this.#reuse.delete(uid);
+    this.#state.batch(() => {
+      if (this.policy === "none") return;
+      for (const name of this.#state.assignments.get(uid)?.keys() ?? []) this.#release(uid, name);
+      this.#reuse.delete(uid);
+    });
   }
 
   /**

@@ -170,6 +170,81 @@ describe("Static memory manager", () => {
   });
 });
 
+// A Guaranteed pod with init containers and app containers of the given memory (cpu 100m each).
+function podWithInit(uid: string, init: readonly string[], app: readonly string[]): Pod {
+  const c = (name: string, memory: string) => ({ name, image: "x", resources: { requests: { cpu: "100m", memory }, limits: { cpu: "100m", memory } } });
+  return { metadata: { uid, name: uid, namespace: "default" }, spec: { initContainers: init.map((m, i) => c(`i${i}`, m)), containers: app.map((m, i) => c(`a${i}`, m)) } } as Pod;
+}
+
+describe("Static memory manager: init containers' memory reused (1.23's initContainersReusableMemory)", () => {
+  const containers = (p: Pod) => [...(p.spec?.initContainers ?? []), ...(p.spec?.containers ?? [])];
+
+  it("reserves max(largest init container, sum of app containers), shrinking the init containers' blocks by what was reused", () => {
+    const dir = tmp();
+    const mm = start(dir);
+    const p = podWithInit("p", ["1Gi", "2Gi"], ["1536Mi", "1Gi"]);
+    const reservedOn0 = () => mm.machineState.get(0)?.memoryMap.memory?.reserved;
+    const sizes = () => Object.fromEntries([...(mm.assignments.get("p") ?? new Map<string, { size: number }[]>())].map(([n, bs]) => [n, bs[0]?.size]));
+    const [i0, i1, a0, a1] = containers(p);
+    if (!i0 || !i1 || !a0 || !a1) throw new Error("no containers");
+    mm.allocate(p, i0, { numaNodeAffinity: 1, preferred: true });
+    expect(reservedOn0()).toBe(Gi);
+    // i1 reuses i0's 1Gi: only 1Gi more is reserved; i0's block drops to 0.
+    mm.allocate(p, i1, { numaNodeAffinity: 1, preferred: true });
+    expect(reservedOn0()).toBe(2 * Gi);
+    expect(sizes()).toEqual({ i0: 0, i1: 2 * Gi });
+    // a0 fits in what the init containers hold: nothing more reserved.
+    mm.allocate(p, a0, { numaNodeAffinity: 1, preferred: true });
+    expect(reservedOn0()).toBe(2 * Gi);
+    expect(sizes()).toEqual({ i0: 0, i1: 512 * Mi, a0: 1536 * Mi });
+    // a1 reuses the last 512Mi and reserves 512Mi more: 2.5Gi in all = the app containers' sum.
+    mm.allocate(p, a1, { numaNodeAffinity: 1, preferred: true });
+    expect(reservedOn0()).toBe(2560 * Mi);
+    expect(sizes()).toEqual({ i0: 0, i1: 0, a0: 1536 * Mi, a1: Gi });
+    expect(mm.machineState.get(0)?.numberOfAssignments).toBe(4);
+    // The written state is consistent: a restart validates it against the machine.
+    const again = start(dir);
+    expect(again.machineState.get(0)?.memoryMap.memory?.reserved).toBe(2560 * Mi);
+    again.removePod("p");
+    expect(again.machineState.get(0)).toMatchObject({ numberOfAssignments: 0, memoryMap: { memory: { reserved: 0, free: 4 * Gi - 100 * Mi } } });
+  });
+
+  it("offers the node the init container holds to the app container, counting the reusable memory as free", () => {
+    const mm = start(tmp(), [{ id: 0, memoryBytes: 4 * Gi, hugePages: [] }]);
+    const p = podWithInit("p", ["3Gi"], ["3Gi"]);
+    const [i0, a0] = containers(p);
+    if (!i0 || !a0) throw new Error("no containers");
+    mm.allocate(p, i0);
+    // 924Mi is free, but the pod's init container holds 3Gi on node 0 that the app container reuses.
+    expect(mm.topologyHints(p, a0)).toEqual(new Map([["memory", [{ numaNodeAffinity: 1, preferred: true }]]]));
+    mm.allocate(p, a0);
+    expect(mm.machineState.get(0)?.memoryMap.memory?.reserved).toBe(3 * Gi);
+    // Another pod cannot reuse it.
+    const q = podWithInit("q", [], ["3Gi"]);
+    const [qa] = containers(q);
+    if (!qa) throw new Error("no container");
+    expect(mm.topologyHints(q, qa)).toEqual(new Map());
+  });
+
+  it("does not reuse across NUMA masks, and a rolled-back pod leaves nothing reusable behind", () => {
+    const mm = start(tmp());
+    const p = podWithInit("p", ["1Gi"], ["1Gi"]);
+    const [i0, a0] = containers(p);
+    if (!i0 || !a0) throw new Error("no containers");
+    mm.allocate(p, i0, { numaNodeAffinity: 1, preferred: true });
+    mm.allocate(p, a0, { numaNodeAffinity: 2, preferred: true });
+    expect(mm.machineState.get(0)?.memoryMap.memory?.reserved).toBe(Gi);
+    expect(mm.machineState.get(1)?.memoryMap.memory?.reserved).toBe(Gi);
+    expect(mm.assignments.get("p")?.get("i0")?.[0]?.size).toBe(Gi);
+    mm.rollBack(p, new Set());
+    expect(mm.assignments.get("p")).toBeUndefined();
+    // Re-admitted, the init container's memory is reserved afresh, not counted as reusable twice.
+    mm.allocate(p, i0, { numaNodeAffinity: 1, preferred: true });
+    mm.allocate(p, a0, { numaNodeAffinity: 1, preferred: true });
+    expect(mm.machineState.get(0)?.memoryMap.memory?.reserved).toBe(Gi);
+  });
+});
+
 describe("topology manager with the CPU and memory managers", () => {
   // Two NUMA nodes of 2 CPUs each; CPU 0 reserved; 4Gi per node.
   const cpuTopo = topologyOf([[0, 0, 0, 0], [1, 0, 1, 0], [2, 1, 2, 1], [3, 1, 3, 1]]);
@@ -212,5 +287,39 @@ describe("topology manager with the CPU and memory managers", () => {
     const podScope = managers(tmp(), "restricted", "pod");
     expect(podScope.tm.admitPod(pod("two", "1Gi", "1", 2), [])).toBeUndefined();
     expect(podScope.mem.containerMemoryNodes(pod("two", "1Gi", "1", 2), { name: "c1", image: "x" })).toBe("1");
+  });
+
+  it("writes each checkpoint once per admission, the same file as change by change", () => {
+    const dir = tmp();
+    const { mem, tm } = managers(dir, "best-effort");
+    const memFile = join(dir, "memory_manager_state");
+    const cpuFile = join(dir, "cpu_manager_state");
+    const p = pod("p", "1Gi", "1", 2);
+    const before = [readFileSync(memFile, "utf8"), readFileSync(cpuFile, "utf8")];
+    // Inside a batch nothing is written yet; at its end both files hold the final state.
+    mem.batch(() => {
+      expect(tm.admitPod(p, [])).toBeUndefined();
+      expect(readFileSync(memFile, "utf8")).toBe(before[0]);
+    });
+    const written = readFileSync(memFile, "utf8");
+    expect(JSON.parse(written).entries.p).toMatchObject({ c0: [{ size: Gi }], c1: [{ size: Gi }] });
+    expect(readFileSync(cpuFile, "utf8")).not.toBe(before[1]);
+    // The same admission without the batch (a fresh node) writes the same memory state.
+    const dir2 = tmp();
+    const other = managers(dir2, "best-effort");
+    expect(other.tm.admitPod(p, [])).toBeUndefined();
+    expect(readFileSync(join(dir2, "memory_manager_state"), "utf8")).toBe(written);
+    // A restart restores it.
+    expect(start(dir).assignments.get("p")?.size).toBe(2);
+  });
+
+  it("admits a pod whose init and app containers each need most of a node: the app containers reuse the init container's memory", () => {
+    const { mem, tm } = managers(tmp(), "single-numa-node");
+    const p = podWithInit("p", ["3Gi"], ["2Gi", "1Gi"]);
+    expect(tm.admitPod(p, [])).toBeUndefined();
+    const nodes = new Set([...(mem.assignments.get("p")?.values() ?? [])].map((bs) => bs[0]?.numaAffinity.join(",")));
+    expect(nodes.size).toBe(1);
+    const node = Number([...nodes][0]);
+    expect(mem.machineState.get(node)?.memoryMap.memory?.reserved).toBe(3 * Gi);
   });
 });

@@ -164,8 +164,10 @@ function findBestHint(hints: readonly TopologyHint[]): TopologyHint | undefined 
  * pod goes. Its NUMA hints (every node mask with enough free memory of each requested type,
  * preferred when as narrow as the narrowest that could hold it; nodes grouped for a multi-node
  * block are only offered in that group) are merged with the CPU manager's by the topology
- * manager. Every change is written to `<root-dir>/memory_manager_state` in 1.23's format.
- * Not done: init containers' memory is not reused by the app containers (1.23 reuses it).
+ * manager. Init containers run one at a time before the app containers, so what they were given
+ * is reused by the pod's later containers on the same NUMA nodes (the state then shows the init
+ * containers' blocks reduced by what was reused, so a pod's blocks add up to what it holds).
+ * Every change is written to `<root-dir>/memory_manager_state` in 1.23's format.
  *
  * @see pkg/kubelet/cm/memorymanager/memory_manager.go, policy_static.go, policy_none.go in kubernetes/kubernetes v1.23
  */
@@ -175,6 +177,11 @@ export class MemoryManager {
   readonly #reserved: Map<number, Map<string, number>>;
   readonly #state: MemoryCheckpointState;
   readonly #log: (message: string, level?: number) => void;
+  /**
+   * initContainersReusableMemory: pod UID → NUMA mask → type → bytes the pod's init containers
+   * hold that its later containers may reuse (only the pod being allocated is kept).
+   */
+  readonly #reusable = new Map<string, Map<number, Map<string, number>>>();
 
   private constructor(policy: "None" | "Static", nodes: readonly NUMANodeMemory[], reserved: Map<number, Map<string, number>>, state: MemoryCheckpointState, log: (m: string, l?: number) => void) {
     this.policy = policy;
@@ -287,7 +294,7 @@ export class MemoryManager {
   }
 
   // calculateHints
-  #calculateHints(machine: NUMANodeMap, requested: ReadonlyMap<string, number>): Map<string, TopologyHint[]> {
+  #calculateHints(machine: NUMANodeMap, uid: string, requested: ReadonlyMap<string, number>): Map<string, TopologyHint[]> {
     const ids = [...machine.keys()].sort((a, b) => a - b);
     let minAffinitySize = ids.length;
     const hints = new Map<string, TopologyHint[]>();
@@ -312,7 +319,9 @@ export class MemoryManager {
         return n.cells.length === 1 || !sameGroup(n.cells, bits);
       });
       if (blocked) continue;
-      if ([...requested].some(([name, size]) => (free.get(name) ?? 0) < size)) continue;
+      // What the pod's init containers hold on these nodes counts as free for it (getPodReusableMemory).
+      const reusable = this.#reusable.get(uid)?.get(mask);
+      if ([...requested].some(([name, size]) => (free.get(name) ?? 0) + (reusable?.get(name) ?? 0) < size)) continue;
       for (const name of requested.keys()) hints.set(name, [...(hints.get(name) ?? []), { numaNodeAffinity: mask, preferred: false }]);
     }
     for (const [name, list] of hints) hints.set(name, list.map((h) => ({ ...h, preferred: bitCount(h.numaNodeAffinity ?? 0) === minAffinitySize })));
@@ -352,7 +361,7 @@ export class MemoryManager {
     }
     const blocks = this.#state.memoryBlocks(pod.metadata?.uid ?? "", c.name);
     if (blocks) return this.#regenerateHints(c, blocks, requested);
-    return this.#calculateHints(this.#state.machineState, requested);
+    return this.#calculateHints(this.#state.machineState, pod.metadata?.uid ?? "", requested);
   }
 
   /**
@@ -371,7 +380,7 @@ export class MemoryManager {
       const blocks = this.#state.memoryBlocks(pod.metadata?.uid ?? "", c.name);
       if (blocks) return this.#regenerateHints(c, blocks, requested);
     }
-    return this.#calculateHints(this.#state.machineState, requested);
+    return this.#calculateHints(this.#state.machineState, pod.metadata?.uid ?? "", requested);
   }
 
   /**
@@ -385,38 +394,102 @@ export class MemoryManager {
    * @see pkg/kubelet/cm/memorymanager/policy_static.go (Allocate) in kubernetes/kubernetes v1.23
    */
   allocate(pod: Pod, c: Container, affinity?: MemoryAffinity): void {
-    if (this.policy === "None" || podQOSClass(pod) !== "Guaranteed") return;
+    this.#state.batch(() => {
+      if (this.policy === "None" || podQOSClass(pod) !== "Guaranteed") return;
+      const uid = pod.metadata?.uid ?? "";
+      const existing = this.#state.memoryBlocks(uid, c.name);
+      if (existing) {
+        this.#updatePodReusableMemory(pod, c, existing);
+        return;
+      }
+      const requested = requestedResources(c);
+      if (requested.size === 0) return;
+      const machine = this.#state.machineState;
+      let best: MemoryAffinity = affinity ?? { numaNodeAffinity: undefined, preferred: false };
+      if (best.numaNodeAffinity === undefined) {
+        const hints = this.#calculateHints(machine, uid, requested);
+        const def = findBestHint(hints.get("memory") ?? [...hints.values()][0] ?? []);
+        if (!def) throw new Error("[memorymanager] failed to get the default NUMA affinity, no NUMA nodes with enough memory is available");
+        if (!def.preferred && best.preferred) throw new Error("[memorymanager] failed to find the default preferred hint");
+        best = def;
+      }
+      if (!satisfies(machine, best.numaNodeAffinity ?? 0, requested)) {
+        const current = bitsOf(best.numaNodeAffinity ?? 0);
+        const hints = this.#calculateHints(machine, uid, requested);
+        const inGroup = (hints.get("memory") ?? [...hints.values()][0] ?? []).filter((h) => current.every((b) => ((h.numaNodeAffinity ?? 0) & (1 << b)) !== 0));
+        const extended = findBestHint(inGroup);
+        if (!extended) throw new Error("[memorymanager] failed to find NUMA nodes to extend the current topology hint");
+        if (!extended.preferred && best.preferred) throw new Error("[memorymanager] failed to find the extended preferred hint");
+        best = extended;
+      }
+      const mask = best.numaNodeAffinity ?? 0;
+      const bits = bitsOf(mask);
+      const blocks: MemoryBlock[] = [];
+      for (const [type, size] of requested) {
+        blocks.push({ numaAffinity: bits, type, size });
+        // What the pod's earlier init containers hold on the same nodes is reused, not reserved again.
+        const reusable = this.#reusable.get(uid)?.get(mask)?.get(type) ?? 0;
+        updateMachineState(machine, bits, type, reusable >= size ? 0 : size - reusable);
+      }
+      this.#updatePodReusableMemory(pod, c, blocks);
+      this.#state.setMachineState(machine);
+      this.#state.setMemoryBlocks(uid, c.name, blocks);
+      this.#updateInitContainersMemoryBlocks(pod, c, blocks);
+      this.#log(`Static policy: allocated memory on NUMA nodes ${bits.join(",")} to container ${c.name} of pod ${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}`);
+    });
+  }
+
+  // updatePodReusableMemory: an init container's blocks become reusable (the largest per mask and
+  // type); an app container's blocks use that up. Entries of other pods are dropped.
+  #updatePodReusableMemory(pod: Pod, c: Container, blocks: readonly MemoryBlock[]): void {
     const uid = pod.metadata?.uid ?? "";
-    if (this.#state.memoryBlocks(uid, c.name)) return;
-    const requested = requestedResources(c);
-    if (requested.size === 0) return;
-    const machine = this.#state.machineState;
-    let best: MemoryAffinity = affinity ?? { numaNodeAffinity: undefined, preferred: false };
-    if (best.numaNodeAffinity === undefined) {
-      const hints = this.#calculateHints(machine, requested);
-      const def = findBestHint(hints.get("memory") ?? [...hints.values()][0] ?? []);
-      if (!def) throw new Error("[memorymanager] failed to get the default NUMA affinity, no NUMA nodes with enough memory is available");
-      if (!def.preferred && best.preferred) throw new Error("[memorymanager] failed to find the default preferred hint");
-      best = def;
+    for (const other of this.#reusable.keys()) if (other !== uid) this.#reusable.delete(other);
+    const isInit = (pod.spec?.initContainers ?? []).some((ic) => ic.name === c.name);
+    if (isInit) {
+      const byMask = this.#reusable.get(uid) ?? new Map<number, Map<string, number>>();
+      this.#reusable.set(uid, byMask);
+      for (const b of blocks) {
+        const mask = maskOf(b.numaAffinity);
+        const byType = byMask.get(mask) ?? new Map<string, number>();
+        byMask.set(mask, byType);
+        if (b.size > (byType.get(b.type) ?? 0)) byType.set(b.type, b.size);
+      }
+      return;
     }
-    if (!satisfies(machine, best.numaNodeAffinity ?? 0, requested)) {
-      const current = bitsOf(best.numaNodeAffinity ?? 0);
-      const hints = this.#calculateHints(machine, requested);
-      const inGroup = (hints.get("memory") ?? [...hints.values()][0] ?? []).filter((h) => current.every((b) => ((h.numaNodeAffinity ?? 0) & (1 << b)) !== 0));
-      const extended = findBestHint(inGroup);
-      if (!extended) throw new Error("[memorymanager] failed to find NUMA nodes to extend the current topology hint");
-      if (!extended.preferred && best.preferred) throw new Error("[memorymanager] failed to find the extended preferred hint");
-      best = extended;
+    for (const b of blocks) {
+      const byType = this.#reusable.get(uid)?.get(maskOf(b.numaAffinity));
+      const reusable = byType?.get(b.type) ?? 0;
+      if (byType && reusable !== 0) byType.set(b.type, b.size >= reusable ? 0 : reusable - b.size);
     }
-    const bits = bitsOf(best.numaNodeAffinity ?? 0);
-    const blocks: MemoryBlock[] = [];
-    for (const [type, size] of requested) {
-      blocks.push({ numaAffinity: bits, type, size });
-      updateMachineState(machine, bits, type, size);
+  }
+
+  // updateInitContainersMemoryBlocks: the init containers before `c` give up, in the state, the
+  // size `c` reused from them, so the pod's blocks add up to what it holds on the machine.
+  #updateInitContainersMemoryBlocks(pod: Pod, c: Container, blocks: readonly MemoryBlock[]): void {
+    const uid = pod.metadata?.uid ?? "";
+    for (const block of blocks) {
+      let size = block.size;
+      for (const ic of pod.spec?.initContainers ?? []) {
+        if (ic.name === c.name || size === 0) break;
+        const icBlocks = this.#state.memoryBlocks(uid, ic.name);
+        if (!icBlocks || icBlocks.length === 0) continue;
+        for (const b of icBlocks) {
+          if (b.size === 0 || b.type !== block.type || maskOf(b.numaAffinity) !== maskOf(block.numaAffinity)) continue;
+          const take = Math.min(b.size, size);
+          b.size -= take;
+          size -= take;
+        }
+        this.#state.setMemoryBlocks(uid, ic.name, icBlocks);
+      }
     }
-    this.#state.setMachineState(machine);
-    this.#state.setMemoryBlocks(uid, c.name, blocks);
-    this.#log(`Static policy: allocated memory on NUMA nodes ${bits.join(",")} to container ${c.name} of pod ${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}`);
+  }
+
+  /**
+   * Runs `fn` with the state's checkpoint written once at its end (when anything changed)
+   * instead of at every change; the file ends the same.
+   */
+  batch<T>(fn: () => T): T {
+    return this.#state.batch(fn);
   }
 
   /** The admission failure of an {@link allocate} error, as 1.23's GetPodAdmitResult. */
@@ -432,8 +505,11 @@ export class MemoryManager {
 
   /** Releases what {@link allocate} gave the pod's containers beyond `before`. */
   rollBack(pod: Pod, before: ReadonlySet<string>): void {
-    const uid = pod.metadata?.uid ?? "";
-    for (const name of this.containersOf(uid)) if (!before.has(name)) this.#removeContainer(uid, name);
+    this.#state.batch(() => {
+      const uid = pod.metadata?.uid ?? "";
+      this.#reusable.delete(uid);
+      for (const name of this.containersOf(uid)) if (!before.has(name)) this.#removeContainer(uid, name);
+    });
   }
 
   // staticPolicy.RemoveContainer
@@ -463,21 +539,26 @@ export class MemoryManager {
 
   /** Releases every memory block of the pod with `uid` (it finished or was removed). */
   removePod(uid: string): void {
-    if (this.policy === "None") return;
-    for (const name of this.containersOf(uid)) this.#removeContainer(uid, name);
+    this.#state.batch(() => {
+      if (this.policy === "None") return;
+      this.#reusable.delete(uid);
+      for (const name of this.containersOf(uid)) this.#removeContainer(uid, name);
+    });
   }
 
   /** Releases the blocks of containers whose pod is not in `activePods`, as 1.23's removeStaleState. */
   removeStaleState(activePods: readonly Pod[]): void {
-    if (this.policy === "None") return;
-    const active = new Map(activePods.map((p) => [p.metadata?.uid ?? "", new Set([...(p.spec?.initContainers ?? []), ...(p.spec?.containers ?? [])].map((c) => c.name))]));
-    for (const [pod, cs] of this.#state.assignments) {
-      for (const name of cs.keys()) {
-        if (active.get(pod)?.has(name)) continue;
-        this.#log(`RemoveStaleState: removing container ${name} of pod ${pod}`);
-        this.#removeContainer(pod, name);
+    this.#state.batch(() => {
+      if (this.policy === "None") return;
+      const active = new Map(activePods.map((p) => [p.metadata?.uid ?? "", new Set([...(p.spec?.initContainers ?? []), ...(p.spec?.containers ?? [])].map((c) => c.name))]));
+      for (const [pod, cs] of this.#state.assignments) {
+        for (const name of cs.keys()) {
+          if (active.get(pod)?.has(name)) continue;
+          this.#log(`RemoveStaleState: removing container ${name} of pod ${pod}`);
+          this.#removeContainer(pod, name);
+        }
       }
-    }
+    });
   }
 
   /**

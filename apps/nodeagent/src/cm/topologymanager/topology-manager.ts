@@ -140,7 +140,13 @@ export class TopologyManager {
    * here stays allocated. (`activePods` is unused: stale allocations are released by the caller
    * through {@link removeStaleState}.)
    */
-  admitPod(pod: Pod, _activePods: readonly Pod[]): ResourceAdmitFailure | undefined {
+  admitPod(pod: Pod, activePods: readonly Pod[]): ResourceAdmitFailure | undefined {
+    // One checkpoint write per manager for the whole admission, not one per change.
+    const mem = this.memoryManager;
+    return this.cpuManager.batch(() => (mem ? mem.batch(() => this.#admitPod(pod, activePods)) : this.#admitPod(pod, activePods)));
+  }
+
+  #admitPod(pod: Pod, _activePods: readonly Pod[]): ResourceAdmitFailure | undefined {
     const cpu = this.cpuManager;
     const mem = this.memoryManager;
     const before = cpu.assignments.get(pod.metadata?.uid ?? "");
