@@ -18,7 +18,7 @@ import { isCRIError } from "@skiff/cri-api";
 import type { Container__Output, ContainerStats__Output, ImageClient, PodSandbox__Output, RuntimeClient } from "@skiff/cri-api";
 import { buildPodLogsDirectory } from "../pods/logs.js";
 import { CpuUsageCache } from "./cpu-usage-cache.js";
-import { defaultHostPaths, detectCgroupVersion, readCgroupProcessCount, readCgroupUsage, readDirUsageTreeSync, readFsUsage, readMemInfo, readNetDev, readPidLimits, readProcessNetDev, readProcStat, readProcessCgroup } from "./host.js";
+import { defaultHostPaths, detectCgroupVersion, readCgroupProcessCount, readCgroupUsage, readDirUsageTreeSync, readFsUsage, readMemInfo, readNetDev, readPidLimits, readProcessNetDev, readProcStat, readProcStatSync, readProcessCgroup } from "./host.js";
 import type { CgroupVersion, DirUsageTree, FsUsage, HostPaths } from "./host.js";
 import type { ContainerStats, CPUStats, FsStats, MemoryStats, NetworkStats, NodeStats, PodStats, RlimitStats, Summary, VolumeStats } from "./types.js";
 import type { VolumeStatsCache } from "./volume-stats.js";
@@ -190,18 +190,12 @@ export class StatsProvider {
   }
 
   /**
-   * Housekeeping every `periodMs`: samples the node's and the containers' CPU (the samples
-   * `usageNanoCores` is computed between, as cadvisor's housekeeping and the eviction manager's
-   * `ListPodStatsAndUpdateCPUNanoCoreUsage` give the kubelet) and prunes the CPU cache. Errors
-   * (runtime down) are skipped silently: the next tick tries again. @defaultValue 10 s
+   * Housekeeping every `periodMs`: {@link sampleCPU}. Errors (runtime down) are skipped silently:
+   * the next tick tries again. @defaultValue 10 s
    */
   start(periodMs = 10_000): void {
     if (this.sampler) return;
-    const tick = () => {
-      void this.nodeCPUAndMemory(true).catch(() => undefined);
-      void this.podStats(true, true).catch(() => undefined);
-      this.cpuCache.cleanup();
-    };
+    const tick = () => void this.sampleCPU().catch(() => undefined);
     tick();
     this.sampler = setInterval(tick, periodMs);
     this.sampler.unref();
@@ -210,6 +204,22 @@ export class StatsProvider {
   stop(): void {
     clearInterval(this.sampler);
     this.sampler = undefined;
+  }
+
+  /**
+   * Takes one CPU sample of the node, of every container and of the system containers, and
+   * prunes the CPU cache: `usageNanoCores` is the rate between two such samples. The housekeeping
+   * ({@link start}) is meant to be the only caller, as 1.23's `ListPodStatsAndUpdateCPUNanoCoreUsage`
+   * assumes one periodic caller ("if there exist multiple callers, the period used to compute the
+   * cpu usage may vary and the usage could be incoherent"): a second sampler a few milliseconds
+   * after the first makes the window shorter than a CFS period, where a container limited to
+   * 500m can show a whole core. Every other read (`/stats/summary`, `/metrics/resource`, the
+   * eviction manager) reads the rate of the last sample.
+   * @see pkg/kubelet/stats/cri_stats_provider.go (ListPodStatsAndUpdateCPUNanoCoreUsage) in kubernetes/kubernetes v1.23
+   */
+  async sampleCPU(): Promise<void> {
+    await Promise.all([this.nodeCPUAndMemory(true), this.podStats(true, true), this.systemContainerStats(true)]);
+    this.cpuCache.cleanup();
   }
 
   /**
@@ -247,16 +257,17 @@ export class StatsProvider {
   }
 
   /**
-   * The whole summary, or its CPU-and-memory subset (`?only_cpu_and_memory=true`). External
-   * callers read the CPU rates of the last housekeeping (`updateStats` false, as 1.23's
-   * `/stats/summary`); the eviction manager passes true to take a new sample.
+   * The whole summary, or its CPU-and-memory subset (`?only_cpu_and_memory=true`). Memory, fs and
+   * cumulative CPU are read fresh; `usageNanoCores` is the rate between the last two
+   * housekeeping samples ({@link sampleCPU}): no caller of the summary moves that window (the
+   * eviction manager included).
    */
-  async summary(onlyCpuAndMemory: boolean, updateStats = false): Promise<Summary> {
+  async summary(onlyCpuAndMemory: boolean): Promise<Summary> {
     const [nodeCpuMem, pods, bootTime, systemContainers] = await Promise.all([
-      this.nodeCPUAndMemory(updateStats),
-      onlyCpuAndMemory ? this.listPodCPUAndMemoryStats() : updateStats ? this.listPodStatsAndUpdateCPUNanoCoreUsage() : this.listPodStats(),
+      this.nodeCPUAndMemory(false),
+      onlyCpuAndMemory ? this.listPodCPUAndMemoryStats() : this.listPodStats(),
       readProcStat(this.paths).then((s) => s.bootTimeSeconds),
-      this.systemContainerStats(),
+      this.systemContainerStats(false),
     ]);
     const podsContainer = this.podsSystemContainer(pods, nodeCpuMem.memory?.time);
     if (podsContainer) systemContainers.push(podsContainer);
@@ -284,12 +295,16 @@ export class StatsProvider {
    * nano-cores without taking a sample.
    */
   async nodeCPUAndMemory(updateCpu = true): Promise<NodeCPUAndMemory> {
+    // The sample's time is when the counter was read (a synchronous read, then the clock), not
+    // when this call started or its other reads resolved.
+    const procStat = readProcStatSync(this.paths);
+    const sampledMs = this.now();
+    const [memInfo, root] = await Promise.all([readMemInfo(this.paths), this.version().then((v) => readCgroupUsage(this.paths, v, "/"))]);
     const nowMs = this.now();
-    const [procStat, memInfo, root] = await Promise.all([readProcStat(this.paths), readMemInfo(this.paths), this.version().then((v) => readCgroupUsage(this.paths, v, "/"))]);
     let cpu: CPUStats | undefined;
     if (procStat.usageCoreNanoSeconds !== undefined) {
-      const nano = updateCpu ? this.cpuCache.update("node", { timestampNs: nowMs * 1e6, usageCoreNanoSeconds: procStat.usageCoreNanoSeconds }) : this.cpuCache.cached("node");
-      cpu = { time: rfc3339(nowMs), ...(nano !== undefined ? { usageNanoCores: nano } : {}), usageCoreNanoSeconds: procStat.usageCoreNanoSeconds };
+      const nano = updateCpu ? this.cpuCache.update("node", { timestampNs: sampledMs * 1e6, usageCoreNanoSeconds: procStat.usageCoreNanoSeconds }) : this.cpuCache.cached("node");
+      cpu = { time: rfc3339(sampledMs), ...(nano !== undefined ? { usageNanoCores: nano } : {}), usageCoreNanoSeconds: procStat.usageCoreNanoSeconds };
     }
     let memory: MemoryStats | undefined;
     const total = memInfo.totalBytes;
@@ -390,19 +405,21 @@ export class StatsProvider {
     return { time: rfc3339(this.now()), ...def, interfaces: ifaces.map((i) => ({ ...i })) };
   }
 
-  private async systemContainerStats(): Promise<ContainerStats[]> {
+  private async systemContainerStats(updateCpu: boolean): Promise<ContainerStats[]> {
     const sys = this.o.systemCgroups ?? {};
     const version = await this.version();
     const out: ContainerStats[] = [];
     for (const [name, cgroup] of [["kubelet", sys.kubelet], ["runtime", sys.runtime], ["misc", sys.misc]] as const) {
       if (!cgroup) continue;
       const u = await readCgroupUsage(this.paths, version, cgroup);
+      const sampledMs = this.now();
       if (u.usageCoreNanoSeconds === undefined && u.usageBytes === undefined) {
         this.o.log?.(`Failed to get system container stats for ${JSON.stringify(cgroup)}: cgroup not readable`);
         continue;
       }
-      const t = rfc3339(this.now());
-      const nano = u.usageCoreNanoSeconds !== undefined ? this.cpuCache.update(`cgroup:${cgroup}`, { timestampNs: this.now() * 1e6, usageCoreNanoSeconds: u.usageCoreNanoSeconds }) : undefined;
+      const t = rfc3339(sampledMs);
+      const id = `cgroup:${cgroup}`;
+      const nano = u.usageCoreNanoSeconds === undefined ? undefined : updateCpu ? this.cpuCache.update(id, { timestampNs: sampledMs * 1e6, usageCoreNanoSeconds: u.usageCoreNanoSeconds }) : this.cpuCache.cached(id);
       out.push({
         name,
         startTime: t,
@@ -418,7 +435,7 @@ export class StatsProvider {
     return this.podStats(false, false);
   }
 
-  /** {@link listPodStats}, taking a new CPU sample per container (the eviction manager's call). */
+  /** {@link listPodStats}, taking a new CPU sample per container (see {@link sampleCPU}: meant for one periodic caller only). */
   listPodStatsAndUpdateCPUNanoCoreUsage(): Promise<PodStats[]> {
     return this.podStats(true, false);
   }
