@@ -204,4 +204,32 @@ describe("StatsProvider CPU rates (usageNanoCores)", () => {
     expect(late.node).toBe(expected(10_000, 23_000));
     for (const v of Object.values(late)) expect(Math.abs((v ?? 0) - 5e8) / 5e8).toBeLessThan(0.01);
   });
+
+  it("reads a pod's network and task count once per housekeeping period (cadvisor's cache in 1.23), not on every summary", async () => {
+    const d = join(root, "housekept");
+    const files = (rx: number, tasks: number) => {
+      for (const [path, text] of [
+        ["proc/stat", "cpu  1 0 0 9000 0 0 0 0 0 0\nbtime 1700000000\n"],
+        ["proc/77/cgroup", "4:memory:/k8s.io/c2\n2:cpu,cpuacct:/k8s.io/c2\n5:pids:/k8s.io/c2\n"],
+        ["proc/78/net/dev", `h1\nh2\n  eth0: ${String(rx)} 0 3 0 0 0 0 0 400 0 4 0 0 0 0 0\n`],
+        ["cgroup/pids/k8s.io/c2/pids.current", `${String(tasks)}\n`],
+      ] as const) {
+        mkdirSync(dirname(join(d, path)), { recursive: true });
+        writeFileSync(join(d, path), text);
+      }
+    };
+    files(300, 3);
+    let now = t0 + 61_000;
+    const p = new StatsProvider({ nodeName: "n1", rootDir: join(root, "root"), cri: fakeCRI({}), hostPaths: { procRoot: join(d, "proc"), cgroupRoot: join(d, "cgroup") }, nowMs: () => now });
+    const read = async () => {
+      const pod = (await p.summary(false)).pods[0];
+      return { rx: pod?.network?.rxBytes, tasks: pod?.process_stats?.process_count, time: pod?.network?.time };
+    };
+    expect(await read()).toEqual({ rx: 300, tasks: 3, time: "2026-01-01T00:01:01Z" });
+    files(900, 5);
+    now += 9_000;
+    expect(await read()).toEqual({ rx: 300, tasks: 3, time: "2026-01-01T00:01:01Z" });
+    now += 1_000;
+    expect(await read()).toEqual({ rx: 900, tasks: 5, time: "2026-01-01T00:01:11Z" });
+  });
 });

@@ -182,6 +182,13 @@ export class StatsProvider {
   private readonly cgroupOf = new Map<string, string | null>();
   /** Sandbox id → the pid of its process (null: the runtime gives none, e.g. the process runtime). */
   private readonly sandboxPid = new Map<string, number | null>();
+  /**
+   * Figures 1.23 takes from cadvisor's housekeeping cache rather than reading them per summary
+   * (a pod's network from its infra container's, the task count of its cgroup): read at most once
+   * per housekeeping period, keyed by sandbox or container id.
+   */
+  private readonly housekept = new Map<string, { atMs: number; value: Promise<unknown> }>();
+  private housekeepingMs = 10_000;
 
   constructor(private readonly o: StatsProviderOptions) {
     this.paths = o.hostPaths ?? defaultHostPaths;
@@ -195,6 +202,7 @@ export class StatsProvider {
    */
   start(periodMs = 10_000): void {
     if (this.sampler) return;
+    this.housekeepingMs = periodMs;
     const tick = () => void this.sampleCPU().catch(() => undefined);
     tick();
     this.sampler = setInterval(tick, periodMs);
@@ -249,6 +257,19 @@ export class StatsProvider {
       cpu: { time: t, usageNanoCores, usageCoreNanoSeconds },
       memory: { time: t, availableBytes: Math.max(0, allocatable - workingSetBytes), usageBytes, workingSetBytes },
     };
+  }
+
+  /** `read()`'s value, read again once it is a housekeeping period old (a failed read is not kept). */
+  private perHousekeeping<T>(key: string, read: () => Promise<T>): Promise<T> {
+    const now = this.now();
+    const hit = this.housekept.get(key);
+    if (hit && now - hit.atMs < this.housekeepingMs) return hit.value as Promise<T>;
+    const value = read();
+    this.housekept.set(key, { atMs: now, value });
+    value.catch(() => {
+      if (this.housekept.get(key)?.value === value) this.housekept.delete(key);
+    });
+    return value;
   }
 
   private version(): Promise<CgroupVersion> {
@@ -594,7 +615,7 @@ export class StatsProvider {
               Promise.resolve(podLogsOf(ps)?.children.get(cs.name)),
               // 1.23 reads the pod cgroup's task count; without pod cgroups it is the sum over the containers' own.
               c.state === "CONTAINER_RUNNING" && version !== undefined
-                ? this.containerCgroup(c.id).then((cgroup) => (cgroup === null ? undefined : readCgroupProcessCount(this.paths, version, cgroup)))
+                ? this.perHousekeeping(`processes:${c.id}`, () => this.containerCgroup(c.id).then((cgroup) => (cgroup === null ? undefined : readCgroupProcessCount(this.paths, version, cgroup))))
                 : Promise.resolve(undefined),
             ]);
             return { du, processes };
@@ -611,9 +632,13 @@ export class StatsProvider {
       const live = new Set(containers.map((c) => c.id));
       for (const id of this.cgroupOf.keys()) if (!live.has(id)) this.cgroupOf.delete(id);
       for (const id of this.sandboxPid.keys()) if (!sandboxes.has(id)) this.sandboxPid.delete(id);
+      for (const key of this.housekept.keys()) {
+        const id = key.slice(key.indexOf(":") + 1);
+        if (!live.has(id) && !sandboxes.has(id)) this.housekept.delete(key);
+      }
       await Promise.all(
         [...bySandbox].map(async ([id, ps]) => {
-          const network = await this.podNetworkStats(id, nowMs);
+          const network = await this.perHousekeeping(`network:${id}`, () => this.podNetworkStats(id, nowMs));
           if (network) ps.network = network;
         }),
       );
