@@ -632,6 +632,20 @@ async function portForwardRows(dir: string): Promise<BenchRow[]> {
   }
 }
 
+/**
+ * Removes the bench directory; network namespaces the process CRI server left mounted under it
+ * (stopped while busy on a loaded machine) are unmounted first, so the rows are still reported.
+ */
+function removeBenchDir(dir: string): void {
+  try {
+    rmSync(dir, { recursive: true, force: true });
+  } catch {
+    const mounts = readFileSync("/proc/mounts", "utf8").split("\n").map((l) => l.split(" ")[1] ?? "").filter((m) => m.startsWith(`${dir}/`));
+    for (const m of mounts) spawnSync("umount", ["-l", m]);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export default async function nodeagentBench(): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   const dir = mkdtempSync(join(tmpdir(), "skiff-bench-na-"));
@@ -639,7 +653,7 @@ export default async function nodeagentBench(): Promise<BenchRow[]> {
     try {
       return await portForwardRows(dir);
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      removeBenchDir(dir);
     }
   }
   // SKIFF_BENCH_NODEAGENT_ONLY=stats: only the N pods, /stats/summary and idle CPU (issue 19).
@@ -727,6 +741,6 @@ export default async function nodeagentBench(): Promise<BenchRow[]> {
     await Promise.all(agents.map((x) => stopProcess(x.proc)));
     await stopProcess(cri.proc); // kills every container it started
     for (const n of nodeNames) removePodLogs(n);
-    rmSync(dir, { recursive: true, force: true });
+    removeBenchDir(dir);
   }
 }
