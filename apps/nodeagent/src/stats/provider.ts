@@ -15,7 +15,7 @@
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { isCRIError } from "@skiff/cri-api";
-import type { Container__Output, ContainerStats__Output, ImageClient, PodSandbox__Output, RuntimeClient } from "@skiff/cri-api";
+import type { Container__Output, ContainerStats__Output, ImageClient, ListContainerStatsResponse__Output, PodSandbox__Output, RuntimeClient } from "@skiff/cri-api";
 import { buildPodLogsDirectory } from "../pods/logs.js";
 import { CpuUsageCache } from "./cpu-usage-cache.js";
 import { defaultHostPaths, detectCgroupVersion, readCgroupProcessCount, readCgroupUsage, readDirUsageTreeSync, readFsUsage, readMemInfo, readNetDev, readPidLimits, readProcessNetDev, readProcStat, readProcStatSync, readProcessCgroup } from "./host.js";
@@ -466,11 +466,11 @@ export class StatsProvider {
     return this.podStats(false, true);
   }
 
-  private async containerStatsFromCRI(containers: readonly Container__Output[]): Promise<Map<string, ContainerStats__Output>> {
+  private async containerStatsFromCRI(containers: readonly Container__Output[], pending?: Promise<ListContainerStatsResponse__Output>): Promise<Map<string, ContainerStats__Output>> {
     const out = new Map<string, ContainerStats__Output>();
     if (!this.criStatsUnimplemented) {
       try {
-        const resp = await this.o.cri.runtime.listContainerStats({});
+        const resp = await (pending ?? this.o.cri.runtime.listContainerStats({}));
         for (const s of resp.stats) if (s.attributes?.id) out.set(s.attributes.id, s);
         return out;
       } catch (err) {
@@ -568,18 +568,25 @@ export class StatsProvider {
 
   private async podStats(updateCpu: boolean, cpuAndMemoryOnly: boolean): Promise<PodStats[]> {
     const rt = this.o.cri.runtime;
+    // The stats and the image fs are asked for together with the lists (one round trip to the
+    // runtime, not three in a row); the stats wait for the lists only in the cgroup fallback.
+    const pendingStats = this.criStatsUnimplemented ? undefined : rt.listContainerStats({});
+    pendingStats?.catch(() => undefined);
+    const pendingImageMount = cpuAndMemoryOnly
+      ? undefined
+      : this.o.cri.images
+          .imageFsInfo({})
+          .then((r) => r.imageFilesystems[0]?.fsId?.mountpoint ?? "")
+          .catch(() => "");
     const [sandboxResp, containerResp] = await Promise.all([rt.listPodSandbox({}), rt.listContainers({})]);
     const sandboxes = new Map(removeTerminatedPods(sandboxResp.items).map((s) => [s.id, s]));
     const containers = removeTerminatedContainers(containerResp.containers);
-    const statsById = await this.containerStatsFromCRI(containers);
+    const statsById = await this.containerStatsFromCRI(containers, pendingStats);
     const nowMs = this.now();
     let rootFs: FsUsage | undefined;
     let imageFs: FsUsage | undefined;
-    if (!cpuAndMemoryOnly) {
-      const imageMount = await this.o.cri.images
-        .imageFsInfo({})
-        .then((r) => r.imageFilesystems[0]?.fsId?.mountpoint ?? "")
-        .catch(() => "");
+    if (pendingImageMount) {
+      const imageMount = await pendingImageMount;
       [rootFs, imageFs] = await Promise.all([readFsUsage(this.o.rootDir), readFsUsage(imageMount || this.o.rootDir)]);
     }
     const bySandbox = new Map<string, PodStats>();
