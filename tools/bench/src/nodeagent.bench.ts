@@ -30,7 +30,8 @@
  * (default 64; 0 skips the port-forward cluster); SKIFF_BENCH_NODEAGENT_CONTAINERD=1 adds the
  * latency pair on a private containerd (tools/containerd/setup.sh; root); SKIFF_BENCH_NODEAGENT_BIN
  * runs another built entry point (e.g. a bundle) instead; SKIFF_BENCH_NODEAGENT_ONLY=forward runs
- * only the port-forward cluster (issue 18's throughput pairs and kubectl exec).
+ * only the port-forward cluster (issue 18's throughput pairs and kubectl exec),
+ * SKIFF_BENCH_NODEAGENT_ONLY=stats only the N pods, `/stats/summary` and idle CPU (issue 19).
  */
 import { spawn, spawnSync } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
@@ -147,6 +148,8 @@ async function startAgent(dir: string, nodeName: string, endpoint: string, extra
   const proc = spawn(
     process.execPath,
     [
+      // SKIFF_BENCH_CPU_PROF=<dir>: each agent writes a V8 CPU profile there when it stops.
+      ...(process.env["SKIFF_BENCH_CPU_PROF"] ? ["--cpu-prof", `--cpu-prof-dir=${process.env["SKIFF_BENCH_CPU_PROF"]}`] : []),
       ...agentLaunch.argv,
       `--hostname-override=${nodeName}`,
       `--root-dir=${join(dir, "root")}`,
@@ -473,6 +476,11 @@ async function statsRows(a: Agent, pods: number): Promise<BenchRow[]> {
     summary.push(await timeMs(() => httpGet(a.readOnlyPort, "/stats/summary")));
     healthz.push(await timeMs(() => httpGet(a.readOnlyPort, "/healthz")));
   }
+  // The agent's CPU per summary: back-to-back calls, the process's CPU time over them.
+  const pid0 = a.proc.pid ?? 0;
+  const cpuBefore = cpuSeconds(pid0, clockTicks());
+  for (let i = 0; i < statsCalls; i++) await httpGet(a.readOnlyPort, "/stats/summary");
+  const cpuPerCallMs = ((cpuSeconds(pid0, clockTicks()) - cpuBefore) / statsCalls) * 1000;
   const s50 = percentile(summary, 50);
   const h50 = percentile(healthz, 50);
   const rows: BenchRow[] = [
@@ -483,6 +491,7 @@ async function statsRows(a: Agent, pods: number): Promise<BenchRow[]> {
       unit: "ms",
       note: `${(s50 / h50).toFixed(1)}× the baseline; ${(probe.body.length / 1024).toFixed(0)} KiB; p90 ${percentile(summary, 90).toFixed(1)} ms; target < 50 ms: ${met(s50 < 50)}`,
     },
+    { what: `agent CPU per GET /stats/summary (${String(statsCalls)} back to back)`, value: cpuPerCallMs, unit: "ms", note: "utime+stime of the agent over the calls (its background loops included); informative" },
   ];
   // Idle: no request for idleSeconds; the agent's own loops (pod workers' resyncs, stats,
   // eviction, image and container GC, status) keep running.
@@ -623,6 +632,20 @@ async function portForwardRows(dir: string): Promise<BenchRow[]> {
   }
 }
 
+/**
+ * Removes the bench directory; network namespaces the process CRI server left mounted under it
+ * (stopped while busy on a loaded machine) are unmounted first, so the rows are still reported.
+ */
+function removeBenchDir(dir: string): void {
+  try {
+    rmSync(dir, { recursive: true, force: true });
+  } catch {
+    const mounts = readFileSync("/proc/mounts", "utf8").split("\n").map((l) => l.split(" ")[1] ?? "").filter((m) => m.startsWith(`${dir}/`));
+    for (const m of mounts) spawnSync("umount", ["-l", m]);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export default async function nodeagentBench(): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   const dir = mkdtempSync(join(tmpdir(), "skiff-bench-na-"));
@@ -630,9 +653,11 @@ export default async function nodeagentBench(): Promise<BenchRow[]> {
     try {
       return await portForwardRows(dir);
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      removeBenchDir(dir);
     }
   }
+  // SKIFF_BENCH_NODEAGENT_ONLY=stats: only the N pods, /stats/summary and idle CPU (issue 19).
+  const statsOnly = process.env["SKIFF_BENCH_NODEAGENT_ONLY"] === "stats";
   const suffix = Math.random().toString(36).slice(2, 8);
   const cri = await startCRI(dir);
   const agents: Agent[] = [];
@@ -644,6 +669,7 @@ export default async function nodeagentBench(): Promise<BenchRow[]> {
     const times: number[] = [];
     let firstMs = 0;
     let idleRss = 0;
+    if (!statsOnly) {
     const nodeName0 = `bench-s-${suffix}`;
     nodeNames.push(nodeName0);
     for (let i = 0; i <= starts; i++) {
@@ -671,6 +697,7 @@ export default async function nodeagentBench(): Promise<BenchRow[]> {
     // 2. Pod start latency, cgroups per QoS on beside off (issue 16).
     rows.push(...(await podStartLatencyRows(dir, suffix, "the process runtime")));
     rows.push(...(await containerdLatencyRows(dir, suffix)));
+    }
 
     // 3. Pods started per second: N manifests dropped into the watched directory → all Running.
     const nodeName = `bench-p-${suffix}`;
@@ -700,7 +727,7 @@ export default async function nodeagentBench(): Promise<BenchRow[]> {
     const podsRss = rssMiB(a.proc.pid ?? 0);
     rows.push({ what: `RSS with ${String(podCount + 1)} pods running`, value: podsRss, unit: "MiB", note: `${agentLaunch.how}; ${(podsRss / 150).toFixed(2)}× the target; target < 150 MiB: ${met(podsRss < 150)}` });
     // 5. Exec round trip (issue 18), /stats/summary and idle CPU (issue 19) on the same agent.
-    rows.push(...(await execRows(a, nodeName)));
+    if (!statsOnly) rows.push(...(await execRows(a, nodeName)));
     rows.push(...(await statsRows(a, podCount + 1)));
     const uids = await podUIDs(a);
     await stopProcess(a.proc);
@@ -708,12 +735,12 @@ export default async function nodeagentBench(): Promise<BenchRow[]> {
     removePodCgroups(uids);
 
     // 6. Port-forward throughput beside direct loopback (issue 18).
-    if (forwardMiB > 0) rows.push(...(await portForwardRows(dir)));
+    if (forwardMiB > 0 && !statsOnly) rows.push(...(await portForwardRows(dir)));
     return rows;
   } finally {
     await Promise.all(agents.map((x) => stopProcess(x.proc)));
     await stopProcess(cri.proc); // kills every container it started
     for (const n of nodeNames) removePodLogs(n);
-    rmSync(dir, { recursive: true, force: true });
+    removeBenchDir(dir);
   }
 }

@@ -112,7 +112,11 @@ export interface ClusterModeParams {
   readonly log: ClusterLog;
   /** The eviction manager's node conditions; none reported when absent. */
   readonly pressure?: () => NodePressure;
-  /** Called once with the Node event recorder (the eviction manager's and image GC's Node events). */
+  /**
+   * Called once, by the constructor, with the Node event recorder (the eviction manager's and
+   * image GC's Node events): they start before {@link ClusterMode.start}, as the kubelet's
+   * recorder exists before its StartGarbageCollection.
+   */
   readonly onNodeEventRecorder?: (record: (type: "Normal" | "Warning", reason: string, message: string) => void) => void;
 }
 
@@ -132,6 +136,11 @@ export class ClusterMode {
   private readonly unsubscribe: () => void;
 
   constructor(private readonly p: ClusterModeParams) {
+    // Image GC's first collection runs at start, before start(): without the recorder by then
+    // its FreeDiskSpaceFailed only reached the log.
+    const record = createEventRecorder(p.clients.eventClient, p.nodeName, p.log);
+    const nodeRef = nodeReference(p.nodeName);
+    p.onNodeEventRecorder?.((type, reason, message) => record(nodeRef, type, reason, message));
     this.sync = new PodStatusSync({
       client: p.clients.client,
       log: p.log,
@@ -155,7 +164,6 @@ export class ClusterMode {
     const record = createEventRecorder(clients.eventClient, nodeName, log);
     const nodeRef = nodeReference(nodeName);
     record(nodeRef, "Normal", "Starting", "Starting nodeagent.");
-    this.p.onNodeEventRecorder?.((type, reason, message) => record(nodeRef, type, reason, message));
     const machine = await readMachineResources(f.rootDir);
     const resources = computeNodeResources(machine, {
       maxPods: c.maxPods,

@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, realpathSync, statfsSync, statSync } from "node:fs";
+import type { Dirent } from "node:fs";
 import { mkdir, readdir, readFile, rm, rmdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { hugePageSizes, hugePageUnitSize, readMachineHugePages } from "./hugepages.js";
@@ -333,7 +334,14 @@ export class CgroupManager {
   async children(name: CgroupName): Promise<string[]> {
     const out = new Set<string>();
     for (const dir of this.allPaths(name)) {
-      const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+      // Synchronously: a cgroupfs directory is listed in microseconds, and the pod cgroup
+      // housekeeping lists a dozen of them every 10 s (a thread-pool round trip each at idle).
+      let entries: Dirent[] = [];
+      try {
+        entries = readdirSync(dir, { withFileTypes: true });
+      } catch {
+        entries = [];
+      }
       for (const e of entries) {
         if (!e.isDirectory()) continue;
         // systemd: a child slice's name is its last component (`pod<uid>`, `-` restored).

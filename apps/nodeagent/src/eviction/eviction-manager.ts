@@ -50,7 +50,7 @@ export interface EvictionManagerOptions {
   readonly pressureTransitionPeriodMs: number;
   /** `--eviction-max-pod-grace-period` (seconds) for soft evictions; negative: the pod's own grace period. */
   readonly maxPodGracePeriodSeconds: number;
-  /** A fresh stats summary (the stats provider's `summary(false, true)`). */
+  /** A fresh stats summary (the stats provider's `summary(false)`: memory and fs read now, CPU rates of its last housekeeping). */
   readonly summary: () => Promise<Summary>;
   /** Whether the image fs is a device of its own (decides which reclaim and ranking a disk signal gets). */
   readonly hasDedicatedImageFs: () => Promise<boolean>;
@@ -103,7 +103,7 @@ const podName = (p: Pod) => `${p.metadata?.namespace ?? ""}/${p.metadata?.name ?
  * @example
  * ```ts
  * const m = new EvictionManager({ thresholds: parseThresholdConfig(config), pressureTransitionPeriodMs: 300_000,
- *   maxPodGracePeriodSeconds: 0, summary: () => stats.summary(false, true), hasDedicatedImageFs: () => stats.hasDedicatedImageFs(),
+ *   maxPodGracePeriodSeconds: 0, summary: () => stats.summary(false), hasDedicatedImageFs: () => stats.hasDedicatedImageFs(),
  *   activePods: () => runtime.activePods(), evictPod: (pod, grace, message) => runtime.evictPod(pod, grace, message), log });
  * m.start();
  * m.admit(pod); // { admit: false, reason: "Evicted", message: "The node had condition: [MemoryPressure]. " } under memory pressure

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { ImageClient, RuntimeClient } from "@skiff/cri-api";
 import { ImageGCError, ImageGCManager, planImageRemoval } from "./image-gc-manager.js";
 import type { ImageRecord } from "./image-gc-manager.js";
@@ -138,5 +138,38 @@ describe("ImageGCManager", () => {
     expect(() => new ImageGCManager({ policy: { highThresholdPercent: 50, lowThresholdPercent: 60, minAgeMs: 0 }, images: () => f.imageClient, runtime: () => f.runtimeClient, imageFsStats: async () => undefined, sandboxImage: "", log: () => {} })).toThrow(
       "LowThresholdPercent 60 can not be higher than HighThresholdPercent 50",
     );
+  });
+
+  it("start(): FreeDiskSpaceFailed at every collection that falls short, ImageGCFailed (the same message) only from the second failure in a row, as 1.23's StartGarbageCollection", async () => {
+    vi.useFakeTimers();
+    try {
+      const f = fakes([{ id: "sha256:used", tag: "busybox:1.36", size: 300 }], ["sha256:used"]);
+      const events: string[] = [];
+      const logs: string[] = [];
+      let available = 100;
+      const gc = new ImageGCManager({
+        ...gcOptions(f, () => Date.now()),
+        imageFsStats: async () => ({ time: "", capacityBytes: 1000, availableBytes: available }),
+        recordNodeEvent: (type, reason, message) => events.push(`${type} ${reason}: ${message}`),
+        log: (m) => logs.push(m),
+      });
+      gc.start(300_000);
+      const short = "failed to garbage collect required amount of images. Wanted to free 400 bytes, but freed 0 bytes";
+      await vi.advanceTimersByTimeAsync(10);
+      expect(events).toEqual([`Warning FreeDiskSpaceFailed: ${short}`]);
+      expect(logs).toContain(`Image garbage collection failed once. Stats initialization may not have completed yet: ${short}`);
+      await vi.advanceTimersByTimeAsync(300_000);
+      expect(events).toEqual([`Warning FreeDiskSpaceFailed: ${short}`, `Warning FreeDiskSpaceFailed: ${short}`, `Warning ImageGCFailed: ${short}`]);
+      // A success resets the count: the next failure is "once" again.
+      available = 900;
+      await vi.advanceTimersByTimeAsync(300_000);
+      available = 100;
+      await vi.advanceTimersByTimeAsync(300_000);
+      expect(events.filter((e) => e.includes("ImageGCFailed"))).toHaveLength(1);
+      expect(events.filter((e) => e.includes("FreeDiskSpaceFailed"))).toHaveLength(3);
+      gc.stop();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -102,9 +102,22 @@ export function parseProcStat(text: string, ticksPerSecond: number): { usageCore
 }
 
 /** The node's CPU time and boot time from `/proc/stat`. */
-export async function readProcStat(paths: HostPaths): Promise<{ usageCoreNanoSeconds?: number; bootTimeSeconds?: number }> {
-  const text = await read(`${paths.procRoot}/stat`);
-  return text === undefined ? {} : parseProcStat(text, clockTicksPerSecond());
+export function readProcStat(paths: HostPaths): Promise<{ usageCoreNanoSeconds?: number; bootTimeSeconds?: number }> {
+  return Promise.resolve(readProcStatSync(paths));
+}
+
+/**
+ * {@link readProcStat}, synchronously: a CPU sample's timestamp is taken right after it, so that
+ * the rate is computed over the times the counter was read, not over when a promise resolved.
+ */
+export function readProcStatSync(paths: HostPaths): { usageCoreNanoSeconds?: number; bootTimeSeconds?: number } {
+  let text: string;
+  try {
+    text = readFileSync(`${paths.procRoot}/stat`, "utf8");
+  } catch {
+    return {};
+  }
+  return parseProcStat(text, clockTicksPerSecond());
 }
 
 /**

@@ -4,6 +4,7 @@ import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { CRIError } from "@skiff/cri-api";
 import type { ImageClient, RuntimeClient } from "@skiff/cri-api";
+import type { Summary } from "./types.js";
 import { StatsProvider, removeTerminatedContainers, removeTerminatedPods } from "./provider.js";
 import { VolumeStatsCache } from "./volume-stats.js";
 
@@ -103,7 +104,7 @@ describe("StatsProvider over a fake CRI and fixture host", () => {
     expect((await without.summary(false)).node.systemContainers?.some((c) => c.name === "pods") ?? false).toBe(false);
   });
 
-  it("computes usageNanoCores only when sampling (housekeeping / eviction), not on external reads, never taking the runtime's", async () => {
+  it("computes usageNanoCores only when sampling (housekeeping), not on external reads, never taking the runtime's", async () => {
     let now = t0 + 61_000;
     const cri = fakeCRI({});
     let cpu = 2e9;
@@ -144,5 +145,91 @@ describe("StatsProvider over a fake CRI and fixture host", () => {
     expect(removeTerminatedPods([sb("a", "u", "SANDBOX_READY", "1"), sb("b", "u", "SANDBOX_NOTREADY", "2")]).map((s: { id: string }) => s.id)).toEqual(["a"]);
     const c = (id: string, state: string, createdAt: string) => ({ id, podSandboxId: "s", metadata: { name: "x", attempt: 0 }, state, createdAt }) as never;
     expect(removeTerminatedContainers([c("1", "CONTAINER_EXITED", "1"), c("2", "CONTAINER_EXITED", "2")]).map((x: { id: string }) => x.id)).toEqual(["2"]);
+  });
+});
+
+describe("StatsProvider CPU rates (usageNanoCores)", () => {
+  // A container limited to 500m with the CFS period of 100 ms: it runs the first 50 ms of each
+  // period and is throttled for the rest. Over a window shorter than a period it can show a whole
+  // core (the 0.87 cores once reported for such a container); over the housekeeping's 10 s, half.
+  const cfsUsageNs = (ms: number) => (Math.floor(ms / 100) * 50 + Math.min(ms % 100, 50)) * 1e6;
+  const dir = join(root, "cfs");
+  const paths = { procRoot: join(dir, "proc"), cgroupRoot: join(dir, "cgroup") };
+  const writeHost = (ms: number) => {
+    // The node: one busy CPU under the same pattern (jiffies at CLK_TCK 100), the agent's cgroup likewise.
+    const ticks = Math.floor(cfsUsageNs(ms) / 1e7);
+    mkdirSync(join(dir, "proc"), { recursive: true });
+    mkdirSync(join(dir, "cgroup", "cpuacct", "agent"), { recursive: true });
+    writeFileSync(join(dir, "proc", "stat"), `cpu  ${ticks} 0 0 9000 0 0 0 0 0 0\nbtime 1700000000\n`);
+    writeFileSync(join(dir, "cgroup", "cpuacct", "agent", "cpuacct.usage"), `${cfsUsageNs(ms)}\n`);
+  };
+
+  function cfsCRI(clock: () => number, readDelayMs: () => number): { runtime: RuntimeClient; images: ImageClient } {
+    const base = fakeCRI({});
+    (base.runtime as { listContainerStats: unknown }).listContainerStats = async () => {
+      // The runtime reads the counter when it gets to it (a queue, a slow shim): its timestamp is that read's, not the call's.
+      const readMs = clock() + readDelayMs();
+      const st = (id: string) => ({ attributes: { id, metadata: { name: id, attempt: 0 }, labels: {}, annotations: {} }, cpu: { timestamp: ns(readMs), usageCoreNanoSeconds: { value: String(cfsUsageNs(readMs - t0)) }, usageNanoCores: null }, memory: null, writableLayer: null });
+      return { stats: [st("c1"), st("c2")] };
+    };
+    return base;
+  }
+
+  it("is the rate between the housekeeping's samples, over the times the counters were read: other summaries (the eviction manager's) do not shorten the window, late and irregular samples do not skew it", async () => {
+    let now = t0;
+    let delay = 0;
+    writeHost(0);
+    const p = new StatsProvider({ nodeName: "n1", rootDir: join(root, "root"), cri: cfsCRI(() => now, () => delay), hostPaths: paths, systemCgroups: { kubelet: "/agent" }, nowMs: () => now });
+    const rates = (s: Summary) => ({ app: s.pods[0]?.containers.find((c) => c.name === "app")?.cpu?.usageNanoCores, node: s.node.cpu?.usageNanoCores, agent: s.node.systemContainers?.find((c) => c.name === "kubelet")?.cpu?.usageNanoCores });
+    await p.sampleCPU();
+    now = t0 + 10_000;
+    writeHost(10_000);
+    await p.sampleCPU();
+    expect(rates(await p.summary(false))).toEqual({ app: 5e8, node: 5e8, agent: 5e8 });
+    // The eviction manager's summary 20 ms later, in the container's running slot: the rates stay those of the 10 s window.
+    now = t0 + 10_020;
+    writeHost(10_020);
+    const evictionView = await p.summary(false);
+    expect(rates(evictionView)).toEqual({ app: 5e8, node: 5e8, agent: 5e8 });
+    expect(rates(await p.summary(true))).toEqual({ app: 5e8, node: 5e8, agent: 5e8 });
+    // A housekeeping tick that runs 3 s late, and a runtime that reads the counter 1.04 s after the call:
+    // the window is that of the reads (10 s → 24.04 s for the container), not of the calls.
+    now = t0 + 23_000;
+    delay = 1_040;
+    writeHost(23_000);
+    await p.sampleCPU();
+    const late = rates(await p.summary(false));
+    const expected = (a: number, b: number) => Math.floor(((cfsUsageNs(b) - cfsUsageNs(a)) / ((b - a) * 1e6)) * 1e9);
+    expect(late.app).toBe(expected(10_000, 24_040));
+    expect(late.node).toBe(expected(10_000, 23_000));
+    for (const v of Object.values(late)) expect(Math.abs((v ?? 0) - 5e8) / 5e8).toBeLessThan(0.01);
+  });
+
+  it("reads a pod's network and task count once per housekeeping period (cadvisor's cache in 1.23), not on every summary", async () => {
+    const d = join(root, "housekept");
+    const files = (rx: number, tasks: number) => {
+      for (const [path, text] of [
+        ["proc/stat", "cpu  1 0 0 9000 0 0 0 0 0 0\nbtime 1700000000\n"],
+        ["proc/77/cgroup", "4:memory:/k8s.io/c2\n2:cpu,cpuacct:/k8s.io/c2\n5:pids:/k8s.io/c2\n"],
+        ["proc/78/net/dev", `h1\nh2\n  eth0: ${String(rx)} 0 3 0 0 0 0 0 400 0 4 0 0 0 0 0\n`],
+        ["cgroup/pids/k8s.io/c2/pids.current", `${String(tasks)}\n`],
+      ] as const) {
+        mkdirSync(dirname(join(d, path)), { recursive: true });
+        writeFileSync(join(d, path), text);
+      }
+    };
+    files(300, 3);
+    let now = t0 + 61_000;
+    const p = new StatsProvider({ nodeName: "n1", rootDir: join(root, "root"), cri: fakeCRI({}), hostPaths: { procRoot: join(d, "proc"), cgroupRoot: join(d, "cgroup") }, nowMs: () => now });
+    const read = async () => {
+      const pod = (await p.summary(false)).pods[0];
+      return { rx: pod?.network?.rxBytes, tasks: pod?.process_stats?.process_count, time: pod?.network?.time };
+    };
+    expect(await read()).toEqual({ rx: 300, tasks: 3, time: "2026-01-01T00:01:01Z" });
+    files(900, 5);
+    now += 9_000;
+    expect(await read()).toEqual({ rx: 300, tasks: 3, time: "2026-01-01T00:01:01Z" });
+    now += 1_000;
+    expect(await read()).toEqual({ rx: 900, tasks: 5, time: "2026-01-01T00:01:11Z" });
   });
 });

@@ -15,10 +15,10 @@
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { isCRIError } from "@skiff/cri-api";
-import type { Container__Output, ContainerStats__Output, ImageClient, PodSandbox__Output, RuntimeClient } from "@skiff/cri-api";
+import type { Container__Output, ContainerStats__Output, ImageClient, ListContainerStatsResponse__Output, PodSandbox__Output, RuntimeClient } from "@skiff/cri-api";
 import { buildPodLogsDirectory } from "../pods/logs.js";
 import { CpuUsageCache } from "./cpu-usage-cache.js";
-import { defaultHostPaths, detectCgroupVersion, readCgroupProcessCount, readCgroupUsage, readDirUsageTreeSync, readFsUsage, readMemInfo, readNetDev, readPidLimits, readProcessNetDev, readProcStat, readProcessCgroup } from "./host.js";
+import { defaultHostPaths, detectCgroupVersion, readCgroupProcessCount, readCgroupUsage, readDirUsageTreeSync, readFsUsage, readMemInfo, readNetDev, readPidLimits, readProcessNetDev, readProcStat, readProcStatSync, readProcessCgroup } from "./host.js";
 import type { CgroupVersion, DirUsageTree, FsUsage, HostPaths } from "./host.js";
 import type { ContainerStats, CPUStats, FsStats, MemoryStats, NetworkStats, NodeStats, PodStats, RlimitStats, Summary, VolumeStats } from "./types.js";
 import type { VolumeStatsCache } from "./volume-stats.js";
@@ -182,6 +182,13 @@ export class StatsProvider {
   private readonly cgroupOf = new Map<string, string | null>();
   /** Sandbox id → the pid of its process (null: the runtime gives none, e.g. the process runtime). */
   private readonly sandboxPid = new Map<string, number | null>();
+  /**
+   * Figures 1.23 takes from cadvisor's housekeeping cache rather than reading them per summary
+   * (a pod's network from its infra container's, the task count of its cgroup): read at most once
+   * per housekeeping period, keyed by sandbox or container id.
+   */
+  private readonly housekept = new Map<string, { atMs: number; value: Promise<unknown> }>();
+  private housekeepingMs = 10_000;
 
   constructor(private readonly o: StatsProviderOptions) {
     this.paths = o.hostPaths ?? defaultHostPaths;
@@ -190,18 +197,13 @@ export class StatsProvider {
   }
 
   /**
-   * Housekeeping every `periodMs`: samples the node's and the containers' CPU (the samples
-   * `usageNanoCores` is computed between, as cadvisor's housekeeping and the eviction manager's
-   * `ListPodStatsAndUpdateCPUNanoCoreUsage` give the kubelet) and prunes the CPU cache. Errors
-   * (runtime down) are skipped silently: the next tick tries again. @defaultValue 10 s
+   * Housekeeping every `periodMs`: {@link sampleCPU}. Errors (runtime down) are skipped silently:
+   * the next tick tries again. @defaultValue 10 s
    */
   start(periodMs = 10_000): void {
     if (this.sampler) return;
-    const tick = () => {
-      void this.nodeCPUAndMemory(true).catch(() => undefined);
-      void this.podStats(true, true).catch(() => undefined);
-      this.cpuCache.cleanup();
-    };
+    this.housekeepingMs = periodMs;
+    const tick = () => void this.sampleCPU().catch(() => undefined);
     tick();
     this.sampler = setInterval(tick, periodMs);
     this.sampler.unref();
@@ -210,6 +212,22 @@ export class StatsProvider {
   stop(): void {
     clearInterval(this.sampler);
     this.sampler = undefined;
+  }
+
+  /**
+   * Takes one CPU sample of the node, of every container and of the system containers, and
+   * prunes the CPU cache: `usageNanoCores` is the rate between two such samples. The housekeeping
+   * ({@link start}) is meant to be the only caller, as 1.23's `ListPodStatsAndUpdateCPUNanoCoreUsage`
+   * assumes one periodic caller ("if there exist multiple callers, the period used to compute the
+   * cpu usage may vary and the usage could be incoherent"): a second sampler a few milliseconds
+   * after the first makes the window shorter than a CFS period, where a container limited to
+   * 500m can show a whole core. Every other read (`/stats/summary`, `/metrics/resource`, the
+   * eviction manager) reads the rate of the last sample.
+   * @see pkg/kubelet/stats/cri_stats_provider.go (ListPodStatsAndUpdateCPUNanoCoreUsage) in kubernetes/kubernetes v1.23
+   */
+  async sampleCPU(): Promise<void> {
+    await Promise.all([this.nodeCPUAndMemory(true), this.podStats(true, true), this.systemContainerStats(true)]);
+    this.cpuCache.cleanup();
   }
 
   /**
@@ -241,22 +259,36 @@ export class StatsProvider {
     };
   }
 
+  /** `read()`'s value, read again once it is a housekeeping period old (a failed read is not kept). */
+  private perHousekeeping<T>(key: string, read: () => Promise<T>): Promise<T> {
+    const now = this.now();
+    const hit = this.housekept.get(key);
+    if (hit && now - hit.atMs < this.housekeepingMs) return hit.value as Promise<T>;
+    const value = read();
+    this.housekept.set(key, { atMs: now, value });
+    value.catch(() => {
+      if (this.housekept.get(key)?.value === value) this.housekept.delete(key);
+    });
+    return value;
+  }
+
   private version(): Promise<CgroupVersion> {
     this.cgroupVersion ??= detectCgroupVersion(this.paths);
     return this.cgroupVersion;
   }
 
   /**
-   * The whole summary, or its CPU-and-memory subset (`?only_cpu_and_memory=true`). External
-   * callers read the CPU rates of the last housekeeping (`updateStats` false, as 1.23's
-   * `/stats/summary`); the eviction manager passes true to take a new sample.
+   * The whole summary, or its CPU-and-memory subset (`?only_cpu_and_memory=true`). Memory, fs and
+   * cumulative CPU are read fresh; `usageNanoCores` is the rate between the last two
+   * housekeeping samples ({@link sampleCPU}): no caller of the summary moves that window (the
+   * eviction manager included).
    */
-  async summary(onlyCpuAndMemory: boolean, updateStats = false): Promise<Summary> {
+  async summary(onlyCpuAndMemory: boolean): Promise<Summary> {
     const [nodeCpuMem, pods, bootTime, systemContainers] = await Promise.all([
-      this.nodeCPUAndMemory(updateStats),
-      onlyCpuAndMemory ? this.listPodCPUAndMemoryStats() : updateStats ? this.listPodStatsAndUpdateCPUNanoCoreUsage() : this.listPodStats(),
+      this.nodeCPUAndMemory(false),
+      onlyCpuAndMemory ? this.listPodCPUAndMemoryStats() : this.listPodStats(),
       readProcStat(this.paths).then((s) => s.bootTimeSeconds),
-      this.systemContainerStats(),
+      this.systemContainerStats(false),
     ]);
     const podsContainer = this.podsSystemContainer(pods, nodeCpuMem.memory?.time);
     if (podsContainer) systemContainers.push(podsContainer);
@@ -284,12 +316,16 @@ export class StatsProvider {
    * nano-cores without taking a sample.
    */
   async nodeCPUAndMemory(updateCpu = true): Promise<NodeCPUAndMemory> {
+    // The sample's time is when the counter was read (a synchronous read, then the clock), not
+    // when this call started or its other reads resolved.
+    const procStat = readProcStatSync(this.paths);
+    const sampledMs = this.now();
+    const [memInfo, root] = await Promise.all([readMemInfo(this.paths), this.version().then((v) => readCgroupUsage(this.paths, v, "/"))]);
     const nowMs = this.now();
-    const [procStat, memInfo, root] = await Promise.all([readProcStat(this.paths), readMemInfo(this.paths), this.version().then((v) => readCgroupUsage(this.paths, v, "/"))]);
     let cpu: CPUStats | undefined;
     if (procStat.usageCoreNanoSeconds !== undefined) {
-      const nano = updateCpu ? this.cpuCache.update("node", { timestampNs: nowMs * 1e6, usageCoreNanoSeconds: procStat.usageCoreNanoSeconds }) : this.cpuCache.cached("node");
-      cpu = { time: rfc3339(nowMs), ...(nano !== undefined ? { usageNanoCores: nano } : {}), usageCoreNanoSeconds: procStat.usageCoreNanoSeconds };
+      const nano = updateCpu ? this.cpuCache.update("node", { timestampNs: sampledMs * 1e6, usageCoreNanoSeconds: procStat.usageCoreNanoSeconds }) : this.cpuCache.cached("node");
+      cpu = { time: rfc3339(sampledMs), ...(nano !== undefined ? { usageNanoCores: nano } : {}), usageCoreNanoSeconds: procStat.usageCoreNanoSeconds };
     }
     let memory: MemoryStats | undefined;
     const total = memInfo.totalBytes;
@@ -390,19 +426,21 @@ export class StatsProvider {
     return { time: rfc3339(this.now()), ...def, interfaces: ifaces.map((i) => ({ ...i })) };
   }
 
-  private async systemContainerStats(): Promise<ContainerStats[]> {
+  private async systemContainerStats(updateCpu: boolean): Promise<ContainerStats[]> {
     const sys = this.o.systemCgroups ?? {};
     const version = await this.version();
     const out: ContainerStats[] = [];
     for (const [name, cgroup] of [["kubelet", sys.kubelet], ["runtime", sys.runtime], ["misc", sys.misc]] as const) {
       if (!cgroup) continue;
       const u = await readCgroupUsage(this.paths, version, cgroup);
+      const sampledMs = this.now();
       if (u.usageCoreNanoSeconds === undefined && u.usageBytes === undefined) {
         this.o.log?.(`Failed to get system container stats for ${JSON.stringify(cgroup)}: cgroup not readable`);
         continue;
       }
-      const t = rfc3339(this.now());
-      const nano = u.usageCoreNanoSeconds !== undefined ? this.cpuCache.update(`cgroup:${cgroup}`, { timestampNs: this.now() * 1e6, usageCoreNanoSeconds: u.usageCoreNanoSeconds }) : undefined;
+      const t = rfc3339(sampledMs);
+      const id = `cgroup:${cgroup}`;
+      const nano = u.usageCoreNanoSeconds === undefined ? undefined : updateCpu ? this.cpuCache.update(id, { timestampNs: sampledMs * 1e6, usageCoreNanoSeconds: u.usageCoreNanoSeconds }) : this.cpuCache.cached(id);
       out.push({
         name,
         startTime: t,
@@ -418,7 +456,7 @@ export class StatsProvider {
     return this.podStats(false, false);
   }
 
-  /** {@link listPodStats}, taking a new CPU sample per container (the eviction manager's call). */
+  /** {@link listPodStats}, taking a new CPU sample per container (see {@link sampleCPU}: meant for one periodic caller only). */
   listPodStatsAndUpdateCPUNanoCoreUsage(): Promise<PodStats[]> {
     return this.podStats(true, false);
   }
@@ -428,11 +466,11 @@ export class StatsProvider {
     return this.podStats(false, true);
   }
 
-  private async containerStatsFromCRI(containers: readonly Container__Output[]): Promise<Map<string, ContainerStats__Output>> {
+  private async containerStatsFromCRI(containers: readonly Container__Output[], pending?: Promise<ListContainerStatsResponse__Output>): Promise<Map<string, ContainerStats__Output>> {
     const out = new Map<string, ContainerStats__Output>();
     if (!this.criStatsUnimplemented) {
       try {
-        const resp = await this.o.cri.runtime.listContainerStats({});
+        const resp = await (pending ?? this.o.cri.runtime.listContainerStats({}));
         for (const s of resp.stats) if (s.attributes?.id) out.set(s.attributes.id, s);
         return out;
       } catch (err) {
@@ -530,18 +568,25 @@ export class StatsProvider {
 
   private async podStats(updateCpu: boolean, cpuAndMemoryOnly: boolean): Promise<PodStats[]> {
     const rt = this.o.cri.runtime;
+    // The stats and the image fs are asked for together with the lists (one round trip to the
+    // runtime, not three in a row); the stats wait for the lists only in the cgroup fallback.
+    const pendingStats = this.criStatsUnimplemented ? undefined : rt.listContainerStats({});
+    pendingStats?.catch(() => undefined);
+    const pendingImageMount = cpuAndMemoryOnly
+      ? undefined
+      : this.o.cri.images
+          .imageFsInfo({})
+          .then((r) => r.imageFilesystems[0]?.fsId?.mountpoint ?? "")
+          .catch(() => "");
     const [sandboxResp, containerResp] = await Promise.all([rt.listPodSandbox({}), rt.listContainers({})]);
     const sandboxes = new Map(removeTerminatedPods(sandboxResp.items).map((s) => [s.id, s]));
     const containers = removeTerminatedContainers(containerResp.containers);
-    const statsById = await this.containerStatsFromCRI(containers);
+    const statsById = await this.containerStatsFromCRI(containers, pendingStats);
     const nowMs = this.now();
     let rootFs: FsUsage | undefined;
     let imageFs: FsUsage | undefined;
-    if (!cpuAndMemoryOnly) {
-      const imageMount = await this.o.cri.images
-        .imageFsInfo({})
-        .then((r) => r.imageFilesystems[0]?.fsId?.mountpoint ?? "")
-        .catch(() => "");
+    if (pendingImageMount) {
+      const imageMount = await pendingImageMount;
       [rootFs, imageFs] = await Promise.all([readFsUsage(this.o.rootDir), readFsUsage(imageMount || this.o.rootDir)]);
     }
     const bySandbox = new Map<string, PodStats>();
@@ -577,7 +622,7 @@ export class StatsProvider {
               Promise.resolve(podLogsOf(ps)?.children.get(cs.name)),
               // 1.23 reads the pod cgroup's task count; without pod cgroups it is the sum over the containers' own.
               c.state === "CONTAINER_RUNNING" && version !== undefined
-                ? this.containerCgroup(c.id).then((cgroup) => (cgroup === null ? undefined : readCgroupProcessCount(this.paths, version, cgroup)))
+                ? this.perHousekeeping(`processes:${c.id}`, () => this.containerCgroup(c.id).then((cgroup) => (cgroup === null ? undefined : readCgroupProcessCount(this.paths, version, cgroup))))
                 : Promise.resolve(undefined),
             ]);
             return { du, processes };
@@ -594,9 +639,13 @@ export class StatsProvider {
       const live = new Set(containers.map((c) => c.id));
       for (const id of this.cgroupOf.keys()) if (!live.has(id)) this.cgroupOf.delete(id);
       for (const id of this.sandboxPid.keys()) if (!sandboxes.has(id)) this.sandboxPid.delete(id);
+      for (const key of this.housekept.keys()) {
+        const id = key.slice(key.indexOf(":") + 1);
+        if (!live.has(id) && !sandboxes.has(id)) this.housekept.delete(key);
+      }
       await Promise.all(
         [...bySandbox].map(async ([id, ps]) => {
-          const network = await this.podNetworkStats(id, nowMs);
+          const network = await this.perHousekeeping(`network:${id}`, () => this.podNetworkStats(id, nowMs));
           if (network) ps.network = network;
         }),
       );
