@@ -623,6 +623,21 @@ async function portForwardRows(dir: string): Promise<BenchRow[]> {
   }
 }
 
+/**
+ * Removes the bench's temporary directory; never throws. A CRI server killed before it tore its pod
+ * networks down leaves their network namespaces mounted under it (EBUSY): those are unmounted
+ * first, and a failure is only reported, so that it does not hide the error that ended the run.
+ */
+function removeBenchDir(dir: string): void {
+  try {
+    const mounts = readFileSync("/proc/self/mounts", "utf8").split("\n").map((l) => l.split(" ")[1] ?? "").filter((m) => m.startsWith(`${dir}/`));
+    for (const m of mounts) spawnSync("umount", [m], { stdio: "ignore" });
+    rmSync(dir, { recursive: true, force: true });
+  } catch (err) {
+    process.stderr.write(`nodeagent bench: could not remove ${dir}: ${err instanceof Error ? err.message : String(err)}\n`);
+  }
+}
+
 export default async function nodeagentBench(): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   const dir = mkdtempSync(join(tmpdir(), "skiff-bench-na-"));
@@ -630,7 +645,7 @@ export default async function nodeagentBench(): Promise<BenchRow[]> {
     try {
       return await portForwardRows(dir);
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      removeBenchDir(dir);
     }
   }
   const suffix = Math.random().toString(36).slice(2, 8);
@@ -714,6 +729,6 @@ export default async function nodeagentBench(): Promise<BenchRow[]> {
     await Promise.all(agents.map((x) => stopProcess(x.proc)));
     await stopProcess(cri.proc); // kills every container it started
     for (const n of nodeNames) removePodLogs(n);
-    rmSync(dir, { recursive: true, force: true });
+    removeBenchDir(dir);
   }
 }
