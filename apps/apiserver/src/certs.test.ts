@@ -31,3 +31,23 @@ describe("loadOrGenerateCertificates", () => {
     await expect(loadOrGenerateCertificates({ certDir: "", tlsCertFile: join(dir, "nope.crt"), tlsPrivateKeyFile: join(dir, "apiserver.key") })).rejects.toThrow(CertificateLoadError);
   }, 60_000);
 });
+
+describe("loadOrGenerateCertificates: the machine's addresses", () => {
+  it("covers the given addresses, and re-signs a serving certificate that misses one with the same CA", async () => {
+    const dir = join(await mkdtemp(join(tmpdir(), "pki-")), "pki");
+    const a = await loadOrGenerateCertificates({ certDir: dir, tlsCertFile: "", tlsPrivateKeyFile: "", addresses: ["192.0.2.10"] });
+    expect(new X509Certificate(a.cert).checkIP("192.0.2.10")).toBe("192.0.2.10");
+    expect(new X509Certificate(a.cert).checkIP("192.0.2.11")).toBeUndefined();
+    // Same addresses: reused as is.
+    expect(await loadOrGenerateCertificates({ certDir: dir, tlsCertFile: "", tlsPrivateKeyFile: "", addresses: ["192.0.2.10"] })).toEqual(a);
+    // A new address (a state directory from before, or the machine's address changed): a new
+    // serving certificate signed by the CA clients already trust.
+    const b = await loadOrGenerateCertificates({ certDir: dir, tlsCertFile: "", tlsPrivateKeyFile: "", addresses: ["192.0.2.10", "2001:db8::7"] });
+    expect(b.caCert).toBe(a.caCert);
+    expect(b.cert).not.toBe(a.cert);
+    const cert = new X509Certificate(b.cert);
+    expect(cert.verify(new X509Certificate(b.caCert).publicKey)).toBe(true);
+    expect(cert.checkIP("2001:db8::7")).toBe("2001:db8::7");
+    expect(await readFile(join(dir, "apiserver.crt"), "utf8")).toBe(b.cert);
+  }, 60_000);
+});

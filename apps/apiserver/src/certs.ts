@@ -4,8 +4,9 @@
  *
  * @see staging/src/k8s.io/apiserver/pkg/server/options/serving.go (MaybeDefaultWithSelfSignedCerts)
  */
+import { X509Certificate } from "node:crypto";
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
-import { hostname } from "node:os";
+import { hostname, networkInterfaces } from "node:os";
 import { join } from "node:path";
 import { generate } from "selfsigned";
 
@@ -30,8 +31,22 @@ export class CertificateLoadError extends Error {
 }
 
 /**
+ * The machine's own non-loopback addresses (IPv4 and IPv6, link-local IPv6 left out): where pods
+ * in their own network namespace reach an apiserver bound to 0.0.0.0 (kube-apiserver puts its
+ * advertise address in its self-signed certificate).
+ */
+export function machineAddresses(): string[] {
+  return Object.values(networkInterfaces())
+    .flat()
+    .filter((a) => a !== undefined && !a.internal && !(a.family === "IPv6" && a.address.toLowerCase().startsWith("fe80:")))
+    .map((a) => a?.address ?? "");
+}
+
+/**
  * Load user-supplied files when both are given, else ensure generated ones in `certDir`
- * (creating the directory; keys are written 0600). Existing generated files are reused as is.
+ * (creating the directory; keys are written 0600). Existing generated files are reused, except a
+ * serving certificate that does not cover one of `addresses` (the machine's addresses changed, or
+ * it was generated before they were included), which is generated anew, signed by the same CA.
  *
  * @throws {@link CertificateLoadError} when a named file cannot be read.
  * @example
@@ -43,7 +58,10 @@ export async function loadOrGenerateCertificates(opts: {
   certDir: string;
   tlsCertFile: string;
   tlsPrivateKeyFile: string;
+  /** IP addresses the serving certificate must cover besides 127.0.0.1 and ::1. @defaultValue {@link machineAddresses} */
+  addresses?: readonly string[];
 }): Promise<ServingCertificates> {
+  const addresses = opts.addresses ?? machineAddresses();
   if (opts.tlsCertFile !== "" && opts.tlsPrivateKeyFile !== "") {
     const cert = await readText(opts.tlsCertFile, "--tls-cert-file");
     const key = await readText(opts.tlsPrivateKeyFile, "--tls-private-key-file");
@@ -58,12 +76,18 @@ export async function loadOrGenerateCertificates(opts: {
   };
   const existing = await Promise.all([paths.ca, paths.cert, paths.key].map((p) => readFile(p, "utf8").catch(() => undefined)));
   const [ca0, cert0, key0] = existing;
-  if (ca0 !== undefined && cert0 !== undefined && key0 !== undefined) return { cert: cert0, key: key0, caCert: ca0 };
+  const caKey0 = await readFile(paths.caKey, "utf8").catch(() => undefined);
+  if (ca0 !== undefined && cert0 !== undefined && key0 !== undefined) {
+    const covered = covers(cert0, addresses);
+    // Without the CA's key a new serving certificate cannot be signed: the old one stays.
+    if (covered || caKey0 === undefined) return { cert: cert0, key: key0, caCert: ca0 };
+  }
 
   await mkdir(dir, { recursive: true });
   const now = new Date();
   const caNotAfter = new Date(now.getTime() + 10 * 365 * 24 * 3600 * 1000);
-  const ca = await generate([{ name: "commonName", value: `skiff-ca@${String(Math.floor(now.getTime() / 1000))}` }], {
+  const keepCA = ca0 !== undefined && caKey0 !== undefined;
+  const ca = keepCA ? { cert: ca0, private: caKey0 } : await generate([{ name: "commonName", value: `skiff-ca@${String(Math.floor(now.getTime() / 1000))}` }], {
     keySize: 2048,
     algorithm: "sha256",
     notBeforeDate: now,
@@ -86,7 +110,9 @@ export async function loadOrGenerateCertificates(opts: {
       {
         name: "subjectAltName",
         // As kube-apiserver 1.23's self-signed serving certificate: the in-cluster names
-        // (cmd/kube-apiserver/app/server.go: MaybeDefaultWithSelfSignedCerts), localhost, the host.
+        // (cmd/kube-apiserver/app/server.go: MaybeDefaultWithSelfSignedCerts), localhost, the host,
+        // and the machine's addresses (kube-apiserver's advertise address; the node agent gives
+        // pods one of them as KUBERNETES_SERVICE_HOST).
         altNames: [
           { type: 2, value: "localhost" },
           { type: 2, value: hostname() },
@@ -95,6 +121,7 @@ export async function loadOrGenerateCertificates(opts: {
           { type: 2, value: "kubernetes" },
           { type: 7, ip: "127.0.0.1" },
           { type: 7, ip: "::1" },
+          ...addresses.map((ip) => ({ type: 7 as const, ip })),
         ],
       },
     ],
@@ -106,6 +133,15 @@ export async function loadOrGenerateCertificates(opts: {
   await chmod(paths.caKey, 0o600);
   await chmod(paths.key, 0o600);
   return { cert: serving.cert, key: serving.private, caCert: ca.cert };
+}
+
+function covers(certPEM: string, addresses: readonly string[]): boolean {
+  try {
+    const cert = new X509Certificate(certPEM);
+    return addresses.every((ip) => cert.checkIP(ip) !== undefined);
+  } catch {
+    return false;
+  }
 }
 
 async function readText(path: string, flag: string): Promise<string> {

@@ -120,6 +120,9 @@ export function pipeBoth(client: Duplex, backend: Duplex, limits: PipeLimits = {
   ] as const) {
     // The chunks read in one turn (a TLS read decrypts several records) go out in one write:
     // corked until the next tick, so a TLS peer gets one writev instead of a syscall per record.
+    // Backpressure is judged after that write: while corked, write() answers false for anything
+    // above the high-water mark (16 KiB, less than one 64 KiB read) even when the kernel then takes
+    // it all at once, and pausing on that stopped and restarted reading for every chunk.
     let corked = false;
     from.on("data", (chunk: Buffer) => {
       touch();
@@ -129,12 +132,15 @@ export function pipeBoth(client: Duplex, backend: Duplex, limits: PipeLimits = {
         process.nextTick(() => {
           corked = false;
           to.uncork();
+          // Bytes the socket still holds: wait for them to drain (write() answered false for the
+          // chunk that crossed the mark, so "drain" comes).
+          if (to.writableLength >= to.writableHighWaterMark && !from.isPaused()) {
+            from.pause();
+            to.once("drain", () => from.resume());
+          }
         });
       }
-      if (!to.write(chunk)) {
-        from.pause();
-        to.once("drain", () => from.resume());
-      }
+      to.write(chunk);
     });
     from.once("end", () => (to.writable ? to.end() : close()));
     from.once("close", close);

@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { configzOf, nodeKeyringFrom, parseNodeIPs, podRuntimeOptionsFrom, resolveNodeName, rootDirLayout, runNodeAgent, setupDataDirs } from "./app.js";
+import { configzOf, kubernetesServiceOf, nodeKeyringFrom, parseNodeIPs, podRuntimeOptionsFrom, resolveNodeName, rootDirLayout, runNodeAgent, setupDataDirs } from "./app.js";
 import { createLogger, defaultLoggingOptions } from "./logging.js";
 import { loadNodeAgentOptions } from "./options/index.js";
 
@@ -170,5 +170,19 @@ describe("image credential provider flags", () => {
     expect(r.ok).toBe(false);
     expect(r.ok ? "" : r.errors.join("\n")).toContain("--vendor-container-registry-config is not supported: this node agent has no in-tree cloud vendor credential provider");
     expect(optionsOf(["--vendor-container-registry-config=/etc/acr.json", "--feature-gates=DisableNodeAgentCloudCredentialProviders=true"]).flags.vendorContainerRegistryConfig).toBe("/etc/acr.json");
+  });
+});
+
+describe("kubernetesServiceOf (where pods reach the API server)", () => {
+  it("keeps a non-loopback server's host and port", () => {
+    expect(kubernetesServiceOf(optionsOf([]), "https://10.9.8.7:6443")).toEqual({ host: "10.9.8.7", port: 6443 });
+  });
+  it("replaces a loopback server by the first --node-ip that is not loopback", () => {
+    expect(kubernetesServiceOf(optionsOf(["--node-ip=10.1.2.3"]), "https://127.0.0.1:6443")).toEqual({ host: "10.1.2.3", port: 6443 });
+  });
+  it("replaces a loopback server by the machine's first non-internal IPv4 when --node-ip is loopback or unset", () => {
+    const primary = Object.values(networkInterfaces()).flat().find((a) => a !== undefined && a.family === "IPv4" && !a.internal)?.address ?? "127.0.0.1";
+    expect(kubernetesServiceOf(optionsOf(["--node-ip=127.0.0.1"]), "https://localhost:7443")).toEqual({ host: primary, port: 7443 });
+    expect(kubernetesServiceOf(optionsOf([]), "https://127.0.0.1:6443")).toEqual({ host: primary, port: 6443 });
   });
 });

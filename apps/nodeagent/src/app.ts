@@ -7,7 +7,7 @@
 import { mkdirSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { isIP } from "node:net";
-import { hostname as osHostname } from "node:os";
+import { networkInterfaces, hostname as osHostname } from "node:os";
 import { join } from "node:path";
 import { formatQuantity, mustParseQuantity, newQuantity, parseQuantity, quantityMilliValue, quantityToNumber, quantityValue } from "@skiff/flags";
 import type { PodResourcesServer } from "./podresources/index.js";
@@ -27,6 +27,7 @@ import { loadNodeAgentOptions, nodeAgentVersion } from "./options/index.js";
 import type { PodRuntime, PodRuntimeOptions } from "./pods/index.js";
 import { createPodObjectManagers, createPodRuntime, isChangeDetectionStrategy } from "./pods/index.js";
 import type { PodEventRecorder } from "./pods/index.js";
+import { kubernetesServiceAddressFor, type KubernetesServiceAddress } from "./pods/service-env.js";
 import type { RunningServers, ServerOptions, TLSVersionName } from "./server/index.js";
 import { startServers } from "./server/index.js";
 import { AgentStats } from "./stats/agent-stats.js";
@@ -346,6 +347,22 @@ export async function nodeKeyringFrom(o: NodeAgentOptions, log: Logger): Promise
   return createNodeKeyring(f.rootDir, plugins, (line) => log.v(4).info(line));
 }
 
+/**
+ * Where the agent's pods reach the API server at `server` (its `--clusterconfig` server URL), given
+ * to them as the `kubernetes` service's variables: that host and port, a loopback host replaced by
+ * the node's address (the first `--node-ip` unless it is loopback, else the machine's first
+ * non-internal IPv4), which a pod in its own network namespace can reach.
+ * @throws TypeError when `server` is not a URL.
+ * @see pkg/kubelet/kubelet_pods.go (getServiceEnvVarMap) in kubernetes/kubernetes v1.23
+ */
+export function kubernetesServiceOf(o: NodeAgentOptions, server: string): KubernetesServiceAddress {
+  const nodeIP = parseNodeIPs(o.flags.nodeIP, "").ips.find((ip) => !ip.startsWith("127.") && ip !== "::1");
+  const primary = Object.values(networkInterfaces())
+    .flat()
+    .find((a) => a !== undefined && a.family === "IPv4" && !a.internal)?.address;
+  return kubernetesServiceAddressFor(server, nodeIP ?? primary ?? "127.0.0.1");
+}
+
 /** Maps the options onto the pod runtime's options. */
 export function podRuntimeOptionsFrom(o: NodeAgentOptions, nodeName: string, log: Logger): PodRuntimeOptions {
   const nodeIPs = parseNodeIPs(o.flags.nodeIP, "").ips;
@@ -646,6 +663,7 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
       ...resources,
       ...podEvents,
       ...podObjects,
+      ...(clients ? { kubernetesService: kubernetesServiceOf(o, clients.server) } : {}),
       ...(csi ? { volumes: csi.volumes } : {}),
       instrumentCRI: stats.instrumentCRI,
       onProbeResult: stats.onProbeResult,

@@ -7,7 +7,7 @@
  * @see cmd/kubemark/app/hollow_node.go, pkg/kubemark/hollow_kubelet.go in kubernetes/kubernetes v1.23
  */
 import { hostname as osHostname } from "node:os";
-import { resolveNodeName, setupDataDirs, podRuntimeOptionsFrom, podResourceOptionsFrom } from "./app.js";
+import { kubernetesServiceOf, resolveNodeName, setupDataDirs, podRuntimeOptionsFrom, podResourceOptionsFrom } from "./app.js";
 import type { ClientConnections, ClusterConfig } from "@skiff/client";
 import { createClient } from "@skiff/client";
 import type { ClusterClients } from "./cluster/index.js";
@@ -112,6 +112,7 @@ export async function startInProcessNodeAgent(argv: readonly string[], deps: InP
   const clients: ClusterClients = {
     client: createClient(deps.clusterConfig, { qps: c.clusterAPIQPS, burst: c.clusterAPIBurst, userAgent, ...shared }),
     eventClient: createClient(deps.clusterConfig, { qps: c.eventRecordQPS, burst: c.eventBurst, userAgent, ...shared }),
+    server: deps.clusterConfig.server,
   };
   const eventClient = clients.eventClient;
   const onEvent: PodEventRecorder = createEventRecorder(eventClient, nodeName);
@@ -124,6 +125,7 @@ export async function startInProcessNodeAgent(argv: readonly string[], deps: InP
     ...(await podResourceOptionsFrom(o, undefined)),
     onEvent,
     objects,
+    kubernetesService: kubernetesServiceOf(o, clients.server),
     criDialer: deps.cri,
   });
   const clusterLog = root.withName("cluster");

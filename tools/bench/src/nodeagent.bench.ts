@@ -633,16 +633,17 @@ async function portForwardRows(dir: string): Promise<BenchRow[]> {
 }
 
 /**
- * Removes the bench directory; network namespaces the process CRI server left mounted under it
- * (stopped while busy on a loaded machine) are unmounted first, so the rows are still reported.
+ * Removes the bench's temporary directory; never throws. A CRI server killed before it tore its pod
+ * networks down leaves their network namespaces mounted under it (EBUSY): those are unmounted
+ * first, and a failure is only reported, so that it does not hide the error that ended the run.
  */
 function removeBenchDir(dir: string): void {
   try {
+    const mounts = readFileSync("/proc/self/mounts", "utf8").split("\n").map((l) => l.split(" ")[1] ?? "").filter((m) => m.startsWith(`${dir}/`));
+    for (const m of mounts) spawnSync("umount", [m], { stdio: "ignore" });
     rmSync(dir, { recursive: true, force: true });
-  } catch {
-    const mounts = readFileSync("/proc/mounts", "utf8").split("\n").map((l) => l.split(" ")[1] ?? "").filter((m) => m.startsWith(`${dir}/`));
-    for (const m of mounts) spawnSync("umount", ["-l", m]);
-    rmSync(dir, { recursive: true, force: true });
+  } catch (err) {
+    process.stderr.write(`nodeagent bench: could not remove ${dir}: ${err instanceof Error ? err.message : String(err)}\n`);
   }
 }
 

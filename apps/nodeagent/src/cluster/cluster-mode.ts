@@ -42,6 +42,8 @@ export class ClusterModeError extends Error {
 export interface ClusterClients {
   readonly client: Client;
   readonly eventClient: Client;
+  /** The API server's base URL from the cluster config (`https://host:port`). */
+  readonly server: string;
 }
 
 /**
@@ -71,6 +73,7 @@ export async function connectCluster(o: Pick<NodeAgentOptions, "flags" | "config
   return {
     client: createClient(config, { qps: o.config.clusterAPIQPS, burst: o.config.clusterAPIBurst, userAgent }),
     eventClient: createClient(config, { qps: o.config.eventRecordQPS, burst: o.config.eventBurst, userAgent }),
+    server: config.server,
   };
 }
 

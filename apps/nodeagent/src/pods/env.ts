@@ -18,6 +18,12 @@ export interface EnvContext {
   readonly fieldRef: (env: EnvVar) => string;
   /** Node allocatable, the value of a `resourceFieldRef` limit the container does not set. */
   readonly nodeAllocatable: NodeAllocatable;
+  /**
+   * The service environment (`./service-env.ts`: the `kubernetes` service's variables in API-server
+   * mode; none in standalone mode, as a kubelet without an API server): a source of `$(VAR)` after
+   * the container's own variables, appended after them unless the container defines the same name.
+   */
+  readonly serviceEnv?: ReadonlyMap<string, string>;
   /** Receives `InvalidEnvironmentVariableNames` warnings. */
   readonly onEvent?: (type: "Normal" | "Warning", reason: string, message: string) => void;
 }
@@ -41,7 +47,9 @@ function errorOf(err: unknown): Error {
  * `env` in order overriding them: `value` with `$(VAR)` expanded from the variables so far,
  * `fieldRef`, `resourceFieldRef` (limits default to node allocatable; divisor; ceiling),
  * `configMapKeyRef`/`secretKeyRef`. An optional reference whose object or key is missing sets
- * nothing. Returns `[name, value]` pairs in first-definition order. Never logs values.
+ * nothing. `$(VAR)` also reads `ctx.serviceEnv`, whose variables follow the container's own (a name
+ * the container sets keeps the container's value). Returns `[name, value]` pairs in
+ * first-definition order. Never logs values.
  * @throws ContainerEnvError or the fetch error, with 1.23's messages: `configmap "x" not found`
  *   (as the manager reported it), `couldn't find key k in ConfigMap ns/x`,
  *   `couldn't find key k in Secret ns/x`, and in standalone mode
@@ -102,7 +110,7 @@ export function makeEnvironmentVariables(pod: Pod, container: Container, ctx: En
   for (const e of container.env ?? []) {
     let value = e.value ?? "";
     if (value !== "") {
-      value = expandVars(value, (n) => tmp.get(n));
+      value = expandVars(value, (n) => tmp.get(n) ?? ctx.serviceEnv?.get(n));
     } else if (e.valueFrom) {
       const from = e.valueFrom;
       if (from.fieldRef) {
@@ -146,5 +154,7 @@ export function makeEnvironmentVariables(pod: Pod, container: Container, ctx: En
     }
     tmp.set(e.name, value);
   }
-  return [...tmp.entries()];
+  const result = [...tmp.entries()];
+  for (const [k, v] of ctx.serviceEnv ?? []) if (!tmp.has(k)) result.push([k, v]);
+  return result;
 }

@@ -33,6 +33,7 @@ import { PodVolumeManager, VolumeSetUpError } from "./volumes.js";
 import { machineAllocatable, type NodeAllocatable as NodeAllocatableNumbers } from "./volumes-files.js";
 import { admitAppArmor, isAppArmorEnabledOnHost } from "./apparmor.js";
 import { SysctlAllowlist } from "./sysctl-allowlist.js";
+import { kubernetesServiceEnv } from "./service-env.js";
 import { serviceAccountTokenCleanupPeriodMs } from "./token-manager.js";
 
 function defaultHostIP(): string {
@@ -184,6 +185,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     },
     ...(podCgroups ? { cgroupParent: (p: Pod) => podCgroups.cgroupParent(p) } : {}),
     nodeAllocatable: fieldRefAllocatable,
+    ...(opts.kubernetesService ? { serviceEnv: kubernetesServiceEnv(opts.kubernetesService) } : {}),
     ...(objects ? { envObjects: (p: Pod) => envObjects.get(p.metadata?.uid ?? "") ?? { configMaps: new Map(), secrets: new Map() } } : {}),
   });
   const desired = new Map<string, Pod>();

@@ -134,6 +134,11 @@ export interface RuntimeManagerOptions {
   readonly envObjects?: (pod: Pod) => EnvObjects | undefined;
   /** Node allocatable for `resourceFieldRef` env without a limit. @defaultValue the machine's */
   readonly nodeAllocatable?: NodeAllocatable;
+  /**
+   * The service environment of every container (the `kubernetes` service's variables,
+   * `./service-env.ts`, in API-server mode). @defaultValue none (standalone mode)
+   */
+  readonly serviceEnv?: ReadonlyMap<string, string>;
   /** The node's keyring (docker config files, exec plugins), after the pod's pull secrets. @defaultValue none */
   readonly keyring?: DockerKeyring;
   /**
@@ -592,6 +597,7 @@ export class RuntimeManager {
       objects: this.o.envObjects?.(pod),
       fieldRef: (e) => this.envValue(pod, e, sandbox),
       nodeAllocatable: this.o.nodeAllocatable ?? machineAllocatable(),
+      ...(this.o.serviceEnv ? { serviceEnv: this.o.serviceEnv } : {}),
       onEvent: (type, reason, message) => this.o.onEvent?.(pod, type, reason, message),
     });
     return env.map(([key, value]) => ({ key, value }));

@@ -7,6 +7,7 @@ import type { ContainerResourceSettings } from "./resources.js";
 import type { AdmitResult } from "./admission.js";
 import type { ContainerGCPolicy } from "./container-gc.js";
 import type { CRIDialer } from "./runtime-clients.js";
+import type { KubernetesServiceAddress } from "./service-env.js";
 
 /** A line sink for the pod runtime's log; `level` 0 is info, higher numbers are more verbose. */
 export type PodRuntimeLog = (message: string, level?: number) => void;
@@ -130,6 +131,12 @@ export interface PodRuntimeOptions {
    * referencing a ConfigMap or Secret fails with 1.23's `no kubeClient defined` error.
    */
   readonly objects?: PodObjectManagers;
+  /**
+   * API-server mode: where pods reach the API server, given to every container as the `kubernetes`
+   * service's variables (`KUBERNETES_SERVICE_HOST`, ... — see `./service-env.ts`). Absent
+   * (standalone mode): no service variables, as a kubelet without an API server.
+   */
+  readonly kubernetesService?: KubernetesServiceAddress;
   /** Event sink (`Unhealthy`, `Killing`, `FailedMount`, ...); events are logged too. @defaultValue logs only */
   readonly onEvent?: PodEventRecorder;
   /**

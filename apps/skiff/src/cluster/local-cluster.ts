@@ -1,5 +1,7 @@
-// A local cluster: the apiserver (https://127.0.0.1:<port>, SQLite in <state>/data, anonymous auth
-// off, a token file, RBAC: each component with its own 1.23 identity, see credentials.ts), the job controller (with the TTL-after-finished and node lifecycle
+// A local cluster: the apiserver (https://127.0.0.1:<port> for its clients; it listens on every
+// address, 0.0.0.0 as kube-apiserver's default, so that pods in their own network namespace reach
+// it at the machine's address the node agent gives them as KUBERNETES_SERVICE_HOST; SQLite in
+// <state>/data, anonymous auth off, a token file, RBAC: each component with its own 1.23 identity, see credentials.ts), the job controller (with the TTL-after-finished and node lifecycle
 // controllers), the scheduler and one node agent, on containerd or on the process CRI server
 // (started too). Shared by `pnpm start` (tools/local-cluster/start.mjs, from the workspace) and
 // `skiff up` (from the installed packages): the caller says how to run each component and how to
@@ -310,7 +312,9 @@ export async function startLocalCluster(o: LocalClusterOptions): Promise<LocalCl
     o.say(`skiff: starting a local cluster (state in ${shownPath(state)}, logs in ${shownPath(logDir)})`);
 
     const apiserver = startChild("apiserver", [
-      "--bind-address=127.0.0.1",
+      // Every address: pods with their own network (containerd, the process runtime as root) call
+      // it at the machine's address (KUBERNETES_SERVICE_HOST), which its certificate covers.
+      "--bind-address=0.0.0.0",
       `--secure-port=${port}`,
       `--data-dir=${join(state, "data")}`,
       `--cert-dir=${join(state, "pki")}`,

@@ -1,4 +1,4 @@
-import { PassThrough } from "node:stream";
+import { Duplex, PassThrough } from "node:stream";
 import { constants as zlibConstants, createDeflate, createInflate, deflateSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { SpdyFrameReader, SpdyServerConnection, encodeControlFrame, encodeDataFrame, formatHeaderBlock, parseHeaderBlock, spdyDictionary, spdyFrameType } from "./spdy.js";
@@ -123,5 +123,56 @@ describe("SPDY/3 framing", () => {
     socket.write(encodeControlFrame(spdyFrameType.synStream, 0, Buffer.concat([Buffer.from([0, 0, 0, 1, 0, 0, 0, 0, 0, 0]), Buffer.from("not zlib at all")])));
     await new Promise((r) => setTimeout(r, 100));
     expect(closed).toBe(true);
+  });
+});
+
+describe("SpdyServerConnection.sendData", () => {
+  /** A socket whose writes the kernel takes at once (they complete synchronously), with Node's 16 KiB high-water mark. */
+  function instantSocket(writes: Buffer[]): Duplex {
+    return new Duplex({
+      read() {},
+      write(chunk: Buffer, _enc, cb) {
+        writes.push(chunk);
+        cb();
+      },
+      writev(chunks, cb) {
+        for (const c of chunks) writes.push(c.chunk as Buffer);
+        cb();
+      },
+    });
+  }
+
+  it("sends a chunk larger than the high-water mark as one frame and calls back at once when the socket took it (no empty write, no queued copy)", async () => {
+    const writes: Buffer[] = [];
+    const conn = new SpdyServerConnection(instantSocket(writes), () => {});
+    const big = Buffer.alloc(64 * 1024, 7);
+    let called = 0;
+    for (let i = 0; i < 3; i++) conn.sendData(1, [big], () => called++);
+    expect(called).toBe(3);
+    await new Promise((r) => setImmediate(r));
+    expect(writes.map((w) => w.length)).toEqual([8, 65536, 8, 65536, 8, 65536]);
+    expect(writes.filter((w) => w.length === 65536).every((w) => w.equals(big))).toBe(true);
+  });
+
+  it("waits for the socket to drain when it keeps the bytes (backpressure)", async () => {
+    let release: (() => void) | undefined;
+    const socket = new Duplex({
+      read() {},
+      write(_chunk: Buffer, _enc, cb) {
+        release = () => cb();
+      },
+      writev(_chunks, cb) {
+        release = () => cb();
+      },
+    });
+    const conn = new SpdyServerConnection(socket, () => {});
+    let called = false;
+    conn.sendData(1, [Buffer.alloc(64 * 1024)], () => (called = true));
+    await new Promise((r) => setImmediate(r));
+    expect(called).toBe(false);
+    release?.();
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    expect(called).toBe(true);
   });
 });

@@ -325,10 +325,12 @@ export class SpdyServerConnection {
     }
     this.socket.cork();
     this.socket.write(dataFrameHead(streamId, length, false));
-    let ok = true;
-    for (const c of chunks) ok = this.socket.write(c);
+    for (const c of chunks) this.socket.write(c);
     this.socket.uncork();
-    if (ok) return cb();
+    // Whether the socket still holds bytes after the uncorked write: write()'s own answer is false
+    // for every chunk above the high-water mark (16 KiB) even when the kernel took it at once,
+    // which cost a wait on the write chain (an empty write, a copy of the next frames) per chunk.
+    if (this.socket.writableLength < this.socket.writableHighWaterMark) return cb();
     // Later frames wait behind this one until the socket drains.
     this.send(() => Buffer.alloc(0)).then(() => cb(), cb);
   }
