@@ -12,10 +12,11 @@ import type { Node, Pod, PodCondition } from "@skiff/api-types";
 import { isConflict, isNotFound, noopTracer } from "@skiff/apimachinery";
 import type { Tracer } from "@skiff/apimachinery";
 import type { Client, Informer } from "@skiff/client";
-import { RateLimitingQueue, createEventRecorder, createSharedInformerFactory, eventSinkOf, keyOf, splitKey } from "@skiff/client";
+import { RateLimitingQueue, createEventRecorder, createSharedInformerFactory, eventSinkOf, isDeletedFinalStateUnknown, keyOf, splitKey } from "@skiff/client";
 import type { RecordEventFunc, SharedInformerFactory } from "@skiff/client";
+import { NodeInfoCache } from "./node-info-cache.js";
 import type { NodeInfo } from "./predicates.js";
-import { filterNode, formatFitError, newNodeInfo } from "./predicates.js";
+import { filterNode, formatFitError } from "./predicates.js";
 import type { ResourceWeights } from "./scoring.js";
 import { selectNode } from "./scoring.js";
 
@@ -73,6 +74,8 @@ export class Scheduler {
   private retryTimer: ReturnType<typeof setInterval> | undefined;
   private worker: Promise<void> | undefined;
   private readonly bindings = new Set<Promise<unknown>>();
+  // Node infos of the assigned pods, rebuilt per node when an informer event touches it.
+  private readonly nodeInfos: NodeInfoCache;
 
   constructor(private readonly options: SchedulerOptions) {
     this.client = options.client;
@@ -89,6 +92,22 @@ export class Scheduler {
       indexers: { node: (p) => [p.spec?.nodeName ?? ""] },
     });
     this.nodes = this.factory.informerFor(this.client.nodes);
+    const assignedStore = this.assigned.store;
+    const nodeStore = this.nodes.store;
+    this.nodeInfos = new NodeInfoCache({ node: (name) => nodeStore.get(name), nodes: () => nodeStore.list(), podsOn: (name) => assignedStore.byIndex("node", name) });
+    const nodeOf = (p: Pod) => p.spec?.nodeName ?? "";
+    this.assigned.addEventHandler({
+      onAdd: (p) => this.nodeInfos.podsChanged(nodeOf(p)),
+      onUpdate: (o, p) => {
+        this.nodeInfos.podsChanged(nodeOf(o));
+        this.nodeInfos.podsChanged(nodeOf(p));
+      },
+      onDelete: (p) => this.nodeInfos.podsChanged(nodeOf(isDeletedFinalStateUnknown(p) ? p.obj : p)),
+    });
+    this.nodes.addEventHandler({
+      onAdd: (n) => this.nodeInfos.nodesChanged(n.metadata?.name ?? ""),
+      onDelete: (n) => this.nodeInfos.nodesChanged((isDeletedFinalStateUnknown(n) ? n.obj : n).metadata?.name ?? ""),
+    });
 
     this.pending.addEventHandler({
       onAdd: (p) => this.enqueue(p),
@@ -185,13 +204,7 @@ export class Scheduler {
       if (list) list.push(pod);
       else byNode.set(name, [pod]);
     }
-    return this.nodes.store
-      .list()
-      .sort((a, b) => ((a.metadata?.name ?? "") < (b.metadata?.name ?? "") ? -1 : 1))
-      .map((n) => {
-        const name = n.metadata?.name ?? "";
-        return newNodeInfo(n, [...this.assigned.store.byIndex("node", name), ...(byNode.get(name) ?? [])]);
-      });
+    return this.nodeInfos.snapshot(byNode);
   }
 
   /** Schedules the pod of `key` once and waits for its bind. */
