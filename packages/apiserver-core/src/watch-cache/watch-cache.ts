@@ -284,6 +284,9 @@ export class WatchCache implements Storage {
   get(key: string, options?: GetOptions): Promise<StoredObject | null> {
     return this.backend.get(key, options ?? {});
   }
+  getEncoded(key: string, options?: Omit<GetOptions, "ignoreNotFound">): Promise<string> {
+    return this.backend.getEncoded ? this.backend.getEncoded(key, options) : this.backend.get(key, options ?? {}).then((o) => JSON.stringify(o));
+  }
   list(prefix: string, options?: ListOptions): Promise<ListResult> {
     if (isAnyRevision(options?.resourceVersion) && options?.continue === undefined && options?.resourceVersionMatch !== "Exact") {
       // 1.23's cacher answers "any" with everything it holds, one page.

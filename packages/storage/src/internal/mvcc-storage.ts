@@ -123,15 +123,26 @@ export abstract class MvccStorage implements Storage {
   get(key: string, options?: GetOptions & { readonly ignoreNotFound?: false }): Promise<StoredObject>;
   get(key: string, options: GetOptions): Promise<StoredObject | null>;
   async get(key: string, options: GetOptions = {}): Promise<StoredObject | null> {
-    const engine = this.#open();
-    assertKey(key);
-    const point = this.#readPoint(key, options.resourceVersion, options.resourceVersionMatch, false);
-    const entry = point.historical ? engine.getAt(key, point.revision) : engine.getLatest(key);
+    const entry = this.#read(key, options);
     if (entry === undefined) {
       if (options.ignoreNotFound === true) return null;
       throw new StorageError("KeyNotFound", { key });
     }
     return decodeObject(entry.value, entry.revision);
+  }
+
+  async getEncoded(key: string, options: Omit<GetOptions, "ignoreNotFound"> = {}): Promise<string> {
+    const entry = this.#read(key, options);
+    if (entry === undefined) throw new StorageError("KeyNotFound", { key });
+    return encodedWithRevision(entry.value, entry.revision);
+  }
+
+  // The version of `key` a get reads (undefined: none).
+  #read(key: string, options: GetOptions): Entry | undefined {
+    const engine = this.#open();
+    assertKey(key);
+    const point = this.#readPoint(key, options.resourceVersion, options.resourceVersionMatch, false);
+    return point.historical ? engine.getAt(key, point.revision) : engine.getLatest(key);
   }
 
   async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
