@@ -70,6 +70,7 @@ export function podRequests(pod: Pod): Resources {
 const requestsOf = new WeakMap<Pod, Resources>();
 const nonZeroRequestsOf = new WeakMap<Pod, Resources>();
 const allocatableOf = new WeakMap<Node, Resources & { readonly pods: number }>();
+const taintsOf = new WeakMap<Node, readonly Taint[]>();
 
 function computePodRequests(pod: Pod): Resources {
   let milliCPU = 0;
@@ -213,7 +214,9 @@ export function checkNodeUnschedulable(pod: Pod, node: Node): string[] {
  */
 export function checkTaints(pod: Pod, node: Node): string[] {
   const tolerations = pod.spec?.tolerations ?? [];
-  for (const taint of effectiveTaints(node)) {
+  let taints = taintsOf.get(node);
+  if (taints === undefined) taintsOf.set(node, (taints = effectiveTaints(node)));
+  for (const taint of taints) {
     if (taint.effect !== "NoSchedule" && taint.effect !== "NoExecute") continue;
     if (!tolerations.some((t) => toleratesTaint(t, taint))) return [formatTaintReason(taint)];
   }
@@ -298,11 +301,11 @@ export function checkResources(pod: Pod, info: NodeInfo): string[] {
  * the pod fits), as the framework stops at the first failing filter of a node.
  */
 export function filterNode(pod: Pod, info: NodeInfo): string[] {
-  for (const check of [() => checkNodeUnschedulable(pod, info.node), () => checkTaints(pod, info.node), () => checkNodeAffinity(pod, info.node), () => checkResources(pod, info)]) {
-    const reasons = check();
-    if (reasons.length > 0) return reasons;
-  }
-  return [];
+  let reasons = checkNodeUnschedulable(pod, info.node);
+  if (reasons.length === 0) reasons = checkTaints(pod, info.node);
+  if (reasons.length === 0) reasons = checkNodeAffinity(pod, info.node);
+  if (reasons.length === 0) reasons = checkResources(pod, info);
+  return reasons;
 }
 
 /** The FailedScheduling message when the cluster has no nodes. @see pkg/scheduler/generic_scheduler.go (`ErrNoNodesAvailable`) */
