@@ -4,7 +4,7 @@ import { NodeInfoCache } from "./node-info-cache.js";
 import { newNodeInfo } from "./predicates.js";
 
 const node = (name: string, cpu = "4"): Node => ({ metadata: { name }, status: { allocatable: { cpu, memory: "8Gi", pods: "110" } } });
-const pod = (name: string, nodeName: string, cpu: string, phase = "Running"): Pod => ({
+const pod = (name: string, nodeName: string, cpu: string, phase: "Running" | "Succeeded" = "Running"): Pod => ({
   metadata: { name, namespace: "default" },
   spec: { nodeName, containers: [{ name: "c", image: "i", resources: { requests: { cpu } } }] },
   status: { phase },
