@@ -32,7 +32,7 @@ export interface SqliteStorageOptions extends MvccStorageOptions {
  * The embedded SQLite backend (better-sqlite3). One process owns the file: it is opened in
  * exclusive locking mode, so a second apiserver on the same data dir fails to open it
  * (`Unreachable`) instead of corrupting revisions. Writes are group-committed: those asked for
- * in the same turn of the event loop share one transaction (each in a savepoint, so one failing
+ * in the same tick share one transaction (each in a savepoint, so one failing
  * write fails alone) and are answered only after it commits; watch fan-out happens in-process
  * after each commit, in revision order; a watcher that lags reads the log table.
  * Compaction deletes superseded versions at or below the horizon in chunks and records the

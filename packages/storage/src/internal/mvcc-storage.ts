@@ -341,8 +341,11 @@ export abstract class MvccStorage implements Storage {
 
   /**
    * Commits one write and dispatches its change to the watchers. With an engine that has
-   * `commitBatch` (group commit), the writes asked for until the event loop's check phase
-   * (`setImmediate`: every request whose I/O arrived in the same poll) share one transaction; the
+   * `commitBatch` (group commit), the writes asked for until the current tick's microtasks have
+   * run (`process.nextTick`: every promise chain the same I/O callback advanced) share one
+   * transaction. Deferring to the check phase (`setImmediate`) batched more, but answering a
+   * keep-alive request from there made Node's HTTP parser refuse the next request on the
+   * connection (HPE_PAUSED, seen by the apiserver's full-disk test; cause not found). The
    * promise settles only after that transaction has committed, in revision order, so an
    * acknowledged write is as durable as one committed alone. Without it, the write commits now.
    */
@@ -353,7 +356,7 @@ export abstract class MvccStorage implements Storage {
       return Promise.resolve(result);
     }
     return new Promise<CommitResult>((resolve, reject) => {
-      if (this.#pending.length === 0) setImmediate(() => this.#flush());
+      if (this.#pending.length === 0) process.nextTick(() => this.#flush());
       this.#pending.push({ write, resolve, reject });
     });
   }
