@@ -60,6 +60,19 @@ function containerRequests(c: { resources?: { requests?: Record<string, string> 
  * @see pkg/scheduler/framework/plugins/noderesources/fit.go (`computePodResourceRequest`)
  */
 export function podRequests(pod: Pod): Resources {
+  let r = requestsOf.get(pod);
+  if (r === undefined) requestsOf.set(pod, (r = computePodRequests(pod)));
+  return r;
+}
+
+// Per object, computed once: the informers' objects are replaced on change, never mutated (a
+// caller that mutates a pod it passed in gets the requests of its first state).
+const requestsOf = new WeakMap<Pod, Resources>();
+const nonZeroRequestsOf = new WeakMap<Pod, Resources>();
+const allocatableOf = new WeakMap<Node, Resources & { readonly pods: number }>();
+const taintsOf = new WeakMap<Node, readonly Taint[]>();
+
+function computePodRequests(pod: Pod): Resources {
   let milliCPU = 0;
   let memoryBytes = 0;
   for (const c of pod.spec?.containers ?? []) {
@@ -92,6 +105,12 @@ export const defaultMemoryRequestBytes = 200 * 1024 * 1024;
  * @see pkg/scheduler/framework/plugins/noderesources/resource_allocation.go (`calculatePodResourceRequest`)
  */
 export function podNonZeroRequests(pod: Pod): Resources {
+  let r = nonZeroRequestsOf.get(pod);
+  if (r === undefined) nonZeroRequestsOf.set(pod, (r = computePodNonZeroRequests(pod)));
+  return r;
+}
+
+function computePodNonZeroRequests(pod: Pod): Resources {
   const nonZero = (c: { resources?: { requests?: Record<string, string> } }): Resources => {
     const req = c.resources?.requests ?? {};
     return {
@@ -116,17 +135,27 @@ export function podNonZeroRequests(pod: Pod): Resources {
 
 /** A node's allocatable cpu (millicores), memory (bytes) and pods (from `status.allocatable`, else `status.capacity`). */
 export function nodeAllocatable(node: Node): Resources & { readonly pods: number } {
+  let r = allocatableOf.get(node);
+  if (r === undefined) allocatableOf.set(node, (r = computeNodeAllocatable(node)));
+  return r;
+}
+
+function computeNodeAllocatable(node: Node): Resources & { readonly pods: number } {
   const a = (node.status?.allocatable ?? node.status?.capacity ?? {}) as Record<string, string>;
   return { milliCPU: quantity(a.cpu, true), memoryBytes: quantity(a.memory, false), pods: quantity(a.pods, false) };
 }
 
 /** Builds the {@link NodeInfo} of `node` from the pods assigned to it (terminated pods are skipped). */
 export function newNodeInfo(node: Node, pods: readonly Pod[]): NodeInfo {
-  let milliCPU = 0;
-  let memoryBytes = 0;
-  let nzCPU = 0;
-  let nzMem = 0;
-  let podCount = 0;
+  return addPodsToNodeInfo({ node, requested: { milliCPU: 0, memoryBytes: 0 }, nonZeroRequested: { milliCPU: 0, memoryBytes: 0 }, podCount: 0 }, pods);
+}
+
+/** A new {@link NodeInfo}: `info` with `pods` counted on top (terminated pods are skipped). Does not mutate its arguments. */
+export function addPodsToNodeInfo(info: NodeInfo, pods: readonly Pod[]): NodeInfo {
+  let { milliCPU, memoryBytes } = info.requested;
+  let nzCPU = info.nonZeroRequested.milliCPU;
+  let nzMem = info.nonZeroRequested.memoryBytes;
+  let podCount = info.podCount;
   for (const p of pods) {
     if (p.status?.phase === "Succeeded" || p.status?.phase === "Failed") continue;
     const r = podRequests(p);
@@ -137,7 +166,7 @@ export function newNodeInfo(node: Node, pods: readonly Pod[]): NodeInfo {
     nzMem += nz.memoryBytes;
     podCount++;
   }
-  return { node, requested: { milliCPU, memoryBytes }, nonZeroRequested: { milliCPU: nzCPU, memoryBytes: nzMem }, podCount };
+  return { node: info.node, requested: { milliCPU, memoryBytes }, nonZeroRequested: { milliCPU: nzCPU, memoryBytes: nzMem }, podCount };
 }
 
 /**
@@ -185,7 +214,9 @@ export function checkNodeUnschedulable(pod: Pod, node: Node): string[] {
  */
 export function checkTaints(pod: Pod, node: Node): string[] {
   const tolerations = pod.spec?.tolerations ?? [];
-  for (const taint of effectiveTaints(node)) {
+  let taints = taintsOf.get(node);
+  if (taints === undefined) taintsOf.set(node, (taints = effectiveTaints(node)));
+  for (const taint of taints) {
     if (taint.effect !== "NoSchedule" && taint.effect !== "NoExecute") continue;
     if (!tolerations.some((t) => toleratesTaint(t, taint))) return [formatTaintReason(taint)];
   }
@@ -270,11 +301,11 @@ export function checkResources(pod: Pod, info: NodeInfo): string[] {
  * the pod fits), as the framework stops at the first failing filter of a node.
  */
 export function filterNode(pod: Pod, info: NodeInfo): string[] {
-  for (const check of [() => checkNodeUnschedulable(pod, info.node), () => checkTaints(pod, info.node), () => checkNodeAffinity(pod, info.node), () => checkResources(pod, info)]) {
-    const reasons = check();
-    if (reasons.length > 0) return reasons;
-  }
-  return [];
+  let reasons = checkNodeUnschedulable(pod, info.node);
+  if (reasons.length === 0) reasons = checkTaints(pod, info.node);
+  if (reasons.length === 0) reasons = checkNodeAffinity(pod, info.node);
+  if (reasons.length === 0) reasons = checkResources(pod, info);
+  return reasons;
 }
 
 /** The FailedScheduling message when the cluster has no nodes. @see pkg/scheduler/generic_scheduler.go (`ErrNoNodesAvailable`) */

@@ -12,10 +12,11 @@ import type { Node, Pod, PodCondition } from "@skiff/api-types";
 import { isConflict, isNotFound, noopTracer } from "@skiff/apimachinery";
 import type { Tracer } from "@skiff/apimachinery";
 import type { Client, Informer } from "@skiff/client";
-import { RateLimitingQueue, createEventRecorder, createSharedInformerFactory, eventSinkOf, keyOf, splitKey } from "@skiff/client";
+import { RateLimitingQueue, createEventRecorder, createSharedInformerFactory, eventSinkOf, isDeletedFinalStateUnknown, keyOf, splitKey } from "@skiff/client";
 import type { RecordEventFunc, SharedInformerFactory } from "@skiff/client";
+import { NodeInfoCache } from "./node-info-cache.js";
 import type { NodeInfo } from "./predicates.js";
-import { filterNode, formatFitError, newNodeInfo } from "./predicates.js";
+import { filterNode, formatFitError } from "./predicates.js";
 import type { ResourceWeights } from "./scoring.js";
 import { selectNode } from "./scoring.js";
 
@@ -64,6 +65,8 @@ export class Scheduler {
   private readonly queue = new RateLimitingQueue<string>({ name: "scheduler" });
   private readonly unschedulable = new Set<string>();
   private readonly assumed = new Map<string, Pod>();
+  // The assumed pods by node name and key (kept with `assumed`, so a snapshot does not walk them all).
+  private readonly assumedByNode = new Map<string, Map<string, Pod>>();
   private readonly tracer: Tracer;
   // Scheduled/FailedScheduling events, correlated as client-go's recorder (a pod retried every
   // cycle gets one FailedScheduling event whose count grows).
@@ -73,6 +76,8 @@ export class Scheduler {
   private retryTimer: ReturnType<typeof setInterval> | undefined;
   private worker: Promise<void> | undefined;
   private readonly bindings = new Set<Promise<unknown>>();
+  // Node infos of the assigned pods, rebuilt per node when an informer event touches it.
+  private readonly nodeInfos: NodeInfoCache;
 
   constructor(private readonly options: SchedulerOptions) {
     this.client = options.client;
@@ -89,6 +94,22 @@ export class Scheduler {
       indexers: { node: (p) => [p.spec?.nodeName ?? ""] },
     });
     this.nodes = this.factory.informerFor(this.client.nodes);
+    const assignedStore = this.assigned.store;
+    const nodeStore = this.nodes.store;
+    this.nodeInfos = new NodeInfoCache({ node: (name) => nodeStore.get(name), nodes: () => nodeStore.list(), podsOn: (name) => assignedStore.byIndex("node", name) });
+    const nodeOf = (p: Pod) => p.spec?.nodeName ?? "";
+    this.assigned.addEventHandler({
+      onAdd: (p) => this.nodeInfos.podsChanged(nodeOf(p)),
+      onUpdate: (o, p) => {
+        this.nodeInfos.podsChanged(nodeOf(o));
+        this.nodeInfos.podsChanged(nodeOf(p));
+      },
+      onDelete: (p) => this.nodeInfos.podsChanged(nodeOf(isDeletedFinalStateUnknown(p) ? p.obj : p)),
+    });
+    this.nodes.addEventHandler({
+      onAdd: (n) => this.nodeInfos.nodesChanged(n.metadata?.name ?? ""),
+      onDelete: (n) => this.nodeInfos.nodesChanged((isDeletedFinalStateUnknown(n) ? n.obj : n).metadata?.name ?? ""),
+    });
 
     this.pending.addEventHandler({
       onAdd: (p) => this.enqueue(p),
@@ -99,7 +120,7 @@ export class Scheduler {
       },
     });
     this.assigned.addEventHandler({
-      onAdd: (p) => this.assumed.delete(keyOf(p)),
+      onAdd: (p) => this.forgetAssumed(keyOf(p)),
       onDelete: () => this.retryUnschedulable("assigned pod deleted"),
     });
     this.nodes.addEventHandler({
@@ -178,20 +199,32 @@ export class Scheduler {
   /** The node infos of the current cache (assumed pods included). */
   private snapshot(): NodeInfo[] {
     const byNode = new Map<string, Pod[]>();
-    for (const pod of this.assumed.values()) {
-      const name = pod.spec?.nodeName ?? "";
-      if (this.assigned.store.get(keyOf(pod)) !== undefined) continue;
-      const list = byNode.get(name);
-      if (list) list.push(pod);
-      else byNode.set(name, [pod]);
+    for (const [name, pods] of this.assumedByNode) {
+      const list: Pod[] = [];
+      // A pod the assigned-pod informer has already is counted there.
+      for (const [key, pod] of pods) if (this.assigned.store.get(key) === undefined) list.push(pod);
+      if (list.length > 0) byNode.set(name, list);
     }
-    return this.nodes.store
-      .list()
-      .sort((a, b) => ((a.metadata?.name ?? "") < (b.metadata?.name ?? "") ? -1 : 1))
-      .map((n) => {
-        const name = n.metadata?.name ?? "";
-        return newNodeInfo(n, [...this.assigned.store.byIndex("node", name), ...(byNode.get(name) ?? [])]);
-      });
+    return this.nodeInfos.snapshot(byNode);
+  }
+
+  private assume(key: string, pod: Pod): void {
+    this.forgetAssumed(key);
+    this.assumed.set(key, pod);
+    const name = pod.spec?.nodeName ?? "";
+    let pods = this.assumedByNode.get(name);
+    if (!pods) this.assumedByNode.set(name, (pods = new Map()));
+    pods.set(key, pod);
+  }
+
+  private forgetAssumed(key: string): void {
+    const pod = this.assumed.get(key);
+    if (pod === undefined) return;
+    this.assumed.delete(key);
+    const name = pod.spec?.nodeName ?? "";
+    const pods = this.assumedByNode.get(name);
+    pods?.delete(key);
+    if (pods?.size === 0) this.assumedByNode.delete(name);
   }
 
   /** Schedules the pod of `key` once and waits for its bind. */
@@ -233,7 +266,7 @@ export class Scheduler {
     const t1 = this.tracer.now();
     this.tracer.record("schedule", t0, t1, { ...who, attrs: { nodes: infos.length } });
     // Assume: the next cycles count this pod on its node while the bind is in flight.
-    this.assumed.set(key, { ...pod, spec: { ...pod.spec, containers: pod.spec?.containers ?? [], nodeName: choice.nodeName } });
+    this.assume(key, { ...pod, spec: { ...pod.spec, containers: pod.spec?.containers ?? [], nodeName: choice.nodeName } });
     return { result: { outcome: "bound", nodeName: choice.nodeName }, binding: this.bindingCycle(key, pod, choice.nodeName, who) };
   }
 
@@ -248,7 +281,7 @@ export class Scheduler {
     try {
       await this.client.bindPod({ namespace, name, nodeName, ...(pod.metadata?.uid ? { uid: pod.metadata.uid } : {}) });
     } catch (e) {
-      this.assumed.delete(key);
+      this.forgetAssumed(key);
       if (isNotFound(e)) return { outcome: "skipped" };
       if (isConflict(e)) {
         this.log(2, `pod ${key} was bound meanwhile: ${e instanceof Error ? e.message : ""}`);

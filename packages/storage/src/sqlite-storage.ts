@@ -31,8 +31,10 @@ export interface SqliteStorageOptions extends MvccStorageOptions {
 /**
  * The embedded SQLite backend (better-sqlite3). One process owns the file: it is opened in
  * exclusive locking mode, so a second apiserver on the same data dir fails to open it
- * (`Unreachable`) instead of corrupting revisions. Writes are small synchronous transactions;
- * watch fan-out happens in-process after each commit; a watcher that lags reads the log table.
+ * (`Unreachable`) instead of corrupting revisions. Writes are group-committed: those asked for
+ * in the same tick share one transaction (each in a savepoint, so one failing
+ * write fails alone) and are answered only after it commits; watch fan-out happens in-process
+ * after each commit, in revision order; a watcher that lags reads the log table.
  * Compaction deletes superseded versions at or below the horizon in chunks and records the
  * horizon in the file, so `ResourceVersionExpired` survives a restart; revisions continue from
  * the newest one on reopen.

@@ -316,6 +316,14 @@ export interface Storage {
   get(key: string, options: GetOptions): Promise<StoredObject | null>;
 
   /**
+   * {@link get} without parsing: the object's JSON text, byte for byte what `JSON.stringify`
+   * writes for the object `get` returns. Lets a server answer a GET in JSON without building and
+   * serialising the object. Optional: callers fall back to `get`.
+   * @throws StorageError as {@link get} (`KeyNotFound` always: there is no `ignoreNotFound`).
+   */
+  getEncoded?(key: string, options?: Omit<GetOptions, "ignoreNotFound">): Promise<string>;
+
+  /**
    * Lists the live objects under `prefix` (a directory), consistent at one revision across pages.
    * @throws StorageError `TooLargeResourceVersion`, `ResourceVersionExpired` (a compacted exact
    *   revision or continue), `InvalidError`.

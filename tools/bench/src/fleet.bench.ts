@@ -31,7 +31,7 @@ import { startCluster, waitFor } from "@skiff/e2e";
 import type { ApiClient, Cluster } from "@skiff/e2e";
 import { fleetBaseMemoryBytes, hollowNodeMemoryBytes } from "@skiff/fleet";
 import { repoRoot } from "./launch.js";
-import { cpuSeconds, rssBytes } from "./proc.js";
+import { cpuSeconds, rssBytes, stopProcess } from "./proc.js";
 import type { BenchRow } from "./report.js";
 import { percentile, podTimeline, printTimeline } from "./timeline.js";
 
@@ -76,18 +76,6 @@ async function startFleetProcess(nodes: number, kubeconfig: string, dir: string,
   console.log(`  ${out.trim().split("\n").join("\n  ")}`);
   const base = /RSS before them (\d+) MiB/.exec(out);
   return { child, baseRssBytes: Number(base?.[1] ?? 0) * (1 << 20) };
-}
-
-async function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  await new Promise<void>((resolve) => {
-    const kill = setTimeout(() => child.kill("SIGKILL"), 60_000);
-    child.once("exit", () => {
-      clearTimeout(kill);
-      resolve();
-    });
-    child.kill("SIGTERM");
-  });
 }
 
 async function complete(api: ApiClient, jobName: string, timeoutMs: number): Promise<void> {

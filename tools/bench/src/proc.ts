@@ -2,6 +2,7 @@
  * Per-process resource figures from Linux /proc, for the benchmarks that run the system as
  * processes: CPU seconds (user + system, own and reaped children) and resident set size.
  */
+import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 
 /** CPU seconds (user + system, own and reaped children) of a process, from /proc/<pid>/stat; 0 when gone. */
@@ -26,4 +27,21 @@ export function rssBytes(pid: number | undefined): number {
   } catch {
     return 0;
   }
+}
+
+/**
+ * Stops `child` with SIGTERM, then SIGKILL after `graceMs`, and resolves once it has exited.
+ * Resolves at once for a child that has already exited, by a code or by a signal (a child killed
+ * by a signal has a null `exitCode`: waiting for its `exit` event again would never end).
+ */
+export async function stopProcess(child: ChildProcess, graceMs = 60_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  await new Promise<void>((resolve) => {
+    const kill = setTimeout(() => child.kill("SIGKILL"), graceMs);
+    child.once("exit", () => {
+      clearTimeout(kill);
+      resolve();
+    });
+    child.kill("SIGTERM");
+  });
 }

@@ -263,3 +263,26 @@ describe("delete admission and the verbs a resource takes", () => {
     expect((await call(base, "DELETE", `${path}/a`)).status).toBe(200);
   });
 });
+
+describe("get", () => {
+  it("answers plain JSON from the stored text in the bytes of the object's serialisation; pretty and Table answers build the object", async () => {
+    const base = await start(recordingStrategy([]));
+    const created = await call(base, "POST", path, gadget("a", { spec: { size: 2, "k\"ey": "\u00e9\n" } }));
+    const plain = await fetch(`${base}${path}/a`);
+    expect(plain.status).toBe(200);
+    expect(plain.headers.get("content-type")).toContain("application/json");
+    const text = await plain.text();
+    expect(text).toBe(JSON.stringify(created.json));
+    // A resourceVersion on a GET means "not older than" (1.23): the latest, encoded the same way.
+    const rv = String((created.json["metadata"] as Json)["resourceVersion"]);
+    const patched = await call(base, "PATCH", `${path}/a`, { spec: { size: 3 } }, "application/merge-patch+json");
+    expect(await (await fetch(`${base}${path}/a?resourceVersion=${rv}`)).text()).toBe(JSON.stringify(patched.json));
+    expect((await fetch(`${base}${path}/a?resourceVersion=x`)).status).toBe(400);
+    expect(await (await fetch(`${base}${path}/a?pretty=true`)).text()).toBe(JSON.stringify(JSON.parse(await (await fetch(`${base}${path}/a`)).text()), null, 2) + "\n");
+    const table = (await (await fetch(`${base}${path}/a`, { headers: { accept: "application/json;as=Table;v=v1;g=meta.k8s.io" } })).json()) as Json;
+    expect(table["kind"]).toBe("Table");
+    const missing = await fetch(`${base}${path}/nope`);
+    expect(missing.status).toBe(404);
+    expect(((await missing.json()) as Json)["reason"]).toBe("NotFound");
+  });
+});

@@ -9,6 +9,7 @@ import { StatusError, errorToStatus, newResourceExpired } from "@skiff/apimachin
 import { isStorageError } from "@skiff/storage";
 import type { Watcher } from "@skiff/storage";
 import { resolveWatchTimeoutSeconds } from "../filters/index.js";
+import { objectText } from "../watch-cache/object-text.js";
 import type { APIObject } from "../registry/strategy.js";
 import { convertQueryBool } from "../request/query-params.js";
 import { parseIncludeObject, renderTable } from "../table/index.js";
@@ -22,7 +23,9 @@ function encodeWatchLine(type: string, object: object): string {
   let byType = encodedWatchLines.get(object);
   if (byType === undefined) encodedWatchLines.set(object, (byType = new Map()));
   let line = byType.get(type);
-  if (line === undefined) byType.set(type, (line = JSON.stringify({ type, object }) + "\n"));
+  // Exactly `JSON.stringify({ type, object })`, with the object's text taken from the watch cache
+  // when it serialised the object already.
+  if (line === undefined) byType.set(type, (line = `{"type":${JSON.stringify(type)},"object":${objectText(object)}}\n`));
   return line;
 }
 

@@ -20,6 +20,7 @@ import type {
   Watcher,
   WriteResult,
 } from "@skiff/storage";
+import { rememberObjectText } from "./object-text.js";
 
 /** Options of {@link WatchCache}. */
 export interface WatchCacheOptions {
@@ -49,8 +50,12 @@ interface TextEvent {
   readonly prevText: string | undefined;
 }
 
+// The texts are remembered for the live event's (shared, read-only) objects too: the watch
+// handler writes each watcher's line from them instead of serialising the object again.
 function deflate(e: WatchChangeEvent): TextEvent {
-  return { type: e.type, key: e.key, revision: e.revision, text: JSON.stringify(e.object), prevText: e.prevObject === undefined ? undefined : JSON.stringify(e.prevObject) };
+  const text = JSON.stringify(e.object);
+  rememberObjectText(e.object, text);
+  return { type: e.type, key: e.key, revision: e.revision, text, prevText: e.prevObject === undefined ? undefined : JSON.stringify(e.prevObject) };
 }
 
 function inflate(t: TextEvent): WatchChangeEvent {
@@ -278,6 +283,9 @@ export class WatchCache implements Storage {
   get(key: string, options: GetOptions): Promise<StoredObject | null>;
   get(key: string, options?: GetOptions): Promise<StoredObject | null> {
     return this.backend.get(key, options ?? {});
+  }
+  getEncoded(key: string, options?: Omit<GetOptions, "ignoreNotFound">): Promise<string> {
+    return this.backend.getEncoded ? this.backend.getEncoded(key, options) : this.backend.get(key, options ?? {}).then((o) => JSON.stringify(o));
   }
   list(prefix: string, options?: ListOptions): Promise<ListResult> {
     if (isAnyRevision(options?.resourceVersion) && options?.continue === undefined && options?.resourceVersionMatch !== "Exact") {

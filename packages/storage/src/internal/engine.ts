@@ -1,3 +1,4 @@
+import type { StorageError } from "../errors.js";
 import type { KeyRange } from "./keys.js";
 
 /** One live version of a key. `value` is the stored JSON text (no resourceVersion inside). */
@@ -17,6 +18,13 @@ export interface ChangeRow {
   readonly value: string | null;
   readonly prevRevision: number;
   readonly prevValue: string | null;
+}
+
+/** One write of {@link MvccEngine.commitBatch}, with the arguments of {@link MvccEngine.commit}. */
+export interface BatchWrite {
+  readonly key: string;
+  readonly value: string | null;
+  readonly expectedRevision: number;
 }
 
 export type CommitResult = { readonly ok: true; readonly change: ChangeRow } | { readonly ok: false; readonly currentRevision: number };
@@ -46,6 +54,15 @@ export interface MvccEngine {
    * revision is `expectedRevision` (0 = the key must not exist; a delete needs a live key).
    */
   commit(key: string, value: string | null, expectedRevision: number): CommitResult;
+  /**
+   * Optional group commit: applies `writes` in one transaction, in order, each checked against
+   * the state the earlier ones left exactly as {@link commit} checks it and numbered with the next
+   * revision when it applies. A write whose statements fail is rolled back alone (its slot holds
+   * the StorageError); the others are unaffected. Returns once the transaction has committed.
+   * @throws StorageError when the transaction as a whole fails: nothing of it is applied and the
+   *   current revision is unchanged.
+   */
+  commitBatch?(writes: readonly BatchWrite[]): Array<CommitResult | StorageError>;
   /** Changes with revision > `afterRevision` and key in `range`, ascending, at most `limit`. */
   readEvents(range: KeyRange, afterRevision: number, limit: number): ChangeRow[];
   /**

@@ -1,6 +1,6 @@
 import type BetterSqlite3 from "better-sqlite3";
 import { StorageError } from "../errors.js";
-import type { ChangeRow, CommitResult, Entry, MvccEngine } from "./engine.js";
+import type { BatchWrite, ChangeRow, CommitResult, Entry, MvccEngine } from "./engine.js";
 import type { KeyRange } from "./keys.js";
 
 type Database = BetterSqlite3.Database;
@@ -77,7 +77,8 @@ export class SqliteEngine implements MvccEngine {
     compactTombstones: Statement<[number, number]>;
     setMeta: Statement<[string, number]>;
   };
-  readonly #commitTx: (key: string, value: string | null, expected: number) => CommitResult;
+  readonly #commitTx: (key: string, value: string | null, expected: number, revision: number) => CommitResult;
+  readonly #batchTx: (writes: readonly BatchWrite[]) => { results: Array<CommitResult | StorageError>; revision: number };
   readonly #compactTx: (from: number, to: number) => void;
 
   constructor(db: Database) {
@@ -135,15 +136,33 @@ export class SqliteEngine implements MvccEngine {
     // Compaction may have removed the newest row (a tombstone), never revisions above the horizon.
     this.#revision = Math.max(maxRow.m ?? 0, this.#compacted);
 
-    this.#commitTx = db.transaction((key: string, value: string | null, expected: number): CommitResult => {
+    // `revision`: the one this write gets when it applies.
+    this.#commitTx = db.transaction((key: string, value: string | null, expected: number, revision: number): CommitResult => {
       const prev = s.latest.get(key);
       const currentRevision = prev?.revision ?? 0;
       if (currentRevision !== expected || (value === null && prev === undefined)) return { ok: false, currentRevision };
-      const revision = this.#revision + 1;
       s.insert.run(revision, key, value, value === null ? 1 : 0, prev?.create_revision ?? revision, currentRevision);
       if (value === null) s.deleteCurrent.run(key);
       else s.upsertCurrent.run(key, revision);
       return { ok: true, change: { key, revision, value, prevRevision: currentRevision, prevValue: prev?.value ?? null } };
+    });
+    // Each write runs in a savepoint (better-sqlite3 nests transactions so): a write whose
+    // statements fail is undone alone. An error that ended the whole transaction (SQLite rolls
+    // back by itself on some I/O and disk-full errors, or RAISE(ROLLBACK)) fails the batch.
+    this.#batchTx = db.transaction((writes: readonly BatchWrite[]) => {
+      let revision = this.#revision;
+      const results: Array<CommitResult | StorageError> = [];
+      for (const w of writes) {
+        try {
+          const r = this.#commitTx(w.key, w.value, w.expectedRevision, revision + 1);
+          if (r.ok) revision = r.change.revision;
+          results.push(r);
+        } catch (cause) {
+          if (!db.inTransaction) throw cause;
+          results.push(sqliteError(cause, true));
+        }
+      }
+      return { results, revision };
     });
     this.#compactTx = db.transaction((from: number, to: number) => {
       s.compactSuperseded.run(from, to);
@@ -189,9 +208,15 @@ export class SqliteEngine implements MvccEngine {
   }
 
   commit(key: string, value: string | null, expectedRevision: number): CommitResult {
-    const result = this.#run(() => this.#commitTx(key, value, expectedRevision), true);
+    const result = this.#run(() => this.#commitTx(key, value, expectedRevision, this.#revision + 1), true);
     if (result.ok) this.#revision = result.change.revision;
     return result;
+  }
+
+  commitBatch(writes: readonly BatchWrite[]): Array<CommitResult | StorageError> {
+    const { results, revision } = this.#run(() => this.#batchTx(writes), true);
+    this.#revision = revision;
+    return results;
   }
 
   readEvents(range: KeyRange, afterRevision: number, limit: number): ChangeRow[] {

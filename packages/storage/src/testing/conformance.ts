@@ -542,6 +542,20 @@ export function runStorageConformance(name: string, factory: StorageFactory): vo
           }
         }
       });
+      it("getEncoded (when offered) answers as get does, in JSON.stringify's bytes, at the latest and at a past revision", async (ctx) => {
+        const getEncoded = s.getEncoded?.bind(s);
+        if (getEncoded === undefined) return ctx.skip();
+        await s.create("/registry/widgets/ns/a", widget("a", { v: 1 }, { l: "x" }));
+        await s.create("/registry/widgets/ns/c", { metadata: {}, "2": ["x"], "10": { "k\"ey": "\u00e9\n" } });
+        await s.create("/registry/widgets/ns/d", { kind: "Widget", metadata: { name: "d", labels: { resourceVersion: "7" } }, spec: { metadata: {} } });
+        const mid = await s.currentRevision();
+        await s.guaranteedUpdate("/registry/widgets/ns/a", (cur) => ({ ...cur, spec: { v: 2 } }));
+        for (const key of ["/registry/widgets/ns/a", "/registry/widgets/ns/c", "/registry/widgets/ns/d"]) {
+          expect(await getEncoded(key)).toBe(JSON.stringify(await s.get(key)));
+          expect(await getEncoded(key, { resourceVersion: mid, resourceVersionMatch: "Exact" })).toBe(JSON.stringify(await s.get(key, { resourceVersion: mid, resourceVersionMatch: "Exact" })));
+        }
+        await expectCode(getEncoded("/registry/widgets/ns/missing"), "KeyNotFound");
+      });
     });
 
     describe("watch", () => {
