@@ -112,6 +112,8 @@ export interface ClusterModeParams {
   readonly log: ClusterLog;
   /** The eviction manager's node conditions; none reported when absent. */
   readonly pressure?: () => NodePressure;
+  /** The device manager's `GetCapacity` for node status (gate DevicePlugins); absent: none. */
+  readonly devicePluginResources?: () => { capacity: Record<string, number>; allocatable: Record<string, number>; removed: readonly string[] };
   /** Called once with the Node event recorder (the eviction manager's and image GC's Node events). */
   readonly onNodeEventRecorder?: (record: (type: "Normal" | "Warning", reason: string, message: string) => void) => void;
 }
@@ -183,6 +185,7 @@ export class ClusterMode {
       client: clients.client,
       initialNode,
       resources,
+      ...(this.p.devicePluginResources ? { devicePluginResources: this.p.devicePluginResources } : {}),
       addresses: buildNodeAddresses(f.nodeIP, defaultNodeIP(), nodeName),
       nodeInfo: await readNodeInfo(),
       port,

@@ -105,6 +105,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
   const resourceSettings = opts.containerResources ?? { memoryCapacityBytes: BigInt(totalmem()) };
   const podCgroups = opts.podCgroups;
   const resourceManagers = opts.resourceManagers;
+  const devices = opts.devices;
   const objects = opts.objects;
   // resourceFieldRef without a limit: the node's allocatable cpu and memory (else the machine's).
   const fieldRefAllocatable = resourceFieldAllocatable(opts.nodeAllocatable);
@@ -183,6 +184,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       return { ...r, ...(cpus === undefined ? {} : { cpusetCpus: cpus }), ...(mems === undefined ? {} : { cpusetMems: mems }) };
     },
     ...(podCgroups ? { cgroupParent: (p: Pod) => podCgroups.cgroupParent(p) } : {}),
+    ...(devices ? { deviceOptions: (p: Pod, c: Container) => devices.runContainerOptions(p, c) } : {}),
     nodeAllocatable: fieldRefAllocatable,
     ...(objects ? { envObjects: (p: Pod) => envObjects.get(p.metadata?.uid ?? "") ?? { configMaps: new Map(), secrets: new Map() } } : {}),
   });
@@ -274,6 +276,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       prober.removePod(uid);
       await removePodCgroup(uid);
       resourceManagers?.removePod(uid);
+      devices?.removePod(uid);
       // --keep-terminated-pod-volumes=false (the default): a terminated pod's volumes are torn down
       // now, not when the pod is deleted, as 1.23's volume manager drops terminated pods from its
       // desired state of the world.
@@ -306,6 +309,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
         if (!volumesTornDown.delete(pod.metadata?.uid ?? "")) await volumes.tearDown(pod);
         await removePodCgroup(pod.metadata?.uid ?? "");
         resourceManagers?.removePod(pod.metadata?.uid ?? "");
+        devices?.removePod(pod.metadata?.uid ?? "");
         envObjects.delete(pod.metadata?.uid ?? "");
         info(`killed and removed pod ${pod.metadata?.namespace}/${pod.metadata?.name}`);
       },
@@ -377,13 +381,16 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       return false;
     }
     const others = activePods().filter((p) => (p.metadata?.uid ?? "") !== uid);
+    // The device manager's allocation (1.23's topology manager admit handler) before the resource fit.
+    const deviceFit = devices?.admitPod(pod, others);
     const allocatable = opts.nodeAllocatable ?? { pods: maxPods };
-    const fit = admitPod(pod, others, allocatable);
+    const fit = deviceFit && !deviceFit.admit ? deviceFit : admitPod(pod, others, allocatable);
     // The resource managers (topology manager admit handler in 1.23) come after the resource fit.
     if (fit.admit && resourceManagers && sourcesReady()) resourceManagers.removeStaleState(podsHoldingResources());
     const managed = fit.admit ? resourceManagers?.admitPod(pod, others) : undefined;
     const r = managed ? { admit: false as const, ...managed } : fit;
     if (r.admit) return true;
+    devices?.removePod(uid);
     rejected.add(uid);
     recordEvent(pod, "Warning", r.reason, r.message);
     statuses.set(pod, { phase: "Failed", reason: r.reason, message: `Pod ${r.message}`, hostIP, qosClass: podQOSClass(pod) });

@@ -16,6 +16,7 @@ import { containerSecurityContext, imageUserOf, sandboxSecurity, verifyRunAsNonR
 import { terminationMessage } from "./termination-message.js";
 import { machineAllocatable, type NodeAllocatable } from "./volumes-files.js";
 import { agentTracer } from "../internal/trace.js";
+import type { DeviceContainerOptions } from "./types.js";
 
 /** CRI labels and annotations the agent puts on sandboxes and containers (`io.kubernetes.*` renamed). */
 export const criLabels = {
@@ -125,6 +126,12 @@ export interface RuntimeManagerOptions {
   readonly security?: SecurityContextOptions;
   /** The CRI `linux.resources` of a container (requests/limits); none when absent. */
   readonly containerResources?: (pod: Pod, container: Container) => LinuxContainerResources;
+  /**
+   * What a container's devices add to its config (the device manager's `GetDeviceRunContainerOptions`):
+   * envs before the container's own, mounts before its volumes, CRI devices, annotations under the
+   * agent's. A failure is a `CreateContainerConfigError`, as 1.23. None when absent.
+   */
+  readonly deviceOptions?: (pod: Pod, container: Container) => Promise<DeviceContainerOptions | undefined>;
   /** The sandbox's `linux.cgroup_parent` (the pod cgroup); `""` when absent. */
   readonly cgroupParent?: (pod: Pod) => string;
   /**
@@ -433,6 +440,13 @@ export class RuntimeManager {
       // generateContainerConfig's order: run options (env) first, then the image user and runAsNonRoot.
       const imageUser = imageUserOf(await this.o.clients.images.imageStatus({ image: { image } }));
       config = this.containerConfig(pod, c, restartCount, sandbox, imageUser, pidTargetId);
+      const dev = await this.o.deviceOptions?.(pod, c);
+      if (dev) {
+        config.envs = [...dev.envs, ...(config.envs ?? [])];
+        if (dev.mounts.length > 0) config.mounts = [...dev.mounts, ...(config.mounts ?? [])];
+        if (dev.devices.length > 0) config.devices = [...dev.devices];
+        config.annotations = { ...dev.annotations, ...(config.annotations ?? {}) };
+      }
       const nonRoot = verifyRunAsNonRoot(pod, c, imageUser);
       if (nonRoot !== undefined) throw new ContainerConfigError(nonRoot);
     } catch (err) {
