@@ -22,8 +22,12 @@ export type PodRuntimeLog = (message: string, level?: number) => void;
  * @see pkg/kubelet/cm/devicemanager/manager.go in kubernetes/kubernetes v1.23
  */
 export interface PodDeviceHooks {
-  /** Allocates the pod's devices; a refusal is 1.23's `UnexpectedAdmissionError`. `active`: the other admitted pods. */
-  admitPod(pod: Pod, active: readonly Pod[]): AdmitResult;
+  /**
+   * Allocates the pod's devices; a refusal is 1.23's `UnexpectedAdmissionError`. `active`: the other
+   * admitted pods; `sourcesReady`: every pod source has delivered (only then are the allocations
+   * of pods not in `active` forgotten, as 1.23's UpdateAllocatedDevices).
+   */
+  admitPod(pod: Pod, active: readonly Pod[], sourcesReady: boolean): AdmitResult;
   /** The envs, mounts, devices and annotations the container's devices add. @throws Error when the plugin cannot answer. */
   runContainerOptions(pod: Pod, container: Container): Promise<DeviceContainerOptions | undefined>;
   /** Releases the pod's devices. */

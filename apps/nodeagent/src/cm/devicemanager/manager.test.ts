@@ -52,7 +52,7 @@ describe("DeviceManager (a test device plugin over real gRPC; no real hardware h
 
   it("refuses a bad version, a non-extended resource name and an endpoint outside the directory with 1.23's messages", async () => {
     const { plugin } = await setUp();
-    await expect(plugin.register({ version: "v1alpha" })).rejects.toThrow('requested API version "v1alpha" is not supported by kubelet. Supported versions are ["v1beta1"]');
+    await expect(plugin.register({ version: "v1alpha" })).rejects.toThrow('requested API version "v1alpha" is not supported by kubelet. Supported version is ["v1beta1"]');
     await expect(plugin.register({ resourceName: "cpu" })).rejects.toThrow('the ResourceName "cpu" is invalid');
     await expect(plugin.register({ resourceName: "kubernetes.io/foo" })).rejects.toThrow('the ResourceName "kubernetes.io/foo" is invalid');
     await expect(plugin.register({ endpoint: "../x.sock" })).rejects.toThrow("is not a socket in");
@@ -110,6 +110,16 @@ describe("DeviceManager (a test device plugin over real gRPC; no real hardware h
     expect(m.admitPod(pod("old", [{ name: "c", n: 2 }]), [])).toEqual({ admit: true });
     expect(m.admitPod(pod("new", [{ name: "c", n: 2 }]), [])).toEqual({ admit: true });
     expect(m.containerDevices("old", "c")).toEqual([]);
+  });
+
+  it("keeps other pods' allocations while the pod sources are not all ready (a restart re-admitting its pods)", async () => {
+    const { m } = await setUp();
+    expect(m.admitPod(pod("a", [{ name: "c", n: 1 }]), [], false)).toEqual({ admit: true });
+    expect(m.admitPod(pod("b", [{ name: "c", n: 1 }]), [], false)).toEqual({ admit: true });
+    expect(m.containerDevices("a", "c")).toEqual([{ resourceName: res, deviceIds: ["dev-a"] }]);
+    expect(m.containerDevices("b", "c")).toEqual([{ resourceName: res, deviceIds: ["dev-b"] }]);
+    // Re-admitting a pod that already holds its devices needs no free device.
+    expect(m.admitPod(pod("a", [{ name: "c", n: 1 }]), [], false)).toEqual({ admit: true });
   });
 
   it("checkpoints allocations (1.23's JSON shape) and restores them at start-up", async () => {

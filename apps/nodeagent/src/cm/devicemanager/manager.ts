@@ -180,7 +180,7 @@ export class DeviceManager {
   private register(r: RegisterRequest): string | undefined {
     this.o.log(`Got registration request from device plugin with resource ${JSON.stringify(r.resourceName)}`);
     if (!supportedVersions.includes(r.version)) {
-      const why = `requested API version ${JSON.stringify(r.version)} is not supported by kubelet. Supported versions are [${supportedVersions.map((v) => JSON.stringify(v)).join(" ")}]`;
+      const why = `requested API version ${JSON.stringify(r.version)} is not supported by kubelet. Supported version is [${supportedVersions.map((v) => JSON.stringify(v)).join(" ")}]`;
       this.o.log(`Bad registration request from device plugin with resource ${JSON.stringify(r.resourceName)}: ${why}`);
       return why;
     }
@@ -197,6 +197,7 @@ export class DeviceManager {
       this.o.log(`Bad registration request from device plugin: ${why}`);
       return why;
     }
+    if (r.options?.getPreferredAllocationAvailable) this.o.log(`Device plugin ${JSON.stringify(r.resourceName)} offers GetPreferredAllocation: not consulted by this node agent (devices are taken in ID order)`);
     void this.addEndpoint(r.resourceName, socket, r.options ?? {});
     return undefined;
   }
@@ -397,12 +398,13 @@ export class DeviceManager {
    * manager's `Allocate` for the init containers then the containers): devices are chosen for
    * every container's device-plugin limits, init containers' devices reusable by later
    * containers. A shortfall rejects the pod with `UnexpectedAdmissionError` `Allocate failed due to
-   * <why>, which is unexpected`; the pod's allocations are then dropped. `active`: the admitted pods
-   * (their allocations are kept, others' are forgotten).
+   * <why>, which is unexpected`; the pod's allocations are then dropped. `active`: the admitted pods;
+   * with `sourcesReady` (default true) the allocations of pods not among them are forgotten first
+   * (1.23's UpdateAllocatedDevices, which waits for the sources so a restart keeps checkpointed ones).
    */
-  admitPod(pod: Pod, active: readonly Pod[]): DeviceAdmitResult {
+  admitPod(pod: Pod, active: readonly Pod[], sourcesReady = true): DeviceAdmitResult {
     const uid = pod.metadata?.uid ?? "";
-    this.updateAllocatedDevices(new Set([uid, ...active.map((p) => p.metadata?.uid ?? "")]));
+    if (sourcesReady) this.updateAllocatedDevices(new Set([uid, ...active.map((p) => p.metadata?.uid ?? "")]));
     this.devicesToReuse = new Map([[uid, this.devicesToReuse.get(uid) ?? new Map()]]);
     const reuse = this.devicesToReuse.get(uid) ?? new Map<string, Set<string>>();
     const inits = new Set((pod.spec?.initContainers ?? []).map((c) => c.name));
@@ -504,10 +506,9 @@ export class DeviceManager {
         }
       }
     }
+    // RegisteredDevices: the healthy devices of each resource, as 1.23.
     const registered: Record<string, string[]> = {};
-    for (const resource of new Set([...this.healthyDevices.keys(), ...this.unhealthyDevices.keys()])) {
-      registered[resource] = [...(this.healthyDevices.get(resource) ?? []), ...(this.unhealthyDevices.get(resource) ?? [])];
-    }
+    for (const [resource, devs] of this.healthyDevices) registered[resource] = [...devs];
     const data: CheckpointData["Data"] = { PodDeviceEntries: entries, RegisteredDevices: registered };
     try {
       writeCheckpoint(this.checkpointPath, JSON.stringify({ Data: data, Checksum: fnv32a(JSON.stringify(data)) }));
