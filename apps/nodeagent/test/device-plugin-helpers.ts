@@ -6,7 +6,7 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import { join } from "node:path";
-import { loadDevicePluginAPI, type Device, type DevicePluginOptions } from "../src/cm/devicemanager/index.js";
+import { loadDevicePluginAPI, type ContainerAllocateResponse, type Device, type DevicePluginOptions } from "../src/cm/devicemanager/index.js";
 
 /** A running test plugin. */
 export interface TestDevicePlugin {
@@ -23,7 +23,15 @@ export interface TestDevicePlugin {
 }
 
 /** Starts a test plugin serving `resourceName` with `devices` at `<dir>/<endpoint>`. */
-export async function startTestDevicePlugin(o: { dir: string; endpoint: string; resourceName: string; devices: Device[]; options?: DevicePluginOptions }): Promise<TestDevicePlugin> {
+export async function startTestDevicePlugin(o: {
+  dir: string;
+  endpoint: string;
+  resourceName: string;
+  devices: Device[];
+  options?: DevicePluginOptions;
+  /** The `Allocate` answer per container. @defaultValue env FOO_DEVICES, a read-only mount of /tmp at /dev-foo, annotation example.com/foo-devices */
+  allocate?: (deviceIds: string[]) => ContainerAllocateResponse;
+}): Promise<TestDevicePlugin> {
   const api = loadDevicePluginAPI();
   const server = new grpc.Server();
   let devices = o.devices;
@@ -41,6 +49,7 @@ export async function startTestDevicePlugin(o: { dir: string; endpoint: string; 
     Allocate: (call: grpc.ServerUnaryCall<{ containerRequests: { devicesIDs: string[] }[] }, object>, cb: grpc.sendUnaryData<object>) => {
       const containerResponses = call.request.containerRequests.map((r) => {
         allocations.push([...r.devicesIDs]);
+        if (o.allocate) return o.allocate([...r.devicesIDs]);
         return {
           envs: { FOO_DEVICES: r.devicesIDs.join(",") },
           mounts: [{ containerPath: "/dev-foo", hostPath: "/tmp", readOnly: true }],
