@@ -31,6 +31,8 @@ export async function startTestDevicePlugin(o: {
   options?: DevicePluginOptions;
   /** The `Allocate` answer per container. @defaultValue env FOO_DEVICES, a read-only mount of /tmp at /dev-foo, annotation example.com/foo-devices */
   allocate?: (deviceIds: string[]) => ContainerAllocateResponse;
+  /** `Allocate` fails with gRPC Unknown and these details. */
+  failAllocate?: string;
 }): Promise<TestDevicePlugin> {
   const api = loadDevicePluginAPI();
   const server = new grpc.Server();
@@ -47,6 +49,10 @@ export async function startTestDevicePlugin(o: {
     },
     GetPreferredAllocation: (_c: unknown, cb: grpc.sendUnaryData<object>) => cb(null, { containerResponses: [] }),
     Allocate: (call: grpc.ServerUnaryCall<{ containerRequests: { devicesIDs: string[] }[] }, object>, cb: grpc.sendUnaryData<object>) => {
+      if (o.failAllocate !== undefined) {
+        cb({ code: grpc.status.UNKNOWN, details: o.failAllocate }, null);
+        return;
+      }
       const containerResponses = call.request.containerRequests.map((r) => {
         allocations.push([...r.devicesIDs]);
         if (o.allocate) return o.allocate([...r.devicesIDs]);

@@ -101,6 +101,27 @@ describe("device plugins (API-server mode, process runtime, a test device plugin
     expect(p.status?.message).toBe("Pod Allocate failed due to requested number of devices unavailable for example.com/foo. Requested: 3, Available: 2, which is unexpected");
   }, 120_000);
 
+  it("rejects a pod whose plugin fails Allocate (1.23 calls it during admission) with UnexpectedAdmissionError", async () => {
+    const bar = await startTestDevicePlugin({ dir: join(rootDir, "device-plugins"), endpoint: "bar.sock", resourceName: "example.com/bar", devices: [{ ID: "bar-0", health: "Healthy" }], failAllocate: "bar is broken" });
+    try {
+      await bar.register();
+      await waitFor("capacity example.com/bar", async () => ((await getNode()).status?.capacity?.["example.com/bar"] === "1" ? true : undefined), 30_000);
+      const r = await apiCall(api, "POST", "/api/v1/namespaces/default/pods", {
+        apiVersion: "v1",
+        kind: "Pod",
+        metadata: { name: "bar-pod", namespace: "default" },
+        spec: { nodeName, terminationGracePeriodSeconds: 1, restartPolicy: "Never", containers: [{ name: "main", image: "busybox", command: ["true"], resources: { limits: { "example.com/bar": "1" } } }] },
+      });
+      expect(r.status, r.body).toBe(201);
+      const p = await phase("bar-pod", "Failed");
+      expect(p.status?.reason).toBe("UnexpectedAdmissionError");
+      expect(p.status?.message).toBe("Pod Allocate failed due to rpc error: code = Unknown desc = bar is broken, which is unexpected");
+      expect(p.status?.containerStatuses ?? []).toEqual([]);
+    } finally {
+      await bar.stop();
+    }
+  }, 120_000);
+
   it("reports a running pod's devices and the allocatable devices through the pod resources API", async () => {
     const r = await apiCall(api, "POST", "/api/v1/namespaces/default/pods", {
       apiVersion: "v1",

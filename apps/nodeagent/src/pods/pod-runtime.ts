@@ -240,6 +240,17 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       statuses.set(pod, { ...st, phase: "Pending", reason: blocked.reason, message: blocked.message });
       return undefined;
     }
+    // The device plugins' Allocate calls, which 1.23 makes during admission: a failure rejects the pod.
+    if (devices?.allocatePending && !pod.metadata?.deletionTimestamp) {
+      const refused = await devices.allocatePending(pod);
+      if (refused !== undefined) {
+        rejected.add(uid);
+        recordEvent(pod, "Warning", "UnexpectedAdmissionError", refused);
+        statuses.set(pod, { phase: "Failed", reason: "UnexpectedAdmissionError", message: `Pod ${refused}`, hostIP, qosClass: podQOSClass(pod) });
+        info(`pod ${pod.metadata?.namespace}/${pod.metadata?.name} rejected: UnexpectedAdmissionError: ${refused}`);
+        return undefined;
+      }
+    }
     if (pod.metadata?.deletionTimestamp) prober.stopLivenessAndStartup(uid);
     if (podCgroups && !pod.metadata?.deletionTimestamp) {
       try {

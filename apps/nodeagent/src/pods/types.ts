@@ -28,6 +28,11 @@ export interface PodDeviceHooks {
    * of pods not in `active` forgotten, as 1.23's UpdateAllocatedDevices).
    */
   admitPod(pod: Pod, active: readonly Pod[], sourcesReady: boolean): AdmitResult;
+  /**
+   * The plugin calls of 1.23's admission-time `Allocate`, before the pod's first sync: the
+   * rejection message (the pod is then written Failed `UnexpectedAdmissionError`), or undefined.
+   */
+  allocatePending?(pod: Pod): Promise<string | undefined>;
   /** The envs, mounts, devices and annotations the container's devices add. @throws Error when the plugin cannot answer. */
   runContainerOptions(pod: Pod, container: Container): Promise<DeviceContainerOptions | undefined>;
   /** Releases the pod's devices. */

@@ -97,6 +97,25 @@ describe("DeviceManager (a test device plugin over real gRPC; no real hardware h
     expect(m.admitPod(pod("p4", [{ name: "c" }]), [])).toEqual({ admit: true });
   });
 
+  it("makes the Allocate calls of admission (allocatePending); a plugin's failure is 1.23's rejection and releases the devices", async () => {
+    const { m, plugin } = await setUp();
+    const p = pod("p", [{ name: "a", n: 1 }], [{ name: "i", n: 1 }]);
+    expect(m.admitPod(p, [])).toEqual({ admit: true });
+    expect(await m.allocatePending(p)).toBeUndefined();
+    // The init container's device is reused by the app container: one call each, same device.
+    expect(plugin.allocations).toEqual([["dev-a"], ["dev-a"]]);
+    expect(await m.allocatePending(p)).toBeUndefined();
+    expect(plugin.allocations).toHaveLength(2);
+    const failing = await startTestDevicePlugin({ dir: m.socketDir, endpoint: "bar.sock", resourceName: "example.com/bar", devices: [dev("b0")], failAllocate: "no luck" });
+    cleanups.push(() => failing.stop());
+    await failing.register();
+    await until(() => (m.getCapacity().capacity["example.com/bar"] === 1 ? true : undefined), "bar");
+    const q = { metadata: { uid: "q" }, spec: { containers: [{ name: "c", image: "busybox", resources: { limits: { "example.com/bar": "1" } } }] } } as Pod;
+    expect(m.admitPod(q, [p])).toEqual({ admit: true });
+    expect(await m.allocatePending(q)).toBe("Allocate failed due to rpc error: code = Unknown desc = no luck, which is unexpected");
+    expect(m.containerDevices("q", "c")).toEqual([]);
+  });
+
   it("lets app containers reuse the init containers' devices", async () => {
     const { m } = await setUp();
     const p = pod("p", [{ name: "a", n: 2 }], [{ name: "i", n: 2 }]);

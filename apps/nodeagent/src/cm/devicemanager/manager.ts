@@ -102,6 +102,13 @@ interface CheckpointData {
   Checksum: number;
 }
 
+/** A gRPC error as Go's grpc-go prints it: `rpc error: code = Unknown desc = <details>`. */
+function goRPCError(err: grpc.ServiceError | null | undefined): string {
+  if (!err) return "rpc error: code = Unknown desc = no response";
+  const name = (grpc.status[err.code] ?? "UNKNOWN").toLowerCase().replace(/(^|_)([a-z])/g, (_m, _u: string, ch: string) => ch.toUpperCase());
+  return `rpc error: code = ${name} desc = ${err.details}`;
+}
+
 function fnv32a(s: string): number {
   let h = 0x811c9dc5;
   for (const b of Buffer.from(s, "utf8")) {
@@ -432,6 +439,42 @@ export class DeviceManager {
   }
 
   /**
+   * The plugin calls of 1.23's admission-time `Allocate`, made before the pod's first sync (the
+   * pod runtime's admission is synchronous): `Allocate` for every container's devices not yet
+   * answered, init containers first. Returns the rejection message on failure (`Allocate failed
+   * due to rpc error: code = Unknown desc = <why>, which is unexpected`), the pod's devices then
+   * released; undefined when all is answered.
+   */
+  async allocatePending(pod: Pod): Promise<string | undefined> {
+    const uid = pod.metadata?.uid ?? "";
+    try {
+      for (const c of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])]) {
+        for (const [resource, d] of [...(this.podDevices.get(uid)?.get(c.name) ?? [])].sort(([a], [b]) => (a < b ? -1 : 1))) {
+          if (d.response === undefined) await this.callAllocate(resource, d);
+        }
+      }
+    } catch (err) {
+      this.removePod(uid);
+      return `Allocate failed due to ${err instanceof Error ? err.message : String(err)}, which is unexpected`;
+    }
+    return undefined;
+  }
+
+  /** Calls the plugin's `Allocate` for `d` and keeps the answer. @throws Error with Go's gRPC error text. */
+  private async callAllocate(resource: string, d: ContainerDevices): Promise<void> {
+    const e = this.endpoints.get(resource);
+    if (!e?.client || e.stopTimeMs !== undefined) throw new Error(`unknown Device Plugin ${resource}`);
+    const client = e.client;
+    const res = await new Promise<{ containerResponses: ContainerAllocateResponse[] }>((resolve, reject) =>
+      client.Allocate({ containerRequests: [{ devicesIDs: [...d.deviceIds] }] }, (err, r) => (err || !r ? reject(new Error(goRPCError(err))) : resolve(r))),
+    );
+    const first = res.containerResponses[0];
+    if (!first) throw new Error(`no containers return in allocation response ${JSON.stringify(res)}`);
+    d.response = first;
+    this.writeCheckpoint();
+  }
+
+  /**
    * `GetDeviceRunContainerOptions`: asks the plugin for the container's allocation (`Allocate`,
    * once; kept in the checkpoint) and calls `PreStartContainer` when the plugin's options ask for
    * it, then merges the responses (first setting of an env, mount, device or annotation wins).
@@ -444,21 +487,11 @@ export class DeviceManager {
     if (!resources || resources.size === 0) return undefined;
     for (const [resource, d] of [...resources].sort(([a], [b]) => (a < b ? -1 : 1))) {
       const e = this.endpoints.get(resource);
-      if (d.response === undefined) {
-        if (!e?.client || e.stopTimeMs !== undefined) throw new Error(`unknown Device Plugin ${resource}`);
-        const client = e.client;
-        const res = await new Promise<{ containerResponses: ContainerAllocateResponse[] }>((resolve, reject) =>
-          client.Allocate({ containerRequests: [{ devicesIDs: [...d.deviceIds] }] }, (err, r) => (err || !r ? reject(err ?? new Error("no response")) : resolve(r))),
-        );
-        const first = res.containerResponses[0];
-        if (!first) throw new Error(`no containers return in allocation response ${JSON.stringify(res)}`);
-        d.response = first;
-        this.writeCheckpoint();
-      }
+      if (d.response === undefined) await this.callAllocate(resource, d);
       if (e?.options.preStartRequired) {
         if (!e.client || e.stopTimeMs !== undefined) throw new Error(`endpoint not found in cache for a registered resource: ${resource}`);
         const client = e.client;
-        await new Promise<void>((resolve, reject) => client.PreStartContainer({ devicesIDs: [...d.deviceIds] }, (err) => (err ? reject(err) : resolve())));
+        await new Promise<void>((resolve, reject) => client.PreStartContainer({ devicesIDs: [...d.deviceIds] }, (err) => (err ? reject(new Error(goRPCError(err))) : resolve())));
       }
     }
     const envs: { key: string; value: string }[] = [];
