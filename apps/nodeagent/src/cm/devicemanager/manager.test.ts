@@ -180,6 +180,7 @@ describe("isExtendedResourceName", () => {
     expect(isExtendedResourceName("cpu")).toBe(false);
     expect(isExtendedResourceName("kubernetes.io/foo")).toBe(false);
     expect(isExtendedResourceName("x.kubernetes.io/foo")).toBe(false);
+    expect(isExtendedResourceName("notkubernetes.io/foo")).toBe(false);
     expect(isExtendedResourceName("requests.example.com/foo")).toBe(false);
     expect(isExtendedResourceName("example.com/a/b")).toBe(false);
     expect(isExtendedResourceName("Example.com/foo")).toBe(false);

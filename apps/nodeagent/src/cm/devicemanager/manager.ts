@@ -28,14 +28,13 @@ export function devicePluginsDir(rootDir: string): string {
 }
 
 /**
- * `v1helper.IsExtendedResourceName`: a name with a domain that is not `kubernetes.io` (or a
- * subdomain of it), not prefixed `requests.`, and a qualified name once prefixed `requests.`.
+ * `v1helper.IsExtendedResourceName`: a name with a domain, not containing `kubernetes.io/`, not
+ * prefixed `requests.`, and a qualified name once prefixed `requests.`.
  * @see pkg/apis/core/v1/helper/helpers.go in kubernetes/kubernetes v1.23
  */
 export function isExtendedResourceName(name: string): boolean {
-  if (!name.includes("/")) return false; // native: no domain
-  const domain = name.slice(0, name.indexOf("/"));
-  if (domain === "kubernetes.io" || domain.endsWith(".kubernetes.io")) return false;
+  // IsNativeResource: no domain, or containing "kubernetes.io/" anywhere (IsPrefixedNativeResource).
+  if (!name.includes("/") || name.includes("kubernetes.io/")) return false;
   if (name.startsWith("requests.")) return false;
   const q = `requests.${name}`;
   const [prefix, local, extra] = q.split("/");
