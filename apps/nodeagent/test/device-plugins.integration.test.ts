@@ -43,7 +43,7 @@ describe("device plugins (API-server mode, process runtime, a test device plugin
       apiVersion: "v1",
       kind: "Pod",
       metadata: { name, namespace: "default" },
-      spec: { nodeName, terminationGracePeriodSeconds: 1, restartPolicy: "Never", containers: [{ name: "main", image: "busybox", command: ["sh", "-c", 'echo "devices=$FOO_DEVICES"'], resources: { limits: { [resource]: String(count) } } }] },
+      spec: { nodeName, terminationGracePeriodSeconds: 1, restartPolicy: "Never", containers: [{ name: "main", image: "busybox", command: ["sh", "-c", 'echo "devices=$FOO_DEVICES expanded=$(FOO_DEVICES)"'], resources: { limits: { [resource]: String(count) } } }] },
     });
     expect(r.status, r.body).toBe(201);
   };
@@ -87,7 +87,8 @@ describe("device plugins (API-server mode, process runtime, a test device plugin
     await createPod("one-foo", 1);
     await phase("one-foo", "Succeeded");
     const { stdout } = await run("kubectl", ["--kubeconfig", kubeconfig, "logs", "one-foo"], { timeout: 60_000 });
-    expect(stdout).toBe("devices=foo-0\n");
+    // The plugin's env is in the container and in `$(VAR)` expansion of its command, as 1.23.
+    expect(stdout).toBe("devices=foo-0 expanded=foo-0\n");
     expect(plugin?.allocations).toEqual([["foo-0"]]);
     // The allocation is checkpointed in 1.23's shape (the pod finished: released again).
     const cp = JSON.parse(readFileSync(join(rootDir, "device-plugins", "kubelet_internal_checkpoint"), "utf8")) as { Data: { RegisteredDevices: Record<string, string[]> } };

@@ -439,14 +439,8 @@ export class RuntimeManager {
     try {
       // generateContainerConfig's order: run options (env) first, then the image user and runAsNonRoot.
       const imageUser = imageUserOf(await this.o.clients.images.imageStatus({ image: { image } }));
-      config = this.containerConfig(pod, c, restartCount, sandbox, imageUser, pidTargetId);
       const dev = await this.o.deviceOptions?.(pod, c);
-      if (dev) {
-        config.envs = [...dev.envs, ...(config.envs ?? [])];
-        if (dev.mounts.length > 0) config.mounts = [...dev.mounts, ...(config.mounts ?? [])];
-        if (dev.devices.length > 0) config.devices = [...dev.devices];
-        config.annotations = { ...dev.annotations, ...(config.annotations ?? {}) };
-      }
+      config = this.containerConfig(pod, c, restartCount, sandbox, imageUser, pidTargetId, dev);
       const nonRoot = verifyRunAsNonRoot(pod, c, imageUser);
       if (nonRoot !== undefined) throw new ContainerConfigError(nonRoot);
     } catch (err) {
@@ -650,11 +644,14 @@ export class RuntimeManager {
    * The CRI container config of `c` (command/args with `$(VAR)` expanded from its env; the security
    * context from `security-context.ts`, with `imageUser` as the default user). With `pidTargetId`
    * (an ephemeral container's target) and a per-container PID namespace, the PID namespace is
-   * `TARGET` with that container ID, as 1.23's `generateLinuxContainerConfig`.
+   * `TARGET` with that container ID, as 1.23's `generateLinuxContainerConfig`. `dev`: what the
+   * container's devices add (device manager).
    */
-  containerConfig(pod: Pod, c: Container, restartCount: number, sandbox: RuntimeSandbox, imageUser?: ImageUser, pidTargetId?: string): ContainerConfig {
-    const envs = this.buildEnv(pod, c, sandbox);
-    const lookup = (name: string) => envs.find((e) => e.key === name)?.value;
+  containerConfig(pod: Pod, c: Container, restartCount: number, sandbox: RuntimeSandbox, imageUser?: ImageUser, pidTargetId?: string, dev?: DeviceContainerOptions): ContainerConfig {
+    // GenerateRunContainerOptions: the devices' envs first, then the container's; `$(VAR)` sees
+    // both, the container's own winning (EnvVarsToMap keeps the last).
+    const envs = [...(dev?.envs ?? []), ...this.buildEnv(pod, c, sandbox)];
+    const lookup = (name: string) => envs.findLast((e) => e.key === name)?.value;
     const meta = pod.metadata ?? {};
     const config: ContainerConfig = {
       metadata: { name: c.name, attempt: restartCount },
@@ -681,8 +678,11 @@ export class RuntimeManager {
     if (c.workingDir) config.workingDir = c.workingDir;
     const resources = this.o.containerResources?.(pod, c);
     if (resources && config.linux) config.linux.resources = resources;
-    const mounts = this.o.mounts?.(pod, c, sandbox) ?? [];
+    // The devices' mounts come before the volumes', their annotations under the agent's.
+    const mounts = [...(dev?.mounts ?? []), ...(this.o.mounts?.(pod, c, sandbox) ?? [])];
     if (mounts.length > 0) config.mounts = mounts;
+    if (dev && dev.devices.length > 0) config.devices = [...dev.devices];
+    if (dev) config.annotations = { ...dev.annotations, ...(config.annotations ?? {}) };
     return config;
   }
 
