@@ -68,6 +68,13 @@ describe("DeviceManager (a test device plugin over real gRPC; no real hardware h
     expect(m.getCapacity().capacity[res]).toBe(2);
     now += endpointStopGracePeriodMs + 1;
     expect(m.getCapacity()).toEqual({ capacity: {}, allocatable: {}, removed: [res] });
+    // Still 0 in node status at the next update (1.23's Node keeps the 0 it wrote)...
+    expect(m.getCapacity().removed).toEqual([res]);
+    // ...until the plugin registers again.
+    const again = await startTestDevicePlugin({ dir: m.socketDir, endpoint: "foo2.sock", resourceName: res, devices: [dev("dev-z")] });
+    cleanups.push(() => again.stop());
+    await again.register();
+    await until(() => (m.getCapacity().capacity[res] === 1 ? true : undefined), "the new registration");
     expect(m.getCapacity().removed).toEqual([]);
   });
 

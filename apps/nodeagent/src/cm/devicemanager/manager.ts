@@ -137,6 +137,11 @@ export class DeviceManager {
   private readonly podDevices = new Map<string, Map<string, Map<string, ContainerDevices>>>();
   /** Devices of a pod's init containers reusable by its later containers (`devicesToReuse`). */
   private devicesToReuse = new Map<string, Map<string, Set<string>>>();
+  /**
+   * Resources dropped after their grace period and not registered since: node status keeps them
+   * at 0, as 1.23's setter leaves the 0 it wrote in the kubelet's Node.
+   */
+  private readonly removedResources = new Set<string>();
   private readonly clock: () => number;
 
   private constructor(private readonly o: DeviceManagerOptions) {
@@ -263,6 +268,7 @@ export class DeviceManager {
       (d.health === healthy ? good : bad).add(d.ID);
     }
     this.allDevices.set(resource, all);
+    this.removedResources.delete(resource);
     this.healthyDevices.set(resource, good);
     this.unhealthyDevices.set(resource, bad);
     this.writeCheckpoint();
@@ -281,7 +287,7 @@ export class DeviceManager {
   /**
    * `GetCapacity`: per resource, capacity = all devices and allocatable = healthy devices (counts);
    * a resource whose plugin stopped more than {@link endpointStopGracePeriodMs} ago is dropped and
-   * returned in `removed` (node status sets its capacity to 0).
+   * returned in `removed` from then on until its plugin registers again (node status shows 0).
    */
   getCapacity(): { capacity: Record<string, number>; allocatable: Record<string, number>; removed: string[] } {
     const capacity: Record<string, number> = {};
@@ -311,10 +317,11 @@ export class DeviceManager {
         this.endpoints.delete(r);
         this.healthyDevices.delete(r);
         this.unhealthyDevices.delete(r);
+        this.removedResources.add(r);
       }
       this.writeCheckpoint();
     }
-    return { capacity, allocatable, removed: [...removed] };
+    return { capacity, allocatable, removed: [...this.removedResources].sort() };
   }
 
   private isDevicePluginResource(resource: string): boolean {
