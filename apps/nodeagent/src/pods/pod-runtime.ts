@@ -394,7 +394,8 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     const others = activePods().filter((p) => (p.metadata?.uid ?? "") !== uid);
     // The device manager's allocation (1.23's topology manager admit handler) before the resource fit.
     const deviceFit = devices?.admitPod(pod, others, sourcesReady());
-    const allocatable = opts.nodeAllocatable ?? { pods: maxPods };
+    const extendedResources = devices?.admissionAllocatable?.();
+    const allocatable = { ...(opts.nodeAllocatable ?? { pods: maxPods }), ...(extendedResources ? { extendedResources } : {}) };
     const fit = deviceFit && !deviceFit.admit ? deviceFit : admitPod(pod, others, allocatable);
     // The resource managers (topology manager admit handler in 1.23) come after the resource fit.
     if (fit.admit && resourceManagers && sourcesReady()) resourceManagers.removeStaleState(podsHoldingResources());

@@ -37,6 +37,8 @@ export interface PodDeviceHooks {
   runContainerOptions(pod: Pod, container: Container): Promise<DeviceContainerOptions | undefined>;
   /** Releases the pod's devices. */
   removePod(uid: string): void;
+  /** The device plugin resources' allocatable for the resource fit (whole units). */
+  admissionAllocatable?(): ReadonlyMap<string, bigint>;
 }
 
 /** What a container's devices add to its CRI `ContainerConfig`. */

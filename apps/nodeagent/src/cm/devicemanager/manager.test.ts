@@ -123,6 +123,15 @@ describe("DeviceManager (a test device plugin over real gRPC; no real hardware h
     expect(m.containerDevices("q", "c")).toEqual([]);
   });
 
+  it("gives the resource fit the healthy devices, at least those allocated (sanitizeNodeAllocatable)", async () => {
+    const { m, plugin } = await setUp();
+    expect(m.admissionAllocatable()).toEqual(new Map([[res, 2n]]));
+    m.admitPod(pod("p", [{ name: "c", n: 2 }]), []);
+    plugin.setDevices([dev("dev-a", "Unhealthy"), dev("dev-b", "Unhealthy")]);
+    await until(() => (m.getCapacity().allocatable[res] === 0 ? true : undefined), "unhealthy");
+    expect(m.admissionAllocatable()).toEqual(new Map([[res, 2n]]));
+  });
+
   it("lets app containers reuse the init containers' devices", async () => {
     const { m } = await setUp();
     const p = pod("p", [{ name: "a", n: 2 }], [{ name: "i", n: 2 }]);

@@ -324,6 +324,19 @@ export class DeviceManager {
     return { capacity, allocatable, removed: [...this.removedResources].sort() };
   }
 
+  /**
+   * The device plugin resources' allocatable for the resource fit of admission: healthy devices
+   * per registered resource, 0 for dropped ones, raised to the devices already allocated (1.23's
+   * sanitizeNodeAllocatable). Whole units.
+   */
+  admissionAllocatable(): Map<string, bigint> {
+    const out = new Map<string, bigint>();
+    for (const [resource, devs] of this.healthyDevices) out.set(resource, BigInt(devs.size));
+    for (const resource of this.removedResources) if (!out.has(resource)) out.set(resource, 0n);
+    for (const [resource, devs] of this.allocatedDevices) if ((out.get(resource) ?? -1n) < BigInt(devs.size)) out.set(resource, BigInt(devs.size));
+    return out;
+  }
+
   private isDevicePluginResource(resource: string): boolean {
     return this.healthyDevices.has(resource) || this.allocatedDevices.has(resource);
   }
