@@ -11,6 +11,7 @@ import { networkInterfaces, hostname as osHostname } from "node:os";
 import { join } from "node:path";
 import { formatQuantity, mustParseQuantity, newQuantity, parseQuantity, quantityMilliValue, quantityToNumber, quantityValue } from "@skiff/flags";
 import type { PodResourcesServer } from "./podresources/index.js";
+import { DeviceManager } from "./cm/devicemanager/index.js";
 import { podResourcesProviders, podResourcesSocketPath, startPodResourcesServer } from "./podresources/index.js";
 import type { ClusterClients } from "./cluster/index.js";
 import { ClusterMode, computeNodeResources, connectCluster, createAccessReviewer, createEventRecorder, createTokenReviewer, readMachineResources } from "./cluster/index.js";
@@ -572,6 +573,7 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
   let runtime: PodRuntime | undefined;
   let servers: RunningServers | undefined;
   let podResources: PodResourcesServer | undefined;
+  let deviceManager: DeviceManager | undefined;
   let cluster: ClusterMode | undefined;
   let csi: CsiSupport | undefined;
   let containerManager: ContainerManager | undefined;
@@ -657,6 +659,13 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
     const keyring = await nodeKeyringFrom(o, root.withName("credentialprovider"));
     // Eviction thresholds as 1.23's ParseThresholdConfig reads them (a bad one fails start-up).
     const thresholds = parseThresholdConfig({ ...o.config, enforceNodeAllocatable: o.config.enforceNodeAllocatable });
+    // The device plugin manager (gate DevicePlugins), as 1.23's NewManagerImpl + Start; gate off:
+    // no registration socket, as 1.23's stub manager.
+    if (o.featureGates.enabled("DevicePlugins") && !o.config.runOnce) {
+      const dmLog = root.withName("devicemanager");
+      deviceManager = await DeviceManager.start({ rootDir: f.rootDir, log: (m, level = 0) => (level === 0 ? dmLog.info(m) : dmLog.v(level).info(m)) });
+    }
+    const dm = deviceManager;
     runtime = createPodRuntime({
       ...podRuntimeOptionsFrom(o, nodeName, root.withName("pods")),
       keyring,
@@ -669,6 +678,7 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
       onProbeResult: stats.onProbeResult,
       // The eviction manager is the first admission handler, as the kubelet's.
       admitHandlers: [(pod) => eviction?.admit(pod) ?? { admit: true }],
+      ...(dm ? { devices: dm } : {}),
       containerGC: {
         minAgeMs: f.minimumContainerTTLDuration.ms,
         maxPerPodContainer: f.maximumDeadContainersPerContainer,
@@ -725,6 +735,7 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
         clients,
         log: (m, level = 0) => (level === 0 ? clusterLog.info(m) : clusterLog.v(level).info(m)),
         pressure: () => ev.nodePressure(),
+        ...(dm ? { devicePluginResources: () => dm.getCapacity() } : {}),
         onNodeEventRecorder: (record) => {
           ev.setNodeEventRecorder(record);
           images.setNodeEventRecorder(record);
@@ -752,7 +763,7 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
     if (o.featureGates.enabled("NodeAgentPodResources")) {
       podResources = await startPodResourcesServer({
         socketPath: podResourcesSocketPath(f.rootDir),
-        providers: podResourcesProviders(runtime, containerManager?.topologyManager?.cpuManager),
+        providers: podResourcesProviders(runtime, containerManager?.topologyManager?.cpuManager, deviceManager),
         getAllocatableEnabled: o.featureGates.enabled("NodeAgentPodResourcesGetAllocatable"),
       });
     }
@@ -779,6 +790,7 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
     stats?.stop();
     stopNetworkUtil?.();
     await podResources?.close().catch(() => {});
+    await deviceManager?.stop().catch(() => {});
     await servers?.close().catch(() => {});
     await runtime?.stop().catch(() => {});
     lock?.release();
@@ -799,6 +811,7 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
   stats?.stop();
   stopNetworkUtil?.();
   await podResources?.close().catch(() => {});
+  await deviceManager?.stop().catch(() => {});
   await servers.close().catch((e: unknown) => log.error("Failed to stop servers", { err: e }));
   await runtime.stop().catch((e: unknown) => log.error("Failed to stop pod runtime", { err: e }));
   containerManager?.stop();

@@ -115,6 +115,8 @@ export interface ClusterModeParams {
   readonly log: ClusterLog;
   /** The eviction manager's node conditions; none reported when absent. */
   readonly pressure?: () => NodePressure;
+  /** The device manager's `GetCapacity` for node status (gate DevicePlugins); absent: none. */
+  readonly devicePluginResources?: () => { capacity: Record<string, number>; allocatable: Record<string, number>; removed: readonly string[] };
   /**
    * Called once, by the constructor, with the Node event recorder (the eviction manager's and
    * image GC's Node events): they start before {@link ClusterMode.start}, as the kubelet's
@@ -194,6 +196,7 @@ export class ClusterMode {
       client: clients.client,
       initialNode,
       resources,
+      ...(this.p.devicePluginResources ? { devicePluginResources: this.p.devicePluginResources } : {}),
       addresses: buildNodeAddresses(f.nodeIP, defaultNodeIP(), nodeName),
       nodeInfo: await readNodeInfo(),
       port,

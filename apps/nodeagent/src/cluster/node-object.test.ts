@@ -12,6 +12,7 @@ import {
   reconcileExistingNode,
 } from "./node-object.js";
 import type { NodeStatusInputs } from "./node-object.js";
+import { withDevicePluginResources } from "./node-status-manager.js";
 
 const params = {
   nodeName: "node-a",
@@ -157,3 +158,15 @@ describe("status.images (buildNodeImages)", () => {
     expect(buildNodeStatus({ ...(base as object), images: [{ names: ["a"], sizeBytes: 1 }] } as never, undefined).status.images).toEqual([{ names: ["a"], sizeBytes: 1 }]);
   });
 });
+
+describe("device plugin resources in node status (withDevicePluginResources)", () => {
+  it("sets capacity to all devices, allocatable to healthy ones, and a removed resource to 0, as 1.23's MachineInfo", () => {
+    const base = { capacity: { cpu: "4" }, allocatable: { cpu: "4" } };
+    expect(withDevicePluginResources(base, { capacity: { "example.com/foo": 3 }, allocatable: { "example.com/foo": 2 }, removed: ["example.com/gone"] })).toEqual({
+      capacity: { cpu: "4", "example.com/foo": "3", "example.com/gone": "0" },
+      allocatable: { cpu: "4", "example.com/foo": "2", "example.com/gone": "0" },
+    });
+    expect(withDevicePluginResources(base, undefined)).toBe(base);
+  });
+});
+

@@ -21,6 +21,11 @@ export interface NodeStatusManagerOptions {
   /** The Node to create (from `buildInitialNode`). */
   readonly initialNode: Node;
   readonly resources: NodeResources;
+  /**
+   * The device plugins' resources (the device manager's `GetCapacity`): counts per resource, and
+   * the resources whose plugin is gone past its grace period (reported as 0). Absent: none.
+   */
+  readonly devicePluginResources?: () => { capacity: Record<string, number>; allocatable: Record<string, number>; removed: readonly string[] };
   readonly addresses: readonly NodeAddress[];
   /** nodeInfo without `containerRuntimeVersion` (filled from the runtime at each update). */
   readonly nodeInfo: NodeSystemInfo;
@@ -50,6 +55,30 @@ export interface NodeStatusManagerOptions {
 }
 
 const nowSeconds = () => new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
+
+/**
+ * Node capacity/allocatable with the device plugins' resources: capacity = all devices,
+ * allocatable = healthy devices; a removed resource is kept at 0 (so it shows it was a device
+ * plugin resource), as 1.23's MachineInfo setter. Pure.
+ * @see pkg/kubelet/nodestatus/setters.go (MachineInfo) in kubernetes/kubernetes v1.23
+ */
+export function withDevicePluginResources(r: NodeResources, dp: { capacity: Record<string, number>; allocatable: Record<string, number>; removed: readonly string[] } | undefined): NodeResources {
+  if (!dp) return r;
+  const capacity = { ...r.capacity };
+  const allocatable = { ...r.allocatable };
+  for (const [k, v] of Object.entries(dp.capacity)) {
+    capacity[k] = String(v);
+    allocatable[k] = String(v);
+  }
+  for (const k of dp.removed) {
+    capacity[k] = "0";
+    allocatable[k] = "0";
+  }
+  for (const [k, v] of Object.entries(dp.allocatable)) allocatable[k] = String(v);
+  // A resource with only unhealthy devices: allocatable from capacity minus its (absent) healthy count.
+  for (const k of Object.keys(dp.capacity)) if (!(k in dp.allocatable)) allocatable[k] = "0";
+  return { capacity, allocatable };
+}
 
 /** Times of {@link NodeStatusManager.register}'s back-off (ms): 100 doubling to 7000, as the kubelet. */
 export const registrationBackoff = Object.freeze({ initialMs: 100, maxMs: 7_000 });
@@ -100,7 +129,7 @@ export class NodeStatusManager {
     const images = await this.imagesForStatus();
     const { status, transitions } = buildNodeStatus(
       {
-        resources: this.o.resources,
+        resources: withDevicePluginResources(this.o.resources, this.o.devicePluginResources?.()),
         addresses: this.o.addresses,
         nodeInfo: { ...this.o.nodeInfo, containerRuntimeVersion: rt.runtimeName ? `${rt.runtimeName}://${rt.runtimeVersion ?? ""}` : "" },
         port: this.o.port,

@@ -4,6 +4,7 @@
  *
  * @see pkg/kubelet/cm/cpumanager/cpu_manager.go (GetCPUs, GetAllocatableCPUs) in kubernetes/kubernetes v1.23
  */
+import type { DeviceManager } from "../cm/devicemanager/index.js";
 import type { Pod } from "@skiff/api-types";
 import type { CPUManager } from "../cm/index.js";
 import type { PodResourcesProviders } from "./server.js";
@@ -13,8 +14,9 @@ import type { PodResourcesProviders } from "./server.js";
  * assignment (none when it runs in the shared pool or the policy is `none`); the allocatable CPUs
  * are every CPU of the topology but the reserved ones under `static`, none under `none`.
  */
-export function podResourcesProviders(pods: { listPods(): readonly Pod[] }, cpuManager: CPUManager | undefined): PodResourcesProviders {
+export function podResourcesProviders(pods: { listPods(): readonly Pod[] }, cpuManager: CPUManager | undefined, devices?: Pick<DeviceManager, "containerDevices" | "allocatableDevices">): PodResourcesProviders {
   return {
+    ...(devices ? { devices: (uid: string, name: string) => devices.containerDevices(uid, name), allocatableDevices: () => devices.allocatableDevices() } : {}),
     pods: () => pods.listPods(),
     cpus: (podUID, containerName) => {
       if (!cpuManager || cpuManager.policy !== "static") return [];

@@ -82,6 +82,28 @@ describe("pod resources API (pkg/kubelet/apis/podresources)", () => {
     v1alpha1.close();
   });
 
+  it("reports the device manager's devices per container and the allocatable devices (v1 and v1alpha1)", async () => {
+    const withDevices: PodResourcesProviders = {
+      ...providers,
+      devices: (uid, name) => (uid === "u-g" && name === "main" ? [{ resourceName: "example.com/foo", deviceIds: ["d0"] }] : []),
+      allocatableDevices: () => [{ resourceName: "example.com/foo", deviceIds: ["d0", "d1"] }],
+    };
+    dir = mkdtempSync(join(tmpdir(), "skiff-podresources-"));
+    const socketPath = podResourcesSocketPath(dir);
+    mkdirSync(join(dir, "pod-resources"));
+    server = await startPodResourcesServer({ socketPath, providers: withDevices, getAllocatableEnabled: true });
+    const api = loadPodResourcesAPI();
+    const v1 = new api.v1.PodResourcesLister(`unix://${socketPath}`, grpc.credentials.createInsecure());
+    const v1alpha1 = new api.v1alpha1.PodResourcesLister(`unix://${socketPath}`, grpc.credentials.createInsecure());
+    const r = await call<{ podResources: { containers: { devices: unknown[] }[] }[] }>(v1, "List");
+    expect(r.podResources[0]?.containers[0]?.devices).toEqual([{ resourceName: "example.com/foo", deviceIds: ["d0"], topology: null }]);
+    expect(await call(v1, "GetAllocatableResources")).toMatchObject({ devices: [{ resourceName: "example.com/foo", deviceIds: ["d0", "d1"], topology: null }] });
+    const a = await call<{ podResources: { containers: { devices: unknown[] }[] }[] }>(v1alpha1, "List");
+    expect(a.podResources[0]?.containers[0]?.devices).toEqual([{ resourceName: "example.com/foo", deviceIds: ["d0"] }]);
+    v1.close();
+    v1alpha1.close();
+  });
+
   it("encodes as api.proto on the wire: field numbers, packed int64 cpu_ids", () => {
     const def = loadPodResourcesAPI().v1.PodResourcesLister.service.List;
     const bytes = def?.responseSerialize({ podResources: [{ name: "p", namespace: "n", containers: [{ name: "c", devices: [], cpuIds: [2, 3], memory: [] }] }] });

@@ -5,7 +5,7 @@
  * `v1alpha1.PodResourcesLister` (`List`), so node monitoring agents see which exclusive CPUs,
  * devices and memory each container holds, as on a 1.23 kubelet.
  *
- * Devices: the agent has no device plugin manager, so every device list is empty. Memory: the
+ * Devices: from the device manager (gate DevicePlugins), else empty. Memory: the
  * memory blocks come from the memory manager when one is given, else none (policy `None`).
  *
  * @see pkg/kubelet/apis/podresources/server_v1.go, server_v1alpha1.go, and
@@ -31,6 +31,17 @@ export interface ContainerMemory {
   readonly topology?: TopologyInfo;
 }
 
+/** `ContainerDevices`: the device IDs of one resource, with their NUMA nodes when known. */
+export interface ContainerDevices {
+  readonly resourceName: string;
+  readonly deviceIds: readonly string[];
+  readonly topology?: TopologyInfo;
+}
+
+function devicesMessage(d: ContainerDevices): object {
+  return { resourceName: d.resourceName, deviceIds: [...d.deviceIds], ...(d.topology ? { topology: { nodes: d.topology.nodes.map((n) => ({ ID: n.ID })) } } : {}) };
+}
+
 /** Where the server reads what it reports. */
 export interface PodResourcesProviders {
   /** The pods the agent runs (its pod manager's pods). */
@@ -39,6 +50,10 @@ export interface PodResourcesProviders {
   cpus(podUID: string, containerName: string): readonly number[];
   /** The CPUs pods may be given: every online CPU but the reserved ones under `static`, none under `none`. */
   allocatableCPUs(): readonly number[];
+  /** The devices of a container per resource (device manager, gate DevicePlugins); empty when absent. */
+  devices?(podUID: string, containerName: string): readonly ContainerDevices[];
+  /** The healthy devices per resource; empty when absent. */
+  allocatableDevices?(): readonly ContainerDevices[];
   /** The memory blocks of a container (memory manager `Static`); empty otherwise. */
   memory?(podUID: string, containerName: string): readonly ContainerMemory[];
   /** The memory the memory manager can hand out, per NUMA node; empty otherwise. */
@@ -124,7 +139,7 @@ export function loadPodResourcesAPI(): ServiceDefs {
   return loaded;
 }
 
-/** v1 `List`: every pod with its containers' exclusive CPUs, devices (none) and memory. */
+/** v1 `List`: every pod with its containers' exclusive CPUs, devices and memory. */
 function listV1(p: PodResourcesProviders): object {
   return {
     podResources: p.pods().map((pod) => {
@@ -134,7 +149,7 @@ function listV1(p: PodResourcesProviders): object {
         namespace: pod.metadata?.namespace ?? "",
         containers: (pod.spec?.containers ?? []).map((c) => ({
           name: c.name,
-          devices: [],
+          devices: (p.devices?.(uid, c.name) ?? []).map(devicesMessage),
           cpuIds: [...p.cpus(uid, c.name)],
           memory: (p.memory?.(uid, c.name) ?? []).map(memoryMessage),
         })),
@@ -162,7 +177,7 @@ export async function startPodResourcesServer(o: PodResourcesServerOptions): Pro
         cb({ code: grpc.status.UNKNOWN, details: "Pod Resources API GetAllocatableResources disabled" }, null);
         return;
       }
-      cb(null, { devices: [], cpuIds: [...p.allocatableCPUs()], memory: (p.allocatableMemory?.() ?? []).map(memoryMessage) });
+      cb(null, { devices: (p.allocatableDevices?.() ?? []).map(devicesMessage), cpuIds: [...p.allocatableCPUs()], memory: (p.allocatableMemory?.() ?? []).map(memoryMessage) });
     },
   });
   server.addService(api.v1alpha1.PodResourcesLister.service, {
@@ -171,7 +186,7 @@ export async function startPodResourcesServer(o: PodResourcesServerOptions): Pro
         podResources: p.pods().map((pod) => ({
           name: pod.metadata?.name ?? "",
           namespace: pod.metadata?.namespace ?? "",
-          containers: (pod.spec?.containers ?? []).map((c) => ({ name: c.name, devices: [] })),
+          containers: (pod.spec?.containers ?? []).map((c) => ({ name: c.name, devices: (p.devices?.(pod.metadata?.uid ?? "", c.name) ?? []).map((d) => ({ resourceName: d.resourceName, deviceIds: [...d.deviceIds] })) })),
         })),
       }),
   });

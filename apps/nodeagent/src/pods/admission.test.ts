@@ -52,3 +52,13 @@ describe("admitPod", () => {
     expect(admitPod(pod("b"), [pod("a", { cpu: "1", memory: "1000Mi" })], alloc)).toEqual({ admit: true });
   });
 });
+
+describe("admitPod: device plugin resources", () => {
+  const withFoo = (n: string): Pod => ({ metadata: { name: n, uid: n }, spec: { containers: [{ name: "c", image: "i", resources: { requests: { "example.com/foo": "1" }, limits: { "example.com/foo": "1" } } }] } }) as Pod;
+  it("rejects OutOf<resource> beyond the device plugin allocatable, and ignores extended resources the node does not list", () => {
+    const allocatable = { pods: 110, extendedResources: new Map([["example.com/foo", 1n]]) };
+    expect(admitPod(withFoo("a"), [], allocatable)).toEqual({ admit: true });
+    expect(admitPod(withFoo("b"), [withFoo("a")], allocatable)).toEqual({ admit: false, reason: "OutOfexample.com/foo", message: "Node didn't have enough resource: example.com/foo, requested: 1, used: 1, capacity: 1" });
+    expect(admitPod(withFoo("b"), [withFoo("a")], { pods: 110 })).toEqual({ admit: true });
+  });
+});

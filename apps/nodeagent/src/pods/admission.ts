@@ -13,6 +13,12 @@ export interface AdmissionAllocatable {
   readonly ephemeralStorageBytes?: bigint;
   /** Hugepages by resource name (`hugepages-2Mi`) in bytes; a size absent here has none. Unchecked when absent. */
   readonly hugePages?: ReadonlyMap<string, bigint>;
+  /**
+   * Device plugin resources by name, in whole units (the device manager's allocatable, at least
+   * what it has allocated: 1.23's sanitizeNodeAllocatable). A pod's request of an extended resource
+   * absent here is not checked (removeMissingExtendedResources).
+   */
+  readonly extendedResources?: ReadonlyMap<string, bigint>;
 }
 
 /** The outcome of {@link admitPod}: admitted, or the 1.23 reason (`OutOfpods`...) and message. */
@@ -22,7 +28,7 @@ export type AdmitResult = { readonly admit: true } | { readonly admit: false; re
  * The node agent's resource admission of `pod` against the `active` pods already admitted (the
  * new pod never among them): the pod count first (`len(active) + 1 > pods`), then CPU and memory
  * requests (the pod's effective requests: containers summed, init containers' maximum, overhead)
- * and ephemeral storage, then each `hugepages-<size>` request, against allocatable minus the active pods' requests. A pod requesting none
+ * and ephemeral storage, then each `hugepages-<size>` request, then each device plugin resource's, against allocatable minus the active pods' requests. A pod requesting none
  * of them only needs a pod slot. The first failure is the answer: reason `OutOf<resource>`, message
  * `Node didn't have enough resource: <resource>, requested: <n>, used: <n>, capacity: <n>` (CPU in
  * milli-cores, memory in bytes). Pure.
@@ -41,7 +47,8 @@ export function admitPod(pod: Pod, active: readonly Pod[], allocatable: Admissio
   const memory = valueOfMilli(want.get("memory") ?? 0n);
   const storage = valueOfMilli(want.get("ephemeral-storage") ?? 0n);
   const hugeWanted = [...want].filter(([name, milli]) => name.startsWith("hugepages-") && milli > 0n);
-  if (cpu === 0n && memory === 0n && storage === 0n && hugeWanted.length === 0) return { admit: true };
+  const extendedWanted = [...want].filter(([name, milli]) => allocatable.extendedResources?.has(name) === true && milli > 0n);
+  if (cpu === 0n && memory === 0n && storage === 0n && hugeWanted.length === 0 && extendedWanted.length === 0) return { admit: true };
   let usedCPU = 0n;
   let usedMemory = 0n;
   let usedStorage = 0n;
@@ -62,6 +69,12 @@ export function admitPod(pod: Pod, active: readonly Pod[], allocatable: Admissio
       const capacity = allocatable.hugePages.get(name) ?? 0n;
       if (requested > capacity - used) return fail(name, requested, used, capacity);
     }
+  }
+  for (const [name, milli] of extendedWanted.sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const requested = valueOfMilli(milli);
+    const used = active.reduce((sum, p) => sum + valueOfMilli(podRequestsAndLimits(p).requests.get(name) ?? 0n), 0n);
+    const capacity = allocatable.extendedResources?.get(name) ?? 0n;
+    if (requested > capacity - used) return fail(name, requested, used, capacity);
   }
   return { admit: true };
 }

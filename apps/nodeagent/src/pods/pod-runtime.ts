@@ -106,6 +106,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
   const resourceSettings = opts.containerResources ?? { memoryCapacityBytes: BigInt(totalmem()) };
   const podCgroups = opts.podCgroups;
   const resourceManagers = opts.resourceManagers;
+  const devices = opts.devices;
   const objects = opts.objects;
   // resourceFieldRef without a limit: the node's allocatable cpu and memory (else the machine's).
   const fieldRefAllocatable = resourceFieldAllocatable(opts.nodeAllocatable);
@@ -184,6 +185,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       return { ...r, ...(cpus === undefined ? {} : { cpusetCpus: cpus }), ...(mems === undefined ? {} : { cpusetMems: mems }) };
     },
     ...(podCgroups ? { cgroupParent: (p: Pod) => podCgroups.cgroupParent(p) } : {}),
+    ...(devices ? { deviceOptions: (p: Pod, c: Container) => devices.runContainerOptions(p, c) } : {}),
     nodeAllocatable: fieldRefAllocatable,
     ...(opts.kubernetesService ? { serviceEnv: kubernetesServiceEnv(opts.kubernetesService) } : {}),
     ...(objects ? { envObjects: (p: Pod) => envObjects.get(p.metadata?.uid ?? "") ?? { configMaps: new Map(), secrets: new Map() } } : {}),
@@ -240,6 +242,17 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       statuses.set(pod, { ...st, phase: "Pending", reason: blocked.reason, message: blocked.message });
       return undefined;
     }
+    // The device plugins' Allocate calls, which 1.23 makes during admission: a failure rejects the pod.
+    if (devices?.allocatePending && !pod.metadata?.deletionTimestamp) {
+      const refused = await devices.allocatePending(pod);
+      if (refused !== undefined) {
+        rejected.add(uid);
+        recordEvent(pod, "Warning", "UnexpectedAdmissionError", refused);
+        statuses.set(pod, { phase: "Failed", reason: "UnexpectedAdmissionError", message: `Pod ${refused}`, hostIP, qosClass: podQOSClass(pod) });
+        info(`pod ${pod.metadata?.namespace}/${pod.metadata?.name} rejected: UnexpectedAdmissionError: ${refused}`);
+        return undefined;
+      }
+    }
     if (pod.metadata?.deletionTimestamp) prober.stopLivenessAndStartup(uid);
     if (podCgroups && !pod.metadata?.deletionTimestamp) {
       try {
@@ -276,6 +289,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       prober.removePod(uid);
       await removePodCgroup(uid);
       resourceManagers?.removePod(uid);
+      devices?.removePod(uid);
       // --keep-terminated-pod-volumes=false (the default): a terminated pod's volumes are torn down
       // now, not when the pod is deleted, as 1.23's volume manager drops terminated pods from its
       // desired state of the world.
@@ -308,6 +322,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
         if (!volumesTornDown.delete(pod.metadata?.uid ?? "")) await volumes.tearDown(pod);
         await removePodCgroup(pod.metadata?.uid ?? "");
         resourceManagers?.removePod(pod.metadata?.uid ?? "");
+        devices?.removePod(pod.metadata?.uid ?? "");
         envObjects.delete(pod.metadata?.uid ?? "");
         info(`killed and removed pod ${pod.metadata?.namespace}/${pod.metadata?.name}`);
       },
@@ -379,13 +394,17 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       return false;
     }
     const others = activePods().filter((p) => (p.metadata?.uid ?? "") !== uid);
-    const allocatable = opts.nodeAllocatable ?? { pods: maxPods };
-    const fit = admitPod(pod, others, allocatable);
+    // The device manager's allocation (1.23's topology manager admit handler) before the resource fit.
+    const deviceFit = devices?.admitPod(pod, others, sourcesReady());
+    const extendedResources = devices?.admissionAllocatable?.();
+    const allocatable = { ...(opts.nodeAllocatable ?? { pods: maxPods }), ...(extendedResources ? { extendedResources } : {}) };
+    const fit = deviceFit && !deviceFit.admit ? deviceFit : admitPod(pod, others, allocatable);
     // The resource managers (topology manager admit handler in 1.23) come after the resource fit.
     if (fit.admit && resourceManagers && sourcesReady()) resourceManagers.removeStaleState(podsHoldingResources());
     const managed = fit.admit ? resourceManagers?.admitPod(pod, others) : undefined;
     const r = managed ? { admit: false as const, ...managed } : fit;
     if (r.admit) return true;
+    devices?.removePod(uid);
     rejected.add(uid);
     recordEvent(pod, "Warning", r.reason, r.message);
     statuses.set(pod, { phase: "Failed", reason: r.reason, message: `Pod ${r.message}`, hostIP, qosClass: podQOSClass(pod) });

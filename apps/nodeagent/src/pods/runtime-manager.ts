@@ -16,6 +16,7 @@ import { containerSecurityContext, imageUserOf, sandboxSecurity, verifyRunAsNonR
 import { terminationMessage } from "./termination-message.js";
 import { machineAllocatable, type NodeAllocatable } from "./volumes-files.js";
 import { agentTracer } from "../internal/trace.js";
+import type { DeviceContainerOptions } from "./types.js";
 
 /** CRI labels and annotations the agent puts on sandboxes and containers (`io.kubernetes.*` renamed). */
 export const criLabels = {
@@ -125,6 +126,12 @@ export interface RuntimeManagerOptions {
   readonly security?: SecurityContextOptions;
   /** The CRI `linux.resources` of a container (requests/limits); none when absent. */
   readonly containerResources?: (pod: Pod, container: Container) => LinuxContainerResources;
+  /**
+   * What a container's devices add to its config (the device manager's `GetDeviceRunContainerOptions`):
+   * envs before the container's own, mounts before its volumes, CRI devices, annotations under the
+   * agent's. A failure is a `CreateContainerConfigError`, as 1.23. None when absent.
+   */
+  readonly deviceOptions?: (pod: Pod, container: Container) => Promise<DeviceContainerOptions | undefined>;
   /** The sandbox's `linux.cgroup_parent` (the pod cgroup); `""` when absent. */
   readonly cgroupParent?: (pod: Pod) => string;
   /**
@@ -437,7 +444,8 @@ export class RuntimeManager {
     try {
       // generateContainerConfig's order: run options (env) first, then the image user and runAsNonRoot.
       const imageUser = imageUserOf(await this.o.clients.images.imageStatus({ image: { image } }));
-      config = this.containerConfig(pod, c, restartCount, sandbox, imageUser, pidTargetId);
+      const dev = await this.o.deviceOptions?.(pod, c);
+      config = this.containerConfig(pod, c, restartCount, sandbox, imageUser, pidTargetId, dev);
       const nonRoot = verifyRunAsNonRoot(pod, c, imageUser);
       if (nonRoot !== undefined) throw new ContainerConfigError(nonRoot);
     } catch (err) {
@@ -642,11 +650,14 @@ export class RuntimeManager {
    * The CRI container config of `c` (command/args with `$(VAR)` expanded from its env; the security
    * context from `security-context.ts`, with `imageUser` as the default user). With `pidTargetId`
    * (an ephemeral container's target) and a per-container PID namespace, the PID namespace is
-   * `TARGET` with that container ID, as 1.23's `generateLinuxContainerConfig`.
+   * `TARGET` with that container ID, as 1.23's `generateLinuxContainerConfig`. `dev`: what the
+   * container's devices add (device manager).
    */
-  containerConfig(pod: Pod, c: Container, restartCount: number, sandbox: RuntimeSandbox, imageUser?: ImageUser, pidTargetId?: string): ContainerConfig {
-    const envs = this.buildEnv(pod, c, sandbox);
-    const lookup = (name: string) => envs.find((e) => e.key === name)?.value;
+  containerConfig(pod: Pod, c: Container, restartCount: number, sandbox: RuntimeSandbox, imageUser?: ImageUser, pidTargetId?: string, dev?: DeviceContainerOptions): ContainerConfig {
+    // GenerateRunContainerOptions: the devices' envs first, then the container's; `$(VAR)` sees
+    // both, the container's own winning (EnvVarsToMap keeps the last).
+    const envs = [...(dev?.envs ?? []), ...this.buildEnv(pod, c, sandbox)];
+    const lookup = (name: string) => envs.findLast((e) => e.key === name)?.value;
     const meta = pod.metadata ?? {};
     const config: ContainerConfig = {
       metadata: { name: c.name, attempt: restartCount },
@@ -673,8 +684,11 @@ export class RuntimeManager {
     if (c.workingDir) config.workingDir = c.workingDir;
     const resources = this.o.containerResources?.(pod, c);
     if (resources && config.linux) config.linux.resources = resources;
-    const mounts = this.o.mounts?.(pod, c, sandbox) ?? [];
+    // The devices' mounts come before the volumes', their annotations under the agent's.
+    const mounts = [...(dev?.mounts ?? []), ...(this.o.mounts?.(pod, c, sandbox) ?? [])];
     if (mounts.length > 0) config.mounts = mounts;
+    if (dev && dev.devices.length > 0) config.devices = [...dev.devices];
+    if (dev) config.annotations = { ...dev.annotations, ...(config.annotations ?? {}) };
     return config;
   }
 

@@ -18,6 +18,38 @@ export type PodRuntimeLog = (message: string, level?: number) => void;
  *
  * @see pkg/kubelet/apis/config/types.go (KubeletConfiguration) in kubernetes/kubernetes v1.23
  */
+/**
+ * What the pod runtime needs of the device manager (`../cm/devicemanager/`).
+ * @see pkg/kubelet/cm/devicemanager/manager.go in kubernetes/kubernetes v1.23
+ */
+export interface PodDeviceHooks {
+  /**
+   * Allocates the pod's devices; a refusal is 1.23's `UnexpectedAdmissionError`. `active`: the other
+   * admitted pods; `sourcesReady`: every pod source has delivered (only then are the allocations
+   * of pods not in `active` forgotten, as 1.23's UpdateAllocatedDevices).
+   */
+  admitPod(pod: Pod, active: readonly Pod[], sourcesReady: boolean): AdmitResult;
+  /**
+   * The plugin calls of 1.23's admission-time `Allocate`, before the pod's first sync: the
+   * rejection message (the pod is then written Failed `UnexpectedAdmissionError`), or undefined.
+   */
+  allocatePending?(pod: Pod): Promise<string | undefined>;
+  /** The envs, mounts, devices and annotations the container's devices add. @throws Error when the plugin cannot answer. */
+  runContainerOptions(pod: Pod, container: Container): Promise<DeviceContainerOptions | undefined>;
+  /** Releases the pod's devices. */
+  removePod(uid: string): void;
+  /** The device plugin resources' allocatable for the resource fit (whole units). */
+  admissionAllocatable?(): ReadonlyMap<string, bigint>;
+}
+
+/** What a container's devices add to its CRI `ContainerConfig`. */
+export interface DeviceContainerOptions {
+  readonly envs: readonly { key: string; value: string }[];
+  readonly mounts: readonly { containerPath: string; hostPath: string; readonly: boolean }[];
+  readonly devices: readonly { containerPath: string; hostPath: string; permissions: string }[];
+  readonly annotations: Readonly<Record<string, string>>;
+}
+
 export interface PodRuntimeOptions {
   /** The node's name; static pod names get `-<nodeName>`. Lower-cased by the caller. */
   readonly nodeName: string;
@@ -158,6 +190,12 @@ export interface PodRuntimeOptions {
    * {@link resourceManagerReconcilePeriodMs}. Absent: none.
    */
   readonly resourceManagers?: PodResourceManagerHooks;
+  /**
+   * The device manager (gate DevicePlugins): consulted at admission after the admit handlers and
+   * before the allocatable check (1.23's topology manager admit handler runs first), asked before
+   * each container is created what its devices add to its CRI config, told when pods go. Absent: none.
+   */
+  readonly devices?: PodDeviceHooks;
   /** `--cpu-manager-reconcile-period` in ms. @defaultValue 10000 */
   readonly resourceManagerReconcilePeriodMs?: number;
   /**

@@ -1,0 +1,28 @@
+export {
+  checkpointName,
+  decodeContainerAllocateResponse,
+  devicePluginVersion,
+  encodeContainerAllocateResponse,
+  healthy,
+  kubeletSocketName,
+  loadDevicePluginAPI,
+  supportedVersions,
+  unhealthy,
+  type ContainerAllocateResponse,
+  type Device,
+  type DevicePluginAPI,
+  type DevicePluginOptions,
+  type PluginDeviceSpec,
+  type PluginMount,
+  type RegisterRequest,
+} from "./api.js";
+export {
+  DeviceManager,
+  devicePluginsDir,
+  endpointStopGracePeriodMs,
+  isExtendedResourceName,
+  type ContainerDeviceInfo,
+  type DeviceAdmitResult,
+  type DeviceManagerOptions,
+  type DeviceRunContainerOptions,
+} from "./manager.js";
