@@ -122,6 +122,12 @@ export function defineIsolationConformanceSuite(runtime: () => RuntimeUnderTest,
     ]);
   });
 
+  it("makes a CRI device (a device plugin's) usable at its container path", async () => {
+    const sandbox = await runSandbox("device");
+    const r = await runToExit(sandbox, "main", ["sh", "-c", "test -c /dev/skiff-dev && echo written > /dev/skiff-dev && echo ok"], { devices: [{ containerPath: "/dev/skiff-dev", hostPath: "/dev/null", permissions: "rwm" }] });
+    expect(r).toEqual({ exitCode: 0, stdout: ["ok"], stderr: [] });
+  });
+
   // kubectl debug --target. Root only on the process runtime (joining a PID namespace needs it).
   const asRoot = process.getuid?.() === 0;
   (asRoot ? it : it.skip)(`a container with PID namespace TARGET sees the target's processes (PID 1 its command), not the host's, and a quick exit is its own${asRoot ? "" : " (skipped: needs root)"}`, async () => {

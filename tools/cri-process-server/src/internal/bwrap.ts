@@ -6,6 +6,8 @@ export interface BindMount {
   containerPath: string;
   hostPath: string;
   readonly: boolean;
+  /** A device node (CRI `devices`): bound with `--dev-bind`, which keeps it usable (plain binds are nodev). */
+  device?: boolean;
 }
 
 /** What a container's bubblewrap command line is made of. */
@@ -151,7 +153,7 @@ export function bwrapArgs(cmd: IsolatedCommand, fs: HostFs = realHostFs): string
   emit("/");
   args.push("--dev", "/dev", "--proc", "/proc");
   if (!tmpMounted) args.push("--tmpfs", "/tmp");
-  for (const m of mounts) args.push(m.readonly ? "--ro-bind" : "--bind", m.hostPath, m.containerPath);
+  for (const m of mounts) args.push(m.device === true ? "--dev-bind" : m.readonly ? "--ro-bind" : "--bind", m.hostPath, m.containerPath);
   args.push("--dir", cwd, "--chdir", cwd);
   // The rebuilt directories live in bubblewrap's root tmpfs: read-only too, unless privileged.
   if (cmd.rootReadonly) args.push("--remount-ro", "/");

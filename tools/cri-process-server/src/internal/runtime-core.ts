@@ -403,7 +403,12 @@ export class RuntimeCore {
       logPath = isAbsolute(config.logPath) ? config.logPath : join(logDirectory, config.logPath);
     }
     const isolated = this.options.isolation.mode === "namespaces";
+    if (!isolated && config.devices.length > 0) {
+      this.options.log(`container ${config.metadata.name} in sandbox ${sandbox.id}: not applied by the process runtime (no isolation): devices ${config.devices.map((d) => d.hostPath).join(", ")}`);
+    }
     if (isolated) {
+      const relativeDevice = config.devices.find((d) => !isAbsolute(d.hostPath) || (d.containerPath !== "" && !isAbsolute(d.containerPath)));
+      if (relativeDevice) throw invalidArgument(method, `device ${JSON.stringify(relativeDevice.hostPath)} at ${JSON.stringify(relativeDevice.containerPath)}: paths must be absolute`);
       const bidirectional = config.mounts.find((m) => m.propagation === "PROPAGATION_BIDIRECTIONAL");
       if (bidirectional) {
         throw invalidArgument(method, `mount ${JSON.stringify(bidirectional.containerPath)}: Bidirectional mount propagation is not supported by the process runtime`);
@@ -521,6 +526,14 @@ export class RuntimeCore {
       mounts.push({ containerPath: m.containerPath, hostPath: m.hostPath, readonly: m.readonly });
     }
     if (c.sandbox.files) mounts.push(...sandboxMounts(c.sandbox.files, c.config.mounts, security?.readonlyRootfs === true));
+    // CRI devices (device plugins): the host's device node at the container path, as runc adds it
+    // (its error when the node is missing). Permissions are not enforced: no device cgroup here.
+    for (const d of c.config.devices) {
+      if (!(await stat(d.hostPath).catch(() => undefined))) {
+        throw new Error(`error gathering device information while adding custom device ${JSON.stringify(d.hostPath)}: no such file or directory`);
+      }
+      mounts.push({ containerPath: d.containerPath || d.hostPath, hostPath: d.hostPath, readonly: false, device: true });
+    }
     // In the target's PID namespace (entered by nsenter) bubblewrap must not unshare another one.
     const hostPID = security?.namespaceOptions?.pid === "NODE" || inTargetPIDNamespace;
     const capabilities = privileged ? undefined : containerCapabilities(security?.capabilities);
