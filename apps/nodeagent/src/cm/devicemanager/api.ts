@@ -12,9 +12,8 @@ import { fromJSON } from "@grpc/proto-loader";
 export const devicePluginVersion = "v1beta1";
 /** `pluginapi.SupportedVersions`. */
 export const supportedVersions: readonly string[] = [devicePluginVersion];
-/** `pluginapi.Healthy` / `pluginapi.Unhealthy`. */
+/** `pluginapi.Healthy` (any other health, `Unhealthy` in 1.23, counts as unhealthy). */
 export const healthy = "Healthy";
-export const unhealthy = "Unhealthy";
 /** The registration socket's file name in the device-plugins directory (`pluginapi.KubeletSocket`). */
 export const kubeletSocketName = "kubelet.sock";
 /** The checkpoint's file name in the device-plugins directory (`kubeletDeviceManagerCheckpoint`). */

@@ -7,7 +7,6 @@ export {
   kubeletSocketName,
   loadDevicePluginAPI,
   supportedVersions,
-  unhealthy,
   type ContainerAllocateResponse,
   type Device,
   type DevicePluginAPI,
