@@ -50,6 +50,13 @@ describe("DeviceManager (a test device plugin over real gRPC; no real hardware h
     expect(m.allocatableDevices()).toEqual([{ resourceName: res, deviceIds: ["dev-a", "dev-b"] }]);
   });
 
+  it("refuses to start when the registration socket's path is longer than a unix socket path can be (it would be bound truncated)", async () => {
+    const root = mkdtempSync(join(tmpdir(), "hdp-dm-"));
+    cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+    const deep = join(root, "r".repeat(100));
+    await expect(DeviceManager.start({ rootDir: deep, log: () => {} })).rejects.toThrow(/is \d+ bytes long, more than the 107 a unix socket path can have: use a shorter --root-dir/);
+  });
+
   it("refuses a bad version, a non-extended resource name and an endpoint outside the directory with 1.23's messages", async () => {
     const { plugin } = await setUp();
     await expect(plugin.register({ version: "v1alpha" })).rejects.toThrow('requested API version "v1alpha" is not supported by kubelet. Supported version is ["v1beta1"]');

@@ -117,6 +117,9 @@ function fnv32a(s: string): number {
   return h >>> 0;
 }
 
+// sockaddr_un.sun_path: 108 bytes with the terminating NUL.
+const maxUnixSocketPathBytes = 107;
+
 /**
  * The device manager. {@link start} binds the registration socket (removing everything else in the
  * directory but the checkpoint, as 1.23) and restores the checkpoint.
@@ -154,10 +157,17 @@ export class DeviceManager {
   /**
    * Starts the manager: restores the checkpoint, empties the directory but for it, and serves
    * `Registration` on `kubelet.sock`.
-   * @throws Error when the socket cannot be bound or the checkpoint is corrupt.
+   * @throws Error when the socket cannot be bound (also when its path is longer than a unix socket
+   *   path can be) or the checkpoint is corrupt.
    */
   static async start(o: DeviceManagerOptions): Promise<DeviceManager> {
     const m = new DeviceManager(o);
+    // A longer path would be bound silently truncated (grpc-js/libuv), where no plugin finds it;
+    // the kubelet's listen fails on it, and so does start-up here, saying why.
+    const bytes = Buffer.byteLength(m.socketPath);
+    if (bytes > maxUnixSocketPathBytes) {
+      throw new Error(`the device plugin registration socket ${JSON.stringify(m.socketPath)} is ${bytes} bytes long, more than the ${maxUnixSocketPathBytes} a unix socket path can have: use a shorter --root-dir`);
+    }
     mkdirSync(m.socketDir, { recursive: true, mode: 0o750 });
     m.readCheckpoint();
     for (const name of readdirSync(m.socketDir)) if (name !== checkpointName) rmSync(join(m.socketDir, name), { recursive: true, force: true });
