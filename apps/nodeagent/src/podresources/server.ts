@@ -13,6 +13,7 @@
  * @see pkg/kubelet/kubelet.go (ListenAndServePodResources: `<pod-resources dir>/kubelet.sock`)
  */
 import * as grpc from "@grpc/grpc-js";
+import { bindUnixSocket } from "../internal/grpc-unix.js";
 import { fromJSON } from "@grpc/proto-loader";
 import type { Pod } from "@skiff/api-types";
 import { rmSync } from "node:fs";
@@ -191,7 +192,7 @@ export async function startPodResourcesServer(o: PodResourcesServerOptions): Pro
       }),
   });
   rmSync(o.socketPath, { force: true });
-  await new Promise<void>((resolve, reject) => server.bindAsync(`unix://${o.socketPath}`, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())));
+  await bindUnixSocket(server, o.socketPath, "the pod resources socket");
   return {
     socketPath: o.socketPath,
     close: () =>

@@ -8,6 +8,7 @@
  * @see pkg/kubelet/cm/devicemanager/manager.go, endpoint.go, pod_devices.go, checkpoint/checkpoint.go in kubernetes/kubernetes v1.23
  */
 import * as grpc from "@grpc/grpc-js";
+import { bindUnixSocket } from "../../internal/grpc-unix.js";
 import type { Container, Pod } from "@skiff/api-types";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join, relative, isAbsolute } from "node:path";
@@ -117,9 +118,6 @@ function fnv32a(s: string): number {
   return h >>> 0;
 }
 
-// sockaddr_un.sun_path: 108 bytes with the terminating NUL.
-const maxUnixSocketPathBytes = 107;
-
 /**
  * The device manager. {@link start} binds the registration socket (removing everything else in the
  * directory but the checkpoint, as 1.23) and restores the checkpoint.
@@ -162,12 +160,6 @@ export class DeviceManager {
    */
   static async start(o: DeviceManagerOptions): Promise<DeviceManager> {
     const m = new DeviceManager(o);
-    // A longer path would be bound silently truncated (grpc-js/libuv), where no plugin finds it;
-    // the kubelet's listen fails on it, and so does start-up here, saying why.
-    const bytes = Buffer.byteLength(m.socketPath);
-    if (bytes > maxUnixSocketPathBytes) {
-      throw new Error(`the device plugin registration socket ${JSON.stringify(m.socketPath)} is ${bytes} bytes long, more than the ${maxUnixSocketPathBytes} a unix socket path can have: use a shorter --root-dir`);
-    }
     mkdirSync(m.socketDir, { recursive: true, mode: 0o750 });
     m.readCheckpoint();
     for (const name of readdirSync(m.socketDir)) if (name !== checkpointName) rmSync(join(m.socketDir, name), { recursive: true, force: true });
@@ -179,7 +171,8 @@ export class DeviceManager {
         else cb({ code: grpc.status.UNKNOWN, details: why }, null);
       },
     });
-    await new Promise<void>((resolve, reject) => server.bindAsync(`unix://${m.socketPath}`, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())));
+    // A path too long for a unix socket fails start-up here (see bindUnixSocket).
+    await bindUnixSocket(server, m.socketPath, "the device plugin registration socket");
     m.server = server;
     o.log(`Serving device plugin registration server on ${JSON.stringify(m.socketPath)}`);
     return m;
