@@ -19,8 +19,7 @@ import type { StatusBody } from "@skiff/apimachinery";
 import type { Storage } from "@skiff/storage";
 import { nodeAgentLocation, podAndNodeStores, resolveLogContainer } from "./pod-log-proxy.js";
 import type { NodeAgentClientCertificate, NodeView, PodView } from "./pod-log-proxy.js";
-import { pipeBoth } from "@skiff/apimachinery";
-import { dialBackend, formatUpgradeRequestHead } from "./upgrade-proxy.js";
+import { dialBackend, formatUpgradeRequestHead, pipeBoth } from "./upgrade-proxy.js";
 
 /** Which connect subresource a request is for. */
 export type StreamSubresource = "exec" | "attach" | "portforward";

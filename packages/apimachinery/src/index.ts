@@ -160,5 +160,3 @@ export type { DocumentLimitProblem } from "./document-limits.js";
 export { goQuote } from "./internal/go-format.js";
 export { newFileTracer, noopTracer, parseTraceRecords, traceFileEnv, tracerFromEnv } from "./trace.js";
 export type { TraceFields, TraceRecord, Tracer } from "./trace.js";
-export { pipeBoth } from "./upgrade-proxy.js";
-export type { StreamLimits } from "./upgrade-proxy.js";

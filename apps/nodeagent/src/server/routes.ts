@@ -20,7 +20,7 @@ import type { AuthenticationResult, RequestCredentials } from "./authn.js";
 import type { ServerLogger } from "./server-options.js";
 import { installStatsRoutes, type StatsEndpoints } from "./stats-routes.js";
 import { installStreamingRoutes } from "./streaming-routes.js";
-import type { StreamLimits } from "@skiff/apimachinery";
+import type { StreamLimits } from "./upgrade.js";
 
 const textPlain = "text/plain; charset=utf-8";
 

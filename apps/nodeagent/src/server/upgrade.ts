@@ -101,4 +101,67 @@ export function formatStreamingRequestHead(req: Pick<IncomingMessage, "method" |
   return `${lines.join("\r\n")}\r\n\r\n`;
 }
 
+/** Limits of one proxied stream connection. */
+export interface StreamLimits {
+  /** `--streaming-connection-idle-timeout`: closes after this long without a byte either way; 0: never. */
+  readonly idleTimeoutMs: number;
+  /** Closes after this long in all (4 h in the kubelet); 0: never. */
+  readonly maxDurationMs: number;
+}
 
+/**
+ * Copies bytes both ways until either side ends or fails, then closes both: a client that goes
+ * away closes the runtime's streams (the exec'd process sees its stdin close). Never throws.
+ */
+export function pipeBoth(client: Duplex, backend: Duplex, limits: StreamLimits): void {
+  let closed = false;
+  let idle: NodeJS.Timeout | undefined;
+  const max = limits.maxDurationMs > 0 ? setTimeout(() => close(), limits.maxDurationMs) : undefined;
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    if (idle) clearTimeout(idle);
+    if (max) clearTimeout(max);
+    client.destroy();
+    backend.destroy();
+  };
+  const touch = () => {
+    if (limits.idleTimeoutMs <= 0 || closed) return;
+    if (idle) idle.refresh();
+    else idle = setTimeout(close, limits.idleTimeoutMs);
+  };
+  touch();
+  for (const [from, to] of [
+    [client, backend],
+    [backend, client],
+  ] as const) {
+    // The chunks read in one turn (a TLS read decrypts several records) go out in one write:
+    // corked until the next tick, so a TLS peer gets one writev instead of a syscall per record.
+    // Backpressure is judged after that write: while corked, write() answers false for anything
+    // above the high-water mark (16 KiB, less than one 64 KiB read) even when the kernel then takes
+    // it all at once, and pausing on that stopped and restarted reading for every chunk.
+    let corked = false;
+    from.on("data", (chunk: Buffer) => {
+      touch();
+      if (!corked) {
+        corked = true;
+        to.cork();
+        process.nextTick(() => {
+          corked = false;
+          to.uncork();
+          // Bytes the socket still holds: wait for them to drain (write() answered false for the
+          // chunk that crossed the mark, so "drain" comes).
+          if (to.writableLength >= to.writableHighWaterMark && !from.isPaused()) {
+            from.pause();
+            to.once("drain", () => from.resume());
+          }
+        });
+      }
+      to.write(chunk);
+    });
+    from.once("end", () => (to.writable ? to.end() : close()));
+    from.once("close", close);
+    from.on("error", close);
+    from.resume();
+  }
+}
