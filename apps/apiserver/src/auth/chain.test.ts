@@ -1,7 +1,7 @@
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import type { AuthorizationAttributes, UserInfo } from "@skiff/apiserver-core";
 import { AuthConfigError, buildAuthenticator, buildAuthorizer, loadClientCA } from "./chain.js";
 
@@ -10,8 +10,15 @@ const attrs = (username: string, groups: string[], verb = "create"): Authorizati
   apiGroup: "batch", apiVersion: "v1", namespace: "default", resource: "jobs", subresource: "", name: "",
 });
 
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+
 async function file(text: string): Promise<string> {
-  const p = join(await mkdtemp(join(tmpdir(), "skiff-chain-")), "f");
+  const dir = await mkdtemp(join(tmpdir(), "skiff-chain-"));
+  dirs.push(dir);
+  const p = join(dir, "f");
   await writeFile(p, text);
   return p;
 }
