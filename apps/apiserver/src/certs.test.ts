@@ -1,13 +1,25 @@
 import { X509Certificate } from "node:crypto";
-import { mkdtemp, readFile, stat } from "node:fs/promises";
+import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { CertificateLoadError, loadOrGenerateCertificates } from "./certs.js";
+
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
+});
+
+/** A fresh "pki" path inside a new temp directory, removed after the file's tests. */
+async function pkiDir(): Promise<string> {
+  const base = await mkdtemp(join(tmpdir(), "pki-"));
+  dirs.push(base);
+  return join(base, "pki");
+}
 
 describe("loadOrGenerateCertificates", () => {
   it("generates a CA-signed serving cert once, keys 0600, and reuses it", async () => {
-    const dir = join(await mkdtemp(join(tmpdir(), "pki-")), "pki");
+    const dir = await pkiDir();
     const a = await loadOrGenerateCertificates({ certDir: dir, tlsCertFile: "", tlsPrivateKeyFile: "" });
     const cert = new X509Certificate(a.cert);
     const ca = new X509Certificate(a.caCert);
@@ -24,7 +36,7 @@ describe("loadOrGenerateCertificates", () => {
     expect(b).toEqual(a);
   }, 60_000);
   it("loads user files and reports unreadable ones", async () => {
-    const dir = join(await mkdtemp(join(tmpdir(), "pki-")), "pki");
+    const dir = await pkiDir();
     await loadOrGenerateCertificates({ certDir: dir, tlsCertFile: "", tlsPrivateKeyFile: "" });
     const r = await loadOrGenerateCertificates({ certDir: "", tlsCertFile: join(dir, "apiserver.crt"), tlsPrivateKeyFile: join(dir, "apiserver.key") });
     expect(r.cert).toContain("BEGIN CERTIFICATE");
@@ -34,7 +46,7 @@ describe("loadOrGenerateCertificates", () => {
 
 describe("loadOrGenerateCertificates: the machine's addresses", () => {
   it("covers the given addresses, and re-signs a serving certificate that misses one with the same CA", async () => {
-    const dir = join(await mkdtemp(join(tmpdir(), "pki-")), "pki");
+    const dir = await pkiDir();
     const a = await loadOrGenerateCertificates({ certDir: dir, tlsCertFile: "", tlsPrivateKeyFile: "", addresses: ["192.0.2.10"] });
     expect(new X509Certificate(a.cert).checkIP("192.0.2.10")).toBe("192.0.2.10");
     expect(new X509Certificate(a.cert).checkIP("192.0.2.11")).toBeUndefined();

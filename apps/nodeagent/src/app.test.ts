@@ -55,7 +55,7 @@ describe("runNodeAgent start-up lines", () => {
       stdout: { write: () => 0 },
       stderr: { write: (t: string) => err.push(t) },
       getuid: () => 1000,
-    });
+    }).finally(() => rmSync(root, { recursive: true, force: true }));
     const text = err.join("");
     expect(code).toBe(1);
     expect(text).toMatch(/^I\d{4} [\d:.]+ +\d+ app\] FLAG: --port="10250"$/m);
@@ -127,11 +127,16 @@ describe("parseNodeIPs (--node-ip)", () => {
 
 describe("setupDataDirs", () => {
   it("creates the root dir and pods/, plugins/, plugins_registry/, pod-resources/ with mode 0750", () => {
-    const root = join(mkdtempSync(join(tmpdir(), "na-root-")), "var", "lib", "nodeagent");
-    setupDataDirs(root);
-    setupDataDirs(root);
-    expect(rootDirLayout).toEqual(["pods", "plugins", "plugins_registry", "pod-resources"]);
-    for (const d of [root, ...rootDirLayout.map((x) => join(root, x))]) expect(statSync(d).mode & 0o777, d).toBe(0o750);
+    const base = mkdtempSync(join(tmpdir(), "na-root-"));
+    try {
+      const root = join(base, "var", "lib", "nodeagent");
+      setupDataDirs(root);
+      setupDataDirs(root);
+      expect(rootDirLayout).toEqual(["pods", "plugins", "plugins_registry", "pod-resources"]);
+      for (const d of [root, ...rootDirLayout.map((x) => join(root, x))]) expect(statSync(d).mode & 0o777, d).toBe(0o750);
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,11 +1,20 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { acquireLockFile, LockFileError } from "./lock-file.js";
 
-const dir = () => mkdtempSync(join(tmpdir(), "na-lock-"));
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function dir(): string {
+  const d = mkdtempSync(join(tmpdir(), "na-lock-"));
+  dirs.push(d);
+  return d;
+}
 
 describe("acquireLockFile", () => {
   it("creates the file (0600) with the holder's pid and empties it on release", async () => {

@@ -2,9 +2,20 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { formatGoQuoted as quoteGoString } from "@skiff/flags";
 import { createLogger, defaultLoggingOptions, formatKlogHeader, formatLogFileHeader, formatStructuredMessage } from "./logging.js";
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "na-log-"));
+  dirs.push(dir);
+  return dir;
+}
 
 function sinks() {
   const out: string[] = [];
@@ -53,7 +64,7 @@ describe("createLogger", () => {
 
   it("writes to --log-file when --logtostderr=false, errors also to stderr", () => {
     const s = sinks();
-    const file = join(mkdtempSync(join(tmpdir(), "na-log-")), "a.log");
+    const file = join(tempDir(), "a.log");
     const log = createLogger({ ...defaultLoggingOptions, logtostderr: false, logFile: file, skipHeaders: true, skipLogHeaders: true }, s.sinks);
     log.info("to file");
     log.error("to both");
@@ -63,7 +74,7 @@ describe("createLogger", () => {
 
   it("writes nodeagent.log in --log-dir, and everything to stderr too with --alsologtostderr", () => {
     const s = sinks();
-    const dir = join(mkdtempSync(join(tmpdir(), "na-log-")), "sub");
+    const dir = join(tempDir(), "sub");
     createLogger({ ...defaultLoggingOptions, logtostderr: false, logDir: dir, alsologtostderr: true, skipHeaders: true, skipLogHeaders: true }, s.sinks).info("x");
     expect(readFileSync(join(dir, "nodeagent.log"), "utf8")).toBe('"x"\n');
     expect(s.err).toEqual(['"x"\n']);

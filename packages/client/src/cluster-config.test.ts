@@ -1,7 +1,7 @@
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { ClusterConfigError, isClusterConfigError, loadClusterConfig, parseClusterConfig } from "./cluster-config.js";
 
 const b64 = (s: string) => Buffer.from(s).toString("base64");
@@ -93,9 +93,15 @@ describe("parseClusterConfig", () => {
   });
 });
 
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
+});
+
 describe("loadClusterConfig", () => {
   it("loads a file, resolving references against its directory", async () => {
     const dir = await mkdtemp(join(tmpdir(), "kubeconfig-"));
+    dirs.push(dir);
     await writeFile(join(dir, "ca.crt"), "PEM");
     await writeFile(join(dir, "config"), doc("    server: https://h:6443\n    certificate-authority: ca.crt", "    token: t"));
     expect(await loadClusterConfig(join(dir, "config"))).toEqual({ server: "https://h:6443", caPEM: "PEM", insecureSkipTLSVerify: false, token: "t" });
@@ -103,6 +109,7 @@ describe("loadClusterConfig", () => {
 
   it("throws typed errors for a missing file and a malformed or invalid one", async () => {
     const dir = await mkdtemp(join(tmpdir(), "kubeconfig-"));
+    dirs.push(dir);
     const missing: unknown = await loadClusterConfig(join(dir, "nope")).catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(ClusterConfigError);
     expect(isClusterConfigError(missing) && missing.reason).toBe("FileNotFound");

@@ -1,8 +1,13 @@
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { TokenFileError, loadTokenFile, parseTokenFile } from "./token-file.js";
+
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
+});
 
 describe("parseTokenFile", () => {
   it("parses tokens, quoted groups, optional groups and blank lines", () => {
@@ -21,6 +26,7 @@ describe("parseTokenFile", () => {
   });
   it("loads from disk and reports unreadable files", async () => {
     const dir = await mkdtemp(join(tmpdir(), "tok-"));
+    dirs.push(dir);
     await writeFile(join(dir, "t.csv"), "t1,u,1\n");
     expect((await loadTokenFile(join(dir, "t.csv"))).get("t1")?.username).toBe("u");
     await expect(loadTokenFile(join(dir, "missing.csv"))).rejects.toThrow(TokenFileError);

@@ -1,8 +1,8 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { formatDuration } from "@skiff/flags";
 import { applyLegacyFlagDefaults, decodeNodeAgentConfiguration, defaultNodeAgentConfiguration, loadNodeAgentConfigFile } from "./config.js";
 
@@ -101,9 +101,15 @@ describe("decodeNodeAgentConfiguration", () => {
   });
 });
 
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
 describe("loadNodeAgentConfigFile", () => {
   it("resolves relative paths against the file's directory and warns about unknown fields", () => {
     const dir = mkdtempSync(join(tmpdir(), "na-config-"));
+    dirs.push(dir);
     const path = join(dir, "config.yaml");
     writeFileSync(path, `${head}staticPodPath: manifests\ntlsCertFile: /abs/cert.pem\ntlsPrivateKeyFile: key.pem\nresolvConf: ""\nauthentication:\n  x509:\n    clientCAFile: ca/ca.crt\nbogus: 1\n`);
     const r = loadNodeAgentConfigFile(path);

@@ -1,7 +1,7 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { formatDuration } from "@skiff/flags";
 import { configFileDeprecation } from "./flags.js";
 import { aggregateErrors, loadNodeAgentOptions, nodeAgentVersion } from "./index.js";
@@ -13,8 +13,14 @@ function run(argv: string[]) {
   return { r, out, err };
 }
 
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
 function configFile(body: string): string {
   const dir = mkdtempSync(join(tmpdir(), "na-opts-"));
+  dirs.push(dir);
   const path = join(dir, "config.yaml");
   writeFileSync(path, `apiVersion: nodeagent.config.example.io/v1beta1\nkind: NodeAgentConfiguration\n${body}`);
   return path;

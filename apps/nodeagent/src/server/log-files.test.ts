@@ -1,12 +1,18 @@
-import { describe, it, expect } from "vitest";
-import { mkdir, mkdtemp, symlink, writeFile } from "node:fs/promises";
+import { afterAll, describe, it, expect } from "vitest";
+import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { text } from "node:stream/consumers";
 import { resolveLogPath } from "./log-files.js";
 
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
+});
+
 async function fixture(): Promise<string> {
   const base = await mkdtemp(join(tmpdir(), "na-logs-"));
+  dirs.push(base);
   const root = join(base, "log");
   await mkdir(join(root, "pods"), { recursive: true });
   await writeFile(join(root, "syslog"), "hello\n");

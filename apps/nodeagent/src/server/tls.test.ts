@@ -1,10 +1,21 @@
-import { describe, it, expect } from "vitest";
+import { afterAll, describe, it, expect } from "vitest";
 import { X509Certificate, createPrivateKey } from "node:crypto";
-import { mkdtemp, readFile, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cipherSuiteOpenSSLNames } from "../options/tls.js";
 import { generateSelfSignedPair, loadServingKeyPair, resolveTLSSettings } from "./tls.js";
+
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
+});
+
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "na-tls-"));
+  dirs.push(dir);
+  return dir;
+}
 
 function splitPEM(pem: string): string[] {
   return pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
@@ -67,7 +78,7 @@ describe("self-signed serving pair", { timeout: 60_000 }, () => {
   });
 
   it("writes the pair into the cert dir with the kubelet's modes and reuses it", async () => {
-    const dir = join(await mkdtemp(join(tmpdir(), "na-tls-")), "pki");
+    const dir = join(await tempDir(), "pki");
     const first = await loadServingKeyPair({ certDir: dir, host: " Node-A " });
     expect(new X509Certificate(first.cert).subject).toMatch(/^CN=node-a@\d+$/);
     expect((await stat(join(dir, "nodeagent.crt"))).mode & 0o777).toBe(0o644);
@@ -79,7 +90,7 @@ describe("self-signed serving pair", { timeout: 60_000 }, () => {
   });
 
   it("uses given files and refuses broken ones", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "na-tls-"));
+    const dir = await tempDir();
     const pair = await generateSelfSignedPair("h");
     const other = await generateSelfSignedPair("h");
     await writeFile(join(dir, "c.pem"), pair.cert);
