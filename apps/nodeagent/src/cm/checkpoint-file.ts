@@ -53,3 +53,45 @@ export function writeCheckpoint(path: string, text: string): void {
   writeFileSync(tmp, text, { mode: 0o644 });
   renameSync(tmp, path);
 }
+
+/**
+ * Writes one manager's checkpoint file: at once, or, inside {@link batch}, once at the end of a run
+ * of changes when anything changed (the file ends the same, written fewer times).
+ */
+export class CheckpointWriter {
+  #batching = 0;
+  #dirty = false;
+
+  /** `encode` gives the file's text from the state in memory at the time of writing. */
+  constructor(
+    private readonly path: string,
+    private readonly encode: () => string,
+  ) {}
+
+  /** Writes the checkpoint now, or marks it to be written at the end of the current batch. @throws Error (fs) */
+  store(): void {
+    if (this.#batching > 0) {
+      this.#dirty = true;
+      return;
+    }
+    writeCheckpoint(this.path, this.encode());
+  }
+
+  /**
+   * Runs `fn` (a run of changes of one manager operation) and writes the checkpoint once at its
+   * end when anything changed. Written even when `fn` throws, so the file always matches the
+   * state in memory.
+   */
+  batch<T>(fn: () => T): T {
+    this.#batching++;
+    try {
+      return fn();
+    } finally {
+      this.#batching--;
+      if (this.#batching === 0 && this.#dirty) {
+        this.#dirty = false;
+        this.store();
+      }
+    }
+  }
+}

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { restoreCheckpoint, writeCheckpoint } from "../checkpoint-file.js";
+import { CheckpointWriter, restoreCheckpoint } from "../checkpoint-file.js";
 import { formatCPUSet, parseCPUSet, type CPUSet } from "./cpuset.js";
 
 /** The CPU manager's checkpoint file name under `--root-dir`. */
@@ -135,9 +135,12 @@ export class CheckpointState {
   #defaultCPUSet: CPUSet = [];
   #assignments: ContainerCPUAssignments = new Map();
 
+  readonly #writer: CheckpointWriter;
+
   private constructor(path: string, policyName: string) {
     this.path = path;
     this.policyName = policyName;
+    this.#writer = new CheckpointWriter(path, () => encodeCheckpoint({ policyName: this.policyName, defaultCPUSet: this.#defaultCPUSet, assignments: this.#assignments }));
   }
 
   /**
@@ -160,32 +163,17 @@ export class CheckpointState {
   }
 
   #store(): void {
-    if (this.#batching > 0) {
-      this.#dirty = true;
-      return;
-    }
-    writeCheckpoint(this.path, encodeCheckpoint({ policyName: this.policyName, defaultCPUSet: this.#defaultCPUSet, assignments: this.#assignments }));
+    this.#writer.store();
   }
-  #batching = 0;
-  #dirty = false;
 
   /**
    * Runs `fn` (a run of changes of one manager operation) and writes the checkpoint once at its
-   * end when anything changed, instead of at every change: the file ends the same, written fewer
-   * times. Written even when `fn` throws, so the file always matches the state in memory.
+   * end when anything changed, instead of at every change (see {@link CheckpointWriter.batch}).
    */
   batch<T>(fn: () => T): T {
-    this.#batching++;
-    try {
-      return fn();
-    } finally {
-      this.#batching--;
-      if (this.#batching === 0 && this.#dirty) {
-        this.#dirty = false;
-        this.#store();
-      }
-    }
+    return this.#writer.batch(fn);
   }
+
 
 
   /** The shared pool. */

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { restoreCheckpoint, writeCheckpoint } from "../checkpoint-file.js";
+import { CheckpointWriter, restoreCheckpoint } from "../checkpoint-file.js";
 
 /** The memory manager's checkpoint file name under `--root-dir`. */
 export const memoryManagerStateFileName = "memory_manager_state";
@@ -251,9 +251,12 @@ export class MemoryCheckpointState {
   #machineState: NUMANodeMap = new Map();
   #assignments: ContainerMemoryAssignments = new Map();
 
+  readonly #writer: CheckpointWriter;
+
   private constructor(path: string, policyName: string) {
     this.path = path;
     this.policyName = policyName;
+    this.#writer = new CheckpointWriter(path, () => encodeMemoryCheckpoint({ policyName: this.policyName, machineState: this.#machineState, assignments: this.#assignments }));
   }
 
   /**
@@ -276,32 +279,17 @@ export class MemoryCheckpointState {
   }
 
   #store(): void {
-    if (this.#batching > 0) {
-      this.#dirty = true;
-      return;
-    }
-    writeCheckpoint(this.path, encodeMemoryCheckpoint({ policyName: this.policyName, machineState: this.#machineState, assignments: this.#assignments }));
+    this.#writer.store();
   }
-  #batching = 0;
-  #dirty = false;
 
   /**
    * Runs `fn` (a run of changes of one manager operation) and writes the checkpoint once at its
-   * end when anything changed, instead of at every change: the file ends the same, written fewer
-   * times. Written even when `fn` throws, so the file always matches the state in memory.
+   * end when anything changed, instead of at every change (see {@link CheckpointWriter.batch}).
    */
   batch<T>(fn: () => T): T {
-    this.#batching++;
-    try {
-      return fn();
-    } finally {
-      this.#batching--;
-      if (this.#batching === 0 && this.#dirty) {
-        this.#dirty = false;
-        this.#store();
-      }
-    }
+    return this.#writer.batch(fn);
   }
+
 
 
   /** A copy of the machine state. */
