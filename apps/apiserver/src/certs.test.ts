@@ -1,5 +1,6 @@
 import { X509Certificate } from "node:crypto";
-import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { readFileSync } from "node:fs";
+import { mkdtemp, readFile, readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -34,6 +35,28 @@ describe("loadOrGenerateCertificates", () => {
     expect(await readFile(join(dir, "ca.crt"), "utf8")).toBe(a.caCert);
     const b = await loadOrGenerateCertificates({ certDir: dir, tlsCertFile: "", tlsPrivateKeyFile: "" });
     expect(b).toEqual(a);
+  }, 60_000);
+  it("writes each file whole, ca.crt last: a reader polling for ca.crt never sees it partial or before the serving certificate (CI flake: an e2e harness read an empty ca.crt)", async () => {
+    const dir = await pkiDir();
+    const seen: string[] = [];
+    let polling = true;
+    const poll = (async () => {
+      while (polling) {
+        try {
+          seen.push(readFileSync(join(dir, "ca.crt"), "utf8"));
+          readFileSync(join(dir, "apiserver.crt"), "utf8");
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code !== "ENOENT" || seen.length > 0) throw e;
+        }
+        await new Promise((r) => setImmediate(r));
+      }
+    })();
+    const a = await loadOrGenerateCertificates({ certDir: dir, tlsCertFile: "", tlsPrivateKeyFile: "" });
+    polling = false;
+    await poll;
+    expect(new Set(seen)).toEqual(new Set([a.caCert]));
+    expect((await readdir(dir)).sort()).toEqual(["apiserver.crt", "apiserver.key", "ca.crt", "ca.key"]);
+    expect((await stat(join(dir, "ca.key"))).mode & 0o777).toBe(0o600);
   }, 60_000);
   it("loads user files and reports unreadable ones", async () => {
     const dir = await pkiDir();

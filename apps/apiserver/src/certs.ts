@@ -5,7 +5,7 @@
  * @see staging/src/k8s.io/apiserver/pkg/server/options/serving.go (MaybeDefaultWithSelfSignedCerts)
  */
 import { X509Certificate } from "node:crypto";
-import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { hostname, networkInterfaces } from "node:os";
 import { join } from "node:path";
 import { generate } from "selfsigned";
@@ -126,13 +126,20 @@ export async function loadOrGenerateCertificates(opts: {
       },
     ],
   });
-  await writeFile(paths.ca, ca.cert);
-  await writeFile(paths.caKey, ca.private, { mode: 0o600 });
-  await writeFile(paths.cert, serving.cert);
-  await writeFile(paths.key, serving.private, { mode: 0o600 });
-  await chmod(paths.caKey, 0o600);
-  await chmod(paths.key, 0o600);
+  // Keys first and the CA certificate last, each whole or not at all: a reader that sees ca.crt
+  // (a harness, `skiff up` writing a kubeconfig) never reads a half-written file.
+  await writeWhole(paths.caKey, ca.private, 0o600);
+  await writeWhole(paths.key, serving.private, 0o600);
+  await writeWhole(paths.cert, serving.cert, 0o644);
+  await writeWhole(paths.ca, ca.cert, 0o644);
   return { cert: serving.cert, key: serving.private, caCert: ca.cert };
+}
+
+/** Writes `text` to a sibling temporary file with `mode`, then renames it over `path` (atomic on one file system). */
+async function writeWhole(path: string, text: string, mode: number): Promise<void> {
+  const tmp = `${path}.${String(process.pid)}.tmp`;
+  await writeFile(tmp, text, { mode });
+  await rename(tmp, path);
 }
 
 function covers(certPEM: string, addresses: readonly string[]): boolean {

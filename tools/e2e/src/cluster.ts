@@ -228,8 +228,10 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
     let api: ApiClient | undefined;
     await ready(apiserver, "apiserver /readyz", async () => {
       if (!existsSync(caFile)) return false;
-      api ??= new ApiClient({ server, ca: readFileSync(caFile, "utf8"), token: tokens.admin });
-      await api.get("/readyz");
+      // A new client each try: one built from a CA read too early would fail for good.
+      const client = new ApiClient({ server, ca: readFileSync(caFile, "utf8"), token: tokens.admin });
+      await client.get("/readyz");
+      api = client;
       return true;
     });
     const ca = readFileSync(caFile, "utf8");
