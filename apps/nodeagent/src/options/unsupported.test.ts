@@ -26,7 +26,7 @@ function load(argv: string[]) {
 describe("unsupportedOptions (through loadNodeAgentOptions)", () => {
   it.each([
     [["--cloud-provider=aws"], "--cloud-provider=aws is not supported by skiff nodeagent; no in-tree cloud provider is built in: use --cloud-provider=external with an external cloud controller manager, or leave it unset"],
-    [["--master-service-namespace=kube-system"], "--master-service-namespace=kube-system is not supported by skiff nodeagent; it injects no service environment variables into containers; leave it unset"],
+    [["--master-service-namespace=kube-system"], '--master-service-namespace=kube-system is not supported by skiff nodeagent; the `kubernetes` service variables (KUBERNETES_SERVICE_HOST, ...) come from the API server\'s address, as from the Service in "default"; there is no Service kind to read from another namespace; leave it unset'],
     [["--rotate-certificates"], "--rotate-certificates is not supported by skiff nodeagent; client certificates are not requested from the API server; give a --clusterconfig with a client credential and leave it unset"],
     [
       ["--feature-gates=RotateNodeAgentServerCertificate=true", "--rotate-server-certificates"],

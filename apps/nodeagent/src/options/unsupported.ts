@@ -46,10 +46,11 @@ export function unsupportedOptions(f: UnsupportedOptionsFlags, c: NodeAgentConfi
   if (f.cloudProvider !== "" && f.cloudProvider !== "external") {
     out.push(notSupported(`--cloud-provider=${f.cloudProvider}`, 'no in-tree cloud provider is built in: use --cloud-provider=external with an external cloud controller manager, or leave it unset'));
   }
-  // 1.23 adds the services of this namespace to every container's environment; the agent
-  // injects no service environment variables at all.
+  // 1.23 takes the `kubernetes` Service's variables from this namespace (the apiserver keeps that
+  // Service in "default"). There is no Service kind here: the agent gives every container the
+  // `kubernetes` variables from the apiserver's address, as the Service in "default" would.
   if (f.masterServiceNamespace !== "default") {
-    out.push(notSupported(`--master-service-namespace=${f.masterServiceNamespace}`, "it injects no service environment variables into containers; leave it unset"));
+    out.push(notSupported(`--master-service-namespace=${f.masterServiceNamespace}`, 'the `kubernetes` service variables (KUBERNETES_SERVICE_HOST, ...) come from the API server\'s address, as from the Service in "default"; there is no Service kind to read from another namespace; leave it unset'));
   }
   if (c.rotateCertificates) {
     out.push(notSupported("--rotate-certificates", "client certificates are not requested from the API server; give a --clusterconfig with a client credential and leave it unset"));
