@@ -15,6 +15,10 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["packages/*/src/**/*.test.ts", "apps/*/src/**/*.test.ts", "tools/*/src/**/*.test.ts"],
+          // A hang guard, not a speed target: CI runs the unit and integration projects side by
+          // side on 2 cores (load 15-30), where tests that start an agent in-process (app-setup-node)
+          // took 5.1-5.8 s against vitest's 5 s default.
+          testTimeout: 30_000,
         },
       },
       {
