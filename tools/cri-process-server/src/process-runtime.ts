@@ -123,6 +123,8 @@ export async function startProcessRuntime(options: ProcessRuntimeOptions): Promi
     throw new Error(`socket path ${socketPath} is longer than ${maxSocketPathBytes} bytes`);
   }
   await mkdir(join(stateDir, "sandboxes"), { recursive: true });
+  await mkdir(join(stateDir, "containers"), { recursive: true });
+  await mkdir(join(stateDir, "images"), { recursive: true });
   await mkdir(dirname(socketPath), { recursive: true });
   if (await stat(socketPath).catch(() => undefined)) {
     if (await socketInUse(socketPath)) throw new Error(`another server is listening on ${socketPath}`);
@@ -130,7 +132,9 @@ export async function startProcessRuntime(options: ProcessRuntimeOptions): Promi
   }
 
   const isolation: Isolation = options.isolation === "namespaces" ? await checkNamespaceIsolation(options.bwrapPath) : { mode: "none" };
-  const images = new ImageStore(join(stateDir, "images"), options.registryCredentials);
+  const images = new ImageStore(join(stateDir, "images"), options.registryCredentials, true, log);
+  const imagesUnusable = await images.load();
+  if (imagesUnusable !== undefined) log(`recover: the image list cannot be used, starting without images: ${imagesUnusable}`);
   let podNetwork: { network: PodNetwork; nsenterPath: string } | undefined;
   const wantPodNetwork = isolation.mode === "namespaces" && (options.network ?? "pod") === "pod";
   if (options.network === "pod" && isolation.mode !== "namespaces") throw new Error("network \"pod\" needs isolation \"namespaces\"");
@@ -140,10 +144,13 @@ export async function startProcessRuntime(options: ProcessRuntimeOptions): Promi
     if (why !== undefined || isolation.nsenterPath === null) log(`pods share the host's network (no pod network namespaces): ${why ?? ""}`);
     else {
       podNetwork = { network: new PodNetwork(stateDir, binDir), nsenterPath: isolation.nsenterPath };
-      await podNetwork.network.removeStale();
     }
   }
   const core = new RuntimeCore({ stateDir, images, log, isolation, ...(podNetwork ? { podNetwork } : {}) });
+  // What a previous run on this state dir left (a restart, even after a kill), as containerd's
+  // CRI plugin recovers on start-up; network namespaces no recovered sandbox uses are torn down.
+  const keepNetns = await core.recover();
+  await podNetwork?.network.removeStale(keepNetns);
   // CRI Exec and PortForward answer URLs of this server (SPDY/3.1 streams).
   const streaming = await startStreamingServer(
     {

@@ -212,12 +212,13 @@ export class PodNetwork {
 
   /**
    * Tears down the network namespaces a previous run of this runtime left under `<stateDir>/netns`
-   * (it was killed before it could): CNI DEL with the current conflist, then unmount and remove;
-   * their sandboxes are gone with that run's memory. Never throws.
+   * that no recovered sandbox uses (`keep`: the ids of those that do): a kill in the middle of
+   * RunPodSandbox, or a sandbox whose record is lost. CNI DEL with the current conflist, then
+   * unmount and remove. Never throws.
    */
-  async removeStale(): Promise<void> {
+  async removeStale(keep: ReadonlySet<string> = new Set()): Promise<void> {
     const dir = join(this.stateDir, "netns");
-    const names = await readdir(dir).catch(() => [] as string[]);
+    const names = (await readdir(dir).catch(() => [] as string[])).filter((name) => !keep.has(name));
     await Promise.all(
       names.map(async (name) => {
         // CNI DEL while the namespace still exists (the mount keeps it), so the bridge plugin finds
@@ -300,6 +301,11 @@ export class PodNetwork {
   }
 
   private readonly usedBridges = new Set<string>();
+
+  /** Notes the bridge of a network recovered from a previous run, so that shutdown deletes it too. */
+  noteInUse(network: SandboxNetwork): void {
+    for (const p of network.teardown.conflist.plugins) if (p.type === "bridge" && typeof p.bridge === "string") this.usedBridges.add(p.bridge);
+  }
 
   /**
    * CNI DEL (the conflist in reverse order with the cached results, then loopback) and removes the
