@@ -14,7 +14,11 @@ import { startStreamingServer } from "./internal/streaming-server.js";
 export interface ProcessRuntimeOptions {
   /** Unix socket to listen on; created (with its directory), a stale file replaced. */
   socketPath: string;
-  /** Directory for per-sandbox scratch directories (the default working directory of containers). */
+  /**
+   * Directory for per-sandbox scratch directories (the default working directory of containers)
+   * and the records of sandboxes, containers and images: a server started again on the same
+   * directory (after a stop or a kill) lists them again (see `RuntimeCore.recover`).
+   */
   stateDir: string;
   /**
    * Serve the ImageService on this second socket only (the RuntimeService stays on `socketPath`),
@@ -73,7 +77,9 @@ export interface ProcessRuntime {
    */
   readonly pullRequests: ReadonlyArray<{ readonly image: string; readonly auth: { readonly username: string; readonly password: string; readonly auth: string; readonly serverAddress: string; readonly identityToken: string; readonly registryToken: string } | null }>;
   /**
-   * Stops serving, kills every container process group and removes the socket. Idempotent.
+   * Stops serving, kills every container process group, tears the pod networks down and removes
+   * the socket; the records stay (containers EXITED, sandboxes NOTREADY for a later start on the
+   * same state dir). Idempotent.
    */
   stop(): Promise<void>;
 }
