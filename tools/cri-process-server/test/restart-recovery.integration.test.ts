@@ -5,7 +5,7 @@
 // StopPodSandbox / RemovePodSandbox then leave no mount, no directory and no record behind. The
 // server runs as its own process (started from source, as `skiff-cri-process-server`), so that
 // the test can kill it.
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -14,6 +14,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { createImageClient, createRuntimeClient, type PodSandboxConfig, type RuntimeClient } from "@skiff/cri-api";
 import { processAlive, processStartTime } from "../src/internal/checkpoint.js";
+import { podConfList } from "../src/internal/pod-network.js";
 import { waitFor } from "./runtime-suite.js";
 
 const main = join(dirname(fileURLToPath(import.meta.url)), "..", "src", "main.ts");
@@ -50,9 +51,9 @@ interface Server {
   stderr: () => string;
 }
 
-async function startServer(workDir: string, isolation: "namespaces" | "none"): Promise<Server> {
+async function startServer(workDir: string, isolation: "namespaces" | "none", network?: "host"): Promise<Server> {
   const socket = join(workDir, "cri.sock");
-  const child = spawn(process.execPath, ["--conditions=@skiff/source", "--import", "tsx", main, "--listen", socket, "--state-dir", join(workDir, "state"), "--isolation", isolation], {
+  const child = spawn(process.execPath, ["--conditions=@skiff/source", "--import", "tsx", main, "--listen", socket, "--state-dir", join(workDir, "state"), "--isolation", isolation, ...(network ? ["--network", network] : [])], {
     stdio: ["ignore", "ignore", "pipe"],
   });
   servers.add(child);
@@ -68,6 +69,20 @@ async function sigkill(server: Server): Promise<void> {
     server.child.kill("SIGKILL");
   });
   servers.delete(server.child);
+}
+
+async function stopCleanly(server: Server): Promise<void> {
+  await new Promise<void>((resolve) => {
+    server.child.once("exit", () => resolve());
+    server.child.kill("SIGTERM");
+  });
+  servers.delete(server.child);
+}
+
+// Whether the pod network bridge of the runtime on `workDir`'s state dir exists.
+function bridgeExists(workDir: string): boolean {
+  const bridge = String(podConfList(join(workDir, "state"), "").plugins[0]?.bridge);
+  return spawnSync("ip", ["link", "show", bridge], { stdio: "ignore" }).status === 0;
 }
 
 function client(endpoint: string): RuntimeClient {
@@ -141,6 +156,8 @@ describe.skipIf(!isRoot || !hasBwrap)(isRoot && hasBwrap ? "process runtime: res
     expect(readdirSync(join(state, "containers"))).toEqual([]);
     expect(existsSync(join(state, "netns")) ? readdirSync(join(state, "netns")) : []).toEqual([]);
     expect((await rt.listPodSandbox({})).items).toEqual([]);
+    await stopCleanly(second);
+    expect(bridgeExists(workDir)).toBe(false);
   }, 180_000);
 
   it("a kill before the records of a new sandbox exist leaves nothing behind after the restart", async () => {
@@ -158,6 +175,26 @@ describe.skipIf(!isRoot || !hasBwrap)(isRoot && hasBwrap ? "process runtime: res
     expect(mountsUnder(workDir)).toEqual([]);
     expect(readdirSync(join(workDir, "state", "sandboxes"))).toEqual([]);
     expect(readdirSync(join(workDir, "state", "containers"))).toEqual([]);
+    await stopCleanly(second);
+    expect(bridgeExists(workDir)).toBe(false);
+  }, 180_000);
+
+  it("a restart without pod networks still unmounts a recovered sandbox's namespace on StopPodSandbox", async () => {
+    const workDir = await mkdtemp(join(tmpdir(), "skiff-cri-recover-"));
+    workDirs.push(workDir);
+    const first = await startServer(workDir, "namespaces");
+    const { podSandboxId } = await podWithSleep(first.endpoint, workDir, "ns3");
+    await sigkill(first);
+    const second = await startServer(workDir, "namespaces", "host");
+    const rt = client(second.endpoint);
+    expect((await rt.podSandboxStatus({ podSandboxId })).status?.state).toBe("SANDBOX_READY");
+    await rt.stopPodSandbox({ podSandboxId });
+    expect(mountsUnder(workDir)).toEqual([]);
+    await rt.removePodSandbox({ podSandboxId });
+    expect(readdirSync(join(workDir, "state", "sandboxes"))).toEqual([]);
+    // The killed run's bridge goes when this run stops, though it has no pod networks itself.
+    await stopCleanly(second);
+    expect(bridgeExists(workDir)).toBe(false);
   }, 180_000);
 });
 
@@ -195,11 +232,7 @@ describe("process runtime: restart after SIGKILL (isolation none)", () => {
     workDirs.push(workDir);
     const first = await startServer(workDir, "none");
     const { podSandboxId, running } = await podWithSleep(first.endpoint, workDir, "plain2");
-    await new Promise<void>((resolve) => {
-      first.child.once("exit", () => resolve());
-      first.child.kill("SIGTERM");
-    });
-    servers.delete(first.child);
+    await stopCleanly(first);
     const second = await startServer(workDir, "none");
     const rt = client(second.endpoint);
     expect((await rt.podSandboxStatus({ podSandboxId })).status?.state).toBe("SANDBOX_NOTREADY");

@@ -190,6 +190,22 @@ function routedSubnets(own: ReadonlySet<string>): Promise<Set<string>> {
   });
 }
 
+/** The bridges of `conflist` (the runtime's own, named from its state dir). Pure. */
+export function bridgesOf(conflist: CNIConfList): string[] {
+  return conflist.plugins.flatMap((p) => (p.type === "bridge" && typeof p.bridge === "string" ? [p.bridge] : []));
+}
+
+/** Deletes the given network devices (`ip link del`); missing ones are fine. Never throws. */
+export async function deleteBridges(names: Iterable<string>): Promise<void> {
+  for (const name of new Set(names)) await run("ip", ["link", "del", name]).catch(() => undefined);
+}
+
+/** Unmounts (lazily) and removes a bind-mounted network namespace file; a missing one is fine. */
+export async function unmountNetns(netnsPath: string): Promise<void> {
+  await run("umount", ["-l", netnsPath]).catch(() => undefined);
+  await rm(netnsPath, { force: true });
+}
+
 function addressOf(cidr: string): string {
   return cidr.split("/")[0] ?? "";
 }
@@ -208,6 +224,8 @@ export class PodNetwork {
     private readonly binDir: string,
   ) {
     this.conflist = podConfList(stateDir, "");
+    // The bridge is named from the state dir alone: one a killed run left is this run's to delete.
+    this.noteBridges(this.conflist);
   }
 
   /**
@@ -296,15 +314,18 @@ export class PodNetwork {
    * subnet's route on the host. Never throws.
    */
   async removeBridges(): Promise<void> {
-    const names = new Set([...this.usedBridges]);
-    for (const name of names) await run("ip", ["link", "del", name]).catch(() => undefined);
+    await deleteBridges(this.usedBridges);
   }
 
   private readonly usedBridges = new Set<string>();
 
   /** Notes the bridge of a network recovered from a previous run, so that shutdown deletes it too. */
   noteInUse(network: SandboxNetwork): void {
-    for (const p of network.teardown.conflist.plugins) if (p.type === "bridge" && typeof p.bridge === "string") this.usedBridges.add(p.bridge);
+    this.noteBridges(network.teardown.conflist);
+  }
+
+  private noteBridges(conflist: CNIConfList): void {
+    for (const b of bridgesOf(conflist)) this.usedBridges.add(b);
   }
 
   /**
@@ -319,8 +340,7 @@ export class PodNetwork {
       await runPlugin(this.binDir, "DEL", pluginConfig(conflist, plugin, last, portMappings), args, network.netnsPath, "eth0").catch((err: unknown) => (first ??= err));
     }
     await runPlugin(this.binDir, "DEL", { cniVersion, name: "cni-loopback", type: "loopback" }, args, network.netnsPath, "lo").catch(() => undefined);
-    await run("umount", ["-l", network.netnsPath]).catch(() => undefined);
-    await rm(network.netnsPath, { force: true });
+    await unmountNetns(network.netnsPath);
     if (first !== undefined) throw first;
   }
 }

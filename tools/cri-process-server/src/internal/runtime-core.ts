@@ -47,7 +47,7 @@ import { sandboxMounts, writeSandboxFiles, type SandboxFiles } from "./sandbox-f
 import type { Duplex } from "node:stream";
 import { connect as netConnect } from "node:net";
 import { dialInNamespace } from "./netns-dial.js";
-import type { PodNetwork, PortMapping, SandboxNetwork } from "./pod-network.js";
+import { bridgesOf, deleteBridges, unmountNetns, type PodNetwork, type PortMapping, type SandboxNetwork } from "./pod-network.js";
 
 interface Sandbox {
   id: string;
@@ -234,6 +234,8 @@ export class RuntimeCore {
   private readonly sandboxes = new Map<string, Sandbox>();
   private readonly containers = new Map<string, Container>();
   private podCidr = "";
+  /** Bridges of pod networks recovered by a run without pod networks: deleted on shutdown. */
+  private readonly leftBridges = new Set<string>();
 
   constructor(private readonly options: RuntimeCoreOptions) {}
 
@@ -333,7 +335,8 @@ export class RuntimeCore {
           sandbox.state = "SANDBOX_NOTREADY";
           log(`recover: sandbox ${id}: its network namespace ${sandbox.network.netnsPath} is gone; the sandbox is NOTREADY`);
         }
-        this.options.podNetwork?.network.noteInUse(sandbox.network);
+        if (this.options.podNetwork) this.options.podNetwork.network.noteInUse(sandbox.network);
+        else for (const b of bridgesOf(sandbox.network.teardown.conflist)) this.leftBridges.add(b);
       }
       this.sandboxes.set(id, sandbox);
       await this.saveSandbox(sandbox);
@@ -515,10 +518,16 @@ export class RuntimeCore {
   // As containerd's StopPodSandbox: the namespace goes with the sandbox's processes (the IP stays
   // in the sandbox's status).
   private async tearDownNetwork(sandbox: Sandbox, method: string): Promise<void> {
-    if (!sandbox.network || !sandbox.networkUp || !this.options.podNetwork) return;
+    if (!sandbox.network || !sandbox.networkUp) return;
     sandbox.networkUp = false;
     try {
-      await this.options.podNetwork.network.tearDown(sandbox.network);
+      if (this.options.podNetwork) await this.options.podNetwork.network.tearDown(sandbox.network);
+      else {
+        // Recovered by a server without pod networks (started with another --network, or without
+        // the plugins): no CNI DEL is possible, but the namespace mount must not stay.
+        this.options.log(`sandbox ${sandbox.id}: pod networks are off in this run, so CNI DEL cannot run for its namespace; unmounting it only`);
+        await unmountNetns(sandbox.network.netnsPath);
+      }
       await this.saveSandbox(sandbox);
     } catch (err) {
       sandbox.networkUp = true;
@@ -1055,6 +1064,7 @@ export class RuntimeCore {
       [...this.sandboxes.values()].map((s) => this.tearDownNetwork(s, "Shutdown").catch((err: unknown) => this.options.log(`sandbox ${s.id}: ${err instanceof Error ? err.message : String(err)}`))),
     );
     await this.options.podNetwork?.network.removeBridges();
+    await deleteBridges(this.leftBridges);
     await Promise.all([...[...this.containers.values()].map((c) => c.writer.settled()), ...[...this.sandboxes.values()].map((s) => s.writer.settled())]);
   }
 
