@@ -3,7 +3,10 @@
 // runtime lists the sandbox again; with namespaces the container died with the server and is
 // reported EXITED (exit code 255, reason Unknown), so the restartPolicy Always pod gets its
 // container restarted in the same sandbox (restartCount 1, same pod IP) and the Never pod ends
-// Failed with that exit code. The server runs as its own process (from source) so it can be killed.
+// Failed with that exit code. With --isolation=none the processes outlive the server and are
+// re-adopted: both pods keep running in the same containers (restartCount 0), as with containerd,
+// whose shims keep the containers. The server runs as its own process (from source) so it can be
+// killed.
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -29,7 +32,7 @@ spec:
     command: ["sleep", "3600"]
 `;
 
-describe.skipIf(!canRun)(canRun ? "pods after the process CRI server is killed" : "pods after the process CRI server is killed (skipped: needs root and bubblewrap)", () => {
+function defineSuite(isolation: "namespaces" | "none", body: (ctx: { pods: () => PodRuntime; kill: () => Promise<void>; stateDir: () => string }) => void): void {
   let dir: string;
   let pods: PodRuntime;
   let server: ChildProcess | undefined;
@@ -37,7 +40,7 @@ describe.skipIf(!canRun)(canRun ? "pods after the process CRI server is killed" 
 
   async function startServer(): Promise<void> {
     const socket = join(dir, "cri.sock");
-    const child = spawn(process.execPath, ["--conditions=@skiff/source", "--import", "tsx", join(repoRoot, "tools/cri-process-server/src/main.ts"), "--listen", socket, "--state-dir", join(dir, "state")], { stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(process.execPath, ["--conditions=@skiff/source", "--import", "tsx", join(repoRoot, "tools/cri-process-server/src/main.ts"), "--listen", socket, "--state-dir", join(dir, "state"), "--isolation", isolation], { stdio: ["ignore", "ignore", "pipe"] });
     server = child;
     child.stderr?.on("data", (d: Buffer) => (serverLog += d.toString()));
     const before = serverLog.split("listening on").length;
@@ -83,38 +86,71 @@ describe.skipIf(!canRun)(canRun ? "pods after the process CRI server is killed" 
     if (dir) rmSync(dir, { recursive: true, force: true });
   }, 60_000);
 
-  it("restarts the Always pod's container in its sandbox and fails the Never pod with exit code 255", async () => {
-    const running = (name: string) => () => {
-      const p = findPod(pods.listPods(), name);
-      return p?.status?.phase === "Running" && p.status.containerStatuses?.[0]?.state?.running ? p : undefined;
-    };
-    const always = await waitFor("always running", running("always"), 60_000);
-    await waitFor("never running", running("never"), 60_000);
-    const ip = always.status?.podIP;
+  body({
+    pods: () => pods,
+    stateDir: () => join(dir, "state"),
+    kill: async () => {
+      await stopServer("SIGKILL");
+      await startServer();
+    },
+  });
+}
 
-    await stopServer("SIGKILL");
-    await startServer();
+const runningPod = (pods: PodRuntime, name: string) => {
+  const p = findPod(pods.listPods(), name);
+  return p?.status?.phase === "Running" && p.status.containerStatuses?.[0]?.state?.running ? p : undefined;
+};
 
-    const restarted = await waitFor(
-      "always restarted",
-      () => {
-        const p = running("always")();
-        return p && (p.status?.containerStatuses?.[0]?.restartCount ?? 0) >= 1 ? p : undefined;
-      },
-      90_000,
-    );
-    const last = restarted.status?.containerStatuses?.[0]?.lastState?.terminated;
-    expect([last?.exitCode, last?.reason]).toEqual([255, "Unknown"]);
-    // Same sandbox: its network namespace survived the kill.
-    expect(restarted.status?.podIP).toBe(ip);
-    const never = await waitFor("never failed", () => {
-      const p = findPod(pods.listPods(), "never");
-      return p?.status?.phase === "Failed" ? p : undefined;
-    }, 90_000);
-    const terminated = never.status?.containerStatuses?.[0]?.state?.terminated;
-    expect([terminated?.exitCode, terminated?.reason]).toEqual([255, "Unknown"]);
-    // Nothing of the server's own left mounted but the two pods' network namespaces.
-    const mounts = readFileSync("/proc/self/mountinfo", "utf8").split("\n").filter((l) => l.includes(join(dir, "state")));
-    expect(mounts.length).toBeLessThanOrEqual(2);
-  }, 240_000);
+describe.skipIf(!canRun)(canRun ? "pods after the process CRI server is killed (namespaces)" : "pods after the process CRI server is killed (namespaces; skipped: needs root and bubblewrap)", () => {
+  defineSuite("namespaces", (ctx) => {
+    it("restarts the Always pod's container in its sandbox and fails the Never pod with exit code 255", async () => {
+      const pods = ctx.pods();
+      const running = (name: string) => () => runningPod(pods, name);
+      const always = await waitFor("always running", running("always"), 60_000);
+      await waitFor("never running", running("never"), 60_000);
+      const ip = always.status?.podIP;
+
+      await ctx.kill();
+
+      const restarted = await waitFor(
+        "always restarted",
+        () => {
+          const p = running("always")();
+          return p && (p.status?.containerStatuses?.[0]?.restartCount ?? 0) >= 1 ? p : undefined;
+        },
+        90_000,
+      );
+      const last = restarted.status?.containerStatuses?.[0]?.lastState?.terminated;
+      expect([last?.exitCode, last?.reason]).toEqual([255, "Unknown"]);
+      // Same sandbox: its network namespace survived the kill.
+      expect(restarted.status?.podIP).toBe(ip);
+      const never = await waitFor("never failed", () => {
+        const p = findPod(pods.listPods(), "never");
+        return p?.status?.phase === "Failed" ? p : undefined;
+      }, 90_000);
+      const terminated = never.status?.containerStatuses?.[0]?.state?.terminated;
+      expect([terminated?.exitCode, terminated?.reason]).toEqual([255, "Unknown"]);
+      // Nothing of the server's own left mounted but the two pods' network namespaces.
+      const mounts = readFileSync("/proc/self/mountinfo", "utf8").split("\n").filter((l) => l.includes(ctx.stateDir()));
+      expect(mounts.length).toBeLessThanOrEqual(2);
+    }, 240_000);
+  });
+});
+
+describe("pods after the process CRI server is killed (isolation none)", () => {
+  defineSuite("none", (ctx) => {
+    it("keeps both pods running in the same containers: the processes survived and are re-adopted", async () => {
+      const pods = ctx.pods();
+      const always = await waitFor("always running", () => runningPod(pods, "always"), 60_000);
+      const never = await waitFor("never running", () => runningPod(pods, "never"), 60_000);
+      await ctx.kill();
+      // Give the agent a few relists against the restarted runtime.
+      await new Promise((r) => setTimeout(r, 3_000));
+      for (const [name, before] of [["always", always], ["never", never]] as const) {
+        const now = await waitFor(`${name} running`, () => runningPod(pods, name), 30_000);
+        const s = now.status?.containerStatuses?.[0];
+        expect([s?.containerID, s?.restartCount]).toEqual([before.status?.containerStatuses?.[0]?.containerID, 0]);
+      }
+    }, 240_000);
+  });
 });
