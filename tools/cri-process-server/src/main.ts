@@ -8,7 +8,8 @@ import { startProcessRuntime } from "./process-runtime.js";
 const usage = `usage: skiff-cri-process-server --listen <socket> --state-dir <dir> [--isolation namespaces|none]
 
   --listen <socket>      unix socket to serve CRI on (a path, or unix:///path)
-  --state-dir <dir>      directory for sandbox scratch directories
+  --state-dir <dir>      directory for sandbox scratch directories and the records of
+                         sandboxes, containers and images (a restart on it recovers them)
   --isolation <mode>     namespaces (default): each container in its own mount, UTS and PID
                          namespaces via bubblewrap (bwrap), volumes and /etc files applied, the
                          host's root read-only; none: plain host processes, mounts not applied

@@ -14,7 +14,11 @@ import { startStreamingServer } from "./internal/streaming-server.js";
 export interface ProcessRuntimeOptions {
   /** Unix socket to listen on; created (with its directory), a stale file replaced. */
   socketPath: string;
-  /** Directory for per-sandbox scratch directories (the default working directory of containers). */
+  /**
+   * Directory for per-sandbox scratch directories (the default working directory of containers)
+   * and the records of sandboxes, containers and images: a server started again on the same
+   * directory (after a stop or a kill) lists them again (see `RuntimeCore.recover`).
+   */
   stateDir: string;
   /**
    * Serve the ImageService on this second socket only (the RuntimeService stays on `socketPath`),
@@ -73,7 +77,9 @@ export interface ProcessRuntime {
    */
   readonly pullRequests: ReadonlyArray<{ readonly image: string; readonly auth: { readonly username: string; readonly password: string; readonly auth: string; readonly serverAddress: string; readonly identityToken: string; readonly registryToken: string } | null }>;
   /**
-   * Stops serving, kills every container process group and removes the socket. Idempotent.
+   * Stops serving, kills every container process group, tears the pod networks down and removes
+   * the socket; the records stay (containers EXITED, sandboxes NOTREADY for a later start on the
+   * same state dir). Idempotent.
    */
   stop(): Promise<void>;
 }
@@ -123,6 +129,8 @@ export async function startProcessRuntime(options: ProcessRuntimeOptions): Promi
     throw new Error(`socket path ${socketPath} is longer than ${maxSocketPathBytes} bytes`);
   }
   await mkdir(join(stateDir, "sandboxes"), { recursive: true });
+  await mkdir(join(stateDir, "containers"), { recursive: true });
+  await mkdir(join(stateDir, "images"), { recursive: true });
   await mkdir(dirname(socketPath), { recursive: true });
   if (await stat(socketPath).catch(() => undefined)) {
     if (await socketInUse(socketPath)) throw new Error(`another server is listening on ${socketPath}`);
@@ -130,7 +138,9 @@ export async function startProcessRuntime(options: ProcessRuntimeOptions): Promi
   }
 
   const isolation: Isolation = options.isolation === "namespaces" ? await checkNamespaceIsolation(options.bwrapPath) : { mode: "none" };
-  const images = new ImageStore(join(stateDir, "images"), options.registryCredentials);
+  const images = new ImageStore(join(stateDir, "images"), options.registryCredentials, true, log);
+  const imagesUnusable = await images.load();
+  if (imagesUnusable !== undefined) log(`recover: the image list cannot be used, starting without images: ${imagesUnusable}`);
   let podNetwork: { network: PodNetwork; nsenterPath: string } | undefined;
   const wantPodNetwork = isolation.mode === "namespaces" && (options.network ?? "pod") === "pod";
   if (options.network === "pod" && isolation.mode !== "namespaces") throw new Error("network \"pod\" needs isolation \"namespaces\"");
@@ -140,10 +150,13 @@ export async function startProcessRuntime(options: ProcessRuntimeOptions): Promi
     if (why !== undefined || isolation.nsenterPath === null) log(`pods share the host's network (no pod network namespaces): ${why ?? ""}`);
     else {
       podNetwork = { network: new PodNetwork(stateDir, binDir), nsenterPath: isolation.nsenterPath };
-      await podNetwork.network.removeStale();
     }
   }
   const core = new RuntimeCore({ stateDir, images, log, isolation, ...(podNetwork ? { podNetwork } : {}) });
+  // What a previous run on this state dir left (a restart, even after a kill), as containerd's
+  // CRI plugin recovers on start-up; network namespaces no recovered sandbox uses are torn down.
+  const keepNetns = await core.recover();
+  await podNetwork?.network.removeStale(keepNetns);
   // CRI Exec and PortForward answer URLs of this server (SPDY/3.1 streams).
   const streaming = await startStreamingServer(
     {

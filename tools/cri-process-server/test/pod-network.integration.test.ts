@@ -149,7 +149,7 @@ describe.skipIf(!canRun)(canRun ? "process runtime: pod network namespaces" : "p
 });
 
 describe.skipIf(!canRun)(canRun ? "process runtime: pod network after a kill" : "process runtime: pod network after a kill (skipped: needs root and containernetworking-plugins)", () => {
-  it("a runtime started on the state dir of a killed one unmounts the namespaces it left; its bridge goes on stop", async () => {
+  it("a runtime started on the state dir of a killed one keeps the namespaces of the sandboxes it recovers, unmounts those without a sandbox; its bridge goes on stop", async () => {
     const workDir = await mkdtemp(join(tmpdir(), "skiff-cri-kill-"));
     const stateDir = join(workDir, "state");
     const socketPath = join(workDir, "cri.sock");
@@ -157,27 +157,42 @@ describe.skipIf(!canRun)(canRun ? "process runtime: pod network after a kill" : 
     const child = spawn(process.execPath, ["--conditions=@skiff/source", "--import", "tsx", join(import.meta.dirname, "..", "src", "main.ts"), "--listen", socketPath, "--state-dir", stateDir], { stdio: ["ignore", "ignore", "pipe"] });
     let err = "";
     child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    let orphan = "";
+    let kept = "";
+    let keptIp = "";
     try {
       await waitFor(`the runtime listening (${err})`, async () => (existsSync(socketPath) ? true : undefined), 60_000);
       const rt = createRuntimeClient({ endpoint: `unix://${socketPath}`, timeoutMs: 60_000 });
       await rt.updateRuntimeConfig({ runtimeConfig: { networkConfig: { podCidr: `10.252.${octet}.0/24` } } });
-      await rt.runPodSandbox({ config: { metadata: { name: "k", namespace: "net", uid: "uid-k", attempt: 0 } } });
+      orphan = (await rt.runPodSandbox({ config: { metadata: { name: "k", namespace: "net", uid: "uid-k", attempt: 0 } } })).podSandboxId;
+      kept = (await rt.runPodSandbox({ config: { metadata: { name: "kk", namespace: "net", uid: "uid-kk", attempt: 0 } } })).podSandboxId;
+      keptIp = (await rt.podSandboxStatus({ podSandboxId: kept })).status?.network?.ip ?? "";
       rt.close();
-      expect(mounted()).toHaveLength(1);
+      expect(mounted()).toHaveLength(2);
     } finally {
       child.kill("SIGKILL");
       await new Promise((r) => child.once("exit", r));
     }
-    const leftIp = readdirSync(join(stateDir, "cni", "ipam", String(podConfList(stateDir, "").name))).find((f) => f.startsWith("10.252."));
+    const ipamDir = join(stateDir, "cni", "ipam", String(podConfList(stateDir, "").name));
+    const leftIps = readdirSync(ipamDir).filter((f) => f.startsWith("10.252."));
+    const leftIp = leftIps.find((ip) => ip !== keptIp);
     expect(leftIp).toBeDefined();
+    // As if the kill came in the middle of RunPodSandbox: the namespace exists, the record not yet.
+    await rm(join(stateDir, "sandboxes", orphan, "sandbox.json"));
     const again = await startProcessRuntime({ socketPath, stateDir, isolation: "namespaces" });
-    expect(mounted()).toEqual([]);
-    // CNI DEL ran for what the killed run left: its address and IP masquerade rules are gone.
-    expect(readdirSync(join(stateDir, "cni", "ipam", String(podConfList(stateDir, "").name)))).not.toContain(leftIp);
+    expect(mounted()).toHaveLength(1);
+    expect(readdirSync(join(stateDir, "netns"))).toEqual([kept]);
+    // CNI DEL ran for the namespace without a sandbox: its address and IP masquerade rules are gone.
+    expect(readdirSync(ipamDir)).not.toContain(leftIp);
+    expect(readdirSync(ipamDir)).toContain(keptIp);
     expect(execFileSync("iptables", ["-w", "-t", "nat", "-S"], { encoding: "utf8" })).not.toContain(`${leftIp ?? ""}/32`);
-    expect(readdirSync(join(stateDir, "netns"))).toEqual([]);
-    // The killed run's bridge: the new run uses the same one (same state dir) and deletes it on stop.
     const rt = createRuntimeClient({ endpoint: again.endpoint, timeoutMs: 60_000 });
+    const recovered = (await rt.podSandboxStatus({ podSandboxId: kept })).status;
+    expect([recovered?.state, recovered?.network?.ip]).toEqual(["SANDBOX_READY", keptIp]);
+    await rt.stopPodSandbox({ podSandboxId: kept });
+    expect(mounted()).toEqual([]);
+    expect(readdirSync(ipamDir)).not.toContain(keptIp);
+    // The killed run's bridge: the new run uses the same one (same state dir) and deletes it on stop.
     await rt.updateRuntimeConfig({ runtimeConfig: { networkConfig: { podCidr: `10.252.${octet}.0/24` } } });
     await rt.runPodSandbox({ config: { metadata: { name: "k2", namespace: "net", uid: "uid-k2", attempt: 0 } } });
     rt.close();

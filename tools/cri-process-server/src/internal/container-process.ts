@@ -10,6 +10,22 @@ export interface ProcessExit {
   exitCode: number;
   signal: NodeJS.Signals | null;
   finishedAtNs: bigint;
+  /**
+   * The exit status could not be observed (a process re-adopted after a restart of the runtime is
+   * not its child): `exitCode` is then 255, as containerd reports a task lost while it was down.
+   */
+  unknown?: boolean;
+}
+
+/** What the runtime needs of a container's running main process: started here, or re-adopted. */
+export interface ContainerRunner {
+  readonly pid: number;
+  readonly groupPid: number;
+  readonly exited: Promise<ProcessExit>;
+  readonly running: boolean;
+  readonly stdin: Writable | undefined;
+  signal(signal: NodeJS.Signals): void;
+  reopenLog(): Promise<void>;
 }
 
 export interface StartOptions {
@@ -63,7 +79,7 @@ export function killGroup(pid: number | undefined, signal: NodeJS.Signals): void
  * its output goes to the CRI log file; when it exits, the rest of its group is killed, as the
  * kernel does to a PID namespace whose init died.
  */
-export class ContainerProcess {
+export class ContainerProcess implements ContainerRunner {
   /**
    * The host PID of the container's main process (its PID 1 when isolated): the target of
    * signals and of `nsenter` for exec.
@@ -202,6 +218,84 @@ export class ContainerProcess {
     this.exit = exit;
     return exit;
   }
+}
+
+// How often a re-adopted process is checked for being alive.
+const adoptedPollMs = 500;
+
+/**
+ * A container's main process that survived a restart of the runtime (found alive by PID and start
+ * time): it is no child of this server, so its exit is seen by polling `/proc` and its exit status
+ * is unknown (255, as containerd reports a task lost while it was down); its output pipes went with
+ * the previous server, so nothing more reaches its log (a write to them kills it with SIGPIPE).
+ * Signals go where {@link ContainerProcess.signal} sends them, after checking that the PID is still
+ * the same process.
+ */
+export class AdoptedProcess implements ContainerRunner {
+  readonly exited: Promise<ProcessExit>;
+  private exit: ProcessExit | undefined;
+  private timer: NodeJS.Timeout | undefined;
+
+  /**
+   * @param identity the main process (PID and `/proc/<pid>/stat` start time) and the process group
+   *   leader; `isolated` when `pid` is a PID 1 inside bubblewrap.
+   */
+  constructor(
+    private readonly identity: { pid: number; startTime: string; groupPid: number; isolated: boolean },
+    private readonly alive: (identity: { pid: number; startTime: string }) => Promise<boolean>,
+  ) {
+    this.exited = new Promise((resolve) => {
+      const check = (): void => {
+        void this.alive(this.identity).then((up) => {
+          if (up) {
+            this.timer = setTimeout(check, adoptedPollMs);
+            this.timer.unref();
+            return;
+          }
+          killGroup(this.identity.groupPid, "SIGKILL");
+          this.exit = { exitCode: 255, signal: null, finishedAtNs: nowNs(), unknown: true };
+          resolve(this.exit);
+        });
+      };
+      check();
+    });
+  }
+
+  get pid(): number {
+    return this.identity.pid;
+  }
+
+  get groupPid(): number {
+    return this.identity.groupPid;
+  }
+
+  get running(): boolean {
+    return this.exit === undefined;
+  }
+
+  get stdin(): Writable | undefined {
+    return undefined;
+  }
+
+  signal(signal: NodeJS.Signals): void {
+    if (!this.running) return;
+    void this.alive(this.identity).then((up) => {
+      if (!up) return;
+      if (!this.identity.isolated) {
+        killGroup(this.identity.groupPid, signal);
+        return;
+      }
+      try {
+        process.kill(this.identity.pid, signal);
+      } catch {
+        // ESRCH: gone already.
+      }
+      if (signal === "SIGKILL") killGroup(this.identity.groupPid, signal);
+    });
+  }
+
+  /** The log file is not written by this server any more: nothing to reopen. */
+  async reopenLog(): Promise<void> {}
 }
 
 // Splits stdout and stderr into CRI log lines; each promise resolves when its stream closed.

@@ -79,11 +79,16 @@ export function runtimeHandlers(core: RuntimeCore, log: Log, streaming: Streamin
 
 export function imageHandlers(images: ImageStore, log: Log): ImageServiceHandlers {
   return {
-    PullImage: unary("PullImage", log, (req) => images.pull("PullImage", req.image, req.auth)),
+    PullImage: unary("PullImage", log, async (req) => {
+      const res = images.pull("PullImage", req.image, req.auth);
+      await images.save();
+      return res;
+    }),
     ImageStatus: unary("ImageStatus", log, (req) => images.status(req.image, req.verbose)),
     ListImages: unary("ListImages", log, (req) => images.list(req.filter?.image ?? null)),
-    RemoveImage: unary("RemoveImage", log, (req) => {
+    RemoveImage: unary("RemoveImage", log, async (req) => {
       images.remove(req.image);
+      await images.save();
       return {};
     }),
     ImageFsInfo: unary("ImageFsInfo", log, () => images.fsInfo()),

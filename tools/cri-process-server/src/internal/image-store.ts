@@ -1,5 +1,7 @@
 import { createHash } from "node:crypto";
 import type { AuthConfig__Output, Image, ImageFsInfoResponse, ImageSpec__Output, ImageStatusResponse, ListImagesResponse, PullImageResponse } from "@skiff/cri-api";
+import { join } from "node:path";
+import { checkpointVersion, readRecord, RecordWriter } from "./checkpoint.js";
 import { nowNs } from "./clock.js";
 import { invalidArgument, notFound, unknownError } from "./errors.js";
 import { defaultsForRepository, isImageId, parseImageReference, type ImageDefaults } from "./image-names.js";
@@ -27,10 +29,49 @@ export class ImageStore {
   /** Every PullImage received, in order, with its `auth` (tests read it: the runtime has no registry to send it to). */
   readonly pullRequests: Array<{ image: string; auth: AuthConfig__Output | null }> = [];
 
+  private readonly writer: RecordWriter;
+
+  /**
+   * @param mountpoint the image filesystem's directory; with `persist`, the image list is kept in
+   *   `<mountpoint>/images.json` (see {@link ImageStore.load} and {@link ImageStore.save}).
+   */
   constructor(
     private readonly mountpoint: string,
     private readonly registryCredentials: Readonly<Record<string, { username: string; password: string }>> = {},
-  ) {}
+    private readonly persist = false,
+    log: (message: string) => void = () => {},
+  ) {
+    this.writer = new RecordWriter((err) => log(`images: ${err instanceof Error ? err.message : String(err)}`));
+  }
+
+  private get recordPath(): string {
+    return join(this.mountpoint, "images.json");
+  }
+
+  /**
+   * Loads the images a previous run recorded (a restart keeps them, as containerd's content store
+   * does). Returns the reason when the record exists but cannot be used (the store stays empty).
+   */
+  async load(): Promise<string | undefined> {
+    if (!this.persist) return undefined;
+    const record = await readRecord(this.recordPath);
+    if (record === undefined) return undefined;
+    if (record instanceof Error) return record.message;
+    const images = Array.isArray(record.images) ? (record.images as StoredImage[]) : [];
+    for (const image of images) {
+      if (typeof image?.id !== "string" || !Array.isArray(image.repoTags) || !Array.isArray(image.repoDigests)) continue;
+      const stored: StoredImage = { id: image.id, repoTags: image.repoTags.map(String), repoDigests: image.repoDigests.map(String), repository: String(image.repository ?? "") };
+      this.byId.set(stored.id, stored);
+      for (const name of [...stored.repoTags, ...stored.repoDigests]) this.idByName.set(name, stored.id);
+    }
+    return undefined;
+  }
+
+  /** Writes the image list (when persisting); resolves once it is on disk. */
+  save(): Promise<void> {
+    if (!this.persist) return Promise.resolve();
+    return this.writer.write(this.recordPath, () => ({ version: checkpointVersion, images: [...this.byId.values()] }));
+  }
 
   pull(method: string, spec: ImageSpec__Output | null, auth: AuthConfig__Output | null = null): PullImageResponse {
     const name = spec?.image ?? "";

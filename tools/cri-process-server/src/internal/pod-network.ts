@@ -190,6 +190,22 @@ function routedSubnets(own: ReadonlySet<string>): Promise<Set<string>> {
   });
 }
 
+/** The bridges of `conflist` (the runtime's own, named from its state dir). Pure. */
+export function bridgesOf(conflist: CNIConfList): string[] {
+  return conflist.plugins.flatMap((p) => (p.type === "bridge" && typeof p.bridge === "string" ? [p.bridge] : []));
+}
+
+/** Deletes the given network devices (`ip link del`); missing ones are fine. Never throws. */
+export async function deleteBridges(names: Iterable<string>): Promise<void> {
+  for (const name of new Set(names)) await run("ip", ["link", "del", name]).catch(() => undefined);
+}
+
+/** Unmounts (lazily) and removes a bind-mounted network namespace file; a missing one is fine. */
+export async function unmountNetns(netnsPath: string): Promise<void> {
+  await run("umount", ["-l", netnsPath]).catch(() => undefined);
+  await rm(netnsPath, { force: true });
+}
+
 function addressOf(cidr: string): string {
   return cidr.split("/")[0] ?? "";
 }
@@ -208,16 +224,19 @@ export class PodNetwork {
     private readonly binDir: string,
   ) {
     this.conflist = podConfList(stateDir, "");
+    // The bridge is named from the state dir alone: one a killed run left is this run's to delete.
+    this.noteBridges(this.conflist);
   }
 
   /**
    * Tears down the network namespaces a previous run of this runtime left under `<stateDir>/netns`
-   * (it was killed before it could): CNI DEL with the current conflist, then unmount and remove;
-   * their sandboxes are gone with that run's memory. Never throws.
+   * that no recovered sandbox uses (`keep`: the ids of those that do): a kill in the middle of
+   * RunPodSandbox, or a sandbox whose record is lost. CNI DEL with the current conflist, then
+   * unmount and remove. Never throws.
    */
-  async removeStale(): Promise<void> {
+  async removeStale(keep: ReadonlySet<string> = new Set()): Promise<void> {
     const dir = join(this.stateDir, "netns");
-    const names = await readdir(dir).catch(() => [] as string[]);
+    const names = (await readdir(dir).catch(() => [] as string[])).filter((name) => !keep.has(name));
     await Promise.all(
       names.map(async (name) => {
         // CNI DEL while the namespace still exists (the mount keeps it), so the bridge plugin finds
@@ -295,11 +314,19 @@ export class PodNetwork {
    * subnet's route on the host. Never throws.
    */
   async removeBridges(): Promise<void> {
-    const names = new Set([...this.usedBridges]);
-    for (const name of names) await run("ip", ["link", "del", name]).catch(() => undefined);
+    await deleteBridges(this.usedBridges);
   }
 
   private readonly usedBridges = new Set<string>();
+
+  /** Notes the bridge of a network recovered from a previous run, so that shutdown deletes it too. */
+  noteInUse(network: SandboxNetwork): void {
+    this.noteBridges(network.teardown.conflist);
+  }
+
+  private noteBridges(conflist: CNIConfList): void {
+    for (const b of bridgesOf(conflist)) this.usedBridges.add(b);
+  }
 
   /**
    * CNI DEL (the conflist in reverse order with the cached results, then loopback) and removes the
@@ -313,8 +340,7 @@ export class PodNetwork {
       await runPlugin(this.binDir, "DEL", pluginConfig(conflist, plugin, last, portMappings), args, network.netnsPath, "eth0").catch((err: unknown) => (first ??= err));
     }
     await runPlugin(this.binDir, "DEL", { cniVersion, name: "cni-loopback", type: "loopback" }, args, network.netnsPath, "lo").catch(() => undefined);
-    await run("umount", ["-l", network.netnsPath]).catch(() => undefined);
-    await rm(network.netnsPath, { force: true });
+    await unmountNetns(network.netnsPath);
     if (first !== undefined) throw first;
   }
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Writable } from "node:stream";
-import { mkdir, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { hostname as hostHostname } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { CRIError } from "@skiff/cri-api";
@@ -36,7 +36,8 @@ import type {
   VersionResponse,
 } from "@skiff/cri-api";
 import { nowNs } from "./clock.js";
-import { ContainerProcess, execCommand, killGroup, type EnterPIDNamespace, type ProcessExit } from "./container-process.js";
+import { checkpointVersion, processAlive, processStartTime, readRecord, RecordWriter } from "./checkpoint.js";
+import { AdoptedProcess, ContainerProcess, execCommand, killGroup, type ContainerRunner, type EnterPIDNamespace, type ProcessExit } from "./container-process.js";
 import { bwrapArgs, defaultCapabilities, type BindMount } from "./bwrap.js";
 import { alreadyExists, failedPrecondition, invalidArgument, notFound, unknownError } from "./errors.js";
 import { identityOf, sandboxNotApplied, wrapWithIdentity, type ProcessIdentity } from "./identity.js";
@@ -46,7 +47,7 @@ import { sandboxMounts, writeSandboxFiles, type SandboxFiles } from "./sandbox-f
 import type { Duplex } from "node:stream";
 import { connect as netConnect } from "node:net";
 import { dialInNamespace } from "./netns-dial.js";
-import type { PodNetwork, PortMapping, SandboxNetwork } from "./pod-network.js";
+import { bridgesOf, deleteBridges, unmountNetns, type PodNetwork, type PortMapping, type SandboxNetwork } from "./pod-network.js";
 
 interface Sandbox {
   id: string;
@@ -65,6 +66,10 @@ interface Sandbox {
   network?: SandboxNetwork;
   /** Whether the network namespace is still set up. */
   networkUp?: boolean;
+  /** Writes its record (`<dir>/sandbox.json`). */
+  writer: RecordWriter;
+  /** Removed (RemovePodSandbox): its record is not written any more. */
+  removed?: boolean;
 }
 
 interface Container {
@@ -89,7 +94,11 @@ interface Container {
   message: string;
   starting: boolean;
   removed: boolean;
-  process?: ContainerProcess;
+  process?: ContainerRunner;
+  /** Its main process as found again after a restart: PID, start time, group leader (recorded when started). */
+  processIdentity?: { pid: number; startTime: string; groupPid: number; isolated: boolean };
+  /** Writes its record (`<stateDir>/containers/<id>.json`). */
+  writer: RecordWriter;
   execPids: Set<number>;
   /** The container's cgroups (`<cgroup_parent>/<id>`) when it is placed in them (root, a sandbox cgroup_parent). */
   cgroups?: CgroupDir[];
@@ -137,6 +146,49 @@ export interface ExecSpawnSpec {
 
 const defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
+function bigintOf(v: unknown): bigint {
+  try {
+    return BigInt(typeof v === "string" || typeof v === "number" ? v : 0);
+  } catch {
+    return 0n;
+  }
+}
+
+// The mount points of this mount namespace (`/proc/self/mountinfo` field 5, octal escapes decoded).
+async function mountPoints(): Promise<Set<string>> {
+  const text = await readFile("/proc/self/mountinfo", "utf8").catch(() => "");
+  const out = new Set<string>();
+  for (const line of text.split("\n")) {
+    const field = line.split(" ")[4];
+    if (field) out.add(field.replace(/\\([0-7]{3})/g, (_m, o: string) => String.fromCharCode(Number.parseInt(o, 8))));
+  }
+  return out;
+}
+
+const sandboxStates = new Set(["SANDBOX_READY", "SANDBOX_NOTREADY"]);
+
+// A sandbox from its record; undefined when the record is not usable.
+function sandboxFromRecord(id: string, dir: string, r: Record<string, unknown>, writer: RecordWriter): Sandbox | undefined {
+  const config = r.config as PodSandboxConfig__Output | undefined;
+  if (r.id !== id || !config?.metadata || typeof r.nameKey !== "string" || typeof r.state !== "string" || !sandboxStates.has(r.state)) return undefined;
+  const network = r.network as SandboxNetwork | null | undefined;
+  const files = r.files as SandboxFiles | null | undefined;
+  return {
+    id,
+    nameKey: r.nameKey,
+    config,
+    metadata: config.metadata,
+    state: r.state as PodSandboxState__Output,
+    createdAtNs: bigintOf(r.createdAtNs),
+    runtimeHandler: String(r.runtimeHandler ?? ""),
+    dir,
+    hostNetwork: r.hostNetwork === true,
+    ...(files ? { files } : {}),
+    ...(network?.netnsPath ? { network, networkUp: r.networkUp === true } : {}),
+    writer,
+  };
+}
+
 function newId(): string {
   return randomBytes(32).toString("hex");
 }
@@ -182,8 +234,187 @@ export class RuntimeCore {
   private readonly sandboxes = new Map<string, Sandbox>();
   private readonly containers = new Map<string, Container>();
   private podCidr = "";
+  /** Bridges of pod networks recovered by a run without pod networks: deleted on shutdown. */
+  private readonly leftBridges = new Set<string>();
 
   constructor(private readonly options: RuntimeCoreOptions) {}
+
+  // --- records (what a restart finds again) --------------------------------------------------
+
+  private recordWriter(what: string): RecordWriter {
+    return new RecordWriter((err) => this.options.log(`${what}: failed to write its record: ${err instanceof Error ? err.message : String(err)}`));
+  }
+
+  private containerRecordPath(id: string): string {
+    return join(this.options.stateDir, "containers", `${id}.json`);
+  }
+
+  private saveSandbox(s: Sandbox): Promise<void> {
+    return s.writer.write(join(s.dir, "sandbox.json"), () =>
+      s.removed
+        ? undefined
+        : {
+            version: checkpointVersion,
+            id: s.id,
+            nameKey: s.nameKey,
+            config: s.config,
+            state: s.state,
+            createdAtNs: s.createdAtNs,
+            runtimeHandler: s.runtimeHandler,
+            hostNetwork: s.hostNetwork,
+            files: s.files ?? null,
+            network: s.network ?? null,
+            networkUp: s.networkUp ?? false,
+          },
+    );
+  }
+
+  private saveContainer(c: Container): Promise<void> {
+    return c.writer.write(this.containerRecordPath(c.id), () =>
+      c.removed
+        ? undefined
+        : {
+            version: checkpointVersion,
+            id: c.id,
+            sandboxId: c.sandbox.id,
+            config: c.config,
+            imageId: c.image.id,
+            imageName: c.imageName,
+            argv: c.argv,
+            identity: c.identity,
+            cwd: c.cwd,
+            env: c.env,
+            logPath: c.logPath,
+            state: c.state,
+            createdAtNs: c.createdAtNs,
+            startedAtNs: c.startedAtNs,
+            finishedAtNs: c.finishedAtNs,
+            exitCode: c.exitCode,
+            reason: c.reason,
+            message: c.message,
+            cgroups: c.cgroups ?? null,
+            process: c.processIdentity ?? null,
+          },
+    );
+  }
+
+  /**
+   * Finds the sandboxes and containers a previous run of the runtime on this state dir left (after
+   * a clean stop or a kill), as containerd's CRI plugin recovers its store on start-up:
+   * - a sandbox keeps its recorded state; a READY one whose network namespace is no longer mounted
+   *   becomes NOTREADY;
+   * - a RUNNING container whose main process (PID and start time) is still alive is re-adopted and
+   *   stays RUNNING (its exit is then seen by polling, with exit code 255, reason `Unknown`, as its
+   *   status is not observable: it is no child of this server); one whose process is gone is
+   *   EXITED with exit code 255, reason `Unknown` (containerd's status for a task that went away
+   *   while it was down); CREATED and EXITED containers stay as recorded;
+   * - records that cannot be read, containers of unknown sandboxes and sandbox directories without
+   *   a record (a kill in the middle of RunPodSandbox) are logged and removed.
+   * Returns the ids of the sandboxes whose network namespace is still in use (the others under
+   * `<stateDir>/netns` are torn down by the caller). Never throws.
+   * @see containerd pkg/cri/server/restart.go (recover, loadContainer, loadSandbox), containerd v1.6
+   */
+  async recover(): Promise<Set<string>> {
+    const log = this.options.log;
+    const keepNetns = new Set<string>();
+    const sandboxesDir = join(this.options.stateDir, "sandboxes");
+    const mounted = await mountPoints();
+    for (const id of await readdir(sandboxesDir).catch(() => [] as string[])) {
+      const dir = join(sandboxesDir, id);
+      const record = await readRecord(join(dir, "sandbox.json"));
+      const sandbox = record === undefined || record instanceof Error ? undefined : sandboxFromRecord(id, dir, record, this.recordWriter(`sandbox ${id}`));
+      if (!sandbox) {
+        log(`recover: sandbox ${id}: ${record instanceof Error ? `unusable record (${record.message})` : "no record (the runtime stopped while creating it)"}; removing its directory`);
+        await rm(dir, { recursive: true, force: true });
+        continue;
+      }
+      if (sandbox.network && sandbox.networkUp) {
+        if (mounted.has(sandbox.network.netnsPath)) keepNetns.add(id);
+        else {
+          sandbox.networkUp = false;
+          sandbox.state = "SANDBOX_NOTREADY";
+          log(`recover: sandbox ${id}: its network namespace ${sandbox.network.netnsPath} is gone; the sandbox is NOTREADY`);
+        }
+        if (this.options.podNetwork) this.options.podNetwork.network.noteInUse(sandbox.network);
+        else for (const b of bridgesOf(sandbox.network.teardown.conflist)) this.leftBridges.add(b);
+      }
+      this.sandboxes.set(id, sandbox);
+      await this.saveSandbox(sandbox);
+    }
+    const containersDir = join(this.options.stateDir, "containers");
+    let adopted = 0;
+    let lost = 0;
+    for (const name of await readdir(containersDir).catch(() => [] as string[])) {
+      if (!name.endsWith(".json")) {
+        // A temporary file of a write the kill interrupted.
+        if (name.endsWith(".tmp")) await rm(join(containersDir, name), { force: true });
+        continue;
+      }
+      const id = name.slice(0, -".json".length);
+      const record = await readRecord(join(containersDir, name));
+      const sandbox = record !== undefined && !(record instanceof Error) ? this.sandboxes.get(String(record.sandboxId)) : undefined;
+      const c = sandbox && record !== undefined && !(record instanceof Error) ? this.containerFromRecord(id, sandbox, record) : undefined;
+      if (!c) {
+        const why = record instanceof Error ? `unusable record (${record.message})` : !sandbox ? "its sandbox is gone" : "unusable record";
+        log(`recover: container ${id}: ${why}; removing it`);
+        const cgroups = record !== undefined && !(record instanceof Error) && Array.isArray(record.cgroups) ? (record.cgroups as CgroupDir[]) : undefined;
+        if (cgroups) await removeContainerCgroups(cgroups).catch(() => undefined);
+        await rm(join(containersDir, name), { force: true });
+        continue;
+      }
+      if (c.state === "CONTAINER_RUNNING") {
+        const identity = c.processIdentity;
+        if (identity && (await processAlive(identity))) {
+          c.process = new AdoptedProcess(identity, processAlive);
+          void c.process.exited.then((exit) => this.onExit(c, exit));
+          adopted++;
+        } else {
+          Object.assign(c, { state: "CONTAINER_EXITED", finishedAtNs: nowNs(), exitCode: 255, reason: "Unknown", message: "" });
+          lost++;
+        }
+      }
+      this.containers.set(id, c);
+      await this.saveContainer(c);
+    }
+    if (this.sandboxes.size > 0 || this.containers.size > 0) {
+      log(`recovered ${this.sandboxes.size} sandbox(es) and ${this.containers.size} container(s): ${adopted} running container(s) re-adopted (their output no longer reaches their logs), ${lost} found exited while the runtime was down (exit code 255, reason Unknown)`);
+    }
+    return keepNetns;
+  }
+
+  private containerFromRecord(id: string, sandbox: Sandbox, r: Record<string, unknown>): Container | undefined {
+    const config = r.config as ContainerConfig__Output | undefined;
+    const states = ["CONTAINER_CREATED", "CONTAINER_RUNNING", "CONTAINER_EXITED", "CONTAINER_UNKNOWN"];
+    if (!config?.metadata || typeof r.state !== "string" || !states.includes(r.state) || !Array.isArray(r.argv)) return undefined;
+    const imageId = String(r.imageId ?? "");
+    const image = this.options.images.resolve(imageId) ?? { id: imageId, repoTags: [], repoDigests: [], repository: "" };
+    const proc = r.process as Container["processIdentity"] | null | undefined;
+    return {
+      id,
+      sandbox,
+      config,
+      image,
+      imageName: String(r.imageName ?? imageId),
+      argv: (r.argv as unknown[]).map(String),
+      identity: r.identity as ProcessIdentity,
+      cwd: String(r.cwd ?? "/"),
+      env: (r.env ?? {}) as Record<string, string>,
+      logPath: String(r.logPath ?? ""),
+      state: r.state as ContainerState__Output,
+      createdAtNs: bigintOf(r.createdAtNs),
+      startedAtNs: bigintOf(r.startedAtNs),
+      finishedAtNs: bigintOf(r.finishedAtNs),
+      exitCode: Number(r.exitCode ?? 0),
+      reason: String(r.reason ?? ""),
+      message: String(r.message ?? ""),
+      starting: false,
+      removed: false,
+      execPids: new Set(),
+      ...(Array.isArray(r.cgroups) ? { cgroups: r.cgroups as CgroupDir[] } : {}),
+      ...(proc && typeof proc.pid === "number" && typeof proc.startTime === "string" ? { processIdentity: { pid: proc.pid, startTime: proc.startTime, groupPid: Number(proc.groupPid ?? proc.pid), isolated: proc.isolated === true } } : {}),
+      writer: this.recordWriter(`container ${id}`),
+    };
+  }
 
   version(_req: VersionRequest__Output): VersionResponse {
     return { version: "0.1.0", runtimeName: "skiff-process", runtimeVersion: "0.1.0", runtimeApiVersion: "v1" };
@@ -262,8 +493,10 @@ export class RuntimeCore {
       hostNetwork,
       ...(files ? { files } : {}),
       ...(network ? { network, networkUp: true } : {}),
+      writer: this.recordWriter(`sandbox ${id}`),
     };
     this.sandboxes.set(id, sandbox);
+    await this.saveSandbox(sandbox);
     return { podSandboxId: id };
   }
 
@@ -278,16 +511,24 @@ export class RuntimeCore {
     const sandbox = this.getSandbox("StopPodSandbox", id);
     await Promise.all([...this.containersOf(sandbox)].map((c) => this.kill(c)));
     sandbox.state = "SANDBOX_NOTREADY";
+    await this.saveSandbox(sandbox);
     await this.tearDownNetwork(sandbox, "StopPodSandbox");
   }
 
   // As containerd's StopPodSandbox: the namespace goes with the sandbox's processes (the IP stays
   // in the sandbox's status).
   private async tearDownNetwork(sandbox: Sandbox, method: string): Promise<void> {
-    if (!sandbox.network || !sandbox.networkUp || !this.options.podNetwork) return;
+    if (!sandbox.network || !sandbox.networkUp) return;
     sandbox.networkUp = false;
     try {
-      await this.options.podNetwork.network.tearDown(sandbox.network);
+      if (this.options.podNetwork) await this.options.podNetwork.network.tearDown(sandbox.network);
+      else {
+        // Recovered by a server without pod networks (started with another --network, or without
+        // the plugins): no CNI DEL is possible, but the namespace mount must not stay.
+        this.options.log(`sandbox ${sandbox.id}: pod networks are off in this run, so CNI DEL cannot run for its namespace; unmounting it only`);
+        await unmountNetns(sandbox.network.netnsPath);
+      }
+      await this.saveSandbox(sandbox);
     } catch (err) {
       sandbox.networkUp = true;
       throw unknownError(method, `failed to destroy network for sandbox ${JSON.stringify(sandbox.id)}: ${err instanceof Error ? err.message : String(err)}`, err);
@@ -302,6 +543,8 @@ export class RuntimeCore {
     sandbox.state = "SANDBOX_NOTREADY";
     await this.tearDownNetwork(sandbox, "RemovePodSandbox");
     this.sandboxes.delete(id);
+    sandbox.removed = true;
+    await sandbox.writer.settled();
     await rm(sandbox.dir, { recursive: true, force: true });
   }
 
@@ -353,7 +596,7 @@ export class RuntimeCore {
 
   // --- containers -----------------------------------------------------------------------------
 
-  createContainer(req: CreateContainerRequest__Output): CreateContainerResponse {
+  async createContainer(req: CreateContainerRequest__Output): Promise<CreateContainerResponse> {
     const method = "CreateContainer";
     const config = req.config;
     if (!config) throw invalidArgument(method, "config is required");
@@ -423,7 +666,7 @@ export class RuntimeCore {
     for (const { key, value } of config.envs) if (key) env[key] = value;
     const id = newId();
     if (cgroups) cgroups = containerCgroupDirs(cgroupRoot, cgroupParent, id, config.linux?.resources);
-    this.containers.set(id, {
+    const container: Container = {
       id,
       sandbox,
       config,
@@ -445,7 +688,10 @@ export class RuntimeCore {
       removed: false,
       execPids: new Set(),
       ...(cgroups ? { cgroups } : {}),
-    });
+      writer: this.recordWriter(`container ${id}`),
+    };
+    this.containers.set(id, container);
+    await this.saveContainer(container);
     return { containerId: id };
   }
 
@@ -485,13 +731,17 @@ export class RuntimeCore {
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       Object.assign(c, { starting: false, state: "CONTAINER_EXITED", startedAtNs, finishedAtNs: nowNs(), exitCode: 128, reason: "StartError", message });
+      await this.saveContainer(c);
       throw unknownError(method, `failed to start container ${id}: ${message}`, err);
     }
     c.starting = false;
     c.process = proc;
     c.startedAtNs = startedAtNs;
     c.state = "CONTAINER_RUNNING";
+    const startTime = await processStartTime(proc.pid);
+    if (startTime !== undefined) c.processIdentity = { pid: proc.pid, startTime, groupPid: proc.groupPid, isolated: proc.pid !== proc.groupPid };
     void proc.exited.then((exit) => this.onExit(c, exit));
+    await this.saveContainer(c);
     if (c.removed) {
       proc.signal("SIGKILL");
       throw notFound(method, `container ${id} was removed while starting`);
@@ -574,8 +824,10 @@ export class RuntimeCore {
     c.state = "CONTAINER_EXITED";
     c.finishedAtNs = exit.finishedAtNs;
     c.exitCode = exit.exitCode;
-    c.reason = exit.exitCode === 0 ? "Completed" : "Error";
+    // As containerd for a task lost while it was down: exit code 255, reason "Unknown".
+    c.reason = exit.unknown ? "Unknown" : exit.exitCode === 0 ? "Completed" : "Error";
     c.message = exit.signal ? `killed by ${exit.signal}` : "";
+    void this.saveContainer(c);
   }
 
   async stopContainer(id: string, timeout: string | number): Promise<void> {
@@ -616,6 +868,7 @@ export class RuntimeCore {
     this.containers.delete(id);
     await this.kill(c);
     if (c.cgroups) await removeContainerCgroups(c.cgroups);
+    await c.writer.remove(this.containerRecordPath(id));
   }
 
   /**
@@ -795,14 +1048,24 @@ export class RuntimeCore {
     });
   }
 
-  /** Kills every container (and exec) process and waits for them, then tears the pod networks and the runtime's bridge down; used on shutdown. */
+  /**
+   * Kills every container (and exec) process and waits for them, then tears the pod networks and
+   * the runtime's bridge down; used on shutdown. The records stay: a later start on this state dir
+   * finds the containers EXITED (with their exit codes) and the sandboxes NOTREADY.
+   */
   async killAll(): Promise<void> {
     await Promise.all([...this.containers.values()].map((c) => this.kill(c)));
+    for (const s of this.sandboxes.values()) {
+      s.state = "SANDBOX_NOTREADY";
+      void this.saveSandbox(s);
+    }
     // In parallel: a supervisor's grace period (SIGTERM, then SIGKILL) must not run out here.
     await Promise.all(
       [...this.sandboxes.values()].map((s) => this.tearDownNetwork(s, "Shutdown").catch((err: unknown) => this.options.log(`sandbox ${s.id}: ${err instanceof Error ? err.message : String(err)}`))),
     );
     await this.options.podNetwork?.network.removeBridges();
+    await deleteBridges(this.leftBridges);
+    await Promise.all([...[...this.containers.values()].map((c) => c.writer.settled()), ...[...this.sandboxes.values()].map((s) => s.writer.settled())]);
   }
 
   get containerCount(): number {
