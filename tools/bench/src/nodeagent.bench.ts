@@ -31,7 +31,10 @@
  * latency pair on a private containerd (tools/containerd/setup.sh; root); SKIFF_BENCH_NODEAGENT_BIN
  * runs another built entry point (e.g. a bundle) instead; SKIFF_BENCH_NODEAGENT_ONLY=forward runs
  * only the port-forward cluster (issue 18's throughput pairs and kubectl exec),
- * SKIFF_BENCH_NODEAGENT_ONLY=stats only the N pods, `/stats/summary` and idle CPU (issue 19).
+ * SKIFF_BENCH_NODEAGENT_ONLY=stats only the N pods, `/stats/summary` and idle CPU (issue 19),
+ * SKIFF_BENCH_NODEAGENT_ONLY=latency only the pod start latency pairs (issue 16);
+ * SKIFF_BENCH_TRACE_DIR=<dir> has each agent write its trace spans (SKIFF_TRACE_FILE) to
+ * `<dir>/<node name>.jsonl`.
  */
 import { spawn, spawnSync } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
@@ -164,7 +167,8 @@ async function startAgent(dir: string, nodeName: string, endpoint: string, extra
       ...(process.getuid?.() === 0 ? [] : ["--cgroups-per-qos=false", "--enforce-node-allocatable="]),
       ...extra,
     ],
-    { cwd: repoRoot, stdio: ["ignore", "ignore", "pipe"] },
+    // SKIFF_BENCH_TRACE_DIR=<dir>: each agent writes its trace spans to <dir>/<node name>.jsonl.
+    { cwd: repoRoot, stdio: ["ignore", "ignore", "pipe"], env: process.env["SKIFF_BENCH_TRACE_DIR"] ? { ...process.env, SKIFF_TRACE_FILE: join(process.env["SKIFF_BENCH_TRACE_DIR"], `${nodeName}.jsonl`) } : process.env },
   );
   let err = "";
   proc.stderr?.on("data", (d: Buffer) => (err += d.toString()));
@@ -653,6 +657,15 @@ export default async function nodeagentBench(): Promise<BenchRow[]> {
   if (process.env["SKIFF_BENCH_NODEAGENT_ONLY"] === "forward") {
     try {
       return await portForwardRows(dir);
+    } finally {
+      removeBenchDir(dir);
+    }
+  }
+  if (process.env["SKIFF_BENCH_NODEAGENT_ONLY"] === "latency") {
+    // Only issue 16's pod start latency pairs (cgroups and managers on vs off).
+    try {
+      const suffix = Math.random().toString(36).slice(2, 8);
+      return [...(await podStartLatencyRows(dir, suffix, "the process runtime")), ...(await containerdLatencyRows(dir, suffix))];
     } finally {
       removeBenchDir(dir);
     }

@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync, realpathSync, statfsSync, statSy
 import type { Dirent } from "node:fs";
 import { mkdir, readdir, readFile, rm, rmdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { agentTracer } from "../internal/trace.js";
 import { hugePageSizes, hugePageUnitSize, readMachineHugePages } from "./hugepages.js";
 
 /**
@@ -221,6 +222,7 @@ export class CgroupManager {
       const created = await Promise.allSettled(
         this.#hierarchies.map(async (h) => {
           const isCpuset = this.#subsystems.get("cpuset") === h;
+          const t0 = agentTracer.now();
           for (let i = 1; i <= name.length; i++) {
             const dir = join(h, ...name.slice(0, i));
             if (!existsSync(dir)) {
@@ -230,6 +232,7 @@ export class CgroupManager {
             }
             if (isCpuset) await this.#copyCpuset(join(h, ...name.slice(0, i - 1)), dir);
           }
+          agentTracer.record("cgroup-mkdir", t0, agentTracer.now(), { attrs: { hierarchy: h } });
         }),
       );
       const failed = created.find((r): r is PromiseRejectedResult => r.status === "rejected");
@@ -294,7 +297,9 @@ export class CgroupManager {
     // On v2 every subsystem is the same directory: one queue keeps the order 1.23 writes in.
     const groups = this.version === "v2" ? [[...queues].flatMap(([sub, q]) => q.map(([f, v]) => [sub, f, v] as const))] : [...queues].map(([sub, q]) => q.map(([f, v]) => [sub, f, v] as const));
     const results = await Promise.allSettled(groups.map(async (g) => {
+      const t0 = agentTracer.now();
       for (const [sub, f, v] of g) await flush(sub, [[f, v]]);
+      agentTracer.record("cgroup-write", t0, agentTracer.now(), { attrs: { files: g.map(([, f]) => f).join(",") } });
     }));
     const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
     if (failed) throw failed.reason;
