@@ -31,7 +31,10 @@
  * latency pair on a private containerd (tools/containerd/setup.sh; root); SKIFF_BENCH_NODEAGENT_BIN
  * runs another built entry point (e.g. a bundle) instead; SKIFF_BENCH_NODEAGENT_ONLY=forward runs
  * only the port-forward cluster (issue 18's throughput pairs and kubectl exec),
- * SKIFF_BENCH_NODEAGENT_ONLY=stats only the N pods, `/stats/summary` and idle CPU (issue 19).
+ * SKIFF_BENCH_NODEAGENT_ONLY=stats only the N pods, `/stats/summary` and idle CPU (issue 19),
+ * SKIFF_BENCH_NODEAGENT_ONLY=latency only the pod start latency pairs (issue 16);
+ * SKIFF_BENCH_TRACE_DIR=<dir> has each agent write its trace spans (SKIFF_TRACE_FILE) to
+ * `<dir>/<node name>.jsonl`.
  */
 import { spawn, spawnSync } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
@@ -164,7 +167,8 @@ async function startAgent(dir: string, nodeName: string, endpoint: string, extra
       ...(process.getuid?.() === 0 ? [] : ["--cgroups-per-qos=false", "--enforce-node-allocatable="]),
       ...extra,
     ],
-    { cwd: repoRoot, stdio: ["ignore", "ignore", "pipe"] },
+    // SKIFF_BENCH_TRACE_DIR=<dir>: each agent writes its trace spans to <dir>/<node name>.jsonl.
+    { cwd: repoRoot, stdio: ["ignore", "ignore", "pipe"], env: process.env["SKIFF_BENCH_TRACE_DIR"] ? { ...process.env, SKIFF_TRACE_FILE: join(process.env["SKIFF_BENCH_TRACE_DIR"], `${nodeName}.jsonl`) } : process.env },
   );
   let err = "";
   proc.stderr?.on("data", (d: Buffer) => (err += d.toString()));
@@ -465,6 +469,15 @@ async function execRows(a: Agent, nodeName: string): Promise<BenchRow[]> {
   ];
 }
 
+/** `kubelet_runtime_operations_total` by operation from the agent's `/metrics`; undefined when it does not answer. */
+async function runtimeOperations(a: Agent): Promise<Map<string, number> | undefined> {
+  const r = await httpGet(a.readOnlyPort, "/metrics").catch(() => undefined);
+  if (r?.status !== 200) return undefined;
+  const out = new Map<string, number>();
+  for (const m of r.body.matchAll(/^kubelet_runtime_operations_total\{operation_type="([^"]+)"\} (\S+)$/gm)) out.set(m[1] ?? "", Number(m[2]));
+  return out;
+}
+
 /** Issue 19: `/stats/summary` time beside `/healthz` on the same port, and CPU at idle. */
 async function statsRows(a: Agent, pods: number): Promise<BenchRow[]> {
   const probe = await httpGet(a.readOnlyPort, "/stats/summary");
@@ -498,16 +511,26 @@ async function statsRows(a: Agent, pods: number): Promise<BenchRow[]> {
   const pid = a.proc.pid ?? 0;
   const hz = clockTicks();
   await new Promise((r) => setTimeout(r, 2_000));
+  const ops0 = await runtimeOperations(a);
   const c0 = cpuSeconds(pid, hz);
   const t0 = nowMs();
   await new Promise((r) => setTimeout(r, idleSeconds * 1000));
   const cpuPct = ((cpuSeconds(pid, hz) - c0) / ((nowMs() - t0) / 1000)) * 100;
+  const idleS = (nowMs() - t0) / 1000;
+  const ops1 = await runtimeOperations(a);
   rows.push({
     what: `CPU at idle, ${String(pods)} pods, over ${String(idleSeconds)} s`,
     value: cpuPct,
     unit: "% of 1 core",
     note: `/proc/<pid>/stat utime+stime; no requests; ${(cpuPct / 2).toFixed(2)}× the target; target < 2 %: ${met(cpuPct < 2)}`,
   });
+  if (ops0 !== undefined && ops1 !== undefined) {
+    // The CRI calls the agent's loops make at idle (kubelet_runtime_operations_total): a figure the machine's load does not move.
+    const per10s = (op: string) => (((ops1.get(op) ?? 0) - (ops0.get(op) ?? 0)) * 10) / idleS;
+    const listed = ["list_podsandbox", "list_containers", "list_container_stats", "image_fs_info"].map((op) => `${op} ${per10s(op).toFixed(1)}`).join(", ");
+    const total = [...ops1.keys()].reduce((n, op) => n + per10s(op), 0);
+    rows.push({ what: `CRI calls at idle, ${String(pods)} pods, per 10 s`, value: total, unit: "calls", note: `kubelet_runtime_operations_total over the idle window; ${listed}; informative` });
+  }
   return rows;
 }
 
@@ -653,6 +676,15 @@ export default async function nodeagentBench(): Promise<BenchRow[]> {
   if (process.env["SKIFF_BENCH_NODEAGENT_ONLY"] === "forward") {
     try {
       return await portForwardRows(dir);
+    } finally {
+      removeBenchDir(dir);
+    }
+  }
+  if (process.env["SKIFF_BENCH_NODEAGENT_ONLY"] === "latency") {
+    // Only issue 16's pod start latency pairs (cgroups and managers on vs off).
+    try {
+      const suffix = Math.random().toString(36).slice(2, 8);
+      return [...(await podStartLatencyRows(dir, suffix, "the process runtime")), ...(await containerdLatencyRows(dir, suffix))];
     } finally {
       removeBenchDir(dir);
     }

@@ -81,6 +81,32 @@ describe.skipIf(!isRoot)("process runtime cgroups (root)", () => {
     await waitFor("cgroups removed", async () => (existsSync(dirOf("cpu", parent, id)) ? undefined : true), 10_000);
   });
 
+  it("with namespaces (bubblewrap), puts bubblewrap and the container's process in <cgroup_parent>/<id> in every hierarchy", async () => {
+    const iso = await startProcessRuntime({ socketPath: join(workDir, "iso.sock"), stateDir: join(workDir, "iso-state"), isolation: "namespaces", network: "host" });
+    try {
+      const irt = createRuntimeClient({ endpoint: iso.endpoint, timeoutMs: 30_000 });
+      const image = (await createImageClient({ endpoint: iso.endpoint, timeoutMs: 30_000 }).pullImage({ image: { image: "busybox:1.36" } })).imageRef;
+      const sandboxConfig = { metadata: { name: "iso", uid: "iso-uid", namespace: "default", attempt: 0 }, logDirectory: join(workDir, "iso"), linux: { cgroupParent: `/${parent}` } };
+      const sandbox = (await irt.runPodSandbox({ config: sandboxConfig })).podSandboxId;
+      const id = (await irt.createContainer({ podSandboxId: sandbox, sandboxConfig, config: { metadata: { name: "c", attempt: 0 }, image: { image }, command: ["sleep", "60"], linux: { resources: { cpuShares: "256", memoryLimitInBytes: String(32 * 1024 * 1024) } } } })).containerId;
+      await irt.startContainer({ containerId: id });
+      const pid = Number(JSON.parse((await irt.containerStatus({ containerId: id, verbose: true })).info.info ?? "{}").pid ?? 0);
+      expect(pid).toBeGreaterThan(0);
+      // bubblewrap: the parent of the container's process in the host's PID namespace.
+      const bwrap = Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ")[1]);
+      for (const p of [pid, bwrap]) {
+        const lines = readFileSync(`/proc/${p}/cgroup`, "utf8").split("\n");
+        const want = v2 ? [/^0::/] : [/:(cpu,cpuacct|cpu|cpuacct,cpu):/, /:memory:/, /:cpuset:/, /:pids:/];
+        for (const re of want) expect(lines.find((l) => re.test(l))?.split(":")[2], `${String(p)} ${String(re)}`).toBe(`/${parent}/${id}`);
+      }
+      await irt.stopPodSandbox({ podSandboxId: sandbox });
+      await irt.removePodSandbox({ podSandboxId: sandbox });
+      await waitFor("cgroups removed", async () => (existsSync(dirOf("cpu", parent, id)) ? undefined : true), 10_000);
+    } finally {
+      await iso.stop();
+    }
+  });
+
   it("without a cgroup_parent places nothing and refuses UpdateContainerResources saying why", async () => {
     const { sandbox, id } = await run("loose", "", { cpuShares: "512" });
     const err = await rt.updateContainerResources({ containerId: id, linux: { cpusetCpus: "0" } }).then(() => undefined, (e: unknown) => e as Error);

@@ -7,7 +7,8 @@
  *   pkg/kubelet/cm/{cpumanager,memorymanager}/state/state_checkpoint.go in kubernetes/kubernetes v1.23
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { basename, dirname } from "node:path";
+import { agentTracer } from "../internal/trace.js";
 
 /** What {@link restoreCheckpoint} needs to know about one manager's checkpoint. */
 export interface CheckpointFile<S extends { readonly policyName: string }> {
@@ -48,10 +49,12 @@ export function restoreCheckpoint<S extends { readonly policyName: string }>(f: 
 
 /** Writes a checkpoint's text atomically (temp file + rename, mode 0644), creating its directory. */
 export function writeCheckpoint(path: string, text: string): void {
+  const t0 = agentTracer.now();
   mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.tmp-${process.pid}`;
   writeFileSync(tmp, text, { mode: 0o644 });
   renameSync(tmp, path);
+  agentTracer.record("checkpoint-write", t0, agentTracer.now(), { attrs: { file: basename(path) } });
 }
 
 /**

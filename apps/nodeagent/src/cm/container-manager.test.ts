@@ -131,8 +131,13 @@ describe("ContainerManager on cgroup v1 (fake root)", () => {
     expect(existsSync(join(root, "cpu/kubepods/burstable/podb1"))).toBe(false);
     expect(existsSync(join(root, "memory/kubepods/burstable/podb1"))).toBe(false);
     expect(existsSync(join(root, "unified/kubepods/burstable/podb1"))).toBe(false);
+    // Another agent's pod cgroup on the same host is not this manager's to remove.
+    mkdirSync(join(root, "cpu/kubepods/besteffort/podforeign"), { recursive: true });
     await cm.cleanupOrphans(new Set(["g1"]));
-    expect((await cm.podCgroupUIDs()).sort()).toEqual(["g1"]);
+    expect((await cm.podCgroupUIDs()).sort()).toEqual(["foreign", "g1"]);
+    // A removed orphan is not looked at again: a later pass still leaves the foreign one alone.
+    await cm.cleanupOrphans(new Set([]));
+    expect((await cm.podCgroupUIDs()).sort()).toEqual(["foreign"]);
   });
 
   it("writes the QoS cgroups at a pod start only when the active pods change them (housekeeping always rewrites them)", async () => {

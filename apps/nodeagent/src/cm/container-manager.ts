@@ -8,6 +8,7 @@ import { SystemContainers, type SystemContainersOptions } from "./system-contain
 import { TopologyManager } from "./topologymanager/index.js";
 import { cgroupConfigOf, cgroupMilliCPUToShares, resourceConfigForPod } from "./helpers.js";
 import { hugePageSizeOfResource } from "./hugepages.js";
+import { agentTracer } from "../internal/trace.js";
 
 /** The node's capacity as the container manager sees it (the kubelet's `internalCapacity`). */
 export interface NodeCapacity {
@@ -418,7 +419,9 @@ export class ContainerManager {
     if (!cgroups || !name) return;
     this.#owned.add(pod.metadata?.uid ?? "");
     if (cgroups.exists(name)) return;
+    const tq = agentTracer.now();
     await this.#updateQOSCgroupsIfChanged(activePods).catch((err: unknown) => this.#log(`Failed to update QoS cgroups while syncing pod: ${(err as Error).message}`, 2));
+    agentTracer.record("qos-update", tq, agentTracer.now(), { uid: pod.metadata?.uid ?? "" });
     const rc = resourceConfigForPod(pod, { enforceCPULimits: this.#o.cpuCFSQuota, cpuPeriodUs: this.#o.cpuCFSQuotaPeriodUs, customCPUCFSQuotaPeriod: this.#o.customCPUCFSQuotaPeriod });
     if (this.#o.podPidsLimit > 0) rc.pidsLimit = BigInt(this.#o.podPidsLimit);
     try {
@@ -456,12 +459,14 @@ export class ContainerManager {
 
   /**
    * Removes the cgroups of pods not in `activeUIDs` (pods gone or terminated) among those this
-   * manager created or synced; a busy one is logged and tried again at the next call.
+   * manager created or synced; a busy one is logged and tried again at the next call. Only those
+   * pods are looked at (no listing of the QoS cgroups' children: on v1 that is every hierarchy's
+   * directory, with every pod cgroup of the host in it, every housekeeping period).
    * @see pkg/kubelet/kubelet_pods.go (cleanupOrphanedPodCgroups) in kubernetes/kubernetes v1.23
    */
   async cleanupOrphans(activeUIDs: ReadonlySet<string>): Promise<void> {
-    for (const uid of await this.podCgroupUIDs()) {
-      if (activeUIDs.has(uid) || !this.#owned.has(uid)) continue;
+    for (const uid of [...this.#owned].sort()) {
+      if (activeUIDs.has(uid)) continue;
       await this.removePod(uid).then(
         () => this.#owned.delete(uid),
         (err: unknown) => {

@@ -50,8 +50,12 @@ export interface EvictionManagerOptions {
   readonly pressureTransitionPeriodMs: number;
   /** `--eviction-max-pod-grace-period` (seconds) for soft evictions; negative: the pod's own grace period. */
   readonly maxPodGracePeriodSeconds: number;
-  /** A fresh stats summary (the stats provider's `summary(false)`: memory and fs read now, CPU rates of its last housekeeping). */
-  readonly summary: () => Promise<Summary>;
+  /**
+   * A fresh stats summary (the stats provider's `summary(false, { updateStats })`: memory and fs
+   * read now). Called with `updateStats` true, as 1.23's `summaryProvider.Get(ctx, true)`: the
+   * provider may take its periodic CPU sample from this pass's CRI listing.
+   */
+  readonly summary: (updateStats: boolean) => Promise<Summary>;
   /** Whether the image fs is a device of its own (decides which reclaim and ranking a disk signal gets). */
   readonly hasDedicatedImageFs: () => Promise<boolean>;
   /** Admitted pods that are not finished (the eviction candidates). */
@@ -103,7 +107,7 @@ const podName = (p: Pod) => `${p.metadata?.namespace ?? ""}/${p.metadata?.name ?
  * @example
  * ```ts
  * const m = new EvictionManager({ thresholds: parseThresholdConfig(config), pressureTransitionPeriodMs: 300_000,
- *   maxPodGracePeriodSeconds: 0, summary: () => stats.summary(false), hasDedicatedImageFs: () => stats.hasDedicatedImageFs(),
+ *   maxPodGracePeriodSeconds: 0, summary: (updateStats) => stats.summary(false, { updateStats }), hasDedicatedImageFs: () => stats.hasDedicatedImageFs(),
  *   activePods: () => runtime.activePods(), evictPod: (pod, grace, message) => runtime.evictPod(pod, grace, message), log });
  * m.start();
  * m.admit(pod); // { admit: false, reason: "Evicted", message: "The node had condition: [MemoryPressure]. " } under memory pressure
@@ -223,7 +227,7 @@ export class EvictionManager {
     const activePods = this.o.activePods();
     let summary: Summary;
     try {
-      summary = await this.o.summary();
+      summary = await this.o.summary(true);
     } catch (err) {
       this.o.log(`Eviction manager: failed to get summary stats: ${err instanceof Error ? err.message : String(err)}`);
       return [];
@@ -335,7 +339,7 @@ export class EvictionManager {
     if (funcs.length === 0) return false;
     let summary: Summary;
     try {
-      summary = await this.o.summary();
+      summary = await this.o.summary(true);
     } catch (err) {
       this.o.log(`Eviction manager: failed to get summary stats after resource reclaim: ${err instanceof Error ? err.message : String(err)}`);
       return false;

@@ -255,8 +255,10 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     }
     if (pod.metadata?.deletionTimestamp) prober.stopLivenessAndStartup(uid);
     if (podCgroups && !pod.metadata?.deletionTimestamp) {
+      const tc = agentTracer.now();
       try {
         await podCgroups.ensurePod(pod, activePods());
+        agentTracer.record("pod-cgroup", tc, agentTracer.now(), { uid });
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         recordEvent(pod, "Warning", "FailedToCreatePodContainer", `unable to ensure pod container exists: ${message}`);
@@ -444,7 +446,10 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       }
       if (isNew) {
         statuses.set(pod, { phase: "Pending", hostIP, conditions: [{ type: "PodScheduled", status: "True" }] });
-        if (!admit(pod)) continue;
+        const ta = agentTracer.now();
+        const admitted = admit(pod);
+        agentTracer.record("admission", ta, agentTracer.now(), { uid, attrs: { admitted } });
+        if (!admitted) continue;
       }
       if (rejected.has(uid)) continue;
       workers.updatePod(pod);

@@ -6,6 +6,7 @@
  * @see pkg/kubelet/metrics/metrics.go, pkg/kubelet/prober/prober_manager.go (ProberResults) in kubernetes/kubernetes v1.23
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { agentTracer } from "../internal/trace.js";
 
 /** Buckets of `kubelet_runtime_operations_duration_seconds`: exponential from 5 ms, factor 2.5, 14 buckets (1.23). */
 export const runtimeOperationBuckets: readonly number[] = Object.freeze(Array.from({ length: 14 }, (_, i) => 0.005 * 2.5 ** i));
@@ -147,9 +148,11 @@ export function instrumentCRIClient<T extends object>(client: T, metrics: AgentM
     const op = operationName(name);
     out[name] = async (...args: unknown[]) => {
       const start = performance.now();
+      const traced = agentTracer.enabled ? agentTracer.now() : 0;
       try {
         const r: unknown = await (fn as (...a: unknown[]) => Promise<unknown>).apply(client, args);
         metrics.recordRuntimeOperation(op, (performance.now() - start) / 1000, false);
+        if (agentTracer.enabled) agentTracer.record("cri", traced, agentTracer.now(), { attrs: { op: name } });
         return r;
       } catch (err) {
         metrics.recordRuntimeOperation(op, (performance.now() - start) / 1000, true);

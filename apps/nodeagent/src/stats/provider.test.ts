@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { CRIError } from "@skiff/cri-api";
 import type { ImageClient, RuntimeClient } from "@skiff/cri-api";
 import type { Summary } from "./types.js";
@@ -203,6 +203,48 @@ describe("StatsProvider CPU rates (usageNanoCores)", () => {
     expect(late.app).toBe(expected(10_000, 24_040));
     expect(late.node).toBe(expected(10_000, 23_000));
     for (const v of Object.values(late)) expect(Math.abs((v ?? 0) - 5e8) / 5e8).toBeLessThan(0.01);
+  });
+
+  it("takes the period's sample from the eviction manager's summary (updateStats, as 1.23's Get(ctx, true)), never twice within half a period, and the housekeeping lists the runtime only when no such summary came", async () => {
+    vi.useFakeTimers({ now: t0, toFake: ["setTimeout", "clearTimeout", "Date"] });
+    try {
+      writeHost(0);
+      const cri = cfsCRI(() => Date.now(), () => 0);
+      let listings = 0;
+      const list = cri.runtime.listContainers.bind(cri.runtime);
+      (cri.runtime as { listContainers: unknown }).listContainers = (...a: Parameters<RuntimeClient["listContainers"]>) => {
+        listings++;
+        return list(...a);
+      };
+      const p = new StatsProvider({ nodeName: "n1", rootDir: join(root, "root"), cri, hostPaths: paths, systemCgroups: { kubelet: "/agent" } });
+      const rates = (s: Summary) => ({ app: s.pods[0]?.containers.find((c) => c.name === "app")?.cpu?.usageNanoCores, node: s.node.cpu?.usageNanoCores, agent: s.node.systemContainers?.find((c) => c.name === "kubelet")?.cpu?.usageNanoCores });
+      p.start(10_000);
+      await vi.advanceTimersByTimeAsync(0);
+      expect(listings).toBe(1);
+      // Each eviction pass, 10 s apart: it is the sample (the rate up to now); the housekeeping lists nothing of its own.
+      for (let i = 1; i <= 3; i++) {
+        await vi.advanceTimersByTimeAsync(10_000 - (i === 1 ? 0 : 20));
+        writeHost(Date.now() - t0);
+        expect(rates(await p.summary(false, { updateStats: true }))).toEqual({ app: 5e8, node: 5e8, agent: 5e8 });
+        expect(listings).toBe(1 + i);
+        // The same pass's second summary 20 ms later (after a node-level reclaim): no shorter window.
+        await vi.advanceTimersByTimeAsync(20);
+        writeHost(Date.now() - t0);
+        expect(rates(await p.summary(false, { updateStats: true }))).toEqual({ app: 5e8, node: 5e8, agent: 5e8 });
+        listings--; // that summary's own listing is not a housekeeping's
+      }
+      // No eviction pass any more: the housekeeping samples a period and its grace after the last sample.
+      await vi.advanceTimersByTimeAsync(11_400);
+      expect(listings).toBe(4);
+      writeHost(Date.now() - t0);
+      await vi.advanceTimersByTimeAsync(200);
+      expect(listings).toBe(5);
+      p.stop();
+      await vi.advanceTimersByTimeAsync(60_000);
+      expect(listings).toBe(5);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("reads a pod's network and task count once per housekeeping period (cadvisor's cache in 1.23), not on every summary", async () => {

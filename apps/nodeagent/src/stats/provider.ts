@@ -15,7 +15,7 @@
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { isCRIError } from "@skiff/cri-api";
-import type { Container__Output, ContainerStats__Output, ImageClient, ListContainerStatsResponse__Output, PodSandbox__Output, RuntimeClient } from "@skiff/cri-api";
+import type { Container__Output, ContainerStats__Output, ImageClient, ImageFsInfoResponse__Output, ListContainerStatsResponse__Output, PodSandbox__Output, RuntimeClient } from "@skiff/cri-api";
 import { buildPodLogsDirectory } from "../pods/logs.js";
 import { CpuUsageCache } from "./cpu-usage-cache.js";
 import { defaultHostPaths, detectCgroupVersion, readCgroupProcessCount, readCgroupUsage, readDirUsageTreeSync, readFsUsage, readMemInfo, readNetDev, readPidLimits, readProcessNetDev, readProcStat, readProcStatSync, readProcessCgroup } from "./host.js";
@@ -189,6 +189,9 @@ export class StatsProvider {
    */
   private readonly housekept = new Map<string, { atMs: number; value: Promise<unknown> }>();
   private housekeepingMs = 10_000;
+  /** When the last CPU sample was taken (by the housekeeping or a summary with `updateStats`). */
+  private lastSampleMs: number | undefined;
+  private running = false;
 
   constructor(private readonly o: StatsProviderOptions) {
     this.paths = o.hostPaths ?? defaultHostPaths;
@@ -197,21 +200,38 @@ export class StatsProvider {
   }
 
   /**
-   * Housekeeping every `periodMs`: {@link sampleCPU}. Errors (runtime down) are skipped silently:
-   * the next tick tries again. @defaultValue 10 s
+   * Housekeeping: {@link sampleCPU} now, then whenever no sample was taken for `periodMs` plus a
+   * grace of a quarter period (at most 1.5 s). A summary with `updateStats` (the eviction manager's,
+   * every 10 s, as 1.23's `Get(ctx, updateStats=true)`) is a sample and puts the housekeeping off:
+   * while the eviction manager runs, one CRI listing per period serves both. Errors (runtime
+   * down) are skipped silently: the next tick tries again. @defaultValue 10 s
    */
   start(periodMs = 10_000): void {
-    if (this.sampler) return;
+    if (this.running) return;
+    this.running = true;
     this.housekeepingMs = periodMs;
-    const tick = () => void this.sampleCPU().catch(() => undefined);
-    tick();
-    this.sampler = setInterval(tick, periodMs);
-    this.sampler.unref();
+    void this.sampleCPU().catch(() => undefined);
   }
 
   stop(): void {
-    clearInterval(this.sampler);
+    this.running = false;
+    clearTimeout(this.sampler);
     this.sampler = undefined;
+  }
+
+  // A sample was taken now: the housekeeping's next one is due a period (plus grace) from now.
+  private sampled(): void {
+    this.lastSampleMs = this.now();
+    clearTimeout(this.sampler);
+    if (!this.running) return;
+    this.sampler = setTimeout(() => void this.sampleCPU().catch(() => undefined), this.housekeepingMs + Math.min(1_500, this.housekeepingMs / 4));
+    this.sampler.unref();
+  }
+
+  // Whether a summary asked to update the stats takes a CPU sample: not within half a period of
+  // the last one (a window shorter than a CFS period skews the rate; see sampleCPU).
+  private sampleDue(): boolean {
+    return this.lastSampleMs === undefined || this.now() - this.lastSampleMs >= this.housekeepingMs / 2;
   }
 
   /**
@@ -226,6 +246,7 @@ export class StatsProvider {
    * @see pkg/kubelet/stats/cri_stats_provider.go (ListPodStatsAndUpdateCPUNanoCoreUsage) in kubernetes/kubernetes v1.23
    */
   async sampleCPU(): Promise<void> {
+    this.sampled();
     await Promise.all([this.nodeCPUAndMemory(true), this.podStats(true, true), this.systemContainerStats(true)]);
     this.cpuCache.cleanup();
   }
@@ -280,16 +301,25 @@ export class StatsProvider {
   /**
    * The whole summary, or its CPU-and-memory subset (`?only_cpu_and_memory=true`). Memory, fs and
    * cumulative CPU are read fresh; `usageNanoCores` is the rate between the last two
-   * housekeeping samples ({@link sampleCPU}): no caller of the summary moves that window (the
-   * eviction manager included).
+   * samples ({@link sampleCPU}). `updateStats` (1.23's `Get(ctx, updateStats)`, the eviction
+   * manager's pass) makes this summary the period's CPU sample when the last one is at least half a
+   * period old (then `usageNanoCores` is the rate up to now and the housekeeping's next sample is
+   * put off a period); otherwise no caller of the summary moves that window.
+   * @see pkg/kubelet/server/stats/summary.go (Get) in kubernetes/kubernetes v1.23
    */
-  async summary(onlyCpuAndMemory: boolean): Promise<Summary> {
+  async summary(onlyCpuAndMemory: boolean, opts: { readonly updateStats?: boolean } = {}): Promise<Summary> {
+    const updateCpu = opts.updateStats === true && this.sampleDue();
+    if (updateCpu) this.sampled();
+    // One ImageFsInfo call serves the containers' rootfs capacity and the node's image fs.
+    const imageFsInfo = onlyCpuAndMemory ? undefined : this.o.cri.images.imageFsInfo({});
+    imageFsInfo?.catch(() => undefined);
     const [nodeCpuMem, pods, bootTime, systemContainers] = await Promise.all([
-      this.nodeCPUAndMemory(false),
-      onlyCpuAndMemory ? this.listPodCPUAndMemoryStats() : this.listPodStats(),
+      this.nodeCPUAndMemory(updateCpu),
+      this.podStats(updateCpu, onlyCpuAndMemory, imageFsInfo),
       readProcStat(this.paths).then((s) => s.bootTimeSeconds),
-      this.systemContainerStats(false),
+      this.systemContainerStats(updateCpu),
     ]);
+    if (updateCpu) this.cpuCache.cleanup();
     const podsContainer = this.podsSystemContainer(pods, nodeCpuMem.memory?.time);
     if (podsContainer) systemContainers.push(podsContainer);
     const node: NodeStats = {
@@ -300,7 +330,7 @@ export class StatsProvider {
       ...(nodeCpuMem.memory ? { memory: nodeCpuMem.memory } : {}),
     };
     if (!onlyCpuAndMemory) {
-      const [network, fs, imageFs, rlimit] = await Promise.all([this.nodeNetworkStats(), this.rootFsStats(), this.imageFsStats(), this.rlimitStats()]);
+      const [network, fs, imageFs, rlimit] = await Promise.all([this.nodeNetworkStats(), this.rootFsStats(), this.imageFsStats(imageFsInfo), this.rlimitStats()]);
       if (network) node.network = network;
       if (fs) node.fs = fs;
       node.runtime = imageFs ? { imageFs } : {};
@@ -356,9 +386,9 @@ export class StatsProvider {
    * available and inodes from `statfs` of its mountpoint. A runtime without `ImageFsInfo` (or an
    * empty answer) degrades to the nodefs's figures, with a warning.
    */
-  async imageFsStats(): Promise<FsStats | undefined> {
+  async imageFsStats(pending?: Promise<ImageFsInfoResponse__Output>): Promise<FsStats | undefined> {
     try {
-      const resp = await this.o.cri.images.imageFsInfo({});
+      const resp = await (pending ?? this.o.cri.images.imageFsInfo({}));
       const first = resp.imageFilesystems[0];
       if (first) {
         const fs = await readFsUsage(first.fsId?.mountpoint || this.o.rootDir);
@@ -566,7 +596,7 @@ export class StatsProvider {
     return out;
   }
 
-  private async podStats(updateCpu: boolean, cpuAndMemoryOnly: boolean): Promise<PodStats[]> {
+  private async podStats(updateCpu: boolean, cpuAndMemoryOnly: boolean, imageFsInfo?: Promise<ImageFsInfoResponse__Output>): Promise<PodStats[]> {
     const rt = this.o.cri.runtime;
     // The stats and the image fs are asked for together with the lists (one round trip to the
     // runtime, not three in a row); the stats wait for the lists only in the cgroup fallback.
@@ -574,8 +604,7 @@ export class StatsProvider {
     pendingStats?.catch(() => undefined);
     const pendingImageMount = cpuAndMemoryOnly
       ? undefined
-      : this.o.cri.images
-          .imageFsInfo({})
+      : (imageFsInfo ?? this.o.cri.images.imageFsInfo({}))
           .then((r) => r.imageFilesystems[0]?.fsId?.mountpoint ?? "")
           .catch(() => "");
     const [sandboxResp, containerResp] = await Promise.all([rt.listPodSandbox({}), rt.listContainers({})]);

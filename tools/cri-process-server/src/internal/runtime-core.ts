@@ -721,8 +721,11 @@ export class RuntimeCore {
         const net = c.sandbox.network && this.options.podNetwork ? { netns: { nsenterPath: this.options.podNetwork.nsenterPath, path: c.sandbox.network.netnsPath } } : {};
         const bwrap = { bwrapPath: isolation.bwrapPath, args, ...net, ...(enterPIDNamespace ? { enterPIDNamespace } : {}) };
         proc = await ContainerProcess.start({ argv: wrapWithIdentity(c.argv, c.identity), cwd: "/", env: c.env, logPath: c.logPath, isolation: bwrap, stdin: c.config.stdin });
-        // bubblewrap is started by the server: it and the container's process join afterwards.
-        for (const f of procs) for (const pid of new Set([proc.groupPid, proc.pid])) await writeFile(f, String(pid)).catch(() => undefined);
+        // bubblewrap is started by the server: it and the container's process join afterwards, the
+        // hierarchies side by side (bubblewrap first in each).
+        await Promise.all(procs.map(async (f) => {
+          for (const pid of new Set([proc.groupPid, proc.pid])) await writeFile(f, String(pid)).catch(() => undefined);
+        }));
       } else {
         const info = await stat(c.cwd).catch(() => undefined);
         if (!info?.isDirectory()) throw new Error(`working directory ${JSON.stringify(c.cwd)} does not exist or is not a directory`);
