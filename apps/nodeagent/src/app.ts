@@ -784,6 +784,7 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
     if (!cluster) {
       clients?.client.close();
       clients?.eventClient.close();
+      clients?.heartbeatClient.close();
     }
     eviction?.stop();
     imageGC?.stop();

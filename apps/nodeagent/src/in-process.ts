@@ -26,8 +26,8 @@ export interface InProcessNodeAgentDeps {
   readonly cri: CRIDialer;
   /**
    * The apiserver and credentials (a loaded kubeconfig), instead of reading `--clusterconfig`.
-   * The agent builds its two clients from it as the binary does (`--cluster-api-qps/burst`,
-   * `--event-qps/burst`) and closes them when it stops.
+   * The agent builds its clients from it as the binary does (`--cluster-api-qps/burst`,
+   * `--event-qps/burst`, an unthrottled heartbeat client) and closes them when it stops.
    */
   readonly clusterConfig: ClusterConfig;
   /** Keep-alive connections shared with other in-process agents. @defaultValue a pool per client */
@@ -112,6 +112,7 @@ export async function startInProcessNodeAgent(argv: readonly string[], deps: InP
   const clients: ClusterClients = {
     client: createClient(deps.clusterConfig, { qps: c.clusterAPIQPS, burst: c.clusterAPIBurst, userAgent, ...shared }),
     eventClient: createClient(deps.clusterConfig, { qps: c.eventRecordQPS, burst: c.eventBurst, userAgent, ...shared }),
+    heartbeatClient: createClient(deps.clusterConfig, { qps: -1, userAgent, ...shared }),
     server: deps.clusterConfig.server,
   };
   const eventClient = clients.eventClient;

@@ -27,6 +27,16 @@ export interface FleetLogSink {
  */
 const hollowNodeDNS = Object.freeze({ clusterDNS: ["10.96.0.10"], clusterDomain: "cluster.local" });
 
+/**
+ * The client rate limit of every hollow node's API requests unless `agentConfig` or `agentArgs`
+ * say otherwise: kubemark's hollow kubelet builds its client with QPS 10 and burst 20 (not the
+ * kubelet's kubeAPIQPS 5 / kubeAPIBurst 10), shared by the pod status writes, the service-account
+ * token requests, the ConfigMap/Secret reads and registration; Node status updates and the Lease
+ * go through the agent's unthrottled heartbeat client, as kubemark's `heartbeatClient` (QPS -1).
+ * @see cmd/kubemark/hollow-node.go (createClientConfigFromFile) in kubernetes/kubernetes v1.23
+ */
+export const hollowNodeClientRateLimit = Object.freeze({ clusterAPIQPS: 10, clusterAPIBurst: 20 });
+
 /** Options of {@link startFleet}. */
 export interface FleetOptions {
   /** How many hollow nodes; an integer ≥ 1. */
@@ -39,7 +49,7 @@ export interface FleetOptions {
   readonly rootDir?: string;
   /** Extra node agent flags for every hollow node (`--max-pods=50`, `-v=2`, ...). */
   readonly agentArgs?: readonly string[];
-  /** Extra fields of the nodes' `NodeAgentConfiguration` file (e.g. `{ nodeLeaseDurationSeconds: 4 }`); they override {@link hollowNodeDNS}. */
+  /** Extra fields of the nodes' `NodeAgentConfiguration` file (e.g. `{ nodeLeaseDurationSeconds: 4 }`); they override {@link hollowNodeDNS} and {@link hollowNodeClientRateLimit}. */
   readonly agentConfig?: Readonly<Record<string, unknown>>;
   /** Keep-alive connections shared by all hollow nodes' ordinary requests (each watch has its own). @defaultValue 64 */
   readonly maxConnections?: number;
@@ -70,6 +80,15 @@ export interface Fleet {
   stopNode(name: string): Promise<void>;
   /** Stops every hollow node, closes the shared connections and removes a temporary root. Idempotent. */
   stop(): Promise<void>;
+}
+
+/**
+ * The `NodeAgentConfiguration` every hollow node of a fleet rooted at `rootDir` reads: pod logs
+ * under `<rootDir>/pod-logs`, {@link hollowNodeDNS}, {@link hollowNodeClientRateLimit}, then
+ * `agentConfig`'s fields over them. Pure.
+ */
+export function hollowNodeConfiguration(rootDir: string, agentConfig?: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  return { apiVersion: "nodeagent.config.example.io/v1beta1", kind: "NodeAgentConfiguration", podLogsDir: join(rootDir, "pod-logs"), ...hollowNodeDNS, ...hollowNodeClientRateLimit, ...agentConfig };
 }
 
 /**
@@ -118,7 +137,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   const rootDir = options.rootDir ?? mkdtempSync(join(tmpdir(), "skiff-fleet-"));
   mkdirSync(join(rootDir, "pod-logs"), { recursive: true });
   const configFile = join(rootDir, "nodeagent-config.json");
-  writeFileSync(configFile, JSON.stringify({ apiVersion: "nodeagent.config.example.io/v1beta1", kind: "NodeAgentConfiguration", podLogsDir: join(rootDir, "pod-logs"), ...hollowNodeDNS, ...options.agentConfig }));
+  writeFileSync(configFile, JSON.stringify(hollowNodeConfiguration(rootDir, options.agentConfig)));
   const connections = createClientConnections(options.clusterConfig, { maxConnections: options.maxConnections ?? 64 });
   const catalog = new SimulatedImageCatalog();
   const sink = options.log ?? { write: () => true };

@@ -8,14 +8,28 @@ export function keepOldStatus<T extends APIObject>(obj: T, old: T): void {
 
 // Status update: everything but status comes from the stored object (metadata included), except
 // metadata.managedFields: the request handler has already recorded the `subresource: status`
-// entry there (ResetObjectMetaForStatus keeps managedFields for the same reason).
+// entry there (ResetObjectMetaForStatus keeps managedFields for the same reason). The stored
+// object's status and managedFields are not copied (they are replaced); the keys keep the stored
+// object's order.
 export function keepAllButStatus<T extends APIObject>(obj: T, old: T): void {
   const status = obj["status"];
   const managedFields = obj.metadata?.managedFields;
-  for (const k of Object.keys(obj)) delete (obj as Record<string, unknown>)[k];
-  Object.assign(obj, structuredClone(old));
-  if (status === undefined) delete (obj as Record<string, unknown>)["status"];
-  else (obj as Record<string, unknown>)["status"] = status;
+  const out = obj as Record<string, unknown>;
+  for (const k of Object.keys(obj)) delete out[k];
+  const stored = old as Record<string, unknown>;
+  for (const k of Object.keys(stored)) {
+    if (k === "status") {
+      if (status !== undefined) out[k] = status;
+    } else if (k === "metadata" && stored[k] !== null && typeof stored[k] === "object") {
+      const meta = stored[k] as Record<string, unknown>;
+      const m: Record<string, unknown> = {};
+      for (const mk of Object.keys(meta)) {
+        if (mk !== "managedFields") m[mk] = structuredClone(meta[mk]);
+        else if (managedFields !== undefined) m[mk] = managedFields;
+      }
+      out[k] = m;
+    } else out[k] = structuredClone(stored[k]);
+  }
+  if (status !== undefined && !("status" in out)) out["status"] = status;
   if (managedFields !== undefined) (obj.metadata ??= {}).managedFields = managedFields;
-  else if (obj.metadata !== undefined) delete obj.metadata.managedFields;
 }

@@ -38,16 +38,23 @@ export class ClusterModeError extends Error {
   }
 }
 
-/** The two API clients of the agent: requests (`--cluster-api-qps/burst`) and events (`--event-qps/burst`). */
+/**
+ * The API clients of the agent: requests (`--cluster-api-qps/burst`), events
+ * (`--event-qps/burst`) and the heartbeat (Node status updates and the node Lease, without a
+ * client-side rate limit, as 1.23's kubelet's `HeartbeatClient`, so pod traffic never delays them).
+ * @see cmd/kubelet/app/server.go (buildKubeletClientConfig, heartbeatClientConfig.QPS = -1) in kubernetes/kubernetes v1.23
+ */
 export interface ClusterClients {
   readonly client: Client;
   readonly eventClient: Client;
+  /** Node status updates and the node Lease; no rate limit. Registration uses {@link client}. */
+  readonly heartbeatClient: Client;
   /** The API server's base URL from the cluster config (`https://host:port`). */
   readonly server: string;
 }
 
 /**
- * Loads `--clusterconfig` and builds the two clients. When the file does not exist and
+ * Loads `--clusterconfig` and builds the three clients. When the file does not exist and
  * `--bootstrap-clusterconfig` is given, fails: client-certificate bootstrapping is not built.
  * @throws ClusterModeError `BootstrapNotSupported` or `ClusterConfig` (missing/malformed file).
  * @example
@@ -73,6 +80,7 @@ export async function connectCluster(o: Pick<NodeAgentOptions, "flags" | "config
   return {
     client: createClient(config, { qps: o.config.clusterAPIQPS, burst: o.config.clusterAPIBurst, userAgent }),
     eventClient: createClient(config, { qps: o.config.eventRecordQPS, burst: o.config.eventBurst, userAgent }),
+    heartbeatClient: createClient(config, { qps: -1, userAgent }),
     server: config.server,
   };
 }
@@ -194,6 +202,7 @@ export class ClusterMode {
     for (const k of Object.keys(f.nodeLabels)) if (k in (initialNode.metadata?.labels ?? {}) && defaultNodeLabelKeys.includes(k)) log(`the node label ${k}=${f.nodeLabels[k] ?? ""} will overwrite default setting`);
     this.statusManager = new NodeStatusManager({
       client: clients.client,
+      heartbeatClient: clients.heartbeatClient,
       initialNode,
       resources,
       ...(this.p.devicePluginResources ? { devicePluginResources: this.p.devicePluginResources } : {}),
@@ -215,8 +224,8 @@ export class ClusterMode {
     this.statusManager.start();
     // The node's heartbeat: kube-node-lease/<nodeName>, renewed every nodeLeaseDurationSeconds/4.
     this.lease = new NodeLeaseController({
-      leases: clients.client.resource<Lease>("leases.coordination.k8s.io"),
-      nodes: clients.client.nodes,
+      leases: clients.heartbeatClient.resource<Lease>("leases.coordination.k8s.io"),
+      nodes: clients.heartbeatClient.nodes,
       nodeName,
       leaseDurationSeconds: c.nodeLeaseDurationSeconds,
       log,
@@ -252,7 +261,7 @@ export class ClusterMode {
     this.sync.resync(new Set(this.p.runtime.listPods().map((pod) => pod.metadata?.uid ?? "")));
   }
 
-  /** Stops the loops and closes both clients (open watches end). Idempotent. */
+  /** Stops the loops and closes the clients (open watches end). Idempotent. */
   stop(): void {
     this.unsubscribe();
     clearInterval(this.timer);
@@ -262,5 +271,6 @@ export class ClusterMode {
     this.sync.stop();
     this.p.clients.client.close();
     this.p.clients.eventClient.close();
+    this.p.clients.heartbeatClient.close();
   }
 }

@@ -18,6 +18,11 @@ export type ClusterLog = (message: string, level?: number) => void;
 /** Options of {@link NodeStatusManager}. */
 export interface NodeStatusManagerOptions {
   readonly client: Client;
+  /**
+   * The client of the periodic status updates (1.23's kubelet's unthrottled `HeartbeatClient`);
+   * registration uses {@link client}. @defaultValue `client`
+   */
+  readonly heartbeatClient?: Client;
   /** The Node to create (from `buildInitialNode`). */
   readonly initialNode: Node;
   readonly resources: NodeResources;
@@ -206,7 +211,7 @@ export class NodeStatusManager {
           const next = await this.statusFor(this.lastStatus);
           const reportDue = this.clock() >= this.lastReportMs + (this.o.reportFrequencyMs ?? this.o.updateFrequencyMs);
           if (!reportDue && this.lastSent !== undefined && !nodeStatusHasChanged(this.lastSent, next)) return;
-          const posted = await this.o.client.nodes.patch(this.name, { status: next }, { subresource: "status" });
+          const posted = await (this.o.heartbeatClient ?? this.o.client).nodes.patch(this.name, { status: next }, { subresource: "status" });
           this.lastStatus = posted.status ?? next;
           this.lastSent = next;
           this.lastReportMs = this.clock();

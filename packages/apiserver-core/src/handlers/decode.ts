@@ -65,7 +65,9 @@ export function decodeRequestObject(scope: RequestScope): APIObject {
   const apiVersion = res.group ? `${res.group}/${res.version}` : res.version;
   const text = typeof body === "string" ? body : "";
   // kubectl's imperative creates send protobuf (negotiation/protobuf-object.ts).
-  const d = Buffer.isBuffer(body) && isProtobufBody(contentType) ? { value: decodeProtobufBounded(body), duplicateFields: [] as string[] } : decodeBody(contentType, text, bodyMediaTypes);
+  // Duplicate keys matter only to a fieldValidation that warns or refuses (1.23 ignores them otherwise).
+  const findDuplicates = scope.fieldValidation === "Strict" || scope.fieldValidation === "Warn";
+  const d = Buffer.isBuffer(body) && isProtobufBody(contentType) ? { value: decodeProtobufBounded(body), duplicateFields: [] as string[] } : decodeBody(contentType, text, bodyMediaTypes, { findDuplicates });
   const obj = d.value;
   if (!obj || typeof obj !== "object" || Array.isArray(obj)) throw newBadRequest("Object 'Kind' is missing in '" + text.slice(0, 80) + "'");
   const o = obj as APIObject;

@@ -78,4 +78,12 @@ describe("decodeBody", () => {
     expect(code(() => decodeBody("application/yaml", "a: [", ["application/yaml"]))).toBe(400);
     expect(decodeBody("application/yaml", "a: 1", ["application/yaml"]).value).toEqual({ a: 1 });
   });
+
+  it("lists duplicate JSON keys unless asked not to look for them", () => {
+    const text = '{"metadata":{"name":"a","name":"b"}}';
+    expect(decodeBody("application/json", text, ["application/json"]).duplicateFields).toEqual(["metadata.name"]);
+    const d = decodeBody("application/json", text, ["application/json"], { findDuplicates: false });
+    expect(d.duplicateFields).toEqual([]);
+    expect(d.value).toEqual({ metadata: { name: "b" } });
+  });
 });

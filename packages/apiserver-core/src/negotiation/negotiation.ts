@@ -151,10 +151,12 @@ export function assertDocumentLimits(value: unknown, prefix: string): void {
 /**
  * Decodes a request body by media type, bounded: at most {@link maxDocumentDepth} levels of
  * nesting, YAML aliases at most the `yaml` library's `maxAliasCount` (100) and never inside their
- * own anchor.
+ * own anchor. `duplicateFields` lists a JSON text's duplicate keys unless `options.findDuplicates`
+ * is false (then it is empty and the text is not scanned for them: a write whose `fieldValidation`
+ * neither warns nor refuses does not need them).
  * @throws StatusError 415 for unknown types, 400 for malformed, too deep or self-referencing text
  */
-export function decodeBody(contentType: string | undefined, body: string, allowed: readonly string[]): DecodedBody {
+export function decodeBody(contentType: string | undefined, body: string, allowed: readonly string[], options: { readonly findDuplicates?: boolean } = {}): DecodedBody {
   const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
   if (!allowed.includes(type) || type === "application/vnd.kubernetes.protobuf") throw newUnsupportedMediaType(allowed);
   if (type === "application/yaml" || type === "application/apply-patch+yaml") {
@@ -183,5 +185,5 @@ export function decodeBody(contentType: string | undefined, body: string, allowe
   }
   // V8's JSON.parse does not recurse; everything after it may, so the depth is checked first.
   assertDocumentLimits(value, "error decoding request body: ");
-  return { value, duplicateFields: findDuplicateJSONKeys(body) };
+  return { value, duplicateFields: options.findDuplicates === false ? [] : findDuplicateJSONKeys(body) };
 }
