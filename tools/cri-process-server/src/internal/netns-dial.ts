@@ -8,7 +8,7 @@
  */
 import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
-import { connect } from "node:net";
+import { connectWithLargeReads } from "@skiff/cri-api";
 import { Duplex } from "node:stream";
 
 /** Whether a `/proc/<pid>/net/tcp{,6}` text shows a listener on `port` at every address or at `ipHex`. Pure. */
@@ -50,8 +50,7 @@ export async function dialInNamespace(nsenterPath: string, netnsPath: string, po
     const tables = await Promise.all([readFile(`/proc/${pid}/net/tcp`, "utf8").catch(() => ""), readFile(`/proc/${pid}/net/tcp6`, "utf8").catch(() => "")]);
     if (listensBeyondLoopback(tables[0], port, procIPv4Hex(podIp)) || listensBeyondLoopback(tables[1], port, "")) {
       return new Promise((resolve, reject) => {
-        const tcp = connect({ host: podIp, port });
-        tcp.setNoDelay(true);
+        const tcp = connectWithLargeReads({ host: podIp, port, noDelay: true });
         tcp.once("connect", () => resolve(tcp));
         tcp.once("error", reject);
       });
