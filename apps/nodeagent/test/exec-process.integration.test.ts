@@ -4,6 +4,7 @@
 // container's private /tmp. As root the pod has its own network namespace (CNI bridge): port-forward
 // connects inside it, also to a server listening on the pod's 127.0.0.1 only.
 import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,9 +13,11 @@ import { startProcessRuntime, type ProcessRuntime } from "@skiff/cri-process-ser
 import { adminToken } from "@skiff/test-support";
 import { WebSocket } from "ws";
 import { freePort } from "./cli-helpers.js";
-import { defineStreamingAcceptance, spawnKubectl, startStreamingCluster, type StreamingCluster } from "./streaming-helpers.js";
+import { defineStreamingAcceptance, kubectlBuild, spawnKubectl, startStreamingCluster, type StreamingCluster } from "./streaming-helpers.js";
 
 describe("kubectl streaming on the process runtime", () => {
+  // Larger than the streaming path's 1 MiB reads: several full-size SPDY data frames.
+  const bigBytes = 12 * 1024 * 1024 + 12345;
   const dir = mkdtempSync(join(tmpdir(), "skiff-exp-"));
   let cri: ProcessRuntime | undefined;
   let cluster: StreamingCluster | undefined;
@@ -33,7 +36,7 @@ describe("kubectl streaming on the process runtime", () => {
         terminationGracePeriodSeconds: 1,
         containers: [
           { name: "main", image: "busybox:1.36", command: ["sh", "-c", "i=0; while true; do echo tick $i; i=$((i+1)); sleep 1; done"] },
-          { name: "web", image: "busybox:1.36", command: ["sh", "-c", `mkdir -p ${www} && echo hello-httpd > ${www}/index.html && exec busybox httpd -f -p ${httpPort} -h ${www}`] },
+          { name: "web", image: "busybox:1.36", command: ["sh", "-c", `mkdir -p ${www} && echo hello-httpd > ${www}/index.html && head -c ${bigBytes} /dev/urandom > ${www}/big && exec busybox httpd -f -p ${httpPort} -h ${www}`] },
           { name: "reader", image: "busybox:1.36", stdin: true, command: ["sh", "-c", "while read line; do echo got:$line; done"] },
         ],
       },
@@ -64,6 +67,27 @@ describe("kubectl streaming on the process runtime", () => {
       return httpPort;
     },
   });
+
+  for (const [label, binary] of [["kubectl", undefined], ["kubectl 1.27", kubectlBuild("1.27")]] as const) {
+    const missing = label !== "kubectl" && binary === undefined;
+    it.skipIf(missing)(`${label}: port-forward carries a download of several MiB intact (large reads, frames of up to 1 MiB)${missing ? " (skipped: no kubectl.1.27 beside the kubectl dispatcher)" : ""}`, async () => {
+      if (!cluster) throw new Error("cluster not started");
+      const sum = await cluster.kubectl(["exec", "box", "-c", "web", "--", "sha256sum", `${join(dir, "www")}/big`]);
+      expect(sum.code).toBe(0);
+      const local = await freePort();
+      const k = spawnKubectl(cluster.kubeconfig, ["port-forward", "pod/box", `${local}:${httpPort}`], binary);
+      try {
+        await k.waitForOutput(/Forwarding from 127\.0\.0\.1/);
+        for (let i = 0; i < 2; i++) {
+          const body = Buffer.from(await (await fetch(`http://127.0.0.1:${local}/big`)).arrayBuffer());
+          expect(body.length).toBe(bigBytes);
+          expect(createHash("sha256").update(body).digest("hex")).toBe(sum.stdout.split(" ")[0]);
+        }
+      } finally {
+        k.proc.kill("SIGKILL");
+      }
+    });
+  }
 
   it("exec enters the container: its PID 1 is the container's command and its /tmp is the container's own", async () => {
     if (!cluster) throw new Error("cluster not started");

@@ -13,8 +13,9 @@
  * - issue 18: exec round trip, measured as `POST /run/{ns}/{pod}/{container}?cmd=true` on the main
  *   port (HTTPS → CRI ExecSync → a process spawn), beside a plain spawn from the bench (target p50
  *   < 50 ms); `kubectl port-forward` download throughput beside a direct loopback download from the
- *   same busybox httpd pod, in a cluster of real processes (target ≥ 50 %), and, for information,
- *   `kubectl exec` (a kubectl process per call);
+ *   same busybox httpd pod, in a cluster of real processes (target ≥ 50 %), the CPU per MiB that
+ *   costs each process of the path beside a direct download's client (informative; steadier than
+ *   the ratio on a shared machine), and, for information, `kubectl exec` (a kubectl process per call);
  * - issue 19: `GET /stats/summary` with the N pods beside `GET /healthz` on the same port (target
  *   < 50 ms) and the agent's CPU over an idle window with the N pods (/proc/<pid>/stat, target < 2 %
  *   of one core).
@@ -549,8 +550,34 @@ function download(port: number, path: string, host = "127.0.0.1"): Promise<{ byt
   });
 }
 
-/** Port-forward to `pod`'s `port` and downloads /big through it and directly (`directHost`), interleaved: the two medians in MiB/s. */
-async function forwardPair(kubeconfig: string, pod: string, port: number, directHost: string): Promise<{ direct: number; forwarded: number }> {
+/** CPU seconds (user + system) of `pid` and its descendants so far; 0 for a process gone. */
+function treeCpuSeconds(pid: number, ticksPerSecond: number): number {
+  let total = 0;
+  try {
+    total = cpuSeconds(pid, ticksPerSecond);
+    for (const c of readFileSync(`/proc/${String(pid)}/task/${String(pid)}/children`, "utf8").trim().split(/\s+/).filter((x) => x !== "")) total += treeCpuSeconds(Number(c), ticksPerSecond);
+  } catch {
+    // Exited meanwhile.
+  }
+  return total;
+}
+
+/** What {@link forwardPair} measures: medians in MiB/s, and CPU ms per MiB moved (forwarded: each process of the path). */
+interface ForwardPair {
+  readonly direct: number;
+  readonly forwarded: number;
+  readonly directCpuMsPerMiB: number;
+  readonly forwardedCpuMsPerMiB: ReadonlyMap<string, number>;
+}
+
+/**
+ * Port-forward to `pod`'s `port` and downloads /big through it and directly (`directHost`),
+ * interleaved: the two medians in MiB/s, and the CPU each costs per MiB: the bench's own (the
+ * client) for the direct downloads; kubectl, `path`'s processes (with their children: the CRI
+ * server's include the pod's httpd) and the client for the forwarded ones. On a shared machine
+ * the throughput ratio swings with the load; CPU per MiB moves much less.
+ */
+async function forwardPair(kubeconfig: string, pod: string, port: number, directHost: string, path: ReadonlyMap<string, number>): Promise<ForwardPair> {
   const local = await freePort();
   const proc = spawn("kubectl", ["--kubeconfig", kubeconfig, "port-forward", `pod/${pod}`, `${String(local)}:${String(port)}`], { stdio: ["ignore", "pipe", "pipe"] });
   try {
@@ -564,13 +591,36 @@ async function forwardPair(kubeconfig: string, pod: string, port: number, direct
     await download(local, "/big"); // warm-up: the first connection opens the SPDY streams
     const direct: number[] = [];
     const forwarded: number[] = [];
+    const hz = clockTicks();
+    const procs = new Map([["kubectl", proc.pid ?? 0], ...path]);
+    const selfCpu = () => {
+      const u = process.cpuUsage();
+      return (u.user + u.system) / 1e6;
+    };
+    let directCpu = 0;
+    let directMiB = 0;
+    let forwardedMiB = 0;
+    const forwardedCpu = new Map<string, number>();
     for (let i = 0; i < forwardRounds; i++) {
+      const c0 = selfCpu();
       const d = await download(port, "/big", directHost);
+      directCpu += selfCpu() - c0;
+      directMiB += d.bytes / (1024 * 1024);
       direct.push(d.bytes / (1024 * 1024) / d.seconds);
+      const before = new Map([...procs].map(([n, pid]) => [n, treeCpuSeconds(pid, hz)]));
+      const s0 = selfCpu();
       const f = await download(local, "/big");
+      forwardedCpu.set("client", (forwardedCpu.get("client") ?? 0) + selfCpu() - s0);
+      for (const [n, pid] of procs) forwardedCpu.set(n, (forwardedCpu.get(n) ?? 0) + treeCpuSeconds(pid, hz) - (before.get(n) ?? 0));
+      forwardedMiB += f.bytes / (1024 * 1024);
       forwarded.push(f.bytes / (1024 * 1024) / f.seconds);
     }
-    return { direct: median(direct), forwarded: median(forwarded) };
+    return {
+      direct: median(direct),
+      forwarded: median(forwarded),
+      directCpuMsPerMiB: (directCpu * 1000) / directMiB,
+      forwardedCpuMsPerMiB: new Map([...forwardedCpu].map(([n, sec]) => [n, (sec * 1000) / forwardedMiB])),
+    };
   } finally {
     await stopProcess(proc, 2_000);
   }
@@ -616,7 +666,14 @@ async function portForwardRows(dir: string): Promise<BenchRow[]> {
     };
     await startWeb("web", true);
     await waitFor("busybox httpd serving", () => download(httpPort, "/big").then(() => true, () => undefined), 120_000, 200);
-    const host = await forwardPair(cluster.kubeconfig, "web", httpPort, "127.0.0.1");
+    const path = new Map<string, number>();
+    for (const [n, p] of cluster.processes) if (n === "apiserver" || n === "bench-pf" || n === "cri-bench-pf") path.set(n === "bench-pf" ? "nodeagent" : n === "cri-bench-pf" ? "CRI server" : n, p.proc.pid ?? 0);
+    const cpuRow = (pair: ForwardPair, which: string): BenchRow => {
+      const total = [...pair.forwardedCpuMsPerMiB.values()].reduce((a, b) => a + b, 0);
+      const parts = [...pair.forwardedCpuMsPerMiB].map(([n, ms]) => `${n} ${ms.toFixed(1)}`).join(", ");
+      return { what: `CPU per MiB port-forwarded, ${which}`, value: total, unit: "ms/MiB", note: `${parts}; a direct download costs its client ${pair.directCpuMsPerMiB.toFixed(1)} ms/MiB; ${(pair.directCpuMsPerMiB / total * 100).toFixed(0)} % of the path's; informative` };
+    };
+    const host = await forwardPair(cluster.kubeconfig, "web", httpPort, "127.0.0.1", path);
     const ratio = host.forwarded / host.direct;
     const rows: BenchRow[] = [
       { what: `direct loopback download of ${String(forwardMiB)} MiB (median of ${String(forwardRounds)})`, value: host.direct, unit: "MiB/s", note: "baseline: busybox httpd in a host-network process-runtime pod, straight to its port" },
@@ -626,16 +683,18 @@ async function portForwardRows(dir: string): Promise<BenchRow[]> {
         unit: "MiB/s",
         note: `kubectl → apiserver → ${describeCommand("nodeagent", cmd)} → process CRI streaming server; ${(ratio * 100).toFixed(0)} % of the baseline; target ≥ 50 %: ${met(ratio >= 0.5)}`,
       },
+      cpuRow(host, "host-network pod"),
     ];
     const netPod = await startWeb("web-net", false);
     const podIP = netPod.status?.podIP ?? "";
     if (podIP !== "" && podIP !== "127.0.0.1") {
       await waitFor("busybox httpd serving in the pod network", () => download(httpPort, "/big", podIP).then(() => true, () => undefined), 120_000, 200);
-      const net = await forwardPair(cluster.kubeconfig, "web-net", httpPort, podIP);
+      const net = await forwardPair(cluster.kubeconfig, "web-net", httpPort, podIP, path);
       const r = net.forwarded / net.direct;
       rows.push(
         { what: `direct download of ${String(forwardMiB)} MiB from a pod-network pod's IP (median of ${String(forwardRounds)})`, value: net.direct, unit: "MiB/s", note: "baseline: the pod in its own network namespace, over the CNI bridge" },
         { what: `kubectl port-forward download of ${String(forwardMiB)} MiB from that pod (median of ${String(forwardRounds)})`, value: net.forwarded, unit: "MiB/s", note: `the streaming server dials inside the pod's network namespace; ${(r * 100).toFixed(0)} % of its baseline; informative` },
+        cpuRow(net, "pod-network pod"),
       );
     } else {
       rows.push({ what: "port-forward into a pod network namespace", value: 0, unit: "MiB/s", note: "skipped: the process runtime gives pods the host's network here (not root, or no CNI plugins)" });

@@ -10,9 +10,9 @@
  */
 import { ServerResponse } from "node:http";
 import type { IncomingMessage, Server } from "node:http";
-import { connect as netConnect } from "node:net";
 import type { Duplex } from "node:stream";
 import { connect as tlsConnect } from "node:tls";
+import { connectWithLargeReads } from "@skiff/cri-api";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 
 /** The connection of an upgrade request: its socket (paused) and the bytes after the head. */
@@ -71,7 +71,9 @@ export function dialStreamingServer(url: URL, connectTimeoutMs = 30_000): Promis
     const secure = url.protocol === "https:";
     const host = url.hostname.replace(/^\[|\]$/g, "");
     const port = url.port !== "" ? Number(url.port) : secure ? 443 : 80;
-    const sock = secure ? tlsConnect({ host, port, rejectUnauthorized: false, ALPNProtocols: ["http/1.1"] }) : netConnect({ host, port });
+    // Plain TCP (the local runtime's usual URL) reads up to 1 MiB at a time: a port-forward
+    // download then crosses this hop in a few large writes to the client's TLS socket.
+    const sock = secure ? tlsConnect({ host, port, rejectUnauthorized: false, ALPNProtocols: ["http/1.1"] }) : connectWithLargeReads({ host, port, noDelay: true });
     const fail = (err: Error) => {
       sock.destroy();
       reject(new Error(`error dialing backend: ${err.message}`, { cause: err }));

@@ -15,7 +15,7 @@ describe("port-forward dial choice", () => {
     expect(procIPv4Hex("nope")).toBe("");
   });
 
-  it("dials the pod IP only for listeners on every address or on the pod IP; loopback-only listeners need the relay", () => {
+  it("dials the pod IP only for listeners on every address or on the pod IP; loopback-only listeners are dialled inside the namespace", () => {
     expect(listensBeyondLoopback(tcp, 8080, "0500FB0A")).toBe(true);
     expect(listensBeyondLoopback(tcp, 8082, "0500FB0A")).toBe(true);
     expect(listensBeyondLoopback(tcp, 8081, "0500FB0A")).toBe(false);

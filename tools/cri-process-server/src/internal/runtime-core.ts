@@ -3,7 +3,7 @@ import type { Writable } from "node:stream";
 import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { hostname as hostHostname } from "node:os";
 import { isAbsolute, join } from "node:path";
-import { CRIError } from "@skiff/cri-api";
+import { CRIError, connectWithLargeReads } from "@skiff/cri-api";
 import { cgroupParentExists, cgroupsAvailable, containerCgroupDirs, createContainerCgroups, removeContainerCgroups, wrapJoiningCgroups, type CgroupDir } from "./cgroups.js";
 import type {
   Container as CRIContainer,
@@ -45,7 +45,6 @@ import { resolveArgv } from "./image-names.js";
 import type { ImageStore, StoredImage } from "./image-store.js";
 import { sandboxMounts, writeSandboxFiles, type SandboxFiles } from "./sandbox-files.js";
 import type { Duplex } from "node:stream";
-import { connect as netConnect } from "node:net";
 import { dialInNamespace } from "./netns-dial.js";
 import { bridgesOf, deleteBridges, unmountNetns, type PodNetwork, type PortMapping, type SandboxNetwork } from "./pod-network.js";
 
@@ -1044,8 +1043,8 @@ export class RuntimeCore {
       return dialInNamespace(this.options.podNetwork.nsenterPath, net.netnsPath, net.ip, running?.process?.pid, port);
     }
     return new Promise((resolve, reject) => {
-      const tcp = netConnect({ host: "127.0.0.1", port });
-      tcp.setNoDelay(true);
+      // Large reads: a port-forward download is relayed in up to 1 MiB frames, not 64 KiB ones.
+      const tcp = connectWithLargeReads({ host: "127.0.0.1", port, noDelay: true });
       tcp.once("connect", () => resolve(tcp));
       tcp.once("error", reject);
     });

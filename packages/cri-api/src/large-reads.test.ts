@@ -1,0 +1,84 @@
+import { createHash } from "node:crypto";
+import { createServer } from "node:net";
+import type { AddressInfo, Server, Socket } from "node:net";
+import { Writable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { afterEach, describe, expect, it } from "vitest";
+import { connectWithLargeReads } from "./large-reads.js";
+
+const servers: Server[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
+});
+
+/** A server that runs `onConnection` for each connection; resolves with its port. */
+async function serve(onConnection: (s: Socket) => void): Promise<number> {
+  const server = createServer(onConnection);
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return (server.address() as AddressInfo).port;
+}
+
+function pattern(bytes: number): Buffer {
+  const b = Buffer.allocUnsafe(bytes);
+  for (let i = 0; i < bytes; i++) b[i] = (i * 7919 + (i >> 16)) & 0xff;
+  return b;
+}
+
+describe("connectWithLargeReads", () => {
+  it("delivers every byte in order and then ends, through pipe() with a slow consumer (backpressure)", async () => {
+    const data = pattern(24 << 20);
+    const port = await serve((s) => s.end(data));
+    const sock = connectWithLargeReads({ host: "127.0.0.1", port });
+    const hash = createHash("sha256");
+    let received = 0;
+    let largest = 0;
+    let writes = 0;
+    const slow = new Writable({
+      highWaterMark: 1024,
+      write(chunk: Buffer, _enc, cb) {
+        hash.update(chunk);
+        received += chunk.length;
+        largest = Math.max(largest, chunk.length);
+        // Every 8th chunk completes later: the socket must stop reading meanwhile and go on after.
+        if (++writes % 8 === 0) setTimeout(cb, 5);
+        else cb();
+      },
+    });
+    await pipeline(sock, slow);
+    expect(received).toBe(data.length);
+    expect(hash.digest("hex")).toBe(createHash("sha256").update(data).digest("hex"));
+    // Reads larger than Node's default 64 KiB happen (the kernel queues more while the consumer waits).
+    expect(largest).toBeGreaterThan(64 * 1024);
+  });
+
+  it("copies small reads out, so a small chunk does not keep the 1 MiB read buffer alive", async () => {
+    let peer: Socket | undefined;
+    const port = await serve((s) => {
+      peer = s;
+    });
+    const sock = connectWithLargeReads({ host: "127.0.0.1", port });
+    await new Promise((r) => sock.once("connect", r));
+    const chunks: Buffer[] = [];
+    const first = new Promise((r) => sock.once("data", r));
+    sock.on("data", (c: Buffer) => chunks.push(c));
+    peer?.write("hello");
+    await first;
+    peer?.end("world");
+    await new Promise((r) => sock.once("end", r));
+    expect(Buffer.concat(chunks).toString()).toBe("helloworld");
+    for (const c of chunks) expect(c.buffer.byteLength).toBeLessThan(64 * 1024);
+  });
+
+  it("reports a refused connection as an error event, as net.connect does", async () => {
+    const port = await serve(() => undefined);
+    await new Promise((r) => servers.pop()?.close(r));
+    const sock = connectWithLargeReads({ host: "127.0.0.1", port });
+    const err = await new Promise<NodeJS.ErrnoException>((r) => sock.once("error", r));
+    expect(err.code).toBe("ECONNREFUSED");
+  });
+
+  it("refuses a read size below 64 KiB", () => {
+    expect(() => connectWithLargeReads({ host: "127.0.0.1", port: 1 }, 1024)).toThrow(/at least 65536/);
+  });
+});
