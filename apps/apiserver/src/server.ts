@@ -2,7 +2,7 @@
  * Builds and starts skiff-apiserver from parsed options: authentication and authorization, the
  * storage (etcd or SQLite) behind one watch cache, the bootstrap namespaces, the in-process
  * controllers (leader-elected with etcd), the admission chain (NamespaceLifecycle,
- * ServiceAccount, DefaultTolerationSeconds), and the HTTPS server with its resource and
+ * ServiceAccount, TaintNodesByCondition, DefaultTolerationSeconds), and the HTTPS server with its resource and
  * non-resource routes (`src/routes/`).
  *
  * @see cmd/kube-apiserver/app/server.go (Run, CreateServerChain, CreateKubeAPIServerConfig)
@@ -13,6 +13,7 @@ import type { FeatureGate, NodeAgentFeature } from "@skiff/feature-gates";
 import { defaultTolerationSecondsAdmission } from "./admission/default-toleration-seconds.js";
 import { rbacEscalationAdmission } from "./admission/rbac-escalation.js";
 import { serviceAccountAdmission } from "./admission/service-account.js";
+import { taintNodesByConditionAdmission } from "./admission/taint-nodes-by-condition.js";
 import { buildAuthenticator, buildAuthorizer, buildRulesResolver, loadClientCA } from "./auth/chain.js";
 import { startRBACPolicyCache } from "./auth/rbac-policy-cache.js";
 import { loadTokenFile } from "./auth/token-file.js";
@@ -123,11 +124,12 @@ export async function startAPIServer(o: APIServerOptions, gates: FeatureGate<Nod
       requestTimeoutMs: o.requestTimeout.ms,
       minRequestTimeoutSeconds: o.minRequestTimeout,
     },
-    // 1.23's default order: NamespaceLifecycle, ServiceAccount, then DefaultTolerationSeconds.
+    // 1.23's default order: NamespaceLifecycle, ServiceAccount, TaintNodesByCondition, then DefaultTolerationSeconds.
     // RBACEscalation stands for 1.23's policy-based RBAC storage (its checks run after admission's mutating phase).
     admission: [
       namespaceLifecycle(storage),
       serviceAccountAdmission({ serviceAccounts: new GenericStore(serviceAccounts, cache), mountServiceAccountToken: mountServiceAccountToken() }),
+      taintNodesByConditionAdmission(),
       defaultTolerationSecondsAdmission({ defaultNotReadyTolerationSeconds: o.defaultNotReadyTolerationSeconds, defaultUnreachableTolerationSeconds: o.defaultUnreachableTolerationSeconds }),
       rbacEscalation,
     ],

@@ -124,7 +124,12 @@ describe("node agent in API-server mode", () => {
     expect(labels["beta.example.io/arch"]).toBe(labels["example.io/arch"]);
     expect(labels["node.example.io/role"]).toBe("worker");
     expect(labels["team"]).toBe("a");
-    expect(node.spec?.taints).toEqual([{ key: "dedicated", value: "batch", effect: "NoSchedule" }]);
+    // --register-with-taints, then the apiserver's TaintNodesByCondition admission taint (1.23); this
+    // suite runs no controller manager, whose node lifecycle controller would remove the latter.
+    expect(node.spec?.taints).toEqual([
+      { key: "dedicated", value: "batch", effect: "NoSchedule" },
+      { key: "node.example.io/not-ready", effect: "NoSchedule" },
+    ]);
     expect(node.spec?.unschedulable).toBeUndefined();
     // --pod-cidr: on the Node, and handed to the runtime (CRI UpdateRuntimeConfig), as 1.23's updatePodCIDR.
     expect(node.spec?.podCIDRs).toEqual(["10.9.0.0/24"]);

@@ -84,10 +84,16 @@ describe("checkTaints", () => {
       expect(checkTaints(pod({ tolerations: [{ key: "node.example.io/not-ready", operator: "Exists", effect: "NoExecute", tolerationSeconds: 300 }] }), n)).toHaveLength(1);
     }
   });
-  it("a node that is not Ready carries the not-ready taint", () => {
-    expect(checkTaints(pod(), node("n", { ready: false }))).toEqual(["node(s) had taint {node.example.io/not-ready: }, that the pod didn't tolerate"]);
-    expect(checkTaints(pod({ tolerations: [{ key: "node.example.io/not-ready", operator: "Exists" }] }), node("n", { ready: false }))).toEqual([]);
-    expect(checkTaints(pod(), { metadata: { name: "no-status" } })).toHaveLength(1);
+  it("not-ready:NoSchedule (TaintNodesByCondition's taint) is a taint like any other; conditions alone do not filter (1.23)", () => {
+    const notReady: Taint = { key: "node.example.io/not-ready", effect: "NoSchedule" };
+    expect(checkTaints(pod(), node("n", { ready: false, taints: [notReady] }))).toEqual(["node(s) had taint {node.example.io/not-ready: }, that the pod didn't tolerate"]);
+    expect(checkTaints(pod(), node("n", { taints: [notReady] }))).toHaveLength(1);
+    for (const t of [{ key: "node.example.io/not-ready", operator: "Exists" }, { key: "node.example.io/not-ready", operator: "Exists", effect: "NoSchedule" }, { operator: "Exists" }] as const) {
+      expect(checkTaints(pod({ tolerations: [t] }), node("n", { ready: false, taints: [notReady] }))).toEqual([]);
+    }
+    // The node lifecycle controller's job, not the scheduler's: an untainted node fits whatever its conditions.
+    expect(checkTaints(pod(), node("n", { ready: false }))).toEqual([]);
+    expect(checkTaints(pod(), { metadata: { name: "no-status" } })).toEqual([]);
   });
 });
 

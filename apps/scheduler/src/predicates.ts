@@ -10,7 +10,7 @@
  */
 
 import type { Node, NodeSelectorRequirement, NodeSelectorTerm, Pod, Taint, Toleration } from "@skiff/api-types";
-import { NodeNotReadyTaintKey, NodeUnschedulableTaintKey } from "@skiff/api-types";
+import { NodeUnschedulableTaintKey } from "@skiff/api-types";
 import { parseQuantity, quantityMilliValue, quantityValue } from "@skiff/flags";
 
 /** Reason of a node that is `spec.unschedulable` (and the pod does not tolerate it). */
@@ -70,7 +70,6 @@ export function podRequests(pod: Pod): Resources {
 const requestsOf = new WeakMap<Pod, Resources>();
 const nonZeroRequestsOf = new WeakMap<Pod, Resources>();
 const allocatableOf = new WeakMap<Node, Resources & { readonly pods: number }>();
-const taintsOf = new WeakMap<Node, readonly Taint[]>();
 
 function computePodRequests(pod: Pod): Resources {
   let milliCPU = 0;
@@ -184,21 +183,6 @@ export function toleratesTaint(toleration: Toleration, taint: Taint): boolean {
 }
 
 /**
- * The node's taints as the scheduler sees them: its own, plus the not-ready taint
- * (`node.example.io/not-ready:NoSchedule`) when its Ready condition is not True and the taint is
- * missing. The node lifecycle controller (skiff-job-controller's `nodelifecycle`) adds that taint
- * and the pressure taints from the node's conditions, as 1.23's; this covers a cluster run
- * without it and the moment before it reacts (1.23 has the TaintNodesByCondition admission taint
- * every new node instead).
- */
-export function effectiveTaints(node: Node): Taint[] {
-  const taints = [...(node.spec?.taints ?? [])];
-  const ready = node.status?.conditions?.find((c) => c.type === "Ready");
-  if (ready?.status !== "True" && !taints.some((t) => t.key === NodeNotReadyTaintKey)) taints.push({ key: NodeNotReadyTaintKey, effect: "NoSchedule" });
-  return taints;
-}
-
-/**
  * NodeUnschedulable: a node with `spec.unschedulable` fits only pods tolerating
  * the unschedulable taint (`node.example.io/unschedulable:NoSchedule`).
  */
@@ -210,13 +194,16 @@ export function checkNodeUnschedulable(pod: Pod, node: Node): string[] {
 
 /**
  * TaintToleration: the first NoSchedule/NoExecute taint (in node order) no toleration of the pod
- * tolerates fails the node; PreferNoSchedule taints never filter.
+ * tolerates fails the node; PreferNoSchedule taints never filter. Only `spec.taints` counts, as in
+ * 1.23: a node that is not Ready is kept from pods by the `node.example.io/not-ready:NoSchedule`
+ * taint (the apiserver's TaintNodesByCondition admission puts it on every new Node, the node
+ * lifecycle controller keeps it in step with the Ready condition), not by its conditions; a pod
+ * tolerating that taint may land there.
+ * @see pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.go (Filter) in kubernetes/kubernetes v1.23
  */
 export function checkTaints(pod: Pod, node: Node): string[] {
   const tolerations = pod.spec?.tolerations ?? [];
-  let taints = taintsOf.get(node);
-  if (taints === undefined) taintsOf.set(node, (taints = effectiveTaints(node)));
-  for (const taint of taints) {
+  for (const taint of node.spec?.taints ?? []) {
     if (taint.effect !== "NoSchedule" && taint.effect !== "NoExecute") continue;
     if (!tolerations.some((t) => toleratesTaint(t, taint))) return [formatTaintReason(taint)];
   }

@@ -20,7 +20,11 @@ const run = (args: string[]) => spawn(process.execPath, ["--conditions=@skiff/so
 it("skiff-scheduler binds a pod, logs at -v 2 and exits 0 on SIGTERM", async () => {
   const client = createClient(await loadClusterConfig(server.kubeconfig));
   const node = await client.nodes.create({ metadata: { name: "bin-node" } });
-  await client.nodes.updateStatus({ ...node, status: { allocatable: { cpu: "2", memory: "2Gi", pods: "10" }, conditions: [{ type: "Ready", status: "True" }] } });
+  const ready = await client.nodes.updateStatus({ ...node, status: { allocatable: { cpu: "2", memory: "2Gi", pods: "10" }, conditions: [{ type: "Ready", status: "True" }] } });
+  // No controller manager here: remove the apiserver's TaintNodesByCondition taint
+  // (not-ready:NoSchedule) as the node lifecycle controller would once the node is Ready.
+  expect(ready.spec?.taints).toEqual([{ key: "node.example.io/not-ready", effect: "NoSchedule" }]);
+  await client.nodes.update({ ...ready, spec: { ...ready.spec, taints: [] } });
   const proc = run([`--clusterconfig=${server.kubeconfig}`, "-v=2"]);
   let err = "";
   proc.stderr.on("data", (d: Buffer) => (err += d.toString()));

@@ -27,13 +27,21 @@ afterEach(async () => {
   for (const n of (await client.nodes.list()).items) await client.nodes.delete(n.metadata?.name ?? "", { gracePeriodSeconds: 0 });
 });
 
+/**
+ * A Node as a node agent registers it, with its status. The apiserver's TaintNodesByCondition
+ * admission gives it `node.example.io/not-ready:NoSchedule`; this suite runs no controller
+ * manager, so for a Ready node it removes that taint itself, as the node lifecycle controller
+ * would (a not-Ready node keeps it).
+ */
 async function addNode(name: string, o: { labels?: Record<string, string>; taints?: Taint[]; cpu?: string; memory?: string; pods?: string; ready?: boolean } = {}): Promise<Node> {
   const created = await client.nodes.create({ metadata: { name, labels: { ...o.labels } }, spec: { ...(o.taints ? { taints: o.taints } : {}) } });
   const allocatable = { cpu: o.cpu ?? "4", memory: o.memory ?? "8Gi", pods: o.pods ?? "110" };
-  return client.nodes.updateStatus({
+  const withStatus = await client.nodes.updateStatus({
     ...created,
     status: { capacity: allocatable, allocatable, conditions: [{ type: "Ready", status: o.ready === false ? "False" : "True", reason: "NodeReady", message: "ready" }] },
   });
+  if (o.ready === false) return withStatus;
+  return client.nodes.update({ ...withStatus, spec: { ...withStatus.spec, taints: (withStatus.spec?.taints ?? []).filter((t) => !(t.key === "node.example.io/not-ready" && t.effect === "NoSchedule")) } });
 }
 
 function addPod(name: string, spec: Partial<NonNullable<Pod["spec"]>> = {}, requests?: Record<string, string>): Promise<Pod> {
@@ -81,7 +89,7 @@ describe("skiff-scheduler against the real apiserver", () => {
     for (const [name, , want] of cases) expect(await boundNode(name), name).toBe(want);
   });
 
-  it("taints and tolerations (NoSchedule, NoExecute; PreferNoSchedule does not filter); not-Ready nodes are skipped", async () => {
+  it("taints and tolerations (NoSchedule, NoExecute; PreferNoSchedule does not filter); a new node's not-ready:NoSchedule taint keeps pods off until tolerated", async () => {
     await addNode("t-noschedule", { taints: [{ key: "dedicated", value: "db", effect: "NoSchedule" }], cpu: "64" });
     await addNode("t-noexecute", { taints: [{ key: "evict", effect: "NoExecute" }], cpu: "64" });
     await addNode("t-notready", { ready: false, cpu: "64" });
@@ -92,6 +100,9 @@ describe("skiff-scheduler against the real apiserver", () => {
     expect(await boundNode("tolerant")).toBe("t-noschedule"); // most free cpu among the nodes it tolerates
     await addPod("tolerates-execute", { tolerations: [{ key: "evict", operator: "Exists" }], nodeSelector: {} }, { cpu: "100m" });
     expect(["t-noexecute", "t-prefer"]).toContain(await boundNode("tolerates-execute"));
+    expect((await client.nodes.get("t-notready")).spec?.taints).toEqual([{ key: "node.example.io/not-ready", effect: "NoSchedule" }]);
+    await addPod("tolerates-not-ready", { tolerations: [{ key: "node.example.io/not-ready", operator: "Exists", effect: "NoSchedule" }] }, { cpu: "100m" });
+    expect(await boundNode("tolerates-not-ready")).toBe("t-notready"); // most free cpu among the nodes it tolerates
   });
 
   it("allocatable pods, cpu and memory; least-allocated choice", async () => {

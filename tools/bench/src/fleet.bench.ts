@@ -145,6 +145,9 @@ export default async function run(): Promise<BenchRow[]> {
     else process.env[traceFileEnv] = saved;
     const baseRss = started.baseRssBytes;
     const fleetStartS = (performance.now() - t0Fleet) / 1000;
+    // Each hollow Node registers with the apiserver's not-ready:NoSchedule taint; the node
+    // lifecycle controller removes it once the node is Ready. Pods are created after that.
+    await cluster.waitForSchedulableNodes(nodes, 600_000);
     const idleFleetRss = rssBytes(fleet.pid);
     const idleClusterRss = cluster.totalRssBytes();
     const config = await loadClusterConfig(cluster.kubeconfig);

@@ -11,7 +11,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { ApiClient } from "./api.js";
+import { ApiClient, waitFor } from "./api.js";
 import type { ApiObject } from "./api.js";
 
 /** The repository root. */
@@ -92,6 +92,14 @@ export interface Cluster {
   logTail(name: string, lines?: number): string;
   /** Sum of the resident set sizes of every running process of the cluster and their children, in bytes (Linux /proc). */
   totalRssBytes(): number;
+  /**
+   * Resolves once there are at least `count` Nodes and every Node is Ready without the
+   * `node.example.io/not-ready` taint (the apiserver's TaintNodesByCondition admission puts it on
+   * each new Node; the job controller's node lifecycle controller removes it once the node is
+   * Ready). For nodes registered outside the cluster's own agents (the fleet's hollow nodes),
+   * which take no pods before that. @throws Error after `timeoutMs` (default 120 s), naming the nodes still waited for.
+   */
+  waitForSchedulableNodes(count: number, timeoutMs?: number): Promise<void>;
   /** Stops every process (reverse start order, SIGTERM then SIGKILL after 10 s) and removes the directory unless `keep`. */
   stop(keep?: boolean): Promise<void>;
 }
@@ -306,11 +314,11 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
       ]);
       agents.push({ p, name: n.name });
     }
+    // A node takes pods once it is Ready and the node lifecycle controller (in the job controller)
+    // has removed the not-ready:NoSchedule taint the apiserver's TaintNodesByCondition admission
+    // put on it at registration.
     for (const { p, name } of agents) {
-      await ready(p, `node ${name} Ready`, async () => {
-        const node = await adminApi.get<ApiObject & { status?: { conditions?: Array<{ type: string; status: string }> } }>(`/api/v1/nodes/${name}`);
-        return (node.status?.conditions ?? []).some((c) => c.type === "Ready" && c.status === "True");
-      });
+      await ready(p, `node ${name} Ready and without the not-ready taint`, async () => isSchedulable(await adminApi.get<NodeView>(`/api/v1/nodes/${name}`)));
     }
 
     return {
@@ -324,6 +332,21 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
         await stopProc(p, signal);
       },
       logTail: tail,
+      async waitForSchedulableNodes(count, timeoutMs = 120_000) {
+        let waiting: string[] = [];
+        await waitFor(
+          `${String(count)} Nodes Ready without the not-ready taint`,
+          async () => {
+            const nodes = await adminApi.list<NodeView>("/api/v1/nodes");
+            waiting = nodes.filter((n) => !isSchedulable(n)).map((n) => n.metadata?.name ?? "");
+            return nodes.length >= count && waiting.length === 0;
+          },
+          timeoutMs,
+          200,
+        ).catch((e: unknown) => {
+          throw new Error(`${e instanceof Error ? e.message : String(e)}; still waiting for: ${waiting.slice(0, 10).join(", ") || "(more Nodes)"}`, { cause: e });
+        });
+      },
       totalRssBytes() {
         let total = 0;
         for (const p of processes.values()) if (!p.exited() && p.proc.pid !== undefined) total += treeRssBytes(p.proc.pid);
@@ -335,6 +358,13 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
     await stopAll(true);
     throw e;
   }
+}
+
+type NodeView = ApiObject & { spec?: { taints?: Array<{ key: string; effect: string }> }; status?: { conditions?: Array<{ type: string; status: string }> } };
+
+function isSchedulable(node: NodeView): boolean {
+  const ready = (node.status?.conditions ?? []).some((c) => c.type === "Ready" && c.status === "True");
+  return ready && !(node.spec?.taints ?? []).some((t) => t.key === "node.example.io/not-ready");
 }
 
 function treeRssBytes(pid: number): number {

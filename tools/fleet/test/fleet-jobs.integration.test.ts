@@ -51,6 +51,9 @@ beforeAll(async () => {
   });
   // A lease renewed every 2 s (8 s / 4) keeps 100 nodes inside the 10 s grace period.
   fleet = await startFleet({ nodes, clusterConfig: await loadClusterConfig(cluster.kubeconfig), agentConfig: { nodeLeaseDurationSeconds: 8 } });
+  // Each hollow Node registers with the apiserver's not-ready:NoSchedule taint, which the node
+  // lifecycle controller removes once the node reports Ready (kubemark's hollow nodes likewise).
+  await cluster.waitForSchedulableNodes(nodes);
 }, 180_000);
 
 afterAll(async () => {

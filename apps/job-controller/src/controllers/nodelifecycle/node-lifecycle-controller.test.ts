@@ -67,6 +67,14 @@ describe("desiredTaints", () => {
     expect(desiredTaints(node("True", [unreachable, { key: "a", effect: "NoExecute" }]))).toEqual([{ key: "a", effect: "NoExecute" }]);
     expect(desiredTaints(node(undefined, [unreachable]))).toEqual([]);
   });
+  it("the apiserver's TaintNodesByCondition taint (not-ready:NoSchedule, no timeAdded) goes once Ready=True; stays while Ready=False", () => {
+    const admitted: Taint = { key: "node.example.io/not-ready", effect: "NoSchedule" };
+    const own: Taint = { key: "dedicated", value: "gpu", effect: "NoSchedule" };
+    expect(desiredTaints(node("True", [own, admitted]))).toEqual([own]);
+    const notReady = desiredTaints(node("False", [own, admitted]));
+    expect(notReady.slice(0, 2)).toEqual([own, admitted]);
+    expect(notReady.map((x) => `${x.key}:${x.effect}`)).toEqual(["dedicated:NoSchedule", "node.example.io/not-ready:NoSchedule", "node.example.io/not-ready:NoExecute"]);
+  });
   const withConditions = (conditions: Array<[string, string]>, o: { taints?: Taint[]; unschedulable?: boolean } = {}): Node => ({
     apiVersion: "v1",
     kind: "Node",
