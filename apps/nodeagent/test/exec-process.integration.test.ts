@@ -66,6 +66,7 @@ describe("kubectl streaming on the process runtime", () => {
     get httpPort() {
       return httpPort;
     },
+    terminalSizeAtStart: true,
   });
 
   for (const [label, binary] of [["kubectl", undefined], ["kubectl 1.27", kubectlBuild("1.27")]] as const) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { exitStatus, negotiateProtocol, parseTerminalSizes, shellQuote } from "./streaming-server.js";
+import { exitStatus, negotiateProtocol, parseTerminalSizes, shellQuote, terminalCommand } from "./streaming-server.js";
 
 describe("streaming server helpers", () => {
   it("reports an exit as the Status kubectl reads on the error stream", () => {
@@ -23,6 +23,11 @@ describe("streaming server helpers", () => {
   it("quotes a command for script -c", () => {
     expect(shellQuote(["sh", "-c", "echo 'hi'; exit 3"])).toBe(`sh -c 'echo '\\''hi'\\''; exit 3'`);
     expect(shellQuote(["ls", "/tmp/a-b_c.txt"])).toBe("ls /tmp/a-b_c.txt");
+  });
+
+  it("sets the first terminal size before the command, quoting the command's words", () => {
+    expect(terminalCommand(["sh", "-c", "stty size; echo x"], { width: 101, height: 41 })).toBe("stty rows 41 cols 101 2>/dev/null; sh -c 'stty size; echo x'");
+    expect(terminalCommand(["sh"], undefined)).toBe("sh");
   });
 
   it("splits the resize stream into terminal sizes", () => {

@@ -259,9 +259,7 @@ function serveExec(conn: SpdyServerConnection, session: ExecSession | AttachSess
 function runExec(conn: StreamConnection, session: ExecSession | AttachSession, streams: ReadonlyMap<string, Duplex>, runtime: StreamingRuntime): void {
   if (session.kind !== "exec") return runAttach(conn, session, streams, runtime);
   const errorStream = streams.get("error");
-  const stdin = streams.get("stdin");
   const stdout = streams.get("stdout");
-  const stderr = streams.get("stderr") ?? (session.tty ? stdout : undefined);
   const finish = async (status: Record<string, unknown>) => {
     await Promise.all(
       [stdout, streams.get("stderr")].map(
@@ -282,11 +280,35 @@ function runExec(conn: StreamConnection, session: ExecSession | AttachSession, s
     void finish({ metadata: {}, status: "Failure", message: err instanceof Error ? err.message : String(err), reason: "InternalError", code: 500 });
     return;
   }
+  const resize = streams.get("resize");
+  const sizes = session.tty && resize ? new TerminalSizes(resize) : undefined;
+  if (!sizes) return spawnExec(conn, session, streams, target, finish, undefined, undefined);
+  // The client sends its terminal's size as soon as the streams are up: the command starts with it
+  // set, so a shell's first `stty size` never sees 0x0 (a size set after the start raced the
+  // command on a loaded node: CI, kubectl 1.27 `exec -it` + `stty size`).
+  void sizes.first(firstTerminalSizeWaitMs).then((size) => spawnExec(conn, session, streams, target, finish, sizes, size));
+}
+
+/** How long an exec with a terminal waits for the client's first terminal size before it starts without one (ms). */
+const firstTerminalSizeWaitMs = 1_000;
+
+function spawnExec(
+  conn: StreamConnection,
+  session: ExecSession,
+  streams: ReadonlyMap<string, Duplex>,
+  target: ExecTarget,
+  finish: (status: Record<string, unknown>) => Promise<void>,
+  sizes: TerminalSizes | undefined,
+  size: TerminalSize | undefined,
+): void {
+  const stdin = streams.get("stdin");
+  const stdout = streams.get("stdout");
+  const stderr = streams.get("stderr") ?? (session.tty ? stdout : undefined);
   let spec: ReturnType<ExecTarget["spawnSpec"]>;
   try {
     // A terminal: `script` makes the pseudo-terminal where the command runs (inside the container's
-    // namespaces when isolated, where /dev has its own ptmx).
-    spec = target.spawnSpec(session.tty ? ["script", "-qfec", shellQuote(session.cmd), "/dev/null"] : [...session.cmd]);
+    // namespaces when isolated, where /dev has its own ptmx), its size set first when known.
+    spec = target.spawnSpec(session.tty ? ["script", "-qfec", terminalCommand(session.cmd, size), "/dev/null"] : [...session.cmd]);
   } catch (err) {
     void finish({ metadata: {}, status: "Failure", message: err instanceof Error ? err.message : String(err), reason: "InternalError", code: 500 });
     return;
@@ -305,10 +327,18 @@ function runExec(conn: StreamConnection, session: ExecSession | AttachSession, s
   else child.stdout.resume();
   if (stderr) child.stderr.pipe(stderr, { end: false });
   else child.stderr.resume();
-  const resize = streams.get("resize");
   let exited = false;
   child.once("exit", () => (exited = true));
-  if (resize && child.pid !== undefined) applyResizes(resize, child.pid, () => exited);
+  if (sizes && child.pid !== undefined) {
+    // Each later size in turn; a newer one supersedes one still waiting for the terminal.
+    const pid = child.pid;
+    let latest = 0;
+    let chain = Promise.resolve();
+    sizes.follow((later) => {
+      const seq = ++latest;
+      chain = chain.then(() => applyTerminalSize(pid, later, () => !exited && seq === latest));
+    });
+  }
   // A client that goes away ends the command's stdin; the command then finishes on its own.
   conn.onClose(() => child.stdin.end());
   child.once("error", (err: NodeJS.ErrnoException) => {
@@ -367,34 +397,76 @@ async function terminalOf(rootPid: number): Promise<string | undefined> {
   return undefined;
 }
 
+/** A terminal size from the resize stream, in character cells. */
+interface TerminalSize {
+  readonly width: number;
+  readonly height: number;
+}
+
 /**
- * Sets each size read from the resize stream on the terminal of the command `script` runs. The
- * terminal appears only once script has started its child (under nsenter and setpriv when isolated,
- * which can take seconds on a loaded node), so each size waits for it as long as the command runs:
- * a size given up on too early left the command at 0x0 (CI, kubectl 1.27 `exec -it` + `stty size`).
+ * The sizes the client sends on the resize stream, read from the moment the streams are up: the
+ * first one (for the command's start) and each later one (for {@link applyTerminalSize}).
  */
-function applyResizes(resize: Duplex, scriptPid: number, exited: () => boolean): void {
-  let buffered = "";
-  let chain = Promise.resolve();
-  let latest = 0;
-  resize.setEncoding("utf8");
-  resize.on("data", (chunk: string) => {
-    const { sizes, rest } = parseTerminalSizes(buffered + chunk);
-    buffered = rest;
-    for (const { width, height } of sizes) {
-      const seq = ++latest;
-      chain = chain.then(async () => {
-        for (let delayMs = 20; !exited() && seq === latest; delayMs = Math.min(delayMs * 2, 250)) {
-          const tty = await terminalOf(scriptPid);
-          if (tty) {
-            await new Promise<void>((r) => execFile("stty", ["-F", tty, "rows", String(height), "cols", String(width)], () => r()));
-            return;
-          }
-          await new Promise((r) => setTimeout(r, delayMs));
-        }
-      });
+class TerminalSizes {
+  private readonly seen: TerminalSize[] = [];
+  private listener: ((size: TerminalSize) => void) | undefined;
+  private waiter: (() => void) | undefined;
+
+  constructor(resize: Duplex) {
+    let buffered = "";
+    resize.setEncoding("utf8");
+    resize.on("data", (chunk: string) => {
+      const { sizes, rest } = parseTerminalSizes(buffered + chunk);
+      buffered = rest;
+      for (const size of sizes) {
+        if (this.listener) this.listener(size);
+        else this.seen.push(size);
+      }
+      if (this.seen.length > 0) this.waiter?.();
+    });
+  }
+
+  /** The newest size received within `timeoutMs` of the call (resolving as soon as one is), or undefined. */
+  first(timeoutMs: number): Promise<TerminalSize | undefined> {
+    if (this.seen.length > 0) return Promise.resolve(this.seen.at(-1));
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.waiter = undefined;
+        resolve(this.seen.at(-1));
+      };
+      const timer = setTimeout(done, timeoutMs);
+      this.waiter = done;
+    });
+  }
+
+  /** Calls `apply` with each size received from now on (those before were {@link first}'s to use). */
+  follow(apply: (size: TerminalSize) => void): void {
+    this.seen.length = 0;
+    this.listener = apply;
+  }
+}
+
+/** The command `script -c` runs: `cmd`, after setting the terminal to `size` when known (stty's error, if any, hidden). Pure. */
+export function terminalCommand(cmd: readonly string[], size: TerminalSize | undefined): string {
+  return size ? `stty rows ${String(size.height)} cols ${String(size.width)} 2>/dev/null; ${shellQuote(cmd)}` : shellQuote(cmd);
+}
+
+/**
+ * Sets `size` on the terminal of the command `script` (pid `scriptPid`) runs. The terminal appears
+ * only once script has started its child (under nsenter and setpriv when isolated, which can take
+ * seconds on a loaded node), so the size waits for it while `wanted()` (the command runs and no
+ * newer size came).
+ */
+async function applyTerminalSize(scriptPid: number, size: TerminalSize, wanted: () => boolean): Promise<void> {
+  for (let delayMs = 20; wanted(); delayMs = Math.min(delayMs * 2, 250)) {
+    const tty = await terminalOf(scriptPid);
+    if (tty) {
+      await new Promise<void>((r) => execFile("stty", ["-F", tty, "rows", String(size.height), "cols", String(size.width)], () => r()));
+      return;
     }
-  });
+    await new Promise((r) => setTimeout(r, delayMs));
+  }
 }
 
 /**
