@@ -164,7 +164,7 @@ export interface StreamingAcceptanceContext {
   readonly terminalSizeAtStart?: boolean;
 }
 
-/** `script -qfec <command> /dev/null` typing `input` once a shell prompt shows; its output and exit code. */
+/** `script -qfec <command> /dev/null` typing `lines` once a shell prompt shows (none: nothing typed); its output and exit code. */
 function runInPty(command: string, lines: readonly string[]): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
     const s = spawn("script", ["-qfec", command, "/dev/null"], { stdio: ["pipe", "pipe", "pipe"] });
@@ -180,21 +180,6 @@ function runInPty(command: string, lines: readonly string[]): Promise<{ code: nu
     s.on("close", (code) => {
       clearTimeout(t);
       clearInterval(typed);
-      resolve({ code: code ?? -1, out });
-    });
-  });
-}
-
-/** `script -qfec <command> /dev/null` with nothing typed: its output and exit code. */
-function runCommandInPty(command: string): Promise<{ code: number; out: string }> {
-  return new Promise((resolve) => {
-    const s = spawn("script", ["-qfec", command, "/dev/null"], { stdio: ["pipe", "pipe", "pipe"] });
-    let out = "";
-    s.stdout.on("data", (d: Buffer) => (out += d.toString()));
-    s.stderr.on("data", (d: Buffer) => (out += d.toString()));
-    const t = setTimeout(() => s.kill("SIGKILL"), 60_000);
-    s.on("close", (code) => {
-      clearTimeout(t);
       resolve({ code: code ?? -1, out });
     });
   });
@@ -242,7 +227,7 @@ export function defineStreamingAcceptance(ctx: StreamingAcceptanceContext): void
     const runSized = ctx.terminalSizeAtStart === true ? run : it.skip;
     const whySized = ctx.terminalSizeAtStart === true ? why : " (skipped: this runtime sets the terminal size after the command starts)";
     runSized(`${label}: exec -it starts the command with kubectl's terminal size already set (no shell in between)${whySized}`, async () => {
-      const r = await runCommandInPty(`stty rows 37 cols 93; ${binary ?? "kubectl"} --kubeconfig ${ctx.cluster().kubeconfig} exec -it box -c main -- stty size`);
+      const r = await runInPty(`stty rows 37 cols 93; ${binary ?? "kubectl"} --kubeconfig ${ctx.cluster().kubeconfig} exec -it box -c main -- stty size`, []);
       expect(r.out).toMatch(/\b37 93\b/);
       expect(r.code).toBe(0);
     });
