@@ -853,7 +853,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
         const why = reason === "ErrImagePull" ? "image can't be pulled" : reason === "ImagePullBackOff" ? "trying and failing to pull image" : reason;
         throw new ContainerLogError("BadRequest", `container "${containerName}" in pod "${podName}" is waiting to start: ${why}`);
       }
-      const target = rs.containers.find((c) => c.id === wantId);
+      const target = logTarget(rs.containers, containerName, wantId, logOpts.previous === true);
       if (!target) throw new ContainerLogError("NotFound", `container "${containerName}" (${wantId}) in pod "${podName}" no longer exists`);
       const logPath = target.logPath || join(logDirOf(pod), containerName, `${target.restartCount}.log`);
       if (!(await stat(logPath).catch(() => undefined))) throw new ContainerLogError("NotFound", `log file of container "${containerName}" in pod "${podName}" not found`);
@@ -924,4 +924,19 @@ function resourceFieldAllocatable(a: PodRuntimeOptions["nodeAllocatable"]): Node
     memoryBytes: Number(a.memoryBytes),
     ephemeralStorageBytes: a.ephemeralStorageBytes !== undefined ? Number(a.ephemeralStorageBytes) : machine.ephemeralStorageBytes,
   };
+}
+
+/**
+ * The container whose log a request reads: the one the pod's status names (`wantId`), else, when
+ * the runtime no longer has it, the one the next status will name. The status can be a sync behind
+ * the runtime: a restart since may have removed the container it names (only the newest instance
+ * and one dead one before it are kept). Then the newest dead instance of `containerName` is the
+ * previous one and its newest instance the current one. `containers` is sorted newest first, as
+ * the runtime manager's pod status is. Undefined when there is none. Pure.
+ *
+ * @see pkg/kubelet/kubelet_pods.go (validateContainerLogStatus) in kubernetes/kubernetes v1.23
+ */
+export function logTarget<C extends { readonly id: string; readonly name: string; readonly state: string }>(containers: readonly C[], containerName: string, wantId: string, previous: boolean): C | undefined {
+  const named = containers.filter((c) => c.name === containerName);
+  return containers.find((c) => c.id === wantId) ?? (previous ? named.find((c) => c.state === "exited") : named[0]);
 }
