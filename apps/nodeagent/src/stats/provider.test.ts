@@ -219,6 +219,9 @@ describe("StatsProvider CPU rates (usageNanoCores)", () => {
       const p = new StatsProvider({ nodeName: "n1", rootDir: join(root, "root"), cri, hostPaths: paths, systemCgroups: { kubelet: "/agent" } });
       const rates = (s: Summary) => ({ app: s.pods[0]?.containers.find((c) => c.name === "app")?.cpu?.usageNanoCores, node: s.node.cpu?.usageNanoCores, agent: s.node.systemContainers?.find((c) => c.name === "kubelet")?.cpu?.usageNanoCores });
       p.start(10_000);
+      // The first sample reads real files: done before fake time moves on, or its timestamps are
+      // the later ones (CI, under load: the first rate came out wrong).
+      await p.settled();
       await vi.advanceTimersByTimeAsync(0);
       expect(listings).toBe(1);
       // Each eviction pass, 10 s apart: it is the sample (the rate up to now); the housekeeping lists nothing of its own.

@@ -178,6 +178,8 @@ export class StatsProvider {
   private cgroupVersion: Promise<CgroupVersion> | undefined;
   private criStatsUnimplemented = false;
   private sampler: NodeJS.Timeout | undefined;
+  /** The CPU sample in progress (or the last one), its failure swallowed. */
+  private sampling: Promise<void> = Promise.resolve();
   /** Container id → its own cgroup path (null: none of its own, e.g. the process runtime's shared one). */
   private readonly cgroupOf = new Map<string, string | null>();
   /** Sandbox id → the pid of its process (null: the runtime gives none, e.g. the process runtime). */
@@ -247,8 +249,14 @@ export class StatsProvider {
    */
   async sampleCPU(): Promise<void> {
     this.sampled();
-    await Promise.all([this.nodeCPUAndMemory(true), this.podStats(true, true), this.systemContainerStats(true)]);
-    this.cpuCache.cleanup();
+    const work = Promise.all([this.nodeCPUAndMemory(true), this.podStats(true, true), this.systemContainerStats(true)]).then(() => this.cpuCache.cleanup());
+    this.sampling = work.catch(() => undefined);
+    await work;
+  }
+
+  /** Resolves once the CPU sample in progress, if any (the housekeeping's first one after {@link start}), is done; never rejects. */
+  settled(): Promise<void> {
+    return this.sampling;
   }
 
   /**
