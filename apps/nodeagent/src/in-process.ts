@@ -11,7 +11,7 @@ import { kubernetesServiceOf, resolveNodeName, setupDataDirs, podRuntimeOptionsF
 import type { ClientConnections, ClusterConfig } from "@skiff/client";
 import { createClient } from "@skiff/client";
 import type { ClusterClients } from "./cluster/index.js";
-import { ClusterMode, createEventRecorder } from "./cluster/index.js";
+import { ClusterMode, createEventRecorder, heartbeatTimeoutMs } from "./cluster/index.js";
 import { unsupportedSettings } from "./cm/index.js";
 import { createLogger } from "./logging.js";
 import type { TextSink } from "./options/index.js";
@@ -112,7 +112,7 @@ export async function startInProcessNodeAgent(argv: readonly string[], deps: InP
   const clients: ClusterClients = {
     client: createClient(deps.clusterConfig, { qps: c.clusterAPIQPS, burst: c.clusterAPIBurst, userAgent, ...shared }),
     eventClient: createClient(deps.clusterConfig, { qps: c.eventRecordQPS, burst: c.eventBurst, userAgent, ...shared }),
-    heartbeatClient: createClient(deps.clusterConfig, { qps: -1, userAgent, ...shared }),
+    heartbeatClient: createClient(deps.clusterConfig, { qps: -1, userAgent, timeoutMs: heartbeatTimeoutMs(c), ...shared }),
     server: deps.clusterConfig.server,
   };
   const eventClient = clients.eventClient;

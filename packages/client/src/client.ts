@@ -49,6 +49,13 @@ export interface ClientOptions {
    * @see staging/src/k8s.io/client-go/transport/token_source.go (ResettableTokenSourceWrapTransport)
    */
   readonly tokenSource?: TokenSource;
+  /**
+   * How long a request other than a watch may take, rate limiter wait included, in milliseconds;
+   * `0` or unset: no limit. A request over it fails with a `NetworkError` ClientError. client-go's
+   * `rest.Config.Timeout` (the kubelet's heartbeat client sets it).
+   * @throws {RangeError} from {@link createClient} unless a finite number >= 0.
+   */
+  readonly timeoutMs?: number;
 }
 
 /** A bearer token that may change over time (see {@link ClientOptions.tokenSource}). */
@@ -197,7 +204,9 @@ export function createClient(config: ClusterConfig, options: ClientOptions = {})
     if (!shared) throw new Error("connections: not made by createClientConnections");
     if (shared.server !== config.server) throw new Error(`connections: the pool is for ${shared.server}, not ${config.server}`);
   }
-  const transport = new Transport(config, rateLimiter, options.userAgent ?? "skiff-client", options.maxConnections, shared, options.tokenSource);
+  const timeoutMs = options.timeoutMs ?? 0;
+  if (!Number.isFinite(timeoutMs) || timeoutMs < 0) throw new RangeError(`timeoutMs must be a finite number >= 0, got ${String(timeoutMs)}`);
+  const transport = new Transport(config, rateLimiter, options.userAgent ?? "skiff-client", options.maxConnections, shared, options.tokenSource, timeoutMs);
   const cache = new Map<ResourceInfo, ResourceClient<KubeObject>>();
   const resource = <T extends KubeObject>(r: ResourceInfo | string): ResourceClient<T> => {
     const info = typeof r === "string" ? mustFind(r) : r;

@@ -171,3 +171,37 @@ describe("tokenSource", () => {
     client.close();
   });
 });
+
+describe("client timeout (timeoutMs, client-go's rest.Config.Timeout)", () => {
+  it("fails a request the server never answers with a NetworkError naming the timeout; a caller's abort stays Aborted; watches are not cut", async () => {
+    const f = await serve(true);
+    const client = createClient(f.config, { qps: 0, timeoutMs: 200 });
+    await expect(client.pods.get("slow", { namespace: "default" })).rejects.toMatchObject({ name: "ClientError", code: "NetworkError", message: expect.stringContaining("no answer within 200 ms (the client's timeout)") });
+    const caller = new AbortController();
+    const aborted = client.pods.get("slow2", { namespace: "default", signal: caller.signal });
+    caller.abort();
+    await expect(aborted).rejects.toMatchObject({ code: "Aborted" });
+    // A watch outlives the timeout.
+    const stop = new AbortController();
+    const events: string[] = [];
+    const done = (async () => {
+      for await (const e of client.pods.watch({ namespace: "default", signal: stop.signal })) events.push(e.type);
+    })().catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(events).toEqual(["ADDED"]);
+    stop.abort();
+    await done;
+    // An answer within the timeout is the answer.
+    const quick = client.pods.get("quick", { namespace: "default" });
+    await new Promise((r) => setTimeout(r, 20));
+    release(f.held);
+    await expect(quick).resolves.toMatchObject({ metadata: { name: "quick" } });
+    client.close();
+  });
+
+  it("refuses a negative or non-finite timeout", () => {
+    const config = { server: "http://127.0.0.1:1", insecureSkipTLSVerify: false } as ClusterConfig;
+    expect(() => createClient(config, { timeoutMs: -1 })).toThrow("timeoutMs must be a finite number >= 0, got -1");
+    expect(() => createClient(config, { timeoutMs: Number.NaN })).toThrow(RangeError);
+  });
+});

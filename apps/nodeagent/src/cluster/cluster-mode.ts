@@ -80,9 +80,19 @@ export async function connectCluster(o: Pick<NodeAgentOptions, "flags" | "config
   return {
     client: createClient(config, { qps: o.config.clusterAPIQPS, burst: o.config.clusterAPIBurst, userAgent }),
     eventClient: createClient(config, { qps: o.config.eventRecordQPS, burst: o.config.eventBurst, userAgent }),
-    heartbeatClient: createClient(config, { qps: -1, userAgent }),
+    heartbeatClient: createClient(config, { qps: -1, userAgent, timeoutMs: heartbeatTimeoutMs(o.config) }),
     server: config.server,
   };
+}
+
+/**
+ * The heartbeat client's request timeout in milliseconds: `nodeStatusUpdateFrequency`, or
+ * `nodeLeaseDurationSeconds` when shorter, so a hung status update or Lease renewal gives way to
+ * the next one.
+ * @see cmd/kubelet/app/server.go (heartbeatClientConfig.Timeout) in kubernetes/kubernetes v1.23
+ */
+export function heartbeatTimeoutMs(c: Pick<NodeAgentOptions["config"], "nodeStatusUpdateFrequency" | "nodeLeaseDurationSeconds">): number {
+  return Math.min(c.nodeStatusUpdateFrequency.ms, c.nodeLeaseDurationSeconds * 1000);
 }
 
 function defaultNodeIP(): string {

@@ -3,6 +3,8 @@ import type { Pod, PodStatus } from "@skiff/api-types";
 import { isMirrorPod } from "./api-pod-source.js";
 import { buildMirrorPod, planMirrorPods } from "./mirror-pods.js";
 import { mergePodStatus } from "./pod-status-sync.js";
+import { mustParseDuration } from "@skiff/flags";
+import { heartbeatTimeoutMs } from "./cluster-mode.js";
 
 const staticPod = (name: string, uid: string): Pod => ({
   metadata: { name, namespace: "default", uid, labels: { app: name }, annotations: { "example.io/config.source": "file", "example.io/config.hash": uid } },
@@ -62,5 +64,12 @@ describe("mergePodStatus", () => {
     expect(mergePodStatus({ phase: "Succeeded" }, { phase: "Running" }).phase).toBe("Succeeded");
     expect(mergePodStatus({ phase: "Running" }, { phase: "Failed" }).phase).toBe("Failed");
     expect(mergePodStatus(undefined, { phase: "Pending" })).toEqual({ phase: "Pending" });
+  });
+});
+
+describe("heartbeatTimeoutMs", () => {
+  it("is nodeStatusUpdateFrequency, or the lease duration when shorter (1.23's heartbeat client timeout)", () => {
+    expect(heartbeatTimeoutMs({ nodeStatusUpdateFrequency: mustParseDuration("10s"), nodeLeaseDurationSeconds: 40 })).toBe(10_000);
+    expect(heartbeatTimeoutMs({ nodeStatusUpdateFrequency: mustParseDuration("1m"), nodeLeaseDurationSeconds: 40 })).toBe(40_000);
   });
 });

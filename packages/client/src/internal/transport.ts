@@ -16,6 +16,8 @@ export interface RequestSpec {
   readonly body?: unknown;
   readonly contentType?: string;
   readonly signal?: AbortSignal;
+  /** The client's request timeout (set by {@link Transport.json}): fires with `signal`, and makes its abort a NetworkError. */
+  readonly timeout?: { readonly signal: AbortSignal; readonly ms: number };
   /** For error messages: verb, group, resource and name of the request. */
   readonly verb: string;
   readonly group: string;
@@ -77,6 +79,7 @@ export class Transport {
     maxConnections: number = defaultMaxConnections,
     sharedPool?: ConnectionPool,
     private readonly tokenSource?: TokenSource,
+    private readonly timeoutMs = 0,
   ) {
     this.url = new URL(config.server);
     this.pool = sharedPool ?? new ConnectionPool(config, maxConnections);
@@ -106,7 +109,7 @@ export class Transport {
     try {
       await this.limiter.wait(spec.signal);
     } catch (e) {
-      throw new ClientError("Aborted", `${spec.verb} ${spec.resource}: aborted`, { cause: e });
+      throw this.abortError(spec, e);
     }
     const data = spec.body === undefined ? undefined : typeof spec.body === "string" ? spec.body : JSON.stringify(spec.body);
     const headers: OutgoingHttpHeaders = { ...this.baseHeaders };
@@ -142,7 +145,7 @@ export class Transport {
         },
       );
       req.on("error", (e: NodeJS.ErrnoException) => {
-        if (spec.signal?.aborted) reject(new ClientError("Aborted", `${spec.verb} ${spec.resource}: aborted`, { cause: e }));
+        if (spec.signal?.aborted) reject(this.abortError(spec, e));
         else reject(new ClientError("NetworkError", `${spec.method} ${this.url.origin}${spec.path}: ${e.message}`, { cause: e }));
       });
       if (data !== undefined) req.write(data);
@@ -155,7 +158,7 @@ export class Transport {
     try {
       for await (const c of res) chunks.push(c as Buffer);
     } catch (e) {
-      if (spec.signal?.aborted) throw new ClientError("Aborted", `${spec.verb} ${spec.resource}: aborted`, { cause: e });
+      if (spec.signal?.aborted) throw this.abortError(spec, e);
       throw new ClientError("NetworkError", `${spec.method} ${spec.path}: response interrupted: ${(e as Error).message}`, { cause: e });
     }
     return Buffer.concat(chunks).toString("utf8");
@@ -176,8 +179,23 @@ export class Transport {
     return newGenericServerResponse(code, spec.verb, { group: spec.group, resource: spec.resource }, spec.name ?? "", text.trim(), Number.isFinite(retry) ? retry : 0, true);
   }
 
-  /** Sends the request and decodes a 2xx JSON body; other statuses throw StatusError. */
-  async json<R>(spec: RequestSpec): Promise<R> {
+  // The caller's abort is `Aborted`; the client's timeout is a NetworkError, as client-go's
+  // `Client.Timeout exceeded`.
+  private abortError(spec: RequestSpec, cause: unknown): ClientError {
+    if (spec.timeout?.signal.aborted) return new ClientError("NetworkError", `${spec.method} ${this.url.origin}${spec.path}: no answer within ${String(spec.timeout.ms)} ms (the client's timeout)`, { cause });
+    return new ClientError("Aborted", `${spec.verb} ${spec.resource}: aborted`, { cause });
+  }
+
+  /**
+   * Sends the request and decodes a 2xx JSON body; other statuses throw StatusError. With the
+   * client's timeout, the whole request (rate limiter wait included) must end within it.
+   */
+  async json<R>(spec0: RequestSpec): Promise<R> {
+    let spec = spec0;
+    if (this.timeoutMs > 0) {
+      const timeout = AbortSignal.timeout(this.timeoutMs);
+      spec = { ...spec0, signal: spec0.signal ? AbortSignal.any([spec0.signal, timeout]) : timeout, timeout: { signal: timeout, ms: this.timeoutMs } };
+    }
     const res = await this.send(spec);
     const text = await this.readBody(res, spec);
     const code = res.statusCode ?? 0;
