@@ -55,6 +55,13 @@ export interface ProcessRuntimeOptions {
   /** Where the CNI plugins are. @defaultValue "/usr/lib/cni" (Debian's containernetworking-plugins) */
   cniBinDir?: string;
   /**
+   * The cgroup a container goes under (`<this>/<container id>`, with its limits) when its sandbox
+   * has no `cgroup_parent` (the node agent with `--cgroups-per-qos=false`), as containerd puts such
+   * containers under `/k8s.io/<id>`. Root only; created when missing.
+   * @defaultValue {@link DEFAULT_CGROUP_PARENT} (`/skiff-cri`)
+   */
+  defaultCgroupParent?: string;
+  /**
    * Registry host (`registry.example:5000`, `docker.io`) → the only credentials PullImage accepts
    * for its images; a pull without them fails as a registry refusing authorization does.
    * @defaultValue every pull succeeds
@@ -152,7 +159,7 @@ export async function startProcessRuntime(options: ProcessRuntimeOptions): Promi
       podNetwork = { network: new PodNetwork(stateDir, binDir), nsenterPath: isolation.nsenterPath };
     }
   }
-  const core = new RuntimeCore({ stateDir, images, log, isolation, ...(podNetwork ? { podNetwork } : {}) });
+  const core = new RuntimeCore({ stateDir, images, log, isolation, ...(podNetwork ? { podNetwork } : {}), ...(options.defaultCgroupParent !== undefined ? { defaultCgroupParent: options.defaultCgroupParent } : {}) });
   // What a previous run on this state dir left (a restart, even after a kill), as containerd's
   // CRI plugin recovers on start-up; network namespaces no recovered sandbox uses are torn down.
   const keepNetns = await core.recover();

@@ -2,8 +2,9 @@
 // sandbox has a cgroup_parent: <cgroup_parent>/<container id> with the CRI resources written
 // (cpu.shares, CFS quota/period, memory limit, cpuset; v2 equivalents), the process joining before
 // its command runs (read from /proc/<pid>/cgroup), UpdateContainerResources writing new limits,
-// and the cgroups removed with the container. Without a cgroup_parent nothing is placed and
-// UpdateContainerResources answers Unimplemented saying why. Runs as root only (skipped otherwise).
+// and the cgroups removed with the container. Without a cgroup_parent (the agent with
+// --cgroups-per-qos=false) the container goes under the default parent with its limits, as
+// containerd puts it under /k8s.io/<id>. Runs as root only (skipped otherwise).
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, rm, rmdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -11,12 +12,13 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createImageClient, createRuntimeClient, type RuntimeClient } from "@skiff/cri-api";
 import { startProcessRuntime, type ProcessRuntime } from "../src/index.js";
-import { expectCRIError, waitFor } from "./runtime-suite.js";
+import { waitFor } from "./runtime-suite.js";
 
 const isRoot = process.getuid?.() === 0;
 const root = "/sys/fs/cgroup";
 const v2 = existsSync(join(root, "cgroup.controllers"));
 const parent = `skiff-procrt-${process.pid}`;
+const defaultParent = `skiff-procrt-default-${process.pid}`;
 let workDir: string;
 let runtime: ProcessRuntime;
 let rt: RuntimeClient;
@@ -27,7 +29,7 @@ const dirOf = (sub: string, ...rel: string[]) => (v2 ? join(root, ...rel) : join
 beforeAll(async () => {
   if (!isRoot) return;
   workDir = await mkdtemp(join(tmpdir(), "skiff-cri-cg-"));
-  runtime = await startProcessRuntime({ socketPath: join(workDir, "cri.sock"), stateDir: join(workDir, "state") });
+  runtime = await startProcessRuntime({ socketPath: join(workDir, "cri.sock"), stateDir: join(workDir, "state"), defaultCgroupParent: `/${defaultParent}` });
   rt = createRuntimeClient({ endpoint: runtime.endpoint, timeoutMs: 30_000 });
   busybox = (await createImageClient({ endpoint: runtime.endpoint, timeoutMs: 30_000 }).pullImage({ image: { image: "busybox:1.36" } })).imageRef;
   // The parent the kubelet would have created (its pod cgroup).
@@ -38,10 +40,12 @@ beforeAll(async () => {
 afterAll(async () => {
   await runtime?.stop();
   for (const s of v2 ? [""] : ["cpu", "memory", "cpuset", "pids"]) {
-    const dir = v2 ? join(root, parent) : join(root, s, parent);
-    // Containers' cgroups a failed test left behind, then the parent.
-    for (const e of await readdir(dir, { withFileTypes: true }).catch(() => [])) if (e.isDirectory()) await rmdir(join(dir, e.name)).catch(() => undefined);
-    await rmdir(dir).catch(() => undefined);
+    for (const p of [parent, defaultParent]) {
+      const dir = v2 ? join(root, p) : join(root, s, p);
+      // Containers' cgroups a failed test left behind, then the parent.
+      for (const e of await readdir(dir, { withFileTypes: true }).catch(() => [])) if (e.isDirectory()) await rmdir(join(dir, e.name)).catch(() => undefined);
+      await rmdir(dir).catch(() => undefined);
+    }
   }
   if (workDir) await rm(workDir, { recursive: true, force: true });
 });
@@ -107,12 +111,25 @@ describe.skipIf(!isRoot)("process runtime cgroups (root)", () => {
     }
   });
 
-  it("without a cgroup_parent places nothing and refuses UpdateContainerResources saying why", async () => {
-    const { sandbox, id } = await run("loose", "", { cpuShares: "512" });
-    const err = await rt.updateContainerResources({ containerId: id, linux: { cpusetCpus: "0" } }).then(() => undefined, (e: unknown) => e as Error);
-    expect(err?.message).toContain("is not in cgroups");
-    await expectCRIError(rt.updateContainerResources({ containerId: id, linux: { cpusetCpus: "0" } }), "Unimplemented");
+  it("without a cgroup_parent places the container under the default parent with its limits (containerd: /k8s.io/<id>), created with the host's cpuset on v1", async () => {
+    const { sandbox, id, pid } = await run("loose", "", { cpuShares: "512", memoryLimitInBytes: String(48 * 1024 * 1024) });
+    // StartContainer returns once the process is in its cgroups and runs its own command (not the
+    // joining wrapper, which a SIGTERM right after the start would have hit).
+    expect(readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0]).toBe("sleep");
+    const line = readFileSync(`/proc/${pid}/cgroup`, "utf8").split("\n").find((l) => (v2 ? l.startsWith("0::") : /:(cpu,cpuacct|cpu|cpuacct,cpu):/.test(l)));
+    expect(line?.split(":")[2]).toBe(`/${defaultParent}/${id}`);
+    if (v2) expect(readFileSync(dirOf("", defaultParent, id, "memory.max"), "utf8").trim()).toBe(String(48 * 1024 * 1024));
+    else {
+      expect(readFileSync(dirOf("cpu", defaultParent, id, "cpu.shares"), "utf8").trim()).toBe("512");
+      expect(readFileSync(dirOf("memory", defaultParent, id, "memory.limit_in_bytes"), "utf8").trim()).toBe(String(48 * 1024 * 1024));
+      const host = readFileSync(dirOf("cpuset", "cpuset.cpus"), "utf8").trim();
+      expect(readFileSync(dirOf("cpuset", defaultParent, "cpuset.cpus"), "utf8").trim()).toBe(host);
+      expect(readFileSync(dirOf("cpuset", defaultParent, id, "cpuset.cpus"), "utf8").trim()).toBe(host);
+    }
+    await rt.updateContainerResources({ containerId: id, linux: { cpuShares: "256" } });
+    if (!v2) expect(readFileSync(dirOf("cpu", defaultParent, id, "cpu.shares"), "utf8").trim()).toBe("256");
     await rt.stopPodSandbox({ podSandboxId: sandbox });
     await rt.removePodSandbox({ podSandboxId: sandbox });
+    await waitFor("cgroups removed", async () => (existsSync(dirOf("cpu", defaultParent, id)) ? undefined : true), 10_000);
   });
 });

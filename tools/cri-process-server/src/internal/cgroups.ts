@@ -108,7 +108,7 @@ export async function createContainerCgroups(root: string, dirs: readonly Cgroup
     });
     for (const [name, value] of files) {
       let v = value;
-      if (v === "" && (name === "cpuset.cpus" || name === "cpuset.mems")) v = (await readFile(join(parent, name), "utf8").catch(() => "")).trim();
+      if (v === "" && (name === "cpuset.cpus" || name === "cpuset.mems")) v = await inheritedCpuset(parent, name);
       if (v === "") continue;
       await writeFile(join(dir, name), v).catch((err: unknown) => {
         throw new Error(`failed to write ${JSON.stringify(v)} to ${join(dir, name)}: ${(err as Error).message}`, { cause: err });
@@ -120,6 +120,25 @@ export async function createContainerCgroups(root: string, dirs: readonly Cgroup
   return dirs.map((d) => join(d.dir, "cgroup.procs"));
 }
 
+/**
+ * The v1 `cpuset.cpus` / `cpuset.mems` (`name`) of cgroup `dir`; when empty (a parent created
+ * here, such as the default parent), it first gets its own parent's, recursively up to the
+ * hierarchy's root, because v1 admits no process to a cpuset whose sets are empty. "" when the file
+ * does not exist (above the root).
+ */
+async function inheritedCpuset(dir: string, name: string): Promise<string> {
+  let own: string;
+  try {
+    own = (await readFile(join(dir, name), "utf8")).trim();
+  } catch {
+    return "";
+  }
+  if (own !== "") return own;
+  const up = await inheritedCpuset(join(dir, ".."), name);
+  if (up !== "") await writeFile(join(dir, name), up).catch(() => undefined);
+  return up;
+}
+
 /** Removes the container's cgroups (once its processes are gone); errors are ignored. */
 export async function removeContainerCgroups(dirs: readonly CgroupDir[]): Promise<void> {
   for (const { dir } of dirs) await rmdir(dir).catch(() => undefined);
@@ -127,10 +146,11 @@ export async function removeContainerCgroups(dirs: readonly CgroupDir[]): Promis
 
 /**
  * `argv` run by a shell that first writes its own pid into each `procs` file (joining the
- * container's cgroups, so nothing the command starts escapes them), then execs it; a failed write
- * ends it with exit code 126, as runc does for a container it cannot start. Pure.
+ * container's cgroups, so nothing the command starts escapes them), closes its file descriptor 3
+ * (the server's sign that it is ready: `StartOptions.readyOnFd3Close`), then execs it; a failed
+ * write ends it with exit code 126, as runc does for a container it cannot start. Pure.
  */
 export function wrapJoiningCgroups(argv: readonly string[], procs: readonly string[]): string[] {
   if (procs.length === 0) return [...argv];
-  return ["/bin/sh", "-c", 'for f do [ "$f" = -- ] && break; echo $$ > "$f" || exit 126; shift; done; shift; exec "$@"', "sh", ...procs, "--", ...argv];
+  return ["/bin/sh", "-c", 'for f do [ "$f" = -- ] && break; echo $$ > "$f" || exit 126; shift; done; shift; exec 3>&-; exec "$@"', "sh", ...procs, "--", ...argv];
 }

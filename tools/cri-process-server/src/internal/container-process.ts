@@ -41,6 +41,12 @@ export interface StartOptions {
   isolation?: { bwrapPath: string; args: string[]; netns?: { nsenterPath: string; path: string }; enterPIDNamespace?: EnterPIDNamespace };
   /** Keep the process's stdin open as a pipe (CRI `stdin`), for attach; otherwise it reads /dev/null. */
   stdin?: boolean;
+  /**
+   * Without isolation: `argv` is a wrapper that closes its file descriptor 3 (a pipe) once it is
+   * ready, just before it execs the command (see `wrapJoiningCgroups`); `start` returns only then,
+   * so a container reported running is in its cgroups and runs its own command, not the wrapper.
+   */
+  readyOnFd3Close?: boolean;
 }
 
 /**
@@ -132,8 +138,10 @@ export class ContainerProcess implements ContainerRunner {
       cwd: options.cwd,
       env: options.env,
       detached: true,
-      stdio: options.isolation ? [options.stdin ? "pipe" : "ignore", out, out, "pipe", ...(pidns ? [pidns.fd] : [])] : [options.stdin ? "pipe" : "ignore", out, out],
+      stdio: options.isolation ? [options.stdin ? "pipe" : "ignore", out, out, "pipe", ...(pidns ? [pidns.fd] : [])] : [options.stdin ? "pipe" : "ignore", out, out, ...(options.readyOnFd3Close ? ["pipe" as const] : [])],
     });
+    // Listened for at once (before the event loop runs): the wrapper may close it immediately.
+    const ready = !options.isolation && options.readyOnFd3Close ? closedOrEnded(child.stdio[3]) : undefined;
     // The child holds its own copy of the namespace descriptor from here on. Not awaited here: the
     // listeners below must be attached before the event loop runs (see there).
     const pidnsClosed = pidns?.close().catch(() => undefined);
@@ -156,6 +164,7 @@ export class ContainerProcess implements ContainerRunner {
         mainPid = await readChildPid(child);
         if (mainPid !== undefined) await waitForExec(mainPid, options.isolation.bwrapPath);
       }
+      await ready;
     } catch (err) {
       await logFile?.close();
       throw err;
@@ -407,5 +416,18 @@ export function execCommand(
       clearTimeout(timer);
       resolve({ stdout: Buffer.concat(out), stderr: Buffer.concat(err), exitCode: code ?? 128 + signalNumber(signal), timedOut });
     });
+  });
+}
+
+/** Resolves when `stream` (a child's extra pipe) ends or closes, or errors; at once when absent. */
+function closedOrEnded(stream: unknown): Promise<void> {
+  const s = stream as (NodeJS.ReadableStream & { destroyed?: boolean; resume(): void }) | null | undefined;
+  if (!s || s.destroyed) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const done = () => resolve();
+    s.once("end", done);
+    s.once("close", done);
+    s.once("error", done);
+    s.resume();
   });
 }

@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
 import type { Writable } from "node:stream";
-import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { access, mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { hostname as hostHostname } from "node:os";
-import { isAbsolute, join } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import { CRIError, connectWithLargeReads } from "@skiff/cri-api";
 import { cgroupParentExists, cgroupsAvailable, containerCgroupDirs, createContainerCgroups, removeContainerCgroups, wrapJoiningCgroups, type CgroupDir } from "./cgroups.js";
 import type {
@@ -130,9 +131,50 @@ export interface RuntimeCoreOptions {
    * shares the host's network (IP 127.0.0.1).
    */
   podNetwork?: { network: PodNetwork; nsenterPath: string };
-  /** The cgroup mount root where containers are placed (root only, with a sandbox `cgroup_parent`). @defaultValue `/sys/fs/cgroup` */
+  /** The cgroup mount root where containers are placed (root only). @defaultValue `/sys/fs/cgroup` */
   cgroupRoot?: string;
+  /** The parent of containers whose sandbox has no `cgroup_parent`. @defaultValue {@link DEFAULT_CGROUP_PARENT} */
+  defaultCgroupParent?: string;
 }
+
+/**
+ * The path of `command` as `execvp` would run it (a name with a slash as is, relative to `cwd`;
+ * otherwise the first executable match in the colon-separated `path`).
+ * @throws Error in runc's words: `exec: "x": executable file not found in $PATH`, or
+ *   `exec: "/x": stat /x: no such file or directory` / `permission denied`.
+ */
+export async function findExecutable(command: string, path: string, cwd: string): Promise<string> {
+  const executable = async (f: string): Promise<NodeJS.ErrnoException | undefined> => {
+    try {
+      if (!(await stat(f)).isFile()) return Object.assign(new Error("is a directory"), { code: "EISDIR" });
+      await access(f, constants.X_OK);
+      return undefined;
+    } catch (err) {
+      return err as NodeJS.ErrnoException;
+    }
+  };
+  if (command.includes("/")) {
+    const f = resolve(cwd, command);
+    const err = await executable(f);
+    if (err === undefined) return f;
+    const why = err.code === "ENOENT" ? "no such file or directory" : err.code === "EACCES" ? "permission denied" : err.code === "EISDIR" ? "is a directory" : err.message;
+    throw new Error(`exec: ${JSON.stringify(command)}: stat ${command}: ${why}`);
+  }
+  if (command !== "") {
+    for (const dir of path.split(":")) {
+      const f = resolve(cwd, dir === "" ? "." : dir, command);
+      if ((await executable(f)) === undefined) return f;
+    }
+  }
+  throw new Error(`exec: ${JSON.stringify(command)}: executable file not found in $PATH`);
+}
+
+/**
+ * Where a container whose sandbox has no `cgroup_parent` is placed (`/skiff-cri/<id>`), as
+ * containerd's CRI places such containers under `/k8s.io/<id>` (its namespace) and runc still
+ * applies their limits.
+ */
+export const DEFAULT_CGROUP_PARENT = "/skiff-cri";
 
 /** How to spawn a command inside a running container (ExecSync; the seam for streaming Exec). */
 export interface ExecSpawnSpec {
@@ -618,18 +660,19 @@ export class RuntimeCore {
       const how = this.options.isolation.mode === "namespaces" ? "with namespaces" : "no isolation";
       this.options.log(`container ${config.metadata.name} in sandbox ${sandbox.id}: not applied by the process runtime (${how}): ${notApplied.join(", ")}`);
     }
-    // Resources through cgroups, as runc: only as root and under the sandbox's cgroup_parent.
+    // Resources through cgroups, as runc: only as root, under the sandbox's cgroup_parent or else
+    // under the default parent (containerd's /k8s.io).
     const cgroupRoot = this.options.cgroupRoot ?? "/sys/fs/cgroup";
-    const cgroupParent = sandbox.config.linux?.cgroupParent ?? "";
+    const sandboxParent = sandbox.config.linux?.cgroupParent ?? "";
+    const cgroupParent = this.cgroupParentOf(sandbox);
     const wantsResources = config.linux?.resources !== null && config.linux?.resources !== undefined;
     let cgroups: CgroupDir[] | undefined;
     let why = "";
-    if (cgroupParent === "") why = "";
-    else if (process.getuid?.() !== 0) why = "placing a process in cgroups needs the process runtime to run as root";
+    if (process.getuid?.() !== 0) why = "placing a process in cgroups needs the process runtime to run as root";
     else if (!cgroupsAvailable(cgroupRoot)) why = `no cgroup filesystem at ${cgroupRoot}`;
-    else if (!cgroupParentExists(cgroupRoot, cgroupParent)) why = `its cgroup_parent ${cgroupParent} does not exist under ${cgroupRoot} (the node agent creates it)`;
+    else if (sandboxParent !== "" && !cgroupParentExists(cgroupRoot, sandboxParent)) why = `its cgroup_parent ${sandboxParent} does not exist under ${cgroupRoot} (the node agent creates it)`;
     else cgroups = containerCgroupDirs(cgroupRoot, cgroupParent, "", config.linux?.resources);
-    if (!cgroups && wantsResources && why !== "") this.options.log(`container ${config.metadata.name} in sandbox ${sandbox.id}: not applied by the process runtime (${why}): resources, cgroup_parent ${cgroupParent}`);
+    if (!cgroups && wantsResources) this.options.log(`container ${config.metadata.name} in sandbox ${sandbox.id}: not applied by the process runtime (${why}): resources, cgroup_parent ${cgroupParent}`);
     const { name, attempt } = config.metadata;
     for (const other of this.containersOf(sandbox)) {
       if (other.config.metadata?.name === name && other.config.metadata.attempt === attempt) {
@@ -694,6 +737,12 @@ export class RuntimeCore {
     return { containerId: id };
   }
 
+  /** The cgroup a sandbox's containers go under: its `cgroup_parent`, else the default parent. */
+  private cgroupParentOf(sandbox: Sandbox): string {
+    const own = sandbox.config.linux?.cgroupParent ?? "";
+    return own !== "" ? own : (this.options.defaultCgroupParent ?? DEFAULT_CGROUP_PARENT);
+  }
+
   private getContainer(method: string, id: string): Container {
     if (!id) throw invalidArgument(method, "container_id is required");
     const container = this.containers.get(id);
@@ -728,7 +777,10 @@ export class RuntimeCore {
       } else {
         const info = await stat(c.cwd).catch(() => undefined);
         if (!info?.isDirectory()) throw new Error(`working directory ${JSON.stringify(c.cwd)} does not exist or is not a directory`);
-        proc = await ContainerProcess.start({ argv: wrapJoiningCgroups(wrapWithIdentity(c.argv, c.identity), procs), cwd: c.cwd, env: c.env, logPath: c.logPath, stdin: c.config.stdin });
+        // The command runs behind wrappers (joining cgroups, setpriv) that would exit 127 for a
+        // missing one: it is looked up first, as runc's init does before it starts the container.
+        await findExecutable(c.argv[0] ?? "", c.env["PATH"] ?? "", c.cwd);
+        proc = await ContainerProcess.start({ argv: wrapJoiningCgroups(wrapWithIdentity(c.argv, c.identity), procs), cwd: c.cwd, env: c.env, logPath: c.logPath, stdin: c.config.stdin, readyOnFd3Close: procs.length > 0 });
       }
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
@@ -877,15 +929,15 @@ export class RuntimeCore {
    * UpdateContainerResources: writes the new limits (CPU sets of the CPU manager, shares, quota,
    * memory) to the cgroups of a container placed in them.
    * @throws CRIError `Unimplemented` for a container that is not in cgroups (the server is not
-   *   root, or its sandbox has no cgroup_parent), saying so; `NotFound` for an unknown id.
+   *   root, or the host has no cgroup filesystem), saying so; `NotFound` for an unknown id.
    */
   async updateContainerResources(id: string, resources: LinuxContainerResources__Output | null | undefined): Promise<void> {
     const method = "UpdateContainerResources";
     const c = this.getContainer(method, id);
     if (!c.cgroups) {
-      throw new CRIError({ code: "Unimplemented", method, details: `container ${id} is not in cgroups (the process runtime places containers in cgroups only as root, under a sandbox cgroup_parent), so its resources cannot be updated` });
+      throw new CRIError({ code: "Unimplemented", method, details: `container ${id} is not in cgroups (the process runtime places containers in cgroups only as root, on a host with a cgroup filesystem), so its resources cannot be updated` });
     }
-    const parent = c.sandbox.config.linux?.cgroupParent ?? "";
+    const parent = this.cgroupParentOf(c.sandbox);
     const root = this.options.cgroupRoot ?? "/sys/fs/cgroup";
     const dirs = containerCgroupDirs(root, parent, id, resources).map((d) => ({ ...d, files: d.files.filter(([, v]) => v !== "") }));
     try {
