@@ -396,6 +396,17 @@ function removePodCgroups(uids: readonly string[]): void {
 }
 
 /** DELETEs the manifest pods `names` and waits until `/pods` lists none of them. */
+/** Waits until the agent's read-only `/pods` lists no pod. @throws Error after `timeoutMs`. */
+async function untilNoPods(a: Agent, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const l = await httpGet(a.readOnlyPort, "/pods").catch(() => undefined);
+    if (l?.status === 200 && ((JSON.parse(l.body) as { items: PodItem[] | null }).items ?? []).length === 0) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`pods still listed after ${String(timeoutMs)} ms`);
+}
+
 async function removePods(a: Agent, names: readonly string[]): Promise<void> {
   for (const n of names) await httpsCall(a.port, "DELETE", `/manifests/default/${encodeURIComponent(n)}`);
   const deadline = Date.now() + 60_000;
@@ -833,6 +844,10 @@ export default async function nodeagentBench(): Promise<BenchRow[]> {
     if (!statsOnly) rows.push(...(await execRows(a, nodeName)));
     rows.push(...(await statsRows(a, podCount + 1)));
     const uids = await podUIDs(a);
+    // The pods go before the agent and the runtime stop: a sandbox left behind keeps its network
+    // (a veth and the CNI plugins' iptables chains), and every later iptables call slows with them.
+    for (const f of readdirSync(manifests)) rmSync(join(manifests, f));
+    await untilNoPods(a, 120_000).catch(() => undefined);
     await stopProcess(a.proc);
     await stopProcess(cri.proc);
     removePodCgroups(uids);
