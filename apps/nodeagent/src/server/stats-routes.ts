@@ -44,7 +44,7 @@ export function installStatsRoutes(app: FastifyInstance, stats: StatsEndpoints, 
     try {
       const body = await stats.summary(onlyCpuAndMemory(req));
       // go-restful's WriteAsJson pretty-prints: json.MarshalIndent(v, " ", " ") (prefix and indent one space).
-      return await reply.code(200).header("Content-Type", "application/json").send(Buffer.from(JSON.stringify(body, null, " ").replace(/\n/g, "\n ")));
+      return await reply.code(200).header("Content-Type", "application/json").send(Buffer.from(JSON.stringify(body, null, " ").replaceAll("\n", "\n ")));
     } catch (err) {
       return internalError(reply, log, "/stats/summary", err);
     }

@@ -56,7 +56,17 @@ export interface StatsProviderOptions {
   readonly nowMs?: () => number;
 }
 
-const rfc3339 = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+// One summary stamps hundreds of entries with the same instant: the last one's text is kept.
+let lastStampMs = Number.NaN;
+let lastStamp = "";
+const rfc3339 = (ms: number): string => {
+  if (ms !== lastStampMs) {
+    const iso = new Date(ms).toISOString();
+    lastStamp = `${iso.slice(0, -5)}Z`;
+    lastStampMs = ms;
+  }
+  return lastStamp;
+};
 const nsToMs = (ns: string | number) => Math.floor(Number(ns) / 1e6);
 const u64 = (v: { value?: string | number } | null | undefined): number | undefined => (v == null ? undefined : Number(v.value ?? 0));
 
