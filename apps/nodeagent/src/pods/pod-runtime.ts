@@ -517,23 +517,33 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     lastSyncLoopMs = Date.now();
     if (!clients.current().ready) return;
     try {
-      const { containers } = await clients.runtime.listContainers({});
+      // As 1.23's PLEG relist (GetPods(all)): the sandboxes and the containers, each pod's set of
+      // ids and states compared with the last relist's; a pod whose set changed is synced now.
+      const [{ items }, { containers }] = await Promise.all([clients.runtime.listPodSandbox({}), clients.runtime.listContainers({})]);
       const byUID = new Map<string, string[]>();
-      for (const c of containers) {
-        const uid = c.labels[criLabels.podUID];
-        if (!uid) continue;
+      const add = (uid: string | undefined, entry: string) => {
+        if (!uid) return;
         const list = byUID.get(uid) ?? [];
-        list.push(`${c.id}:${c.state}`);
+        list.push(entry);
         byUID.set(uid, list);
-      }
+      };
+      for (const sb of items) add(sb.metadata?.uid ?? sb.labels[criLabels.podUID], `s${sb.id}:${sb.state}`);
+      for (const c of containers) add(c.labels[criLabels.podUID], `${c.id}:${c.state}`);
+      const changed: string[] = [];
       for (const uid of new Set([...byUID.keys(), ...relistSignatures.keys()])) {
         const sig = (byUID.get(uid) ?? []).sort().join(",");
         if (relistSignatures.get(uid) !== sig) {
           relistSignatures.set(uid, sig);
-          workers.syncUID(uid);
+          changed.push(uid);
         }
-        if (!byUID.has(uid)) relistSignatures.delete(uid);
+        if (!byUID.has(uid)) {
+          relistSignatures.delete(uid);
+          manager.forgetPodStatus(uid);
+        }
       }
+      // What a pod worker read of the runtime before this is stale (the pod cache's update).
+      if (changed.length > 0) clients.invalidate();
+      for (const uid of changed) workers.syncUID(uid);
     } catch (err) {
       info(`relist failed: ${err instanceof Error ? err.message : String(err)}`);
     }

@@ -11,6 +11,9 @@ export type CRIClientWrapper = <T extends object>(client: T) => T;
  */
 export type CRIDialer = () => { readonly runtime: RuntimeClient; readonly images: ImageClient };
 
+// The RuntimeService calls that change sandboxes or containers.
+const mutatingCalls = new Set(["runPodSandbox", "stopPodSandbox", "removePodSandbox", "createContainer", "startContainer", "stopContainer", "removeContainer", "updateContainerResources"]);
+
 /**
  * Holds the CRI clients and the runtime's readiness. The gRPC channel backs off up to two minutes
  * after failed connects, so a failed probe replaces the channels: the agent notices a runtime that
@@ -19,6 +22,7 @@ export type CRIDialer = () => { readonly runtime: RuntimeClient; readonly images
  * @see pkg/kubelet/kubelet.go (updateRuntimeUp), pkg/kubelet/kubelet.go (getRuntimeAndImageServices) in kubernetes/kubernetes v1.23
  */
 export class RuntimeClients {
+  #generation = 0;
   private rt: RuntimeClient;
   private img: ImageClient;
   private state: RuntimeState = { ready: false, message: "container runtime status check may not have completed yet", runtimeName: "" };
@@ -39,8 +43,38 @@ export class RuntimeClients {
         images: createImageClient({ endpoint: imageTarget, timeoutMs, pullImageTimeoutMs: 0 }),
       }));
     const opened = this.dial();
-    this.rt = this.wrap(opened.runtime);
+    this.rt = this.counting(this.wrap(opened.runtime));
     this.img = this.wrap(opened.images);
+  }
+
+  /**
+   * A number that changes whenever the runtime's state may have changed through this agent: at
+   * the start and at the end of every call that changes containers or sandboxes, on
+   * {@link invalidate} (the relist saw a change) and on a reconnect. A pod status read while it
+   * stayed the same is still the runtime's state (see `RuntimeManager.getPodStatus`).
+   */
+  get generation(): number {
+    return this.#generation;
+  }
+
+  /** Changes {@link generation}: what was read before may be stale. */
+  invalidate(): void {
+    this.#generation++;
+  }
+
+  // The runtime client with every state-changing call counted in the generation.
+  private counting(client: RuntimeClient): RuntimeClient {
+    const bump = () => this.invalidate();
+    return new Proxy(client, {
+      get(target, prop, receiver) {
+        const value: unknown = Reflect.get(target, prop, receiver);
+        if (typeof value !== "function" || typeof prop !== "string" || !mutatingCalls.has(prop)) return value;
+        return (...args: unknown[]) => {
+          bump();
+          return (value as (...a: unknown[]) => Promise<unknown>).apply(target, args).finally(bump);
+        };
+      },
+    });
   }
 
   get runtime(): RuntimeClient {
@@ -79,8 +113,9 @@ export class RuntimeClients {
     this.rt.close();
     this.img.close();
     const opened = this.dial();
-    this.rt = this.wrap(opened.runtime);
+    this.rt = this.counting(this.wrap(opened.runtime));
     this.img = this.wrap(opened.images);
+    this.invalidate();
   }
 
   /** Closes both channels. */

@@ -249,8 +249,36 @@ class ContainerConfigError extends Error {
 export class RuntimeManager {
   constructor(private readonly o: RuntimeManagerOptions) {}
 
-  /** The runtime state of the pod with `uid`, newest first. @throws CRIError */
-  async getPodStatus(uid: string): Promise<RuntimePodStatus> {
+  // The last status read of each pod, with the clients' generation it was read in.
+  readonly #statusCache = new Map<string, { readonly generation: number; readonly status: RuntimePodStatus }>();
+
+  /**
+   * The runtime state of the pod with `uid`, newest first. With `allowCached`, the last one read
+   * when the runtime cannot have changed since (no state-changing CRI call by this agent, no
+   * change seen by the relist: `RuntimeClients.generation` is the same), as 1.23's pod workers
+   * read the PLEG's pod cache instead of the runtime; a pod resynced every minute then costs no
+   * CRI calls on a quiet node. The result must not be mutated.
+   * @throws CRIError
+   * @see pkg/kubelet/container/cache.go (GetNewerThan) in kubernetes/kubernetes v1.23
+   */
+  async getPodStatus(uid: string, allowCached = false): Promise<RuntimePodStatus> {
+    const generation = this.o.clients.generation;
+    if (allowCached) {
+      const hit = this.#statusCache.get(uid);
+      if (hit !== undefined && hit.generation === generation) return hit.status;
+    }
+    const status = await this.readPodStatus(uid);
+    // Kept with the generation it started in: a change during the read makes it stale at once.
+    this.#statusCache.set(uid, { generation, status });
+    return status;
+  }
+
+  /** Forgets the cached status of `uid` (its pod is gone). */
+  forgetPodStatus(uid: string): void {
+    this.#statusCache.delete(uid);
+  }
+
+  private async readPodStatus(uid: string): Promise<RuntimePodStatus> {
     const rt = this.o.clients.runtime;
     const selector = { [criLabels.podUID]: uid };
     const [{ items }, { containers }] = await Promise.all([rt.listPodSandbox({ filter: { labelSelector: selector } }), rt.listContainers({ filter: { labelSelector: selector } })]);
@@ -308,7 +336,7 @@ export class RuntimeManager {
     const wakeAt = (ms: number) => {
       nextSyncAtMs = nextSyncAtMs === undefined ? ms : Math.min(nextSyncAtMs, ms);
     };
-    let status = await this.getPodStatus(uid);
+    let status = await this.getPodStatus(uid, true);
     const latestOf = (name: string) => status.containers.find((c) => c.name === name);
 
     let sandbox = status.sandboxes.find((s) => s.ready);
