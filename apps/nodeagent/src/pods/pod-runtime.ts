@@ -4,6 +4,7 @@ import { networkInterfaces, totalmem } from "node:os";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import type { Container, Pod, PodStatus, Secret } from "@skiff/api-types";
+import type { Container__Output, PodSandbox__Output } from "@skiff/cri-api";
 import { createNodeKeyring } from "../credentialprovider/index.js";
 import { ContainerLogError, type ContainerLogOptions, type HealthCheck, type SubmitManifestResult, type SubmittedManifest } from "../agent-view.js";
 import { BackOff } from "./backoff.js";
@@ -513,13 +514,18 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
   }
 
   const relistSignatures = new Map<string, string>();
+  // The last relist's lists, for the orphan clean-up (1.23's runtime cache: housekeeping reads
+  // pods at most two seconds old instead of asking the runtime again).
+  let lastRelist: { readonly atMs: number; readonly items: readonly PodSandbox__Output[]; readonly containers: readonly Container__Output[] } | undefined;
   async function relist(): Promise<void> {
     lastSyncLoopMs = Date.now();
     if (!clients.current().ready) return;
     try {
       // As 1.23's PLEG relist (GetPods(all)): the sandboxes and the containers, each pod's set of
       // ids and states compared with the last relist's; a pod whose set changed is synced now.
+      const startedMs = Date.now();
       const [{ items }, { containers }] = await Promise.all([clients.runtime.listPodSandbox({}), clients.runtime.listContainers({})]);
+      lastRelist = { atMs: startedMs, items, containers };
       const byUID = new Map<string, string[]>();
       const add = (uid: string | undefined, entry: string) => {
         if (!uid) return;
@@ -558,10 +564,14 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     if (!sourcesReady() || !clients.current().ready) return;
     const labelSelector = { [criLabels.nodeName]: nodeName };
     try {
-      const [{ items }, { containers }] = await Promise.all([
-        clients.runtime.listPodSandbox({ filter: { state: { state: "SANDBOX_READY" }, labelSelector } }),
-        clients.runtime.listContainers({ filter: { state: { state: "CONTAINER_RUNNING" }, labelSelector } }),
-      ]);
+      const ours = (labels: Record<string, string>) => labels[criLabels.nodeName] === nodeName;
+      const cached = lastRelist !== undefined && Date.now() - lastRelist.atMs < (opts.orphanCleanupPeriodMs ?? 2_000) ? lastRelist : undefined;
+      const [{ items }, { containers }] = cached
+        ? [{ items: cached.items.filter((sb) => sb.state === "SANDBOX_READY" && ours(sb.labels)) }, { containers: cached.containers.filter((c) => c.state === "CONTAINER_RUNNING" && ours(c.labels)) }]
+        : await Promise.all([
+            clients.runtime.listPodSandbox({ filter: { state: { state: "SANDBOX_READY" }, labelSelector } }),
+            clients.runtime.listContainers({ filter: { state: { state: "CONTAINER_RUNNING" }, labelSelector } }),
+          ]);
       const uids = new Set([...items.map((s) => s.labels[criLabels.podUID] ?? ""), ...containers.map((c) => c.labels[criLabels.podUID] ?? "")]);
       for (const uid of uids) {
         if (uid === "" || desired.has(uid) || workers.stateOf(uid) !== undefined || orphansBeingKilled.has(uid)) continue;
