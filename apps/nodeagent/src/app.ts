@@ -704,7 +704,7 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
       thresholds,
       pressureTransitionPeriodMs: o.config.evictionPressureTransitionPeriod.ms,
       maxPodGracePeriodSeconds: o.config.evictionMaxPodGracePeriod,
-      summary: (updateStats) => agentStats.provider.summary(false, { updateStats }),
+      summary: (updateStats, podsCpuAndMemoryOnly) => agentStats.provider.summary(false, { updateStats, podsCpuAndMemoryOnly: podsCpuAndMemoryOnly === true }),
       hasDedicatedImageFs: () => agentStats.provider.hasDedicatedImageFs(),
       activePods: () => rt.activePods(),
       evictPod: (pod, grace, message) => rt.evictPod(pod, grace, message),

@@ -20,14 +20,15 @@
  *   < 50 ms) and the agent's CPU over an idle window with the N pods (/proc/<pid>/stat, target < 2 %
  *   of one core).
  *
- * The agent runs from apps/nodeagent/dist/main.js when it has been built, else from source through
+ * The agent runs from apps/nodeagent/dist/main.js when that is newer than its sources, else from source through
  * tsx (slower to start and larger: the TypeScript loader is in the process); each row says which.
  * The process CRI server runs as its own process (its CLI). Containers write their logs under
  * /var/log/pods, as the kubelet's do, so this needs root. Sizes: SKIFF_BENCH_NODEAGENT_PODS (default
  * 100) pods, SKIFF_BENCH_NODEAGENT_STARTS (default 5) starts, SKIFF_BENCH_NODEAGENT_LATENCY_PODS
  * (default 10 per run), SKIFF_BENCH_NODEAGENT_LATENCY_ROUNDS (default 2 runs with cgroups per QoS
  * on, one more without), SKIFF_BENCH_NODEAGENT_EXECS (default 30), SKIFF_BENCH_NODEAGENT_STATS_CALLS
- * (default 20), SKIFF_BENCH_NODEAGENT_IDLE_S (default 30 s), SKIFF_BENCH_NODEAGENT_FORWARD_MIB
+ * (default 20), SKIFF_BENCH_NODEAGENT_IDLE_S (default 60 s) after SKIFF_BENCH_NODEAGENT_SETTLE_S (default
+ * 15 s), SKIFF_BENCH_NODEAGENT_FORWARD_MIB
  * (default 64; 0 skips the port-forward cluster); SKIFF_BENCH_NODEAGENT_CONTAINERD=1 adds the
  * latency pair on a private containerd (tools/containerd/setup.sh; root); SKIFF_BENCH_NODEAGENT_BIN
  * runs another built entry point (e.g. a bundle) instead; SKIFF_BENCH_NODEAGENT_ONLY=forward runs
@@ -60,7 +61,11 @@ const latencyRounds = Math.max(1, Number(process.env["SKIFF_BENCH_NODEAGENT_LATE
 const latencyCpu = process.env["SKIFF_BENCH_NODEAGENT_LATENCY_CPU"] ?? "500m";
 const execCalls = Number(process.env["SKIFF_BENCH_NODEAGENT_EXECS"] ?? "30");
 const statsCalls = Number(process.env["SKIFF_BENCH_NODEAGENT_STATS_CALLS"] ?? "20");
-const idleSeconds = Number(process.env["SKIFF_BENCH_NODEAGENT_IDLE_S"] ?? "30");
+// A minute: every pod's periodic resync (each pod once a minute) falls in the window exactly once.
+const idleSeconds = Number(process.env["SKIFF_BENCH_NODEAGENT_IDLE_S"] ?? "60");
+// The wait before the idle window: the pods' first status reads and the volume-stats pass after
+// the wave of starts are over, so the window is the agent's steady state.
+const settleSeconds = Number(process.env["SKIFF_BENCH_NODEAGENT_SETTLE_S"] ?? "15");
 const forwardMiB = Number(process.env["SKIFF_BENCH_NODEAGENT_FORWARD_MIB"] ?? "64");
 const forwardRounds = 3;
 const kubectlExecs = 5;
@@ -79,7 +84,9 @@ function launch(builtRel: string, sourceRel: string): Launch {
 }
 
 const agentBin = process.env["SKIFF_BENCH_NODEAGENT_BIN"];
-const agentLaunch: Launch = agentBin ? { argv: [agentBin], how: `built ${agentBin}` } : launch("apps/nodeagent/dist/main.js", "apps/nodeagent/src/main.ts");
+// The bundle only when it is newer than the sources (launch.ts), so a stale build is never measured.
+const agentCommand = appCommand("nodeagent");
+const agentLaunch: Launch = agentBin ? { argv: [agentBin], how: `built ${agentBin}` } : { argv: agentCommand.args, how: describeCommand("nodeagent", agentCommand) };
 const criLaunch = launch("tools/cri-process-server/dist/main.js", "tools/cri-process-server/src/main.ts");
 
 function nowMs(): number {
@@ -498,6 +505,11 @@ async function runtimeOperations(a: Agent): Promise<Map<string, number> | undefi
   if (r?.status !== 200) return undefined;
   const out = new Map<string, number>();
   for (const m of r.body.matchAll(/^kubelet_runtime_operations_total\{operation_type="([^"]+)"\} (\S+)$/gm)) out.set(m[1] ?? "", Number(m[2]));
+  // The GC counters ride along under keys no CRI operation has (the CRI total skips them).
+  for (const m of r.body.matchAll(/^nodejs_gc_duration_seconds_count\{kind="([^"]+)"\} (\S+)$/gm)) out.set(`gc_count:${m[1] ?? ""}`, Number(m[2]));
+  let gcSum = 0;
+  for (const m of r.body.matchAll(/^nodejs_gc_duration_seconds_sum\{kind="[^"]+"\} (\S+)$/gm)) gcSum += Number(m[1]);
+  out.set("gc_sum", gcSum);
   return out;
 }
 
@@ -533,7 +545,7 @@ async function statsRows(a: Agent, pods: number): Promise<BenchRow[]> {
   // eviction, image and container GC, status) keep running.
   const pid = a.proc.pid ?? 0;
   const hz = clockTicks();
-  await new Promise((r) => setTimeout(r, 2_000));
+  await new Promise((r) => setTimeout(r, settleSeconds * 1000));
   const ops0 = await runtimeOperations(a);
   const c0 = cpuSeconds(pid, hz);
   const t0 = nowMs();
@@ -545,13 +557,19 @@ async function statsRows(a: Agent, pods: number): Promise<BenchRow[]> {
     what: `CPU at idle, ${String(pods)} pods, over ${String(idleSeconds)} s`,
     value: cpuPct,
     unit: "% of 1 core",
-    note: `/proc/<pid>/stat utime+stime; no requests; ${(cpuPct / 2).toFixed(2)}× the target; target < 2 %: ${met(cpuPct < 2)}`,
+    note: `/proc/<pid>/stat utime+stime; no requests; from ${String(settleSeconds)} s after the summaries; ${(cpuPct / 2).toFixed(2)}× the target; target < 2 %: ${met(cpuPct < 2)}`,
   });
   if (ops0 !== undefined && ops1 !== undefined) {
+    // Garbage collections over the window (prom-client's nodejs_gc_duration_seconds): the agent's
+    // allocation at idle, a figure the machine's load moves little.
+    const gc = (m: Map<string, number>, kind: string) => m.get(`gc_count:${kind}`) ?? 0;
+    const per10 = (kind: string) => ((gc(ops1, kind) - gc(ops0, kind)) * 10) / idleS;
+    const gcMs = (((ops1.get("gc_sum") ?? 0) - (ops0.get("gc_sum") ?? 0)) * 1000 * 10) / idleS;
+    rows.push({ what: `garbage collections at idle, ${String(pods)} pods, per 10 s`, value: per10("minor") + per10("major") + per10("incremental"), unit: "GCs", note: `minor ${per10("minor").toFixed(1)}, major ${per10("major").toFixed(1)}, incremental ${per10("incremental").toFixed(1)}; ${gcMs.toFixed(1)} ms of pauses; informative` });
     // The CRI calls the agent's loops make at idle (kubelet_runtime_operations_total): a figure the machine's load does not move.
     const per10s = (op: string) => (((ops1.get(op) ?? 0) - (ops0.get(op) ?? 0)) * 10) / idleS;
     const listed = ["list_podsandbox", "list_containers", "list_container_stats", "image_fs_info"].map((op) => `${op} ${per10s(op).toFixed(1)}`).join(", ");
-    const total = [...ops1.keys()].reduce((n, op) => n + per10s(op), 0);
+    const total = [...ops1.keys()].filter((op) => !op.startsWith("gc_")).reduce((n, op) => n + per10s(op), 0);
     rows.push({ what: `CRI calls at idle, ${String(pods)} pods, per 10 s`, value: total, unit: "calls", note: `kubelet_runtime_operations_total over the idle window; ${listed}; informative` });
   }
   return rows;

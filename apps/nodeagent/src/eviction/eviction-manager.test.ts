@@ -111,11 +111,14 @@ interface Harness {
   reclaims: string[];
   setNow: (ms: number) => void;
   setSummary: (s: Summary) => void;
+  /** The `podsCpuAndMemoryOnly` argument of each summary call, in order. */
+  summaryCalls: boolean[];
 }
 
-function harness(s: Partial<ThresholdSettings>, pods: Pod[], o: { transitionMs?: number; maxPodGrace?: number; reclaimFrees?: () => void } = {}): Harness {
+function harness(s: Partial<ThresholdSettings>, pods: Pod[], o: { transitionMs?: number; maxPodGrace?: number; reclaimFrees?: () => void; localStorageCapacityIsolation?: boolean } = {}): Harness {
   let now = 1_000_000;
   let current = summary({});
+  const summaryCalls: boolean[] = [];
   const evicted: Harness["evicted"] = [];
   const events: string[] = [];
   const reclaims: string[] = [];
@@ -123,7 +126,11 @@ function harness(s: Partial<ThresholdSettings>, pods: Pod[], o: { transitionMs?:
     thresholds: parseThresholdConfig(settings(s)),
     pressureTransitionPeriodMs: o.transitionMs ?? 300_000,
     maxPodGracePeriodSeconds: o.maxPodGrace ?? 0,
-    summary: async () => current,
+    summary: async (_updateStats, podsCpuAndMemoryOnly) => {
+      summaryCalls.push(podsCpuAndMemoryOnly === true);
+      return current;
+    },
+    ...(o.localStorageCapacityIsolation !== undefined ? { localStorageCapacityIsolation: o.localStorageCapacityIsolation } : {}),
     hasDedicatedImageFs: async () => false,
     activePods: () => pods.filter((p) => !evicted.some((e) => e.name === p.metadata?.name)),
     evictPod: async (p, grace, message) => void evicted.push({ name: p.metadata?.name ?? "", grace, message }),
@@ -137,7 +144,7 @@ function harness(s: Partial<ThresholdSettings>, pods: Pod[], o: { transitionMs?:
     clock: () => now,
     log: () => {},
   });
-  return { manager, evicted, events, reclaims, setNow: (ms) => (now = ms), setSummary: (x) => (current = x) };
+  return { manager, evicted, events, reclaims, setNow: (ms) => (now = ms), setSummary: (x) => (current = x), summaryCalls };
 }
 
 const at = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
@@ -163,6 +170,34 @@ describe("EvictionManager", () => {
     expect(await h.manager.synchronize()).toEqual([]);
     h.setSummary(summary({ memAvailable: 100 * Mi, time: at(1_010_000), pods: [podStats("a", 5 * Mi)] }));
     expect((await h.manager.synchronize()).map((p) => p.metadata?.name)).toEqual(["a"]);
+  });
+
+  it("reads the pods' disk usage only for a pod with a local storage limit or to rank pods once a threshold is met", async () => {
+    const plain = [pod("a", { cpuRequest: "10m" }), pod("b", { cpuRequest: "10m" })];
+    const h = harness({ evictionHard: { "memory.available": "500Mi" } }, plain, { localStorageCapacityIsolation: true });
+    h.setSummary(summary({ memAvailable: 900 * Mi, time: at(1_000_000), pods: [podStats("a", 5 * Mi), podStats("b", 50 * Mi)] }));
+    expect(await h.manager.synchronize()).toEqual([]);
+    expect(h.summaryCalls).toEqual([true]);
+    // A threshold met: the ranking and the message get the whole summary.
+    h.setNow(1_010_000);
+    h.setSummary(summary({ memAvailable: 100 * Mi, time: at(1_010_000), pods: [podStats("a", 5 * Mi), podStats("b", 50 * Mi)] }));
+    expect((await h.manager.synchronize()).map((p) => p.metadata?.name)).toEqual(["b"]);
+    expect(h.summaryCalls).toEqual([true, true, false]);
+    expect(h.evicted[0]?.message).toBe("The node was low on resource: memory. Container c was using 50Mi, which exceeds its request of 0. ");
+    // A pod with an ephemeral-storage limit (or an emptyDir sizeLimit): every pass reads it all.
+    for (const limited of [
+      { ...pod("l"), spec: { containers: [{ name: "c", image: "busybox", resources: { limits: { "ephemeral-storage": "1Gi" } } }] } } as Pod,
+      { ...pod("e"), spec: { containers: [{ name: "c", image: "busybox" }], volumes: [{ name: "v", emptyDir: { sizeLimit: "1Mi" } }] } } as Pod,
+    ]) {
+      const l = harness({ evictionHard: { "memory.available": "500Mi" } }, [limited], { localStorageCapacityIsolation: true });
+      l.setSummary(summary({ memAvailable: 900 * Mi }));
+      await l.manager.synchronize();
+      expect(l.summaryCalls).toEqual([false]);
+    }
+    // Without local storage isolation the limits are not looked at.
+    const off = harness({ evictionHard: { "memory.available": "500Mi" } }, [{ ...pod("l"), spec: { containers: [{ name: "c", image: "busybox", resources: { limits: { "ephemeral-storage": "1Gi" } } }] } } as Pod], { localStorageCapacityIsolation: false });
+    await off.manager.synchronize();
+    expect(off.summaryCalls).toEqual([true]);
   });
 
   it("keeps the condition for the transition period after the signal recovers, then clears it", async () => {

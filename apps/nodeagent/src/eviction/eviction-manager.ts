@@ -17,6 +17,7 @@ import {
   buildSignalToRankFunc,
   evictionMessage,
   evictionReason,
+  hasLocalStorageLimits,
   isHardEvictionThreshold,
   localStorageViolation,
   makeSignalObservations,
@@ -53,9 +54,11 @@ export interface EvictionManagerOptions {
   /**
    * A fresh stats summary (the stats provider's `summary(false, { updateStats })`: memory and fs
    * read now). Called with `updateStats` true, as 1.23's `summaryProvider.Get(ctx, true)`: the
-   * provider may take its periodic CPU sample from this pass's CRI listing.
+   * provider may take its periodic CPU sample from this pass's CRI listing. With
+   * `podsCpuAndMemoryOnly` the pods' entries may hold only CPU and memory (no logs, rootfs,
+   * volumes, ephemeral storage, network or process counts); the node's entry is whole either way.
    */
-  readonly summary: (updateStats: boolean) => Promise<Summary>;
+  readonly summary: (updateStats: boolean, podsCpuAndMemoryOnly?: boolean) => Promise<Summary>;
   /** Whether the image fs is a device of its own (decides which reclaim and ranking a disk signal gets). */
   readonly hasDedicatedImageFs: () => Promise<boolean>;
   /** Admitted pods that are not finished (the eviction candidates). */
@@ -107,7 +110,7 @@ const podName = (p: Pod) => `${p.metadata?.namespace ?? ""}/${p.metadata?.name ?
  * @example
  * ```ts
  * const m = new EvictionManager({ thresholds: parseThresholdConfig(config), pressureTransitionPeriodMs: 300_000,
- *   maxPodGracePeriodSeconds: 0, summary: (updateStats) => stats.summary(false, { updateStats }), hasDedicatedImageFs: () => stats.hasDedicatedImageFs(),
+ *   maxPodGracePeriodSeconds: 0, summary: (updateStats, podsCpuAndMemoryOnly) => stats.summary(false, { updateStats, podsCpuAndMemoryOnly: podsCpuAndMemoryOnly === true }), hasDedicatedImageFs: () => stats.hasDedicatedImageFs(),
  *   activePods: () => runtime.activePods(), evictPod: (pod, grace, message) => runtime.evictPod(pod, grace, message), log });
  * m.start();
  * m.admit(pod); // { admit: false, reason: "Evicted", message: "The node had condition: [MemoryPressure]. " } under memory pressure
@@ -225,14 +228,21 @@ export class EvictionManager {
       }
     }
     const activePods = this.o.activePods();
+    // The pods' disk usage (logs, rootfs, volumes: a walk of every pod's log directory) is read
+    // only when something will look at it: a pod with a local storage limit, or a threshold met
+    // (ranking, below). The node's signals and the pods' memory (allocatableMemory.available) come
+    // from every pass. With 100 pods this was most of the agent's work at idle.
+    const podDetailNeeded = this.o.localStorageCapacityIsolation === true && activePods.some(hasLocalStorageLimits);
     let summary: Summary;
     try {
-      summary = await this.o.summary(true);
+      summary = await this.o.summary(true, !podDetailNeeded);
     } catch (err) {
       this.o.log(`Eviction manager: failed to get summary stats: ${err instanceof Error ? err.message : String(err)}`);
       return [];
     }
-    const { observations, statsFunc } = makeSignalObservations(summary);
+    const made = makeSignalObservations(summary);
+    const observations = made.observations;
+    let statsFunc = made.statsFunc;
     let thresholds = thresholdsMet(this.o.thresholds, observations, false);
     if (this.met.length > 0) thresholds = mergeThresholds(thresholds, thresholdsMet(this.met, observations, true));
     const now = this.clock();
@@ -277,6 +287,14 @@ export class EvictionManager {
     if (activePods.length === 0) {
       this.o.log("Eviction manager: eviction thresholds have been met, but no pods are active to evict");
       return [];
+    }
+    if (!podDetailNeeded) {
+      try {
+        ({ statsFunc } = makeSignalObservations(await this.o.summary(true)));
+      } catch (err) {
+        this.o.log(`Eviction manager: failed to get summary stats: ${err instanceof Error ? err.message : String(err)}`);
+        return [];
+      }
     }
     const ranked = [...activePods];
     rank(ranked, statsFunc);

@@ -575,6 +575,20 @@ function podEphemeralStorageLimit(pod: Pod): { bytes: bigint; text: string } | u
 }
 
 /**
+ * Whether {@link localStorageViolation} can find anything in this pod: an `emptyDir` with a
+ * `sizeLimit` above 0, or an `ephemeral-storage` limit on a container or init container. A pod
+ * without any has nothing the local storage check could evict it for, whatever its usage.
+ */
+export function hasLocalStorageLimits(pod: Pod): boolean {
+  for (const v of pod.spec?.volumes ?? []) {
+    if (!v.emptyDir) continue;
+    const limit = specQuantity((v.emptyDir as { sizeLimit?: string | number }).sizeLimit);
+    if (limit !== undefined && limit.bytes > 0n) return true;
+  }
+  return podEphemeralStorageLimit(pod) !== undefined;
+}
+
+/**
  * The local storage limit a pod breaks, as the eviction message 1.23 gives it, checked in 1.23's
  * order: an emptyDir whose measured use exceeds its positive `sizeLimit`; the pod's whole
  * `ephemeral-storage` use (`podStats["ephemeral-storage"]`: writable layers, local volumes, logs,

@@ -69,4 +69,14 @@ describe("RuntimeManager.getPodStatus: the pod status cache", () => {
     await manager.getPodStatus("u", true);
     expect(calls.length).toBe(before + 12);
   });
+
+  it("a sync of a running pod that needs nothing reads the runtime once, and its resync not at all", async () => {
+    const { calls, manager } = setUp();
+    const pod = { metadata: { uid: "u", name: "p", namespace: "default" }, spec: { containers: [{ name: "app", image: "busybox" }] } } as Parameters<RuntimeManager["syncPod"]>[0];
+    const result = await manager.syncPod(pod);
+    expect(result.status.containers.map((c) => c.state)).toEqual(["running"]);
+    expect([...calls].sort()).toEqual(["containerStatus", "listContainers", "listPodSandbox", "podSandboxStatus"]);
+    await manager.syncPod(pod);
+    expect(calls).toHaveLength(4);
+  });
 });

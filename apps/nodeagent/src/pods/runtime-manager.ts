@@ -416,10 +416,12 @@ export class RuntimeManager {
         if (r !== undefined) wakeAt(r);
       }
     }
-    status = await this.getPodStatus(uid);
+    // Read again, from the cache when no CRI call changed anything since the first read (a
+    // periodic resync of a running pod: no CRI call at all instead of two reads of four calls).
+    status = await this.getPodStatus(uid, true);
     if (this.o.pruneDeadContainers !== false) {
       await this.removeDeadContainers(status);
-      status = await this.getPodStatus(uid);
+      status = await this.getPodStatus(uid, true);
     }
     return nextSyncAtMs === undefined ? { status, waiting } : { status, waiting, nextSyncAtMs };
   }

@@ -104,6 +104,24 @@ describe("StatsProvider over a fake CRI and fixture host", () => {
     expect((await without.summary(false)).node.systemContainers?.some((c) => c.name === "pods") ?? false).toBe(false);
   });
 
+  it("with podsCpuAndMemoryOnly keeps the node whole and the pods' memory sum, without the pods' disk, network and process reads", async () => {
+    const volumes = new VolumeStatsCache({ rootDir: join(root, "root"), periodMs: 60_000, pods: () => [{ metadata: { uid: "u1" } }] });
+    await volumes.refresh();
+    const p = new StatsProvider({ nodeName: "n1", rootDir: join(root, "root"), podLogsDir: join(root, "logs"), cri: fakeCRI({}), volumes, hostPaths, podsAllocatableMemoryBytes: 100e6, nowMs: () => t0 + 61_000 });
+    const full = await p.summary(false);
+    const light = await p.summary(false, { podsCpuAndMemoryOnly: true });
+    expect(Object.keys(light.node).sort()).toEqual(Object.keys(full.node).sort());
+    expect(light.node.fs).toEqual(full.node.fs);
+    expect(light.node.systemContainers?.find((c) => c.name === "pods")?.memory).toEqual(full.node.systemContainers?.find((c) => c.name === "pods")?.memory);
+    const pod = light.pods[0];
+    expect(pod?.memory?.workingSetBytes).toBe(40e6);
+    expect(pod?.network).toBeUndefined();
+    expect(pod?.volume).toBeUndefined();
+    expect(pod?.["ephemeral-storage"]).toBeUndefined();
+    expect(pod?.process_stats).toBeUndefined();
+    expect(pod?.containers.every((c) => c.logs === undefined && c.rootfs === undefined)).toBe(true);
+  });
+
   it("computes usageNanoCores only when sampling (housekeeping), not on external reads, never taking the runtime's", async () => {
     let now = t0 + 61_000;
     const cri = fakeCRI({});

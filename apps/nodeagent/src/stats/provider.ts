@@ -323,9 +323,11 @@ export class StatsProvider {
    * manager's pass) makes this summary the period's CPU sample when the last one is at least half a
    * period old (then `usageNanoCores` is the rate up to now and the housekeeping's next sample is
    * put off a period); otherwise no caller of the summary moves that window.
+   * `podsCpuAndMemoryOnly` keeps the node's entry whole but gives the pods only their CPU and
+   * memory (the eviction manager's pass when no pod's disk usage matters; no log directory walks).
    * @see pkg/kubelet/server/stats/summary.go (Get) in kubernetes/kubernetes v1.23
    */
-  async summary(onlyCpuAndMemory: boolean, opts: { readonly updateStats?: boolean } = {}): Promise<Summary> {
+  async summary(onlyCpuAndMemory: boolean, opts: { readonly updateStats?: boolean; readonly podsCpuAndMemoryOnly?: boolean } = {}): Promise<Summary> {
     const updateCpu = opts.updateStats === true && this.sampleDue();
     if (updateCpu) this.sampled();
     // One ImageFsInfo call serves the containers' rootfs capacity and the node's image fs.
@@ -333,7 +335,7 @@ export class StatsProvider {
     imageFsInfo?.catch(() => undefined);
     const [nodeCpuMem, pods, bootTime, systemContainers] = await Promise.all([
       this.nodeCPUAndMemory(updateCpu),
-      this.podStats(updateCpu, onlyCpuAndMemory, imageFsInfo),
+      this.podStats(updateCpu, onlyCpuAndMemory || opts.podsCpuAndMemoryOnly === true, imageFsInfo),
       readProcStat(this.paths).then((s) => s.bootTimeSeconds),
       this.systemContainerStats(updateCpu),
     ]);
