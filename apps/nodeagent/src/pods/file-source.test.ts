@@ -89,6 +89,33 @@ describe("readStaticPodPath", () => {
       src.stop();
     }
   });
+
+  it("FileSource hands the pods over on the first read and after a change, not after a read that found nothing changed", async () => {
+    const sets: Pod[][] = [];
+    writeFileSync(join(dir, "a.yaml"), pod("a"));
+    writeFileSync(join(dir, "b.yaml"), pod("b"));
+    const src = new FileSource({ path: dir, nodeName: "n", periodMs: 60_000 }, (pods: Pod[]) => sets.push(pods));
+    await src.start();
+    try {
+      expect(sets.map((s) => s.map((p) => p.metadata?.name))).toEqual([["a-n", "b-n"]]);
+      await src.poll();
+      await src.poll();
+      expect(sets).toHaveLength(1);
+      writeFileSync(join(dir, "b.yaml"), pod("b", "busybox:1.36"));
+      await src.poll();
+      expect(sets).toHaveLength(2);
+      expect(sets[1]?.[1]?.spec?.containers[0]?.image).toBe("busybox:1.36");
+      rmSync(join(dir, "a.yaml"));
+      await src.poll();
+      expect(sets.at(-1)?.map((p) => p.metadata?.name)).toEqual(["b-n"]);
+      rmSync(join(dir, "b.yaml"));
+      await src.poll();
+      await src.poll();
+      expect(sets.slice(3)).toEqual([[]]);
+    } finally {
+      src.stop();
+    }
+  });
 });
 
 describe("PodConfig", () => {

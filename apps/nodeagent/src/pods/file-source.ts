@@ -40,18 +40,19 @@ function fileVersion(info: Stats): string {
   return `${String(info.dev)}:${String(info.ino)}:${String(info.size)}:${String(info.mtimeMs)}:${String(info.ctimeMs)}`;
 }
 
-async function readOneFile(file: string, nodeName: string, cache?: StaticPodFileCache, known?: Stats): Promise<{ pods: Pod[]; errors: string[] }> {
+// The pods and errors of one file; on a cache hit, the cached arrays themselves (callers copy).
+async function readOneFile(file: string, nodeName: string, cache?: StaticPodFileCache, known?: Stats): Promise<{ readonly pods: readonly Pod[]; readonly errors: readonly string[] }> {
   try {
     const info = known ?? (await stat(file));
     if (info.size > maxManifestBytes) return { pods: [], errors: [`${file}: file is larger than ${maxManifestBytes} bytes`] };
     const version = fileVersion(info);
     const hit = cache?.get(file);
-    if (hit && hit.version === version && hit.nodeName === nodeName) return { pods: [...hit.result.pods], errors: [...hit.result.errors] };
+    if (hit && hit.version === version && hit.nodeName === nodeName) return hit.result;
     const text = await readFile(file, "utf8");
     const r = decodeManifest(text, nodeName, { kind: "file", path: file });
     const result = r.ok ? { pods: r.pods, errors: [] } : { pods: [], errors: r.errors.map((e) => `${file}: ${e}`) };
     cache?.set(file, { version, nodeName, result });
-    return { pods: [...result.pods], errors: [...result.errors] };
+    return result;
   } catch (err) {
     cache?.delete(file);
     return { pods: [], errors: [`${file}: ${err instanceof Error ? err.message : String(err)}`] };
@@ -76,7 +77,8 @@ export async function readStaticPodPath(options: FileSourceOptions, cache?: Stat
   }
   if (info.isFile()) {
     if (cache) for (const k of cache.keys()) if (k !== path) cache.delete(k);
-    return readOneFile(path, options.nodeName, cache, info);
+    const r = await readOneFile(path, options.nodeName, cache, info);
+    return { pods: [...r.pods], errors: [...r.errors] };
   }
   if (!info.isDirectory()) return { pods: [], errors: [`path ${JSON.stringify(path)} is not a directory or a file`] };
   const names = (await readdir(path).catch(() => [] as string[])).filter((n) => !n.startsWith(".")).sort();
@@ -114,7 +116,9 @@ export async function readStaticPodPath(options: FileSourceOptions, cache?: Stat
 
 /**
  * The file source: reads the path every `periodMs` and whenever `fs.watch` reports a change of a
- * non-dot entry, and hands the complete list to `onPods` each time.
+ * non-dot entry, and hands the complete list to `onPods` whenever it differs from the last one
+ * handed over (1.23 sends every read; the pod config ignores a set equal to the last, so a read
+ * that found every file unchanged, the same decoded pods in the same order, is not sent).
  * @see pkg/kubelet/config/file.go, pkg/kubelet/config/file_linux.go
  */
 export class FileSource {
@@ -126,6 +130,8 @@ export class FileSource {
   private readonly lastErrors = new Set<string>();
   /** Decoded files: a poll re-reads the path as 1.23 does, but decodes only what changed. */
   private readonly decoded: StaticPodFileCache = new Map();
+  /** The pods last handed to `onPods` (the decoded objects themselves). */
+  private lastPods: readonly Pod[] | undefined;
 
   constructor(
     private readonly options: FileSourceOptions & { readonly periodMs: number },
@@ -172,7 +178,11 @@ export class FileSource {
         for (const e of r.errors) if (!this.lastErrors.has(e)) this.options.log?.(e);
         this.lastErrors.clear();
         for (const e of r.errors) this.lastErrors.add(e);
-        this.onPods(r.pods);
+        const last = this.lastPods;
+        if (last === undefined || last.length !== r.pods.length || r.pods.some((p, i) => p !== last[i])) {
+          this.lastPods = r.pods;
+          this.onPods(r.pods);
+        }
         if (!this.watcher && this.timer) this.startWatch();
       } while (this.pending);
     } finally {

@@ -1,3 +1,4 @@
+import { diffRelist, type RelistEntry } from "./relist-diff.js";
 import { stat } from "node:fs/promises";
 import { isIP } from "node:net";
 import { networkInterfaces, totalmem } from "node:os";
@@ -513,7 +514,9 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     return state;
   }
 
-  const relistSignatures = new Map<string, string>();
+  // What the last relist saw: each sandbox's and each container's pod and state, by id.
+  let seenSandboxes: ReadonlyMap<string, RelistEntry> = new Map();
+  let seenContainers: ReadonlyMap<string, RelistEntry> = new Map();
   // The last relist's lists, for the orphan clean-up (1.23's runtime cache: housekeeping reads
   // pods at most two seconds old instead of asking the runtime again).
   let lastRelist: { readonly atMs: number; readonly items: readonly PodSandbox__Output[]; readonly containers: readonly Container__Output[] } | undefined;
@@ -521,34 +524,22 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     lastSyncLoopMs = Date.now();
     if (!clients.current().ready) return;
     try {
-      // As 1.23's PLEG relist (GetPods(all)): the sandboxes and the containers, each pod's set of
-      // ids and states compared with the last relist's; a pod whose set changed is synced now.
+      // As 1.23's PLEG relist (GetPods(all)): the sandboxes and the containers, each compared with
+      // the last relist's by id and state; a pod with anything new, changed or gone is synced now.
       const startedMs = Date.now();
       const [{ items }, { containers }] = await Promise.all([clients.runtime.listPodSandbox({}), clients.runtime.listContainers({})]);
       lastRelist = { atMs: startedMs, items, containers };
-      const byUID = new Map<string, string[]>();
-      const add = (uid: string | undefined, entry: string) => {
-        if (!uid) return;
-        const list = byUID.get(uid) ?? [];
-        list.push(entry);
-        byUID.set(uid, list);
-      };
-      for (const sb of items) add(sb.metadata?.uid ?? sb.labels[criLabels.podUID], `s${sb.id}:${sb.state}`);
-      for (const c of containers) add(c.labels[criLabels.podUID], `${c.id}:${c.state}`);
-      const changed: string[] = [];
-      for (const uid of new Set([...byUID.keys(), ...relistSignatures.keys()])) {
-        const sig = (byUID.get(uid) ?? []).sort().join(",");
-        if (relistSignatures.get(uid) !== sig) {
-          relistSignatures.set(uid, sig);
-          changed.push(uid);
-        }
-        if (!byUID.has(uid)) {
-          relistSignatures.delete(uid);
-          manager.forgetPodStatus(uid);
-        }
+      const changed = new Set<string>();
+      seenSandboxes = diffRelist(items, seenSandboxes, (sb) => sb.metadata?.uid ?? sb.labels[criLabels.podUID], changed);
+      seenContainers = diffRelist(containers, seenContainers, (c) => c.labels[criLabels.podUID], changed);
+      if (changed.size > 0) {
+        // A pod with nothing left in the runtime: its cached status goes too.
+        const present = new Set<string>();
+        for (const m of [seenSandboxes, seenContainers]) for (const v of m.values()) present.add(v.uid);
+        for (const uid of changed) if (!present.has(uid)) manager.forgetPodStatus(uid);
+        // What a pod worker read of the runtime before this is stale (the pod cache's update).
+        clients.invalidate();
       }
-      // What a pod worker read of the runtime before this is stale (the pod cache's update).
-      if (changed.length > 0) clients.invalidate();
       for (const uid of changed) workers.syncUID(uid);
     } catch (err) {
       info(`relist failed: ${err instanceof Error ? err.message : String(err)}`);
