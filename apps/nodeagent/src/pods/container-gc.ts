@@ -116,7 +116,11 @@ const nsToMs = (ns: string) => Number(BigInt(ns || "0") / 1_000_000n);
 
 /** Options of {@link ContainerGC}. */
 export interface ContainerGCOptions {
-  readonly runtime: () => RuntimeClient;
+  /**
+   * The runtime client; with `podUID`, the one for calls about that pod (its removals mark only
+   * that pod's cached runtime state stale: `RuntimeClients.forPod`).
+   */
+  readonly runtime: (podUID?: string) => RuntimeClient;
   readonly policy: ContainerGCPolicy;
   readonly pods: PodStateProvider;
   /** Whether every pod source has been seen once (before that, unknown pods are not treated as gone). */
@@ -150,12 +154,13 @@ export class ContainerGC {
     const dead: GCContainer[] = containers
       .filter((c) => c.state !== "CONTAINER_RUNNING")
       .map((c) => ({ id: c.id, podUID: c.labels[criLabels.podUID] ?? "", name: c.labels[criLabels.containerName] ?? c.metadata?.name ?? "", createdAtMs: nsToMs(c.createdAt) }));
+    const podOf = new Map(dead.map((c) => [c.id, c.podUID]));
     for (const id of planContainerRemoval(dead, this.o.policy, now, ready, evictNonDeletedPods, this.o.pods)) {
       try {
         const st = await rt.containerStatus({ containerId: id }).catch(() => undefined);
         const logPath = st?.status?.logPath;
         if (logPath && logPath.startsWith("/")) await removeLogFiles(logPath);
-        await rt.removeContainer({ containerId: id });
+        await this.o.runtime(podOf.get(id) || undefined).removeContainer({ containerId: id });
         this.o.log(`Removed dead container ${id}`, 2);
       } catch (err) {
         this.o.log(`Failed to remove container containerID="${id}": ${err instanceof Error ? err.message : String(err)}`);
@@ -164,9 +169,10 @@ export class ContainerGC {
     const [{ items }, { containers: left }] = await Promise.all([rt.listPodSandbox({}), rt.listContainers({})]);
     const withContainers = new Set(left.map((c) => c.podSandboxId));
     const sandboxes: GCSandbox[] = items.map((s) => ({ id: s.id, podUID: s.labels[criLabels.podUID] ?? s.metadata?.uid ?? "", createdAtMs: nsToMs(s.createdAt), active: s.state === "SANDBOX_READY" || withContainers.has(s.id) }));
+    const sandboxPodOf = new Map(sandboxes.map((s) => [s.id, s.podUID]));
     for (const id of planSandboxRemoval(sandboxes, evictNonDeletedPods, this.o.pods)) {
       try {
-        await rt.removePodSandbox({ podSandboxId: id });
+        await this.o.runtime(sandboxPodOf.get(id) || undefined).removePodSandbox({ podSandboxId: id });
         this.o.log(`Removed pod sandbox ${id}`, 2);
       } catch (err) {
         this.o.log(`Failed to remove sandbox sandboxID="${id}": ${err instanceof Error ? err.message : String(err)}`);

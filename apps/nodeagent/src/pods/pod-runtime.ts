@@ -487,7 +487,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
   // The pod workers' view for garbage collection (1.23's ShouldPodContentBeRemoved / ShouldPodRuntimeBeRemoved).
   const containerGC = opts.containerGC
     ? new ContainerGC({
-        runtime: () => clients.runtime,
+        runtime: (podUID) => (podUID !== undefined ? clients.forPod(podUID) : clients.runtime),
         policy: opts.containerGC,
         podLogsDir,
         allSourcesReady: () => started && (opts.apiSource !== true || apiPodsSeen),
@@ -537,9 +537,10 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
         const present = new Set<string>();
         for (const m of [seenSandboxes, seenContainers]) for (const v of m.values()) present.add(v.uid);
         for (const uid of changed) if (!present.has(uid)) manager.forgetPodStatus(uid);
-        // What a pod worker read of the runtime before this is stale (the pod cache's update).
-        clients.invalidate();
       }
+      // What a pod worker read of a changed pod before this is stale (the pod cache's update, per
+      // pod as 1.23's: a container exiting in one pod leaves the others' cached state current).
+      for (const uid of changed) clients.invalidatePod(uid);
       for (const uid of changed) workers.syncUID(uid);
     } catch (err) {
       info(`relist failed: ${err instanceof Error ? err.message : String(err)}`);

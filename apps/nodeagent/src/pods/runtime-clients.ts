@@ -11,6 +11,12 @@ export type CRIClientWrapper = <T extends object>(client: T) => T;
  */
 export type CRIDialer = () => { readonly runtime: RuntimeClient; readonly images: ImageClient };
 
+/** When a read of a pod's runtime state began (see `RuntimeClients.stamp`). */
+export interface PodReadStamp {
+  readonly generation: number;
+  readonly epoch: number;
+}
+
 // The RuntimeService calls that change sandboxes or containers.
 const mutatingCalls = new Set(["runPodSandbox", "stopPodSandbox", "removePodSandbox", "createContainer", "startContainer", "stopContainer", "removeContainer", "updateContainerResources"]);
 
@@ -23,7 +29,12 @@ const mutatingCalls = new Set(["runPodSandbox", "stopPodSandbox", "removePodSand
  */
 export class RuntimeClients {
   #generation = 0;
+  // Per-pod staleness: the value of #epoch when each pod was last marked changed (invalidatePod).
+  #epoch = 0;
+  readonly #podChangedAt = new Map<string, number>();
   private rt: RuntimeClient;
+  // The wrapped runtime client without the counting proxy (forPod counts per pod).
+  private raw: RuntimeClient;
   private img: ImageClient;
   private state: RuntimeState = { ready: false, message: "container runtime status check may not have completed yet", runtimeName: "" };
   private readonly dial: CRIDialer;
@@ -43,7 +54,8 @@ export class RuntimeClients {
         images: createImageClient({ endpoint: imageTarget, timeoutMs, pullImageTimeoutMs: 0 }),
       }));
     const opened = this.dial();
-    this.rt = this.counting(this.wrap(opened.runtime));
+    this.raw = this.wrap(opened.runtime);
+    this.rt = this.counting(this.raw);
     this.img = this.wrap(opened.images);
   }
 
@@ -57,14 +69,53 @@ export class RuntimeClients {
     return this.#generation;
   }
 
-  /** Changes {@link generation}: what was read before may be stale. */
+  /** Changes {@link generation}: what was read before may be stale, for every pod. */
   invalidate(): void {
     this.#generation++;
   }
 
-  // The runtime client with every state-changing call counted in the generation.
-  private counting(client: RuntimeClient): RuntimeClient {
-    const bump = () => this.invalidate();
+  /**
+   * Marks what was read of the pod with `uid` before now as stale, and nothing else: a change the
+   * relist saw in that pod, or a state-changing call made for it ({@link forPod}). 1.23's PLEG
+   * updates the pod cache per pod in the same way. The record of marked pods is bounded: past
+   * 4,096 pods it is cleared with one {@link invalidate}.
+   */
+  invalidatePod(uid: string): void {
+    if (this.#podChangedAt.size >= 4_096 && !this.#podChangedAt.has(uid)) {
+      this.#podChangedAt.clear();
+      this.invalidate();
+    }
+    this.#podChangedAt.set(uid, ++this.#epoch);
+  }
+
+  /**
+   * A stamp to take before reading the runtime state of a pod: the read is still the runtime's
+   * state while {@link isCurrent} says so for it.
+   */
+  stamp(): PodReadStamp {
+    return { generation: this.#generation, epoch: this.#epoch };
+  }
+
+  /**
+   * Whether a read of the pod with `uid` that began at `stamp` is still the runtime's state: no
+   * {@link invalidate}, reconnect or state-changing call through {@link runtime} since, and no
+   * {@link invalidatePod} of that pod.
+   */
+  isCurrent(uid: string, stamp: PodReadStamp): boolean {
+    return stamp.generation === this.#generation && (this.#podChangedAt.get(uid) ?? 0) <= stamp.epoch;
+  }
+
+  /**
+   * The runtime client for calls made on behalf of the pod with `uid`: its state-changing calls
+   * mark only that pod stale ({@link invalidatePod}), where those through {@link runtime} mark
+   * every pod. The pod's own state is all such a call changes (a container or sandbox of that pod).
+   */
+  forPod(uid: string): RuntimeClient {
+    return this.counting(this.raw, () => this.invalidatePod(uid));
+  }
+
+  // The runtime client with every state-changing call counted: `bump` runs before and after each.
+  private counting(client: RuntimeClient, bump: () => void = () => this.invalidate()): RuntimeClient {
     return new Proxy(client, {
       get(target, prop, receiver) {
         const value: unknown = Reflect.get(target, prop, receiver);
@@ -113,7 +164,8 @@ export class RuntimeClients {
     this.rt.close();
     this.img.close();
     const opened = this.dial();
-    this.rt = this.counting(this.wrap(opened.runtime));
+    this.raw = this.wrap(opened.runtime);
+    this.rt = this.counting(this.raw);
     this.img = this.wrap(opened.images);
     this.invalidate();
   }

@@ -1,6 +1,7 @@
 // The pod status cache (1.23's PLEG pod cache, GetNewerThan): a status read while nothing could
-// have changed the runtime is reused by a resync; any state-changing CRI call through the clients,
-// or a change the relist saw (RuntimeClients.invalidate), makes the next read go to the runtime.
+// have changed the pod's runtime state is reused by a resync; a state-changing CRI call made for
+// that pod (RuntimeClients.forPod) or a change in it the relist saw (invalidatePod) makes its next
+// read go to the runtime; a call through the shared client or invalidate(), every pod's.
 // The CRI clients are in-memory fakes here (the unit is the cache, not the runtime); the real
 // runtimes are exercised by the agent's integration suites.
 import type { ImageClient, RuntimeClient } from "@skiff/cri-api";
@@ -78,5 +79,51 @@ describe("RuntimeManager.getPodStatus: the pod status cache", () => {
     expect([...calls].sort()).toEqual(["containerStatus", "listContainers", "listPodSandbox", "podSandboxStatus"]);
     await manager.syncPod(pod);
     expect(calls).toHaveLength(4);
+  });
+
+  it("a change in one pod (relist, or a state-changing call made for it) leaves the other pods' cached state current", async () => {
+    const { calls, clients, manager } = setUp();
+    await manager.getPodStatus("u", true);
+    await manager.getPodStatus("v", true);
+    const before = calls.length;
+    clients.invalidatePod("u");
+    await manager.getPodStatus("v", true);
+    expect(calls.length).toBe(before);
+    await manager.getPodStatus("u", true);
+    expect(calls.length).toBe(before + 4);
+    // A call through forPod marks that pod only; one through the shared client marks every pod.
+    await clients.forPod("v").stopContainer({ containerId: "c1", timeout: 0 });
+    await manager.getPodStatus("u", true);
+    expect(calls.length).toBe(before + 5);
+    await manager.getPodStatus("v", true);
+    expect(calls.length).toBe(before + 9);
+    await clients.runtime.stopContainer({ containerId: "c1", timeout: 0 });
+    await manager.getPodStatus("u", true);
+    await manager.getPodStatus("v", true);
+    expect(calls.length).toBe(before + 18);
+  });
+
+  it("a pod marked changed while its status is being read is read again next time", async () => {
+    const { calls, clients, manager } = setUp();
+    const reading = manager.getPodStatus("u", true);
+    clients.invalidatePod("u");
+    await reading;
+    const before = calls.length;
+    await manager.getPodStatus("u", true);
+    expect(calls.length).toBe(before + 4);
+    await manager.getPodStatus("u", true);
+    expect(calls.length).toBe(before + 4);
+  });
+
+  it("keeps its record of changed pods bounded: past 4,096 pods, every pod is read again", async () => {
+    const { calls, clients, manager } = setUp();
+    await manager.getPodStatus("u", true);
+    for (let i = 0; i < 4_096; i++) clients.invalidatePod(`gone-${String(i)}`);
+    const before = calls.length;
+    await manager.getPodStatus("u", true);
+    expect(calls.length).toBe(before);
+    clients.invalidatePod("one-more");
+    await manager.getPodStatus("u", true);
+    expect(calls.length).toBe(before + 4);
   });
 });

@@ -11,7 +11,7 @@ import { buildContainerLogPath, buildPodLogsDirectory } from "./logs.js";
 import { computePodConditions, computePodPhase } from "./phase.js";
 import type { EnvObjects } from "./pod-objects.js";
 import { podQOSClass } from "./resources.js";
-import type { RuntimeClients } from "./runtime-clients.js";
+import type { PodReadStamp, RuntimeClients } from "./runtime-clients.js";
 import { containerSecurityContext, imageUserOf, sandboxSecurity, verifyRunAsNonRoot, type ImageUser, type SecurityContextOptions } from "./security-context.js";
 import { terminationMessage } from "./termination-message.js";
 import { machineAllocatable, type NodeAllocatable } from "./volumes-files.js";
@@ -250,26 +250,27 @@ export class RuntimeManager {
   constructor(private readonly o: RuntimeManagerOptions) {}
 
   // The last status read of each pod, with the clients' generation it was read in.
-  readonly #statusCache = new Map<string, { readonly generation: number; readonly status: RuntimePodStatus }>();
+  readonly #statusCache = new Map<string, { readonly stamp: PodReadStamp; readonly status: RuntimePodStatus }>();
 
   /**
    * The runtime state of the pod with `uid`, newest first. With `allowCached`, the last one read
-   * when the runtime cannot have changed since (no state-changing CRI call by this agent, no
-   * change seen by the relist: `RuntimeClients.generation` is the same), as 1.23's pod workers
+   * when that pod's runtime state cannot have changed since (no state-changing CRI call by this
+   * agent for it, no change in it seen by the relist: `RuntimeClients.isCurrent`), as 1.23's pod workers
    * read the PLEG's pod cache instead of the runtime; a pod resynced every minute then costs no
    * CRI calls on a quiet node. The result must not be mutated.
    * @throws CRIError
    * @see pkg/kubelet/container/cache.go (GetNewerThan) in kubernetes/kubernetes v1.23
    */
   async getPodStatus(uid: string, allowCached = false): Promise<RuntimePodStatus> {
-    const generation = this.o.clients.generation;
+    const clients = this.o.clients;
+    const stamp = clients.stamp();
     if (allowCached) {
       const hit = this.#statusCache.get(uid);
-      if (hit !== undefined && hit.generation === generation) return hit.status;
+      if (hit !== undefined && clients.isCurrent(uid, hit.stamp)) return hit.status;
     }
     const status = await this.readPodStatus(uid);
-    // Kept with the generation it started in: a change during the read makes it stale at once.
-    this.#statusCache.set(uid, { generation, status });
+    // Kept with the stamp it started at: a change during the read makes it stale at once.
+    this.#statusCache.set(uid, { stamp, status });
     return status;
   }
 
@@ -346,11 +347,11 @@ export class RuntimeManager {
         // A dead sandbox of a Never pod that already ran is not recreated.
         return { status, waiting };
       }
-      for (const c of status.containers) if (c.state === "running") await this.stopContainer(c.id, 2).catch(() => undefined);
-      for (const s of status.sandboxes) await this.o.clients.runtime.stopPodSandbox({ podSandboxId: s.id }).catch(() => undefined);
+      for (const c of status.containers) if (c.state === "running") await this.stopContainer(uid, c.id, 2).catch(() => undefined);
+      for (const s of status.sandboxes) await this.o.clients.forPod(uid).stopPodSandbox({ podSandboxId: s.id }).catch(() => undefined);
       const attempt = status.sandboxes.length === 0 ? 0 : Math.max(...status.sandboxes.map((s) => s.attempt)) + 1;
       const t0 = agentTracer.now();
-      const created = await this.o.clients.runtime.runPodSandbox({ config: this.sandboxConfig(pod, attempt) });
+      const created = await this.o.clients.forPod(uid).runPodSandbox({ config: this.sandboxConfig(pod, attempt) });
       agentTracer.record("sandbox", t0, agentTracer.now(), { uid });
       this.o.log(`started sandbox ${created.podSandboxId} for pod ${pod.metadata?.namespace}/${pod.metadata?.name}`);
       status = await this.getPodStatus(uid);
@@ -394,7 +395,7 @@ export class RuntimeManager {
           const message = restart ? `${failed.message}, will be restarted` : failed.message;
           this.o.onEvent?.(pod, "Normal", "Killing", message);
           this.o.log(`killing container ${c.name} (${latest.id}) of pod ${pod.metadata?.namespace}/${pod.metadata?.name}: ${message}`);
-          await this.stopContainer(latest.id, this.containerKillGracePeriod(pod, c, failed.kind)).catch((err: unknown) => {
+          await this.stopContainer(uid, latest.id, this.containerKillGracePeriod(pod, c, failed.kind)).catch((err: unknown) => {
             if (!isCRIError(err, "NotFound")) throw err;
           });
           if (restart) wakeAt(Date.now());
@@ -406,7 +407,7 @@ export class RuntimeManager {
           continue;
         }
         if (latest.state === "created" || latest.state === "unknown") {
-          await this.o.clients.runtime.removeContainer({ containerId: latest.id }).catch(() => undefined);
+          await this.o.clients.forPod(uid).removeContainer({ containerId: latest.id }).catch(() => undefined);
           const r = await this.startContainer(pod, c, latest.restartCount + 1, sandbox, waiting);
           if (r !== undefined) wakeAt(r);
           continue;
@@ -420,7 +421,7 @@ export class RuntimeManager {
     // periodic resync of a running pod: no CRI call at all instead of two reads of four calls).
     status = await this.getPodStatus(uid, true);
     if (this.o.pruneDeadContainers !== false) {
-      await this.removeDeadContainers(status);
+      await this.removeDeadContainers(uid, status);
       status = await this.getPodStatus(uid, true);
     }
     return nextSyncAtMs === undefined ? { status, waiting } : { status, waiting, nextSyncAtMs };
@@ -484,7 +485,7 @@ export class RuntimeManager {
       this.eventOnce(pod, `${backOffKey(pod, c)}/config`, message, "Warning", "Failed", `Error: ${message}`);
       return Date.now() + 10_000;
     }
-    const rt = this.o.clients.runtime;
+    const rt = this.o.clients.forPod(pod.metadata?.uid ?? "");
     let containerId: string;
     try {
       containerId = (await rt.createContainer({ podSandboxId: sandbox.id, config, sandboxConfig: this.sandboxConfig(pod, sandbox.attempt) })).containerId;
@@ -726,8 +727,8 @@ export class RuntimeManager {
     return this.o.nodeName !== undefined ? { [criLabels.nodeName]: this.o.nodeName } : {};
   }
 
-  private async stopContainer(id: string, timeoutSeconds: number): Promise<void> {
-    await this.o.clients.runtime.stopContainer({ containerId: id, timeout: timeoutSeconds });
+  private async stopContainer(uid: string, id: string, timeoutSeconds: number): Promise<void> {
+    await this.o.clients.forPod(uid).stopContainer({ containerId: id, timeout: timeoutSeconds });
   }
 
   /**
@@ -737,12 +738,13 @@ export class RuntimeManager {
    */
   async killPod(uid: string, gracePeriodSecondsValue: number, remove: boolean, logDir?: string): Promise<void> {
     const status = await this.getPodStatus(uid);
-    await Promise.all(status.containers.filter((c) => c.state === "running").map((c) => this.stopContainer(c.id, gracePeriodSecondsValue).catch((err: unknown) => { if (!isCRIError(err, "NotFound")) throw err; })));
-    for (const s of status.sandboxes) await this.o.clients.runtime.stopPodSandbox({ podSandboxId: s.id });
+    const rt = this.o.clients.forPod(uid);
+    await Promise.all(status.containers.filter((c) => c.state === "running").map((c) => this.stopContainer(uid, c.id, gracePeriodSecondsValue).catch((err: unknown) => { if (!isCRIError(err, "NotFound")) throw err; })));
+    for (const s of status.sandboxes) await rt.stopPodSandbox({ podSandboxId: s.id });
     if (!remove) return;
     for (const k of [...this.#lastEvent.keys()]) if (k.startsWith(`${uid}/`)) this.#lastEvent.delete(k);
-    for (const c of status.containers) await this.o.clients.runtime.removeContainer({ containerId: c.id }).catch(() => undefined);
-    for (const s of status.sandboxes) await this.o.clients.runtime.removePodSandbox({ podSandboxId: s.id });
+    for (const c of status.containers) await rt.removeContainer({ containerId: c.id }).catch(() => undefined);
+    for (const s of status.sandboxes) await rt.removePodSandbox({ podSandboxId: s.id });
     if (logDir) await rm(logDir, { recursive: true, force: true });
   }
 
@@ -773,13 +775,13 @@ export class RuntimeManager {
    * Keeps, per container name, the newest instance and one dead instance before it (the one
    * `lastState` and `--previous` logs refer to); removes older ones and their log files.
    */
-  private async removeDeadContainers(status: RuntimePodStatus): Promise<void> {
+  private async removeDeadContainers(uid: string, status: RuntimePodStatus): Promise<void> {
     const seen = new Map<string, number>();
     for (const c of status.containers) {
       const count = (seen.get(c.name) ?? 0) + 1;
       seen.set(c.name, count);
       if (count <= 2 || c.state === "running") continue;
-      await this.o.clients.runtime.removeContainer({ containerId: c.id }).catch(() => undefined);
+      await this.o.clients.forPod(uid).removeContainer({ containerId: c.id }).catch(() => undefined);
       if (c.logPath && isAbsolute(c.logPath)) await removeLogFiles(c.logPath);
     }
   }
