@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { mkdir, readFile, rmdir, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { join, posix } from "node:path";
 import type { LinuxContainerResources__Output } from "@skiff/cri-api";
 
 /** One cgroup directory of a container and the files written to it. */
@@ -21,6 +21,16 @@ const int = (v: unknown): bigint => {
 const weightOf = (shares: bigint): bigint => (shares === 0n ? 0n : 1n + ((shares - 2n) * 9999n) / 262142n);
 
 /**
+ * The segments of a cgroup path, cleaned as runc's `CleanPath`: `..` cannot climb above the
+ * root (`../../etc` is `etc`, `/a/../../b` is `b`), so a `cgroup_parent` from a CRI request always
+ * names a cgroup lexically under the cgroup filesystem's root. Pure.
+ * @see libcontainer/cgroups/utils.go (CleanPath) in opencontainers/runc
+ */
+export function cgroupPathSegments(path: string): string[] {
+  return posix.normalize(`/${path}`).split("/").filter(Boolean);
+}
+
+/**
  * The cgroup directories of a container (`<cgroupParent>/<id>`) under `root` and the limit files
  * runc would write from its CRI resources: cgroup v1 `cpu.shares`, `cpu.cfs_period_us`,
  * `cpu.cfs_quota_us`, `memory.limit_in_bytes`, `cpuset.cpus` / `cpuset.mems` (the given sets, else
@@ -29,7 +39,7 @@ const weightOf = (shares: bigint): bigint => (shares === 0n ? 0n : 1n + ((shares
  * mounts (v2: `<root>/cgroup.controllers`; v1: one directory per subsystem).
  */
 export function containerCgroupDirs(root: string, cgroupParent: string, id: string, r: LinuxContainerResources__Output | null | undefined): CgroupDir[] {
-  const rel = [...cgroupParent.split("/").filter(Boolean), id];
+  const rel = [...cgroupPathSegments(cgroupParent), ...cgroupPathSegments(id)];
   const shares = int(r?.cpuShares);
   const quota = int(r?.cpuQuota);
   const period = int(r?.cpuPeriod);
@@ -83,7 +93,7 @@ export function cgroupsAvailable(root: string): boolean {
 
 /** Whether the cgroup `cgroupParent` exists (v2: under `root`; v1: in the `cpu` hierarchy). */
 export function cgroupParentExists(root: string, cgroupParent: string): boolean {
-  const rel = cgroupParent.split("/").filter(Boolean);
+  const rel = cgroupPathSegments(cgroupParent);
   return existsSync(existsSync(join(root, "cgroup.controllers")) ? join(root, ...rel) : join(root, "cpu", ...rel));
 }
 
