@@ -111,6 +111,33 @@ describe.skipIf(!isRoot)("process runtime cgroups (root)", () => {
     }
   });
 
+  it("with namespaces (bubblewrap), what the command forks at once is in <cgroup_parent>/<id> too (placed before the exec)", async () => {
+    const iso = await startProcessRuntime({ socketPath: join(workDir, "iso2.sock"), stateDir: join(workDir, "iso2-state"), isolation: "namespaces", network: "host" });
+    try {
+      const irt = createRuntimeClient({ endpoint: iso.endpoint, timeoutMs: 30_000 });
+      const image = (await createImageClient({ endpoint: iso.endpoint, timeoutMs: 30_000 }).pullImage({ image: { image: "busybox:1.36" } })).imageRef;
+      const logDirectory = join(workDir, "iso2");
+      await mkdir(logDirectory, { recursive: true });
+      const sandboxConfig = { metadata: { name: "iso2", uid: "iso2-uid", namespace: "default", attempt: 0 }, logDirectory, linux: { cgroupParent: `/${parent}` } };
+      const sandbox = (await irt.runPodSandbox({ config: sandboxConfig })).podSandboxId;
+      // `cat` is the shell's first child: it reads its own cgroup the moment the command runs.
+      const command = ["sh", "-c", "cat /proc/self/cgroup; sleep 60"];
+      const id = (await irt.createContainer({ podSandboxId: sandbox, sandboxConfig, config: { metadata: { name: "c", attempt: 0 }, image: { image }, command, logPath: "c.log", linux: { resources: { memoryLimitInBytes: String(32 * 1024 * 1024) } } } })).containerId;
+      await irt.startContainer({ containerId: id });
+      const want = v2 ? /^0::/ : /:memory:/;
+      const line = await waitFor("the child's cgroup in the log", async () => {
+        const text = await readFile(join(logDirectory, "c.log"), "utf8").catch(() => "");
+        // CRI log lines: <time> stdout F <content>
+        return text.split("\n").map((l) => l.split(" ").slice(3).join(" ")).find((l) => want.test(l));
+      }, 10_000);
+      expect(line.split(":")[2]).toBe(`/${parent}/${id}`);
+      await irt.stopPodSandbox({ podSandboxId: sandbox });
+      await irt.removePodSandbox({ podSandboxId: sandbox });
+    } finally {
+      await iso.stop();
+    }
+  });
+
   it("without a cgroup_parent places the container under the default parent with its limits (containerd: /k8s.io/<id>), created with the host's cpuset on v1", async () => {
     const { sandbox, id, pid } = await run("loose", "", { cpuShares: "512", memoryLimitInBytes: String(48 * 1024 * 1024) });
     // StartContainer returns once the process is in its cgroups and runs its own command (not the

@@ -38,7 +38,19 @@ export interface StartOptions {
    * Run `argv` inside bubblewrap (`bwrapPath`, with `args` before `--`, which must include
    * `--info-fd 3`): the container's PID 1 is then bubblewrap's child, and signals go to it.
    */
-  isolation?: { bwrapPath: string; args: string[]; netns?: { nsenterPath: string; path: string }; enterPIDNamespace?: EnterPIDNamespace };
+  isolation?: {
+    bwrapPath: string;
+    args: string[];
+    netns?: { nsenterPath: string; path: string };
+    enterPIDNamespace?: EnterPIDNamespace;
+    /**
+     * Places the container (e.g. writes both host PIDs into its cgroups' `cgroup.procs`) after
+     * bubblewrap reported its child and before that child execs the command: bubblewrap waits on
+     * a pipe (`--block-fd`) until this resolved, so nothing the command forks escapes the
+     * placement. A rejection kills the container and fails the start with its error.
+     */
+    place?: (pids: { readonly groupPid: number; readonly pid: number }) => Promise<void>;
+  };
   /** Keep the process's stdin open as a pipe (CRI `stdin`), for attach; otherwise it reads /dev/null. */
   stdin?: boolean;
   /**
@@ -128,7 +140,11 @@ export class ContainerProcess implements ContainerRunner {
       }
     }
     const pidnsArgs = pidns ? ["--pidns", String(pidnsFd)] : [];
-    const [file, ...args] = options.isolation ? [...enterArgs, options.isolation.bwrapPath, ...pidnsArgs, ...options.isolation.args, "--", ...options.argv] : options.argv;
+    // The pipe bubblewrap's child waits on before it execs the command, while `place` runs.
+    const place = options.isolation?.place;
+    const blockFd = place ? pidnsFd + (pidns ? 1 : 0) : undefined;
+    const blockArgs = blockFd !== undefined ? ["--block-fd", String(blockFd)] : [];
+    const [file, ...args] = options.isolation ? [...enterArgs, options.isolation.bwrapPath, ...pidnsArgs, ...blockArgs, ...options.isolation.args, "--", ...options.argv] : options.argv;
     const logFile = options.logPath ? await CRILogFile.open(options.logPath).catch(async (err: unknown) => {
       await pidns?.close();
       throw err;
@@ -138,7 +154,7 @@ export class ContainerProcess implements ContainerRunner {
       cwd: options.cwd,
       env: options.env,
       detached: true,
-      stdio: options.isolation ? [options.stdin ? "pipe" : "ignore", out, out, "pipe", ...(pidns ? [pidns.fd] : [])] : [options.stdin ? "pipe" : "ignore", out, out, ...(options.readyOnFd3Close ? ["pipe" as const] : [])],
+      stdio: options.isolation ? [options.stdin ? "pipe" : "ignore", out, out, "pipe", ...(pidns ? [pidns.fd] : []), ...(blockFd !== undefined ? ["pipe" as const] : [])] : [options.stdin ? "pipe" : "ignore", out, out, ...(options.readyOnFd3Close ? ["pipe" as const] : [])],
     });
     // Listened for at once (before the event loop runs): the wrapper may close it immediately.
     const ready = !options.isolation && options.readyOnFd3Close ? closedOrEnded(child.stdio[3]) : undefined;
@@ -162,6 +178,18 @@ export class ContainerProcess implements ContainerRunner {
       if (options.isolation) {
         // A host PID: bubblewrap itself stays in the host's PID namespace, even with --pidns.
         mainPid = await readChildPid(child);
+        if (blockFd !== undefined) {
+          const gate = child.stdio[blockFd] as Writable | null | undefined;
+          gate?.on("error", () => undefined); // EPIPE: bubblewrap failed before it read the pipe
+          try {
+            if (mainPid !== undefined && place) await place({ groupPid: child.pid as number, pid: mainPid });
+          } catch (err) {
+            killGroup(child.pid, "SIGKILL");
+            gate?.destroy();
+            throw err;
+          }
+          gate?.end("1");
+        }
         if (mainPid !== undefined) await waitForExec(mainPid, options.isolation.bwrapPath);
       }
       await ready;

@@ -767,13 +767,20 @@ export class RuntimeCore {
         const enterPIDNamespace = this.pidTarget(c, isolation.nsenterPath);
         const args = await this.isolatedArgs(c, enterPIDNamespace !== undefined);
         const net = c.sandbox.network && this.options.podNetwork ? { netns: { nsenterPath: this.options.podNetwork.nsenterPath, path: c.sandbox.network.netnsPath } } : {};
-        const bwrap = { bwrapPath: isolation.bwrapPath, args, ...net, ...(enterPIDNamespace ? { enterPIDNamespace } : {}) };
+        // bubblewrap is started by the server: it and the container's process join the cgroups
+        // (the hierarchies side by side, bubblewrap first in each) before the command is exec'd,
+        // so nothing it forks is left outside them; a failed write fails the start, as runc's.
+        const place = async ({ groupPid, pid }: { readonly groupPid: number; readonly pid: number }) => {
+          await Promise.all(procs.map(async (f) => {
+            for (const p of new Set([groupPid, pid])) {
+              await writeFile(f, String(p)).catch((err: unknown) => {
+                throw new Error(`failed to join cgroup ${f}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+              });
+            }
+          }));
+        };
+        const bwrap = { bwrapPath: isolation.bwrapPath, args, ...net, ...(enterPIDNamespace ? { enterPIDNamespace } : {}), ...(procs.length > 0 ? { place } : {}) };
         proc = await ContainerProcess.start({ argv: wrapWithIdentity(c.argv, c.identity), cwd: "/", env: c.env, logPath: c.logPath, isolation: bwrap, stdin: c.config.stdin });
-        // bubblewrap is started by the server: it and the container's process join afterwards, the
-        // hierarchies side by side (bubblewrap first in each).
-        await Promise.all(procs.map(async (f) => {
-          for (const pid of new Set([proc.groupPid, proc.pid])) await writeFile(f, String(pid)).catch(() => undefined);
-        }));
       } else {
         const info = await stat(c.cwd).catch(() => undefined);
         if (!info?.isDirectory()) throw new Error(`working directory ${JSON.stringify(c.cwd)} does not exist or is not a directory`);
