@@ -4,7 +4,7 @@ import type { AddressInfo, Server, Socket } from "node:net";
 import { Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { afterEach, describe, expect, it } from "vitest";
-import { connectWithLargeReads } from "./large-reads.js";
+import { connectWithLargeReads, releaseLargeRead } from "./large-reads.js";
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -50,6 +50,57 @@ describe("connectWithLargeReads", () => {
     expect(hash.digest("hex")).toBe(createHash("sha256").update(data).digest("hex"));
     // Reads larger than Node's default 64 KiB happen (the kernel queues more while the consumer waits).
     expect(largest).toBeGreaterThan(64 * 1024);
+  });
+
+  it("reuses the memory of released chunks: a long transfer reads into a few slabs, every byte intact", async () => {
+    const data = pattern(96 << 20);
+    const port = await serve((s) => s.end(data));
+    const sock = connectWithLargeReads({ host: "127.0.0.1", port });
+    const hash = createHash("sha256");
+    const memories = new Set<ArrayBufferLike>();
+    let received = 0;
+    const consumer = new Writable({
+      highWaterMark: 1024,
+      write(chunk: Buffer, _enc, cb) {
+        hash.update(chunk);
+        received += chunk.length;
+        if (chunk.length >= 64 * 1024) memories.add(chunk.buffer);
+        // Released once consumed, as a relay does from its write's callback (sometimes later).
+        const done = () => {
+          releaseLargeRead(chunk);
+          cb();
+        };
+        if (received % 3 === 0) setTimeout(done, 1);
+        else done();
+      },
+    });
+    await pipeline(sock, consumer);
+    expect(received).toBe(data.length);
+    expect(hash.digest("hex")).toBe(createHash("sha256").update(data).digest("hex"));
+    // 96 MiB through 4 MiB slabs: 24 without reuse; with it, the pool of four.
+    expect(memories.size).toBeGreaterThan(0);
+    expect(memories.size).toBeLessThanOrEqual(4);
+  });
+
+  it("never reuses the memory of a chunk still held: unreleased chunks keep their bytes, repeated releases change nothing", async () => {
+    const data = pattern(48 << 20);
+    const port = await serve((s) => s.end(data));
+    const sock = connectWithLargeReads({ host: "127.0.0.1", port });
+    const held: Array<{ view: Buffer; copy: Buffer }> = [];
+    let n = 0;
+    sock.on("data", (chunk: Buffer) => {
+      const i = chunk.length >= 64 * 1024 ? ++n : 0;
+      if (i % 5 === 0 && i > 0) {
+        held.push({ view: chunk, copy: Buffer.from(chunk) });
+        return;
+      }
+      releaseLargeRead(chunk);
+      // The chunk after a held one is released twice: the second must not count for the held one.
+      if (i % 5 === 1) releaseLargeRead(chunk);
+    });
+    await new Promise((r) => sock.once("end", r));
+    expect(held.length).toBeGreaterThan(0);
+    for (const h of held) expect(h.view.equals(h.copy)).toBe(true);
   });
 
   it("copies small reads out, so a small chunk does not keep the 1 MiB read buffer alive", async () => {

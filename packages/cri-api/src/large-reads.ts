@@ -9,6 +9,12 @@
  *
  * A large read is handed on as a view of that memory; a small one (under 64 KiB) is copied out,
  * so a trickle of small chunks (an exec'd shell, a keep-alive) never holds megabytes each.
+ *
+ * A consumer that says when it is done with each chunk ({@link releaseLargeRead}, e.g. from the
+ * callback of the write that passed the chunk on) lets later reads go to the same memory again.
+ * Without that, every read is new external memory to V8, which counts it against the old
+ * generation's limit: a relay of a few hundred MiB/s then ran a full mark-compact about every
+ * 100 ms, which was half of the node agent's CPU in a port-forward.
  */
 import { connect } from "node:net";
 import type { Socket, TcpNetConnectOpts } from "node:net";
@@ -18,6 +24,28 @@ const defaultLargeReadBytes = 1 << 20;
 
 /** Reads below this many bytes are copied out (they would otherwise keep a whole slab alive). */
 const smallReadBytes = 64 * 1024;
+
+/** How many slabs one socket keeps for reuse (the one being filled and those waiting for releases). */
+const pooledSlabs = 4;
+
+// The chunks of each slab handed out and not yet released, by the slab's memory.
+const outstanding = new WeakMap<ArrayBufferLike, { count: number }>();
+// Chunks released already: a second release of the same chunk changes nothing.
+const released = new WeakSet<Buffer>();
+
+/**
+ * Says that `chunk`, a `data` chunk of a socket from {@link connectWithLargeReads}, is consumed:
+ * nothing will read its bytes any more (the write that passed it on completed, or failed). Its
+ * memory may then be reused by a later read of that socket. Call it at most once per chunk, and
+ * only when every holder is done with it: a chunk released early can be overwritten. Chunks of
+ * other sockets, copied small reads and repeated releases are ignored. Never throws.
+ */
+export function releaseLargeRead(chunk: Buffer): void {
+  const state = outstanding.get(chunk.buffer);
+  if (state === undefined || released.has(chunk)) return;
+  released.add(chunk);
+  state.count -= 1;
+}
 
 /**
  * Like `net.connect(options)` (TCP), reading up to `readBytes` bytes per read. Reads of 64 KiB or
@@ -33,8 +61,15 @@ export function connectWithLargeReads(options: Omit<TcpNetConnectOpts, "onread">
   // Reads land in a slab of four read sizes, one after the other; a chunk handed on is a view of
   // it, so the memory allocated follows the bytes read, not the read size (a fresh buffer per read
   // of a few hundred KiB allocated several times the data and made the garbage collector busy).
+  // A full slab is replaced by a pooled one whose chunks were all released, else by a new one.
   const slabBytes = readBytes * 4;
-  let slab = Buffer.allocUnsafeSlow(slabBytes);
+  const newSlab = (): Buffer => {
+    const b = Buffer.allocUnsafeSlow(slabBytes);
+    outstanding.set(b.buffer, { count: 0 });
+    return b;
+  };
+  let slab = newSlab();
+  const pool: Buffer[] = [slab];
   let offset = 0;
   const socket: Socket = connect({
     ...options,
@@ -42,7 +77,14 @@ export function connectWithLargeReads(options: Omit<TcpNetConnectOpts, "onread">
       // Called before the first read and after each callback: where the next read goes.
       buffer: () => {
         if (offset + readBytes > slabBytes) {
-          slab = Buffer.allocUnsafeSlow(slabBytes);
+          const current = slab;
+          const free = pool.find((b) => b !== current && outstanding.get(b.buffer)?.count === 0);
+          if (free !== undefined) slab = free;
+          else {
+            slab = newSlab();
+            pool.push(slab);
+            if (pool.length > pooledSlabs) pool.shift();
+          }
           offset = 0;
         }
         return slab.subarray(offset, offset + readBytes);
@@ -51,6 +93,8 @@ export function connectWithLargeReads(options: Omit<TcpNetConnectOpts, "onread">
         let chunk: Buffer;
         if (n >= smallReadBytes) {
           chunk = Buffer.from(buf.buffer, buf.byteOffset, n);
+          const state = outstanding.get(buf.buffer);
+          if (state !== undefined) state.count += 1;
           offset += n;
         } else {
           chunk = Buffer.allocUnsafe(n);

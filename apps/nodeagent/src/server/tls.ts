@@ -10,7 +10,6 @@ import { createPrivateKey, X509Certificate } from "node:crypto";
 import { isIP } from "node:net";
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { generate } from "selfsigned";
 import { cipherSuiteOpenSSLNames, tlsVersions } from "../options/tls.js";
 import { ServerStartError } from "./server-options.js";
 
@@ -69,6 +68,9 @@ const dayMs = 24 * 60 * 60 * 1000;
  * the key is a PKCS#1 `RSA PRIVATE KEY` (2048 bits). Serial numbers are random, not 1 and 2.
  */
 export async function generateSelfSignedPair(host: string, now = new Date()): Promise<ServingKeyPair> {
+  // Loaded here, not at start-up: only a first start (no certificate on disk) needs it, and the
+  // library with its X.509 and ASN.1 modules took about a tenth of the agent's start-up reading.
+  const { generate } = await import("selfsigned");
   const seconds = Math.floor(now.getTime() / 1000);
   const notBeforeDate = new Date(now.getTime() - 60 * 60 * 1000);
   const notAfterDate = new Date(notBeforeDate.getTime() + 365 * dayMs);

@@ -12,7 +12,7 @@ import { ServerResponse } from "node:http";
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { connect as tlsConnect } from "node:tls";
-import { connectWithLargeReads } from "@skiff/cri-api";
+import { connectWithLargeReads, releaseLargeRead } from "@skiff/cri-api";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 
 /** The connection of an upgrade request: its socket (paused) and the bytes after the head. */
@@ -159,7 +159,8 @@ export function pipeBoth(client: Duplex, backend: Duplex, limits: StreamLimits):
           }
         });
       }
-      to.write(chunk);
+      // Once written, the chunk's memory may take a later read (a backend dialled with large reads).
+      to.write(chunk, () => releaseLargeRead(chunk));
     });
     from.once("end", () => (to.writable ? to.end() : close()));
     from.once("close", close);

@@ -175,4 +175,27 @@ describe("SpdyServerConnection.sendData", () => {
     await new Promise((r) => setImmediate(r));
     expect(called).toBe(true);
   });
+
+  it("says the chunks are consumed only once the socket has written them, or once a queued frame has copied them", async () => {
+    let release: (() => void) | undefined;
+    const socket = new Duplex({
+      read() {},
+      write(_chunk: Buffer, _enc, cb) {
+        release = () => cb();
+      },
+      writev(_chunks, cb) {
+        release = () => cb();
+      },
+    });
+    const conn = new SpdyServerConnection(socket, () => {});
+    let consumed = 0;
+    conn.sendData(1, [Buffer.alloc(64 * 1024), Buffer.alloc(64 * 1024)], () => undefined, () => consumed++);
+    // Queued behind the first frame (the socket is busy): consumed when the frame is built (copied).
+    conn.sendData(1, [Buffer.alloc(1024)], () => undefined, () => consumed++);
+    await new Promise((r) => setImmediate(r));
+    expect(consumed).toBe(0);
+    release?.();
+    for (let i = 0; i < 4; i++) await new Promise((r) => setImmediate(r));
+    expect(consumed).toBe(2);
+  });
 });

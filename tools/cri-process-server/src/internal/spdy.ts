@@ -9,6 +9,7 @@
  * @see https://www.chromium.org/spdy/spdy-protocol/spdy-protocol-draft3/ (frame layouts, section 2.6.10.1 dictionary)
  * @see staging/src/k8s.io/apimachinery/pkg/util/httpstream/spdy/connection.go in kubernetes/kubernetes v1.23
  */
+import { releaseLargeRead } from "@skiff/cri-api";
 import { Duplex } from "node:stream";
 import { constants as zlibConstants, createDeflate, createInflate } from "node:zlib";
 import type { Deflate, Inflate } from "node:zlib";
@@ -203,13 +204,18 @@ export class SpdyStream extends Duplex {
     return this.headers.get(name.toLowerCase())?.[0] ?? "";
   }
   override _read(): void {}
+  // Each chunk is released once it is written out (a large read's memory may then take a later
+  // read: releaseLargeRead; other chunks are ignored there).
   override _write(chunk: Buffer, _enc: BufferEncoding, cb: (err?: Error | null) => void): void {
-    this.conn.sendData(this.id, [chunk], cb);
+    this.conn.sendData(this.id, [chunk], cb, () => releaseLargeRead(chunk));
   }
   // Chunks queued while the socket drained go out as one data frame (no copy: the head and the
   // chunks are written corked).
   override _writev(chunks: Array<{ chunk: Buffer }>, cb: (err?: Error | null) => void): void {
-    this.conn.sendData(this.id, chunks.map((c) => c.chunk), cb);
+    const list = chunks.map((c) => c.chunk);
+    this.conn.sendData(this.id, list, cb, () => {
+      for (const c of list) releaseLargeRead(c);
+    });
   }
   override _final(cb: (err?: Error | null) => void): void {
     if (this.finSent) return cb();
@@ -314,18 +320,28 @@ export class SpdyServerConnection {
   /**
    * Writes `chunks` as one data frame of stream `streamId` (split at the frame size limit), in
    * order with every other frame: at once when no other frame is queued (the head and chunks
-   * corked together, no copy), else behind them. `cb` runs once the socket takes more (backpressure).
+   * corked together, no copy), else behind them. `cb` runs once the socket takes more (backpressure);
+   * `consumed`, once nothing reads `chunks` any more (written out, copied, or dropped on a closed
+   * connection).
    */
-  sendData(streamId: number, chunks: Buffer[], cb: (err?: Error | null) => void): void {
-    if (this.closed) return cb();
+  sendData(streamId: number, chunks: Buffer[], cb: (err?: Error | null) => void, consumed?: () => void): void {
+    if (this.closed) {
+      consumed?.();
+      return cb();
+    }
     const length = chunks.reduce((n, c) => n + c.length, 0);
     if (this.queued > 0 || length > maxSpdyFrameBytes) {
-      this.send(() => encodeDataFrame(streamId, Buffer.concat(chunks, length), false)).then(() => cb(), cb);
+      this.send(() => {
+        const frame = encodeDataFrame(streamId, Buffer.concat(chunks, length), false);
+        consumed?.();
+        return frame;
+      }).then(() => cb(), cb);
       return;
     }
     this.socket.cork();
     this.socket.write(dataFrameHead(streamId, length, false));
-    for (const c of chunks) this.socket.write(c);
+    // Written in order: the last chunk's callback means every one of them is out.
+    chunks.forEach((c, i) => this.socket.write(c, i === chunks.length - 1 && consumed ? () => consumed() : undefined));
     this.socket.uncork();
     // Whether the socket still holds bytes after the uncorked write: write()'s own answer is false
     // for every chunk above the high-water mark (16 KiB) even when the kernel took it at once,
