@@ -746,13 +746,19 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
           for (let attempt = 0; attempt < 10 && Date.now() < deadline; attempt++) {
             try {
               if (!clients.current().ready) await clients.probe();
+              // No relist runs here to notice a container exit: every attempt reads the runtime
+              // afresh, as 1.23's runPod calls GetPodStatus on each turn.
+              clients.invalidatePod(base.uid);
               await syncOne(pod);
               lastError = "";
             } catch (err) {
               lastError = err instanceof Error ? err.message : String(err);
             }
             const phase = statuses.get(base.uid)?.phase ?? "Pending";
-            if (phase === "Running" || phase === "Succeeded") {
+            // Running counts once a retry delay has passed since the sync that started the
+            // containers (1.23 checks isPodRunning at the top of the next turn, after its sleep): a
+            // container that exits at once is then seen Failed, not reported running.
+            if ((phase === "Running" && attempt > 0) || phase === "Succeeded") {
               results.push({ ...base, phase, ok: true });
               return;
             }
