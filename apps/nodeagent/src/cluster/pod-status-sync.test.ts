@@ -2,7 +2,7 @@ import type { Pod, PodStatus } from "@skiff/api-types";
 import { newConflict } from "@skiff/apimachinery";
 import type { Client } from "@skiff/client";
 import { describe, expect, it } from "vitest";
-import { PodStatusSync } from "./pod-status-sync.js";
+import { PodStatusSync, visibleState } from "./pod-status-sync.js";
 
 /** An in-memory apiserver for pods: GET and PUT status with resourceVersion preconditions; PUTs of pods in `hold` wait for `release`. */
 function fakeServer(pods: Pod[]) {
@@ -130,5 +130,41 @@ describe("PodStatusSync", () => {
     expect(s.calls.filter((c) => c.startsWith("PUT a"))).toEqual(["PUT a Running", "PUT a Succeeded"]);
     expect(s.byName.get("a")?.status?.phase).toBe("Succeeded");
     expect(s.maxInFlight()).toBe(2);
+  });
+
+  it("writes an unwritten status that shows something else before the newer one (ErrImagePull, then ImagePullBackOff), as 1.23 writes each; drops one that shows the same", async () => {
+    const s = fakeServer([pod("a")]);
+    s.hold.add("a");
+    const puts: string[] = [];
+    const pods = s.client.pods as unknown as { updateStatus: (p: Pod) => Promise<Pod> };
+    const put = pods.updateStatus.bind(pods);
+    pods.updateStatus = (p: Pod) => {
+      puts.push(p.status?.containerStatuses?.[0]?.state?.waiting?.reason ?? p.status?.podIP ?? "");
+      return put(p);
+    };
+    const sync = new PodStatusSync({ client: s.client, log: () => undefined, mirrorPods: () => [], cachedPod: (_ns, name) => s.byName.get(name) });
+    const waiting = (reason: string, podIP?: string): PodStatus => ({ phase: "Pending", ...(podIP ? { podIP } : {}), containerStatuses: [{ name: "main", image: "x", imageID: "", ready: false, restartCount: 0, state: { waiting: { reason } } }] });
+    sync.onStatus(pod("a"), { phase: "Pending", podIP: "10.0.0.1" }); // in flight, held
+    sync.onStatus(pod("a"), waiting("ErrImagePull"));
+    sync.onStatus(pod("a"), waiting("ImagePullBackOff"));
+    sync.onStatus(pod("a"), waiting("ImagePullBackOff", "10.0.0.9")); // the same on screen: replaces the previous
+    s.hold.delete("a");
+    s.held.get("a")?.();
+    for (let i = 0; i < 200 && s.byName.get("a")?.status?.podIP !== "10.0.0.9"; i++) await new Promise((r) => setTimeout(r, 1));
+    await settle(sync);
+    expect(puts).toEqual(["10.0.0.1", "ErrImagePull", "ImagePullBackOff"]);
+    expect(s.byName.get("a")?.status?.containerStatuses?.[0]?.state?.waiting?.reason).toBe("ImagePullBackOff");
+    expect(s.byName.get("a")?.metadata?.resourceVersion).toBe("4");
+  });
+
+  it("visibleState: the phase and each container's state, reason, readiness and restarts", () => {
+    const base: PodStatus = { phase: "Running", containerStatuses: [{ name: "c", image: "x", imageID: "", ready: true, restartCount: 1, state: { running: { startedAt: "2026-01-01T00:00:00Z" } } }] };
+    expect(visibleState(base)).toBe(visibleState({ ...base, podIP: "10.0.0.1", conditions: [{ type: "Ready", status: "True" }] }));
+    expect(visibleState(base)).not.toBe(visibleState({ ...base, phase: "Succeeded" }));
+    const c = base.containerStatuses?.[0];
+    if (!c) throw new Error("no container status");
+    expect(visibleState(base)).not.toBe(visibleState({ ...base, containerStatuses: [{ ...c, ready: false }] }));
+    expect(visibleState(base)).not.toBe(visibleState({ ...base, containerStatuses: [{ ...c, restartCount: 2 }] }));
+    expect(visibleState(base)).not.toBe(visibleState({ ...base, containerStatuses: [{ ...c, state: { terminated: { exitCode: 1, reason: "Error" } } }] }));
   });
 });

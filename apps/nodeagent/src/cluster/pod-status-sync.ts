@@ -92,8 +92,28 @@ function jsonEqual(a: unknown, b: unknown): boolean {
   return n === 0;
 }
 
+/** Unwritten older statuses kept per pod at most (the oldest is dropped past it). */
+const maxBacklog = 4;
+
 /**
- * Writes pod statuses to the apiserver in the order of changes (the latest status per pod wins),
+ * What `kubectl get pods` shows of a status: the phase and each container's state kind, reason,
+ * readiness and restart count, as one string. Pure.
+ */
+export function visibleState(status: PodStatus): string {
+  const parts: string[] = [status.phase ?? ""];
+  for (const list of [status.initContainerStatuses, status.containerStatuses]) {
+    for (const c of list ?? []) {
+      const st = c.state;
+      const state = st?.waiting ? `w:${st.waiting.reason ?? ""}` : st?.terminated ? `t:${st.terminated.reason ?? ""}:${String(st.terminated.exitCode)}` : st?.running ? "r" : "";
+      parts.push(`${c.name}=${state}/${String(c.ready)}/${String(c.restartCount)}`);
+    }
+  }
+  return parts.join("|");
+}
+
+/**
+ * Writes pod statuses to the apiserver in the order of changes (the latest status per pod wins,
+ * after any older one that shows a different phase or container state: {@link visibleState}),
  * up to `concurrency` pods at once, one write at a time per pod. For each: the pod as the watch
  * cache has it (else GET; a different UID means it was recreated: skip), merge
  * ({@link mergePodStatus}), skip when equal to the server's, else `PUT pods/{name}/status` with
@@ -107,6 +127,10 @@ function jsonEqual(a: unknown, b: unknown): boolean {
  */
 export class PodStatusSync {
   private readonly latest = new Map<string, Entry>();
+  // Statuses of a pod superseded before they were written, but showing something the newer one
+  // does not (a phase, a container's state and reason): written first, oldest first.
+  private readonly backlog = new Map<string, Entry[]>();
+  private readonly writing = new Map<string, Entry>();
   private readonly queue = new Set<string>();
   private readonly inFlight = new Set<string>();
   // The pod as the last successful write returned it, by target `namespace/name`.
@@ -118,7 +142,17 @@ export class PodStatusSync {
   /** The pod runtime's status listener. */
   readonly onStatus = (pod: Pod, status: PodStatus): void => {
     const uid = pod.metadata?.uid ?? "";
-    const queuedAt = this.queue.has(uid) ? (this.latest.get(uid)?.queuedAt ?? agentTracer.now()) : agentTracer.now();
+    const prev = this.latest.get(uid);
+    // 1.23 writes every status version in order; here an unwritten one is dropped for a newer one
+    // only when the newer shows the same phase and container states (kubectl would show the same):
+    // an ErrImagePull followed at once by ImagePullBackOff is written, then the back-off.
+    if (prev !== undefined && !prev.written && this.writing.get(uid) !== prev && visibleState(prev.status) !== visibleState(status)) {
+      const list = this.backlog.get(uid) ?? [];
+      list.push(prev);
+      if (list.length > maxBacklog) list.shift();
+      this.backlog.set(uid, list);
+    }
+    const queuedAt = this.queue.has(uid) ? (prev?.queuedAt ?? agentTracer.now()) : agentTracer.now();
     this.latest.set(uid, { pod, status, written: false, queuedAt });
     this.enqueue(uid);
   };
@@ -128,6 +162,7 @@ export class PodStatusSync {
     for (const [uid, e] of this.latest) {
       if (!liveUIDs.has(uid)) {
         this.latest.delete(uid);
+        this.backlog.delete(uid);
         this.lastWritten.delete(`${e.pod.metadata?.namespace ?? ""}/${e.pod.metadata?.name ?? ""}`);
       }
       else if (!e.written) this.enqueue(uid);
@@ -163,11 +198,17 @@ export class PodStatusSync {
       }
       if (uid === undefined) return;
       this.queue.delete(uid);
-      const e = this.latest.get(uid);
+      const older = this.backlog.get(uid);
+      const e = older?.shift() ?? this.latest.get(uid);
+      if (older !== undefined && older.length === 0) this.backlog.delete(uid);
       if (!e) continue;
+      // After an older status, the pod's newer ones follow.
+      if (e !== this.latest.get(uid)) this.queue.add(uid);
       this.inFlight.add(uid);
+      this.writing.set(uid, e);
       void this.writeOne(uid, e).finally(() => {
         this.inFlight.delete(uid);
+        this.writing.delete(uid);
         this.pump();
       });
     }
