@@ -49,6 +49,11 @@ describe("/metrics/resource", () => {
       { name: "plain", labels: {}, value: 2 },
     ]);
     expect(() => parsePrometheusText("m{a=1} 2\n")).toThrow(/line 1/);
+    // Special values as Prometheus (Go's ParseFloat) reads them, in any case: prom-client writes
+    // `Nan` for an event-loop histogram with no sample yet.
+    const special = parsePrometheusText("a Nan\nb NaN\nc +Inf\nd -inf\ne Infinity\n").map((x) => x.value);
+    expect(special).toEqual([NaN, NaN, Infinity, -Infinity, Infinity]);
+    expect(() => parsePrometheusText("m nonsense\n")).toThrow(/line 1: bad value/);
   });
 });
 

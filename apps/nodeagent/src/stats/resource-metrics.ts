@@ -109,6 +109,19 @@ export interface ParsedSample {
 }
 
 /**
+ * A sample value as Prometheus reads it (Go's `strconv.ParseFloat`): a decimal number, or `NaN`,
+ * `Inf`, `Infinity` with an optional sign in any letter case (prom-client writes `Nan`, which
+ * Prometheus accepts); undefined for anything else. Pure.
+ */
+function parseSampleValue(raw: string): number | undefined {
+  if (/^nan$/i.test(raw)) return NaN;
+  const inf = /^([+-]?)inf(?:inity)?$/i.exec(raw);
+  if (inf) return inf[1] === "-" ? -Infinity : Infinity;
+  const n = Number(raw);
+  return Number.isNaN(n) ? undefined : n;
+}
+
+/**
  * Parses Prometheus text format 0.0.4 samples (comments skipped). The consumers are
  * metrics-server's role in the apiserver and tests.
  * @throws Error `line <n>: <reason>` for a malformed sample line.
@@ -132,8 +145,8 @@ export function parsePrometheusText(text: string): ParsedSample[] {
     }
     if (body.slice(consumed).trim() !== "") throw new Error(`line ${i + 1}: bad labels: ${JSON.stringify(body)}`);
     const raw = m[4] ?? "";
-    const value = raw === "+Inf" ? Infinity : raw === "-Inf" ? -Infinity : Number(raw);
-    if (Number.isNaN(value) && raw !== "NaN") throw new Error(`line ${i + 1}: bad value ${JSON.stringify(raw)}`);
+    const value = parseSampleValue(raw);
+    if (value === undefined) throw new Error(`line ${i + 1}: bad value ${JSON.stringify(raw)}`);
     out.push({ name: m[1] ?? "", labels, value, ...(m[5] !== undefined ? { timestampMs: Number(m[5]) } : {}) });
   }
   return out;
