@@ -25,29 +25,40 @@ function pattern(bytes: number): Buffer {
   return b;
 }
 
+/**
+ * A consumer with a 1 KiB high-water mark that hashes and counts what it gets and hands each
+ * chunk (and its 1-based number) to `each`, which calls `cb` when the chunk is done.
+ */
+function hashingConsumer(each: (chunk: Buffer, n: number, cb: () => void) => void): { writable: Writable; received: () => number; hash: () => string } {
+  const hash = createHash("sha256");
+  let received = 0;
+  let n = 0;
+  const writable = new Writable({
+    highWaterMark: 1024,
+    write(chunk: Buffer, _enc, cb) {
+      hash.update(chunk);
+      received += chunk.length;
+      each(chunk, ++n, () => cb());
+    },
+  });
+  return { writable, received: () => received, hash: () => hash.digest("hex") };
+}
+
 describe("connectWithLargeReads", () => {
   it("delivers every byte in order and then ends, through pipe() with a slow consumer (backpressure)", async () => {
     const data = pattern(24 << 20);
     const port = await serve((s) => s.end(data));
     const sock = connectWithLargeReads({ host: "127.0.0.1", port });
-    const hash = createHash("sha256");
-    let received = 0;
     let largest = 0;
-    let writes = 0;
-    const slow = new Writable({
-      highWaterMark: 1024,
-      write(chunk: Buffer, _enc, cb) {
-        hash.update(chunk);
-        received += chunk.length;
-        largest = Math.max(largest, chunk.length);
-        // Every 8th chunk completes later: the socket must stop reading meanwhile and go on after.
-        if (++writes % 8 === 0) setTimeout(cb, 5);
-        else cb();
-      },
+    const slow = hashingConsumer((chunk, n, cb) => {
+      largest = Math.max(largest, chunk.length);
+      // Every 8th chunk completes later: the socket must stop reading meanwhile and go on after.
+      if (n % 8 === 0) setTimeout(cb, 5);
+      else cb();
     });
-    await pipeline(sock, slow);
-    expect(received).toBe(data.length);
-    expect(hash.digest("hex")).toBe(createHash("sha256").update(data).digest("hex"));
+    await pipeline(sock, slow.writable);
+    expect(slow.received()).toBe(data.length);
+    expect(slow.hash()).toBe(createHash("sha256").update(data).digest("hex"));
     // Reads larger than Node's default 64 KiB happen (the kernel queues more while the consumer waits).
     expect(largest).toBeGreaterThan(64 * 1024);
   });
@@ -56,27 +67,20 @@ describe("connectWithLargeReads", () => {
     const data = pattern(96 << 20);
     const port = await serve((s) => s.end(data));
     const sock = connectWithLargeReads({ host: "127.0.0.1", port });
-    const hash = createHash("sha256");
     const memories = new Set<ArrayBufferLike>();
-    let received = 0;
-    const consumer = new Writable({
-      highWaterMark: 1024,
-      write(chunk: Buffer, _enc, cb) {
-        hash.update(chunk);
-        received += chunk.length;
-        if (chunk.length >= 64 * 1024) memories.add(chunk.buffer);
-        // Released once consumed, as a relay does from its write's callback (sometimes later).
-        const done = () => {
-          releaseLargeRead(chunk);
-          cb();
-        };
-        if (received % 3 === 0) setTimeout(done, 1);
-        else done();
-      },
+    const consumer = hashingConsumer((chunk, n, cb) => {
+      if (chunk.length >= 64 * 1024) memories.add(chunk.buffer);
+      // Released once consumed, as a relay does from its write's callback (sometimes later).
+      const done = () => {
+        releaseLargeRead(chunk);
+        cb();
+      };
+      if (n % 3 === 0) setTimeout(done, 1);
+      else done();
     });
-    await pipeline(sock, consumer);
-    expect(received).toBe(data.length);
-    expect(hash.digest("hex")).toBe(createHash("sha256").update(data).digest("hex"));
+    await pipeline(sock, consumer.writable);
+    expect(consumer.received()).toBe(data.length);
+    expect(consumer.hash()).toBe(createHash("sha256").update(data).digest("hex"));
     // 96 MiB through 4 MiB slabs: 24 without reuse; with it, the pool of four.
     expect(memories.size).toBeGreaterThan(0);
     expect(memories.size).toBeLessThanOrEqual(4);

@@ -154,39 +154,36 @@ describe("SpdyServerConnection.sendData", () => {
     expect(writes.filter((w) => w.length === 65536).every((w) => w.equals(big))).toBe(true);
   });
 
-  it("waits for the socket to drain when it keeps the bytes (backpressure)", async () => {
-    let release: (() => void) | undefined;
+  /** A socket that keeps each write until `release()` (the kernel's buffer is full). */
+  function heldSocket(): { socket: Duplex; release: () => void } {
+    let pending: (() => void) | undefined;
     const socket = new Duplex({
       read() {},
       write(_chunk: Buffer, _enc, cb) {
-        release = () => cb();
+        pending = () => cb();
       },
       writev(_chunks, cb) {
-        release = () => cb();
+        pending = () => cb();
       },
     });
+    return { socket, release: () => pending?.() };
+  }
+
+  it("waits for the socket to drain when it keeps the bytes (backpressure)", async () => {
+    const { socket, release } = heldSocket();
     const conn = new SpdyServerConnection(socket, () => {});
     let called = false;
     conn.sendData(1, [Buffer.alloc(64 * 1024)], () => (called = true));
     await new Promise((r) => setImmediate(r));
     expect(called).toBe(false);
-    release?.();
+    release();
     await new Promise((r) => setImmediate(r));
     await new Promise((r) => setImmediate(r));
     expect(called).toBe(true);
   });
 
   it("says the chunks are consumed only once the socket has written them, or once a queued frame has copied them", async () => {
-    let release: (() => void) | undefined;
-    const socket = new Duplex({
-      read() {},
-      write(_chunk: Buffer, _enc, cb) {
-        release = () => cb();
-      },
-      writev(_chunks, cb) {
-        release = () => cb();
-      },
-    });
+    const { socket, release } = heldSocket();
     const conn = new SpdyServerConnection(socket, () => {});
     let consumed = 0;
     conn.sendData(1, [Buffer.alloc(64 * 1024), Buffer.alloc(64 * 1024)], () => undefined, () => consumed++);
@@ -194,7 +191,7 @@ describe("SpdyServerConnection.sendData", () => {
     conn.sendData(1, [Buffer.alloc(1024)], () => undefined, () => consumed++);
     await new Promise((r) => setImmediate(r));
     expect(consumed).toBe(0);
-    release?.();
+    release();
     for (let i = 0; i < 4; i++) await new Promise((r) => setImmediate(r));
     expect(consumed).toBe(2);
   });
