@@ -1,7 +1,6 @@
 /** Helpers for the node agent's black-box CLI tests: start the real entry point, find free ports, wait for health. */
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
 import { join } from "node:path";
 
 const repoRoot = join(import.meta.dirname, "..", "..", "..");
@@ -34,18 +33,7 @@ export async function runAgent(args: readonly string[]): Promise<{ code: number 
   return { code, stdout: a.stdout(), stderr: a.stderr() };
 }
 
-/** A port nobody listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.on("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const addr = s.address();
-      const port = typeof addr === "object" && addr !== null ? addr.port : 0;
-      s.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from "@skiff/test-support";
 
 /** Polls `http://127.0.0.1:<port>/healthz` until it answers `ok` (or the process exits / time runs out). */
 export async function waitHealthy(port: number, agent: AgentProcess, timeoutMs = 60_000): Promise<void> {

@@ -2,24 +2,16 @@
 // tcpSocket probes reach a small node HTTP server the container runs (containers are host
 // processes, so the pod IP is 127.0.0.1).
 import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
-import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Pod } from "@skiff/api-types";
+import { freePort } from "@skiff/test-support";
 import { startProcessRuntime, type ProcessRuntime } from "@skiff/cri-process-server";
 import { createPodRuntime, type PodRuntime } from "../src/pods/index.js";
 import { findPod, waitFor } from "./pods-helpers.js";
 
 const nodeName = "node-p";
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const p = (s.address() as AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return p;
-}
 
 const serverScript = (port: number, readyFile: string) => `
 const http = require("node:http"); const fs = require("node:fs");

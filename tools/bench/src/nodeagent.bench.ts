@@ -43,11 +43,10 @@ import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { runKubectl, setUpContainerd, startCluster, waitFor } from "@skiff/e2e";
+import { freePort, runKubectl, setUpContainerd, startCluster, waitFor } from "@skiff/e2e";
 import { appCommand, describeCommand } from "./launch.js";
 import type { BenchRow } from "./report.js";
 
@@ -91,18 +90,6 @@ const criLaunch = launch("tools/cri-process-server/dist/main.js", "tools/cri-pro
 
 function nowMs(): number {
   return Number(process.hrtime.bigint()) / 1e6;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.on("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const addr = s.address();
-      const port = typeof addr === "object" && addr !== null ? addr.port : 0;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 function httpGet(port: number, path: string): Promise<{ status: number; body: string }> {

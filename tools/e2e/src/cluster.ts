@@ -7,10 +7,10 @@
 import { spawn, spawnSync } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { freePort } from "@skiff/test-support";
 import { ApiClient, waitFor } from "./api.js";
 import type { ApiObject } from "./api.js";
 
@@ -112,18 +112,7 @@ const appMain = {
   "cri-process-server": "tools/cri-process-server",
 } as const;
 
-/** A TCP port free at the time of the call on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const a = s.address();
-      const port = typeof a === "object" && a !== null ? a.port : 0;
-      s.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 function kubeconfigText(server: string, ca: string, user: string, token: string): string {
   return [

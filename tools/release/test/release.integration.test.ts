@@ -14,6 +14,7 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "@skiff/test-support";
 
 const workspaceRoot = fileURLToPath(new URL("../../..", import.meta.url));
 const verdaccioBin = fileURLToPath(new URL("../node_modules/verdaccio/bin/verdaccio", import.meta.url));
@@ -203,16 +204,6 @@ const baseEnv: NodeJS.ProcessEnv = Object.fromEntries(
   Object.entries(process.env).filter(([k]) => !/^(npm_package_|npm_lifecycle_|npm_config_(registry|userconfig|globalconfig|store_dir|cache)$|pnpm_config_|PNPM_SCRIPT_SRC_DIR$|INIT_CWD$)/i.test(k)),
 );
 
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const srv = createServer();
-    srv.once("error", fail);
-    srv.listen(0, "127.0.0.1", () => {
-      const addr = srv.address();
-      srv.close(() => (addr && typeof addr === "object" ? done(addr.port) : fail(new Error("no port"))));
-    });
-  });
-}
 
 let tmp = "";
 let repo = "";

@@ -1,9 +1,10 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import { createServer as createTcpServer, type AddressInfo } from "node:net";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as grpc from "@grpc/grpc-js";
 import type { Container, Pod, Probe } from "@skiff/api-types";
 import { CRIError } from "@skiff/cri-api";
+import { freePort } from "@skiff/test-support";
 import { decodeHealthCheckResponse, healthServiceDefinition, ProbeError, probeUserAgent, resolveProbePort, runProbeAttempt, type ProbeContext } from "./prober.js";
 
 const pod: Pod = { metadata: { name: "p", namespace: "default", uid: "u1" }, spec: { containers: [] } };
@@ -63,14 +64,6 @@ afterAll(async () => {
   server.closeAllConnections();
   await new Promise((r) => server.close(r));
 });
-
-async function freePort(): Promise<number> {
-  const s = createTcpServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const p = (s.address() as AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return p;
-}
 
 describe("resolveProbePort", () => {
   it("takes numbers, numeric strings and container port names", () => {
