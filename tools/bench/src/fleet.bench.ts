@@ -19,7 +19,7 @@
  * process write a V8 CPU profile there; `SKIFF_BENCH_FLEET_TIME_LIMIT_S` (3600) stops waiting for the
  * Job then and reports what the run reached (pods Succeeded by then, per second).
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -29,7 +29,7 @@ import { parseTraceRecords, traceFileEnv } from "@skiff/apimachinery";
 import { createClient, createInformer, loadClusterConfig } from "@skiff/client";
 import { startCluster, waitFor } from "@skiff/e2e";
 import type { ApiClient, Cluster } from "@skiff/e2e";
-import { fleetBaseMemoryBytes, hollowNodeMemoryBytes } from "@skiff/fleet";
+import { fleetBaseMemoryBytes, fleetTempParent, hollowNodeMemoryBytes } from "@skiff/fleet";
 import { repoRoot } from "./launch.js";
 import { cpuSeconds, rssBytes, stopProcess } from "./proc.js";
 import type { BenchRow } from "./report.js";
@@ -52,11 +52,11 @@ function scale(): number {
 }
 
 /** Starts the fleet CLI as a process and resolves once it says every hollow node is registered. */
-async function startFleetProcess(nodes: number, kubeconfig: string, dir: string, nodeArgs: readonly string[]): Promise<{ child: ChildProcess; baseRssBytes: number }> {
+async function startFleetProcess(nodes: number, kubeconfig: string, dir: string, rootDir: string, nodeArgs: readonly string[]): Promise<{ child: ChildProcess; baseRssBytes: number }> {
   const heapMiB = Math.ceil(mib(fleetBaseMemoryBytes + nodes * hollowNodeMemoryBytes) * 1.5);
   const child = spawn(
     process.execPath,
-    [...nodeArgs, `--max-old-space-size=${heapMiB}`, "--conditions=@skiff/source", "--import", "tsx", join(repoRoot, "tools/fleet/src/main.ts"), `--nodes=${nodes}`, `--kubeconfig=${kubeconfig}`, `--log-file=${join(dir, "logs", "fleet.log")}`, `--root-dir=${join(dir, "fleet")}`, "--", "--max-pods=110"],
+    [...nodeArgs, `--max-old-space-size=${heapMiB}`, "--conditions=@skiff/source", "--import", "tsx", join(repoRoot, "tools/fleet/src/main.ts"), `--nodes=${nodes}`, `--kubeconfig=${kubeconfig}`, `--log-file=${join(dir, "logs", "fleet.log")}`, `--root-dir=${rootDir}`, "--", "--max-pods=110"],
     { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] },
   );
   let out = "";
@@ -101,6 +101,12 @@ const previous: Record<string, { podsPerSecond: string; startupP50: string; star
   "1": { podsPerSecond: "never run", startupP50: "never run", startupP99: "never run", apiP99: "never run", perNode: "never run", totalRss: "never run" },
 };
 
+/** The bytes `du` counts under `dir` (0 when it cannot). */
+function diskUsageBytes(dir: string): number {
+  const r = spawnSync("du", ["-sk", dir], { encoding: "utf8" });
+  return Number(/^(\d+)/.exec(r.stdout ?? "")?.[1] ?? 0) * 1024;
+}
+
 /** CPU seconds of each component so far: the control plane's processes and the fleet process. */
 function cpuByComponent(cluster: Cluster, fleet: ChildProcess | undefined): Map<string, number> {
   const m = new Map<string, number>();
@@ -125,6 +131,7 @@ export default async function run(): Promise<BenchRow[]> {
   const profDir = process.env["SKIFF_BENCH_CPU_PROF"];
   const nodeArgs = profDir ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : [];
   const traceDir = mkdtempSync(join(tmpdir(), "skiff-bench-fleet-trace-"));
+  const fleetRoot = mkdtempSync(join(fleetTempParent(), "skiff-bench-fleet-"));
   const traceFile = join(traceDir, "trace.jsonl");
   const saved = process.env[traceFileEnv];
   if (tracing) process.env[traceFileEnv] = traceFile;
@@ -133,13 +140,15 @@ export default async function run(): Promise<BenchRow[]> {
     cluster = await startCluster({ nodes: [], jobControllerArgs: qps, schedulerArgs: qps, nodeArgs });
   } catch (e) {
     rmSync(traceDir, { recursive: true, force: true });
+    rmSync(fleetRoot, { recursive: true, force: true });
     throw e;
   }
   let fleet: ChildProcess | undefined;
   try {
     const t0Fleet = performance.now();
-    // The fleet's root and log live in the cluster's directory, which cluster.stop() removes.
-    const started = await startFleetProcess(nodes, cluster.kubeconfig, cluster.dir, nodeArgs);
+    // The fleet's log lives in the cluster's directory, which cluster.stop() removes; its root
+    // where the fleet's own default would be (memory-backed where it can), removed below.
+    const started = await startFleetProcess(nodes, cluster.kubeconfig, cluster.dir, fleetRoot, nodeArgs);
     fleet = started.child;
     if (saved === undefined) delete process.env[traceFileEnv];
     else process.env[traceFileEnv] = saved;
@@ -197,6 +206,7 @@ export default async function run(): Promise<BenchRow[]> {
     const cpu0 = cpuByComponent(cluster, fleet);
     let cpu1 = cpu0;
     let seconds = 0;
+    let filesBytes = 0;
     let finished = true;
     const t0 = performance.now();
     try {
@@ -217,6 +227,7 @@ export default async function run(): Promise<BenchRow[]> {
       });
       seconds = (performance.now() - t0) / 1000;
       cpu1 = cpuByComponent(cluster, fleet);
+      filesBytes = diskUsageBytes(fleetRoot);
     } finally {
       clearInterval(sampler);
       probing = false;
@@ -257,6 +268,7 @@ export default async function run(): Promise<BenchRow[]> {
         unit: "MiB",
         note: `${perNodeMiB.toFixed(2)} MiB per hollow node beyond the base (${mib(peakFleetRss / nodes).toFixed(2)} all-in); target <= 10 MiB: ${perNodeMiB <= 10 ? "met" : "NOT met"}${was("perNode")}`,
       },
+      { what: `hollow nodes' files when the Job completed (${fleetRoot.startsWith("/dev/shm/") ? "tmpfs: memory beside the RSS" : "disk"})`, value: mib(filesBytes), unit: "MiB", note: `${mib(filesBytes / nodes).toFixed(2)} MiB per hollow node` },
       { what: "total RSS (apiserver, job controller, scheduler, fleet), peak", value: mib(peakClusterRss + peakFleetRss), unit: "MiB", note: `control plane ${mib(peakClusterRss).toFixed(0)} MiB${was("totalRss")}` },
     ];
     for (const [c, end] of cpu1) {
@@ -279,5 +291,6 @@ export default async function run(): Promise<BenchRow[]> {
     if (fleet) await stopProcess(fleet);
     await cluster.stop();
     rmSync(traceDir, { recursive: true, force: true });
+    rmSync(fleetRoot, { recursive: true, force: true });
   }
 }

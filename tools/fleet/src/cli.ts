@@ -35,7 +35,7 @@ const fleetUsage = `usage: skiff-fleet --nodes <n> (--kubeconfig <file> | --serv
   --token <token>              bearer token (overrides the kubeconfig's credentials)
   --insecure-skip-tls-verify   do not verify the apiserver's certificate
   --name-prefix <prefix>       node names are <prefix><n> (default hollow-node-)
-  --root-dir <dir>             the nodes' root directories (default: a temporary directory, removed on exit)
+  --root-dir <dir>             the nodes' root directories (default: a temporary directory, on /dev/shm when it is tmpfs; removed on exit)
   --log-file <file>            the hollow nodes' log lines (default: discarded)
   -h, --help                   show this help
 

@@ -44,20 +44,20 @@ describe("etcHostsMount", () => {
   const c: Container = { name: "main" };
   const pod: Pod = { metadata: { name: "web", namespace: "ns", uid: "u" }, spec: { containers: [c] } };
 
-  it("writes <podDir>/etc-hosts and mounts it read-write at /etc/hosts", () => {
-    const m = etcHostsMount(pod, c, { podDir: join(dir, "u"), podIPs: ["10.1.2.3"], hostname: "web", domain: "" });
+  it("writes <podDir>/etc-hosts and mounts it read-write at /etc/hosts", async () => {
+    const m = await etcHostsMount(pod, c, { podDir: join(dir, "u"), podIPs: ["10.1.2.3"], hostname: "web", domain: "" });
     expect(m).toEqual({ containerPath: "/etc/hosts", hostPath: join(dir, "u", "etc-hosts"), readonly: false, selinuxRelabel: true });
     expect(readFileSync(join(dir, "u", "etc-hosts"), "utf8")).toBe(`${localhost}10.1.2.3\tweb\n`);
   });
-  it("mounts nothing without a pod IP or when the container mounts /etc/hosts itself", () => {
-    expect(etcHostsMount(pod, c, { podDir: dir, podIPs: [], hostname: "web", domain: "" })).toBeUndefined();
-    expect(etcHostsMount(pod, { name: "x", volumeMounts: [{ name: "h", mountPath: "/etc/hosts" }] }, { podDir: dir, podIPs: ["10.1.2.3"], hostname: "web", domain: "" })).toBeUndefined();
+  it("mounts nothing without a pod IP or when the container mounts /etc/hosts itself", async () => {
+    expect(await etcHostsMount(pod, c, { podDir: dir, podIPs: [], hostname: "web", domain: "" })).toBeUndefined();
+    expect(await etcHostsMount(pod, { name: "x", volumeMounts: [{ name: "h", mountPath: "/etc/hosts" }] }, { podDir: dir, podIPs: ["10.1.2.3"], hostname: "web", domain: "" })).toBeUndefined();
   });
-  it("copies the node's file for host-network pods", () => {
+  it("copies the node's file for host-network pods", async () => {
     const nodeHosts = join(dir, "node-hosts");
     writeFileSync(nodeHosts, "127.0.0.1 localhost\n");
     const hostPod: Pod = { ...pod, spec: { containers: [c], hostNetwork: true } };
-    etcHostsMount(hostPod, c, { podDir: join(dir, "h"), podIPs: ["192.0.2.1"], hostname: "web", domain: "", nodeHostsPath: nodeHosts });
+    await etcHostsMount(hostPod, c, { podDir: join(dir, "h"), podIPs: ["192.0.2.1"], hostname: "web", domain: "", nodeHostsPath: nodeHosts });
     expect(readFileSync(join(dir, "h", "etc-hosts"), "utf8")).toBe("# Kubernetes-managed hosts file (host network).\n127.0.0.1 localhost\n");
   });
 });

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Container, HostAlias, Pod } from "@skiff/api-types";
 import type { Mount } from "@skiff/cri-api";
@@ -66,20 +66,20 @@ export interface EtcHostsInput {
  * IP yet (host-network sandboxes report none, so the runtime's copy of the node's file is used, as on
  * containerd) or when the container mounts a volume at /etc/hosts itself; otherwise writes
  * `<podDir>/etc-hosts` (0644; the managed content, or the node's file for host-network pods) and
- * returns its read-write bind mount.
- * @throws Error when the file cannot be written or the node's file read.
+ * returns its read-write bind mount. The file operations are asynchronous.
+ * @throws Error (rejects) when the file cannot be written or the node's file read.
  * @see pkg/kubelet/kubelet_pods.go (makeMounts, makeHostsMount, ensureHostsFile) in kubernetes/kubernetes v1.23
  */
-export function etcHostsMount(pod: Pod, container: Container, input: EtcHostsInput): Mount | undefined {
+export async function etcHostsMount(pod: Pod, container: Container, input: EtcHostsInput): Promise<Mount | undefined> {
   if (input.podIPs.length === 0) return undefined;
   if ((container.volumeMounts ?? []).some((m) => m.mountPath === etcHostsPath)) return undefined;
   const spec = networkSpecOf(pod);
   const content =
     spec.hostNetwork === true
-      ? nodeHostsFileContent(readFileSync(input.nodeHostsPath ?? etcHostsPath, "utf8"), spec.hostAliases)
+      ? nodeHostsFileContent(await readFile(input.nodeHostsPath ?? etcHostsPath, "utf8"), spec.hostAliases)
       : managedHostsFileContent(input.podIPs, input.hostname, input.domain, spec.hostAliases);
-  mkdirSync(input.podDir, { recursive: true });
+  await mkdir(input.podDir, { recursive: true });
   const hostPath = join(input.podDir, "etc-hosts");
-  writeFileSync(hostPath, content, { mode: 0o644 });
+  await writeFile(hostPath, content, { mode: 0o644 });
   return { containerPath: etcHostsPath, hostPath, readonly: false, selinuxRelabel: true };
 }

@@ -38,12 +38,12 @@ export class PodNetworkFiles {
   /**
    * The kubelet-managed mounts of `container` beyond its volumes: `/etc/hosts` when the sandbox
    * has an IP and the container does not mount that path itself.
-   * @throws DNSConfigError, or Error when the hosts file cannot be written.
+   * @throws DNSConfigError, or Error (rejects) when the hosts file cannot be written.
    */
-  mounts(pod: Pod, container: Container, sandbox: RuntimeSandbox): Mount[] {
+  async mounts(pod: Pod, container: Container, sandbox: RuntimeSandbox): Promise<Mount[]> {
     const { hostname, domain } = this.o.dns.generatePodHostNameAndDomain(pod);
     const podDir = join(this.o.rootDir, "pods", pod.metadata?.uid ?? "");
-    const hosts = etcHostsMount(pod, container, {
+    const hosts = await etcHostsMount(pod, container, {
       podDir,
       podIPs: sandbox.ip !== "" ? [sandbox.ip] : [],
       hostname,

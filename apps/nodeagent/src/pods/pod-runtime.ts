@@ -170,9 +170,9 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     imageBackOff,
     log: info,
     pruneDeadContainers: opts.containerGC === undefined,
-    mounts: (p: Pod, c: Container, sandbox: RuntimeSandbox) => {
-      const termination = terminationMessageMount(opts.rootDir, p, c);
-      return [...volumes.mounts(p, c), ...podFiles.mounts(p, c, sandbox), ...(termination ? [termination] : [])];
+    mounts: async (p: Pod, c: Container, sandbox: RuntimeSandbox) => {
+      const [files, termination] = await Promise.all([podFiles.mounts(p, c, sandbox), terminationMessageMount(opts.rootDir, p, c)]);
+      return [...volumes.mounts(p, c), ...files, ...(termination ? [termination] : [])];
     },
     sandboxNetwork: (p: Pod) => podFiles.sandboxNetwork(p),
     probeFailure: (name, id) => prober.probeFailure(name, id),

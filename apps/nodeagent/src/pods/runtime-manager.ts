@@ -100,8 +100,12 @@ export interface RuntimeManagerOptions {
    * container garbage collector owns that). @defaultValue true
    */
   readonly pruneDeadContainers?: boolean;
-  /** The CRI mounts of a container (volume hooks, the managed /etc/hosts) in `sandbox`; none when absent. */
-  readonly mounts?: (pod: Pod, container: Container, sandbox: RuntimeSandbox) => Mount[];
+  /**
+   * The CRI mounts of a container (volume hooks, the managed /etc/hosts, the termination log) in
+   * `sandbox`; none when absent. May write files (asynchronously: the pod worker does not block the
+   * agent's event loop on the disk). A throw or rejection is a CreateContainerConfigError.
+   */
+  readonly mounts?: (pod: Pod, container: Container, sandbox: RuntimeSandbox) => Mount[] | Promise<Mount[]>;
   /**
    * The sandbox's host name (UTS; not set for host-network pods) and CRI DNS configuration
    * (`./dns.ts`); the pod name cut to 63 characters and no DNS configuration when absent.
@@ -476,7 +480,8 @@ export class RuntimeManager {
       // generateContainerConfig's order: run options (env) first, then the image user and runAsNonRoot.
       const imageUser = imageUserOf(await this.o.clients.images.imageStatus({ image: { image } }));
       const dev = await this.o.deviceOptions?.(pod, c);
-      config = this.containerConfig(pod, c, restartCount, sandbox, imageUser, pidTargetId, dev);
+      const mounts = (await this.o.mounts?.(pod, c, sandbox)) ?? [];
+      config = this.containerConfig(pod, c, restartCount, sandbox, imageUser, pidTargetId, dev, mounts);
       const nonRoot = verifyRunAsNonRoot(pod, c, imageUser);
       if (nonRoot !== undefined) throw new ContainerConfigError(nonRoot);
     } catch (err) {
@@ -682,9 +687,10 @@ export class RuntimeManager {
    * context from `security-context.ts`, with `imageUser` as the default user). With `pidTargetId`
    * (an ephemeral container's target) and a per-container PID namespace, the PID namespace is
    * `TARGET` with that container ID, as 1.23's `generateLinuxContainerConfig`. `dev`: what the
-   * container's devices add (device manager).
+   * container's devices add (device manager). `mounts`: the container's mounts from the `mounts`
+   * hook, after the devices'.
    */
-  containerConfig(pod: Pod, c: Container, restartCount: number, sandbox: RuntimeSandbox, imageUser?: ImageUser, pidTargetId?: string, dev?: DeviceContainerOptions): ContainerConfig {
+  containerConfig(pod: Pod, c: Container, restartCount: number, sandbox: RuntimeSandbox, imageUser?: ImageUser, pidTargetId?: string, dev?: DeviceContainerOptions, mounts: readonly Mount[] = []): ContainerConfig {
     // GenerateRunContainerOptions: the devices' envs first, then the container's; `$(VAR)` sees
     // both, the container's own winning (EnvVarsToMap keeps the last).
     const envs = [...(dev?.envs ?? []), ...this.buildEnv(pod, c, sandbox)];
@@ -716,8 +722,8 @@ export class RuntimeManager {
     const resources = this.o.containerResources?.(pod, c);
     if (resources && config.linux) config.linux.resources = resources;
     // The devices' mounts come before the volumes', their annotations under the agent's.
-    const mounts = [...(dev?.mounts ?? []), ...(this.o.mounts?.(pod, c, sandbox) ?? [])];
-    if (mounts.length > 0) config.mounts = mounts;
+    const all = [...(dev?.mounts ?? []), ...mounts];
+    if (all.length > 0) config.mounts = all;
     if (dev && dev.devices.length > 0) config.devices = [...dev.devices];
     if (dev) config.annotations = { ...dev.annotations, ...(config.annotations ?? {}) };
     return config;

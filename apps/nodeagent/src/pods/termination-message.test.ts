@@ -12,15 +12,15 @@ const pod: Pod = { metadata: { name: "p", namespace: "ns", uid: "u1" }, spec: { 
 const logLine = (content: string, tag = "F") => `2026-01-01T00:00:00.000000000Z stdout ${tag} ${content}\n`;
 
 describe("terminationMessageMount", () => {
-  it("creates an empty 0666 file per instance under pods/<uid>/containers/<name> and binds it at the path", () => {
+  it("creates an empty 0666 file per instance under pods/<uid>/containers/<name> and binds it at the path", async () => {
     const c: Container = { name: "main", terminationMessagePath: "/dev/termination-log" };
-    const a = terminationMessageMount(dir, pod, c);
-    const b = terminationMessageMount(dir, pod, c);
+    const a = await terminationMessageMount(dir, pod, c);
+    const b = await terminationMessageMount(dir, pod, c);
     expect(a?.containerPath).toBe("/dev/termination-log");
     expect(a?.hostPath?.startsWith(join(dir, "pods", "u1", "containers", "main"))).toBe(true);
     expect(a?.hostPath).not.toBe(b?.hostPath);
     expect(statSync(a?.hostPath ?? "").mode & 0o777).toBe(0o666);
-    expect(terminationMessageMount(dir, pod, { name: "x", terminationMessagePath: "" })).toBeUndefined();
+    expect(await terminationMessageMount(dir, pod, { name: "x", terminationMessagePath: "" })).toBeUndefined();
   });
 });
 

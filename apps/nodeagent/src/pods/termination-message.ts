@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { chmodSync, closeSync, fstatSync, mkdirSync, openSync, readSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync, rmSync } from "node:fs";
+import { chmod, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Container, Pod } from "@skiff/api-types";
 import { parseCRILogLine, type Mount } from "@skiff/cri-api";
@@ -19,18 +20,18 @@ export function podContainerDir(rootDir: string, podUID: string, containerName: 
 /**
  * The termination-log mount of one container instance: creates an empty file (0666) named by a
  * random id in the pod's container directory and binds it at `terminationMessagePath`; none when
- * the path is empty.
- * @throws Error when the file cannot be created.
+ * the path is empty. The file operations are asynchronous.
+ * @throws Error (rejects) when the file cannot be created.
  * @see pkg/kubelet/kuberuntime/kuberuntime_container.go (makeMounts) in kubernetes/kubernetes v1.23
  */
-export function terminationMessageMount(rootDir: string, pod: Pod, container: Container): Mount | undefined {
+export async function terminationMessageMount(rootDir: string, pod: Pod, container: Container): Promise<Mount | undefined> {
   const path = container.terminationMessagePath ?? "";
   if (path === "") return undefined;
   const dir = podContainerDir(rootDir, pod.metadata?.uid ?? "", container.name);
-  mkdirSync(dir, { recursive: true, mode: 0o750 });
+  await mkdir(dir, { recursive: true, mode: 0o750 });
   const hostPath = join(dir, randomBytes(4).toString("hex"));
-  writeFileSync(hostPath, "");
-  chmodSync(hostPath, 0o666);
+  await writeFile(hostPath, "");
+  await chmod(hostPath, 0o666);
   return { containerPath: path, hostPath, readonly: false, selinuxRelabel: false };
 }
 

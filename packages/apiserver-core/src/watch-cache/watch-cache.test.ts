@@ -148,6 +148,54 @@ describe("WatchCache watch triggers", () => {
   });
 });
 
+describe("WatchCache window", () => {
+  it("offers a triggered watch that starts in the past only the window's events that concern its value", async () => {
+    const cache = new WatchCache(new MemoryStorage({ compactionIntervalMs: 0 }));
+    await cache.create("/seed", { metadata: { name: "seed" } });
+    const start = await cache.currentRevision();
+    const valueOf = (o: unknown): string => (o as { spec?: { nodeName?: string } }).spec?.nodeName ?? "";
+    const onNode = (node: string, checks: { n: number }, from = start) => ({
+      recursive: true,
+      resourceVersion: from,
+      predicate: (o: unknown) => (checks.n++, valueOf(o) === node),
+      trigger: { value: node, valueOf },
+    });
+    // A first triggered watch makes the cache record each event's trigger values.
+    const early = await cache.watch("/registry/pods", onNode("a", { n: 0 }));
+    for (let i = 0; i < 20; i++) await cache.create(`/registry/pods/ns/p${i}`, { metadata: { name: `p${i}` }, spec: { nodeName: i === 7 ? "b" : "a" } });
+    await cache.guaranteedUpdate("/registry/pods/ns/p3", (o) => ({ ...o, spec: { nodeName: "b" } }));
+    const checks = { n: 0 };
+    const late = await cache.watch("/registry/pods", onNode("b", checks));
+    expect(await first(late)).toMatchObject({ type: "ADDED", key: "/registry/pods/ns/p7" });
+    expect(await first(late)).toMatchObject({ type: "ADDED", key: "/registry/pods/ns/p3" });
+    // Its predicate saw p7's creation and p3's move (object and previous object): none of the 19 others.
+    expect(checks.n).toBe(3);
+    early.stop();
+    late.stop();
+    await cache.close();
+  });
+
+  it("grows while its events are fresh, so a watch from before a burst is still served from it", async () => {
+    const backend = new MemoryStorage({ compactionIntervalMs: 0 });
+    let backendWatches = 0;
+    const watch = backend.watch.bind(backend);
+    backend.watch = (key: string, options?: WatchOptions) => (backendWatches++, watch(key, options));
+    const cache = new WatchCache(backend, { windowCapacity: 4 });
+    await cache.create("/seed", { metadata: { name: "seed" } });
+    const start = await cache.currentRevision();
+    const live = await cache.watch("/registry/x", { recursive: true, resourceVersion: start });
+    for (let i = 0; i < 50; i++) await cache.create(`/registry/x/o${i}`, { metadata: { name: `o${i}` } });
+    for (let i = 0; i < 50; i++) await first(live);
+    const before = backendWatches;
+    const late = await cache.watch("/registry/x", { recursive: true, resourceVersion: start });
+    expect(backendWatches).toBe(before);
+    expect(await first(late)).toMatchObject({ type: "ADDED", key: "/registry/x/o0" });
+    live.stop();
+    late.stop();
+    await cache.close();
+  });
+});
+
 describe("WatchCache fan-out by key", () => {
   it("offers an event only to the watchers of its key and its ancestors", async () => {
     const cache = new WatchCache(new MemoryStorage({ compactionIntervalMs: 0 }));

@@ -20,14 +20,24 @@ import type {
   Watcher,
   WriteResult,
 } from "@skiff/storage";
+import { EventWindow } from "./event-window.js";
 import { rememberObjectText } from "./object-text.js";
 
 /** Options of {@link WatchCache}. */
 export interface WatchCacheOptions {
   /** The key prefix the single backend watch covers. @defaultValue `"/"` */
   readonly prefix?: string;
-  /** Events kept for watches that start in the past. @defaultValue 1000 */
+  /**
+   * Events kept for watches that start in the past, at first and at least: the window doubles
+   * while full of events younger than `eventFreshMs`, as 1.23's watch cache. @defaultValue 1000
+   */
   readonly windowCapacity?: number;
+  /** The most events the window grows to (1.23: `100 * 1024`). @defaultValue 102400 */
+  readonly windowMaxCapacity?: number;
+  /** The most bytes of event text the window keeps, whatever its capacity. @defaultValue 256 MiB */
+  readonly windowMaxBytes?: number;
+  /** How young the oldest event of a full window must be for it to grow (1.23: 75 s). @defaultValue 75000 */
+  readonly eventFreshMs?: number;
   /** Events a watcher may have unread before it is ended with an ERROR. @defaultValue 10000 */
   readonly watcherBufferCapacity?: number;
   /**
@@ -48,14 +58,44 @@ interface TextEvent {
   readonly revision: Revision;
   readonly text: string;
   readonly prevText: string | undefined;
+  /** When the cache recorded it (`Date.now()`), for the window's sizing. */
+  readonly recordedAt: number;
+  /** Its texts' lengths. */
+  readonly bytes: number;
+  /** The event's trigger values (see {@link TriggerValues}) for each trigger function known when it was recorded. */
+  readonly triggers: TriggerValues | undefined;
 }
+
+/**
+ * An event's values of each known trigger function: the object's and the previous object's
+ * (`undefined` where the event has none), or `null` when the event must go to every triggered
+ * watcher (a MODIFIED event without its previous object). 1.23's `watchCacheEvent` keeps the
+ * same (`ObjFields`, `PrevObjFields`) so a watch that starts in the past filters without decoding.
+ */
+type TriggerValues = Map<WatchTrigger["valueOf"], readonly [string | undefined, string | undefined] | null>;
 
 // The texts are remembered for the live event's (shared, read-only) objects too: the watch
 // handler writes each watcher's line from them instead of serialising the object again.
-function deflate(e: WatchChangeEvent): TextEvent {
+function deflate(e: WatchChangeEvent, recordedAt: number, triggers: TriggerValues | undefined): TextEvent {
   const text = JSON.stringify(e.object);
   rememberObjectText(e.object, text);
-  return { type: e.type, key: e.key, revision: e.revision, text, prevText: e.prevObject === undefined ? undefined : JSON.stringify(e.prevObject) };
+  const prevText = e.prevObject === undefined ? undefined : JSON.stringify(e.prevObject);
+  return { type: e.type, key: e.key, revision: e.revision, text, prevText, recordedAt, bytes: text.length + (prevText?.length ?? 0), triggers };
+}
+
+/**
+ * The values of `valueOf` for an event: the object's (none for a DELETED event) and the previous
+ * object's (none for ADDED; the object's own when a change has no previous object), or `null` for a
+ * MODIFIED event without its previous object (it may concern any value).
+ */
+function triggerValuesOf(e: WatchChangeEvent, valueOf: WatchTrigger["valueOf"]): readonly [string | undefined, string | undefined] | null {
+  if (e.type === "MODIFIED" && e.prevObject === undefined) return null;
+  return [e.type === "DELETED" ? undefined : valueOf(e.object), e.type === "ADDED" ? undefined : valueOf(e.prevObject ?? e.object)];
+}
+
+/** Whether an event with `values` (of the watcher's trigger function) may concern a watcher requiring `value`. */
+function mayConcern(values: readonly [string | undefined, string | undefined] | null | undefined, value: string): boolean {
+  return values === undefined || values === null || values[0] === value || values[1] === value;
 }
 
 function inflate(t: TextEvent): WatchChangeEvent {
@@ -231,8 +271,11 @@ function parseRevision(rv: string | number | undefined): Revision | undefined {
 
 /**
  * A {@link Storage} that serves watches from one backend watch: a thousand watchers cost one
- * storage watch. It keeps a sliding window of the last events (`windowCapacity`); a watch from
- * an explicit revision inside the window is served from it and then live, fanned out with a
+ * storage watch. It keeps a sliding window of the last events ({@link EventWindow}: from
+ * `windowCapacity` events, doubling while full of events younger than 75 s, up to
+ * `windowMaxCapacity` and `windowMaxBytes`, as 1.23's watch cache); a watch from an explicit
+ * revision inside the window is served from it (a triggered watch, e.g. a node's pods, only the
+ * events whose recorded trigger values concern it) and then live, fanned out with a
  * bounded per-watcher buffer (a watcher that falls `watcherBufferCapacity` events behind gets an
  * ERROR event and ends; others never wait). Watches from an unset/`"0"` revision, from before
  * the window, and invalid revisions go to the backend (which answers `ResourceVersionExpired`
@@ -249,9 +292,10 @@ function parseRevision(rv: string | number | undefined): Revision | undefined {
  */
 export class WatchCache implements Storage {
   private readonly prefix: string;
-  private readonly windowCapacity: number;
   private readonly bufferCapacity: number;
-  private readonly window: TextEvent[] = [];
+  private readonly window: EventWindow<TextEvent>;
+  // Every trigger function a watcher has registered with: each recorded event keeps its values.
+  private readonly knownTriggers = new Set<WatchTrigger["valueOf"]>();
   private readonly watchers = new Set<CacheWatcher>();
   // Watchers with a trigger, by trigger function and value (1.23's cacher `valueWatchers`); the
   // others by their key without a trailing `/`, so an event is offered only to the watchers of its
@@ -260,8 +304,6 @@ export class WatchCache implements Storage {
   private readonly plainWatchers = new Map<string, Set<CacheWatcher>>();
   private readonly triggered = new Map<WatchTrigger["valueOf"], Map<string, Set<CacheWatcher>>>();
   private readonly bookmarkIntervalMs: number;
-  /** The window holds every event with a revision greater than this. */
-  private windowStart = 0;
   private latest = 0;
   private starting: Promise<void> | undefined;
   private backendWatcher: Watcher | undefined;
@@ -271,7 +313,12 @@ export class WatchCache implements Storage {
     options: WatchCacheOptions = {},
   ) {
     this.prefix = options.prefix ?? "/";
-    this.windowCapacity = options.windowCapacity ?? 1000;
+    this.window = new EventWindow({
+      lowerBound: options.windowCapacity ?? 1000,
+      ...(options.windowMaxCapacity !== undefined ? { upperBound: options.windowMaxCapacity } : {}),
+      ...(options.windowMaxBytes !== undefined ? { maxBytes: options.windowMaxBytes } : {}),
+      ...(options.eventFreshMs !== undefined ? { eventFreshMs: options.eventFreshMs } : {}),
+    });
     this.bufferCapacity = options.watcherBufferCapacity ?? 10000;
     this.bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000;
   }
@@ -318,10 +365,7 @@ export class WatchCache implements Storage {
   }
   async compact(revision: Revision): Promise<Revision> {
     const horizon = await this.backend.compact(revision);
-    if (horizon > this.windowStart) {
-      this.windowStart = horizon;
-      while ((this.window[0]?.revision ?? Infinity) <= horizon) this.window.shift();
-    }
+    this.window.advanceStart(horizon);
     return horizon;
   }
   async close(): Promise<void> {
@@ -340,7 +384,7 @@ export class WatchCache implements Storage {
     const from = parseRevision(options.resourceVersion);
     if (from === undefined) return this.backend.watch(key, options);
     await this.ensureStarted();
-    if (from < this.windowStart) return this.backend.watch(key, options);
+    if (from < this.window.start) return this.backend.watch(key, options);
     // Beyond the backend's revision: the backend answers (1.23: "Too large resource version").
     if (from > this.latest && from > (await this.backend.currentRevision())) return this.backend.watch(key, options);
     return this.register(key, options, from);
@@ -349,7 +393,13 @@ export class WatchCache implements Storage {
   private register(key: string, options: WatchOptions, from: Revision): Watcher {
     const trigger = options.predicate !== undefined ? options.trigger : undefined;
     const w = new CacheWatcher(key, options.recursive === true, options.predicate, this.bufferCapacity, (x) => this.unregister(x), options.sharedObjects === true, from, trigger);
-    for (const e of this.window) if (e.revision > from) w.offer(e);
+    if (trigger === undefined) this.window.forEachSince(from, (e) => w.offer(e));
+    else {
+      this.knownTriggers.add(trigger.valueOf);
+      this.window.forEachSince(from, (e) => {
+        if (mayConcern(e.triggers?.get(trigger.valueOf), trigger.value)) w.offer(e);
+      });
+    }
     this.watchers.add(w);
     if (trigger === undefined) {
       const k = plainKey(w.key);
@@ -387,29 +437,37 @@ export class WatchCache implements Storage {
   // Offers a live event to the watchers it may concern: those without a trigger watching its key
   // or an ancestor, and those whose trigger value is the object's or the previous object's
   // (1.23's cacher `dispatchEvent` with `triggerValues`).
-  private fanOut(e: WatchChangeEvent): void {
+  private fanOut(e: WatchChangeEvent, triggers: TriggerValues | undefined): void {
     for (let k = plainKey(e.key); ; k = k.slice(0, k.lastIndexOf("/"))) {
       const set = this.plainWatchers.get(k);
       if (set) for (const w of set) w.offer(e);
       if (k === "" || !k.includes("/")) break;
     }
     for (const [valueOf, byValue] of this.triggered) {
-      if (e.type === "MODIFIED" && e.prevObject === undefined) {
+      const values = triggers?.get(valueOf) ?? triggerValuesOf(e, valueOf);
+      if (values === null) {
         // No previous state to read the old value from: every triggered watcher decides.
         for (const set of byValue.values()) for (const w of set) w.offer(e);
         continue;
       }
-      const now = e.type === "DELETED" ? undefined : valueOf(e.object);
-      const before = e.type === "ADDED" ? undefined : valueOf(e.prevObject ?? e.object);
+      const [now, before] = values;
       if (now !== undefined) for (const w of byValue.get(now) ?? []) w.offer(e);
       if (before !== undefined && before !== now) for (const w of byValue.get(before) ?? []) w.offer(e);
     }
   }
 
+  /** The event's values of every known trigger function; `undefined` while no watcher has had a trigger. */
+  private triggerValues(e: WatchChangeEvent): TriggerValues | undefined {
+    if (this.knownTriggers.size === 0) return undefined;
+    const m: TriggerValues = new Map();
+    for (const valueOf of this.knownTriggers) m.set(valueOf, triggerValuesOf(e, valueOf));
+    return m;
+  }
+
   private ensureStarted(): Promise<void> {
     this.starting ??= (async () => {
       const start = await this.backend.currentRevision();
-      this.windowStart = Math.max(this.windowStart, start);
+      if (start > this.window.start) this.window.reset(start);
       this.latest = start;
       // The cache only reads the events (watchers get copies, or share them when they asked to).
       this.backendWatcher = await this.backend.watch(this.prefix, { recursive: true, resourceVersion: start, sharedObjects: true });
@@ -429,8 +487,7 @@ export class WatchCache implements Storage {
         const error = e === undefined ? new StorageError("Unreachable", { detail: "backend watch ended" }) : e.error;
         for (const w of [...this.watchers]) w.push({ type: "ERROR", error });
         this.starting = undefined;
-        this.window.length = 0;
-        this.windowStart = this.latest;
+        this.window.reset(this.latest);
         return;
       }
       if (e.type === "BOOKMARK") {
@@ -438,12 +495,9 @@ export class WatchCache implements Storage {
         continue;
       }
       this.latest = e.revision;
-      this.window.push(deflate(e));
-      if (this.window.length > this.windowCapacity) {
-        const dropped = this.window.shift();
-        if (dropped) this.windowStart = dropped.revision;
-      }
-      this.fanOut(e);
+      const triggers = this.triggerValues(e);
+      this.window.add(deflate(e, Date.now(), triggers));
+      this.fanOut(e, triggers);
     }
   }
 }
