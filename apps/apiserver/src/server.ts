@@ -44,6 +44,17 @@ function watchBookmarkInterval(): { bookmarkIntervalMs?: number } {
 }
 
 /**
+ * How young the oldest event of a full watch-cache window must be for the window to grow (1.23:
+ * 75 s), from `SKIFF_WATCH_CACHE_EVENT_FRESH_MS` (for tests that need a revision to leave the
+ * window after 1,000 events; `0`: the window never grows). Not a flag of the contract.
+ */
+function watchCacheEventFresh(): { eventFreshMs?: number } {
+  const raw = process.env["SKIFF_WATCH_CACHE_EVENT_FRESH_MS"];
+  const ms = raw === undefined ? NaN : Number(raw);
+  return Number.isSafeInteger(ms) && ms >= 0 ? { eventFreshMs: ms } : {};
+}
+
+/**
  * The ServiceAccount admission adds the `kube-api-access-*` projected volume to pods (1.23's
  * behaviour), unless `SKIFF_MOUNT_SERVICE_ACCOUNT_TOKEN=false` (for tests that need pods without
  * it). Not a flag of the contract.
@@ -88,7 +99,7 @@ export async function startAPIServer(o: APIServerOptions, gates: FeatureGate<Nod
   await reconcileClusterPolicy(strategies, storage, [...bootstrapClusterRoles(), ...controllerRoles()], bootstrapClusterRoleBindings());
   await reconcileNamespacedPolicy(strategies, storage, bootstrapNamespaceRoles(), bootstrapNamespaceRoleBindings());
   // One backend watch for every watcher; reads and writes pass through to the backend.
-  const cache = new WatchCache(storage, { prefix: "/registry/", ...watchBookmarkInterval() });
+  const cache = new WatchCache(storage, { prefix: "/registry/", ...watchBookmarkInterval(), ...watchCacheEventFresh() });
   // RBAC reads roles and bindings from a watched in-memory copy, never from storage per request.
   // The escalation checks read it in every mode, as 1.23's RBAC storage does.
   const rbacCache = await startRBACPolicyCache(cache, (line) => process.stderr.write(`${line}\n`));

@@ -571,7 +571,8 @@ describe("client-node against an apiserver that compacts every 500 ms", () => {
     const list = await ccore.listNamespacedPodTemplate({ namespace: "default" });
     await ccore.createNamespacedPodTemplate({ namespace: "default", body: podTemplate("bump") });
     // The watch cache (started with the apiserver, as 1.23's cacher) serves any revision still in
-    // its window of 1000 events, compacted or not: push the list's revision out of it first.
+    // its window, compacted or not: push the list's revision out of it first (the preload keeps
+    // the window at 1000 events).
     for (let i = 0; i < 1050; i += 25) {
       await Promise.all(Array.from({ length: 25 }, (_, j) => ccore.patchNamespacedPodTemplate({ namespace: "default", name: "bump", body: [{ op: "add", path: "/metadata/labels", value: { n: String(i + j) } }] }, jsonPatch)));
     }

@@ -1,9 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, statfsSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadNodeAgentOptions } from "@skiff/nodeagent";
 import { afterEach, describe, expect, it } from "vitest";
-import { hollowNodeClientRateLimit, hollowNodeConfiguration } from "./fleet.js";
+import { fleetTempParent, hollowNodeClientRateLimit, hollowNodeConfiguration } from "./fleet.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -35,5 +35,17 @@ describe("hollowNodeConfiguration", () => {
     expect([fromConfig.clusterAPIQPS, fromConfig.clusterAPIBurst]).toEqual([50, 100]);
     const fromFlags = hollowNodeOptions({ clusterAPIQPS: 50 }, ["--cluster-api-qps=7", "--cluster-api-burst=9"]);
     expect([fromFlags.clusterAPIQPS, fromFlags.clusterAPIBurst]).toEqual([7, 9]);
+  });
+});
+
+describe("fleetTempParent", () => {
+  it("is /dev/shm when that is a tmpfs (memory-backed: no disk journal for the hollow nodes' files), else the temporary directory", () => {
+    let shmIsTmpfs = false;
+    try {
+      shmIsTmpfs = statfsSync("/dev/shm").type === 0x01021994;
+    } catch {
+      // no /dev/shm
+    }
+    expect(fleetTempParent()).toBe(shmIsTmpfs ? "/dev/shm" : tmpdir());
   });
 });
