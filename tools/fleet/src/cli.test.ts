@@ -25,6 +25,6 @@ describe("skiff-fleet command line", () => {
   it("refuses to start more nodes than memory allows, printing the estimate, before connecting", async () => {
     const t = io();
     expect(await runFleetCli(["--nodes=10000000", "--server=https://127.0.0.1:1"], t.io)).toBe(1);
-    expect(t.err.join("")).toMatch(/^skiff-fleet: fleet: 10000000 hollow nodes need about [\d.]+ GiB \(160\.0 MiB \+ 3\.0 MiB per node\), but this process can use [\d.]+ GiB .* at most \d+ nodes fit/);
+    expect(t.err.join("")).toMatch(/^skiff-fleet: fleet: 10000000 hollow nodes need about [\d.]+ GiB \(160\.0 MiB \+ 4\.0 MiB per node\), but this process can use [\d.]+ GiB .* at most \d+ nodes fit/);
   });
 });
