@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadNodeAgentOptions } from "@skiff/nodeagent";
 import { afterEach, describe, expect, it } from "vitest";
-import { fleetTempParent, hollowNodeClientRateLimit, hollowNodeConfiguration } from "./fleet.js";
+import { defaultFleetConnections, fleetTempParent, hollowNodeClientRateLimit, hollowNodeConfiguration } from "./fleet.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -47,5 +47,13 @@ describe("fleetTempParent", () => {
       // no /dev/shm
     }
     expect(fleetTempParent()).toBe(shmIsTmpfs ? "/dev/shm" : tmpdir());
+  });
+});
+
+describe("defaultFleetConnections", () => {
+  it("gives each hollow node a connection of the shared pool, at least 64", () => {
+    expect(defaultFleetConnections(1)).toBe(64);
+    expect(defaultFleetConnections(300)).toBe(300);
+    expect(defaultFleetConnections(1000)).toBe(1000);
   });
 });

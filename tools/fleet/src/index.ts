@@ -2,7 +2,7 @@
  * @skiff/fleet: a simulated fleet of hollow nodes (the real node agent over an in-process
  * simulated CRI) in one process, for scale tests and benchmarks.
  */
-export { fleetTempParent, hollowNodeClientRateLimit, hollowNodeConfiguration, hollowNodeIP, hollowPodIP, startFleet } from "./fleet.js";
+export { defaultFleetConnections, fleetTempParent, hollowNodeClientRateLimit, hollowNodeConfiguration, hollowNodeIP, hollowPodIP, startFleet } from "./fleet.js";
 export type { Fleet, FleetLogSink, FleetOptions } from "./fleet.js";
 export { availableMemoryBytes, checkFleetMemory, fleetBaseMemoryBytes, FleetMemoryError, hollowNodeMemoryBytes } from "./memory.js";
 export { SimulatedImageCatalog, SimulatedRuntime } from "./sim-cri.js";
