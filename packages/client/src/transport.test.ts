@@ -205,3 +205,49 @@ describe("client timeout (timeoutMs, client-go's rest.Config.Timeout)", () => {
     expect(() => createClient(config, { timeoutMs: Number.NaN })).toThrow(RangeError);
   });
 });
+
+describe("client keep-alive connections the server closed", () => {
+  it("sends a request again on another connection when a reused one is reset before any response (POST too)", async () => {
+    let requestsSeen = 0;
+    const perSocket = new WeakMap<object, number>();
+    server = createServer((req, res) => {
+      requestsSeen++;
+      const n = (perSocket.get(req.socket) ?? 0) + 1;
+      perSocket.set(req.socket, n);
+      // The second request on a connection: the server drops it unanswered (an idle-timeout close
+      // racing the client's reuse), with a TCP reset.
+      if (n === 2) {
+        req.socket.resetAndDestroy();
+        return;
+      }
+      req.resume();
+      req.on("end", () => {
+        res.setHeader("content-type", "application/json");
+        res.end(JSON.stringify({ apiVersion: "v1", kind: "Pod", metadata: { name: "p", namespace: "default", resourceVersion: "1" } }));
+      });
+    });
+    let accepted = 0;
+    server.on("connection", () => accepted++);
+    await new Promise<void>((r) => server?.listen(0, "127.0.0.1", r));
+    const config = { server: `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`, insecureSkipTLSVerify: false } as ClusterConfig;
+    const client = createClient(config, { qps: 0, maxConnections: 1 });
+    await client.pods.get("p", { namespace: "default" });
+    const created = await client.pods.create({ apiVersion: "v1", kind: "Pod", metadata: { name: "p" } } as Pod, { namespace: "default" });
+    expect(created.metadata?.name).toBe("p");
+    expect(accepted).toBe(2);
+    expect(requestsSeen).toBe(3);
+    client.close();
+  });
+
+  it("does not resend when a fresh connection fails", async () => {
+    server = createServer((req) => req.socket.resetAndDestroy());
+    await new Promise<void>((r) => server?.listen(0, "127.0.0.1", r));
+    let accepted = 0;
+    server.on("connection", () => accepted++);
+    const config = { server: `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`, insecureSkipTLSVerify: false } as ClusterConfig;
+    const client = createClient(config, { qps: 0, maxConnections: 1 });
+    await expect(client.pods.get("p", { namespace: "default" })).rejects.toMatchObject({ code: "NetworkError" });
+    expect(accepted).toBe(1);
+    client.close();
+  });
+});

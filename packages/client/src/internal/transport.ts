@@ -25,6 +25,16 @@ export interface RequestSpec {
   readonly name?: string;
 }
 
+/** How many times a request is sent when each attempt meets a stale keep-alive connection. */
+const maxStaleConnectionRetries = 3;
+
+/** A request that failed on a reused keep-alive connection before any response (see {@link Transport.send}). */
+class StaleConnectionError extends Error {
+  constructor(readonly error: Error) {
+    super(error.message);
+  }
+}
+
 /** Connections a client keeps to its apiserver for ordinary requests (watches do not count). */
 export const defaultMaxConnections = 64;
 
@@ -104,7 +114,12 @@ export class Transport {
     return `${base}${spec.path}${qs ? `?${qs}` : ""}`;
   }
 
-  /** Sends the request (after the rate limiter); resolves with the response of any status. */
+  /**
+   * Sends the request (after the rate limiter); resolves with the response of any status. A
+   * request that meets a keep-alive connection the server had closed (ECONNRESET/EPIPE on a reused
+   * connection, before any response) is sent again on another, up to 3 times in all.
+   * @throws ClientError `NetworkError` (connection failures), or the abort error when `spec.signal` fires
+   */
   async send(spec: RequestSpec): Promise<IncomingMessage> {
     try {
       await this.limiter.wait(spec.signal);
@@ -124,6 +139,20 @@ export class Transport {
       headers["content-type"] = spec.contentType ?? "application/json";
       headers["content-length"] = Buffer.byteLength(data);
     }
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.sendOnce(spec, headers, data);
+      } catch (e) {
+        // A keep-alive connection the server closed while idle (its keep-alive timeout, a restart)
+        // fails the next request sent on it with ECONNRESET or EPIPE before any response: the
+        // request never reached the server, so it is sent again on another connection (Node's
+        // documented pattern, `req.reusedSocket`; Go's transport retries such requests too).
+        if (!(e instanceof StaleConnectionError) || attempt >= maxStaleConnectionRetries) throw e instanceof StaleConnectionError ? e.error : e;
+      }
+    }
+  }
+
+  private sendOnce(spec: RequestSpec, headers: OutgoingHttpHeaders, data: string | undefined): Promise<IncomingMessage> {
     const https = this.url.protocol === "https:";
     const doRequest = https ? httpsRequest : httpRequest;
     return new Promise<IncomingMessage>((resolve, reject) => {
@@ -145,8 +174,9 @@ export class Transport {
         },
       );
       req.on("error", (e: NodeJS.ErrnoException) => {
-        if (spec.signal?.aborted) reject(this.abortError(spec, e));
-        else reject(new ClientError("NetworkError", `${spec.method} ${this.url.origin}${spec.path}: ${e.message}`, { cause: e }));
+        if (spec.signal?.aborted) return reject(this.abortError(spec, e));
+        const error = new ClientError("NetworkError", `${spec.method} ${this.url.origin}${spec.path}: ${e.message}`, { cause: e });
+        reject(req.reusedSocket && (e.code === "ECONNRESET" || e.code === "EPIPE") ? new StaleConnectionError(error) : error);
       });
       if (data !== undefined) req.write(data);
       req.end();
