@@ -70,3 +70,19 @@ describe("EventWindow (1.23's watchCache sizing)", () => {
     expect(w.start).toBe(9);
   });
 });
+
+describe("EventWindow.trimStale", () => {
+  it("gives back a burst's events once they are stale, keeping the lower bound, and shrinks the capacity", () => {
+    const w = new EventWindow({ lowerBound: 4, upperBound: 64, eventFreshMs: 1000 });
+    for (let r = 1; r <= 40; r++) w.add(ev(r, r));
+    expect(w.capacity).toBe(64);
+    w.trimStale(500); // nothing stale yet
+    expect(w.size).toBe(40);
+    w.trimStale(5000);
+    expect(revisions(w)).toEqual([37, 38, 39, 40]);
+    expect(w.capacity).toBe(4);
+    expect(w.start).toBe(36);
+    w.add(ev(41, 5001));
+    expect(revisions(w)).toEqual([38, 39, 40, 41]);
+  });
+});

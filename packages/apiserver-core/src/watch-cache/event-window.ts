@@ -18,7 +18,8 @@ export interface EventWindowOptions {
   /**
    * The most bytes of event text it keeps: beyond that the oldest events go, whatever the
    * capacity (1.23 has no such bound; its events share their objects with the cacher's store,
-   * which Skiff does not keep). @defaultValue 256 MiB
+   * which Skiff does not keep, so these texts are most of what the window costs; 64 MiB is about
+   * 14 s of a 1,000-node fleet's pod changes). @defaultValue 64 MiB
    */
   readonly maxBytes?: number;
   /** How young the oldest event of a full window must be for it to double (1.23: 75 s). @defaultValue 75000 */
@@ -52,7 +53,7 @@ export class EventWindow<E extends WindowEvent> {
   constructor(options: EventWindowOptions = {}) {
     this.lowerBound = Math.max(1, options.lowerBound ?? 1000);
     this.upperBound = Math.max(this.lowerBound, options.upperBound ?? 100 * 1024);
-    this.maxBytes = options.maxBytes ?? 256 * 1024 * 1024;
+    this.maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
     this.eventFreshMs = options.eventFreshMs ?? 75_000;
     this.capacityNow = this.lowerBound;
   }
@@ -117,6 +118,21 @@ export class EventWindow<E extends WindowEvent> {
       else hi = mid;
     }
     for (let i = lo; i < this.events.length; i++) fn(this.events[i] as E);
+  }
+
+  /**
+   * Drops the events older than `eventFreshMs` at `now` beyond the lower bound, and halves the
+   * capacity while the rest fits in half. 1.23 resizes only when an event arrives, so after a
+   * burst its window stays large until the next write; here a caller's timer gives the memory back
+   * once the burst is over (the apiserver's RSS at rest).
+   */
+  trimStale(now: number): void {
+    while (this.size > this.lowerBound && now - (this.events[this.head] as E).recordedAt > this.eventFreshMs) this.dropOldest();
+    while (this.capacityNow > this.lowerBound && this.size <= Math.floor(this.capacityNow / 2)) this.capacityNow = Math.max(this.lowerBound, Math.floor(this.capacityNow / 2));
+    if (this.head > 0 && this.size * 2 < this.events.length) {
+      this.events = this.events.slice(this.head);
+      this.head = 0;
+    }
   }
 
   private resize(now: number): void {

@@ -34,9 +34,13 @@ export interface WatchCacheOptions {
   readonly windowCapacity?: number;
   /** The most events the window grows to (1.23: `100 * 1024`). @defaultValue 102400 */
   readonly windowMaxCapacity?: number;
-  /** The most bytes of event text the window keeps, whatever its capacity. @defaultValue 256 MiB */
+  /** The most bytes of event text the window keeps, whatever its capacity. @defaultValue 64 MiB */
   readonly windowMaxBytes?: number;
-  /** How young the oldest event of a full window must be for it to grow (1.23: 75 s). @defaultValue 75000 */
+  /**
+   * How young the oldest event of a full window must be for it to grow (1.23: 75 s); events older
+   * than this beyond `windowCapacity` are also dropped every `eventFreshMs / 5` while no write
+   * comes. @defaultValue 75000
+   */
   readonly eventFreshMs?: number;
   /** Events a watcher may have unread before it is ended with an ERROR. @defaultValue 10000 */
   readonly watcherBufferCapacity?: number;
@@ -305,6 +309,7 @@ export class WatchCache implements Storage {
   private readonly triggered = new Map<WatchTrigger["valueOf"], Map<string, Set<CacheWatcher>>>();
   private readonly bookmarkIntervalMs: number;
   private latest = 0;
+  private readonly trimTimer: ReturnType<typeof setInterval> | undefined;
   private starting: Promise<void> | undefined;
   private backendWatcher: Watcher | undefined;
 
@@ -321,6 +326,11 @@ export class WatchCache implements Storage {
     });
     this.bufferCapacity = options.watcherBufferCapacity ?? 10000;
     this.bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000;
+    const fresh = this.window.eventFreshMs;
+    if (fresh > 0) {
+      this.trimTimer = setInterval(() => this.window.trimStale(Date.now()), Math.max(1000, fresh / 5));
+      this.trimTimer.unref?.();
+    }
   }
 
   create(key: string, object: StoredObject): Promise<WriteResult> {
@@ -369,6 +379,7 @@ export class WatchCache implements Storage {
     return horizon;
   }
   async close(): Promise<void> {
+    if (this.trimTimer) clearInterval(this.trimTimer);
     this.backendWatcher?.stop();
     this.backendWatcher = undefined;
     for (const w of [...this.watchers]) w.stop();
