@@ -9,8 +9,22 @@ const revisions = (w: EventWindow<ReturnType<typeof ev>>, from = 0): number[] =>
 };
 
 describe("EventWindow (1.23's watchCache sizing)", () => {
-  it("doubles while full of events younger than the fresh duration, up to the upper bound", () => {
+  it("does not grow for a burst while no watch has missed it lately", () => {
     const w = new EventWindow({ lowerBound: 4, upperBound: 16, eventFreshMs: 1000 });
+    for (let r = 1; r <= 10; r++) w.add(ev(r, r));
+    expect(w.capacity).toBe(4);
+    w.noteMiss(10);
+    for (let r = 11; r <= 20; r++) w.add(ev(r, r));
+    expect(w.capacity).toBe(16);
+    const late = new EventWindow({ lowerBound: 4, upperBound: 16, eventFreshMs: 1000 });
+    late.noteMiss(0);
+    for (let r = 1; r <= 10; r++) late.add(ev(r, 5000 + r)); // the miss is 5 s old: no growth
+    expect(late.capacity).toBe(4);
+  });
+
+  it("doubles while full of events younger than the fresh duration, up to the upper bound, once a watch has missed it", () => {
+    const w = new EventWindow({ lowerBound: 4, upperBound: 16, eventFreshMs: 1000 });
+    w.noteMiss(0);
     for (let r = 1; r <= 40; r++) w.add(ev(r, r));
     expect(w.capacity).toBe(16);
     expect(w.size).toBe(16);
@@ -29,6 +43,7 @@ describe("EventWindow (1.23's watchCache sizing)", () => {
 
   it("halves, keeping the newest events, when the event a quarter from the newest is stale", () => {
     const w = new EventWindow({ lowerBound: 2, upperBound: 64, eventFreshMs: 1000 });
+    w.noteMiss(0);
     for (let r = 1; r <= 8; r++) w.add(ev(r, r)); // a burst: grows to 8
     expect(w.capacity).toBe(8);
     w.add(ev(9, 10_000)); // full, and revision 7 (8 - 8/4 + 1) is stale: halve to 4
@@ -74,6 +89,7 @@ describe("EventWindow (1.23's watchCache sizing)", () => {
 describe("EventWindow.trimStale", () => {
   it("gives back a burst's events once they are stale, keeping the lower bound, and shrinks the capacity", () => {
     const w = new EventWindow({ lowerBound: 4, upperBound: 64, eventFreshMs: 1000 });
+    w.noteMiss(0);
     for (let r = 1; r <= 40; r++) w.add(ev(r, r));
     expect(w.capacity).toBe(64);
     w.trimStale(500); // nothing stale yet
@@ -84,5 +100,18 @@ describe("EventWindow.trimStale", () => {
     expect(w.start).toBe(36);
     w.add(ev(41, 5001));
     expect(revisions(w)).toEqual([38, 39, 40, 41]);
+  });
+});
+
+describe("EventWindow.trimStale after a burst", () => {
+  it("goes back to the lower bound once no event has come for idleMs, even while the events are fresh", () => {
+    const w = new EventWindow({ lowerBound: 4, upperBound: 64, eventFreshMs: 75_000, idleMs: 10_000 });
+    w.noteMiss(1000);
+    for (let r = 1; r <= 40; r++) w.add(ev(r, 1000 + r));
+    w.trimStale(5_000);
+    expect(w.size).toBe(40);
+    w.trimStale(12_000);
+    expect(revisions(w)).toEqual([37, 38, 39, 40]);
+    expect(w.capacity).toBe(4);
   });
 });

@@ -22,15 +22,27 @@ export interface EventWindowOptions {
    * 14 s of a 1,000-node fleet's pod changes). @defaultValue 64 MiB
    */
   readonly maxBytes?: number;
-  /** How young the oldest event of a full window must be for it to double (1.23: 75 s). @defaultValue 75000 */
+  /**
+   * How young the oldest event of a full window must be for it to double (1.23: 75 s), and how
+   * recent a miss ({@link EventWindow.noteMiss}) must be. @defaultValue 75000
+   */
   readonly eventFreshMs?: number;
+  /**
+   * After this long without a new event, {@link EventWindow.trimStale} gives the window back to
+   * its lower bound: the burst that grew it is over. @defaultValue 10000
+   */
+  readonly idleMs?: number;
 }
 
 /**
- * The watch cache's sliding window of recent events, sized as 1.23's `watchCache`: it starts at
- * `lowerBound` events; when it is full and its oldest event is younger than `eventFreshMs` it
- * doubles (up to `upperBound`), so a burst of writes does not push out the events a watch that
- * reconnects a few seconds later needs; when it is full and the event a quarter of the capacity
+ * The watch cache's sliding window of recent events, sized as 1.23's `watchCache`, with one
+ * departure: it starts at `lowerBound` events; when it is full and its oldest event is younger
+ * than `eventFreshMs` it doubles (up to `upperBound` and `maxBytes`), so a burst of writes does not
+ * push out the events a watch that reconnects a few seconds later needs, but only while a watch
+ * has missed the window in the last `eventFreshMs` ({@link noteMiss}; 1.23 grows on freshness
+ * alone, and holds every object besides; Skiff's apiserver keeps no such copy, and growing for a
+ * bulk load that no watch lags behind cost 135 MiB of RSS with 100,000 Jobs stored); when it is
+ * full and the event a quarter of the capacity
  * from the newest is older than `eventFreshMs` it halves (down to `lowerBound`), keeping the
  * newest events. Events are appended in revision order; {@link forEachSince} finds the first one after
  * a revision by binary search. Not safe to share across threads (there are none).
@@ -42,10 +54,12 @@ export class EventWindow<E extends WindowEvent> {
   readonly upperBound: number;
   readonly maxBytes: number;
   readonly eventFreshMs: number;
+  readonly idleMs: number;
   // events[head..] are the window, oldest first; the dead prefix is cut off now and then.
   private events: E[] = [];
   private head = 0;
   private capacityNow: number;
+  private lastMissAt = -Infinity;
   private bytesNow = 0;
   /** The window holds every event with a revision greater than this. */
   private startRevision = 0;
@@ -55,6 +69,7 @@ export class EventWindow<E extends WindowEvent> {
     this.upperBound = Math.max(this.lowerBound, options.upperBound ?? 100 * 1024);
     this.maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
     this.eventFreshMs = options.eventFreshMs ?? 75_000;
+    this.idleMs = options.idleMs ?? 10_000;
     this.capacityNow = this.lowerBound;
   }
 
@@ -76,6 +91,11 @@ export class EventWindow<E extends WindowEvent> {
   /** The window holds every event with a revision greater than this one (and none at or below it). */
   get start(): Revision {
     return this.startRevision;
+  }
+
+  /** Records that a watch asked for events from before the window at `now` (ms): the window may grow for a while. */
+  noteMiss(now: number): void {
+    this.lastMissAt = now;
   }
 
   /** Empties the window; it then holds every event after `revision` (none yet). */
@@ -121,13 +141,17 @@ export class EventWindow<E extends WindowEvent> {
   }
 
   /**
-   * Drops the events older than `eventFreshMs` at `now` beyond the lower bound, and halves the
-   * capacity while the rest fits in half. 1.23 resizes only when an event arrives, so after a
-   * burst its window stays large until the next write; here a caller's timer gives the memory back
-   * once the burst is over (the apiserver's RSS at rest).
+   * Drops, beyond the lower bound, the events older than `eventFreshMs` at `now`, or all of them
+   * when the newest is older than `idleMs`; then halves the capacity while the rest fits in half.
+   * 1.23 resizes only when an event arrives, so after a burst its window stays large until the
+   * next write; Skiff keeps no copy of the objects besides these texts, so a caller's timer gives
+   * the memory back once the burst is over (the apiserver's RSS at rest). A watch from a revision
+   * dropped so is then served from storage, as any watch from before the window.
    */
   trimStale(now: number): void {
-    while (this.size > this.lowerBound && now - (this.events[this.head] as E).recordedAt > this.eventFreshMs) this.dropOldest();
+    const newest = this.events[this.events.length - 1];
+    const idle = newest !== undefined && now - newest.recordedAt > this.idleMs;
+    while (this.size > this.lowerBound && (idle || now - (this.events[this.head] as E).recordedAt > this.eventFreshMs)) this.dropOldest();
     while (this.capacityNow > this.lowerBound && this.size <= Math.floor(this.capacityNow / 2)) this.capacityNow = Math.max(this.lowerBound, Math.floor(this.capacityNow / 2));
     if (this.head > 0 && this.size * 2 < this.events.length) {
       this.events = this.events.slice(this.head);
@@ -140,7 +164,7 @@ export class EventWindow<E extends WindowEvent> {
     if (size < this.capacityNow) return;
     const oldest = this.events[this.head] as E;
     if (now - oldest.recordedAt < this.eventFreshMs) {
-      this.capacityNow = Math.min(this.capacityNow * 2, this.upperBound);
+      if (now - this.lastMissAt < this.eventFreshMs) this.capacityNow = Math.min(this.capacityNow * 2, this.upperBound);
       return;
     }
     const quarter = this.events[this.events.length - Math.floor(this.capacityNow / 4)];

@@ -175,7 +175,7 @@ describe("WatchCache window", () => {
     await cache.close();
   });
 
-  it("grows while its events are fresh, so a watch from before a burst is still served from it", async () => {
+  it("grows while its events are fresh once a watch has missed it, so the next watch from before a burst is served from it", async () => {
     const backend = new MemoryStorage({ compactionIntervalMs: 0 });
     let backendWatches = 0;
     const watch = backend.watch.bind(backend);
@@ -184,13 +184,21 @@ describe("WatchCache window", () => {
     await cache.create("/seed", { metadata: { name: "seed" } });
     const start = await cache.currentRevision();
     const live = await cache.watch("/registry/x", { recursive: true, resourceVersion: start });
-    for (let i = 0; i < 50; i++) await cache.create(`/registry/x/o${i}`, { metadata: { name: `o${i}` } });
-    for (let i = 0; i < 50; i++) await first(live);
+    for (let i = 0; i < 10; i++) await cache.create(`/registry/x/a${i}`, { metadata: { name: `a${i}` } });
+    // 10 events in a window of 4: a watch from the start misses it and is served from storage.
     const before = backendWatches;
-    const late = await cache.watch("/registry/x", { recursive: true, resourceVersion: start });
-    expect(backendWatches).toBe(before);
-    expect(await first(late)).toMatchObject({ type: "ADDED", key: "/registry/x/o0" });
+    const missed = await cache.watch("/registry/x", { recursive: true, resourceVersion: start });
+    expect(backendWatches).toBe(before + 1);
+    expect(await first(missed)).toMatchObject({ type: "ADDED", key: "/registry/x/a0" });
+    const mid = await cache.currentRevision();
+    for (let i = 0; i < 50; i++) await cache.create(`/registry/x/b${i}`, { metadata: { name: `b${i}` } });
+    for (let i = 0; i < 60; i++) await first(live);
+    // The window grew: a watch from before these 50 events is served from it.
+    const late = await cache.watch("/registry/x", { recursive: true, resourceVersion: mid });
+    expect(backendWatches).toBe(before + 1);
+    expect(await first(late)).toMatchObject({ type: "ADDED", key: "/registry/x/b0" });
     live.stop();
+    missed.stop();
     late.stop();
     await cache.close();
   });

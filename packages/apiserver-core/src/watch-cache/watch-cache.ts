@@ -37,9 +37,9 @@ export interface WatchCacheOptions {
   /** The most bytes of event text the window keeps, whatever its capacity. @defaultValue 64 MiB */
   readonly windowMaxBytes?: number;
   /**
-   * How young the oldest event of a full window must be for it to grow (1.23: 75 s); events older
-   * than this beyond `windowCapacity` are also dropped every `eventFreshMs / 5` while no write
-   * comes. @defaultValue 75000
+   * How young the oldest event of a full window must be for it to grow (1.23: 75 s). Every 5 s,
+   * events beyond `windowCapacity` that are older than this are dropped, and all of them after
+   * 10 s without a write (see `EventWindow.trimStale`). @defaultValue 75000
    */
   readonly eventFreshMs?: number;
   /** Events a watcher may have unread before it is ended with an ERROR. @defaultValue 10000 */
@@ -328,7 +328,7 @@ export class WatchCache implements Storage {
     this.bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000;
     const fresh = this.window.eventFreshMs;
     if (fresh > 0) {
-      this.trimTimer = setInterval(() => this.window.trimStale(Date.now()), Math.max(1000, fresh / 5));
+      this.trimTimer = setInterval(() => this.window.trimStale(Date.now()), 5000);
       this.trimTimer.unref?.();
     }
   }
@@ -395,7 +395,11 @@ export class WatchCache implements Storage {
     const from = parseRevision(options.resourceVersion);
     if (from === undefined) return this.backend.watch(key, options);
     await this.ensureStarted();
-    if (from < this.window.start) return this.backend.watch(key, options);
+    if (from < this.window.start) {
+      // Served from storage; the window may grow so the next watch like it is not.
+      this.window.noteMiss(Date.now());
+      return this.backend.watch(key, options);
+    }
     // Beyond the backend's revision: the backend answers (1.23: "Too large resource version").
     if (from > this.latest && from > (await this.backend.currentRevision())) return this.backend.watch(key, options);
     return this.register(key, options, from);
