@@ -93,15 +93,16 @@ async function complete(api: ApiClient, jobName: string, timeoutMs: number): Pro
 /**
  * Figures of earlier runs on the 2-core issue-20 machine (from source, quiet), printed beside this
  * run's, keyed by scale. 0.03 and 0.05: before the issue-20 fixes of the s7-perf branch (a loaded
- * machine). 0.1 and 1: session 13, with the watch cache's growing window and the fleet's files on
- * tmpfs (before them, at scale 1: 4.28 pods/s, stopped at 900 s with 3,866 of 30,000 pods
- * Succeeded, the apiserver no longer accepting connections; mutating p99 2.5 s).
+ * machine). 0.1 and 1: session 13, with the watch cache's growing window, the fleet's files on
+ * tmpfs and (scale 1) one API connection per hollow node (before them, at scale 1: 4.28 pods/s,
+ * stopped at 900 s with 3,866 of 30,000 pods Succeeded, the apiserver no longer accepting
+ * connections; mutating p99 2.5 s).
  */
 const previous: Record<string, { podsPerSecond: string; startupP50: string; startupP99: string; apiP99: string; perNode: string; totalRss: string }> = {
   "0.03": { podsPerSecond: "7.55", startupP50: "70 s", startupP99: "92 s", apiP99: "644 ms", perNode: "2.55 MiB", totalRss: "n/a" },
   "0.05": { podsPerSecond: "3.97", startupP50: "148 s", startupP99: "305 s", apiP99: "1.25 s", perNode: "5.2 MiB", totalRss: "n/a" },
   "0.1": { podsPerSecond: "97.3", startupP50: "5.93 s", startupP99: "11.3 s", apiP99: "203 ms", perNode: "2.9 MiB", totalRss: "1,089 MiB" },
-  "1": { podsPerSecond: "77.2", startupP50: "219 s", startupP99: "241 s", apiP99: "182 ms", perNode: "3.47 MiB", totalRss: "5,779 MiB" },
+  "1": { podsPerSecond: "90.8", startupP50: "7.01 s", startupP99: "27.1 s", apiP99: "406 ms", perNode: "2.94 MiB", totalRss: "4,823 MiB" },
 };
 
 /** The bytes `du` counts under `dir` (0 when it cannot). */
