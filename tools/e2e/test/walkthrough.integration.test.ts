@@ -6,9 +6,9 @@
 import { spawn, spawnSync } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePortRange } from "@skiff/test-support";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort, repoRoot, waitFor } from "../src/index.js";
 
@@ -44,16 +44,7 @@ function walkthroughCommands(): string[] {
 
 async function agentPort(): Promise<number> {
   // The launcher puts healthz on port - 2: both must be free.
-  for (;;) {
-    const p = await freePort();
-    if (p < 3000) continue;
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = createServer();
-      s.once("error", () => resolve(false));
-      s.listen(p - 2, "127.0.0.1", () => s.close(() => resolve(true)));
-    });
-    if (ok) return p;
-  }
+  return (await freePortRange(3)) + 2;
 }
 
 

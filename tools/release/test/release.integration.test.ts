@@ -14,7 +14,7 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "@skiff/test-support";
+import { freePort, freePortRange } from "@skiff/test-support";
 
 const workspaceRoot = fileURLToPath(new URL("../../..", import.meta.url));
 const verdaccioBin = fileURLToPath(new URL("../node_modules/verdaccio/bin/verdaccio", import.meta.url));
@@ -116,8 +116,8 @@ const consumers: Consumer[] = [
         if (existsSync(join(dataDir, "skiff.pid"))) await skiff("down", `--data-dir=${dataDir}`);
       });
       const port = await freePort();
-      let agentPort = await freePort();
-      while (agentPort < 3000 || agentPort - 2 === port) agentPort = await freePort();
+      // The node agent listens on --nodeagent-port and, for healthz, that minus 2: all three free.
+      const agentPort = (await freePortRange(3)) + 2;
       const ports = [`--port=${port}`, `--nodeagent-port=${agentPort}`];
 
       // Bad input: an occupied port, and a data directory of another version. Each is refused

@@ -6,4 +6,4 @@ export { writeKubeconfig } from "./kubeconfig.js";
 export type { KubeconfigOptions } from "./kubeconfig.js";
 export { waitFor } from "./wait-for.js";
 export type { WaitForOptions } from "./wait-for.js";
-export { freePort } from "./ports.js";
+export { freePort, freePortRange } from "./ports.js";

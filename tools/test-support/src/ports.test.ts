@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import type { Server } from "node:net";
 import { describe, expect, it } from "vitest";
-import { freePort } from "./ports.js";
+import { freePort, freePortRange } from "./ports.js";
 
 const ephemeralLow = Number(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]);
 
@@ -38,5 +38,17 @@ describe("freePort", () => {
     } finally {
       for (const s of held) if (s) await new Promise((r) => s.close(r));
     }
+  });
+});
+
+describe("freePortRange", () => {
+  it("hands out a run of free ports that overlaps no port handed out before", async () => {
+    const single = await freePort();
+    const first = await freePortRange(3);
+    expect([first, first + 1, first + 2]).not.toContain(single);
+    const next = await freePort();
+    expect([first, first + 1, first + 2]).not.toContain(next);
+    for (const p of [first, first + 1, first + 2]) await listen(p).then((s) => new Promise((r) => s.close(r)));
+    await expect(freePortRange(0)).rejects.toThrow(RangeError);
   });
 });

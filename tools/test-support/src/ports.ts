@@ -52,10 +52,27 @@ function canListen(port: number, host: string): Promise<boolean> {
  * @throws Error when no port in the range can be listened on (after trying the whole range)
  */
 export async function freePort(): Promise<number> {
+  return freePortRange(1);
+}
+
+/**
+ * The first of `count` consecutive TCP ports that nothing listens on at the time of the call, none
+ * handed out before by this process: for a process that derives ports from one it is given (the
+ * `skiff` command's node agent listens on `--nodeagent-port` and, for healthz, that minus 2). Same
+ * range and walk as {@link freePort}.
+ * @throws RangeError for a `count` outside 1–100; Error when no such run of ports is found
+ */
+export async function freePortRange(count: number): Promise<number> {
+  if (!(Number.isInteger(count) && count >= 1 && count <= 100)) throw new RangeError(`count must be an integer in 1-100, got ${count}`);
   for (let tried = 0; tried < span; tried++) {
-    const port = next;
-    next = next >= highestPort ? lowestPort : next + 1;
-    if ((await canListen(port, "127.0.0.1")) && (await canListen(port, "0.0.0.0"))) return port;
+    if (next + count - 1 > highestPort) next = lowestPort;
+    const first = next;
+    let free = true;
+    for (let port = first; port < first + count && free; port++) free = (await canListen(port, "127.0.0.1")) && (await canListen(port, "0.0.0.0"));
+    next = first + 1;
+    if (!free) continue;
+    next = first + count > highestPort ? lowestPort : first + count;
+    return first;
   }
-  throw new Error(`freePort: no port in ${lowestPort}-${highestPort} can be listened on`);
+  throw new Error(`freePort: no ${count} consecutive ports in ${lowestPort}-${highestPort} can be listened on`);
 }
