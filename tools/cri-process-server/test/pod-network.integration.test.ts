@@ -115,6 +115,42 @@ describe.skipIf(!canRun)(canRun ? "process runtime: pod network namespaces" : "p
     expect(loop.code).not.toBe(0);
   }, 60_000);
 
+  it("masquerades traffic leaving the pod subnet with one chain for the runtime, not rules per pod: a server in another network namespace sees the host's address", async () => {
+    const outside = `skiff-out-${process.pid}`;
+    const hostIf = `sko${process.pid % 1_000_000}`;
+    const net = `10.254.${octet}`;
+    const ip = (...args: string[]) => execFileSync("ip", args, { stdio: "pipe" });
+    ip("netns", "add", outside);
+    let server: ReturnType<typeof spawn> | undefined;
+    try {
+      ip("link", "add", hostIf, "type", "veth", "peer", "name", "eth0", "netns", outside);
+      ip("addr", "add", `${net}.1/30`, "dev", hostIf);
+      ip("link", "set", hostIf, "up");
+      ip("-n", outside, "addr", "add", `${net}.2/30`, "dev", "eth0");
+      ip("-n", outside, "link", "set", "eth0", "up");
+      // No route back to the pod subnet in there: only a masqueraded request gets an answer.
+      server = spawn("ip", ["netns", "exec", outside, process.execPath, "-e", `require("http").createServer((q,s)=>s.end(q.socket.remoteAddress)).listen(8081,"${net}.2")`], { stdio: "ignore" });
+      const p = await pod(["sleep", "3600"]);
+      const rules = execFileSync("iptables", ["-w", "-t", "nat", "-S"], { encoding: "utf8" });
+      const chain = /-A POSTROUTING -s (\S+) .*-j (SKP-[0-9A-F]{8})/.exec(rules.split("\n").find((l) => l.includes(podCidr) && l.includes("-j SKP-")) ?? "");
+      const seen = await waitFor("the pod reaching the other namespace", async () => {
+        const r = await exec(p.containerId, [process.execPath, "-e", `fetch("http://${net}.2:8081/",{signal:AbortSignal.timeout(2000)}).then(r=>r.text()).then(t=>process.stdout.write(t),e=>{console.error(String(e.cause??e));process.exit(1)})`]);
+        return r.code === 0 ? r.out : undefined;
+      });
+      expect(seen).toBe(`${net}.1`);
+      expect(chain?.[1]).toBe(podCidr);
+      const after = execFileSync("iptables", ["-w", "-t", "nat", "-S"], { encoding: "utf8" });
+      expect(after).not.toContain(`-s ${p.ip}/32`);
+      expect(after.split("\n").filter((l) => l.startsWith(`-A ${chain?.[2] ?? "?"} `))).toEqual([
+        `-A ${chain?.[2] ?? ""} -d ${podCidr} -m comment --comment "skiff process runtime: SNAT for traffic leaving the pod subnet" -j ACCEPT`,
+        `-A ${chain?.[2] ?? ""} ! -d 224.0.0.0/4 -m comment --comment "skiff process runtime: SNAT for traffic leaving the pod subnet" -j MASQUERADE`,
+      ]);
+    } finally {
+      server?.kill("SIGKILL");
+      ip("netns", "del", outside);
+    }
+  }, 60_000);
+
   it("host-network sandboxes stay in the host's namespace", async () => {
     const h = await pod(["sleep", "3600"], true);
     expect(h.ip).toBe("");
@@ -144,7 +180,9 @@ describe.skipIf(!canRun)(canRun ? "process runtime: pod network namespaces" : "p
     expect(readdirSync(join(stateDir, "netns"))).toEqual([]);
     expect(readdirSync(join(stateDir, "cni", "ipam", String(podConfList(stateDir, podCidr).name)))).not.toContain(p.ip);
     expect(() => execFileSync("ip", ["-o", "link", "show", bridge], { stdio: "pipe" })).toThrow();
-    expect(execFileSync("iptables", ["-w", "-t", "nat", "-S"], { encoding: "utf8" })).not.toContain(p.ip);
+    const nat = execFileSync("iptables", ["-w", "-t", "nat", "-S"], { encoding: "utf8" });
+    expect(nat).not.toContain(p.ip);
+    expect(nat).not.toContain(podCidr);
   }, 60_000);
 });
 
