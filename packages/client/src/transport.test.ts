@@ -199,6 +199,25 @@ describe("client timeout (timeoutMs, client-go's rest.Config.Timeout)", () => {
     client.close();
   });
 
+  it("an answered request leaves no timeout behind to fire later (the signal is never aborted)", async () => {
+    const f = await serve(false);
+    const client = createClient(f.config, { qps: 0, timeoutMs: 100 });
+    const aborts: string[] = [];
+    const dispatch = EventTarget.prototype.dispatchEvent;
+    EventTarget.prototype.dispatchEvent = function (this: EventTarget, event: Event): boolean {
+      if (event.type === "abort") aborts.push(String((this as AbortSignal).reason));
+      return dispatch.call(this, event);
+    };
+    try {
+      for (const name of ["a", "b", "c"]) await expect(client.pods.get(name, { namespace: "default" })).resolves.toMatchObject({ metadata: { name } });
+      await new Promise((r) => setTimeout(r, 250));
+      expect(aborts).toEqual([]);
+    } finally {
+      EventTarget.prototype.dispatchEvent = dispatch;
+      client.close();
+    }
+  });
+
   it("refuses a negative or non-finite timeout", () => {
     const config = { server: "http://127.0.0.1:1", insecureSkipTLSVerify: false } as ClusterConfig;
     expect(() => createClient(config, { timeoutMs: -1 })).toThrow("timeoutMs must be a finite number >= 0, got -1");
