@@ -21,15 +21,20 @@ function newestMtimeMs(dir: string): number {
   return newest;
 }
 
-/** Why `apps/<app>` cannot run built, or undefined when its bundle and its @skiff deps' bundles are fresh. */
-function whyNotBuilt(app: string): string | undefined {
-  const dir = join(repoRoot, "apps", app);
-  const main = join(dir, "dist/main.js");
+/**
+ * Why the app in `dir` (relative to the repository root: `apps/<app>`, `tools/cri-process-server`)
+ * cannot run built, or undefined when its bundle and its @skiff deps' bundles are fresh.
+ */
+export function whyNotBuilt(dir: string): string | undefined {
+  const app = dir.split("/").pop() ?? dir;
+  const abs = join(repoRoot, dir);
+  const main = join(abs, "dist/main.js");
   if (!existsSync(main)) return `${app}: no dist/main.js`;
-  if (statSync(main).mtimeMs < newestMtimeMs(join(dir, "src"))) return `${app}: dist/main.js older than src`;
-  const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { dependencies?: Record<string, string> };
+  if (statSync(main).mtimeMs < newestMtimeMs(join(abs, "src"))) return `${app}: dist/main.js older than src`;
+  const pkg = JSON.parse(readFileSync(join(abs, "package.json"), "utf8")) as { dependencies?: Record<string, string> };
   for (const dep of Object.keys(pkg.dependencies ?? {}).filter((d) => d.startsWith("@skiff/"))) {
     const pdir = join(repoRoot, "packages", dep.slice("@skiff/".length));
+    if (!existsSync(pdir)) continue; // a private tool (tools/*), run from its own bundle or source
     const index = join(pdir, "dist/index.js");
     if (!existsSync(index)) return `${dep}: no dist/index.js`;
     if (statSync(index).mtimeMs < newestMtimeMs(join(pdir, "src"))) return `${dep}: dist older than src`;
@@ -46,7 +51,7 @@ export interface AppCommand {
 
 /** The node arguments that run `apps/<app>`: the bundle when fresh, else the source through tsx. */
 export function appCommand(app: string): AppCommand {
-  const why = process.env["SKIFF_BENCH_FROM_SOURCE"] ? "SKIFF_BENCH_FROM_SOURCE set" : whyNotBuilt(app);
+  const why = process.env["SKIFF_BENCH_FROM_SOURCE"] ? "SKIFF_BENCH_FROM_SOURCE set" : whyNotBuilt(`apps/${app}`);
   if (why === undefined) return { args: [join(repoRoot, "apps", app, "dist/main.js")], built: true };
   return { args: ["--conditions=@skiff/source", "--import", "tsx", join(repoRoot, "apps", app, "src/main.ts")], built: false, why };
 }

@@ -46,7 +46,7 @@ export interface ProcessRuntimeOptions {
    * The pod network, with `isolation: "namespaces"`. `pod`: each sandbox that is not host-network
    * gets its own network namespace set up with the CNI plugins (`cniBinDir`; a conflist under
    * `stateDir/cni/net.d`: bridge, host-local IPAM over the pod CIDR of
-   * `UpdateRuntimeConfig`, loopback, portmap; one IP masquerade chain for the runtime's subnets), its
+   * `UpdateRuntimeConfig`, portmap for host ports, `lo` up; one IP masquerade chain for the runtime's subnets), its
    * IP reported as the sandbox's; needs root, the plugins and iptables, else the host's network is used and the reason logged once. `host`: every sandbox
    * shares the host's network (IP 127.0.0.1).
    * @defaultValue "pod" with namespaces, "host" otherwise

@@ -151,6 +151,28 @@ describe.skipIf(!canRun)(canRun ? "process runtime: pod network namespaces" : "p
     }
   }, 60_000);
 
+  it("host ports: portmap runs for a sandbox with port mappings (the host's address reaches the pod), and not for one without", async () => {
+    const hostIp = execFileSync("ip", ["-4", "-o", "addr", "show", "scope", "global"], { encoding: "utf8" }).match(/inet (\d+\.\d+\.\d+\.\d+)\//)?.[1];
+    expect(hostIp).toBeDefined();
+    const hostPort = 20000 + (process.pid % 10000);
+    n++;
+    const config: PodSandboxConfig = { metadata: { name: `hp${n}`, namespace: "net", uid: `uid-hp-${n}`, attempt: 0 }, hostname: `hp${n}`, logDirectory: join(workDir, "logs", `hp${n}`), portMappings: [{ protocol: "TCP", containerPort: 8080, hostPort, hostIp: "" }] };
+    const { podSandboxId } = await rt.runPodSandbox({ config });
+    const { containerId } = await rt.createContainer({ podSandboxId, sandboxConfig: config, config: { metadata: { name: "c" }, image: { image: "busybox" }, command: nodeHttp(8080, "0.0.0.0"), logPath: "c/0.log" } });
+    await rt.startContainer({ containerId });
+    const body = await waitFor("the pod through its host port", async () => {
+      try {
+        return await (await fetch(`http://${hostIp ?? ""}:${hostPort}/`, { signal: AbortSignal.timeout(2000) })).text();
+      } catch {
+        return undefined;
+      }
+    });
+    expect(body).toBe(`pod-hp${n}`);
+    expect(execFileSync("iptables", ["-w", "-t", "nat", "-S"], { encoding: "utf8" })).toContain(`--dport ${hostPort}`);
+    await rt.stopPodSandbox({ podSandboxId });
+    expect(execFileSync("iptables", ["-w", "-t", "nat", "-S"], { encoding: "utf8" })).not.toContain(`--dport ${hostPort}`);
+  }, 60_000);
+
   it("host-network sandboxes stay in the host's namespace", async () => {
     const h = await pod(["sleep", "3600"], true);
     expect(h.ip).toBe("");

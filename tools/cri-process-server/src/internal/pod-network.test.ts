@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PodMasquerade, podConfList, podNetworkUnavailable, splitRuleSpec, subnetsOf, type IptablesRunner } from "./pod-network.js";
+import { PodMasquerade, pluginsFor, podConfList, podNetworkUnavailable, splitRuleSpec, subnetsOf, type IptablesRunner } from "./pod-network.js";
 
 describe("pod network conflist", () => {
   it("is a bridge with gateway and hairpin veths (masquerade is the runtime's, not per pod), host-local over the pod CIDR, and portmap", () => {
@@ -26,8 +26,14 @@ describe("pod network conflist", () => {
 
   it("says why it is unavailable: not root, or plugins missing", async () => {
     expect(await podNetworkUnavailable("/usr/lib/cni", 1000)).toBe("not running as root");
-    expect(await podNetworkUnavailable("/nonexistent", 0)).toBe("the CNI plugins bridge, host-local, loopback, portmap are missing from /nonexistent (Debian/Ubuntu: apt-get install -y containernetworking-plugins)");
+    expect(await podNetworkUnavailable("/nonexistent", 0)).toBe("the CNI plugins bridge, host-local, portmap are missing from /nonexistent (Debian/Ubuntu: apt-get install -y containernetworking-plugins)");
   });
+  it("runs portmap only for a sandbox with host ports", () => {
+    const list = podConfList("/a", "10.1.0.0/24");
+    expect(pluginsFor(list, []).map((p) => p.type)).toEqual(["bridge"]);
+    expect(pluginsFor(list, [{ hostPort: 8080, containerPort: 80, protocol: "tcp", hostIP: "" }]).map((p) => p.type)).toEqual(["bridge", "portmap"]);
+  });
+
   it("lists its subnets", () => {
     expect(subnetsOf(podConfList("/a", "10.1.0.0/24,fd00::/64"))).toEqual(["10.1.0.0/24", "fd00::/64"]);
   });

@@ -1,11 +1,16 @@
 /**
  * Pod network namespaces for the process runtime, set up with the CNI plugins as containerd's CRI
  * plugin does: a network namespace per (non host-network) sandbox, bind-mounted under
- * `<stateDir>/netns/<id>`; the `loopback` plugin for `lo` and the runtime's conflist
+ * `<stateDir>/netns/<id>` with its `lo` up (what the `loopback` plugin does); the runtime's conflist
  * (`<stateDir>/cni/net.d/10-skiff-process.conflist`: `bridge` with a gateway and hairpin veths,
  * `host-local` IPAM over the pod CIDR, `portmap` for host ports) for `eth0`, executed
  * as libcni does (each plugin with `name`, `cniVersion`, the previous plugin's result and the
  * runtime config of the capabilities it declares; DEL in reverse order with the cached result).
+ * Two departures from containerd, each a process start per pod less with the same result: `lo` is
+ * brought up by the command `unshare` runs in the new namespace (`ip link set lo up`), not by the
+ * `loopback` plugin (whose DEL only sets it down in a namespace about to go); and `portmap` runs
+ * only for a sandbox with host ports (with none, its ADD passes the previous result through and
+ * its DEL has nothing to remove).
  *
  * IP masquerade for traffic leaving the pod subnets is one rule per subnet, set up once by the
  * runtime, as 1.23's kubenet does (its bridge has `ipMasq: false` and the kubelet keeps one
@@ -23,7 +28,7 @@ import { join } from "node:path";
 import { findExecutable } from "./isolation-check.js";
 
 /** The CNI plugins the pod network needs, in the plugin directory. */
-export const requiredCNIPlugins = ["bridge", "host-local", "loopback", "portmap"] as const;
+export const requiredCNIPlugins = ["bridge", "host-local", "portmap"] as const;
 
 /** A host port of the sandbox (CRI `port_mappings`). */
 export interface PortMapping {
@@ -71,7 +76,7 @@ const cniVersion = "0.4.0";
 
 /**
  * Why pod network namespaces are unavailable here, or undefined: they need root, the CNI
- * plugins (Debian package `containernetworking-plugins`) in `binDir` and `iptables` in PATH.
+ * plugins (Debian package `containernetworking-plugins`) in `binDir`, `iptables` and `ip` in PATH.
  */
 export async function podNetworkUnavailable(binDir: string, uid = process.getuid?.()): Promise<string | undefined> {
   if (uid !== 0) return "not running as root";
@@ -81,6 +86,7 @@ export async function podNetworkUnavailable(binDir: string, uid = process.getuid
   }
   if (missing.length > 0) return `the CNI plugins ${missing.join(", ")} are missing from ${binDir} (Debian/Ubuntu: apt-get install -y containernetworking-plugins)`;
   if (findExecutable("iptables") === undefined) return "iptables was not found (Debian/Ubuntu: apt-get install -y iptables)";
+  if (findExecutable("ip") === undefined) return "ip was not found (Debian/Ubuntu: apt-get install -y iproute2)";
   return undefined;
 }
 
@@ -323,6 +329,11 @@ export class PodMasquerade {
   }
 }
 
+/** The conflist's plugins a sandbox runs: `portmap` only when it has host ports. Pure. */
+export function pluginsFor(conflist: CNIConfList, portMappings: readonly PortMapping[]): CNIConfList["plugins"] {
+  return conflist.plugins.filter((p) => p.type !== "portmap" || portMappings.length > 0);
+}
+
 function addressOf(cidr: string): string {
   return cidr.split("/")[0] ?? "";
 }
@@ -404,8 +415,8 @@ export class PodNetwork {
   }
 
   /**
-   * Creates the sandbox's network namespace and runs CNI ADD (loopback, then the conflist on
-   * `eth0`). On failure everything done so far is undone.
+   * Creates the sandbox's network namespace with `lo` up and runs CNI ADD of the conflist on
+   * `eth0` ({@link pluginsFor}). On failure everything done so far is undone.
    * @throws CNIError or Error saying which step failed.
    */
   async setUp(args: CNIArgs, portMappings: PortMapping[]): Promise<SandboxNetwork> {
@@ -415,7 +426,7 @@ export class PodNetwork {
     // Named by the full sandbox id: a later run can then run CNI DEL for a namespace left behind.
     const netnsPath = join(dir, args.containerId);
     await writeFile(netnsPath, "");
-    await run("unshare", [`--net=${netnsPath}`, "true"]).catch(async (err: unknown) => {
+    await run("unshare", [`--net=${netnsPath}`, "ip", "link", "set", "lo", "up"]).catch(async (err: unknown) => {
       await rm(netnsPath, { force: true });
       throw err;
     });
@@ -424,9 +435,8 @@ export class PodNetwork {
     const results: unknown[] = [];
     const network: SandboxNetwork = { netnsPath, ip: "", additionalIps: [], gateway: "", teardown: { conflist, results, args, portMappings } };
     try {
-      await runPlugin(this.binDir, "ADD", { cniVersion, name: "cni-loopback", type: "loopback" }, args, netnsPath, "lo");
       let prev: unknown;
-      for (const plugin of conflist.plugins) {
+      for (const plugin of pluginsFor(conflist, portMappings)) {
         prev = await runPlugin(this.binDir, "ADD", pluginConfig(conflist, plugin, prev, portMappings), args, netnsPath, "eth0");
         results.push(prev);
       }
@@ -467,17 +477,16 @@ export class PodNetwork {
   }
 
   /**
-   * CNI DEL (the conflist in reverse order with the cached results, then loopback) and removes the
+   * CNI DEL (the plugins ADD ran, in reverse order, with the cached result) and removes the
    * namespace. Idempotent; the first failure is thrown after every step ran.
    */
   async tearDown(network: SandboxNetwork): Promise<void> {
     const { conflist, results, args, portMappings } = network.teardown;
     const last = results[results.length - 1];
     let first: unknown;
-    for (const plugin of [...conflist.plugins].reverse()) {
+    for (const plugin of [...pluginsFor(conflist, portMappings)].reverse()) {
       await runPlugin(this.binDir, "DEL", pluginConfig(conflist, plugin, last, portMappings), args, network.netnsPath, "eth0").catch((err: unknown) => (first ??= err));
     }
-    await runPlugin(this.binDir, "DEL", { cniVersion, name: "cni-loopback", type: "loopback" }, args, network.netnsPath, "lo").catch(() => undefined);
     await unmountNetns(network.netnsPath);
     if (first !== undefined) throw first;
   }
