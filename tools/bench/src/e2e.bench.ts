@@ -38,11 +38,11 @@ import { mutatingLatencies, percentile, podTimeline, printTimeline } from "./tim
  * at on the shared 2-core machine.
  */
 const previous = {
-  podsPerSecond: "7.7 pods/s under load, 33.7 best (2,000 pods, 20 agents; issue 20); 1.96 before the h6 fixes (300 pods, 5 agents, parallelism 50, load ~28)",
-  startupP50: "23.5 s before the h6 fixes (300/5/50, load ~28)",
-  startupP99: "35.7 s before the h6 fixes (300/5/50, load ~28)",
+  podsPerSecond: "7.03 on a15a32d, from source, before the one masquerade chain (this run's scale, quiet machine); 7.7 pods/s under load, 33.7 best (2,000 pods, 20 agents; issue 20); 1.96 before the h6 fixes (300 pods, 5 agents, parallelism 50, load ~28)",
+  startupP50: "22.5 s on a15a32d; 23.5 s before the h6 fixes (300/5/50, load ~28)",
+  startupP99: "57.7 s on a15a32d; 35.7 s before the h6 fixes (300/5/50, load ~28)",
   apiP99: "0.143 s before the h6 fixes (300/5/50, load ~28)",
-  rss: "4.8–5.2 GiB for 43 processes (2,000 pods, 20 agents; issue 20); 1627 MiB for 13 before the h6 fixes (300/5/50)",
+  rss: "7.6 GiB peak, 4.7 idle on a15a32d (from source); 4.8–5.2 GiB for 43 processes (2,000 pods, 20 agents; issue 20); 1627 MiB for 13 before the h6 fixes (300/5/50)",
 } as const;
 
 export const name = "end to end (apiserver, job controller, scheduler, node agents)";

@@ -17,7 +17,10 @@
  * Environment: `SKIFF_BENCH_TRACE=0` turns the span trace (and the per-pod timeline) off;
  * `SKIFF_BENCH_TRACE_OUT=<file>` keeps a copy of the trace; `SKIFF_BENCH_CPU_PROF=<dir>` has every
  * process write a V8 CPU profile there; `SKIFF_BENCH_FLEET_TIME_LIMIT_S` (3600) stops waiting for the
- * Job then and reports what the run reached (pods Succeeded by then, per second).
+ * Job then and reports what the run reached (pods Succeeded by then, per second);
+ * `SKIFF_BENCH_FLEET_STORAGE=etcd` stores in a three-member etcd cluster on loopback
+ * (tools/etcd/start-cluster.sh, Debian's etcd-server; members from `SKIFF_BENCH_ETCD_BASE_PORT`,
+ * 23790) instead of the default SQLite file.
  */
 import { spawn, spawnSync } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
@@ -139,12 +142,16 @@ export default async function run(): Promise<BenchRow[]> {
   const traceFile = join(traceDir, "trace.jsonl");
   const saved = process.env[traceFileEnv];
   if (tracing) process.env[traceFileEnv] = traceFile;
+  const storage = process.env["SKIFF_BENCH_FLEET_STORAGE"] ?? "sqlite";
+  if (storage !== "sqlite" && storage !== "etcd") throw new Error(`SKIFF_BENCH_FLEET_STORAGE must be sqlite or etcd, got ${JSON.stringify(storage)}`);
+  const etcd = storage === "etcd" ? startEtcd() : undefined;
   let cluster: Cluster;
   try {
-    cluster = await startCluster({ nodes: [], jobControllerArgs: qps, schedulerArgs: qps, nodeArgs });
+    cluster = await startCluster({ nodes: [], jobControllerArgs: qps, schedulerArgs: qps, nodeArgs, ...(etcd ? { apiserverArgs: [`--etcd-servers=${etcd.endpoints}`] } : {}) });
   } catch (e) {
     rmSync(traceDir, { recursive: true, force: true });
     rmSync(fleetRoot, { recursive: true, force: true });
+    etcd?.stop();
     throw e;
   }
   let fleet: ChildProcess | undefined;
@@ -259,7 +266,7 @@ export default async function run(): Promise<BenchRow[]> {
     const perNodeMiB = mib((peakFleetRss - baseRss) / nodes);
     const rows: BenchRow[] = [
       { what: `${nodes} hollow nodes registered (one fleet process)`, value: fleetStartS, unit: "s" },
-      { what: `${pods}-pod Job (sleep 5) on ${nodes} hollow nodes, SQLite`, value: podsPerSecond, unit: "pods/s", note: `${seconds.toFixed(1)} s in all; target >= 300 pods/s: ${podsPerSecond >= 300 ? "met" : "NOT met"}${was("podsPerSecond")}${stoppedNote}` },
+      { what: `${pods}-pod Job (sleep 5) on ${nodes} hollow nodes, ${etcd ? "three-member etcd" : "SQLite"}`, value: podsPerSecond, unit: "pods/s", note: `${seconds.toFixed(1)} s in all; target >= 300 pods/s: ${podsPerSecond >= 300 ? "met" : "NOT met"}${was("podsPerSecond")}${stoppedNote}` },
       { what: `pod start-up latency p50 (created → Running, ${startup.length} pods)`, value: p50, unit: "s", note: was("startupP50").slice(2) },
       { what: "pod start-up latency p99", value: p99, unit: "s", note: `SLO <= 5 s: ${p99 <= 5 ? "met" : "NOT met"}${was("startupP99")}` },
       { what: `mutating API call p50 (probe PATCH every 100 ms, ${probe.length} calls)`, value: percentile(probe, 50), unit: "ms" },
@@ -296,5 +303,23 @@ export default async function run(): Promise<BenchRow[]> {
     await cluster.stop();
     rmSync(traceDir, { recursive: true, force: true });
     rmSync(fleetRoot, { recursive: true, force: true });
+    etcd?.stop();
   }
+}
+
+/** Starts a three-member etcd cluster in a temporary folder (tools/etcd); `stop` purges it. */
+function startEtcd(): { endpoints: string; stop: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), "skiff-bench-etcd-"));
+  const base = process.env["SKIFF_BENCH_ETCD_BASE_PORT"] ?? "23790";
+  const stop = (): void => {
+    spawnSync("bash", [join(repoRoot, "tools/etcd/stop-cluster.sh"), dir, "--purge"], { stdio: "ignore" });
+    rmSync(dir, { recursive: true, force: true });
+  };
+  const r = spawnSync("bash", [join(repoRoot, "tools/etcd/start-cluster.sh"), dir, base], { encoding: "utf8" });
+  const endpoints = r.stdout.trim().split("\n").pop() ?? "";
+  if (r.status !== 0 || !endpoints.startsWith("http")) {
+    stop();
+    throw new Error(`tools/etcd/start-cluster.sh failed (exit ${String(r.status)}): ${r.stderr.trim() || r.stdout.trim()}`);
+  }
+  return { endpoints, stop };
 }
