@@ -88,6 +88,31 @@ if (binary === undefined) {
       }
     });
 
+    it("a watch from an old revision gets every event when etcd's catch-up response is over 4 MiB (grpc-js's default limit; clientv3 takes any size)", async () => {
+      const prefix = `/big-${process.pid}`;
+      const s = await openEtcdStorage({ servers: servers(), prefix, compactionIntervalMs: 0 });
+      try {
+        const from = await s.currentRevision();
+        // 400 updates of 16 KiB objects: with previous values, one catch-up batch is ~13 MiB.
+        const pad = "x".repeat(16 * 1024);
+        await s.create("/registry/widgets/ns/big", { metadata: { name: "big" }, spec: { n: 0, pad } });
+        for (let i = 1; i <= 400; i++) await s.guaranteedUpdate("/registry/widgets/ns/big", (cur) => ({ ...cur, spec: { n: i, pad } }));
+        const w = await s.watch("/registry/widgets", { recursive: true, resourceVersion: from });
+        const seen: number[] = [];
+        const deadline = Date.now() + 20_000;
+        while (seen.length < 401 && Date.now() < deadline) {
+          const e = await Promise.race([w.next(), new Promise<undefined>((r) => setTimeout(r, Math.max(0, deadline - Date.now())))]);
+          if (e === undefined || e.done) break;
+          if (e.value.type === "ERROR") throw e.value.error;
+          if (e.value.type !== "BOOKMARK") seen.push((e.value.object as { spec: { n: number } }).spec.n);
+        }
+        w.stop();
+        expect(seen).toEqual(Array.from({ length: 401 }, (_, i) => i));
+      } finally {
+        await s.close();
+      }
+    }, 60_000);
+
     it("answers Unreachable when no etcd listens, and InvalidError for bad options", async () => {
       const codeOf = async (p: Promise<unknown>) => {
         try {

@@ -211,6 +211,11 @@ export class EtcdStorage implements Storage {
       // retried here (#range), writes resolved by reading back (#write). The per-host circuit
       // breaker stays (it only skips hosts, it never re-sends).
       faultHandling: { global: noRetryPolicy },
+      // As clientv3's default (MaxCallRecvMsgSize math.MaxInt32): etcd answers a watch's catch-up in
+      // batches of up to 1,000 revisions, each event with its previous value, which passes grpc-js's
+      // default 4 MiB limit with objects of a few KiB. Over the limit the stream failed, the client
+      // re-opened it from the same revision, and that watch never got another event.
+      grpcOptions: { "grpc.max_receive_message_length": 2 ** 31 - 1 },
     };
     try {
       if (options.caFile !== undefined || options.certFile !== undefined) {
