@@ -101,13 +101,39 @@ if (binary === undefined) {
         const seen: number[] = [];
         const deadline = Date.now() + 20_000;
         while (seen.length < 401 && Date.now() < deadline) {
-          const e = await Promise.race([w.next(), new Promise<undefined>((r) => setTimeout(r, Math.max(0, deadline - Date.now())))]);
+          const e = await Promise.race([w.next(), new Promise<undefined>((r) => setTimeout(() => r(undefined), Math.max(0, deadline - Date.now())))]);
           if (e === undefined || e.done) break;
           if (e.value.type === "ERROR") throw e.value.error;
           if (e.value.type !== "BOOKMARK") seen.push((e.value.object as { spec: { n: number } }).spec.n);
         }
         w.stop();
         expect(seen).toEqual(Array.from({ length: 401 }, (_, i) => i));
+      } finally {
+        await s.close();
+      }
+    }, 60_000);
+
+    it("a watch whose catch-up etcd cannot send within the message limit ends with an error, as do the others on the client's stream (as clientv3's); new watches then work", async () => {
+      const prefix = `/limit-${process.pid}`;
+      const s = await openEtcdStorage({ servers: servers(), prefix, compactionIntervalMs: 0, maxCallRecvMsgSize: 1 << 20 });
+      try {
+        const from = await s.currentRevision();
+        const pad = "x".repeat(16 * 1024);
+        await s.create("/registry/widgets/ns/big", { metadata: { name: "big" }, spec: { n: 0, pad } });
+        for (let i = 1; i <= 100; i++) await s.guaranteedUpdate("/registry/widgets/ns/big", (cur) => ({ ...cur, spec: { n: i, pad } }));
+        const other = await s.watch("/registry/gadgets", { recursive: true, resourceVersion: await s.currentRevision() });
+        const big = await s.watch("/registry/widgets", { recursive: true, resourceVersion: from });
+        const timeout = (ms: number) => new Promise<"timeout">((r) => setTimeout(() => r("timeout"), ms));
+        const first = await Promise.race([big.next(), timeout(15_000)]);
+        expect(first).not.toBe("timeout");
+        expect(first).toMatchObject({ done: false, value: { type: "ERROR" } });
+        expect(String((first as { value: { error: Error } }).value.error.message)).toMatch(/RESOURCE_EXHAUSTED|larger than max|message/i);
+        // The stream the two shared failed: the other watch ends too, rather than stalling.
+        expect(await Promise.race([other.next(), timeout(15_000)])).toMatchObject({ done: false, value: { type: "ERROR" } });
+        const again = await s.watch("/registry/gadgets", { recursive: true, resourceVersion: await s.currentRevision() });
+        await s.create("/registry/gadgets/ns/g", { metadata: { name: "g" } });
+        expect(await Promise.race([again.next(), timeout(15_000)])).toMatchObject({ done: false, value: { type: "ADDED" } });
+        again.stop();
       } finally {
         await s.close();
       }

@@ -127,7 +127,7 @@ export default async function run(): Promise<BenchRow[]> {
   const nodes = Math.max(1, Math.round(1000 * s));
   const pods = nodes * podsPerNode;
   const before = previous[String(s)];
-  const was = (k: keyof NonNullable<typeof before>): string => (before ? `; previous at this scale: ${before[k]}` : "");
+  const was = (k: keyof NonNullable<typeof before>): string => (before ? `; previous at this scale${process.env["SKIFF_BENCH_FLEET_STORAGE"] === "etcd" ? " (SQLite)" : ""}: ${before[k]}` : "");
   const qps = ["--cluster-api-qps=500", "--cluster-api-burst=1000"];
   // Every process appends spans to one trace file (SKIFF_BENCH_TRACE=0: none; at full scale the
   // file holds ~20 records a pod).

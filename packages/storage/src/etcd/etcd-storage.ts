@@ -71,6 +71,12 @@ export interface EtcdStorageOptions {
   readonly requestTimeoutMs?: number;
   /** Connection timeout, in milliseconds. @defaultValue 5000 */
   readonly dialTimeoutMs?: number;
+  /**
+   * The largest gRPC message (bytes) the client takes from etcd, clientv3's `MaxCallRecvMsgSize`.
+   * A watch whose catch-up response is larger ends with an Unreachable error.
+   * @defaultValue 2^31 − 1 (clientv3's default: any size)
+   */
+  readonly maxCallRecvMsgSize?: number;
 }
 
 /** What {@link EtcdStorage}'s compare-and-swap write found. */
@@ -215,7 +221,7 @@ export class EtcdStorage implements Storage {
       // batches of up to 1,000 revisions, each event with its previous value, which passes grpc-js's
       // default 4 MiB limit with objects of a few KiB. Over the limit the stream failed, the client
       // re-opened it from the same revision, and that watch never got another event.
-      grpcOptions: { "grpc.max_receive_message_length": 2 ** 31 - 1 },
+      grpcOptions: { "grpc.max_receive_message_length": options.maxCallRecvMsgSize ?? 2 ** 31 - 1 },
     };
     try {
       if (options.caFile !== undefined || options.certFile !== undefined) {

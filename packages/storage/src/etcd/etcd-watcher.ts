@@ -4,6 +4,10 @@ import type { StoragePredicate, StoredObject, WatchChangeEvent, WatchEvent, Watc
 import { EventQueue } from "../internal/event-queue.js";
 import { classifyEtcdError, unreachableError } from "./etcd-errors.js";
 
+// gRPC status codes that clientv3 retries a watch stream on (isHaltErr).
+const grpcInternal = 13;
+const grpcUnavailable = 14;
+
 /** What an {@link EtcdWatcher} needs from its storage. */
 export interface EtcdWatcherInit {
   readonly client: Etcd3;
@@ -135,6 +139,16 @@ export class EtcdWatcher implements Watcher {
       (etcd.request as { start_revision?: string | number }).start_revision = String(this.#position + 1);
     };
     etcd.on("connected", setResume);
+    // The etcd3 client re-opens a failed watch stream whatever the error; clientv3 ends the watch
+    // unless the error is transient (isHaltErr: gRPC Unavailable or Internal). A watch whose
+    // catch-up etcd cannot send (a message over the size limit: ResourceExhausted) would otherwise
+    // be re-opened from the same revision forever, delivering nothing, and with it every watch
+    // sharing the client's stream. It ends with the error instead, so its consumer re-lists.
+    etcd.on("disconnected", (error: unknown) => {
+      if (this.#etcd !== etcd) return;
+      const code = (error as { code?: unknown } | undefined)?.code;
+      if (typeof code === "number" && code !== grpcUnavailable && code !== grpcInternal) this.#fail(error);
+    });
     etcd.on("data", (res: IWatchResponse) => {
       if (this.#etcd !== etcd) return;
       this.#receive(res);
