@@ -153,6 +153,7 @@ if (binary === undefined) {
       expect(await codeOf(openEtcdStorage({ servers: ["127.0.0.1:2379"] }))).toBe("InvalidError");
       expect(await codeOf(openEtcdStorage({ servers: servers(), certFile: "/x" }))).toBe("InvalidError");
       expect(await codeOf(openEtcdStorage({ servers: servers(), caFile: "/nonexistent/ca.pem" }))).toBe("InvalidError");
+      for (const maxCallRecvMsgSize of [0, -1, 1.5, 2 ** 31, Number.NaN]) expect(await codeOf(openEtcdStorage({ servers: servers(), maxCallRecvMsgSize }))).toBe("InvalidError");
     });
   });
 

@@ -73,7 +73,8 @@ export interface EtcdStorageOptions {
   readonly dialTimeoutMs?: number;
   /**
    * The largest gRPC message (bytes) the client takes from etcd, clientv3's `MaxCallRecvMsgSize`.
-   * A watch whose catch-up response is larger ends with an Unreachable error.
+   * A watch whose catch-up response is larger ends with an Unreachable error. Outside
+   * [1, 2^31 − 1]: InvalidError.
    * @defaultValue 2^31 − 1 (clientv3's default: any size)
    */
   readonly maxCallRecvMsgSize?: number;
@@ -203,6 +204,8 @@ export class EtcdStorage implements Storage {
     if (!Number.isFinite(intervalMs) || intervalMs < 0) throw new StorageError("InvalidError", { detail: `compactionIntervalMs must be >= 0, got ${intervalMs}` });
     const buffer = options.watchBufferSize ?? 1000;
     if (!Number.isSafeInteger(buffer) || buffer <= 0) throw new StorageError("InvalidError", { detail: `watchBufferSize must be a positive integer, got ${buffer}` });
+    const maxRecv = options.maxCallRecvMsgSize ?? 2 ** 31 - 1;
+    if (!Number.isSafeInteger(maxRecv) || maxRecv <= 0 || maxRecv > 2 ** 31 - 1) throw new StorageError("InvalidError", { detail: `maxCallRecvMsgSize must be an integer in [1, 2147483647] bytes, got ${maxRecv}` });
     if ((options.certFile === undefined) !== (options.keyFile === undefined)) {
       throw new StorageError("InvalidError", { detail: "the etcd client certificate and key must be given together" });
     }
@@ -221,7 +224,7 @@ export class EtcdStorage implements Storage {
       // batches of up to 1,000 revisions, each event with its previous value, which passes grpc-js's
       // default 4 MiB limit with objects of a few KiB. Over the limit the stream failed, the client
       // re-opened it from the same revision, and that watch never got another event.
-      grpcOptions: { "grpc.max_receive_message_length": options.maxCallRecvMsgSize ?? 2 ** 31 - 1 },
+      grpcOptions: { "grpc.max_receive_message_length": maxRecv },
     };
     try {
       if (options.caFile !== undefined || options.certFile !== undefined) {
