@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { Etcd3 } from "etcd3";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findEtcdBinary, isStorageError, migrateStorage, openEtcdStorage, openSqliteStorage, startLocalEtcd } from "../src/index.js";
 import type { EtcdStorage, LocalEtcd } from "../src/index.js";
 import { runStorageConformance } from "../src/testing/index.js";
+import { EtcdWatcher } from "../src/etcd/etcd-watcher.js";
+import type { StoredObject } from "../src/index.js";
 
 const binary = findEtcdBinary();
 if (binary === undefined) {
@@ -110,6 +113,99 @@ if (binary === undefined) {
         expect(seen).toEqual(Array.from({ length: 401 }, (_, i) => i));
       } finally {
         await s.close();
+      }
+    }, 60_000);
+
+    it("a watch's catch-up reaches a busy process in a few event-loop turns: the client grants etcd a 16 MiB flow-control window, not HTTP/2's 64 KiB (clientv3's grows to 16 MiB)", async () => {
+      const prefix = `/window-${process.pid}`;
+      const s = await openEtcdStorage({ servers: servers(), prefix, compactionIntervalMs: 0 });
+      try {
+        const from = await s.currentRevision();
+        // 120 updates of 16 KiB objects: one catch-up response of ~4 MiB with previous values.
+        const pad = "x".repeat(16 * 1024);
+        await s.create("/registry/widgets/ns/w", { metadata: { name: "w" }, spec: { n: 0, pad } });
+        for (let i = 1; i <= 120; i++) await s.guaranteedUpdate("/registry/widgets/ns/w", (cur) => ({ ...cur, spec: { n: i, pad } }));
+        // A busy process: every event-loop turn spends 5 ms of CPU. With a 64 KiB window etcd sent
+        // 64 KiB a turn (the window update goes out the turn after), so ~4 MiB took over 100 turns.
+        let turns = 0;
+        let busy = true;
+        const spin = (): void => {
+          if (!busy) return;
+          turns++;
+          const until = performance.now() + 5;
+          while (performance.now() < until);
+          setImmediate(spin);
+        };
+        const w = await s.watch("/registry/widgets", { recursive: true, resourceVersion: from });
+        setImmediate(spin);
+        try {
+          const first = await w.next();
+          expect(first).toMatchObject({ done: false, value: { type: "ADDED" } });
+        } finally {
+          busy = false;
+          w.stop();
+        }
+        // Measured here: 110-115 turns with 64 KiB, 6-40 with 16 MiB.
+        expect(turns).toBeLessThan(60);
+      } finally {
+        await s.close();
+      }
+    }, 60_000);
+
+    it("a watcher takes a catch-up response larger than its buffer whole (no cancel and re-create per batch); a consumer that stays behind pauses it, and it resumes with nothing lost or repeated", async () => {
+      const client = new Etcd3({ hosts: servers() });
+      let watches = 0;
+      // The real client; only its watch() calls are counted (each is one etcd watch created).
+      const counting = new Proxy(client, {
+        get: (target, p) => (p === "watch" ? () => (watches++, target.watch()) : Reflect.get(target, p, target)),
+      });
+      const root = `/pause-${process.pid}/`;
+      const revisionOf = async () => Number((await client.get("/").exec()).header.revision);
+      const put = async (from: number, to: number) => {
+        for (let i = from; i < to; i++) await client.put(`${root}k${String(i).padStart(3, "0")}`).value(JSON.stringify({ metadata: { name: `k${i}` }, spec: { i } }));
+      };
+      try {
+        const startRevision = await revisionOf();
+        await put(0, 50);
+        const w = new EtcdWatcher({
+          client: counting,
+          key: root,
+          start: Buffer.from(root),
+          end: Buffer.from(`/pause-${process.pid}0`),
+          predicate: undefined,
+          startRevision,
+          initial: [],
+          bufferSize: 10,
+          bookmarkIntervalMs: undefined,
+          toStorageKey: (k) => k.toString(),
+          decode: (kv) => JSON.parse(kv.value.toString()) as StoredObject,
+          compactedRevision: async () => 0,
+          onStop: () => {},
+        });
+        await w.start();
+        const spec = async () => {
+          const r = await w.next();
+          if (r.done || r.value.type === "ERROR" || r.value.type === "BOOKMARK") throw new Error(`unexpected ${JSON.stringify(r)}`);
+          return (r.value.object as { spec: { i: number } }).spec.i;
+        };
+        const seen: number[] = [];
+        // etcd answers the catch-up of 50 revisions in one response: 50 queued, over the buffer of 10.
+        for (let i = 0; i < 50; i++) seen.push(await spec());
+        expect(watches).toBe(1);
+        // Now the consumer stays behind: 20 more events one by one; the queue is over the buffer
+        // when the next response comes, so the etcd watch is cancelled ...
+        await put(50, 70);
+        await new Promise((r) => setTimeout(r, 300));
+        // ... and re-created from the last queued revision once the consumer has drained.
+        for (let i = 50; i < 70; i++) seen.push(await spec());
+        await put(70, 75);
+        for (let i = 70; i < 75; i++) seen.push(await spec());
+        w.stop();
+        expect(watches).toBe(2);
+        expect(seen).toEqual(Array.from({ length: 75 }, (_, i) => i));
+      } finally {
+        await client.delete().prefix(root).exec();
+        client.close();
       }
     }, 60_000);
 

@@ -28,6 +28,7 @@ import type {
 } from "../types.js";
 import { classifyEtcdError, unreachableError } from "./etcd-errors.js";
 import { EtcdWatcher } from "./etcd-watcher.js";
+import { etcdGrpcOptions } from "./grpc-options.js";
 
 /**
  * Options of {@link openEtcdStorage}: the apiserver's `--etcd-*` flags.
@@ -58,8 +59,9 @@ export interface EtcdStorageOptions {
    */
   readonly compactionIntervalMs?: number;
   /**
-   * Events a watcher may have queued but not consumed before its etcd watch is paused (it then
-   * resumes from where it stopped once drained, missing nothing unless compaction overtakes it).
+   * Events a watcher may have queued but not consumed when the next etcd response comes before its
+   * etcd watch is paused (it then resumes from where it stopped once drained, missing nothing
+   * unless compaction overtakes it). A response is always queued whole.
    * @defaultValue 1000
    */
   readonly watchBufferSize?: number;
@@ -220,11 +222,8 @@ export class EtcdStorage implements Storage {
       // retried here (#range), writes resolved by reading back (#write). The per-host circuit
       // breaker stays (it only skips hosts, it never re-sends).
       faultHandling: { global: noRetryPolicy },
-      // As clientv3's default (MaxCallRecvMsgSize math.MaxInt32): etcd answers a watch's catch-up in
-      // batches of up to 1,000 revisions, each event with its previous value, which passes grpc-js's
-      // default 4 MiB limit with objects of a few KiB. Over the limit the stream failed, the client
-      // re-opened it from the same revision, and that watch never got another event.
-      grpcOptions: { "grpc.max_receive_message_length": maxRecv },
+      // clientv3's message size limit and flow-control window (see etcdGrpcOptions).
+      grpcOptions: etcdGrpcOptions(maxRecv),
     };
     try {
       if (options.caFile !== undefined || options.certFile !== undefined) {

@@ -31,10 +31,13 @@ export interface EtcdWatcherInit {
 }
 
 /**
- * A storage watcher over one etcd watch (with previous values). Events are queued up to
- * `bufferSize`; past that the etcd watch is cancelled and re-created from the last queued
- * revision once the consumer has drained the queue, so a slow consumer loses nothing unless
- * compaction overtakes it (then an ERROR `ResourceVersionExpired`). On a broken stream the etcd3
+ * A storage watcher over one etcd watch (with previous values). Each etcd response is queued
+ * whole (a catch-up response holds up to 1,000 revisions); when a response comes while
+ * `bufferSize` events or more are still queued, the etcd watch is cancelled and re-created from
+ * the last queued revision once the consumer has drained the queue, so a slow consumer loses
+ * nothing unless compaction overtakes it (then an ERROR `ResourceVersionExpired`). (Pausing on a
+ * single response over the buffer cancelled every catch-up batch, and etcd served each re-created
+ * watch from its history again: a watch that fell behind stayed behind.) On a broken stream the etcd3
  * client reconnects; the resume revision is always set here from the last event (or progress
  * notification) received, never from a response header, so no event is skipped.
  */
@@ -197,6 +200,7 @@ export class EtcdWatcher implements Watcher {
 
   #receive(res: IWatchResponse): void {
     if (this.#done || this.#paused) return;
+    const queuedBefore = this.#queue.size;
     const base = this.#position;
     let last = base;
     for (const ev of res.events) {
@@ -215,7 +219,7 @@ export class EtcdWatcher implements Watcher {
     // header revision.
     if (res.events.length === 0 && !res.created && !res.canceled) last = Math.max(last, Number(res.header.revision));
     this.#position = last;
-    if (this.#queue.size >= this.#init.bufferSize) {
+    if (queuedBefore >= this.#init.bufferSize) {
       this.#paused = true;
       this.#cancelEtcd();
     }
