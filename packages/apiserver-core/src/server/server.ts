@@ -21,7 +21,7 @@ import { defaultPatchSchemaFor } from "../handlers/apply.js";
 import { defaultDecode } from "../handlers/decode.js";
 import { resolveStore, serveResource, storeKey } from "../handlers/dispatch.js";
 import { encodeResult, encodeStatus, notFoundStatus } from "../handlers/response.js";
-import type { EncodedResponse, HandlerResult, WatchSink } from "../handlers/response.js";
+import type { EncodedResponse, HandlerResult } from "../handlers/response.js";
 import type { DecodeFunc, HandlerConfig, HandlerRequest } from "../handlers/scope.js";
 import { bodyMediaTypes } from "../negotiation/negotiation.js";
 import { GenericStore } from "../registry/store.js";
@@ -31,6 +31,7 @@ import { trimRestfulTrailingSlashes } from "../request/restful-path.js";
 import { parseRequestInfo } from "../request/request-info.js";
 import type { RequestInfo } from "../request/request-info.js";
 import { answerClientError } from "./client-error.js";
+import { watchSink } from "./watch-sink.js";
 import { routeUpgradeRequests } from "./upgrade.js";
 
 /** A handler for a non-resource path (discovery, OpenAPI, health, version) supplied by the app. */
@@ -201,7 +202,7 @@ export function createAPIServer(config: APIServerConfig): APIServer {
     const { scope, result } = tracer && tracedVerbs.has(request.info.verb) ? await traceRequest(tracer, request, () => serveResource(request, store, handlerConfig)) : await serveResource(request, store, handlerConfig);
     if (result.type !== "stream") return send(reply, encodeResult(scope, result));
     reply.hijack();
-    await result.run(watchSink(req, reply));
+    await result.run(watchSink(req.raw, reply.raw));
   };
   app.route({ method: ["GET", "POST", "PUT", "PATCH", "DELETE"], url: "/api/*", handler: handle });
   app.route({ method: ["GET", "POST", "PUT", "PATCH", "DELETE"], url: "/apis/*", handler: handle });
@@ -265,43 +266,3 @@ function sendStatus(reply: FastifyReply, status: StatusBody) {
   return send(reply, encodeStatus(status));
 }
 
-/**
- * A watch sink over a hijacked fastify reply. Backpressure: a client that reads slowly pauses the
- * watch loop (its events wait in the watch cache's bounded per-watcher buffer) instead of piling
- * encoded bytes up in memory; without it a thousand watchers replaying a few thousand events ran
- * the process out of heap.
- */
-function watchSink(req: FastifyRequest, reply: FastifyReply): WatchSink {
-  const raw = reply.raw;
-  let closed = false;
-  req.raw.once("close", () => (closed = true));
-  return {
-    get closed() {
-      return closed;
-    },
-    start(contentType) {
-      raw.writeHead(200, { "content-type": contentType, "transfer-encoding": "chunked" });
-      // Send the headers now, as 1.23's watch handler flushes at once: clients wait for them.
-      raw.flushHeaders();
-    },
-    async write(chunk) {
-      if (raw.write(chunk) || closed) return;
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          raw.off("drain", done);
-          raw.off("close", done);
-          resolve();
-        };
-        raw.once("drain", done);
-        raw.once("close", done);
-      });
-    },
-    onClose(listener) {
-      req.raw.on("close", listener);
-      return () => req.raw.off("close", listener);
-    },
-    end() {
-      raw.end();
-    },
-  };
-}
