@@ -1,5 +1,6 @@
 import { FakeClock, ItemExponentialFailureRateLimiter, RateLimitingQueue } from "@skiff/client";
-import { MemoryStorage } from "@skiff/storage";
+import { MemoryStorage, StorageError } from "@skiff/storage";
+import type { Storage, WatchEvent, WatchOptions, Watcher } from "@skiff/storage";
 import { afterEach, describe, expect, it } from "vitest";
 import { startWatchedWorker } from "./common.js";
 
@@ -103,5 +104,97 @@ describe("startWatchedWorker", () => {
     await storage.create("/registry/y/b", { metadata: { name: "b" } });
     await until(() => events.length === 2, "two events");
     expect(events).toEqual(["ADDED /registry/x/a", "DELETED /registry/x/a"]);
+  });
+  // The real MemoryStorage; only its first watch is wrapped to end with an ERROR after one event
+  // (what a failed etcd stream or a consumer that fell behind delivers).
+  function failingOnce(storage: MemoryStorage): { storage: Storage; watchOptions: (WatchOptions | undefined)[] } {
+    const watchOptions: (WatchOptions | undefined)[] = [];
+    const wrapped = new Proxy(storage, {
+      get(target, p) {
+        if (p === "watch") {
+          return async (key: string, options?: WatchOptions): Promise<Watcher> => {
+            watchOptions.push(options);
+            const inner = await target.watch(key, options);
+            if (watchOptions.length > 1) return inner;
+            let delivered = 0;
+            const w: Watcher & { return(): Promise<IteratorResult<WatchEvent, undefined>> } = {
+              async next(): Promise<IteratorResult<WatchEvent, undefined>> {
+                if (delivered++ === 1) return { done: false, value: { type: "ERROR", error: new StorageError("Unreachable", { detail: "injected stream failure" }) } };
+                return inner.next();
+              },
+              async return() {
+                inner.stop();
+                return { done: true, value: undefined };
+              },
+              stop: () => inner.stop(),
+              [Symbol.asyncIterator]() {
+                return w;
+              },
+            };
+            return w;
+          };
+        }
+        const v = Reflect.get(target, p, target) as unknown;
+        return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+    return { storage: wrapped, watchOptions };
+  }
+
+  it("opens the watch again after an ERROR, from the last event's revision: changes made meanwhile arrive once, nothing is missed", async () => {
+    const memory = new MemoryStorage({ compactionIntervalMs: 0 });
+    cleanup.push(() => memory.close());
+    const { storage, watchOptions } = failingOnce(memory);
+    const events: string[] = [];
+    const logged: string[] = [];
+    const stop = await startWatchedWorker(storage, {
+      name: "test",
+      prefix: "/registry/x/",
+      queue: new RateLimitingQueue<string>(),
+      sync: () => Promise.resolve(),
+      onChange: (e) => events.push(`${e.type} ${e.key}`),
+      log: (l) => logged.push(l),
+      rewatchDelayMs: 200,
+    });
+    cleanup.push(stop);
+    const a = await memory.create("/registry/x/a", { metadata: { name: "a" } });
+    await until(() => logged.length === 1, "the watch ended");
+    // While no watch is open:
+    await memory.create("/registry/x/b", { metadata: { name: "b" } });
+    await memory.delete("/registry/x/a");
+    await until(() => events.length === 3, "three events");
+    expect(events).toEqual(["ADDED /registry/x/a", "ADDED /registry/x/b", "DELETED /registry/x/a"]);
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toMatch(/^test: watch ended: .*injected stream failure; watching again$/);
+    expect(watchOptions.map((o) => o?.resourceVersion)).toEqual([undefined, a.revision]);
+    await memory.create("/registry/x/c", { metadata: { name: "c" } });
+    await until(() => events.length === 4, "a live event on the new watch");
+    expect(events[3]).toBe("ADDED /registry/x/c");
+  });
+
+  it("when the last revision is compacted meanwhile, watches from the current state (every object ADDED again)", async () => {
+    const memory = new MemoryStorage({ compactionIntervalMs: 0 });
+    cleanup.push(() => memory.close());
+    const { storage, watchOptions } = failingOnce(memory);
+    const events: string[] = [];
+    const logged: string[] = [];
+    const stop = await startWatchedWorker(storage, {
+      name: "test",
+      prefix: "/registry/x/",
+      queue: new RateLimitingQueue<string>(),
+      sync: () => Promise.resolve(),
+      onChange: (e) => events.push(`${e.type} ${e.key}`),
+      log: (l) => logged.push(l),
+      rewatchDelayMs: 200,
+    });
+    cleanup.push(stop);
+    const a = await memory.create("/registry/x/a", { metadata: { name: "a" } });
+    await until(() => logged.length === 1, "the watch ended");
+    const b = await memory.create("/registry/x/b", { metadata: { name: "b" } });
+    await memory.compact(b.revision);
+    await until(() => events.length === 3, "the objects again");
+    expect(events).toEqual(["ADDED /registry/x/a", "ADDED /registry/x/a", "ADDED /registry/x/b"]);
+    expect(logged[1]).toBe(`test: revision ${a.revision} is compacted; watching from the current state`);
+    expect(watchOptions.map((o) => o?.resourceVersion)).toEqual([undefined, a.revision, undefined]);
   });
 });

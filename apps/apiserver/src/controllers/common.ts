@@ -5,6 +5,7 @@
  */
 import { GenericStore } from "@skiff/apiserver-core";
 import type { APIObject, RequestContext, ResourceStrategy } from "@skiff/apiserver-core";
+import { isStorageError } from "@skiff/storage";
 import type { Storage, WatchChangeEvent, Watcher } from "@skiff/storage";
 import type { RateLimitingQueue } from "@skiff/client";
 
@@ -76,39 +77,78 @@ export interface WatchedWorkerOptions {
   /** Called for every ADDED/MODIFIED/DELETED event; queues what it wants synced. Must not mutate the event's objects (they are shared). */
   readonly onChange: (event: WatchChangeEvent) => void;
   readonly log: ControllerLog;
+  /** Wait before a watch that ended is opened again, in milliseconds. @defaultValue 1000 */
+  readonly rewatchDelayMs?: number;
 }
 
 /**
  * The loop the in-process controllers share: one storage watch of a key prefix feeding the
  * controller's client-go work queue (`RateLimitingQueue` of `@skiff/client`), and one worker as
  * client-go's `processNextWorkItem`: a key that syncs is forgotten by the rate limiter, one that
- * fails is logged and re-added after the rate limiter's back-off. Bookmarks are skipped; an ERROR
- * event ends the watch (logged). Resolves once the watch is established, with a function that
- * stops the watch and shuts the queue down; the worker then takes no further key (a sync under
- * way finishes).
- * @throws what `storage.watch` throws (storage unreachable)
+ * fails is logged and re-added after the rate limiter's back-off. Bookmarks are skipped. A watch
+ * that ends (an ERROR event: the storage's stream failed, the consumer fell behind) is logged and
+ * opened again after `rewatchDelayMs`, as a reflector: from the last event's revision, so nothing
+ * is missed; when that revision has been compacted, from the current state (every object ADDED
+ * again; deletions in the gap are not replayed). Resolves once the first watch is established,
+ * with a function that stops the watch and shuts the queue down; the worker then takes no further
+ * key (a sync under way finishes).
+ * @throws what `storage.watch` throws for the first watch (storage unreachable)
  * @see staging/src/k8s.io/client-go/util/workqueue/rate_limiting_queue.go
+ * @see staging/src/k8s.io/client-go/tools/cache/reflector.go (watch resumed from the last resourceVersion, relist on 410)
  * @see pkg/controller/namespace/namespace_controller.go (worker)
  */
 export async function startWatchedWorker(storage: Storage, o: WatchedWorkerOptions): Promise<() => void> {
   // onChange only reads events, so the backend may hand out its shared parsed objects.
-  const watcher = await storage.watch(o.prefix, { recursive: true, sharedObjects: true });
-  void consume(watcher, o);
+  const state: WatchState = { watcher: await storage.watch(o.prefix, { recursive: true, sharedObjects: true }), stopped: false };
+  void consume(storage, state, o);
   void work(o);
   return () => {
-    watcher.stop();
+    state.stopped = true;
+    state.watcher.stop();
     o.queue.shutDown();
   };
 }
 
-async function consume(w: Watcher, o: WatchedWorkerOptions): Promise<void> {
-  for await (const e of w) {
-    if (e.type === "BOOKMARK") continue;
-    if (e.type === "ERROR") {
-      o.log(`${o.name}: watch ended: ${e.error.message}`);
+interface WatchState {
+  watcher: Watcher;
+  stopped: boolean;
+}
+
+async function consume(storage: Storage, state: WatchState, o: WatchedWorkerOptions): Promise<void> {
+  let last: number | undefined;
+  for (;;) {
+    let reason = "the watch ended";
+    for await (const e of state.watcher) {
+      if (e.type === "BOOKMARK") continue;
+      if (e.type === "ERROR") {
+        reason = e.error.message;
+        break;
+      }
+      last = last === undefined ? e.revision : Math.max(last, e.revision);
+      o.onChange(e);
+    }
+    if (state.stopped) return;
+    o.log(`${o.name}: watch ended: ${reason}; watching again`);
+    for (;;) {
+      await new Promise((r) => setTimeout(r, o.rewatchDelayMs ?? 1000));
+      if (state.stopped) return;
+      try {
+        state.watcher = await storage.watch(o.prefix, { recursive: true, sharedObjects: true, ...(last !== undefined ? { resourceVersion: last } : {}) });
+        break;
+      } catch (err) {
+        if (isStorageError(err, "ResourceVersionExpired")) {
+          o.log(`${o.name}: revision ${String(last)} is compacted; watching from the current state`);
+          last = undefined;
+          continue;
+        }
+        o.log(`${o.name}: watching again failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+    // Stopped while the watch was being opened.
+    if (state.stopped) {
+      state.watcher.stop();
       return;
     }
-    o.onChange(e);
   }
 }
 
