@@ -270,3 +270,80 @@ describe("client keep-alive connections the server closed", () => {
     client.close();
   });
 });
+
+describe("Retry-After (client-go's request retries)", () => {
+  // Answers each request with the next of `answers` (then 200 with a Pod), recording the bodies.
+  async function scripted(answers: { code: number; retryAfter?: string }[]): Promise<{ config: ClusterConfig; bodies: string[] }> {
+    const bodies: string[] = [];
+    server = createServer((req, res) => {
+      let body = "";
+      req.on("data", (c: Buffer) => (body += c.toString()));
+      req.on("end", () => {
+        bodies.push(`${req.method ?? ""} ${body}`);
+        const a = answers.shift();
+        if (a === undefined) {
+          res.writeHead(200, { "content-type": "application/json" });
+          res.end(JSON.stringify({ apiVersion: "v1", kind: "Pod", metadata: { name: "p", namespace: "default", resourceVersion: "1" } }));
+          return;
+        }
+        res.writeHead(a.code, { "content-type": "application/json", ...(a.retryAfter !== undefined ? { "retry-after": a.retryAfter } : {}) });
+        res.end(JSON.stringify({ apiVersion: "v1", kind: "Status", status: "Failure", reason: a.code === 429 ? "TooManyRequests" : "InternalError", code: a.code, message: `answer ${String(a.code)}` }));
+      });
+    });
+    await new Promise<void>((r) => server?.listen(0, "127.0.0.1", r));
+    return { config: { server: `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`, insecureSkipTLSVerify: false } as ClusterConfig, bodies };
+  }
+  const pod = { apiVersion: "v1", kind: "Pod", metadata: { name: "p", namespace: "default" } } as Pod;
+
+  it("sends a request again after 429 or 5xx with Retry-After, the same body each time", async () => {
+    const { config, bodies } = await scripted([{ code: 429, retryAfter: "0" }, { code: 503, retryAfter: "0" }, { code: 500, retryAfter: "-3" }]);
+    const client = createClient(config, { qps: 0 });
+    const created = await client.pods.create(pod, { namespace: "default" });
+    expect(created.metadata?.name).toBe("p");
+    expect(bodies).toHaveLength(4);
+    expect(new Set(bodies).size).toBe(1);
+    expect(bodies[0]).toMatch(/^POST \{/);
+    client.close();
+  });
+
+  it("waits the seconds Retry-After gives", async () => {
+    const { config } = await scripted([{ code: 429, retryAfter: "1" }]);
+    const client = createClient(config, { qps: 0 });
+    const t0 = performance.now();
+    await client.pods.get("p", { namespace: "default" });
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(990);
+    client.close();
+  });
+
+  it("gives up after 10 retries with the last answer's error", async () => {
+    const { config, bodies } = await scripted(Array.from({ length: 12 }, () => ({ code: 429, retryAfter: "0" })));
+    const client = createClient(config, { qps: 0 });
+    await expect(client.pods.get("p", { namespace: "default" })).rejects.toMatchObject({ status: { code: 429, reason: "TooManyRequests" } });
+    expect(bodies).toHaveLength(11);
+    client.close();
+  });
+
+  it("does not retry without Retry-After, with a date, or for a 4xx other than 429", async () => {
+    for (const a of [{ code: 500 }, { code: 503, retryAfter: "Wed, 21 Oct 2015 07:28:00 GMT" }, { code: 409, retryAfter: "0" }]) {
+      const { config, bodies } = await scripted([a]);
+      const client = createClient(config, { qps: 0 });
+      await expect(client.pods.get("p", { namespace: "default" })).rejects.toMatchObject({ status: { code: a.code } });
+      expect(bodies).toHaveLength(1);
+      client.close();
+      server?.closeAllConnections();
+      server?.close();
+    }
+  });
+
+  it("an abort during the wait ends the request at once", async () => {
+    const { config, bodies } = await scripted([{ code: 429, retryAfter: "30" }]);
+    const client = createClient(config, { qps: 0 });
+    const ac = new AbortController();
+    const get = client.pods.get("p", { namespace: "default", signal: ac.signal });
+    await new Promise((r) => setTimeout(r, 100));
+    ac.abort();
+    await expect(get).rejects.toMatchObject({ code: "Aborted" });
+    expect(bodies).toHaveLength(1);
+    client.close();
+  });
+});

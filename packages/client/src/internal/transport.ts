@@ -35,6 +35,40 @@ class StaleConnectionError extends Error {
   }
 }
 
+/** Times client-go sends a request again after a 429/5xx answer with `Retry-After` (`Request.maxRetries`). */
+const maxRetries = 10;
+
+/**
+ * The seconds to wait before sending a request again, for an answer with HTTP status `code` and
+ * this `Retry-After` header; `undefined` when it is not to be retried. As client-go's `checkWait`:
+ * only 429 and 5xx answers, and only with a whole number of seconds (a negative one waits 0); an
+ * HTTP date or any other form is not retried.
+ * @see staging/src/k8s.io/client-go/rest/request.go (checkWait, retryAfterSeconds) in kubernetes/kubernetes v1.23
+ */
+function retryAfterSeconds(code: number, header: string | string[] | undefined): number | undefined {
+  if (code !== 429 && code < 500) return undefined;
+  const h = Array.isArray(header) ? header[0] : header;
+  if (h === undefined || !/^[+-]?[0-9]+$/.test(h)) return undefined;
+  const n = Number(h);
+  return Number.isSafeInteger(n) ? Math.max(0, n) : undefined;
+}
+
+/** Resolves after `ms` milliseconds; rejects with the signal's reason when it aborts first. */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  if (signal?.aborted) return Promise.reject(signal.reason);
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
 /** Connections a client keeps to its apiserver for ordinary requests (watches do not count). */
 export const defaultMaxConnections = 64;
 
@@ -236,15 +270,27 @@ export class Transport {
     }
   }
 
+  // A 429 or 5xx answer with a numeric Retry-After is sent again after that many seconds (rate
+  // limiter included), up to maxRetries times, as client-go's request does.
   private async jsonOnce<R>(spec: RequestSpec): Promise<R> {
-    const res = await this.send(spec);
-    const text = await this.readBody(res, spec);
-    const code = res.statusCode ?? 0;
-    if (code < 200 || code > 299) throw this.errorFor(res, text, spec);
-    try {
-      return JSON.parse(text) as R;
-    } catch (e) {
-      throw new ClientError("DecodeError", `${spec.method} ${spec.path}: response is not JSON: ${(e as Error).message}`, { cause: e });
+    for (let retries = 0; ; retries++) {
+      const res = await this.send(spec);
+      const text = await this.readBody(res, spec);
+      const code = res.statusCode ?? 0;
+      if (code >= 200 && code <= 299) {
+        try {
+          return JSON.parse(text) as R;
+        } catch (e) {
+          throw new ClientError("DecodeError", `${spec.method} ${spec.path}: response is not JSON: ${(e as Error).message}`, { cause: e });
+        }
+      }
+      const wait = retryAfterSeconds(code, res.headers["retry-after"]);
+      if (wait === undefined || retries >= maxRetries) throw this.errorFor(res, text, spec);
+      try {
+        await sleep(wait * 1000, spec.signal);
+      } catch (e) {
+        throw this.abortError(spec, e);
+      }
     }
   }
 }
