@@ -141,7 +141,8 @@ describe("startWatchedWorker", () => {
     return { storage: wrapped, watchOptions };
   }
 
-  it("opens the watch again after an ERROR, from the last event's revision: changes made meanwhile arrive once, nothing is missed", async () => {
+  // A worker over a MemoryStorage whose first watch fails after one event, recording what it sees.
+  async function recordingWorker(): Promise<{ memory: MemoryStorage; watchOptions: (WatchOptions | undefined)[]; events: string[]; logged: string[] }> {
     const memory = new MemoryStorage({ compactionIntervalMs: 0 });
     cleanup.push(() => memory.close());
     const { storage, watchOptions } = failingOnce(memory);
@@ -157,6 +158,11 @@ describe("startWatchedWorker", () => {
       rewatchDelayMs: 200,
     });
     cleanup.push(stop);
+    return { memory, watchOptions, events, logged };
+  }
+
+  it("opens the watch again after an ERROR, from the last event's revision: changes made meanwhile arrive once, nothing is missed", async () => {
+    const { memory, watchOptions, events, logged } = await recordingWorker();
     const a = await memory.create("/registry/x/a", { metadata: { name: "a" } });
     await until(() => logged.length === 1, "the watch ended");
     // While no watch is open:
@@ -173,21 +179,7 @@ describe("startWatchedWorker", () => {
   });
 
   it("when the last revision is compacted meanwhile, watches from the current state (every object ADDED again)", async () => {
-    const memory = new MemoryStorage({ compactionIntervalMs: 0 });
-    cleanup.push(() => memory.close());
-    const { storage, watchOptions } = failingOnce(memory);
-    const events: string[] = [];
-    const logged: string[] = [];
-    const stop = await startWatchedWorker(storage, {
-      name: "test",
-      prefix: "/registry/x/",
-      queue: new RateLimitingQueue<string>(),
-      sync: () => Promise.resolve(),
-      onChange: (e) => events.push(`${e.type} ${e.key}`),
-      log: (l) => logged.push(l),
-      rewatchDelayMs: 200,
-    });
-    cleanup.push(stop);
+    const { memory, watchOptions, events, logged } = await recordingWorker();
     const a = await memory.create("/registry/x/a", { metadata: { name: "a" } });
     await until(() => logged.length === 1, "the watch ended");
     const b = await memory.create("/registry/x/b", { metadata: { name: "b" } });
