@@ -335,8 +335,16 @@ describe("Retry-After (client-go's request retries)", () => {
     }
   });
 
-  it("an abort during the wait ends the request at once", async () => {
-    const { config, bodies } = await scripted([{ code: 429, retryAfter: "30" }]);
+  it("an abort during the wait ends the request at once; a Retry-After past Node's longest timer still waits", async () => {
+    for (const retryAfter of ["30", "99999999999"]) {
+      await abortDuringWait(retryAfter);
+      server?.closeAllConnections();
+      server?.close();
+    }
+  });
+
+  async function abortDuringWait(retryAfter: string): Promise<void> {
+    const { config, bodies } = await scripted([{ code: 429, retryAfter }]);
     const client = createClient(config, { qps: 0 });
     const ac = new AbortController();
     const get = client.pods.get("p", { namespace: "default", signal: ac.signal });
@@ -345,5 +353,5 @@ describe("Retry-After (client-go's request retries)", () => {
     await expect(get).rejects.toMatchObject({ code: "Aborted" });
     expect(bodies).toHaveLength(1);
     client.close();
-  });
+  }
 });

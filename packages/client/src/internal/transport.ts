@@ -53,7 +53,10 @@ function retryAfterSeconds(code: number, header: string | string[] | undefined):
   return Number.isSafeInteger(n) ? Math.max(0, n) : undefined;
 }
 
-/** Resolves after `ms` milliseconds; rejects with the signal's reason when it aborts first. */
+/** Node's longest timer, in milliseconds (a longer one fires after 1 ms). */
+const maxTimerMs = 2 ** 31 - 1;
+
+/** Resolves after `ms` milliseconds (at most ~24.8 days); rejects with the signal's reason when it aborts first. */
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   if (signal?.aborted) return Promise.reject(signal.reason);
   return new Promise<void>((resolve, reject) => {
@@ -64,7 +67,7 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
     const timer = setTimeout(() => {
       signal?.removeEventListener("abort", onAbort);
       resolve();
-    }, ms);
+    }, Math.min(ms, maxTimerMs));
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
