@@ -34,6 +34,7 @@ export interface APIServerOptions {
   etcdCompactionInterval: Duration;
   migrateSqliteToEtcd: string;
   featureGates: Record<string, boolean>;
+  enablePriorityAndFairness: boolean;
   maxRequestsInflight: number;
   defaultNotReadyTolerationSeconds: number;
   defaultUnreachableTolerationSeconds: number;
@@ -243,6 +244,13 @@ export const apiServerFlagTable = {
     usage: "Indicates the tolerationSeconds of the toleration for unreachable:NoExecute that is added by default to every pod that does not already have such a toleration.",
     section: "Admission",
   },
+  enablePriorityAndFairness: {
+    name: "enable-priority-and-fairness",
+    type: t.bool,
+    default: true,
+    usage: "If true and the APIPriorityAndFairness feature gate is enabled, replace the max-in-flight handler with an enhanced one that queues and dispatches with priority and fairness",
+    section: "Generic",
+  },
   maxRequestsInflight: {
     name: "max-requests-inflight",
     type: t.int32,
@@ -351,6 +359,9 @@ export function validateAPIServerOptions(o: APIServerOptions, knownGates: readon
   if (o.authorizationMode.includes("ABAC") && o.authorizationPolicyFile === "") errs.push("--authorization-mode ABAC's authorization policy file not passed (--authorization-policy-file)");
   if (o.maxRequestsInflight < 0) errs.push("--max-requests-inflight can not be negative value");
   if (o.maxMutatingRequestsInflight < 0) errs.push("--max-mutating-requests-inflight can not be negative value");
+  if (o.enablePriorityAndFairness && o.maxRequestsInflight + o.maxMutatingRequestsInflight <= 0) {
+    errs.push(`--max-requests-inflight=${String(o.maxRequestsInflight)} and --max-mutating-requests-inflight=${String(o.maxMutatingRequestsInflight)} yield a total concurrency limit that is not positive, which --enable-priority-and-fairness needs`);
+  }
   if (o.requestTimeout.nanoseconds <= 0n) errs.push("--request-timeout must be a positive duration");
   if (o.minRequestTimeout < 0) errs.push("--min-request-timeout can not be negative value");
   if (o.authorizationPolicyFile !== "" && !o.authorizationMode.includes("ABAC")) {

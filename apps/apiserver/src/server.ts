@@ -130,6 +130,7 @@ export async function startAPIServer(o: APIServerOptions, gates: FeatureGate<Nod
     authenticator,
     authorizer,
     limits: {
+      priorityAndFairness: o.enablePriorityAndFairness && gates.enabled("APIPriorityAndFairness"),
       maxRequestsInFlight: o.maxRequestsInflight,
       maxMutatingRequestsInFlight: o.maxMutatingRequestsInflight,
       requestTimeoutMs: o.requestTimeout.ms,

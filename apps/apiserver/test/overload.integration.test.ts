@@ -1,5 +1,6 @@
-// In-flight limits of the real skiff-apiserver process (--max-requests-inflight=2,
-// --max-mutating-requests-inflight=2). Requests are held honestly, by clients that are slow the
+// In-flight limits of the real skiff-apiserver process: with API Priority and Fairness (the
+// default) a request over its level's seats waits, then 429; without it
+// (--max-requests-inflight=2, --max-mutating-requests-inflight=2) 429 at once. Requests are held honestly, by clients that are slow the
 // way real slow clients are: a POST whose body never finishes arriving holds a mutating slot; a
 // large list whose response the client does not read holds a read-only slot (the server cannot
 // finish sending it). Beyond the limits: 429 + Retry-After: 1 + a TooManyRequests Status; once
@@ -75,7 +76,7 @@ describe("overload (real process, in-flight limits of 2)", () => {
   beforeAll(async () => {
     const dir = removeWhenDone(await mkdtemp(join(tmpdir(), "skiff-overload-")));
     await writeFile(join(dir, "tokens.csv"), `${adminToken},admin,1,"system:masters"\n${loader},loader,2\n`);
-    s = await startServer({ extraArgs: [`--token-auth-file=${join(dir, "tokens.csv")}`, "--max-requests-inflight=2", "--max-mutating-requests-inflight=2"] });
+    s = await startServer({ extraArgs: [`--token-auth-file=${join(dir, "tokens.csv")}`, "--enable-priority-and-fairness=false", "--max-requests-inflight=2", "--max-mutating-requests-inflight=2"] });
   }, 120_000);
   afterAll(async () => {
     expect(await s.stop()).toBe(0);
@@ -127,4 +128,41 @@ describe("overload (real process, in-flight limits of 2)", () => {
     const again = await Promise.all([1, 2].map(() => call(s, "GET", "/api/v1/namespaces", loader)));
     expect(again.map((r) => r.status)).toEqual([200, 200]);
   }, 120_000);
+});
+
+describe("overload with API Priority and Fairness (real process, 1 + 1 seats: one per level)", () => {
+  let s: RunningServer;
+  const nodeToken = "node-token";
+  beforeAll(async () => {
+    const dir = removeWhenDone(await mkdtemp(join(tmpdir(), "skiff-overload-apf-")));
+    await writeFile(join(dir, "tokens.csv"), `${adminToken},admin,1,"system:masters"\n${loader},loader,2\n${nodeToken},system:node:n1,3,"system:nodes"\n`);
+    s = await startServer({ extraArgs: [`--token-auth-file=${join(dir, "tokens.csv")}`, "--max-requests-inflight=1", "--max-mutating-requests-inflight=1", "--request-timeout=4s"] });
+  }, 120_000);
+  afterAll(async () => {
+    expect(await s.stop()).toBe(0);
+  });
+
+  it("a request over its level's seat waits and is served when the seat comes back; 429 after a quarter of --request-timeout; other levels and system:masters unaffected", async () => {
+    // loader is in global-default (1 seat): a create whose body never arrives holds it.
+    const held = slowCreate(s);
+    await until("global-default's seat taken", async () => {
+      const t0 = performance.now();
+      const r = await call(s, "GET", "/api/v1/namespaces/default/podtemplates", loader);
+      return r.status === 429 && performance.now() - t0 >= 900;
+    });
+    const t0 = performance.now();
+    expectTooMany(await call(s, "GET", "/version", loader));
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(900);
+    // Another priority level (a node's own Node object: node-high) and the exempt level still pass.
+    const nodeGet = await call(s, "GET", "/api/v1/nodes/n1", nodeToken);
+    expect(nodeGet.status).not.toBe(429);
+    expect((await call(s, "GET", "/api/v1/namespaces/default/podtemplates", adminToken)).status).toBe(200);
+    // Queued, then served once the seat is given back.
+    const queued = call(s, "GET", "/api/v1/namespaces/default/podtemplates", loader);
+    await new Promise((r) => setTimeout(r, 200));
+    held.destroy();
+    expect((await queued).status).toBe(200);
+    const ok = await Promise.all([1, 2, 3].map((i) => call(s, "POST", "/api/v1/namespaces/default/podtemplates", loader, { apiVersion: "v1", kind: "PodTemplate", metadata: { name: `apf-${String(i)}` }, template: { spec: { containers: [{ name: "c", image: "busybox" }] } } })));
+    expect(ok.map((r) => r.status)).toEqual([201, 201, 201]);
+  }, 60_000);
 });

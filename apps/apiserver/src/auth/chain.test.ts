@@ -86,4 +86,16 @@ describe("limit flags", () => {
     );
     expect(parseAPIServerOptions(["--authorization-mode=ABAC,AlwaysAllow", "--authorization-policy-file=p"]).ok).toBe(true);
   });
+
+  it("priority and fairness is on by default and needs a positive total concurrency; off, both limits may be 0", async () => {
+    const { parseAPIServerOptions } = await import("../options.js");
+    const d = parseAPIServerOptions([]);
+    expect(d.ok && d.value.enablePriorityAndFairness).toBe(true);
+    const zero = parseAPIServerOptions(["--max-requests-inflight=0", "--max-mutating-requests-inflight=0"]);
+    expect(!zero.ok && zero.errors).toEqual([
+      "--max-requests-inflight=0 and --max-mutating-requests-inflight=0 yield a total concurrency limit that is not positive, which --enable-priority-and-fairness needs",
+    ]);
+    const off = parseAPIServerOptions(["--enable-priority-and-fairness=false", "--max-requests-inflight=0", "--max-mutating-requests-inflight=0"]);
+    expect(off.ok && off.value.enablePriorityAndFairness).toBe(false);
+  });
 });

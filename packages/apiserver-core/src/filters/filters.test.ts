@@ -191,8 +191,8 @@ describe("filters on a server", () => {
     expect((await call(port, "GET", "/version", "alice")).status).toBe(200);
   });
 
-  it("429 with Retry-After beyond the mutating limit, system:masters exempt, reads unaffected, then full service", async () => {
-    const port = await start({ maxMutatingRequestsInFlight: 2, maxRequestsInFlight: 1 });
+  it("without priority and fairness: 429 with Retry-After beyond the mutating limit, system:masters exempt, reads unaffected, then full service", async () => {
+    const port = await start({ priorityAndFairness: false, maxMutatingRequestsInFlight: 2, maxRequestsInFlight: 1 });
     const held = [slowPost(port, ns, "alice"), slowPost(port, ns, "alice")];
     await until(async () => (await call(port, "DELETE", `${ns}/nope`, "alice")).status === 429);
     const r = await call(port, "DELETE", `${ns}/nope`, "alice");
@@ -205,6 +205,29 @@ describe("filters on a server", () => {
     await until(async () => (await call(port, "DELETE", `${ns}/nope`, "alice")).status === 404);
     expect((await call(port, "POST", ns, "alice", widget("after"))).status).toBe(201);
   }, 60_000); // real sockets held open; generous for a loaded 2-core CI machine
+
+  it("priority and fairness: a request over its level's concurrency waits for a seat, 429 once it waited a quarter of the request timeout; system:masters exempt", async () => {
+    // A total of 2: every limited level gets ceil(2 × shares / 245) = 1 seat. alice and bob are
+    // both in global-default.
+    const port = await start({ maxMutatingRequestsInFlight: 1, maxRequestsInFlight: 1, requestTimeoutMs: 2000 });
+    const held = slowPost(port, ns, "alice");
+    await until(async () => {
+      const t0 = performance.now();
+      const r = await call(port, "GET", ns, "bob");
+      return r.status === 429 && performance.now() - t0 >= 400;
+    });
+    const refused = await call(port, "GET", ns, "alice");
+    expect(refused.status).toBe(429);
+    expect(refused.headers["retry-after"]).toBe("1");
+    expect(refused.json).toMatchObject({ kind: "Status", reason: "TooManyRequests", code: 429, message: "Too many requests, please try again later." });
+    expect((await call(port, "DELETE", `${ns}/nope`, "admin")).status).toBe(404);
+    // Queued, then served when the seat is given back.
+    const queued = call(port, "DELETE", `${ns}/nope`, "bob");
+    await new Promise((r) => setTimeout(r, 100));
+    held.req.destroy();
+    expect((await queued).status).toBe(403);
+    expect((await call(port, "POST", ns, "alice", widget("after"))).status).toBe(201);
+  }, 60_000);
 
   it("504 Timeout Status when a request outlives the request timeout", async () => {
     const port = await start({ requestTimeoutMs: 200 });

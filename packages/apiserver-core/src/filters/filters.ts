@@ -1,10 +1,12 @@
 /**
  * The request filters every API request passes before its handler, in kube-apiserver 1.23's
- * order: request timeout (non-long-running requests), authentication, impersonation, in-flight
- * limits, authorization. Also the watch timeout and the HTTP server's own timeouts.
+ * order: request timeout (non-long-running requests), authentication, impersonation, API Priority
+ * and Fairness (or, with it off, the in-flight limits), authorization. Also the watch timeout and
+ * the HTTP server's own timeouts.
  *
  * @see staging/src/k8s.io/apiserver/pkg/server/config.go (DefaultBuildHandlerChain)
  * @see staging/src/k8s.io/apiserver/pkg/server/filters/maxinflight.go
+ * @see staging/src/k8s.io/apiserver/pkg/server/filters/priority-and-fairness.go
  * @see staging/src/k8s.io/apiserver/pkg/server/filters/timeout.go
  * @see staging/src/k8s.io/apiserver/pkg/endpoints/filters/authentication.go
  * @see staging/src/k8s.io/apiserver/pkg/endpoints/filters/authorization.go
@@ -18,6 +20,7 @@ import { wellKnownUsers } from "../auth/auth.js";
 import type { AuthenticationRequest, AuthorizationAttributes, Authenticator, Authorizer, ClientCertificateInfo } from "../auth/auth.js";
 import { isReadOnlyVerb, newForbiddenFromDecision } from "../auth/authorizers.js";
 import { impersonateUser, isImpersonationHeader, parseImpersonationHeaders } from "./impersonation.js";
+import { PriorityAndFairness } from "./priority-and-fairness.js";
 import type { UserInfo } from "../registry/strategy.js";
 import { firstQueryValues, parseQueryValues } from "../request/query-params.js";
 import { parseRequestInfo } from "../request/request-info.js";
@@ -27,6 +30,14 @@ import type { RequestInfo } from "../request/request-info.js";
  * Request limits (kube-apiserver flag names in parentheses). A zero limit disables that limit.
  */
 export interface RequestLimits {
+  /**
+   * API Priority and Fairness (`--enable-priority-and-fairness` with the `APIPriorityAndFairness`
+   * feature gate): requests beyond their priority level's share of the server's concurrency
+   * (`maxRequestsInFlight` + `maxMutatingRequestsInFlight`) wait in fair queues for up to a quarter
+   * of `requestTimeoutMs` instead of getting 429 at once. Off: the two limits apply separately, as
+   * 1.23's max-in-flight filter. @defaultValue true
+   */
+  readonly priorityAndFairness?: boolean;
   /** Concurrent read-only (get, list) requests (`--max-requests-inflight`). @defaultValue 400 */
   readonly maxRequestsInFlight?: number;
   /** Concurrent mutating requests (`--max-mutating-requests-inflight`). @defaultValue 200 */
@@ -53,6 +64,7 @@ export interface RequestLimits {
 
 /** Defaults of {@link RequestLimits}, as kube-apiserver 1.23. */
 export const defaultRequestLimits = Object.freeze({
+  priorityAndFairness: true,
   maxRequestsInFlight: 400,
   maxMutatingRequestsInFlight: 200,
   requestTimeoutMs: 60_000,
@@ -181,12 +193,17 @@ export function applyServerTimeouts(server: Server, limits: RequestLimits | numb
  * `Impersonate-User`, 429 `TooManyRequests` with `Retry-After: 1`, 403 `Forbidden` (also for
  * impersonation the authorizer does not allow), 504 `Timeout`). `Impersonate-*` headers switch
  * the request's user after authentication (see {@link impersonateUser}) and are then removed.
- * Members of `system:masters` are never turned away by the
- * in-flight limits (as 1.23). Sets the request's user for {@link getRequestUser}.
+ * With API Priority and Fairness (the default) a request over its priority level's concurrency
+ * waits in its queue (see {@link PriorityAndFairness}); 429 only when the queue is full or the
+ * wait runs out. Members of `system:masters` are never limited (as 1.23). Sets the request's
+ * user for {@link getRequestUser}.
  * @example installRequestFilters(app, { authenticator, authorizer, publicPaths: new Set(["/healthz"]) });
  */
 export function installRequestFilters(app: FastifyInstance, config: RequestFilterConfig): void {
   const limits = { ...defaultRequestLimits, ...config.limits };
+  const apf = limits.priorityAndFairness
+    ? new PriorityAndFairness({ serverConcurrencyLimit: limits.maxRequestsInFlight + limits.maxMutatingRequestsInFlight, requestWaitLimitMs: Math.floor(limits.requestTimeoutMs / 4) })
+    : undefined;
   const inFlight = new InFlightLimiter(limits);
   // Protobuf bodies stay bytes (kubectl posts review requests as protobuf); handlers that only
   // read JSON/YAML answer 415 for them as before.
@@ -215,7 +232,12 @@ export function installRequestFilters(app: FastifyInstance, config: RequestFilte
     r.user = user;
     r.requestInfo = info;
 
-    if (!longRunning && !user.groups.includes(wellKnownUsers.privilegedGroup)) {
+    if (!longRunning && apf !== undefined) {
+      if (!(await admitByPriorityAndFairness(apf, user, info, reply))) {
+        void reply.header("Retry-After", "1");
+        throw newTooManyRequests(tooManyRequestsMessage, 1);
+      }
+    } else if (!longRunning && !user.groups.includes(wellKnownUsers.privilegedGroup)) {
       const release = inFlight.tryAcquire(info.verb);
       if (!release) {
         void reply.header("Retry-After", "1");
@@ -231,6 +253,35 @@ export function installRequestFilters(app: FastifyInstance, config: RequestFilte
     const decision = await config.authorizer(attrs);
     if (!decision.allowed) throw newForbiddenFromDecision(attrs, decision);
   });
+}
+
+/**
+ * Waits for the request's seat from API Priority and Fairness; the seat is given back when the
+ * response closes. False when the request is refused (or its client went away while it waited).
+ */
+async function admitByPriorityAndFairness(apf: PriorityAndFairness, user: UserInfo, info: RequestInfo, reply: FastifyReply): Promise<boolean> {
+  const outcome = apf.admit(user, info).outcome;
+  if (typeof outcome === "string") return false;
+  if (typeof outcome === "function") {
+    reply.raw.once("close", outcome);
+    return true;
+  }
+  // Waiting: a client that goes away takes its request out of the queue, or gives back the seat
+  // it got meanwhile.
+  const state: { held?: () => void; gone: boolean } = { gone: false };
+  reply.raw.once("close", () => {
+    state.gone = true;
+    if (state.held) state.held();
+    else outcome.cancel();
+  });
+  const r = await outcome.seat;
+  if (typeof r !== "function") return false;
+  if (state.gone) {
+    r();
+    return false;
+  }
+  state.held = r;
+  return true;
 }
 
 function startRequestTimer(reply: FastifyReply, ms: number): void {
