@@ -20,7 +20,9 @@
  * Job then and reports what the run reached (pods Succeeded by then, per second);
  * `SKIFF_BENCH_FLEET_STORAGE=etcd` stores in a three-member etcd cluster on loopback
  * (tools/etcd/start-cluster.sh, Debian's etcd-server; members from `SKIFF_BENCH_ETCD_BASE_PORT`,
- * 23790) instead of the default SQLite file.
+ * 23790) instead of the default SQLite file; `SKIFF_BENCH_FLEET_IDLE_S` (15) is how long the
+ * fleet's background load (no pod yet: Lease renewals, node status, PLEG relists, watches) is
+ * measured before the Job, printed as % of a core per process (0 skips it).
  */
 import { spawn, spawnSync } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
@@ -32,7 +34,7 @@ import { parseTraceRecords, traceFileEnv } from "@skiff/apimachinery";
 import { createClient, createInformer, loadClusterConfig } from "@skiff/client";
 import { startCluster, waitFor } from "@skiff/e2e";
 import type { ApiClient, Cluster } from "@skiff/e2e";
-import { fleetBaseMemoryBytes, fleetTempParent, hollowNodeMemoryBytes } from "@skiff/fleet";
+import { fleetBaseMemoryBytes, fleetNodeFlags, fleetTempParent, hollowNodeMemoryBytes } from "@skiff/fleet";
 import { repoRoot } from "./launch.js";
 import { cpuSeconds, rssBytes, stopProcess } from "./proc.js";
 import type { BenchRow } from "./report.js";
@@ -59,7 +61,7 @@ async function startFleetProcess(nodes: number, kubeconfig: string, dir: string,
   const heapMiB = Math.ceil(mib(fleetBaseMemoryBytes + nodes * hollowNodeMemoryBytes) * 1.5);
   const child = spawn(
     process.execPath,
-    [...nodeArgs, `--max-old-space-size=${heapMiB}`, "--conditions=@skiff/source", "--import", "tsx", join(repoRoot, "tools/fleet/src/main.ts"), `--nodes=${nodes}`, `--kubeconfig=${kubeconfig}`, `--log-file=${join(dir, "logs", "fleet.log")}`, `--root-dir=${rootDir}`, "--", "--max-pods=110"],
+    [...nodeArgs, ...fleetNodeFlags, `--max-old-space-size=${heapMiB}`, "--conditions=@skiff/source", "--import", "tsx", join(repoRoot, "tools/fleet/src/main.ts"), `--nodes=${nodes}`, `--kubeconfig=${kubeconfig}`, `--log-file=${join(dir, "logs", "fleet.log")}`, `--root-dir=${rootDir}`, "--", "--max-pods=110"],
     { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] },
   );
   let out = "";
@@ -170,6 +172,14 @@ export default async function run(): Promise<BenchRow[]> {
     await cluster.waitForSchedulableNodes(nodes, 600_000);
     const idleFleetRss = rssBytes(fleet.pid);
     const idleClusterRss = cluster.totalRssBytes();
+    // The background load of an idle fleet (Lease renewals, node status, PLEG relists, watches):
+    // what each process spends with no pod at all, before the Job.
+    const idleS = Number(process.env["SKIFF_BENCH_FLEET_IDLE_S"] ?? 15);
+    const idleCpu0 = cpuByComponent(cluster, fleet);
+    const tIdle = performance.now();
+    if (idleS > 0) await new Promise((r) => setTimeout(r, idleS * 1000));
+    const idleCpu1 = cpuByComponent(cluster, fleet);
+    const idleSeconds = (performance.now() - tIdle) / 1000;
     const config = await loadClusterConfig(cluster.kubeconfig);
     const client = createClient(config, { qps: 0 });
 
@@ -282,6 +292,12 @@ export default async function run(): Promise<BenchRow[]> {
       { what: `hollow nodes' files when the Job completed (${fleetRoot.startsWith("/dev/shm/") ? "tmpfs: memory beside the RSS" : "disk"})`, value: mib(filesBytes), unit: "MiB", note: `${mib(filesBytes / nodes).toFixed(2)} MiB per hollow node` },
       { what: "total RSS (apiserver, job controller, scheduler, fleet), peak", value: mib(peakClusterRss + peakFleetRss), unit: "MiB", note: `control plane ${mib(peakClusterRss).toFixed(0)} MiB${was("totalRss")}` },
     ];
+    if (idleS > 0) {
+      for (const [c, end] of idleCpu1) {
+        const used = end - (idleCpu0.get(c) ?? 0);
+        rows.push({ what: `idle CPU of ${c} (${nodes} hollow nodes, no pods)`, value: (used / idleSeconds) * 100, unit: "% of a core", note: `${used.toFixed(1)} CPU s in ${idleSeconds.toFixed(0)} s` });
+      }
+    }
     for (const [c, end] of cpu1) {
       const used = end - (cpu0.get(c) ?? 0);
       rows.push({ what: `CPU of ${c} per pod${finished ? "" : " Succeeded"}`, value: (used / Math.max(1, done)) * 1000, unit: "ms/pod", note: `${used.toFixed(1)} CPU s in all, ${((used / seconds) * 100).toFixed(0)} % of a core` });

@@ -4,7 +4,7 @@
  */
 export { defaultFleetConnections, fleetTempParent, hollowNodeClientRateLimit, hollowNodeConfiguration, hollowNodeIP, hollowPodIP, startFleet } from "./fleet.js";
 export type { Fleet, FleetLogSink, FleetOptions } from "./fleet.js";
-export { availableMemoryBytes, checkFleetMemory, fleetBaseMemoryBytes, FleetMemoryError, hollowNodeMemoryBytes } from "./memory.js";
+export { availableMemoryBytes, checkFleetMemory, fleetBaseMemoryBytes, fleetNodeFlags, FleetMemoryError, hollowNodeMemoryBytes } from "./memory.js";
 export { SimulatedImageCatalog, SimulatedRuntime } from "./sim-cri.js";
 export type { SimulatedRuntimeOptions } from "./sim-cri.js";
 export { simulateCommand } from "./sim-command.js";
