@@ -31,6 +31,16 @@ CREATE TABLE IF NOT EXISTS meta (
 ) WITHOUT ROWID;
 `;
 
+/**
+ * The changes of a key range after a revision (parameters: revision, range start, range end,
+ * limit), read in revision order from the primary key, stopping after `limit` rows. `+l.key`
+ * keeps SQLite off the (key, revision) index: for a prefix holding most of the log (every pod)
+ * that plan read and sorted every row of the prefix for each page, so a watcher catching up 256
+ * rows at a time cost O(log²).
+ */
+export const rangeEventsSQL =
+  "SELECT l.key AS key, l.revision AS revision, l.value AS value, l.prev_revision AS prev_revision, p.value AS prev_value FROM log l LEFT JOIN log p ON p.revision = l.prev_revision WHERE l.revision > ? AND +l.key >= ? AND +l.key < ? ORDER BY l.revision LIMIT ?";
+
 interface LatestRow {
   key: string;
   revision: number;
@@ -73,6 +83,7 @@ export class SqliteEngine implements MvccEngine {
     upsertCurrent: Statement<[string, number]>;
     deleteCurrent: Statement<[string]>;
     events: Statement<[number, string, string, number], EventRow>;
+    keyEvents: Statement<[string, number, number], EventRow>;
     compactSuperseded: Statement<[number, number]>;
     compactTombstones: Statement<[number, number]>;
     setMeta: Statement<[string, number]>;
@@ -116,8 +127,10 @@ export class SqliteEngine implements MvccEngine {
         "INSERT INTO current (key, revision) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET revision = excluded.revision",
       ),
       deleteCurrent: db.prepare<[string]>("DELETE FROM current WHERE key = ?"),
-      events: db.prepare<[number, string, string, number], EventRow>(
-        "SELECT l.key AS key, l.revision AS revision, l.value AS value, l.prev_revision AS prev_revision, p.value AS prev_value FROM log l LEFT JOIN log p ON p.revision = l.prev_revision WHERE l.revision > ? AND l.key >= ? AND l.key < ? ORDER BY l.revision LIMIT ?",
+      events: db.prepare<[number, string, string, number], EventRow>(rangeEventsSQL),
+      // One key: its versions from the (key, revision) index.
+      keyEvents: db.prepare<[string, number, number], EventRow>(
+        "SELECT l.key AS key, l.revision AS revision, l.value AS value, l.prev_revision AS prev_revision, p.value AS prev_value FROM log l LEFT JOIN log p ON p.revision = l.prev_revision WHERE l.key = ? AND l.revision > ? ORDER BY l.revision LIMIT ?",
       ),
       // A version is superseded at C when a later version of its key is at or below C: that later
       // row names it in prev_revision. Tombstones at or below C go too.
@@ -220,7 +233,9 @@ export class SqliteEngine implements MvccEngine {
   }
 
   readEvents(range: KeyRange, afterRevision: number, limit: number): ChangeRow[] {
-    const rows = this.#run(() => this.#s.events.all(afterRevision, range.start, range.end, limit));
+    const rows = this.#run(() =>
+      range.end === `${range.start}\u0000` ? this.#s.keyEvents.all(range.start, afterRevision, limit) : this.#s.events.all(afterRevision, range.start, range.end, limit),
+    );
     return rows.map((r) => ({ key: r.key, revision: r.revision, value: r.value, prevRevision: r.prev_revision, prevValue: r.prev_value }));
   }
 
