@@ -1,7 +1,7 @@
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { exactRange, prefixRange } from "./keys.js";
-import { SqliteEngine, rangeEventsSQL } from "./sqlite-engine.js";
+import { SqliteEngine, narrowRangeEventsSQL, rangeEventsSQL } from "./sqlite-engine.js";
 
 // An in-memory SQLite database: the engine's statements and query plans are the same as on a file.
 function engineWithLog(): SqliteEngine {
@@ -54,5 +54,42 @@ describe("SqliteEngine.readEvents", () => {
       .prepare(`EXPLAIN QUERY PLAN ${rangeEventsSQL}`)
       .all(0, "/registry/pods/", "/registry/pods0", 256) as { detail: string }[];
     expect(plan.map((p) => p.detail).join("; ")).not.toMatch(/TEMP B-TREE|log_key_revision/);
+  });
+
+  it("reads a range with few versions from the index, so catching up one namespace's ConfigMaps after thousands of pod writes does not read them all", () => {
+    // Session 17 (issue 20): each hollow node's ConfigMap watch that missed the watch cache's
+    // window caught up through the log-order plan, reading every row written since, of any key.
+    const e = new SqliteEngine(new Database(":memory:"));
+    const cm = e.commit("/registry/configmaps/default/kube-root-ca.crt", JSON.stringify({ v: 1 }), 0);
+    if (!cm.ok) throw new Error("commit refused");
+    const start = cm.change.revision;
+    for (let i = 0; i < 5000; i++) e.commit(`/registry/pods/default/p${String(i)}`, JSON.stringify({ i }), 0);
+    const cm2 = e.commit("/registry/configmaps/default/kube-root-ca.crt", JSON.stringify({ v: 2 }), start);
+    if (!cm2.ok) throw new Error("commit refused");
+    const configMaps = prefixRange("/registry/configmaps/default/");
+    expect(e.eventsPlan(configMaps, 0)).toBe("index");
+    expect(e.eventsPlan(prefixRange("/registry/pods/"), 0)).toBe("log");
+    // Near the end of the log, its last rows are fewer than the range's versions: read them in order.
+    expect(e.eventsPlan(prefixRange("/registry/pods/"), cm2.change.revision - 10)).toBe("log");
+    expect(e.eventsPlan(exactRange("/registry/pods/default/p1"), 0)).toBe("key");
+    // Both plans read the same changes.
+    const read = (after: number) => e.readEvents(configMaps, after, 10).map((r) => [r.revision, r.value, r.prevValue]);
+    expect(read(0)).toEqual([
+      [start, JSON.stringify({ v: 1 }), null],
+      [cm2.change.revision, JSON.stringify({ v: 2 }), JSON.stringify({ v: 1 })],
+    ]);
+    expect(read(start)).toEqual([[cm2.change.revision, JSON.stringify({ v: 2 }), JSON.stringify({ v: 1 })]]);
+    expect(read(cm2.change.revision)).toEqual([]);
+    const pods = e.readEvents(prefixRange("/registry/pods/"), start + 4990, 100);
+    expect(pods.map((r) => r.key)).toEqual(Array.from({ length: 10 }, (_, i) => `/registry/pods/default/p${String(4990 + i)}`));
+  });
+
+  it("plans the narrow range read on the (key, revision) index", () => {
+    const db = new Database(":memory:");
+    new SqliteEngine(db);
+    const plan = db
+      .prepare(`EXPLAIN QUERY PLAN ${narrowRangeEventsSQL}`)
+      .all("/registry/configmaps/default/", "/registry/configmaps/default0", 0, 256) as { detail: string }[];
+    expect(plan.map((p) => p.detail).join("; ")).toMatch(/SEARCH l USING (COVERING )?INDEX log_key_revision \(key>\? AND key<\?\)/);
   });
 });

@@ -36,10 +36,23 @@ CREATE TABLE IF NOT EXISTS meta (
  * limit), read in revision order from the primary key, stopping after `limit` rows. `+l.key`
  * keeps SQLite off the (key, revision) index: for a prefix holding most of the log (every pod)
  * that plan read and sorted every row of the prefix for each page, so a watcher catching up 256
- * rows at a time cost O(log²).
+ * rows at a time cost O(log²). It reads every row after the revision, of any key: for a range
+ * with few versions, {@link narrowRangeEventsSQL} is used instead.
  */
 export const rangeEventsSQL =
   "SELECT l.key AS key, l.revision AS revision, l.value AS value, l.prev_revision AS prev_revision, p.value AS prev_value FROM log l LEFT JOIN log p ON p.revision = l.prev_revision WHERE l.revision > ? AND +l.key >= ? AND +l.key < ? ORDER BY l.revision LIMIT ?";
+
+/**
+ * {@link rangeEventsSQL} from the (key, revision) index (parameters: range start, range end,
+ * revision, limit): it reads the range's versions only, then sorts the ones after the revision.
+ * Used when the range holds fewer versions than the log holds rows after the revision (one
+ * namespace's ConfigMaps caught up after thousands of pod writes), see {@link SqliteEngine.eventsPlan}.
+ */
+export const narrowRangeEventsSQL =
+  "SELECT l.key AS key, l.revision AS revision, l.value AS value, l.prev_revision AS prev_revision, p.value AS prev_value FROM log l INDEXED BY log_key_revision LEFT JOIN log p ON p.revision = l.prev_revision WHERE l.key >= ? AND l.key < ? AND l.revision > ? ORDER BY l.revision LIMIT ?";
+
+/** Versions a range must hold, at most, for {@link narrowRangeEventsSQL}; also the probe's bound. */
+const narrowRangeMaxVersions = 4096;
 
 interface LatestRow {
   key: string;
@@ -84,6 +97,8 @@ export class SqliteEngine implements MvccEngine {
     deleteCurrent: Statement<[string]>;
     events: Statement<[number, string, string, number], EventRow>;
     keyEvents: Statement<[string, number, number], EventRow>;
+    narrowEvents: Statement<[string, string, number, number], EventRow>;
+    rangeVersions: Statement<[string, string, number], { n: number }>;
     compactSuperseded: Statement<[number, number]>;
     compactTombstones: Statement<[number, number]>;
     setMeta: Statement<[string, number]>;
@@ -128,6 +143,12 @@ export class SqliteEngine implements MvccEngine {
       ),
       deleteCurrent: db.prepare<[string]>("DELETE FROM current WHERE key = ?"),
       events: db.prepare<[number, string, string, number], EventRow>(rangeEventsSQL),
+      narrowEvents: db.prepare<[string, string, number, number], EventRow>(narrowRangeEventsSQL),
+      // The versions a range holds, counted from the index up to a bound (parameters: range
+      // start, range end, bound): the probe costs at most the bound's index entries.
+      rangeVersions: db.prepare<[string, string, number], { n: number }>(
+        "SELECT COUNT(*) AS n FROM (SELECT 1 FROM log INDEXED BY log_key_revision WHERE key >= ? AND key < ? LIMIT ?)",
+      ),
       // One key: its versions from the (key, revision) index.
       keyEvents: db.prepare<[string, number, number], EventRow>(
         "SELECT l.key AS key, l.revision AS revision, l.value AS value, l.prev_revision AS prev_revision, p.value AS prev_value FROM log l LEFT JOIN log p ON p.revision = l.prev_revision WHERE l.key = ? AND l.revision > ? ORDER BY l.revision LIMIT ?",
@@ -232,9 +253,29 @@ export class SqliteEngine implements MvccEngine {
     return results;
   }
 
+  /**
+   * How {@link readEvents} reads `range` after `afterRevision`, chosen by what each plan reads:
+   * `"key"` (one key, from the index); `"index"` (a range holding fewer versions than the log
+   * has rows after `afterRevision`, counted from the index up to 4,096: one namespace's
+   * ConfigMaps after thousands of pod writes); `"log"` (a broad range such as every pod: the rows
+   * after `afterRevision` in revision order from the primary key).
+   */
+  eventsPlan(range: KeyRange, afterRevision: number): "key" | "index" | "log" {
+    if (range.end === `${range.start}\u0000`) return "key";
+    const bound = Math.min(narrowRangeMaxVersions, this.#revision - afterRevision);
+    if (bound <= 0) return "log";
+    const versions = this.#run(() => this.#s.rangeVersions.get(range.start, range.end, bound)?.n ?? 0);
+    return versions < bound ? "index" : "log";
+  }
+
   readEvents(range: KeyRange, afterRevision: number, limit: number): ChangeRow[] {
+    const plan = this.eventsPlan(range, afterRevision);
     const rows = this.#run(() =>
-      range.end === `${range.start}\u0000` ? this.#s.keyEvents.all(range.start, afterRevision, limit) : this.#s.events.all(afterRevision, range.start, range.end, limit),
+      plan === "key"
+        ? this.#s.keyEvents.all(range.start, afterRevision, limit)
+        : plan === "index"
+          ? this.#s.narrowEvents.all(range.start, range.end, afterRevision, limit)
+          : this.#s.events.all(afterRevision, range.start, range.end, limit),
     );
     return rows.map((r) => ({ key: r.key, revision: r.revision, value: r.value, prevRevision: r.prev_revision, prevValue: r.prev_value }));
   }
