@@ -260,7 +260,10 @@ export function installRequestFilters(app: FastifyInstance, config: RequestFilte
  * response closes. False when the request is refused (or its client went away while it waited).
  */
 async function admitByPriorityAndFairness(apf: PriorityAndFairness, user: UserInfo, info: RequestInfo, reply: FastifyReply): Promise<boolean> {
-  const outcome = apf.admit(user, info).outcome;
+  const admission = apf.admit(user, info);
+  // Exempt (system:masters, probes): nothing to give back, so no close listener.
+  if (admission.exempt) return true;
+  const outcome = admission.outcome;
   if (typeof outcome === "string") return false;
   if (typeof outcome === "function") {
     reply.raw.once("close", outcome);

@@ -66,10 +66,10 @@ describe("PriorityAndFairness", () => {
   it("exempt requests never wait; the others take a seat of their level", () => {
     const apf = new PriorityAndFairness({ serverConcurrencyLimit: 2, requestWaitLimitMs: 1000 });
     const admin = apf.admit(authed("admin", "system:masters"), parseRequestInfo("POST", "/api/v1/namespaces/d/pods", {}));
-    expect(admin).toMatchObject({ flowSchema: "exempt", priorityLevel: "exempt" });
+    expect(admin).toMatchObject({ flowSchema: "exempt", priorityLevel: "exempt", exempt: true });
     expect(typeof admin.outcome).toBe("function");
     const a = apf.admit(node, parseRequestInfo("PATCH", "/api/v1/nodes/n1/status", {}));
-    expect(a.priorityLevel).toBe("node-high");
+    expect(a).toMatchObject({ priorityLevel: "node-high", exempt: false });
     expect(typeof a.outcome).toBe("function");
     expect(apf.levels.get("node-high")?.counts()).toEqual({ executing: 1, waiting: 0 });
     // node-high is full (1 seat); system is not.

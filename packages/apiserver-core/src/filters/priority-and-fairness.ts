@@ -215,7 +215,8 @@ export type SeatOutcome = (() => void) | RejectReason | PendingSeat;
 
 interface Waiter {
   readonly queue: FairQueue;
-  readonly resolve: (release: (() => void) | RejectReason) => void;
+  /** Settles the wait; a no-op while the request is dispatched within `acquire` (no Promise yet). */
+  resolve: (release: (() => void) | RejectReason) => void;
   timer?: NodeJS.Timeout;
   /** Set when dispatched. */
   release?: () => void;
@@ -291,11 +292,7 @@ export class QueueSet {
       this.rejected["queue-full"]++;
       return "queue-full";
     }
-    let resolveSeat!: (r: (() => void) | RejectReason) => void;
-    const seat = new Promise<(() => void) | RejectReason>((resolve) => {
-      resolveSeat = resolve;
-    });
-    const waiter: Waiter = { queue: q, resolve: resolveSeat, done: false };
+    const waiter: Waiter = { queue: q, resolve: settleLater, done: false };
     if (q.waiting.length === q.head && q.executing === 0) {
       q.virtualStart = this.virtualTime;
       this.activeQueues++;
@@ -303,7 +300,11 @@ export class QueueSet {
     q.waiting.push(waiter);
     this.waitingCount++;
     this.dispatchAsMuchAsPossible();
+    // Dispatched at once: no wait, so no Promise.
     if (waiter.done) return waiter.release as () => void;
+    const seat = new Promise<(() => void) | RejectReason>((resolve) => {
+      waiter.resolve = resolve;
+    });
     if (this.waitLimitMs > 0) waiter.timer = setTimeout(() => this.abandon(waiter, "time-out"), this.waitLimitMs);
     return { seat, cancel: () => this.abandon(waiter, "cancelled") };
   }
@@ -432,6 +433,8 @@ export interface Admission {
   readonly priorityLevel: string;
   /** A release function (call once when the request ends), why the request is refused (answer 429), or its wait. */
   readonly outcome: SeatOutcome;
+  /** True when the request's level is exempt (or no FlowSchema matched): its release does nothing and need not be called. */
+  readonly exempt: boolean;
 }
 
 /**
@@ -475,12 +478,14 @@ export class PriorityAndFairness {
   admit(user: UserInfo, info: RequestInfo): Admission {
     const fs = classifyRequest(this.schemas, user, info);
     if (fs === undefined || this.exempt.has(fs.priorityLevel)) {
-      return { flowSchema: fs?.name ?? "", priorityLevel: fs?.priorityLevel ?? "", outcome: noop };
+      return { flowSchema: fs?.name ?? "", priorityLevel: fs?.priorityLevel ?? "", outcome: noop, exempt: true };
     }
     const level = this.levels.get(fs.priorityLevel) as QueueSet;
     const distinguisher = fs.distinguisher === "ByUser" ? user.username : fs.distinguisher === "ByNamespace" ? info.namespace : "";
-    return { flowSchema: fs.name, priorityLevel: fs.priorityLevel, outcome: level.acquire(`${fs.name}\u0000${distinguisher}`) };
+    return { flowSchema: fs.name, priorityLevel: fs.priorityLevel, outcome: level.acquire(`${fs.name}\u0000${distinguisher}`), exempt: false };
   }
 }
 
 const noop = (): void => undefined;
+/** A waiter's `resolve` until its Promise exists: dispatch within `acquire` settles nothing. */
+const settleLater = (): void => undefined;
