@@ -56,12 +56,20 @@ function scale(): number {
   return s;
 }
 
+/**
+ * The identity every hollow node uses, as kubemark's hollow nodes share one kubelet token
+ * (`system:node:node-name` in `system:nodes`): the apiserver's priority and fairness puts their
+ * requests where a real node's go (`node-high` for their Node and Lease, `system` for the rest)
+ * instead of exempting them as `system:masters`.
+ */
+const hollowNodeUser = { token: "hollow-node-token", user: "system:node:hollow-node", uid: "hollow-nodes", groups: ["system:nodes"] } as const;
+
 /** Starts the fleet CLI as a process and resolves once it says every hollow node is registered. */
 async function startFleetProcess(nodes: number, kubeconfig: string, dir: string, rootDir: string, nodeArgs: readonly string[]): Promise<{ child: ChildProcess; baseRssBytes: number }> {
   const heapMiB = Math.ceil(mib(fleetBaseMemoryBytes + nodes * hollowNodeMemoryBytes) * 1.5);
   const child = spawn(
     process.execPath,
-    [...nodeArgs, ...fleetNodeFlags, `--max-old-space-size=${heapMiB}`, "--conditions=@skiff/source", "--import", "tsx", join(repoRoot, "tools/fleet/src/main.ts"), `--nodes=${nodes}`, `--kubeconfig=${kubeconfig}`, `--log-file=${join(dir, "logs", "fleet.log")}`, `--root-dir=${rootDir}`, "--", "--max-pods=110"],
+    [...nodeArgs, ...fleetNodeFlags, `--max-old-space-size=${heapMiB}`, "--conditions=@skiff/source", "--import", "tsx", join(repoRoot, "tools/fleet/src/main.ts"), `--nodes=${nodes}`, `--kubeconfig=${kubeconfig}`, `--token=${hollowNodeUser.token}`, `--log-file=${join(dir, "logs", "fleet.log")}`, `--root-dir=${rootDir}`, "--", "--max-pods=110"],
     { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] },
   );
   let out = "";
@@ -149,7 +157,7 @@ export default async function run(): Promise<BenchRow[]> {
   const etcd = storage === "etcd" ? startEtcd() : undefined;
   let cluster: Cluster;
   try {
-    cluster = await startCluster({ nodes: [], jobControllerArgs: qps, schedulerArgs: qps, nodeArgs, ...(etcd ? { apiserverArgs: [`--etcd-servers=${etcd.endpoints}`] } : {}) });
+    cluster = await startCluster({ nodes: [], jobControllerArgs: qps, schedulerArgs: qps, nodeArgs, extraTokens: [hollowNodeUser], ...(etcd ? { apiserverArgs: [`--etcd-servers=${etcd.endpoints}`] } : {}) });
   } catch (e) {
     rmSync(traceDir, { recursive: true, force: true });
     rmSync(fleetRoot, { recursive: true, force: true });

@@ -68,6 +68,12 @@ export interface ClusterOptions {
    * their own network namespace (containerd) reach it through their gateway. @defaultValue "127.0.0.1"
    */
   readonly apiserverBindAddress?: string;
+  /**
+   * More users of the apiserver's token file (e.g. the one node identity that kubemark's hollow
+   * nodes share, `system:node:<name>` in group `system:nodes`, so that API Priority and Fairness
+   * and authorization see them as nodes). @defaultValue none
+   */
+  readonly extraTokens?: readonly { readonly token: string; readonly user: string; readonly uid: string; readonly groups: readonly string[] }[];
 }
 
 /** A running process of the cluster. */
@@ -208,6 +214,7 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
     const tokenLines = [`${tokens.admin},admin,admin,"system:masters"`, `${tokens.jc},system:kube-controller-manager,jc`, `${tokens.sched},system:kube-scheduler,sched`];
     const rbac = o.authorizationMode === "RBAC";
     for (const n of o.nodes) tokenLines.push(`node-${n.name}-token,system:node:${n.name},node-${n.name},"system:nodes"`);
+    for (const t of o.extraTokens ?? []) tokenLines.push(`${t.token},${t.user},${t.uid}${t.groups.length > 0 ? `,"${t.groups.join(",")}"` : ""}`);
     writeFileSync(join(dir, "tokens.csv"), tokenLines.join("\n") + "\n");
     const port = await freePort();
     const apiserver = start("apiserver", "apiserver", [
