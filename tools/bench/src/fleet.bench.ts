@@ -57,19 +57,36 @@ function scale(): number {
 }
 
 /**
- * The identity every hollow node uses, as kubemark's hollow nodes share one kubelet token
- * (`system:node:node-name` in `system:nodes`): the apiserver's priority and fairness puts their
- * requests where a real node's go (`node-high` for their Node and Lease, `system` for the rest)
- * instead of exempting them as `system:masters`.
+ * Each hollow node's identity: its own token for `system:node:<name>` in `system:nodes`, as each
+ * real node has its own credentials, so that the apiserver's priority and fairness puts its
+ * requests where a real node's go (`node-high` for its Node and Lease, `system` for the rest), each
+ * node a flow of its own. (kubemark's hollow nodes share one kubeconfig; with one identity all
+ * 1,000 nodes were one flow, its few queues full.)
  */
-const hollowNodeUser = { token: "hollow-node-token", user: "system:node:hollow-node", uid: "hollow-nodes", groups: ["system:nodes"] } as const;
+function hollowNodeTokens(nodes: number): { template: string; users: { token: string; user: string; uid: string; groups: string[] }[] } {
+  const template = "hollow-node-token-{node}";
+  const users = Array.from({ length: nodes }, (_, i) => {
+    const name = `hollow-node-${String(i)}`;
+    return { token: template.replace("{node}", name), user: `system:node:${name}`, uid: `hollow-${name}`, groups: ["system:nodes"] };
+  });
+  return { template, users };
+}
+
+/**
+ * The apiserver's concurrency for the fleet, as Kubernetes' own kubemark jobs set it ("we do the
+ * same in production clusters", test-infra's kubemark job env): with the defaults (400 + 200) and
+ * the hollow nodes' requests limited as nodes', priority and fairness gives the nodes' Leases 98
+ * seats, and at full scale renewals waited past the Lease's 40 s: nodes went NotReady and their
+ * pods were evicted.
+ */
+const inflightLimits = ["--max-requests-inflight=1500", "--max-mutating-requests-inflight=500"] as const;
 
 /** Starts the fleet CLI as a process and resolves once it says every hollow node is registered. */
-async function startFleetProcess(nodes: number, kubeconfig: string, dir: string, rootDir: string, nodeArgs: readonly string[]): Promise<{ child: ChildProcess; baseRssBytes: number }> {
+async function startFleetProcess(nodes: number, kubeconfig: string, dir: string, rootDir: string, nodeArgs: readonly string[], nodeToken: string): Promise<{ child: ChildProcess; baseRssBytes: number }> {
   const heapMiB = Math.ceil(mib(fleetBaseMemoryBytes + nodes * hollowNodeMemoryBytes) * 1.5);
   const child = spawn(
     process.execPath,
-    [...nodeArgs, ...fleetNodeFlags, `--max-old-space-size=${heapMiB}`, "--conditions=@skiff/source", "--import", "tsx", join(repoRoot, "tools/fleet/src/main.ts"), `--nodes=${nodes}`, `--kubeconfig=${kubeconfig}`, `--token=${hollowNodeUser.token}`, `--log-file=${join(dir, "logs", "fleet.log")}`, `--root-dir=${rootDir}`, "--", "--max-pods=110"],
+    [...nodeArgs, ...fleetNodeFlags, `--max-old-space-size=${heapMiB}`, "--conditions=@skiff/source", "--import", "tsx", join(repoRoot, "tools/fleet/src/main.ts"), `--nodes=${nodes}`, `--kubeconfig=${kubeconfig}`, `--node-token=${nodeToken}`, `--log-file=${join(dir, "logs", "fleet.log")}`, `--root-dir=${rootDir}`, "--", "--max-pods=110"],
     { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] },
   );
   let out = "";
@@ -155,9 +172,10 @@ export default async function run(): Promise<BenchRow[]> {
   const storage = process.env["SKIFF_BENCH_FLEET_STORAGE"] ?? "sqlite";
   if (storage !== "sqlite" && storage !== "etcd") throw new Error(`SKIFF_BENCH_FLEET_STORAGE must be sqlite or etcd, got ${JSON.stringify(storage)}`);
   const etcd = storage === "etcd" ? startEtcd() : undefined;
+  const tokens = hollowNodeTokens(nodes);
   let cluster: Cluster;
   try {
-    cluster = await startCluster({ nodes: [], jobControllerArgs: qps, schedulerArgs: qps, nodeArgs, extraTokens: [hollowNodeUser], ...(etcd ? { apiserverArgs: [`--etcd-servers=${etcd.endpoints}`] } : {}) });
+    cluster = await startCluster({ nodes: [], jobControllerArgs: qps, schedulerArgs: qps, nodeArgs, extraTokens: tokens.users, apiserverArgs: [...inflightLimits, ...(etcd ? [`--etcd-servers=${etcd.endpoints}`] : [])] });
   } catch (e) {
     rmSync(traceDir, { recursive: true, force: true });
     rmSync(fleetRoot, { recursive: true, force: true });
@@ -169,7 +187,7 @@ export default async function run(): Promise<BenchRow[]> {
     const t0Fleet = performance.now();
     // The fleet's log lives in the cluster's directory, which cluster.stop() removes; its root
     // where the fleet's own default would be (memory-backed where it can), removed below.
-    const started = await startFleetProcess(nodes, cluster.kubeconfig, cluster.dir, fleetRoot, nodeArgs);
+    const started = await startFleetProcess(nodes, cluster.kubeconfig, cluster.dir, fleetRoot, nodeArgs, tokens.template);
     fleet = started.child;
     if (saved === undefined) delete process.env[traceFileEnv];
     else process.env[traceFileEnv] = saved;

@@ -13,6 +13,11 @@ describe("skiff-fleet command line", () => {
     expect(r).toEqual({ ok: true, value: { nodes: 100, kubeconfig: "k.yaml", insecureSkipTLSVerify: false, namePrefix: "h-", agentArgs: ["--max-pods=50", "-v=2"], help: false } });
   });
 
+  it("takes a per-node token template (--node-token, {node} replaced by the node's name) and refuses one without {node}", () => {
+    expect(parseFleetArgs(["--nodes=2", "--server=https://x", "--node-token=t-{node}"])).toMatchObject({ ok: true, value: { nodeToken: "t-{node}" } });
+    expect(parseFleetArgs(["--nodes=2", "--server=https://x", "--node-token=shared"])).toEqual({ ok: false, errors: ['--node-token "shared": the template must contain {node} (one token per node)'] });
+  });
+
   it("refuses bad flags with exit code 2 and says why", async () => {
     expect(parseFleetArgs(["--nodes=0", "--server=https://x"])).toEqual({ ok: false, errors: ['--nodes must be an integer >= 1, got "0"'] });
     expect(parseFleetArgs(["--nodes=3"])).toEqual({ ok: false, errors: ["--kubeconfig or --server is required"] });

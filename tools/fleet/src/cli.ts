@@ -16,6 +16,8 @@ export interface FleetCliOptions {
   readonly kubeconfig?: string;
   readonly server?: string;
   readonly token?: string;
+  /** Each node's bearer token: `{node}` is replaced by its name (`--node-token`). */
+  readonly nodeToken?: string;
   readonly insecureSkipTLSVerify: boolean;
   readonly namePrefix: string;
   readonly rootDir?: string;
@@ -33,6 +35,8 @@ const fleetUsage = `usage: skiff-fleet --nodes <n> (--kubeconfig <file> | --serv
   --kubeconfig <file>          the apiserver and credentials every hollow node uses
   --server <url>               the apiserver URL (overrides the kubeconfig's server)
   --token <token>              bearer token (overrides the kubeconfig's credentials)
+  --node-token <template>      each node's own bearer token, {node} replaced by its name (overrides --token):
+                               a node identity per node (system:node:<name>), as real nodes have
   --insecure-skip-tls-verify   do not verify the apiserver's certificate
   --name-prefix <prefix>       node names are <prefix><n> (default hollow-node-)
   --root-dir <dir>             the nodes' root directories (default: a temporary directory, on /dev/shm when it is tmpfs; removed on exit)
@@ -57,6 +61,7 @@ export function parseFleetArgs(argv: readonly string[]): ParseFleetArgsResult {
         kubeconfig: { type: "string" },
         server: { type: "string" },
         token: { type: "string" },
+        "node-token": { type: "string" },
         "insecure-skip-tls-verify": { type: "boolean" },
         "name-prefix": { type: "string" },
         "root-dir": { type: "string" },
@@ -79,6 +84,8 @@ export function parseFleetArgs(argv: readonly string[]): ParseFleetArgsResult {
   if (str("kubeconfig") === undefined && str("server") === undefined) errors.push("--kubeconfig or --server is required");
   const prefix = str("name-prefix") ?? "hollow-node-";
   if (!/^[a-z0-9]([-a-z0-9.]*)?$/.test(prefix)) errors.push(`--name-prefix ${JSON.stringify(prefix)}: node names must be lower-case DNS subdomains`);
+  const nodeToken = str("node-token");
+  if (nodeToken !== undefined && !nodeToken.includes("{node}")) errors.push(`--node-token ${JSON.stringify(nodeToken)}: the template must contain {node} (one token per node)`);
   if (errors.length > 0) return { ok: false, errors };
   const opt = <K extends string>(k: K, v: string | undefined) => (v === undefined ? {} : ({ [k]: v } as Record<K, string>));
   return {
@@ -88,6 +95,7 @@ export function parseFleetArgs(argv: readonly string[]): ParseFleetArgsResult {
       ...opt("kubeconfig", str("kubeconfig")),
       ...opt("server", str("server")),
       ...opt("token", str("token")),
+      ...opt("nodeToken", nodeToken),
       insecureSkipTLSVerify: values["insecure-skip-tls-verify"] === true,
       namePrefix: prefix,
       ...opt("rootDir", str("root-dir")),
@@ -142,7 +150,8 @@ export async function runFleetCli(argv: readonly string[], io: FleetCliIO): Prom
     const log: FleetLogSink | undefined = logStream;
     io.stdout.write(`skiff-fleet: starting ${o.nodes} hollow nodes against ${clusterConfig.server} (estimated ${(estimateBytes / 1024 ** 2).toFixed(0)} MiB; RSS before them ${(process.memoryUsage().rss / 1024 ** 2).toFixed(0)} MiB)\n`);
     const started = Date.now();
-    fleet = await startFleet({ nodes: o.nodes, clusterConfig, namePrefix: o.namePrefix, agentArgs: o.agentArgs, ...(o.rootDir !== undefined ? { rootDir: o.rootDir } : {}), ...(log ? { log } : {}) });
+    const template = o.nodeToken;
+    fleet = await startFleet({ nodes: o.nodes, clusterConfig, namePrefix: o.namePrefix, ...(template !== undefined ? { nodeToken: (node: string) => template.replaceAll("{node}", node) } : {}), agentArgs: o.agentArgs, ...(o.rootDir !== undefined ? { rootDir: o.rootDir } : {}), ...(log ? { log } : {}) });
     const rss = process.memoryUsage().rss;
     io.stdout.write(`skiff-fleet: ${o.nodes} hollow nodes registered in ${((Date.now() - started) / 1000).toFixed(1)} s; RSS ${(rss / 1024 ** 2).toFixed(0)} MiB (${(rss / o.nodes / 1024 ** 2).toFixed(2)} MiB per node)\n`);
   } catch (e) {

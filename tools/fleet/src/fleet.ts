@@ -75,6 +75,12 @@ export interface FleetOptions {
   readonly nodes: number;
   /** The apiserver and credentials every hollow node uses (one kubeconfig, as kubemark's hollow nodes share one). */
   readonly clusterConfig: ClusterConfig;
+  /**
+   * Each node's own bearer token, by node name (replacing `clusterConfig`'s credentials), so that
+   * every hollow node has a node identity as a real node has (`system:node:<name>`): API Priority
+   * and Fairness then gives each node its own flow. @defaultValue every node uses `clusterConfig`'s
+   */
+  readonly nodeToken?: (nodeName: string) => string;
   /** Node names are `<prefix><n>`, n from 0. @defaultValue "hollow-node-" */
   readonly namePrefix?: string;
   /** The nodes' root directories (`<rootDir>/<node>`) and pod logs (`<rootDir>/pod-logs`). @defaultValue a new temporary directory under {@link fleetTempParent} (memory-backed where it can), removed by {@link Fleet.stop} */
@@ -185,7 +191,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
     const runtime = new SimulatedRuntime({ catalog, podIP: (k) => hollowPodIP(i, k), onContainerExit: () => void exited++ });
     const agent = await startInProcessNodeAgent(
       [`--config=${configFile}`, `--hostname-override=${name}`, `--root-dir=${join(rootDir, name)}`, `--node-ip=${hollowNodeIP(i)}`, `--container-runtime-endpoint=unix:///simulated/${name}.sock`, ...(options.agentArgs ?? [])],
-      { cri: () => ({ runtime: runtime.runtimeClient(), images: runtime.imageClient() }), clusterConfig: options.clusterConfig, connections, stdout: sink, stderr: sink },
+      { cri: () => ({ runtime: runtime.runtimeClient(), images: runtime.imageClient() }), clusterConfig: options.nodeToken ? { ...options.clusterConfig, token: options.nodeToken(name) } : options.clusterConfig, connections, stdout: sink, stderr: sink },
     );
     nodes.set(name, { agent, runtime, stopped: false });
     await agent.registered;

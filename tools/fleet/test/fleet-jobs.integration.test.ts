@@ -42,15 +42,24 @@ const waitForCondition = (name: string, type: "Complete" | "Failed" | "Suspended
     200,
   );
 
+// Each hollow node has its own node identity (system:node:<name> in system:nodes), as a real node,
+// and the apiserver authorizes with RBAC: the nodes get ClusterRole system:node through their group.
+const nodeToken = (name: string): string => `hollow-token-${name}`;
+
 beforeAll(async () => {
   cluster = await startCluster({
     nodes: [],
+    authorizationMode: "RBAC",
+    extraTokens: Array.from({ length: nodes }, (_, i) => ({ token: nodeToken(`hollow-node-${String(i)}`), user: `system:node:hollow-node-${String(i)}`, uid: `hollow-node-${String(i)}`, groups: ["system:nodes"] })),
     jobControllerArgs: ["--node-monitor-period=500ms", "--node-monitor-grace-period=10s", "--default-unreachable-toleration-seconds=2", "--default-not-ready-toleration-seconds=2"],
     // 1.23's DefaultTolerationSeconds admission gives every pod these tolerations (300 s by default).
     apiserverArgs: ["--default-unreachable-toleration-seconds=2", "--default-not-ready-toleration-seconds=2"],
   });
   // A lease renewed every 2 s (8 s / 4) keeps 100 nodes inside the 10 s grace period.
-  fleet = await startFleet({ nodes, clusterConfig: await loadClusterConfig(cluster.kubeconfig), agentConfig: { nodeLeaseDurationSeconds: 8 } });
+  // The kubeconfig's own token is replaced by one the apiserver refuses (401): the nodes work only
+  // through their node tokens.
+  const clusterConfig = { ...(await loadClusterConfig(cluster.kubeconfig)), token: "not-a-known-token" };
+  fleet = await startFleet({ nodes, clusterConfig, nodeToken, agentConfig: { nodeLeaseDurationSeconds: 8 } });
   // Each hollow Node registers with the apiserver's not-ready:NoSchedule taint, which the node
   // lifecycle controller removes once the node reports Ready (kubemark's hollow nodes likewise).
   await cluster.waitForSchedulableNodes(nodes);
