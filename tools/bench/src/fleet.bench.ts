@@ -131,8 +131,8 @@ async function complete(api: ApiClient, jobName: string, timeoutMs: number): Pro
 const previous: Record<string, { podsPerSecond: string; startupP50: string; startupP99: string; apiP99: string; perNode: string; totalRss: string }> = {
   "0.03": { podsPerSecond: "7.55", startupP50: "70 s", startupP99: "92 s", apiP99: "644 ms", perNode: "2.55 MiB", totalRss: "n/a" },
   "0.05": { podsPerSecond: "3.97", startupP50: "148 s", startupP99: "305 s", apiP99: "1.25 s", perNode: "5.2 MiB", totalRss: "n/a" },
-  "0.1": { podsPerSecond: "97.3", startupP50: "5.93 s", startupP99: "11.3 s", apiP99: "203 ms", perNode: "2.9 MiB", totalRss: "1,089 MiB" },
-  "1": { podsPerSecond: "90.8", startupP50: "7.01 s", startupP99: "27.1 s", apiP99: "406 ms", perNode: "2.94 MiB", totalRss: "4,823 MiB" },
+  "0.1": { podsPerSecond: "106 (session 17, node identities)", startupP50: "14.3 s", startupP99: "16.8 s", apiP99: "280 ms", perNode: "3.80 MiB", totalRss: "1,342 MiB" },
+  "1": { podsPerSecond: "86.2 (session 17, node identities; 88.8 with the admin token)", startupP50: "149 s (3.30 s with the admin token)", startupP99: "228 s", apiP99: "575 ms", perNode: "3.31 MiB", totalRss: "5,460 MiB" },
 };
 
 /** The bytes `du` counts under `dir` (0 when it cannot). */
