@@ -69,9 +69,9 @@ export interface ClusterOptions {
    */
   readonly apiserverBindAddress?: string;
   /**
-   * More users of the apiserver's token file (e.g. the one node identity that kubemark's hollow
-   * nodes share, `system:node:<name>` in group `system:nodes`, so that API Priority and Fairness
-   * and authorization see them as nodes). @defaultValue none
+   * More users of the apiserver's token file (e.g. a node identity per hollow node,
+   * `system:node:<name>` in group `system:nodes`, so that API Priority and Fairness and
+   * authorization see them as nodes). @defaultValue none
    */
   readonly extraTokens?: readonly { readonly token: string; readonly user: string; readonly uid: string; readonly groups: readonly string[] }[];
 }
