@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { nodeAgentStreamPath, parseStreamOptions } from "./pod-stream-proxy.js";
-import { formatUpgradeRequestHead, goDialError } from "./upgrade-proxy.js";
+import { formatUpgradeRequestHead } from "./upgrade-proxy.js";
 
 describe("pods/exec, pods/attach, pods/portforward options", () => {
   it("decodes PodExecOptions with 1.23's defaults (stdout and stderr on)", () => {
@@ -43,11 +43,5 @@ describe("pods/exec, pods/attach, pods/portforward options", () => {
     expect(head).toBe(
       "POST /exec/d/p/c?output=1 HTTP/1.1\r\nHost: 127.0.0.1:10250\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: v4.channel.k8s.io\r\nX-Forwarded-For: 10.0.0.9\r\n\r\n",
     );
-  });
-
-  it("words dial errors as Go does", () => {
-    expect(goDialError("10.0.0.1", 10250, Object.assign(new Error("connect ECONNREFUSED 10.0.0.1:10250"), { code: "ECONNREFUSED" }))).toBe("dial tcp 10.0.0.1:10250: connect: connection refused");
-    expect(goDialError("::1", 1, Object.assign(new Error("x"), { code: "EHOSTUNREACH" }))).toBe("dial tcp [::1]:1: connect: no route to host");
-    expect(goDialError("h", 1, new Error("something else"))).toBe("something else");
   });
 });

@@ -14,12 +14,12 @@
  */
 import { convertQueryBool, upgradeConnectionOf } from "@skiff/apiserver-core";
 import type { NonResourceRoute, ResourceStrategy } from "@skiff/apiserver-core";
-import { errorToStatus, isStatusError, newBadRequest, newNotFound } from "@skiff/apimachinery";
+import { dialUpgradeBackend, errorToStatus, isStatusError, newBadRequest, newNotFound, pipeBoth } from "@skiff/apimachinery";
 import type { StatusBody } from "@skiff/apimachinery";
 import type { Storage } from "@skiff/storage";
 import { nodeAgentLocation, podAndNodeStores, resolveLogContainer } from "./pod-log-proxy.js";
 import type { NodeAgentClientCertificate, NodeView, PodView } from "./pod-log-proxy.js";
-import { dialBackend, formatUpgradeRequestHead, pipeBoth } from "./upgrade-proxy.js";
+import { formatUpgradeRequestHead } from "./upgrade-proxy.js";
 
 /** Which connect subresource a request is for. */
 export type StreamSubresource = "exec" | "attach" | "portforward";
@@ -132,7 +132,7 @@ export function podStreamRoutes(config: PodStreamProxyConfig): NonResourceRoute[
         const { host, port } = nodeAgentLocation(nodeName, node);
         if (!upgrade) throw newBadRequest("Upgrade request required");
         const cert = config.clientCertificate;
-        const backend = await dialBackend({ host, port, tls: cert ? { cert: cert.cert, key: cert.key } : {}, connectTimeoutMs: config.connectTimeoutMs ?? 30_000 });
+        const backend = await dialUpgradeBackend({ host, port, tls: cert ? { cert: cert.cert, key: cert.key } : {}, connectTimeoutMs: config.connectTimeoutMs ?? 30_000 });
         const path = nodeAgentStreamPath(sub, pod.metadata?.namespace ?? params.namespace, params.name, container, opts);
         backend.write(formatUpgradeRequestHead(req.raw, path, host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`));
         if (upgrade.head.length > 0) backend.write(upgrade.head);

@@ -4,7 +4,6 @@ export { parseCRIEndpoint } from "./endpoint.js";
 export type { CRIEndpoint, ParseCRIEndpointResult } from "./endpoint.js";
 export { CRIError, isCRIError, toCRIError } from "./errors.js";
 export type { CRIErrorCode, CRIErrorInit } from "./errors.js";
-export { connectWithLargeReads, releaseLargeRead } from "./large-reads.js";
 export { formatCRILogLine, formatRFC3339Nano, parseCRILogLine } from "./log-format.js";
 export type { CRILogEntry, CRILogLine, CRILogStream, ParseCRILogLineResult } from "./log-format.js";
 export { loadRuntimeProto } from "./proto.js";

@@ -662,7 +662,9 @@ async function forwardPair(kubeconfig: string, pod: string, port: number, direct
  */
 async function portForwardRows(dir: string): Promise<BenchRow[]> {
   const cmd = appCommand("nodeagent");
-  const cluster = await startCluster({ nodes: [{ name: "bench-pf", runtime: "process" }], fromSource: !cmd.built });
+  // SKIFF_BENCH_CPU_PROF=<dir>: every process of the cluster writes a V8 CPU profile there when it stops.
+  const profDir = process.env["SKIFF_BENCH_CPU_PROF"];
+  const cluster = await startCluster({ nodes: [{ name: "bench-pf", runtime: "process" }], fromSource: !cmd.built, ...(profDir ? { nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${profDir}`] } : {}) });
   const uids: string[] = [];
   try {
     const www = join(dir, "www");

@@ -7,7 +7,8 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AgentView, StreamOptions } from "../agent-view.js";
-import { dialStreamingServer, formatStreamingRequestHead, pipeBoth, upgradeConnectionOf } from "./upgrade.js";
+import { pipeBoth } from "@skiff/apimachinery";
+import { dialStreamingServer, formatStreamingRequestHead, upgradeConnectionOf } from "./upgrade.js";
 import type { StreamLimits } from "./upgrade.js";
 
 /** The path parameters of a streaming request. */

@@ -11,8 +11,8 @@
 import { ServerResponse } from "node:http";
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
-import { connect as tlsConnect } from "node:tls";
-import { connectWithLargeReads, releaseLargeRead } from "@skiff/cri-api";
+import { dialUpgradeBackend } from "@skiff/apimachinery";
+import type { PipeLimits } from "@skiff/apimachinery";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 
 /** The connection of an upgrade request: its socket (paused) and the bytes after the head. */
@@ -59,33 +59,16 @@ export function routeUpgradeRequests(app: FastifyInstance, server: Server = app.
 
 /**
  * Dials the streaming server at `url` (`http:` plain TCP, `https:` TLS without verification, as
- * the kubelet's proxy transport to a local runtime).
- * @throws Error `error dialing backend: <cause>`; `unsupported streaming URL ...` for another scheme.
+ * the kubelet's proxy transport to a local runtime), reading into pooled memory: a port-forward
+ * download crosses this hop in large writes to the client's TLS socket.
+ * @throws Error `error dialing backend: <cause>` (worded as Go's dialer); `unsupported streaming URL ...` for another scheme.
  */
 export function dialStreamingServer(url: URL, connectTimeoutMs = 30_000): Promise<Duplex> {
-  return new Promise((resolve, reject) => {
-    if (url.protocol !== "http:" && url.protocol !== "https:") {
-      reject(new Error(`unsupported streaming URL ${JSON.stringify(url.href)}: want http or https`));
-      return;
-    }
-    const secure = url.protocol === "https:";
-    const host = url.hostname.replace(/^\[|\]$/g, "");
-    const port = url.port !== "" ? Number(url.port) : secure ? 443 : 80;
-    // Plain TCP (the local runtime's usual URL) reads up to 1 MiB at a time: a port-forward
-    // download then crosses this hop in a few large writes to the client's TLS socket.
-    const sock = secure ? tlsConnect({ host, port, rejectUnauthorized: false, ALPNProtocols: ["http/1.1"] }) : connectWithLargeReads({ host, port, noDelay: true });
-    const fail = (err: Error) => {
-      sock.destroy();
-      reject(new Error(`error dialing backend: ${err.message}`, { cause: err }));
-    };
-    sock.setTimeout(connectTimeoutMs, () => fail(new Error(`dial tcp ${host}:${port}: i/o timeout`)));
-    sock.once("error", fail);
-    sock.once(secure ? "secureConnect" : "connect", () => {
-      sock.setTimeout(0);
-      sock.off("error", fail);
-      resolve(sock);
-    });
-  });
+  if (url.protocol !== "http:" && url.protocol !== "https:") return Promise.reject(new Error(`unsupported streaming URL ${JSON.stringify(url.href)}: want http or https`));
+  const secure = url.protocol === "https:";
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  const port = url.port !== "" ? Number(url.port) : secure ? 443 : 80;
+  return dialUpgradeBackend({ host, port, connectTimeoutMs, ...(secure ? { tls: {} } : {}) });
 }
 
 const droppedHeaders = /^(authorization|host|content-length|content-type|transfer-encoding|proxy-authorization|impersonate-.*)$/i;
@@ -103,68 +86,5 @@ export function formatStreamingRequestHead(req: Pick<IncomingMessage, "method" |
   return `${lines.join("\r\n")}\r\n\r\n`;
 }
 
-/** Limits of one proxied stream connection. */
-export interface StreamLimits {
-  /** `--streaming-connection-idle-timeout`: closes after this long without a byte either way; 0: never. */
-  readonly idleTimeoutMs: number;
-  /** Closes after this long in all (4 h in the kubelet); 0: never. */
-  readonly maxDurationMs: number;
-}
-
-/**
- * Copies bytes both ways until either side ends or fails, then closes both: a client that goes
- * away closes the runtime's streams (the exec'd process sees its stdin close). Never throws.
- */
-export function pipeBoth(client: Duplex, backend: Duplex, limits: StreamLimits): void {
-  let closed = false;
-  let idle: NodeJS.Timeout | undefined;
-  const max = limits.maxDurationMs > 0 ? setTimeout(() => close(), limits.maxDurationMs) : undefined;
-  const close = () => {
-    if (closed) return;
-    closed = true;
-    if (idle) clearTimeout(idle);
-    if (max) clearTimeout(max);
-    client.destroy();
-    backend.destroy();
-  };
-  const touch = () => {
-    if (limits.idleTimeoutMs <= 0 || closed) return;
-    if (idle) idle.refresh();
-    else idle = setTimeout(close, limits.idleTimeoutMs);
-  };
-  touch();
-  for (const [from, to] of [
-    [client, backend],
-    [backend, client],
-  ] as const) {
-    // The chunks read in one turn (a TLS read decrypts several records) go out in one write:
-    // corked until the next tick, so a TLS peer gets one writev instead of a syscall per record.
-    // Backpressure is judged after that write: while corked, write() answers false for anything
-    // above the high-water mark (16 KiB, less than one 64 KiB read) even when the kernel then takes
-    // it all at once, and pausing on that stopped and restarted reading for every chunk.
-    let corked = false;
-    from.on("data", (chunk: Buffer) => {
-      touch();
-      if (!corked) {
-        corked = true;
-        to.cork();
-        process.nextTick(() => {
-          corked = false;
-          to.uncork();
-          // Bytes the socket still holds: wait for them to drain (write() answered false for the
-          // chunk that crossed the mark, so "drain" comes).
-          if (to.writableLength >= to.writableHighWaterMark && !from.isPaused()) {
-            from.pause();
-            to.once("drain", () => from.resume());
-          }
-        });
-      }
-      // Once written, the chunk's memory may take a later read (a backend dialled with large reads).
-      to.write(chunk, () => releaseLargeRead(chunk));
-    });
-    from.once("end", () => (to.writable ? to.end() : close()));
-    from.once("close", close);
-    from.on("error", close);
-    from.resume();
-  }
-}
+/** Limits of one proxied stream connection (both set: the agent always passes its flags). */
+export type StreamLimits = Required<PipeLimits>;

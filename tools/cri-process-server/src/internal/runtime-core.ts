@@ -4,7 +4,8 @@ import { constants } from "node:fs";
 import { access, mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { hostname as hostHostname } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
-import { CRIError, connectWithLargeReads } from "@skiff/cri-api";
+import { connectWithLargeReads } from "@skiff/apimachinery";
+import { CRIError } from "@skiff/cri-api";
 import { cgroupParentExists, cgroupsAvailable, containerCgroupDirs, createContainerCgroups, removeContainerCgroups, wrapJoiningCgroups, type CgroupDir } from "./cgroups.js";
 import type {
   Container as CRIContainer,
