@@ -14,6 +14,7 @@ import type { PodEventRecorder, PodVolumeHooks } from "./types.js";
 import { setVolumeOwnership } from "./volume-ownership.js";
 import { checkHostPathType, downwardAPIFileContent, machineAllocatable, writeVolumeFilesAtomically, type NodeAllocatable, type VolumeFile } from "./volumes-files.js";
 import { mkdirAll } from "../internal/mkdir-all.js";
+import { agentTracer } from "../internal/trace.js";
 import { milliOf, podQOSClass, podRequestsAndLimits, valueOfMilli } from "./resources.js";
 import { configMapPayload, formatAggregate, secretPayload, VolumePayloadError } from "./volumes-objects.js";
 
@@ -329,11 +330,14 @@ export class PodVolumeManager implements PodVolumeHooks {
     const objects = this.o.objects;
     if (!objects) throw new VolumePayloadError(`cannot setup ${kind} volume ${volumeName} because kube client is not configured`, "NoClient");
     const ns = pod.metadata?.namespace ?? "";
+    const t0 = agentTracer.now();
     try {
       return kind === "configMap" ? await objects.configMaps.get(ns, name) : await objects.secrets.get(ns, name);
     } catch (err) {
       if (isNotFound(err) && optional) return {};
       throw err;
+    } finally {
+      agentTracer.record(`volume-${kind}`, t0, agentTracer.now(), { uid: pod.metadata?.uid ?? "" });
     }
   }
 
@@ -366,11 +370,13 @@ export class PodVolumeManager implements PodVolumeHooks {
           const tokens = this.o.objects?.serviceAccountTokens;
           if (!tokens) throw new VolumePayloadError("failed to fetch token: this node agent has no service-account token manager", "Unsupported");
           const tp = s.serviceAccountToken;
+          const tt = agentTracer.now();
           const tr = await tokens.get(pod.metadata?.namespace ?? "", pod.spec?.serviceAccountName ?? "", {
             audiences: tp.audience ? [tp.audience] : [],
             ...(tp.expirationSeconds !== undefined ? { expirationSeconds: tp.expirationSeconds } : {}),
             boundObjectRef: { apiVersion: "v1", kind: "Pod", name: pod.metadata?.name ?? "", uid: pod.metadata?.uid ?? "" },
           });
+          agentTracer.record("volume-token", tt, agentTracer.now(), { uid: pod.metadata?.uid ?? "" });
           // 1.23: 0600 when the volume is given to an fsGroup (the token is then group-readable only through it).
           payload.set(tp.path, { data: tr.status.token, mode: pod.spec?.securityContext?.fsGroup !== undefined ? 0o600 : defaultMode });
         }

@@ -3,6 +3,7 @@ import type { ClientRequest } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ResourceInfo } from "@skiff/api-types";
 import { MemoryStorage } from "@skiff/storage";
+import type { TraceFields, Tracer } from "@skiff/apimachinery";
 import { abacAuthorizer, parseABACPolicies } from "../auth/abac.js";
 import { bearerTokenAuthenticator, createAuthenticationChain } from "../auth/authenticators.js";
 import { privilegedGroupsAuthorizer, unionAuthorizers } from "../auth/authorizers.js";
@@ -101,7 +102,7 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function start(limits?: RequestLimits): Promise<number> {
+async function start(limits?: RequestLimits, tracer?: Tracer): Promise<number> {
   const parsed = parseABACPolicies(policy);
   if (!parsed.ok) throw new Error("policy");
   const authenticator = createAuthenticationChain({ authenticators: [bearerTokenAuthenticator((t) => tokens.get(t))], anonymous: false });
@@ -109,6 +110,7 @@ async function start(limits?: RequestLimits): Promise<number> {
   server = createAPIServer({
     strategies: [widgets], storage: new MemoryStorage(), authenticator, authorizer, insecureHTTP: true,
     ...(limits ? { limits } : {}),
+    ...(tracer ? { tracer } : {}),
     extraRoutes: [
       { method: "GET", url: "/version", handler: () => ({ major: "1" }) },
       { method: "GET", url: "/healthz", public: true, handler: (_req, reply) => reply.send("ok") },
@@ -209,7 +211,9 @@ describe("filters on a server", () => {
   it("priority and fairness: a request over its level's concurrency waits for a seat, 429 once it waited a quarter of the request timeout; system:masters exempt", async () => {
     // A total of 2: every limited level gets ceil(2 × shares / 245) = 1 seat. alice and bob are
     // both in global-default.
-    const port = await start({ maxMutatingRequestsInFlight: 1, maxRequestsInFlight: 1, requestTimeoutMs: 2000 });
+    const spans: Array<{ span: string; start: number; end: number; attrs: TraceFields["attrs"] }> = [];
+    const tracer: Tracer = { enabled: true, now: () => performance.now(), flush: () => undefined, record: (span, start, end, fields) => void spans.push({ span, start, end, attrs: fields?.attrs }) };
+    const port = await start({ maxMutatingRequestsInFlight: 1, maxRequestsInFlight: 1, requestTimeoutMs: 2000 }, tracer);
     const held = slowPost(port, ns, "alice");
     await until(async () => {
       const t0 = performance.now();
@@ -227,6 +231,12 @@ describe("filters on a server", () => {
     held.req.destroy();
     expect((await queued).status).toBe(403);
     expect((await call(port, "POST", ns, "alice", widget("after"))).status).toBe(201);
+    // The tracer saw the waits: a 429 after waiting (time-out), the queued DELETE dispatched.
+    const timedOut = spans.find((x) => x.span === "apf-reject" && x.attrs?.["request"] === "list widgets");
+    expect(timedOut?.attrs).toEqual({ request: "list widgets", priorityLevel: "global-default", user: "bob", outcome: "time-out" });
+    expect((timedOut?.end ?? 0) - (timedOut?.start ?? 0)).toBeGreaterThanOrEqual(400);
+    expect(spans.filter((x) => x.span === "apf-wait").map((x) => x.attrs)).toContainEqual({ request: "delete widgets", priorityLevel: "global-default", user: "bob", outcome: "dispatched" });
+    expect(spans.some((x) => x.attrs?.["user"] === "admin")).toBe(false);
   }, 60_000);
 
   it("504 Timeout Status when a request outlives the request timeout", async () => {

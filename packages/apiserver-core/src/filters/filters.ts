@@ -15,6 +15,7 @@
 import type { Server } from "node:http";
 import type { TLSSocket } from "node:tls";
 import { errorToStatus, newBadRequest, newTimeoutError, newTooManyRequests, newUnauthorized } from "@skiff/apimachinery";
+import type { Tracer } from "@skiff/apimachinery";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { wellKnownUsers } from "../auth/auth.js";
 import type { AuthenticationRequest, AuthorizationAttributes, Authenticator, Authorizer, ClientCertificateInfo } from "../auth/auth.js";
@@ -91,6 +92,12 @@ export interface RequestFilterConfig {
   /** Paths served without authentication, authorization or limits (health endpoints). */
   readonly publicPaths: ReadonlySet<string>;
   readonly limits?: RequestLimits;
+  /**
+   * Records API Priority and Fairness' queueing: an `apf-wait` span for each request that waited
+   * for its seat, and an `apf-reject` span for each 429, with the priority level and the outcome
+   * (`dispatched`, or the reject reason). @defaultValue none
+   */
+  readonly tracer?: Tracer;
 }
 
 /** The message of a 429 from the in-flight limit. */
@@ -205,6 +212,7 @@ export function installRequestFilters(app: FastifyInstance, config: RequestFilte
     ? new PriorityAndFairness({ serverConcurrencyLimit: limits.maxRequestsInFlight + limits.maxMutatingRequestsInFlight, requestWaitLimitMs: Math.floor(limits.requestTimeoutMs / 4) })
     : undefined;
   const inFlight = new InFlightLimiter(limits);
+  const tracer = config.tracer?.enabled === true ? config.tracer : undefined;
   // Protobuf bodies stay bytes (kubectl posts review requests as protobuf); handlers that only
   // read JSON/YAML answer 415 for them as before.
   app.addContentTypeParser("application/vnd.kubernetes.protobuf", { parseAs: "buffer" }, (_req, body, done) => done(null, body));
@@ -233,7 +241,7 @@ export function installRequestFilters(app: FastifyInstance, config: RequestFilte
     r.requestInfo = info;
 
     if (!longRunning && apf !== undefined) {
-      if (!(await admitByPriorityAndFairness(apf, user, info, reply))) {
+      if (!(await admitByPriorityAndFairness(apf, user, info, reply, tracer))) {
         void reply.header("Retry-After", "1");
         throw newTooManyRequests(tooManyRequestsMessage, 1);
       }
@@ -259,12 +267,19 @@ export function installRequestFilters(app: FastifyInstance, config: RequestFilte
  * Waits for the request's seat from API Priority and Fairness; the seat is given back when the
  * response closes. False when the request is refused (or its client went away while it waited).
  */
-async function admitByPriorityAndFairness(apf: PriorityAndFairness, user: UserInfo, info: RequestInfo, reply: FastifyReply): Promise<boolean> {
+async function admitByPriorityAndFairness(apf: PriorityAndFairness, user: UserInfo, info: RequestInfo, reply: FastifyReply, tracer: Tracer | undefined): Promise<boolean> {
   const admission = apf.admit(user, info);
   // Exempt (system:masters, probes): nothing to give back, so no close listener.
   if (admission.exempt) return true;
   const outcome = admission.outcome;
-  if (typeof outcome === "string") return false;
+  const span = tracer ? `${info.verb} ${info.resource}${info.subresource ? `/${info.subresource}` : ""}` : "";
+  if (typeof outcome === "string") {
+    if (tracer) {
+      const t = tracer.now();
+      tracer.record("apf-reject", t, t, { attrs: { request: span, priorityLevel: admission.priorityLevel, user: user.username, outcome } });
+    }
+    return false;
+  }
   if (typeof outcome === "function") {
     reply.raw.once("close", outcome);
     return true;
@@ -277,7 +292,12 @@ async function admitByPriorityAndFairness(apf: PriorityAndFairness, user: UserIn
     if (state.held) state.held();
     else outcome.cancel();
   });
+  const waitStart = tracer?.now() ?? 0;
   const r = await outcome.seat;
+  if (tracer) {
+    const attrs = { request: span, priorityLevel: admission.priorityLevel, user: user.username, outcome: typeof r === "function" ? "dispatched" : r };
+    tracer.record(typeof r === "function" ? "apf-wait" : "apf-reject", waitStart, tracer.now(), { attrs });
+  }
   if (typeof r !== "function") return false;
   if (state.gone) {
     r();

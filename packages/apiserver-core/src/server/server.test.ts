@@ -370,4 +370,30 @@ describe("tracer", () => {
     expect(spans[0]?.fields?.uid).toBe(created.json["metadata"]["uid"]);
     for (const s of spans) expect(s.end).toBeGreaterThanOrEqual(s.start);
   });
+
+  it("records mutating requests on an app's extra resource routes (e.g. serviceaccounts/token) with their code; reads and streaming subresources are not traced", async () => {
+    await server.close();
+    const spans: Array<{ span: string; code: unknown }> = [];
+    const tracer: Tracer = { enabled: true, now: () => performance.now(), flush: () => undefined, record: (span, _start, _end, fields) => void spans.push({ span, code: fields?.attrs?.["code"] }) };
+    const token = "/api/v1/namespaces/default/serviceaccounts/:name/token";
+    server = createAPIServer({
+      strategies: [widgets], storage: new MemoryStorage(), authenticator: auth, authorizer: alwaysAllowAuthorizer, insecureHTTP: true, tracer,
+      extraRoutes: [
+        { method: "POST", url: token, handler: async (req, reply) => reply.code((req.params as { name: string }).name === "bad" ? 404 : 201).send("{}") },
+        { method: "GET", url: "/api/v1/namespaces/default/pods/:name/log", handler: async (_req, reply) => reply.send("log") },
+        { method: "POST", url: "/api/v1/namespaces/default/pods/:name/exec", handler: async (_req, reply) => reply.code(400).send("{}") },
+        { method: "GET", url: "/version", handler: () => ({ major: "1" }) },
+      ],
+    });
+    base = await server.listen({ host: "127.0.0.1", port: 0 });
+    await call("POST", "/api/v1/namespaces/default/serviceaccounts/default/token", {});
+    await call("POST", "/api/v1/namespaces/default/serviceaccounts/bad/token", {});
+    await call("GET", "/api/v1/namespaces/default/pods/p/log");
+    await call("POST", "/api/v1/namespaces/default/pods/p/exec", {});
+    await call("GET", "/version");
+    expect(spans).toEqual([
+      { span: "create serviceaccounts/token", code: 201 },
+      { span: "create serviceaccounts/token", code: 404 },
+    ]);
+  });
 });

@@ -105,6 +105,27 @@ async function traceRequest<T extends { result: HandlerResult }>(tracer: Tracer,
   }
 }
 
+/** Connect subresources that stream for as long as the client stays (not API calls in the latency SLI's sense). */
+const longRunningSubresources = new Set(["exec", "attach", "portforward", "proxy", "log"]);
+
+/**
+ * An extra route's handler that records one span per mutating request on a resource path (e.g.
+ * `create serviceaccounts/token`, `create tokenreviews`), as {@link traceRequest} does for the
+ * resource handlers, with the reply's status code; streaming subresources are not recorded.
+ */
+function traceExtraRoute(tracer: Tracer, handler: NonResourceRoute["handler"]): NonResourceRoute["handler"] {
+  return async function traced(this: unknown, req, reply) {
+    const info = (req as unknown as { requestInfo?: RequestInfo }).requestInfo;
+    if (!info?.isResourceRequest || !tracedVerbs.has(info.verb) || longRunningSubresources.has(info.subresource)) return handler.call(this, req, reply);
+    const start = tracer.now();
+    try {
+      return await handler.call(this, req, reply);
+    } finally {
+      tracer.record(`${info.verb} ${info.resource}${info.subresource ? `/${info.subresource}` : ""}`, start, tracer.now(), { attrs: { code: reply.statusCode } });
+    }
+  } as NonResourceRoute["handler"];
+}
+
 /** A created server. */
 export interface APIServer {
   readonly app: FastifyInstance;
@@ -162,7 +183,7 @@ export function createAPIServer(config: APIServerConfig): APIServer {
   // Authentication, in-flight limits, authorization and the request timeout (filters/).
   // Upgrade requests (exec, attach, portforward) go through the same filters and routes.
   routeUpgradeRequests(app);
-  installRequestFilters(app, { authenticator: config.authenticator, authorizer: config.authorizer, publicPaths, ...(config.limits ? { limits: config.limits } : {}) });
+  installRequestFilters(app, { authenticator: config.authenticator, authorizer: config.authorizer, publicPaths, ...(config.limits ? { limits: config.limits } : {}), ...(config.tracer ? { tracer: config.tracer } : {}) });
   applyServerTimeouts(app.server, config.limits ?? {});
 
   if ((config.verbosity ?? 0) >= 2) {
@@ -176,8 +197,9 @@ export function createAPIServer(config: APIServerConfig): APIServer {
   }
 
   const extraMethods = new Map<string, Set<string>>();
+  const extraTracer = config.tracer?.enabled === true ? config.tracer : undefined;
   for (const r of config.extraRoutes ?? []) {
-    app.route({ method: r.method, url: r.url, handler: r.handler });
+    app.route({ method: r.method, url: r.url, handler: extraTracer ? traceExtraRoute(extraTracer, r.handler) : r.handler });
     extraMethods.set(r.url, (extraMethods.get(r.url) ?? new Set()).add(r.method));
   }
   // A resource path served by an extra route (reviews, pods/log) answers other methods 405, as
