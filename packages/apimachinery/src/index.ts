@@ -163,4 +163,3 @@ export type { TraceFields, TraceRecord, Tracer } from "./trace.js";
 export { connectWithLargeReads, releaseLargeRead, tlsConnectWithPooledReads } from "./proxy/pooled-reads.js";
 export { dialUpgradeBackend, goDialError, pipeBoth } from "./proxy/upgrade-aware.js";
 export type { PipeLimits, UpgradeBackend } from "./proxy/upgrade-aware.js";
-export { listenBacklog } from "./listen-backlog.js";

@@ -2,7 +2,6 @@ import { readFile } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import Fastify from "fastify";
 import type { FastifyInstance } from "fastify";
-import { listenBacklog } from "@skiff/apimachinery";
 import type { AgentView } from "../agent-view.js";
 import { createAuthenticator } from "./authn.js";
 import { createAuthorizer } from "./authz.js";
@@ -132,7 +131,7 @@ export async function startServers(opts: ServerOptions, view: AgentView, log: Se
   };
   for (const { key, app, host, port } of apps) {
     try {
-      await app.listen({ host, port, backlog: listenBacklog() });
+      await app.listen({ host, port });
     } catch (err) {
       await closeAll();
       throw new ServerStartError("Listen", `failed to listen on ${host}:${port}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });

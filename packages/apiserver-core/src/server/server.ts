@@ -8,7 +8,7 @@
  */
 import Fastify, { LogController } from "fastify";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { errorToStatus, isStatusError, listenBacklog, newGenericServerResponse, newRequestEntityTooLarge, newUnsupportedMediaType } from "@skiff/apimachinery";
+import { errorToStatus, isStatusError, newGenericServerResponse, newRequestEntityTooLarge, newUnsupportedMediaType } from "@skiff/apimachinery";
 import type { PatchSchema, StatusBody, Tracer } from "@skiff/apimachinery";
 import type { ResourceInfo } from "@skiff/api-types";
 import type { Storage } from "@skiff/storage";
@@ -232,8 +232,7 @@ export function createAPIServer(config: APIServerConfig): APIServer {
   return {
     app,
     async listen({ host, port }) {
-      // Go's backlog (somaxconn), not Node's 511: Node accepts one connection per event-loop turn.
-      return app.listen({ host, port, backlog: listenBacklog() });
+      return app.listen({ host, port });
     },
     async close() {
       await app.close();
