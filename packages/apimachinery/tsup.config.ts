@@ -1,4 +1,4 @@
 import { defineConfig } from "tsup";
 import { tsupConfig } from "../../tsup.base.ts";
 
-export default defineConfig(tsupConfig());
+export default defineConfig(tsupConfig({ entry: ["src/index.ts", "src/proxy/index.ts"] }));

@@ -14,7 +14,8 @@
  */
 import { convertQueryBool, upgradeConnectionOf } from "@skiff/apiserver-core";
 import type { NonResourceRoute, ResourceStrategy } from "@skiff/apiserver-core";
-import { dialUpgradeBackend, errorToStatus, isStatusError, newBadRequest, newNotFound, pipeBoth } from "@skiff/apimachinery";
+import { errorToStatus, isStatusError, newBadRequest, newNotFound } from "@skiff/apimachinery";
+import { dialUpgradeBackend, pipeBoth } from "@skiff/apimachinery/proxy";
 import type { StatusBody } from "@skiff/apimachinery";
 import type { Storage } from "@skiff/storage";
 import { nodeAgentLocation, podAndNodeStores, resolveLogContainer } from "./pod-log-proxy.js";

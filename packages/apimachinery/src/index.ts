@@ -160,6 +160,3 @@ export type { DocumentLimitProblem } from "./document-limits.js";
 export { goQuote } from "./internal/go-format.js";
 export { newFileTracer, noopTracer, parseTraceRecords, traceFileEnv, tracerFromEnv } from "./trace.js";
 export type { TraceFields, TraceRecord, Tracer } from "./trace.js";
-export { connectWithLargeReads, releaseLargeRead, tlsConnectWithPooledReads } from "./proxy/pooled-reads.js";
-export { dialUpgradeBackend, goDialError, pipeBoth } from "./proxy/upgrade-aware.js";
-export type { PipeLimits, UpgradeBackend } from "./proxy/upgrade-aware.js";

@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AgentView, StreamOptions } from "../agent-view.js";
-import { pipeBoth } from "@skiff/apimachinery";
+import { pipeBoth } from "@skiff/apimachinery/proxy";
 import { dialStreamingServer, formatStreamingRequestHead, upgradeConnectionOf } from "./upgrade.js";
 import type { StreamLimits } from "./upgrade.js";
 

@@ -11,8 +11,8 @@
 import { ServerResponse } from "node:http";
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
-import { dialUpgradeBackend } from "@skiff/apimachinery";
-import type { PipeLimits } from "@skiff/apimachinery";
+import { dialUpgradeBackend } from "@skiff/apimachinery/proxy";
+import type { PipeLimits } from "@skiff/apimachinery/proxy";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 
 /** The connection of an upgrade request: its socket (paused) and the bytes after the head. */

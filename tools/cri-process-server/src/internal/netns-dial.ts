@@ -11,7 +11,7 @@ import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { Socket } from "node:net";
 import type { Duplex } from "node:stream";
-import { connectWithLargeReads } from "@skiff/apimachinery";
+import { connectWithLargeReads } from "@skiff/apimachinery/proxy";
 
 /** Whether a `/proc/<pid>/net/tcp{,6}` text shows a listener on `port` at every address or at `ipHex`. Pure. */
 export function listensBeyondLoopback(procNetTcp: string, port: number, ipHex: string): boolean {

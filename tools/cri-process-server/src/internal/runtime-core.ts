@@ -4,7 +4,7 @@ import { constants } from "node:fs";
 import { access, mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { hostname as hostHostname } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
-import { connectWithLargeReads } from "@skiff/apimachinery";
+import { connectWithLargeReads } from "@skiff/apimachinery/proxy";
 import { CRIError } from "@skiff/cri-api";
 import { cgroupParentExists, cgroupsAvailable, containerCgroupDirs, createContainerCgroups, removeContainerCgroups, wrapJoiningCgroups, type CgroupDir } from "./cgroups.js";
 import type {

@@ -9,7 +9,7 @@
  * @see https://www.chromium.org/spdy/spdy-protocol/spdy-protocol-draft3/ (frame layouts, section 2.6.10.1 dictionary)
  * @see staging/src/k8s.io/apimachinery/pkg/util/httpstream/spdy/connection.go in kubernetes/kubernetes v1.23
  */
-import { releaseLargeRead } from "@skiff/apimachinery";
+import { releaseLargeRead } from "@skiff/apimachinery/proxy";
 import { Duplex } from "node:stream";
 import { constants as zlibConstants, createDeflate, createInflate } from "node:zlib";
 import type { Deflate, Inflate } from "node:zlib";
