@@ -46,7 +46,12 @@ export class Kubectl {
   }
 
   run(...args: string[]): Result {
-    const r = spawnSync(this.bin, this.args(args), { encoding: "utf8", timeout: 60_000, env: this.env() });
+    return this.runWithEnv({}, ...args);
+  }
+
+  /** `run` with extra environment variables (e.g. `GODEBUG`). */
+  runWithEnv(extra: Readonly<Record<string, string>>, ...args: string[]): Result {
+    const r = spawnSync(this.bin, this.args(args), { encoding: "utf8", timeout: 60_000, env: { ...this.env(), ...extra } });
     return { code: r.status, stdout: r.stdout, stderr: r.stderr };
   }
 

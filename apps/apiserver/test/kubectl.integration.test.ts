@@ -46,6 +46,14 @@ describe.each(kubectlBuilds.map((b) => [b.label, b] as const))("kubectl %s", (la
     expect(grouped.stdout.trim().split("\n").sort()).toEqual(["csidrivers.storage.example.io", "csinodes.storage.example.io"]);
   });
 
+  it.skipIf(skip)("speaks HTTP/2 to the apiserver (ALPN h2), requests and watch as streams of one connection", () => {
+    // Go's http2 transport logs each connection it creates with GODEBUG=http2debug=1.
+    const r = k().runWithEnv({ GODEBUG: "http2debug=1" }, "get", "podtemplates", "--watch-only", "--request-timeout=2s");
+    const conns = r.stderr.split("\n").filter((l) => l.includes("http2: Transport creating client conn"));
+    expect(conns.length, r.stderr.slice(0, 2000)).toBe(1);
+    expect(r.stderr).toMatch(/http2: Transport encoding header ":path" = "\/api\/v1\/namespaces\/default\/podtemplates\?.*watch=true/);
+  });
+
   it.skipIf(skip).each(kindCases.map((c) => [c.kind, c] as const))(
     "%s: create -f, AlreadyExists, get (table, -o yaml, -o wide, -l, --field-selector, --chunk-size=1), delete, NotFound",
     async (_kind, c) => {

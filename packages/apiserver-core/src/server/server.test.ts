@@ -1,10 +1,18 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { connect as http2Connect } from "node:http2";
+import type { ClientHttp2Session } from "node:http2";
+import { request as httpsRequest } from "node:https";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { invalid } from "@skiff/apimachinery";
 import type { TraceFields, Tracer } from "@skiff/apimachinery";
 import { MemoryStorage } from "@skiff/storage";
 import type { ResourceInfo } from "@skiff/api-types";
 import { alwaysAllowAuthorizer } from "../auth/auth.js";
 import type { Authenticator } from "../auth/auth.js";
+import type { RequestLimits } from "../filters/filters.js";
 import type { APIObject, ResourceStrategy } from "../registry/strategy.js";
 import { namespaceLifecycle } from "../handlers/admission.js";
 import { createAPIServer } from "./server.js";
@@ -395,5 +403,95 @@ describe("tracer", () => {
       { span: "create serviceaccounts/token", code: 201 },
       { span: "create serviceaccounts/token", code: 404 },
     ]);
+  });
+});
+
+describe("HTTPS serves HTTP/2 (ALPN h2) beside HTTP/1.1, as 1.23's Go server", () => {
+  let dir = "";
+  let tls = { cert: "", key: "" };
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "skiff-h2-"));
+    execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-subj", "/CN=localhost", "-days", "1", "-keyout", join(dir, "k.pem"), "-out", join(dir, "c.pem")], { stdio: "ignore" });
+    tls = { cert: readFileSync(join(dir, "c.pem"), "utf8"), key: readFileSync(join(dir, "k.pem"), "utf8") };
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  async function startTLS(limits: RequestLimits = {}): Promise<string> {
+    await server.close();
+    server = createAPIServer({ strategies: [widgets], storage: new MemoryStorage(), authenticator: auth, authorizer: alwaysAllowAuthorizer, tls, limits });
+    return server.listen({ host: "127.0.0.1", port: 0 });
+  }
+
+  /** One HTTP/2 request: status, headers and body text. */
+  function h2call(session: ClientHttp2Session, method: string, p: string, body?: string): Promise<{ status: number; headers: Record<string, unknown>; text: string }> {
+    return new Promise((resolve, reject) => {
+      const s = session.request({ ":method": method, ":path": p, authorization: "Bearer good", ...(body !== undefined ? { "content-type": "application/json" } : {}) }, { endStream: body === undefined });
+      let text = "";
+      let headers: Record<string, unknown> = {};
+      s.on("response", (h) => (headers = h));
+      s.on("data", (d: Buffer) => (text += d.toString()));
+      s.on("end", () => resolve({ status: Number(headers[":status"]), headers, text }));
+      s.on("error", reject);
+      if (body !== undefined) s.end(body);
+    });
+  }
+
+  it("answers requests and bad input with Status over HTTP/2, streams a watch, and serves HTTP/1.1 on the same port", async () => {
+    const url = await startTLS();
+    const session = http2Connect(url, { rejectUnauthorized: false });
+    try {
+      const watch = session.request({ ":method": "GET", ":path": `${path}?watch=true`, authorization: "Bearer good" });
+      let events = "";
+      watch.on("data", (d: Buffer) => (events += d.toString()));
+      const head = await new Promise<Record<string, unknown>>((r) => watch.once("response", r));
+      expect(head[":status"]).toBe(200);
+      // No connection-specific header (`transfer-encoding`) on an HTTP/2 response.
+      expect(head["transfer-encoding"]).toBeUndefined();
+      const created = await h2call(session, "POST", path, JSON.stringify({ apiVersion: "example.io/v1", kind: "Widget", metadata: { name: "w" } }));
+      expect(created.status).toBe(201);
+      for (let i = 0; i < 100 && !events.includes("\n"); i++) await new Promise((r) => setTimeout(r, 20));
+      expect(JSON.parse(events.split("\n")[0] ?? "")).toMatchObject({ type: "ADDED", object: { metadata: { name: "w" } } });
+      watch.close();
+      const bad = await h2call(session, "POST", path, "{not json");
+      expect(bad.status).toBe(400);
+      expect(JSON.parse(bad.text)).toMatchObject({ kind: "Status", reason: "BadRequest" });
+      const invalidSize = await h2call(session, "POST", path, JSON.stringify({ apiVersion: "example.io/v1", kind: "Widget", metadata: { name: "v" }, spec: { size: -1 } }));
+      expect(invalidSize.status).toBe(422);
+      expect(JSON.parse(invalidSize.text)).toMatchObject({ reason: "Invalid", details: { causes: [{ field: "spec.size" }] } });
+      const anonymous = await new Promise<number>((resolve, reject) => {
+        const s = session.request({ ":path": path });
+        s.on("response", (h) => resolve(Number(h[":status"])));
+        s.on("error", reject);
+        s.resume();
+      });
+      expect(anonymous).toBe(401);
+    } finally {
+      session.close();
+    }
+    const overHttp1 = await new Promise<{ status: number; version: string }>((resolve, reject) => {
+      const req = httpsRequest(`${url}${path}/w`, { headers: { authorization: "Bearer good" }, rejectUnauthorized: false }, (res) => {
+        res.resume();
+        resolve({ status: res.statusCode ?? 0, version: res.httpVersion });
+      });
+      req.on("error", reject);
+      req.end();
+    });
+    expect(overHttp1).toEqual({ status: 200, version: "1.1" });
+  });
+
+  it("limits streams per connection to Go's 250 and sends GOAWAY to a connection idle for idleTimeoutMs", async () => {
+    const url = await startTLS({ idleTimeoutMs: 1000 });
+    const session = http2Connect(url, { rejectUnauthorized: false });
+    try {
+      const settings = await new Promise<{ maxConcurrentStreams?: number }>((r) => session.once("remoteSettings", r));
+      expect(settings.maxConcurrentStreams).toBe(250);
+      expect((await h2call(session, "GET", path)).status).toBe(200);
+      const started = Date.now();
+      await new Promise((r) => session.once("goaway", r));
+      expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+      expect(Date.now() - started).toBeLessThan(5000);
+    } finally {
+      session.destroy();
+    }
   });
 });

@@ -133,6 +133,11 @@ export interface APIServer {
   close(): Promise<void>;
 }
 
+/** Streams a client may open on one HTTP/2 connection: Go's server default, kept by kube-apiserver (`--http2-max-streams-per-connection` 0). */
+const http2MaxStreamsPerConnection = 250;
+/** The window a client may upload per HTTP/2 stream, in bytes: kube-apiserver's `MaxUploadBufferPerStream` (256 KiB, the 99th percentile of resource bodies). */
+const http2UploadWindowBytes = 256 * 1024;
+
 const publicPaths = new Set(["/healthz", "/livez", "/readyz"]);
 
 /**
@@ -159,9 +164,22 @@ export function createAPIServer(config: APIServerConfig): APIServer {
   // default is 120 s. The connection is closed without an answer.
   const requestReadTimeoutMs = config.limits?.requestReadTimeoutMs ?? (config.limits?.requestTimeoutMs ?? defaultRequestLimits.requestTimeoutMs) + 30_000;
   const handshakeTimeout = Math.min(config.limits?.readHeaderTimeoutMs ?? defaultRequestLimits.readHeaderTimeoutMs, requestReadTimeoutMs);
+  // HTTPS serves HTTP/2 (chosen by ALPN) beside HTTP/1.1, as 1.23's Go server: kubectl and client-go
+  // multiplex requests and watches on one connection; upgrades (exec, attach, port-forward) stay
+  // HTTP/1.1. Go's defaults, which kube-apiserver keeps: 250 concurrent streams per connection,
+  // 256 KiB upload window per stream and that times the streams per connection.
+  const http2Limits = {
+    settings: { maxConcurrentStreams: http2MaxStreamsPerConnection, initialWindowSize: http2UploadWindowBytes },
+    maxSessionMemory: Math.ceil((http2MaxStreamsPerConnection * http2UploadWindowBytes) / (1 << 20)),
+  };
+  // An HTTP/2 connection without frames for the idle timeout (90 s, Go's IdleTimeout) gets GOAWAY:
+  // its open streams (watches) finish, new requests go to a new connection.
+  const http2SessionTimeout = config.limits?.idleTimeoutMs ?? defaultRequestLimits.idleTimeoutMs;
   const app: FastifyInstance = (tls && !config.insecureHTTP
-    ? Fastify({ ...common, https: { ...checking, handshakeTimeout, cert: tls.cert, key: tls.key, ...(tls.ca ? { ca: tls.ca } : {}), requestCert: tls.requestCert ?? false, rejectUnauthorized: false } })
+    ? Fastify({ ...common, http2: true, http2SessionTimeout, https: { allowHTTP1: true, ...http2Limits, ...checking, handshakeTimeout, cert: tls.cert, key: tls.key, ...(tls.ca ? { ca: tls.ca } : {}), requestCert: tls.requestCert ?? false, rejectUnauthorized: false } } as unknown as Parameters<typeof Fastify>[0])
     : Fastify({ ...common, http: checking })) as unknown as FastifyInstance;
+  // The HTTP/2 server (HTTP/1.1 beside it) takes the interval as a property, read when it listens.
+  (app.server as unknown as { connectionsCheckingInterval: number }).connectionsCheckingInterval = connectionsCheckingIntervalMs;
   const stores = new Map<string, GenericStore>();
   for (const s of config.strategies) stores.set(storeKey(s.resource.group, s.resource.version, s.resource.plural), new GenericStore(s, config.storage));
 

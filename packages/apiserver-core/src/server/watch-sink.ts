@@ -35,7 +35,9 @@ export function watchSink(req: Pick<IncomingMessage, "once" | "on" | "off">, raw
       return closed;
     },
     start(contentType) {
-      raw.writeHead(200, { "content-type": contentType, "transfer-encoding": "chunked" });
+      // No length: HTTP/1.1 frames the body in chunks; HTTP/2 in DATA frames, and refuses a
+      // `transfer-encoding` header (a connection-specific one).
+      raw.writeHead(200, { "content-type": contentType });
       // Send the headers now, as 1.23's watch handler flushes at once: clients wait for them.
       raw.flushHeaders();
     },
