@@ -6,6 +6,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
 import type { Lease, Node, Pod, Toleration } from "@skiff/api-types";
+import { isConflict } from "@skiff/apimachinery";
 import { createSharedInformerFactory } from "@skiff/client";
 import type { Client } from "@skiff/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -148,13 +149,21 @@ describe("node lifecycle controller: taints by condition (TaintNodesByCondition)
     // The apiserver's TaintNodesByCondition admission: a new Node is not-ready:NoSchedule until the
     // controller sees it Ready (below, with the memory-pressure taint, it is gone).
     expect(created.spec?.taints).toEqual([{ key: "user", value: "x", effect: "NoSchedule" }, { key: "node.example.io/not-ready", effect: "NoSchedule" }]);
+    // The controller writes the Node's taints meanwhile: a conflict is read again, as client-go's RetryOnConflict.
     const setConditions = async (conditions: Record<string, "True" | "False">) => {
-      const n = await client.nodes.get("pressured");
-      const t = now();
-      await client.nodes.updateStatus({
-        ...n,
-        status: { ...n.status, conditions: Object.entries(conditions).map(([type, status]) => ({ type, status, reason: "Test", lastHeartbeatTime: t, lastTransitionTime: t })) },
-      });
+      for (let attempt = 1; ; attempt++) {
+        const n = await client.nodes.get("pressured");
+        const t = now();
+        try {
+          await client.nodes.updateStatus({
+            ...n,
+            status: { ...n.status, conditions: Object.entries(conditions).map(([type, status]) => ({ type, status, reason: "Test", lastHeartbeatTime: t, lastTransitionTime: t })) },
+          });
+          return;
+        } catch (e) {
+          if (!isConflict(e) || attempt >= 5) throw e;
+        }
+      }
     };
     const taintsOf = async () => ((await client.nodes.get("pressured")).spec?.taints ?? []).map((x) => `${x.key}:${x.effect}`).sort();
     const until = (label: string, want: string[]) =>

@@ -29,8 +29,11 @@ export interface ClientOptions {
   /** Clock of the rate limiter. @defaultValue realClock */
   readonly clock?: Clock;
   /**
-   * Most keep-alive connections open at once for requests other than watches (each watch has its
-   * own connection); further requests wait for a free one. @defaultValue 64
+   * Most keep-alive connections open at once for requests other than watches, when the server
+   * speaks HTTP/1.1 only (plain `http://`, or HTTPS without `h2`): each watch then has its own
+   * connection, and further requests wait for a free one. Over HTTP/2 (HTTPS with `h2`, as the
+   * apiserver) requests and watches are streams of shared connections instead, a new one opening
+   * only past the server's concurrent-stream limit, and this bound does not apply. @defaultValue 64
    * @throws {RangeError} from {@link createClient} unless an integer ≥ 1.
    */
   readonly maxConnections?: number;

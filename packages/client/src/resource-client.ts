@@ -284,12 +284,12 @@ function openWatch<T>(info: ResourceInfo, transport: Transport, o: WatchOptions)
       throw e;
     }
     try {
-      const code = res.statusCode ?? 0;
+      const code = res.statusCode;
       if (code < 200 || code > 299) throw transport.errorFor(res, await transport.readBody(res, spec), spec);
       const decoder = new WatchEventDecoder();
       try {
-        for await (const chunk of res) {
-          for (const ev of decoder.push(chunk as Buffer)) yield ev as ResourceWatchEvent<T>;
+        for await (const chunk of res.body) {
+          for (const ev of decoder.push(chunk)) yield ev as ResourceWatchEvent<T>;
         }
         for (const ev of decoder.end()) yield ev as ResourceWatchEvent<T>;
       } catch (e) {
@@ -299,7 +299,7 @@ function openWatch<T>(info: ResourceInfo, transport: Transport, o: WatchOptions)
       }
     } finally {
       o.signal?.removeEventListener("abort", onOuterAbort);
-      res.destroy();
+      res.body.destroy();
     }
   }
   let iterator: AsyncGenerator<ResourceWatchEvent<T>> | undefined;

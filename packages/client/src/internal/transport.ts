@@ -8,6 +8,9 @@ import type { TokenSource } from "../client.js";
 import type { ClusterConfig } from "../cluster-config.js";
 import { ClientError } from "../errors.js";
 import type { TokenBucketRateLimiter } from "../token-bucket.js";
+import { Http2Sessions, Http2UnsentError } from "./http2-sessions.js";
+import type { Response } from "./http2-sessions.js";
+
 
 export interface RequestSpec {
   readonly method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -78,13 +81,17 @@ export const defaultMaxConnections = 64;
 type TLSOptions = { secureContext: SecureContext; rejectUnauthorized: boolean; servername?: string };
 
 /**
- * A pool of keep-alive connections to one apiserver and its TLS context, which several clients
- * may share (each keeps its own rate limiter and its own watch connections).
+ * The connections to one apiserver and its TLS context, which several clients may share (each
+ * keeps its own rate limiter). Over HTTPS every request and watch is a stream on a shared HTTP/2
+ * connection (see {@link Http2Sessions}), as client-go's; a server that speaks only HTTP/1.1 gets
+ * a pool of keep-alive connections for requests, and one connection per watch (each client's own).
  */
 export class ConnectionPool {
   readonly agent: HttpAgent | HttpsAgent;
   readonly tls: TLSOptions | undefined;
   readonly server: string;
+  /** The HTTP/2 connections (HTTPS only). */
+  readonly http2: Http2Sessions | undefined;
 
   constructor(config: ClusterConfig, maxConnections: number = defaultMaxConnections) {
     this.server = config.server;
@@ -98,21 +105,25 @@ export class ConnectionPool {
       });
       this.tls = { secureContext, rejectUnauthorized: !config.insecureSkipTLSVerify, ...(config.tlsServerName !== undefined ? { servername: config.tlsServerName } : {}) };
       this.agent = new HttpsAgent({ ...pool, ...this.tls });
+      this.http2 = new Http2Sessions(new URL(config.server), this.tls);
     } else {
       this.tls = undefined;
       this.agent = new HttpAgent(pool);
+      this.http2 = undefined;
     }
   }
 
   close(): void {
     this.agent.destroy();
+    this.http2?.close();
   }
 }
 
 export class Transport {
-  // Ordinary requests share a bounded pool of keep-alive connections (more requests than
-  // connections queue in the agent); each watch holds its own connection outside that pool, so
-  // long-running watches never starve requests. One TLS context serves every connection.
+  // Over HTTP/2 every request and watch is a stream of the pool's shared connections. With an
+  // HTTP/1.1 server, ordinary requests share a bounded pool of keep-alive connections (more
+  // requests than connections queue in the agent) and each watch holds its own connection outside
+  // that pool, so long-running watches never starve requests. One TLS context serves every connection.
   private readonly pool: ConnectionPool;
   private readonly ownsPool: boolean;
   private readonly watchAgent: HttpAgent | HttpsAgent;
@@ -157,7 +168,7 @@ export class Transport {
    * connection, before any response) is sent again on another, up to 3 times in all.
    * @throws ClientError `NetworkError` (connection failures), or the abort error when `spec.signal` fires
    */
-  async send(spec: RequestSpec): Promise<IncomingMessage> {
+  async send(spec: RequestSpec): Promise<Response> {
     try {
       await this.limiter.wait(spec.signal);
     } catch (e) {
@@ -184,15 +195,35 @@ export class Transport {
         // fails the next request sent on it with ECONNRESET or EPIPE before any response: the
         // request never reached the server, so it is sent again on another connection (Node's
         // documented pattern, `req.reusedSocket`; Go's transport retries such requests too).
+        // An HTTP/2 stream refused or cut before it was sent is the same case.
         if (!(e instanceof StaleConnectionError) || attempt >= maxStaleConnectionRetries) throw e instanceof StaleConnectionError ? e.error : e;
       }
     }
   }
 
-  private sendOnce(spec: RequestSpec, headers: OutgoingHttpHeaders, data: string | undefined): Promise<IncomingMessage> {
+  private async sendOnce(spec: RequestSpec, headers: OutgoingHttpHeaders, data: string | undefined): Promise<Response> {
+    if (this.pool.http2 !== undefined && !this.pool.http2.usesHttp1) {
+      let res: Response | undefined;
+      try {
+        res = await this.pool.http2.request(spec.method, this.pathWithQuery(spec), headers, data, spec.signal);
+      } catch (e) {
+        if (spec.signal?.aborted) throw this.abortError(spec, e);
+        const cause = e instanceof Http2UnsentError ? e.error : (e as Error);
+        const error = new ClientError("NetworkError", `${spec.method} ${this.url.origin}${spec.path}: ${cause.message}`, { cause });
+        throw e instanceof Http2UnsentError ? new StaleConnectionError(error) : error;
+      }
+      if (res !== undefined) {
+        if (res.statusCode === 401) this.tokenSource?.reset?.();
+        return res;
+      }
+    }
+    return this.sendHttp1(spec, headers, data);
+  }
+
+  private sendHttp1(spec: RequestSpec, headers: OutgoingHttpHeaders, data: string | undefined): Promise<Response> {
     const https = this.url.protocol === "https:";
     const doRequest = https ? httpsRequest : httpRequest;
-    return new Promise<IncomingMessage>((resolve, reject) => {
+    return new Promise<Response>((resolve, reject) => {
       const req = doRequest(
         {
           protocol: this.url.protocol,
@@ -205,9 +236,9 @@ export class Transport {
           ...(this.config.tlsServerName !== undefined ? { servername: this.config.tlsServerName } : {}),
           ...(spec.signal ? { signal: spec.signal } : {}),
         },
-        (res) => {
+        (res: IncomingMessage) => {
           if (res.statusCode === 401) this.tokenSource?.reset?.();
-          resolve(res);
+          resolve({ statusCode: res.statusCode ?? 0, headers: res.headers, body: res });
         },
       );
       req.on("error", (e: NodeJS.ErrnoException) => {
@@ -220,10 +251,10 @@ export class Transport {
     });
   }
 
-  async readBody(res: IncomingMessage, spec: RequestSpec): Promise<string> {
+  async readBody(res: Response, spec: RequestSpec): Promise<string> {
     const chunks: Buffer[] = [];
     try {
-      for await (const c of res) chunks.push(c as Buffer);
+      for await (const c of res.body) chunks.push(c);
     } catch (e) {
       if (spec.signal?.aborted) throw this.abortError(spec, e);
       throw new ClientError("NetworkError", `${spec.method} ${spec.path}: response interrupted: ${(e as Error).message}`, { cause: e });
@@ -232,8 +263,8 @@ export class Transport {
   }
 
   /** The StatusError for a non-2xx response body. */
-  errorFor(res: IncomingMessage, text: string, spec: RequestSpec): Error {
-    const code = res.statusCode ?? 0;
+  errorFor(res: Response, text: string, spec: RequestSpec): Error {
+    const code = res.statusCode;
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -279,7 +310,7 @@ export class Transport {
     for (let retries = 0; ; retries++) {
       const res = await this.send(spec);
       const text = await this.readBody(res, spec);
-      const code = res.statusCode ?? 0;
+      const code = res.statusCode;
       if (code >= 200 && code <= 299) {
         try {
           return JSON.parse(text) as R;

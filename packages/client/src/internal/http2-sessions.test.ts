@@ -1,0 +1,67 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createSecureServer } from "node:http2";
+import { createServer, connect } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createSecureContext } from "node:tls";
+import { afterEach, describe, expect, it } from "vitest";
+import { Http2Sessions } from "./http2-sessions.js";
+
+// The PING health check of the client's HTTP/2 connections, through a TCP proxy that can stop
+// forwarding: a connection that died without a FIN or RST (a peer gone, a partition).
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+});
+
+describe("Http2Sessions health check", () => {
+  it("closes a connection whose PING goes unanswered, failing its open streams; the next request dials again", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "skiff-h2-ping-"));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-subj", "/CN=localhost", "-days", "1", "-keyout", join(dir, "k.pem"), "-out", join(dir, "c.pem")], { stdio: "ignore" });
+    const cert = readFileSync(join(dir, "c.pem"), "utf8");
+    const server = createSecureServer({ cert, key: readFileSync(join(dir, "k.pem"), "utf8") }, (req, res) => {
+      res.writeHead(200);
+      if (req.url === "/watch") res.write("open\n"); // and stays open
+      else res.end("ok");
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    cleanups.push(() => server.close());
+    // A proxy whose connections can be frozen: bytes stop flowing both ways, nothing is closed.
+    let frozen = false;
+    const pairs: Socket[] = [];
+    const proxy = createServer((client) => {
+      const upstream = connect((server.address() as AddressInfo).port, "127.0.0.1");
+      pairs.push(client, upstream);
+      client.on("data", (d: Buffer) => void (frozen || upstream.write(d)));
+      upstream.on("data", (d: Buffer) => void (frozen || client.write(d)));
+      client.on("error", () => upstream.destroy());
+      upstream.on("error", () => client.destroy());
+    });
+    await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
+    cleanups.push(() => {
+      for (const p of pairs) p.destroy();
+      proxy.close();
+    });
+    const url = new URL(`https://127.0.0.1:${String((proxy.address() as AddressInfo).port)}`);
+    const sessions = new Http2Sessions(url, { secureContext: createSecureContext({ ca: cert }), rejectUnauthorized: true, servername: "localhost" }, { pingIntervalMs: 100, pingTimeoutMs: 300 });
+    cleanups.push(() => sessions.close());
+
+    const watch = await sessions.request("GET", "/watch", {}, undefined, undefined);
+    expect(watch?.statusCode).toBe(200);
+    const it = watch!.body[Symbol.asyncIterator]();
+    expect(String((await it.next()).value)).toBe("open\n");
+    // Healthy: PINGs are answered, the watch stays open past several periods.
+    await new Promise((r) => setTimeout(r, 600));
+    frozen = true;
+    const started = Date.now();
+    await expect(it.next()).rejects.toThrow(/no answer to PING within 300 ms/);
+    expect(Date.now() - started).toBeLessThan(2000);
+    frozen = false;
+    const again = await sessions.request("GET", "/", {}, undefined, undefined);
+    expect(again?.statusCode).toBe(200);
+    expect(pairs.length).toBe(4);
+  });
+});
