@@ -118,6 +118,11 @@ export function getRequestUser(req: FastifyRequest): UserInfo {
   return u;
 }
 
+/** A request's name in trace spans: `<verb> <resource>[/<subresource>]`, e.g. `create serviceaccounts/token`. Pure. */
+export function requestSpanName(info: Pick<RequestInfo, "verb" | "resource" | "subresource">): string {
+  return `${info.verb} ${info.resource}${info.subresource ? `/${info.subresource}` : ""}`;
+}
+
 /** Whether a request is long-running (watches): not counted in flight and not timed out. @see staging/src/k8s.io/apiserver/pkg/endpoints/request/requestinfo.go */
 export function isLongRunningRequest(info: RequestInfo): boolean {
   return info.isResourceRequest && (info.verb === "watch" || ["proxy", "log", "exec", "attach", "portforward"].includes(info.subresource));
@@ -272,7 +277,7 @@ async function admitByPriorityAndFairness(apf: PriorityAndFairness, user: UserIn
   // Exempt (system:masters, probes): nothing to give back, so no close listener.
   if (admission.exempt) return true;
   const outcome = admission.outcome;
-  const span = tracer ? `${info.verb} ${info.resource}${info.subresource ? `/${info.subresource}` : ""}` : "";
+  const span = tracer ? requestSpanName(info) : "";
   if (typeof outcome === "string") {
     if (tracer) {
       const t = tracer.now();

@@ -14,7 +14,7 @@ import type { ResourceInfo } from "@skiff/api-types";
 import type { Storage } from "@skiff/storage";
 import type { Authenticator, Authorizer } from "../auth/auth.js";
 import { applyServerTimeouts, defaultRequestLimits, installRequestFilters } from "../filters/index.js";
-import { connectionsCheckingIntervalMs } from "../filters/filters.js";
+import { connectionsCheckingIntervalMs, isLongRunningRequest, requestSpanName } from "../filters/filters.js";
 import type { RequestLimits } from "../filters/index.js";
 import type { AdmissionPlugin } from "../handlers/admission.js";
 import { defaultPatchSchemaFor } from "../handlers/apply.js";
@@ -88,7 +88,7 @@ const tracedVerbs = new Set(["create", "update", "patch", "delete", "deletecolle
 
 async function traceRequest<T extends { result: HandlerResult }>(tracer: Tracer, request: HandlerRequest, serve: () => Promise<T>): Promise<T> {
   const { info } = request;
-  const span = `${info.verb} ${info.resource}${info.subresource ? `/${info.subresource}` : ""}`;
+  const span = requestSpanName(info);
   const start = tracer.now();
   const named = info.name ? { pod: `${info.namespace}/${info.name}` } : {};
   try {
@@ -105,9 +105,6 @@ async function traceRequest<T extends { result: HandlerResult }>(tracer: Tracer,
   }
 }
 
-/** Connect subresources that stream for as long as the client stays (not API calls in the latency SLI's sense). */
-const longRunningSubresources = new Set(["exec", "attach", "portforward", "proxy", "log"]);
-
 /**
  * An extra route's handler that records one span per mutating request on a resource path (e.g.
  * `create serviceaccounts/token`, `create tokenreviews`), as {@link traceRequest} does for the
@@ -116,12 +113,13 @@ const longRunningSubresources = new Set(["exec", "attach", "portforward", "proxy
 function traceExtraRoute(tracer: Tracer, handler: NonResourceRoute["handler"]): NonResourceRoute["handler"] {
   return async function traced(this: unknown, req, reply) {
     const info = (req as unknown as { requestInfo?: RequestInfo }).requestInfo;
-    if (!info?.isResourceRequest || !tracedVerbs.has(info.verb) || longRunningSubresources.has(info.subresource)) return handler.call(this, req, reply);
+    // Long-running requests (exec, attach, portforward, proxy, log) are not API calls in the latency SLI's sense.
+    if (!info?.isResourceRequest || !tracedVerbs.has(info.verb) || isLongRunningRequest(info)) return handler.call(this, req, reply);
     const start = tracer.now();
     try {
       return await handler.call(this, req, reply);
     } finally {
-      tracer.record(`${info.verb} ${info.resource}${info.subresource ? `/${info.subresource}` : ""}`, start, tracer.now(), { attrs: { code: reply.statusCode } });
+      tracer.record(requestSpanName(info), start, tracer.now(), { attrs: { code: reply.statusCode } });
     }
   } as NonResourceRoute["handler"];
 }
