@@ -1,6 +1,6 @@
 import type { TraceRecord } from "@skiff/apimachinery";
 import { describe, expect, it } from "vitest";
-import { mutatingLatencies, percentile, podTimeline } from "./timeline.js";
+import { apfWaits, mutatingLatencies, percentile, podTimeline } from "./timeline.js";
 
 const r = (component: string, span: string, start: number, end: number, more: Partial<TraceRecord> = {}): TraceRecord => ({ component, span, start, end, ...more });
 
@@ -67,8 +67,11 @@ describe("percentile and mutatingLatencies", () => {
     expect(percentile([5, 1, 3, 2, 4], 50)).toBe(3);
     expect(percentile([], 99)).toBe(0);
     expect(percentile(Array.from({ length: 100 }, (_, i) => i + 1), 99)).toBe(99);
-    const m = mutatingLatencies([r("apiserver", "create pods", 0, 2), r("apiserver", "create pods", 0, 4), r("scheduler", "bind", 0, 9)]);
+    const records = [r("apiserver", "create pods", 0, 2), r("apiserver", "create pods", 0, 4), r("scheduler", "bind", 0, 9), r("apiserver", "apf-wait", 0, 7), r("apiserver", "apf-reject", 3, 3)];
+    const m = mutatingLatencies(records);
     expect(m.all).toEqual([2, 4]);
     expect(m.bySpan.get("create pods")).toEqual([2, 4]);
+    // Queue waits are reported on their own.
+    expect(apfWaits(records)).toEqual([7]);
   });
 });

@@ -170,12 +170,16 @@ export function podTimeline(records: readonly TraceRecord[]): { steps: StepStats
   return { steps: stats, startupMs, pods: joined.length };
 }
 
-/** The apiserver's mutating request latencies (ms) and the count per span name. Pure. */
+/**
+ * The apiserver's mutating request latencies (ms) and the count per span name, from its request
+ * spans (handler time). API Priority and Fairness' `apf-wait`/`apf-reject` spans are not requests
+ * and are left out: see {@link apfWaits}. Pure.
+ */
 export function mutatingLatencies(records: readonly TraceRecord[]): { all: number[]; bySpan: Map<string, number[]> } {
   const all: number[] = [];
   const bySpan = new Map<string, number[]>();
   for (const r of records) {
-    if (r.component !== "apiserver") continue;
+    if (r.component !== "apiserver" || r.span.startsWith("apf-")) continue;
     const d = dur(r);
     all.push(d);
     const xs = bySpan.get(r.span) ?? [];
@@ -183,6 +187,16 @@ export function mutatingLatencies(records: readonly TraceRecord[]): { all: numbe
     bySpan.set(r.span, xs);
   }
   return { all, bySpan };
+}
+
+/**
+ * How long requests (reads and writes) waited in API Priority and Fairness' queues for a seat, in
+ * ms: the apiserver's `apf-wait` spans. 1.23's request-latency SLI
+ * (`apiserver_request_duration_seconds`) counts this wait; 1.27's `apiserver_request_sli_duration_seconds`
+ * does not. Pure.
+ */
+export function apfWaits(records: readonly TraceRecord[]): number[] {
+  return records.filter((r) => r.component === "apiserver" && r.span === "apf-wait").map(dur);
 }
 
 /** Prints a {@link podTimeline}'s steps as a table (ms) and its five slowest steps by p99. */

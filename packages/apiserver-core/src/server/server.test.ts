@@ -479,6 +479,18 @@ describe("HTTPS serves HTTP/2 (ALPN h2) beside HTTP/1.1, as 1.23's Go server", (
     expect(overHttp1).toEqual({ status: 200, version: "1.1" });
   });
 
+  it("gives a priority level's seat back when its HTTP/2 stream ends: 60 requests through 2 seats all answer", async () => {
+    const url = await startTLS({ maxRequestsInFlight: 1, maxMutatingRequestsInFlight: 1 });
+    const session = http2Connect(url, { rejectUnauthorized: false });
+    try {
+      const codes = await Promise.all(Array.from({ length: 60 }, (_, i) => h2call(session, i % 2 ? "GET" : "POST", path, i % 2 ? undefined : JSON.stringify({ apiVersion: "example.io/v1", kind: "Widget", metadata: { name: `w${String(i)}` } })).then((r) => r.status)));
+      expect(codes.filter((c) => c === 200)).toHaveLength(30);
+      expect(codes.filter((c) => c === 201)).toHaveLength(30);
+    } finally {
+      session.close();
+    }
+  });
+
   it("limits streams per connection to Go's 250 and sends GOAWAY to a connection idle for idleTimeoutMs", async () => {
     const url = await startTLS({ idleTimeoutMs: 1000 });
     const session = http2Connect(url, { rejectUnauthorized: false });
