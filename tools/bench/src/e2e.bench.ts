@@ -38,12 +38,12 @@ import { apfWaits, mutatingLatencies, percentile, podTimeline, printTimeline } f
  * at on the shared 2-core machine.
  */
 const previous = {
-  podsPerSecond: "9.56–11.4 on 03a7882…ca37dc5 (session 18, quiet machine, bundles); 7.03 on a15a32d, from source, before the one masquerade chain; 7.7 pods/s under load, 33.7 best (issue 20); 1.96 before the h6 fixes (300 pods, 5 agents, parallelism 50, load ~28)",
-  startupP50: "7.4–11.1 s in session 18; 22.5 s on a15a32d; 23.5 s before the h6 fixes (300/5/50, load ~28)",
-  startupP99: "73–177 s in session 18 (token requests waiting in the apiserver's accept queue); 57.7 s on a15a32d; 35.7 s before the h6 fixes (300/5/50, load ~28)",
-  apiP99: "0.18–0.26 s in session 18 without token requests, 0.89–1.65 s with them (traced since 0a44138); 0.143 s before the h6 fixes (300/5/50, load ~28)",
-  apfWaitP99: "first reported in session 19; session 18's mutating p99 counted these waits",
-  rss: "3.6 GiB idle, 5.6 GiB peak in session 18; 7.6 GiB peak, 4.7 idle on a15a32d (from source); 4.8–5.2 GiB for 43 processes (issue 20); 1627 MiB for 13 before the h6 fixes (300/5/50)",
+  podsPerSecond: "10.06–10.46 on b45ae1c…41ee465 (session 19, HTTP/2 clients); 9.56–11.4 on 03a7882…ca37dc5 (session 18, quiet machine, bundles); 7.03 on a15a32d, from source, before the one masquerade chain; 7.7 pods/s under load, 33.7 best (issue 20); 1.96 before the h6 fixes (300 pods, 5 agents, parallelism 50, load ~28)",
+  startupP50: "11.6–11.9 s in session 19 (HTTP/2); 7.4–11.1 s in session 18; 22.5 s on a15a32d; 23.5 s before the h6 fixes (300/5/50, load ~28)",
+  startupP99: "24.2–26.2 s in session 19 (HTTP/2); 73–177 s in session 18 (token requests waiting in the apiserver's accept queue); 57.7 s on a15a32d; 35.7 s before the h6 fixes (300/5/50, load ~28)",
+  apiP99: "0.49 s in session 19 (request spans only); 0.18–0.26 s in session 18 without token requests, 0.89–1.65 s with them and with APF waits (traced since 0a44138); 0.143 s before the h6 fixes (300/5/50, load ~28)",
+  apfWaitP99: "3.62 s in session 19 (HTTP/2; first reported then: session 18's mutating p99 counted these waits)",
+  rss: "3.5–3.6 GiB idle, 5.4–5.7 GiB peak in session 19; 3.6 GiB idle, 5.6 GiB peak in session 18; 7.6 GiB peak, 4.7 idle on a15a32d (from source); 4.8–5.2 GiB for 43 processes (issue 20); 1627 MiB for 13 before the h6 fixes (300/5/50)",
 } as const;
 
 export const name = "end to end (apiserver, job controller, scheduler, node agents)";

@@ -126,13 +126,13 @@ async function complete(api: ApiClient, jobName: string, timeoutMs: number): Pro
  * machine). 0.1 and 1: session 13, with the watch cache's growing window, the fleet's files on
  * tmpfs and (scale 1) one API connection per hollow node (before them, at scale 1: 4.28 pods/s,
  * stopped at 900 s with 3,866 of 30,000 pods Succeeded, the apiserver no longer accepting
- * connections; mutating p99 2.5 s).
+ * connections; mutating p99 2.5 s). Session 19 at scale 1: the clients speak HTTP/2 to the apiserver.
  */
 const previous: Record<string, { podsPerSecond: string; startupP50: string; startupP99: string; apiP99: string; perNode: string; totalRss: string }> = {
   "0.03": { podsPerSecond: "7.55", startupP50: "70 s", startupP99: "92 s", apiP99: "644 ms", perNode: "2.55 MiB", totalRss: "n/a" },
   "0.05": { podsPerSecond: "3.97", startupP50: "148 s", startupP99: "305 s", apiP99: "1.25 s", perNode: "5.2 MiB", totalRss: "n/a" },
   "0.1": { podsPerSecond: "106 (session 17, node identities)", startupP50: "14.3 s", startupP99: "16.8 s", apiP99: "280 ms", perNode: "3.80 MiB", totalRss: "1,342 MiB" },
-  "1": { podsPerSecond: "86.2 (session 17, node identities; 88.8 with the admin token)", startupP50: "149 s (3.30 s with the admin token)", startupP99: "228 s", apiP99: "575 ms", perNode: "3.31 MiB", totalRss: "5,460 MiB" },
+  "1": { podsPerSecond: "86.8 (session 19, HTTP/2 clients); 83.6–86.2 (sessions 17–18, HTTP/1.1, node identities; 88.8 with the admin token)", startupP50: "33.1 s (session 19); 149–151 s before HTTP/2 (3.30 s with the admin token)", startupP99: "127 s (session 19); 228–249 s before HTTP/2", apiP99: "678 ms (session 19); 575–624 ms before HTTP/2", perNode: "3.49 MiB (session 19); 3.31 MiB", totalRss: "5,262 MiB (session 19); 5,460 MiB" },
 };
 
 /** The bytes `du` counts under `dir` (0 when it cannot). */
