@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createSecureServer } from "node:http2";
+import { constants as http2Constants, createSecureServer } from "node:http2";
 import type { Http2SecureServer, Http2ServerRequest, Http2ServerResponse } from "node:http2";
 import { createServer as createHttpsServer } from "node:https";
 import type { Server as HttpsServer } from "node:https";
@@ -154,6 +154,21 @@ describe("client over HTTP/2", () => {
       await expect(gone.pods.get("x", { namespace: "default" })).rejects.toMatchObject({ code: "NetworkError", message: expect.stringContaining("ECONNREFUSED") as string });
     } finally {
       gone.close();
+    }
+  });
+
+  it("fails a request whose stream the server resets before answering (CANCEL), instead of waiting forever", async () => {
+    const f = await serveH2(250, (req) => {
+      req.stream.close(http2Constants.NGHTTP2_CANCEL);
+      return true;
+    });
+    const client = createClient(f.config, { qps: 0 });
+    try {
+      await expect(client.pods.get("x", { namespace: "default" })).rejects.toMatchObject({ code: "NetworkError", message: expect.stringContaining("stream closed before a response (RST_STREAM code 8)") as string });
+      // Not sent again: the server may have acted on it.
+      expect(f.stats.versions).toEqual(["2.0"]);
+    } finally {
+      client.close();
     }
   });
 

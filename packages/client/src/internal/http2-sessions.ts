@@ -126,6 +126,12 @@ export class Http2Sessions {
         const unsent = stream.rstCode === http2Constants.NGHTTP2_REFUSED_STREAM || e.code === "ERR_HTTP2_STREAM_CANCEL" || e.code === "ERR_HTTP2_GOAWAY_SESSION";
         reject(unsent || (reused && (e.code === "ECONNRESET" || e.code === "EPIPE")) ? new Http2UnsentError(e) : e);
       });
+      // A stream the server resets with NO_ERROR or CANCEL before any answer closes without an
+      // `error`: it fails (not sent again: the server may have acted on it).
+      stream.once("close", () => {
+        const e = new Error(`stream closed before a response (RST_STREAM code ${String(stream.rstCode)})`);
+        reject(stream.rstCode === http2Constants.NGHTTP2_REFUSED_STREAM ? new Http2UnsentError(e) : e);
+      });
       if (data !== undefined) stream.end(data);
     });
   }
