@@ -16,6 +16,43 @@ afterEach(() => {
   for (const c of cleanups.splice(0)) c();
 });
 
+/** A self-signed certificate for CN=localhost in a temp dir removed after the test. */
+function certificate(): { cert: string; key: string } {
+  const dir = mkdtempSync(join(tmpdir(), "skiff-h2-"));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-subj", "/CN=localhost", "-days", "1", "-keyout", join(dir, "k.pem"), "-out", join(dir, "c.pem")], { stdio: "ignore" });
+  return { cert: readFileSync(join(dir, "c.pem"), "utf8"), key: readFileSync(join(dir, "k.pem"), "utf8") };
+}
+
+describe("Http2Sessions lifecycle", () => {
+  it("closing while a connection is being set up throws nothing later (a session destroyed before its connect event)", async () => {
+    const { cert, key } = certificate();
+    const server = createSecureServer({ cert, key }, (_req, res) => res.end("ok"));
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    cleanups.push(() => server.close());
+    const url = new URL(`https://127.0.0.1:${String((server.address() as AddressInfo).port)}`);
+    const uncaught: unknown[] = [];
+    const onUncaught = (e: unknown): void => void uncaught.push(e);
+    process.on("uncaughtException", onUncaught);
+    cleanups.push(() => process.off("uncaughtException", onUncaught));
+    const outcomes = new Set<string>();
+    for (let i = 0; i < 40; i++) {
+      const sessions = new Http2Sessions(url, { secureContext: createSecureContext({ ca: cert }), rejectUnauthorized: true, servername: "localhost" });
+      const pending = sessions.request("GET", "/", {}, undefined, undefined).then(
+        (r) => (r?.body.resume(), "answered"),
+        (e: Error) => e.message,
+      );
+      // Close at every point of the dial: before the TLS handshake ends, just after, or later.
+      await new Promise((r) => setTimeout(r, i % 8));
+      sessions.close();
+      outcomes.add(await pending);
+      await new Promise((r) => setImmediate(r));
+    }
+    expect(uncaught).toEqual([]);
+    expect(outcomes.size).toBeGreaterThan(0);
+  });
+});
+
 describe("Http2Sessions health check", () => {
   it("closes a connection whose PING goes unanswered, failing its open streams; the next request dials again", async () => {
     const dir = mkdtempSync(join(tmpdir(), "skiff-h2-ping-"));

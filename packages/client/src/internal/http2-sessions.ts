@@ -195,7 +195,10 @@ export class Http2Sessions {
       maxSessionMemory: maxSessionMemoryMiB,
     });
     const entry: Entry = { session, streams: 0, used: false, draining: false };
-    session.once("connect", () => session.setLocalWindowSize(connectionWindowBytes));
+    // The connect event comes a tick later, possibly after close() destroyed the session.
+    session.once("connect", () => {
+      if (!session.destroyed && !session.closed) session.setLocalWindowSize(connectionWindowBytes);
+    });
     // A session's error also fails its open streams, whose callers see it; the session is dropped.
     session.on("error", () => this.retire(entry));
     session.once("goaway", () => this.retire(entry));
@@ -207,10 +210,15 @@ export class Http2Sessions {
       pinging = true;
       const deadline = setTimeout(() => session.destroy(new Error(`http2: no answer to PING within ${String(this.health.pingTimeoutMs)} ms; connection closed`)), this.health.pingTimeoutMs);
       deadline.unref();
-      const sent = session.ping(() => {
-        clearTimeout(deadline);
-        pinging = false;
-      });
+      let sent = false;
+      try {
+        sent = session.ping(() => {
+          clearTimeout(deadline);
+          pinging = false;
+        });
+      } catch {
+        // ERR_HTTP2_PING_LENGTH cannot happen; a session closing meanwhile: its close ends the check.
+      }
       if (!sent) {
         clearTimeout(deadline);
         pinging = false;
