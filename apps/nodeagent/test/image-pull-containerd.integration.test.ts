@@ -16,9 +16,8 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Pod } from "@skiff/api-types";
-import { setUpContainerd, tearDownContainerd } from "@skiff/test-support";
+import { setUpContainerd, tearDownContainerd, waitFor as pollUntil } from "@skiff/test-support";
 import { apiCall, startAPIServer, writeAdminKubeconfig, type APIServerProcess } from "./cluster-helpers.js";
-import { waitFor } from "./pods-helpers.js";
 
 const run = promisify(execFile);
 const nodeName = "node-pullc";
@@ -51,14 +50,17 @@ describe.skipIf(setup.endpoint === undefined)("image pull credentials on contain
     const r = await apiCall(api, "POST", "/api/v1/namespaces/default/pods", pod);
     expect(r.status, r.body).toBe(201);
   };
+  // On a timeout the error names the pod's last status and the agent's last output lines.
+  let lastStatus = "";
   const waitingOf = (name: string, reason: string) =>
-    waitFor(
-      `${name} ${reason}`,
+    pollUntil(
       async () => {
-        const w = (await getPod(name))?.status?.containerStatuses?.[0]?.state?.waiting;
+        const status = (await getPod(name))?.status;
+        lastStatus = JSON.stringify(status ?? null);
+        const w = status?.containerStatuses?.[0]?.state?.waiting;
         return w?.reason === reason ? w : undefined;
       },
-      120_000,
+      { what: `${name} ${reason}`, timeoutMs: 120_000, context: () => `pod status ${lastStatus}; agent's last output: ${(agentOut.text() + agentErr.text()).slice(-3000)}` },
     );
 
   beforeAll(async () => {
