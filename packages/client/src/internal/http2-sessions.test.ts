@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createSecureContext } from "node:tls";
 import { afterEach, describe, expect, it } from "vitest";
-import { Http2Sessions } from "./http2-sessions.js";
+import { Http2Sessions, Http2UnsentError } from "./http2-sessions.js";
 
 // The PING health check of the client's HTTP/2 connections, through a TCP proxy that can stop
 // forwarding: a connection that died without a FIN or RST (a peer gone, a partition).
@@ -100,5 +100,57 @@ describe("Http2Sessions health check", () => {
     const again = await sessions.request("GET", "/", {}, undefined, undefined);
     expect(again?.statusCode).toBe(200);
     expect(pairs.length).toBe(4);
+  });
+});
+
+describe("Http2Sessions after a connection reset", () => {
+  it("sends a cut GET again but fails a cut POST: a sent write may have reached the server", async () => {
+    const { cert, key } = certificate();
+    const seen: string[] = [];
+    const server = createSecureServer({ cert, key }, (req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      if (req.url === "/hang") return; // never answered: the connection is reset under it
+      res.end("ok");
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    cleanups.push(() => server.close());
+    // A proxy whose client-side sockets can be reset (RST): the client reads ECONNRESET.
+    const clientSides: Socket[] = [];
+    const proxy = createServer((client) => {
+      const upstream = connect((server.address() as AddressInfo).port, "127.0.0.1");
+      clientSides.push(client);
+      client.pipe(upstream).pipe(client);
+      client.on("error", () => upstream.destroy());
+      upstream.on("error", () => client.destroy());
+      client.on("close", () => upstream.destroy());
+    });
+    await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
+    cleanups.push(() => {
+      for (const s of clientSides) s.destroy();
+      proxy.close();
+    });
+    const url = new URL(`https://127.0.0.1:${String((proxy.address() as AddressInfo).port)}`);
+    const sessions = new Http2Sessions(url, { secureContext: createSecureContext({ ca: cert }), rejectUnauthorized: true, servername: "localhost" });
+    cleanups.push(() => sessions.close());
+
+    const first = await sessions.request("GET", "/", {}, undefined, undefined);
+    first?.body.resume();
+    // Both reach the server on the now reused connection; then it is reset.
+    const get = sessions.request("GET", "/hang", {}, undefined, undefined).then(
+      () => "answered",
+      (e: unknown) => e,
+    );
+    const post = sessions.request("POST", "/hang", { "content-type": "application/json" }, "{}", undefined).then(
+      () => "answered",
+      (e: unknown) => e,
+    );
+    for (let i = 0; i < 200 && seen.length < 3; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(seen.sort()).toEqual(["GET /", "GET /hang", "POST /hang"]);
+    clientSides[0]!.resetAndDestroy();
+    const [g, p] = await Promise.all([get, post]);
+    expect(g).toBeInstanceOf(Http2UnsentError);
+    expect((g as Http2UnsentError).error).toMatchObject({ code: "ECONNRESET" });
+    expect(p).not.toBeInstanceOf(Http2UnsentError);
+    expect(p).toMatchObject({ code: "ECONNRESET" });
   });
 });

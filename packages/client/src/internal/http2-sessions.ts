@@ -45,6 +45,9 @@ export interface Response {
 }
 
 /** A failed HTTP/2 request that never reached the server: it may be sent again (see {@link Http2Sessions.request}). */
+/** Methods Go's transport sends again after a connection failure (`Request.isReplayable`, without a body). */
+const replayableMethods: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS"]);
+
 export class Http2UnsentError extends Error {
   constructor(readonly error: Error) {
     super(error.message);
@@ -95,7 +98,8 @@ export class Http2Sessions {
    * `undefined` when the server speaks only HTTP/1.1.
    * @param headers lower-case request headers, without pseudo-headers
    * @throws Http2UnsentError when the request did not reach the server (a connection that had
-   *   been closed or sent GOAWAY, a stream refused): it is safe to send again
+   *   been closed or sent GOAWAY, a stream refused), or when a bodiless GET/HEAD/OPTIONS on a
+   *   reused connection was cut by ECONNRESET/EPIPE: it is safe to send again
    * @throws the dial's error (refused, TLS) or the stream's error (reset, aborted through `signal`)
    */
   async request(method: string, path: string, headers: OutgoingHttpHeaders, data: string | undefined, signal: AbortSignal | undefined): Promise<Response | undefined> {
@@ -122,9 +126,12 @@ export class Http2Sessions {
       stream.once("error", (e: NodeJS.ErrnoException) => {
         // Settled already when the answer came: the body's reader sees the error.
         // A stream the server refused, or one still pending when its session went away, was not
-        // processed; a reused connection reset before any answer is treated as HTTP/1.1's stale one.
+        // processed. A reused connection reset under a stream already sent may have carried it to
+        // the server: only a replayable request (GET, HEAD, OPTIONS: no body, no effect) is sent
+        // again, as Go's transport does (`isReplayable`); a write fails and its caller decides.
         const unsent = stream.rstCode === http2Constants.NGHTTP2_REFUSED_STREAM || e.code === "ERR_HTTP2_STREAM_CANCEL" || e.code === "ERR_HTTP2_GOAWAY_SESSION";
-        reject(unsent || (reused && (e.code === "ECONNRESET" || e.code === "EPIPE")) ? new Http2UnsentError(e) : e);
+        const replayable = reused && data === undefined && replayableMethods.has(method) && (e.code === "ECONNRESET" || e.code === "EPIPE");
+        reject(unsent || replayable ? new Http2UnsentError(e) : e);
       });
       // A stream the server resets with NO_ERROR or CANCEL before any answer closes without an
       // `error`: it fails (not sent again: the server may have acted on it).

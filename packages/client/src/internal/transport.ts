@@ -11,7 +11,6 @@ import type { TokenBucketRateLimiter } from "../token-bucket.js";
 import { Http2Sessions, Http2UnsentError } from "./http2-sessions.js";
 import type { Response } from "./http2-sessions.js";
 
-
 export interface RequestSpec {
   readonly method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   readonly path: string;
@@ -195,7 +194,8 @@ export class Transport {
         // fails the next request sent on it with ECONNRESET or EPIPE before any response: the
         // request never reached the server, so it is sent again on another connection (Node's
         // documented pattern, `req.reusedSocket`; Go's transport retries such requests too).
-        // An HTTP/2 stream refused or cut before it was sent is the same case.
+        // An HTTP/2 stream refused or cut before it was sent is the same case; one cut after it
+        // was sent goes again only if it is a GET (see Http2Sessions.request).
         if (!(e instanceof StaleConnectionError) || attempt >= maxStaleConnectionRetries) throw e instanceof StaleConnectionError ? e.error : e;
       }
     }
