@@ -158,5 +158,6 @@ export type { FieldConflict, FieldManagerOptions, ManagedFieldsEntry, ManagerRec
 export { checkDocumentLimits, checkObjectDepth, estimateYAMLDepth, maxDocumentDepth, maxJSONPatchCopyBytes, maxObjectDepth, maxPatchedObjectBytes } from "./document-limits.js";
 export type { DocumentLimitProblem } from "./document-limits.js";
 export { goQuote } from "./internal/go-format.js";
+export { cloneJSON as deepCopyJSON } from "./internal/json.js";
 export { newFileTracer, noopTracer, parseTraceRecords, traceFileEnv, tracerFromEnv } from "./trace.js";
 export type { TraceFields, TraceRecord, Tracer } from "./trace.js";

@@ -12,9 +12,11 @@
  *
  * The 2,000-pod run is traced: every component appends span records to one file
  * (`SKIFF_TRACE_FILE`, see `@skiff/apimachinery`'s trace module), joined here into the per-pod
- * timeline (p50/p99 of each step, with its work part), the pod start-up latency (created →
- * Running) against the 5 s SLO, the apiserver's mutating request p99 against the 1 s SLO, and each
- * component's CPU seconds per pod (from /proc).
+ * timeline (p50/p99 of each step, with its work part), the Job's pods' start-up latency (created →
+ * Running), the apiserver's mutating request p99 against the 1 s SLO, and each component's CPU
+ * seconds per pod (from /proc). After the Job, the pod start-up SLO (p99 ≤ 5 s) is measured as
+ * Kubernetes' density test measures it, on `max(500, agents)` latency pods created at 5/s
+ * (latency-pods.ts; `SKIFF_BENCH_LATENCY_PODS=<n>` sets how many, 0 skips them).
  *
  * Environment: `SKIFF_BENCH_FLEET_PODS` (2000), `SKIFF_BENCH_FLEET_AGENTS` (20),
  * `SKIFF_BENCH_FLEET_PARALLELISM` (200) scale the run down for a busy machine (the rows say the
@@ -25,11 +27,14 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseTraceRecords, traceFileEnv } from "@skiff/apimachinery";
+import { createClient, loadClusterConfig } from "@skiff/client";
 import { setUpContainerd, runKubectl, startCluster, waitFor } from "@skiff/e2e";
 import type { ApiClient, Cluster, NodeSpec } from "@skiff/e2e";
 import type { BenchRow } from "./report.js";
 import { whyNotBuilt } from "./launch.js";
 import { cpuSeconds } from "./proc.js";
+import { latencyPodCount, latencyRows, measureLatencyPods } from "./latency-pods.js";
+import type { LatencyPods } from "./latency-pods.js";
 import { apfWaits, mutatingLatencies, percentile, podTimeline, printTimeline } from "./timeline.js";
 
 /**
@@ -172,14 +177,27 @@ async function fleet(pods: number, agents: number, parallelism: number): Promise
       clearInterval(sampler);
     }
     const seconds = (performance.now() - t0) / 1000;
+    const jobDoneWallMs = Date.now();
     const cpu1 = cpuByComponent(cluster);
     const processCount = cluster.processes.size;
+    // Then Kubernetes' SLO measurement: latency pods created at 5/s (see latency-pods.ts).
+    const latencyCount = latencyPodCount(agents);
+    let latency: LatencyPods | undefined;
+    if (latencyCount > 0) {
+      const client = createClient(await loadClusterConfig(cluster.kubeconfig), { qps: 0 });
+      try {
+        latency = await measureLatencyPods(client, { count: latencyCount });
+      } finally {
+        client.close();
+      }
+    }
     // Stopping flushes every component's trace buffer.
     await cluster.stop();
     const text = readFileSync(traceFile, "utf8");
     const keep = process.env["SKIFF_BENCH_TRACE_OUT"];
     if (keep) writeFileSync(keep, text);
-    const records = parseTraceRecords(text);
+    // The Job's records only: the latency pods came after it.
+    const records = parseTraceRecords(text).filter((r) => r.start <= jobDoneWallMs);
     const mib = (b: number): number => b / (1 << 20);
     const rows: BenchRow[] = [
       { what: `Job of ${scale} (process CRI)`, value: pods / seconds, unit: "pods/s", note: `${seconds.toFixed(1)} s in all; ${clusterSource().note}; previous: ${previous.podsPerSecond}; target ≥ 200 pods/s at 2,000 pods on 20 agents` },
@@ -188,8 +206,9 @@ async function fleet(pods: number, agents: number, parallelism: number): Promise
     const startupP50 = percentile(t.startupMs, 50) / 1000;
     const startupP99 = percentile(t.startupMs, 99) / 1000;
     rows.push(
-      { what: `pod start-up (created → Running), p50 of ${t.startupMs.length}`, value: startupP50, unit: "s", note: `previous: ${previous.startupP50}` },
-      { what: `pod start-up (created → Running), p99`, value: startupP99, unit: "s", note: `SLO p99 ≤ 5 s: ${startupP99 <= 5 ? "met" : "NOT met"}; previous: ${previous.startupP99}` },
+      { what: `saturation pod start-up (created → Running), p50 of ${t.startupMs.length}`, value: startupP50, unit: "s", note: `previous: ${previous.startupP50}` },
+      { what: `saturation pod start-up (created → Running), p99`, value: startupP99, unit: "s", note: `the Job's pods, ${parallelism} at a time (density's threshold for these is the run's length, not the 5 s SLO); previous: ${previous.startupP99}` },
+      ...latencyRows(latency, latencyCount),
     );
     const api = mutatingLatencies(records);
     const apiP99 = percentile(api.all, 99) / 1000;

@@ -3,9 +3,12 @@
  * controller and the scheduler as processes (tools/e2e), and `tools/fleet` as one more process
  * hosting the hollow nodes (the real node agent over the simulated CRI). One Job of
  * `30 × nodes` pods (`sleep 5`, parallelism = completions: 30 pods per node at most) runs to
- * Complete. Printed: pods/s sustained (completions / time from create to Complete), pod start-up
- * latency p50/p99 (created → Running, both seen on one watch, so the watch's delay cancels) against
- * the 5 s SLO, mutating API latency p50/p99 against the 1 s SLO, total RSS and RSS per hollow node.
+ * Complete. Printed: pods/s sustained (completions / time from create to Complete), the saturation
+ * pods' start-up latency p50/p99 (created → Running, both seen on one watch, so the watch's delay
+ * cancels), then the pod start-up SLO (p99 ≤ 5 s) measured as Kubernetes' density test does, on
+ * `max(500, nodes)` latency pods created at 5/s after the Job (latency-pods.ts;
+ * `SKIFF_BENCH_LATENCY_PODS=<n>` sets how many, 0 skips them), mutating API latency p50/p99 against
+ * the 1 s SLO, total RSS and RSS per hollow node.
  *
  * Scale: 1,000 nodes and 30,000 pods by default; `pnpm bench fleet --scale 0.1` (or
  * SKIFF_BENCH_FLEET_SCALE=0.1) runs 100 nodes and 3,000 pods.
@@ -38,6 +41,7 @@ import { fleetBaseMemoryBytes, fleetNodeFlags, fleetTempParent, hollowNodeMemory
 import { repoRoot } from "./launch.js";
 import { cpuSeconds, rssBytes, stopProcess } from "./proc.js";
 import type { BenchRow } from "./report.js";
+import { latencyPodCount, latencyRows, measureLatencyPods } from "./latency-pods.js";
 import { percentile, podTimeline, printTimeline } from "./timeline.js";
 
 export const name = "fleet (apiserver, job controller, scheduler, hollow nodes)";
@@ -255,6 +259,7 @@ export default async function run(): Promise<BenchRow[]> {
     let seconds = 0;
     let filesBytes = 0;
     let finished = true;
+    let jobDoneWallMs = Infinity;
     const t0 = performance.now();
     try {
       await cluster.api.create(jobsPath, {
@@ -273,6 +278,7 @@ export default async function run(): Promise<BenchRow[]> {
         finished = false;
       });
       seconds = (performance.now() - t0) / 1000;
+      jobDoneWallMs = Date.now();
       cpu1 = cpuByComponent(cluster, fleet);
       filesBytes = diskUsageBytes(fleetRoot);
     } finally {
@@ -283,6 +289,9 @@ export default async function run(): Promise<BenchRow[]> {
     }
     // Events are API writes too: how many each pod cost, by reason.
     const events = await client.events.listAll({ namespace: "default", limit: 5000 }).catch(() => undefined);
+    // Then Kubernetes' SLO measurement: latency pods created at 5/s (see latency-pods.ts).
+    const latencyCount = latencyPodCount(nodes);
+    const latency = latencyCount > 0 && finished ? await measureLatencyPods(client, { count: latencyCount }) : undefined;
     client.close();
     if (events) {
       const byReason = new Map<string, number>();
@@ -303,8 +312,9 @@ export default async function run(): Promise<BenchRow[]> {
     const rows: BenchRow[] = [
       { what: `${nodes} hollow nodes registered (one fleet process)`, value: fleetStartS, unit: "s" },
       { what: `${pods}-pod Job (sleep 5) on ${nodes} hollow nodes, ${etcd ? "three-member etcd" : "SQLite"}`, value: podsPerSecond, unit: "pods/s", note: `${seconds.toFixed(1)} s in all; target >= 300 pods/s: ${podsPerSecond >= 300 ? "met" : "NOT met"}${was("podsPerSecond")}${stoppedNote}` },
-      { what: `pod start-up latency p50 (created → Running, ${startup.length} pods)`, value: p50, unit: "s", note: was("startupP50").slice(2) },
-      { what: "pod start-up latency p99", value: p99, unit: "s", note: `SLO <= 5 s: ${p99 <= 5 ? "met" : "NOT met"}${was("startupP99")}` },
+      { what: `saturation pod start-up p50 (created → Running, ${startup.length} pods created at once)`, value: p50, unit: "s", note: was("startupP50").slice(2) },
+      { what: "saturation pod start-up p99", value: p99, unit: "s", note: `density's threshold for these is the run's length, not the 5 s SLO${was("startupP99")}` },
+      ...latencyRows(latency, latencyCount),
       { what: `mutating API call p50 (probe PATCH every 100 ms, ${probe.length} calls)`, value: percentile(probe, 50), unit: "ms" },
       { what: "mutating API call p99", value: m99, unit: "ms", note: `SLO <= 1000 ms: ${m99 <= 1000 ? "met" : "NOT met"}${was("apiP99")}` },
       { what: `fleet process RSS before any hollow node`, value: mib(baseRss), unit: "MiB" },
@@ -335,7 +345,8 @@ export default async function run(): Promise<BenchRow[]> {
       const text = readFileSync(traceFile, "utf8");
       const keep = process.env["SKIFF_BENCH_TRACE_OUT"];
       if (keep) writeFileSync(keep, text);
-      printTimeline(podTimeline(parseTraceRecords(text)));
+      // The Job's pods only: the latency pods came after it.
+      printTimeline(podTimeline(parseTraceRecords(text).filter((r) => r.start <= jobDoneWallMs)));
     }
     return rows;
   } finally {

@@ -1,9 +1,10 @@
+import { deepCopyJSON } from "@skiff/apimachinery";
 import type { APIObject } from "@skiff/apiserver-core";
 
 // Main-resource update: status comes from the stored object.
 export function keepOldStatus<T extends APIObject>(obj: T, old: T): void {
   if (old["status"] === undefined) delete obj["status"];
-  else (obj as Record<string, unknown>)["status"] = structuredClone(old["status"]);
+  else (obj as Record<string, unknown>)["status"] = deepCopyJSON(old["status"]);
 }
 
 // Status update: everything but status comes from the stored object (metadata included), except
@@ -24,11 +25,11 @@ export function keepAllButStatus<T extends APIObject>(obj: T, old: T): void {
       const meta = stored[k] as Record<string, unknown>;
       const m: Record<string, unknown> = {};
       for (const mk of Object.keys(meta)) {
-        if (mk !== "managedFields") m[mk] = structuredClone(meta[mk]);
+        if (mk !== "managedFields") m[mk] = deepCopyJSON(meta[mk]);
         else if (managedFields !== undefined) m[mk] = managedFields;
       }
       out[k] = m;
-    } else out[k] = structuredClone(stored[k]);
+    } else out[k] = deepCopyJSON(stored[k]);
   }
   if (status !== undefined && !("status" in out)) out["status"] = status;
   if (managedFields !== undefined) (obj.metadata ??= {}).managedFields = managedFields;

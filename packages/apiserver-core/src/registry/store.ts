@@ -24,6 +24,7 @@ import {
   newTimeoutError,
   parseFieldSelector,
   parseLabelSelector,
+  deepCopyJSON,
 } from "@skiff/apimachinery";
 import type { FieldError, FieldSelector, Selector } from "@skiff/apimachinery";
 import { isStorageError } from "@skiff/storage";
@@ -545,7 +546,7 @@ export class GenericStore {
         return obj as StoredObject;
       }
       const old = cur as APIObject;
-      const obj = await mutate(structuredClone(old));
+      const obj = await mutate(deepCopyJSON(old));
       const meta = (obj.metadata ??= {});
       const rv = meta.resourceVersion;
       if (!rv && !s.allowUnconditionalUpdate && !opts.subresource) {
@@ -643,7 +644,7 @@ export class GenericStore {
     // 1.23's Job REST warns whenever a delete names no policy (DeleteOptions.propagationPolicy nil).
     if (policy === undefined) ctx.warnings.push(...(this.strategy.warningsOnDefaultDelete?.(ctx, current) ?? []));
 
-    const first = this.beforeDelete(ctx, structuredClone(current), grace);
+    const first = this.beforeDelete(ctx, deepCopyJSON(current), grace);
     if (first.pendingGraceful) return { object: current, deleted: false, finalized: true };
     const pendingFinalizers = this.pendingFinalizers(current);
     const gcUpdate = this.finalizersForGC(ctx, current, policy);

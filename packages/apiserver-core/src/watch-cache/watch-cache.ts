@@ -1,3 +1,4 @@
+import { deepCopyJSON } from "@skiff/apimachinery";
 import { StorageError } from "@skiff/storage";
 import type {
   DeleteOptions,
@@ -196,7 +197,7 @@ class CacheWatcher implements Watcher {
   // last selected state at the new revision). `own`: the event's objects may be handed out as
   // they are (freshly parsed, or a consumer that only reads); else the consumer gets a copy.
   private select(e: WatchChangeEvent, own: boolean): WatchEvent | undefined {
-    const out = (x: WatchChangeEvent) => (own ? x : structuredClone(x));
+    const out = (x: WatchChangeEvent) => (own ? x : deepCopyJSON(x));
     const p = this.predicate;
     if (p === undefined) return out(e);
     const now = e.type !== "DELETED" && p(e.object);

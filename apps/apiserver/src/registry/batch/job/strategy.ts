@@ -4,6 +4,7 @@
  */
 import type { Job } from "@skiff/api-types";
 import { findResource } from "@skiff/api-types";
+import { deepCopyJSON } from "@skiff/apimachinery";
 import type { FieldError } from "@skiff/apimachinery";
 import { semanticEqual } from "@skiff/apiserver-core";
 import type { RequestContext, ResourceStrategy, StatusStrategy } from "@skiff/apiserver-core";
@@ -80,7 +81,7 @@ export function createJobStrategy(gates: JobStrategyGates): ResourceStrategy<Job
     allowUnconditionalUpdate: true,
     prepareForUpdate(_ctx, job, old) {
       if (old.status === undefined) delete job.status;
-      else job.status = structuredClone(old.status);
+      else job.status = deepCopyJSON(old.status);
       dropDisabledJobFields(job, old, gates);
       copyTemplateLabelsIfEmpty(job);
       // Only a spec change bumps generation (1.23: !apiequality.Semantic.DeepEqual(new.Spec, old.Spec));

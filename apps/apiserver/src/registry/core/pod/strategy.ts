@@ -5,6 +5,7 @@
  * @see pkg/printers/internalversion/printers.go (printPod)
  */
 import type { Pod } from "@skiff/api-types";
+import { deepCopyJSON } from "@skiff/apimachinery";
 import { findResource } from "@skiff/api-types";
 import type { ResourceStrategy, TableConvertor } from "@skiff/apiserver-core";
 import { defaultValidationOptions, kindValidators, setPodDefaults } from "@skiff/validation";
@@ -181,7 +182,7 @@ function dropNonEphemeralContainerUpdates(pod: T, old: T): void {
   const ephemeralContainers = pod.spec?.ephemeralContainers;
   const managedFields = pod.metadata?.managedFields;
   for (const k of Object.keys(pod)) delete pod[k];
-  Object.assign(pod, structuredClone(old));
+  Object.assign(pod, deepCopyJSON(old));
   if (pod.spec !== undefined) {
     if (ephemeralContainers === undefined) delete pod.spec.ephemeralContainers;
     else pod.spec.ephemeralContainers = ephemeralContainers;
