@@ -1,8 +1,19 @@
 import type { Pod, PodStatus } from "@skiff/api-types";
 import { newConflict } from "@skiff/apimachinery";
 import type { Client } from "@skiff/client";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { PodStatusSync, visibleState } from "./pod-status-sync.js";
+
+// The agent's tracer, recording in memory (the real one writes to $SKIFF_TRACE_FILE).
+const spans = vi.hoisted(() => [] as { span: string; start: number; end: number; phase: unknown; pod: unknown }[]);
+vi.mock("../internal/trace.js", () => ({
+  agentTracer: {
+    enabled: true,
+    now: () => performance.timeOrigin + performance.now(),
+    record: (span: string, start: number, end: number, f?: { pod?: string; attrs?: Record<string, unknown> }) => void spans.push({ span, start, end, phase: f?.attrs?.["phase"], pod: f?.pod }),
+    flush: () => undefined,
+  },
+}));
 
 /** An in-memory apiserver for pods: GET and PUT status with resourceVersion preconditions; PUTs of pods in `hold` wait for `release`. */
 function fakeServer(pods: Pod[]) {
@@ -130,6 +141,29 @@ describe("PodStatusSync", () => {
     expect(s.calls.filter((c) => c.startsWith("PUT a"))).toEqual(["PUT a Running", "PUT a Succeeded"]);
     expect(s.byName.get("a")?.status?.phase).toBe("Succeeded");
     expect(s.maxInFlight()).toBe(2);
+  });
+
+  it("traces a status's queue wait from when its phase was queued; a coalesced one from the first of its kind", async () => {
+    spans.length = 0;
+    const s = fakeServer([pod("a"), pod("b")]);
+    s.hold.add("b");
+    const sync = new PodStatusSync({ client: s.client, log: () => undefined, mirrorPods: () => [], cachedPod: (_ns, name) => s.byName.get(name), concurrency: 1 });
+    const now = () => performance.timeOrigin + performance.now();
+    sync.onStatus(pod("b"), running); // held: a waits in the queue
+    sync.onStatus(pod("a"), { phase: "Pending", reason: "x" });
+    await new Promise((r) => setTimeout(r, 30));
+    const runningAt = now();
+    sync.onStatus(pod("a"), running);
+    await new Promise((r) => setTimeout(r, 30));
+    sync.onStatus(pod("a"), { ...running, podIP: "10.0.0.9" }); // same phase: coalesced
+    s.hold.delete("b");
+    s.held.get("b")?.();
+    await settle(sync);
+    const queued = spans.filter((x) => x.span === "status-queue" && x.pod === "default/a");
+    expect(queued.map((x) => x.phase)).toEqual(["Pending", "Running"]);
+    // Before the fix the Running status inherited the Pending one's queue time, 30 ms earlier.
+    expect(queued[1]!.start).toBeGreaterThanOrEqual(runningAt - 1);
+    expect(queued[1]!.start).toBeLessThan(runningAt + 20);
   });
 
   it("writes an unwritten status that shows something else before the newer one (ErrImagePull, then ImagePullBackOff), as 1.23 writes each; drops one that shows the same", async () => {

@@ -146,13 +146,16 @@ export class PodStatusSync {
     // 1.23 writes every status version in order; here an unwritten one is dropped for a newer one
     // only when the newer shows the same phase and container states (kubectl would show the same):
     // an ErrImagePull followed at once by ImagePullBackOff is written, then the back-off.
-    if (prev !== undefined && !prev.written && this.writing.get(uid) !== prev && visibleState(prev.status) !== visibleState(status)) {
+    const sameVisible = prev !== undefined && visibleState(prev.status) === visibleState(status);
+    if (prev !== undefined && !prev.written && this.writing.get(uid) !== prev && !sameVisible) {
       const list = this.backlog.get(uid) ?? [];
       list.push(prev);
       if (list.length > maxBacklog) list.shift();
       this.backlog.set(uid, list);
     }
-    const queuedAt = this.queue.has(uid) ? (prev?.queuedAt ?? agentTracer.now()) : agentTracer.now();
+    // The trace's queue wait: a status that replaces a queued one showing the same (coalesced)
+    // waits since that one was queued; one showing something new (a phase) since now.
+    const queuedAt = this.queue.has(uid) && sameVisible ? (prev?.queuedAt ?? agentTracer.now()) : agentTracer.now();
     this.latest.set(uid, { pod, status, written: false, queuedAt });
     this.enqueue(uid);
   };
