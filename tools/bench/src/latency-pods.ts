@@ -32,6 +32,8 @@ export interface LatencyPods {
   /** Start-up latencies in ms, ascending, of the pods seen Running. */
   readonly startupMs: readonly number[];
   readonly created: number;
+  /** Creates the apiserver refused (name: message); the SLO is then not met. */
+  readonly failures: readonly string[];
   /** Seconds from the first create to the last pod Running (or to the timeout). */
   readonly seconds: number;
   readonly p50S: number;
@@ -40,8 +42,8 @@ export interface LatencyPods {
 
 /**
  * Creates `count` bare pods labelled `group=latency` in `namespace` at `perSecond`, each running
- * `sleep 3600` (busybox), waits until every one is Running (at most `timeoutMs`), and deletes them.
- * @throws when a create fails (the run is then not a measurement of the SLO)
+ * `sleep 3600` (busybox), waits until every one created is Running (at most `timeoutMs`), and
+ * deletes them. A create that fails is counted in `failures`, not thrown.
  */
 export async function measureLatencyPods(client: Client, opts: { readonly count: number; readonly namespace?: string; readonly perSecond?: number; readonly timeoutMs?: number }): Promise<LatencyPods> {
   const namespace = opts.namespace ?? "default";
@@ -61,6 +63,7 @@ export async function measureLatencyPods(client: Client, opts: { readonly count:
   informer.addEventHandler({ onAdd: observe, onUpdate: (_old, p) => observe(p) });
   informer.start();
   const names: string[] = [];
+  const failures: string[] = [];
   const t0 = performance.now();
   try {
     await informer.waitForSync();
@@ -69,7 +72,7 @@ export async function measureLatencyPods(client: Client, opts: { readonly count:
       const wait = due - performance.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       const name = `latency-${String(i)}`;
-      await client.pods.create(
+      const ok = await client.pods.create(
         {
           apiVersion: "v1",
           kind: "Pod",
@@ -77,24 +80,31 @@ export async function measureLatencyPods(client: Client, opts: { readonly count:
           spec: { restartPolicy: "Never", terminationGracePeriodSeconds: 0, containers: [{ name: "main", image: "busybox", imagePullPolicy: "IfNotPresent", command: ["sh", "-c", "sleep 3600"] }] },
         },
         { namespace },
+      ).then(
+        () => true,
+        (e: unknown) => {
+          failures.push(`${name}: ${e instanceof Error ? e.message : String(e)}`);
+          return false;
+        },
       );
-      names.push(name);
+      if (ok) names.push(name);
     }
     const deadline = performance.now() + timeoutMs;
-    while (started.size < opts.count && performance.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    while (started.size < names.length && performance.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   } finally {
     informer.stop();
   }
   const seconds = (performance.now() - t0) / 1000;
   for (const name of names) await client.pods.delete(name, { namespace }).catch(() => undefined);
   const startupMs = [...started.values()].sort((a, b) => a - b);
-  return { startupMs, created: names.length, seconds, p50S: percentile(startupMs, 50) / 1000, p99S: percentile(startupMs, 99) / 1000 };
+  return { startupMs, created: names.length, failures, seconds, p50S: percentile(startupMs, 50) / 1000, p99S: percentile(startupMs, 99) / 1000 };
 }
 
 /** The bench rows of {@link measureLatencyPods}' result (`undefined`: not run, or `count` 0: skipped). */
 export function latencyRows(l: LatencyPods | undefined, count: number): BenchRow[] {
   if (l === undefined) return [{ what: `latency pods: ${count === 0 ? "skipped (SKIFF_BENCH_LATENCY_PODS=0)" : "not run (the Job did not finish)"}`, value: 0, unit: "-" }];
-  const all = l.startupMs.length === l.created ? "" : `; only ${l.startupMs.length} of ${l.created} Running within 15 min`;
+  const failed = l.failures.length === 0 ? "" : `; ${l.failures.length} creates failed, first: ${l.failures[0] ?? ""}`;
+  const all = (l.startupMs.length === l.created ? "" : `; only ${l.startupMs.length} of ${l.created} Running within 15 min`) + failed;
   return [
     { what: `pod start-up p50 (${l.created} latency pods created at 5/s after the Job, as density does)`, value: l.p50S, unit: "s", note: `${l.seconds.toFixed(0)} s in all${all}` },
     { what: "pod start-up p99 (latency pods)", value: l.p99S, unit: "s", note: `SLO <= 5 s: ${l.p99S <= 5 && all === "" ? "met" : "NOT met"}${all}` },
