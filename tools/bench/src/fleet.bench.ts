@@ -345,8 +345,10 @@ export default async function run(): Promise<BenchRow[]> {
       const text = readFileSync(traceFile, "utf8");
       const keep = process.env["SKIFF_BENCH_TRACE_OUT"];
       if (keep) writeFileSync(keep, text);
-      // The Job's pods only: the latency pods came after it.
-      printTimeline(podTimeline(parseTraceRecords(text).filter((r) => r.start <= jobDoneWallMs)));
+      // The Job's pods, then the latency pods, which came after it.
+      const records = parseTraceRecords(text);
+      printTimeline(podTimeline(records.filter((r) => r.start <= jobDoneWallMs)));
+      if (latency) printTimeline(podTimeline(records.filter((r) => r.start > jobDoneWallMs)), "latency pods");
     }
     return rows;
   } finally {

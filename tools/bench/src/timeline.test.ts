@@ -62,6 +62,24 @@ describe("podTimeline", () => {
   });
 });
 
+describe("podTimeline of bare pods", () => {
+  it("joins a pod no controller created through the apiserver's create span (its bind, the agent's first sight)", () => {
+    const pod = "default/latency-0";
+    const uid = "l";
+    const t = podTimeline([
+      r("apiserver", "create pods", 0, 2, { pod, uid, attrs: { code: 201 } }),
+      r("scheduler", "queue", 5, 6, { pod, uid }),
+      r("scheduler", "bind", 7, 20, { pod, uid }),
+      r("apiserver", "create pods/binding", 10, 15, { pod, attrs: { code: 201 } }),
+      r("nodeagent", "pod-seen", 25, 25, { pod, uid }),
+    ]);
+    const step = (name: string) => t.steps.find((s) => s.step.startsWith(name));
+    expect(step("bind (scheduler")).toMatchObject({ pods: 1, p50: 13, workP50: 5 });
+    expect(step("bound → agent sees it")).toMatchObject({ pods: 1, p50: 10 });
+    expect(step("job sync → pod create sent")).toMatchObject({ pods: 0 });
+  });
+});
+
 describe("percentile and mutatingLatencies", () => {
   it("nearest rank; the apiserver's spans by name", () => {
     expect(percentile([5, 1, 3, 2, 4], 50)).toBe(3);

@@ -114,9 +114,11 @@ export function podTimeline(records: readonly TraceRecord[]): { steps: StepStats
     if (w.counted === undefined && w.uncounted === undefined && done !== undefined) w.countedBySync = writes.find((x) => x.syncStart >= done && x.r.job === w.create?.job)?.r;
   }
   for (const w of ways.values()) {
-    if (w.create?.pod !== undefined) {
-      const b = binds.get(w.create.pod);
-      if (b) w.apiBind = b;
+    // A pod no controller created (a bare pod) is named by the apiserver's create span.
+    const pod = w.create?.pod ?? w.apiCreate?.pod;
+    const b = pod === undefined ? undefined : binds.get(pod);
+    if (b) w.apiBind = b;
+    if (w.create !== undefined) {
       const s = w.create.start;
       w.syncStart = syncs.find((x) => x.job === w.create?.job && x.start <= s && x.end >= s)?.start;
     }
@@ -200,11 +202,11 @@ export function apfWaits(records: readonly TraceRecord[]): number[] {
 }
 
 /** Prints a {@link podTimeline}'s steps as a table (ms) and its five slowest steps by p99. */
-export function printTimeline(t: { steps: readonly StepStats[]; pods: number }): void {
-  console.log(`  per-pod timeline of ${String(t.pods)} pods (ms; whole step p50/p99, work p50/p99; slowest p99 first):`);
+export function printTimeline(t: { steps: readonly StepStats[]; pods: number }, title = "pods"): void {
+  console.log(`  per-pod timeline of ${String(t.pods)} ${title} (ms; whole step p50/p99, work p50/p99; slowest p99 first; steps no pod had are left out):`);
   const w = Math.max(...t.steps.map((s) => s.step.length));
   console.log(`    ${"step".padEnd(w)}  ${"pods".padStart(5)} ${"p50".padStart(8)} ${"p99".padStart(8)} ${"work p50".padStart(9)} ${"work p99".padStart(9)}`);
-  for (const s of t.steps) console.log(`    ${s.step.padEnd(w)}  ${String(s.pods).padStart(5)} ${s.p50.toFixed(1).padStart(8)} ${s.p99.toFixed(1).padStart(8)} ${s.workP50.toFixed(1).padStart(9)} ${s.workP99.toFixed(1).padStart(9)}`);
-  const top = [...t.steps].sort((a, b) => b.p99 - a.p99).slice(0, 5);
+  for (const s of t.steps.filter((x) => x.pods > 0)) console.log(`    ${s.step.padEnd(w)}  ${String(s.pods).padStart(5)} ${s.p50.toFixed(1).padStart(8)} ${s.p99.toFixed(1).padStart(8)} ${s.workP50.toFixed(1).padStart(9)} ${s.workP99.toFixed(1).padStart(9)}`);
+  const top = t.steps.filter((x) => x.pods > 0).sort((a, b) => b.p99 - a.p99).slice(0, 5);
   console.log(`  slowest steps by p99: ${top.map((s) => `${s.step} (${s.p99.toFixed(0)} ms)`).join("; ")}`);
 }
