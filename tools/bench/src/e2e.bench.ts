@@ -32,7 +32,7 @@ import { setUpContainerd, runKubectl, startCluster, waitFor } from "@skiff/e2e";
 import type { ApiClient, Cluster, NodeSpec } from "@skiff/e2e";
 import type { BenchRow } from "./report.js";
 import { whyNotBuilt } from "./launch.js";
-import { cpuSeconds } from "./proc.js";
+import { cpuSeconds, sumValues } from "./proc.js";
 import { latencyPodCount, latencyRows, measureLatencyPods } from "./latency-pods.js";
 import type { LatencyPods } from "./latency-pods.js";
 import { apfWaits, mutatingLatencies, percentile, podTimeline, printTimeline } from "./timeline.js";
@@ -186,7 +186,7 @@ async function fleet(pods: number, agents: number, parallelism: number): Promise
     if (latencyCount > 0) {
       const client = createClient(await loadClusterConfig(cluster.kubeconfig), { qps: 0 });
       try {
-        latency = await measureLatencyPods(client, { count: latencyCount });
+        latency = await measureLatencyPods(client, { count: latencyCount, settle: { cpuSeconds: () => sumValues(cpuByComponent(cluster)) } });
       } finally {
         client.close();
       }

@@ -39,7 +39,7 @@ import { startCluster, waitFor } from "@skiff/e2e";
 import type { ApiClient, Cluster } from "@skiff/e2e";
 import { fleetBaseMemoryBytes, fleetNodeFlags, fleetTempParent, hollowNodeMemoryBytes } from "@skiff/fleet";
 import { repoRoot } from "./launch.js";
-import { cpuSeconds, rssBytes, stopProcess } from "./proc.js";
+import { cpuSeconds, rssBytes, stopProcess, sumValues } from "./proc.js";
 import type { BenchRow } from "./report.js";
 import { latencyPodCount, latencyRows, measureLatencyPods } from "./latency-pods.js";
 import { percentile, podTimeline, printTimeline } from "./timeline.js";
@@ -294,7 +294,7 @@ export default async function run(): Promise<BenchRow[]> {
     const events = await client.events.listAll({ namespace: "default", limit: 5000 }).catch(() => undefined);
     // Then Kubernetes' SLO measurement: latency pods created at 5/s (see latency-pods.ts).
     const latencyCount = latencyPodCount(nodes);
-    const latency = latencyCount > 0 && finished ? await measureLatencyPods(client, { count: latencyCount }) : undefined;
+    const latency = latencyCount > 0 && finished ? await measureLatencyPods(client, { count: latencyCount, settle: { cpuSeconds: () => sumValues(cpuByComponent(cluster, fleet)) } }) : undefined;
     client.close();
     if (events) {
       const byReason = new Map<string, number>();

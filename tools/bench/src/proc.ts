@@ -45,3 +45,10 @@ export async function stopProcess(child: ChildProcess, graceMs = 60_000): Promis
     child.kill("SIGTERM");
   });
 }
+
+/** The sum of a map's values (CPU seconds by component → the cluster's). */
+export function sumValues(m: ReadonlyMap<string, number>): number {
+  let s = 0;
+  for (const v of m.values()) s += v;
+  return s;
+}
