@@ -32,6 +32,8 @@ export interface InProcessNodeAgentDeps {
   readonly clusterConfig: ClusterConfig;
   /** Keep-alive connections shared with other in-process agents. @defaultValue a pool per client */
   readonly connections?: ClientConnections;
+  /** Awaited by each pod worker before each sync (see `PodRuntimeOptions.syncAdmission`). @defaultValue none */
+  readonly syncAdmission?: () => Promise<void>;
   /** Where option warnings and the agent's log lines go. */
   readonly stdout: TextSink;
   readonly stderr: TextSink;
@@ -128,6 +130,7 @@ export async function startInProcessNodeAgent(argv: readonly string[], deps: InP
     objects,
     kubernetesService: kubernetesServiceOf(o, clients.server),
     criDialer: deps.cri,
+    ...(deps.syncAdmission ? { syncAdmission: deps.syncAdmission } : {}),
   });
   const clusterLog = root.withName("cluster");
   const cluster = new ClusterMode({ options: o, nodeName, runtime, clients, log: (m, level = 0) => (level === 0 ? clusterLog.info(m) : clusterLog.v(level).info(m)) });

@@ -25,7 +25,9 @@
  * (tools/etcd/start-cluster.sh, Debian's etcd-server; members from `SKIFF_BENCH_ETCD_BASE_PORT`,
  * 23790) instead of the default SQLite file; `SKIFF_BENCH_FLEET_IDLE_S` (15) is how long the
  * fleet's background load (no pod yet: Lease renewals, node status, PLEG relists, watches) is
- * measured before the Job, printed as % of a core per process (0 skips it).
+ * measured before the Job, printed as % of a core per process (0 skips it);
+ * `SKIFF_BENCH_FLEET_SYNC_ADMISSION=0` runs the fleet with `--no-sync-admission` (every pod sync
+ * at once, as before session 21).
  */
 import { spawn, spawnSync } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
@@ -86,11 +88,11 @@ function hollowNodeTokens(nodes: number): { template: string; users: { token: st
 const inflightLimits = ["--max-requests-inflight=1500", "--max-mutating-requests-inflight=500"] as const;
 
 /** Starts the fleet CLI as a process and resolves once it says every hollow node is registered. */
-async function startFleetProcess(nodes: number, kubeconfig: string, dir: string, rootDir: string, nodeArgs: readonly string[], nodeToken: string): Promise<{ child: ChildProcess; baseRssBytes: number }> {
+async function startFleetProcess(nodes: number, kubeconfig: string, dir: string, rootDir: string, nodeArgs: readonly string[], nodeToken: string): Promise<{ child: ChildProcess; baseRssBytes: number; output: () => string }> {
   const heapMiB = Math.ceil(mib(fleetBaseMemoryBytes + nodes * hollowNodeMemoryBytes) * 1.5);
   const child = spawn(
     process.execPath,
-    [...nodeArgs, ...fleetNodeFlags, `--max-old-space-size=${heapMiB}`, "--conditions=@skiff/source", "--import", "tsx", join(repoRoot, "tools/fleet/src/main.ts"), `--nodes=${nodes}`, `--kubeconfig=${kubeconfig}`, `--node-token=${nodeToken}`, `--log-file=${join(dir, "logs", "fleet.log")}`, `--root-dir=${rootDir}`, "--", "--max-pods=110"],
+    [...nodeArgs, ...fleetNodeFlags, `--max-old-space-size=${heapMiB}`, "--conditions=@skiff/source", "--import", "tsx", join(repoRoot, "tools/fleet/src/main.ts"), `--nodes=${nodes}`, `--kubeconfig=${kubeconfig}`, `--node-token=${nodeToken}`, `--log-file=${join(dir, "logs", "fleet.log")}`, `--root-dir=${rootDir}`, ...(process.env["SKIFF_BENCH_FLEET_SYNC_ADMISSION"] === "0" ? ["--no-sync-admission"] : []), "--", "--max-pods=110"],
     { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] },
   );
   let out = "";
@@ -109,7 +111,7 @@ async function startFleetProcess(nodes: number, kubeconfig: string, dir: string,
   });
   console.log(`  ${out.trim().split("\n").join("\n  ")}`);
   const base = /RSS before them (\d+) MiB/.exec(out);
-  return { child, baseRssBytes: Number(base?.[1] ?? 0) * (1 << 20) };
+  return { child, baseRssBytes: Number(base?.[1] ?? 0) * (1 << 20), output: () => out };
 }
 
 async function complete(api: ApiClient, jobName: string, timeoutMs: number): Promise<void> {
@@ -190,12 +192,14 @@ export default async function run(): Promise<BenchRow[]> {
     throw e;
   }
   let fleet: ChildProcess | undefined;
+  let fleetOutput = (): string => "";
   try {
     const t0Fleet = performance.now();
     // The fleet's log lives in the cluster's directory, which cluster.stop() removes; its root
     // where the fleet's own default would be (memory-backed where it can), removed below.
     const started = await startFleetProcess(nodes, cluster.kubeconfig, cluster.dir, fleetRoot, nodeArgs, tokens.template);
     fleet = started.child;
+    fleetOutput = started.output;
     if (saved === undefined) delete process.env[traceFileEnv];
     else process.env[traceFileEnv] = saved;
     const baseRss = started.baseRssBytes;
@@ -358,6 +362,8 @@ export default async function run(): Promise<BenchRow[]> {
     if (saved === undefined) delete process.env[traceFileEnv];
     else process.env[traceFileEnv] = saved;
     if (fleet) await stopProcess(fleet);
+    // What the fleet's pod-work admission did, printed as it stops (see tools/fleet/src/loop-gate.ts).
+    for (const line of fleetOutput().split("\n")) if (line.includes("pod syncs admitted")) console.log(`  ${line}`);
     await cluster.stop();
     rmSync(traceDir, { recursive: true, force: true });
     rmSync(fleetRoot, { recursive: true, force: true });

@@ -8,6 +8,7 @@ import type { ClusterConfig } from "@skiff/client";
 import { isClusterConfigError, loadClusterConfig } from "@skiff/client";
 import type { Fleet, FleetLogSink } from "./fleet.js";
 import { startFleet } from "./fleet.js";
+import type { LoopDelayGateStats } from "./loop-gate.js";
 import { checkFleetMemory, fleetBaseMemoryBytes, hollowNodeMemoryBytes } from "./memory.js";
 
 /** The parsed command line. */
@@ -23,6 +24,8 @@ export interface FleetCliOptions {
   readonly rootDir?: string;
   readonly logFile?: string;
   readonly agentArgs: readonly string[];
+  /** `--no-sync-admission`: every pod sync starts at once (see `FleetOptions.syncAdmission`). */
+  readonly noSyncAdmission?: boolean;
   readonly help: boolean;
 }
 
@@ -41,6 +44,8 @@ const fleetUsage = `usage: skiff-fleet --nodes <n> (--kubeconfig <file> | --serv
   --name-prefix <prefix>       node names are <prefix><n> (default hollow-node-)
   --root-dir <dir>             the nodes' root directories (default: a temporary directory, on /dev/shm when it is tmpfs; removed on exit)
   --log-file <file>            the hollow nodes' log lines (default: discarded)
+  --no-sync-admission          start every pod sync at once, even while the event loop lags
+                               (default: pod work waits while the loop is over 50 ms late, so heartbeats keep their turn)
   -h, --help                   show this help
 
 Flags after -- go to every hollow node's agent (e.g. -- --max-pods=50 -v=2).
@@ -66,6 +71,7 @@ export function parseFleetArgs(argv: readonly string[]): ParseFleetArgsResult {
         "name-prefix": { type: "string" },
         "root-dir": { type: "string" },
         "log-file": { type: "string" },
+        "no-sync-admission": { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -101,9 +107,17 @@ export function parseFleetArgs(argv: readonly string[]): ParseFleetArgsResult {
       ...opt("rootDir", str("root-dir")),
       ...opt("logFile", str("log-file")),
       agentArgs,
+      ...(values["no-sync-admission"] === true ? { noSyncAdmission: true } : {}),
       help: false,
     },
   };
+}
+
+/** One line on what the pod-work admission did and how late the event loop ran (p50/p99/max of its samples). */
+export function admissionSummary(s: LoopDelayGateStats): string {
+  const sorted = [...s.delaysMs].sort((a, b) => a - b);
+  const at = (q: number): number => sorted[Math.min(sorted.length - 1, Math.floor((q / 100) * sorted.length))] ?? 0;
+  return `pod syncs admitted ${s.admitted}, ${s.queued} of them after waiting (longest queue ${s.peakQueue}); event loop delay p50 ${at(50).toFixed(0)} ms, p99 ${at(99).toFixed(0)} ms, max ${s.maxDelayMs.toFixed(0)} ms`;
 }
 
 /** Where {@link runFleetCli} writes, and how it is told to stop. */
@@ -151,7 +165,7 @@ export async function runFleetCli(argv: readonly string[], io: FleetCliIO): Prom
     io.stdout.write(`skiff-fleet: starting ${o.nodes} hollow nodes against ${clusterConfig.server} (estimated ${(estimateBytes / 1024 ** 2).toFixed(0)} MiB; RSS before them ${(process.memoryUsage().rss / 1024 ** 2).toFixed(0)} MiB)\n`);
     const started = Date.now();
     const template = o.nodeToken;
-    fleet = await startFleet({ nodes: o.nodes, clusterConfig, namePrefix: o.namePrefix, ...(template !== undefined ? { nodeToken: (node: string) => template.replaceAll("{node}", node) } : {}), agentArgs: o.agentArgs, ...(o.rootDir !== undefined ? { rootDir: o.rootDir } : {}), ...(log ? { log } : {}) });
+    fleet = await startFleet({ nodes: o.nodes, clusterConfig, namePrefix: o.namePrefix, ...(template !== undefined ? { nodeToken: (node: string) => template.replaceAll("{node}", node) } : {}), agentArgs: o.agentArgs, ...(o.noSyncAdmission ? { syncAdmission: false } : {}), ...(o.rootDir !== undefined ? { rootDir: o.rootDir } : {}), ...(log ? { log } : {}) });
     const rss = process.memoryUsage().rss;
     io.stdout.write(`skiff-fleet: ${o.nodes} hollow nodes registered in ${((Date.now() - started) / 1000).toFixed(1)} s; RSS ${(rss / 1024 ** 2).toFixed(0)} MiB (${(rss / o.nodes / 1024 ** 2).toFixed(2)} MiB per node)\n`);
   } catch (e) {
@@ -171,6 +185,8 @@ export async function runFleetCli(argv: readonly string[], io: FleetCliIO): Prom
     }
   });
   io.stdout.write(`skiff-fleet: ${why}, stopping\n`);
+  const admission = fleet.admission();
+  if (admission) io.stdout.write(`skiff-fleet: ${admissionSummary(admission)}\n`);
   await fleet.stop();
   if (logStream) await new Promise<void>((resolve) => logStream?.end(resolve));
   return 0;

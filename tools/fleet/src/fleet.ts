@@ -14,6 +14,7 @@ import type { InProcessNodeAgent } from "@skiff/nodeagent";
 import { startInProcessNodeAgent } from "@skiff/nodeagent";
 import { checkFleetMemory } from "./memory.js";
 import { SimulatedImageCatalog, SimulatedRuntime } from "./sim-cri.js";
+import { LoopDelayGate, type LoopDelayGateStats } from "./loop-gate.js";
 
 /** `statfs` f_type of tmpfs (TMPFS_MAGIC in linux/magic.h). */
 const tmpfsMagic = 0x01021994;
@@ -98,6 +99,12 @@ export interface FleetOptions {
   readonly startConcurrency?: number;
   /** Where the agents' log lines go. @defaultValue discarded */
   readonly log?: FleetLogSink;
+  /**
+   * Hold the hollow nodes' pod workers back while the fleet's event loop lags (see
+   * {@link LoopDelayGate}); `false` lets every sync start at once, as before session 21.
+   * @defaultValue true
+   */
+  readonly syncAdmission?: boolean;
   /** Overrides the memory check (tests): the bytes one hollow node needs. @defaultValue {@link hollowNodeMemoryBytes} */
   readonly memoryPerNodeBytes?: number;
   /** Overrides the memory check (tests): the bytes this process may still use. @defaultValue see {@link availableMemoryBytes} */
@@ -113,6 +120,8 @@ export interface Fleet {
   runningContainers(): number;
   /** Containers that exited since the start, over all nodes. */
   exitedContainers(): number;
+  /** What the pod-work admission has done (`undefined` with `syncAdmission: false`). */
+  admission(): LoopDelayGateStats | undefined;
   /**
    * Stops one hollow node as a killed node agent: its Lease and status stop being renewed, its pod
    * workers stop, its containers never finish. The Node and its pods stay in the API (the node
@@ -152,8 +161,9 @@ export function hollowPodIP(n: number, pod: number): string {
  * `--root-dir`, `--node-ip` (see {@link hollowNodeIP}) and `options.agentArgs`; none of the
  * agent's three servers runs (the Node still advertises its kubelet port, 10250 unless
  * `--port`), and neither do its container manager, stats, CSI plugin watcher and iptables set-up.
- * The nodes share one pool of keep-alive connections and one image catalogue; each keeps its own
- * API clients and rate limiters, informer, pod workers and runtime.
+ * The nodes share one pool of keep-alive connections, one image catalogue and one admission of pod
+ * work by the event loop's delay ({@link LoopDelayGate}, unless `syncAdmission: false`); each keeps
+ * its own API clients and rate limiters, informer, pod workers and runtime.
  *
  * @throws FleetMemoryError (`reason: "InsufficientMemory"`) before starting anything, when the
  *   estimate does not fit (the message gives it).
@@ -181,6 +191,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   writeFileSync(configFile, JSON.stringify(hollowNodeConfiguration(rootDir, options.agentConfig)));
   const connections = createClientConnections(options.clusterConfig, { maxConnections: options.maxConnections ?? defaultFleetConnections(n) });
   const catalog = new SimulatedImageCatalog();
+  const gate = options.syncAdmission === false ? undefined : new LoopDelayGate();
   const sink = options.log ?? { write: () => true };
   const nodeNames = Array.from({ length: n }, (_, i) => `${prefix}${i}`);
   const nodes = new Map<string, { agent: InProcessNodeAgent; runtime: SimulatedRuntime; stopped: boolean }>();
@@ -191,7 +202,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
     const runtime = new SimulatedRuntime({ catalog, podIP: (k) => hollowPodIP(i, k), onContainerExit: () => void exited++ });
     const agent = await startInProcessNodeAgent(
       [`--config=${configFile}`, `--hostname-override=${name}`, `--root-dir=${join(rootDir, name)}`, `--node-ip=${hollowNodeIP(i)}`, `--container-runtime-endpoint=unix:///simulated/${name}.sock`, ...(options.agentArgs ?? [])],
-      { cri: () => ({ runtime: runtime.runtimeClient(), images: runtime.imageClient() }), clusterConfig: options.nodeToken ? { ...options.clusterConfig, token: options.nodeToken(name) } : options.clusterConfig, connections, stdout: sink, stderr: sink },
+      { cri: () => ({ runtime: runtime.runtimeClient(), images: runtime.imageClient() }), clusterConfig: options.nodeToken ? { ...options.clusterConfig, token: options.nodeToken(name) } : options.clusterConfig, connections, stdout: sink, stderr: sink, ...(gate ? { syncAdmission: () => gate.admit() } : {}) },
     );
     nodes.set(name, { agent, runtime, stopped: false });
     await agent.registered;
@@ -209,6 +220,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
         }),
       );
       connections.close();
+      gate?.close();
       if (ownRoot) rmSync(rootDir, { recursive: true, force: true });
     })();
     return stopping;
@@ -232,6 +244,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
     rootDir,
     runningContainers: () => [...nodes.values()].reduce((sum, node) => sum + node.runtime.runningContainers, 0),
     exitedContainers: () => exited,
+    admission: () => gate?.stats(),
     async stopNode(name) {
       const node = nodes.get(name);
       if (!node) throw new Error(`no hollow node ${JSON.stringify(name)} in this fleet`);

@@ -5,6 +5,8 @@
 export { defaultFleetConnections, fleetTempParent, hollowNodeClientRateLimit, hollowNodeConfiguration, hollowNodeIP, hollowPodIP, startFleet } from "./fleet.js";
 export type { Fleet, FleetLogSink, FleetOptions } from "./fleet.js";
 export { availableMemoryBytes, checkFleetMemory, fleetBaseMemoryBytes, fleetNodeFlags, FleetMemoryError, hollowNodeMemoryBytes } from "./memory.js";
+export { LoopDelayGate } from "./loop-gate.js";
+export type { LoopDelayGateOptions, LoopDelayGateStats } from "./loop-gate.js";
 export { SimulatedImageCatalog, SimulatedRuntime } from "./sim-cri.js";
 export type { SimulatedRuntimeOptions } from "./sim-cri.js";
 export { simulateCommand } from "./sim-command.js";

@@ -31,6 +31,8 @@ interface SimSandbox {
   readonly createdAtNs: bigint;
   readonly ip: string;
   state: PodSandboxState__Output;
+  /** The listed form, frozen, for `listed.state` (the relist lists every sandbox each second). */
+  listed?: PodSandbox__Output;
 }
 
 interface SimContainer {
@@ -46,6 +48,8 @@ interface SimContainer {
   exitCode: number;
   reason: string;
   timer?: NodeJS.Timeout;
+  /** The listed form, frozen, for `listed.state`. */
+  listed?: Container__Output;
 }
 
 const nowNs = (): bigint => BigInt(Date.now()) * 1_000_000n;
@@ -54,8 +58,14 @@ const notFound = (method: string, details: string) => new CRIError({ code: "NotF
 const unimplemented = (method: string) => new CRIError({ code: "Unimplemented", method, details: `${method} is not implemented by the simulated runtime (hollow node)` });
 
 function matches(labels: Readonly<Record<string, string>>, selector: Readonly<Record<string, string>> | null | undefined): boolean {
-  for (const [k, v] of Object.entries(selector ?? {})) if (labels[k] !== v) return false;
+  if (!selector) return true;
+  for (const k in selector) if (labels[k] !== selector[k]) return false;
   return true;
+}
+
+function deepFreeze<T extends object>(o: T): T {
+  for (const v of Object.values(o)) if (typeof v === "object" && v !== null && !Object.isFrozen(v)) deepFreeze(v as object);
+  return Object.freeze(o);
 }
 
 /**
@@ -163,8 +173,11 @@ export class SimulatedRuntime {
     this.exit(c, graceSeconds > 0 ? 143 : 137, "Error");
   }
 
+  // The listed form is built once per state and shared by every list (frozen: a caller that changed
+  // it would throw, not change the next list).
   private toContainer(c: SimContainer): Container__Output {
-    return {
+    if (c.listed?.state === c.state) return c.listed;
+    c.listed = deepFreeze({
       id: c.id,
       podSandboxId: c.sandbox.id,
       metadata: { name: c.config.metadata?.name ?? "", attempt: c.config.metadata?.attempt ?? 0 },
@@ -172,22 +185,25 @@ export class SimulatedRuntime {
       imageRef: c.image.id,
       state: c.state,
       createdAt: String(c.createdAtNs),
-      labels: c.config.labels ?? {},
-      annotations: c.config.annotations ?? {},
-    };
+      labels: { ...c.config.labels },
+      annotations: { ...c.config.annotations },
+    });
+    return c.listed;
   }
 
   private toSandbox(s: SimSandbox): PodSandbox__Output {
+    if (s.listed?.state === s.state) return s.listed;
     const m = s.config.metadata;
-    return {
+    s.listed = deepFreeze({
       id: s.id,
       metadata: { name: m?.name ?? "", uid: m?.uid ?? "", namespace: m?.namespace ?? "", attempt: m?.attempt ?? 0 },
       state: s.state,
       createdAt: String(s.createdAtNs),
-      labels: s.config.labels ?? {},
-      annotations: s.config.annotations ?? {},
+      labels: { ...s.config.labels },
+      annotations: { ...s.config.annotations },
       runtimeHandler: "",
-    };
+    });
+    return s.listed;
   }
 
   private containerStatusOf(c: SimContainer): ContainerStatus__Output {

@@ -9,7 +9,7 @@ import type { Pod } from "@skiff/api-types";
 import { ConfigMirrorAnnotation, ConfigSourceAnnotation } from "@skiff/api-types";
 import { isConflict, isNotFound } from "@skiff/apimachinery";
 import type { Client, Informer } from "@skiff/client";
-import { createInformer } from "@skiff/client";
+import { createInformer, DeletedFinalStateUnknown } from "@skiff/client";
 import type { PodRuntime } from "../pods/index.js";
 import { agentTracer } from "../internal/trace.js";
 import type { ClusterLog } from "./node-status-manager.js";
@@ -25,8 +25,11 @@ export interface ApiPodSourceOptions {
   readonly nodeName: string;
   readonly runtime: PodRuntime;
   readonly log: ClusterLog;
-  /** Called after every change of the watched pods (mirror pods included). */
-  readonly onChange?: () => void;
+  /**
+   * Called after every change of the watched pods (mirror pods included; changes in one task are
+   * coalesced), with whether a mirror pod was among them (added, changed or deleted).
+   */
+  readonly onChange?: (mirrorPodChanged: boolean) => void;
 }
 
 /**
@@ -38,6 +41,7 @@ export interface ApiPodSourceOptions {
 export class ApiPodSource {
   readonly informer: Informer<Pod>;
   private pushScheduled = false;
+  private mirrorPodChanged = false;
   private unsubscribe: (() => void) | undefined;
   private stopped = false;
 
@@ -46,15 +50,18 @@ export class ApiPodSource {
       fieldSelector: `spec.nodeName=${o.nodeName}`,
       onError: (err, context) => o.log(`pod watch (${context}): ${err instanceof Error ? err.message : String(err)}`),
     });
-    const changed = () => this.schedulePush();
+    const changed = (p: Pod, old?: Pod) => {
+      if (isMirrorPod(p) || (old !== undefined && isMirrorPod(old))) this.mirrorPodChanged = true;
+      this.schedulePush();
+    };
     const added = (p: Pod) => {
       if (agentTracer.enabled) {
         const now = agentTracer.now();
         agentTracer.record("pod-seen", now, now, { pod: `${p.metadata?.namespace ?? ""}/${p.metadata?.name ?? ""}`, uid: p.metadata?.uid ?? "", attrs: { node: o.nodeName } });
       }
-      changed();
+      changed(p);
     };
-    this.informer.addEventHandler({ onAdd: added, onUpdate: changed, onDelete: changed });
+    this.informer.addEventHandler({ onAdd: added, onUpdate: (old, p) => changed(p, old), onDelete: (p) => changed(p instanceof DeletedFinalStateUnknown ? p.obj : p) });
   }
 
   /** The mirror pods bound to this node, as last seen. */
@@ -86,8 +93,10 @@ export class ApiPodSource {
     queueMicrotask(() => {
       this.pushScheduled = false;
       if (this.stopped) return;
+      const mirrorPodChanged = this.mirrorPodChanged;
+      this.mirrorPodChanged = false;
       this.o.runtime.setApiPods(this.regularPods());
-      this.o.onChange?.();
+      this.o.onChange?.(mirrorPodChanged);
     });
   }
 

@@ -253,8 +253,10 @@ export class ClusterMode {
       nodeName,
       runtime,
       log,
-      onChange: () => {
-        void this.mirrors?.reconcile();
+      // A mirror pod's change (a user deleted it, say) is reconciled at once; the static pods'
+      // own changes reach the mirror pods through onStatusChange, and every pass is periodic too.
+      onChange: (mirrorPodChanged) => {
+        if (mirrorPodChanged) void this.mirrors?.reconcile();
         this.resyncStatuses();
       },
     });

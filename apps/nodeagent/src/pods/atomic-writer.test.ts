@@ -1,8 +1,8 @@
-import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from "node:fs";
+import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { AtomicWriterError, validatePayloadPath, writeAtomically, type FileProjection } from "./atomic-writer.js";
+import { AtomicWriteCache, AtomicWriterError, validatePayloadPath, writeAtomically, type FileProjection } from "./atomic-writer.js";
 
 const root = mkdtempSync(join(tmpdir(), "skiff-aw-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -61,6 +61,50 @@ describe("writeAtomically", () => {
     // The previous timestamped directory is gone; only ..data, the new one and the visible links remain.
     expect(existsSync(join(d, first))).toBe(false);
     expect(readdirSync(d).sort()).toEqual(["..data", second, "a", "b"].sort());
+  });
+
+  it("with a cache, skips an unchanged payload without reading the files, and still writes changes", async () => {
+    const d = join(root, "cached");
+    const cache = new AtomicWriteCache();
+    expect(await writeAtomically(d, payload({ a: "1", "sub/b": "2" }), cache)).toBe(true);
+    const first = readlinkSync(join(d, "..data"));
+    // A file changed behind the writer's back is not read back while the cache holds the directory.
+    writeFileSync(join(d, first, "a"), "tampered");
+    expect(await writeAtomically(d, payload({ a: "1", "sub/b": "2" }), cache)).toBe(false);
+    expect(readFileSync(join(d, "a"), "utf8")).toBe("tampered");
+    // Without the cache, the same payload is compared with the disk and rewritten.
+    expect(await writeAtomically(d, payload({ a: "1", "sub/b": "2" }))).toBe(true);
+    expect(readFileSync(join(d, "a"), "utf8")).toBe("1");
+    // ..data moved by someone else: the cache entry no longer matches, the writer compares again.
+    const moved = readlinkSync(join(d, "..data"));
+    expect(moved).not.toBe(first);
+    expect(await writeAtomically(d, payload({ a: "1", "sub/b": "2" }), cache)).toBe(false);
+    expect(cache.get(d)?.tsName).toBe(moved);
+    // A changed payload (content or a renamed path) is written.
+    expect(await writeAtomically(d, payload({ a: "1", "sub/b": "3" }), cache)).toBe(true);
+    expect(readFileSync(join(d, "sub", "b"), "utf8")).toBe("3");
+    expect(await writeAtomically(d, payload({ a: "1", "sub/c": "3" }), cache)).toBe(true);
+    expect(visible(d)).toEqual(["a", "sub"]);
+    expect(existsSync(join(d, "sub", "b"))).toBe(false);
+    // The directory removed (a pod torn down and recreated with the same UID): written again.
+    rmSync(d, { recursive: true, force: true });
+    expect(await writeAtomically(d, payload({ a: "1", "sub/c": "3" }), cache)).toBe(true);
+    expect(readFileSync(join(d, "a"), "utf8")).toBe("1");
+    // ..data replaced by a link to the same name but a directory rebuilt by hand still matches by name only.
+    const now = readlinkSync(join(d, "..data"));
+    unlinkSync(join(d, "..data"));
+    symlinkSync(now, join(d, "..data"));
+    expect(await writeAtomically(d, payload({ a: "1", "sub/c": "3" }), cache)).toBe(false);
+  });
+
+  it("AtomicWriteCache.forgetUnder drops a directory's entries and those below it, not its siblings'", () => {
+    const cache = new AtomicWriteCache();
+    cache.set("/r/pods/u1/volumes/p/a", "..x", "f");
+    cache.set("/r/pods/u1/volumes/s/b", "..y", "f");
+    cache.set("/r/pods/u10/volumes/p/a", "..z", "f");
+    cache.forgetUnder("/r/pods/u1");
+    expect(cache.size).toBe(1);
+    expect(cache.get("/r/pods/u10/volumes/p/a")?.tsName).toBe("..z");
   });
 
   it("removes user-visible names of keys that are gone, and adds new ones", async () => {

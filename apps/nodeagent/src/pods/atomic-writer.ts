@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { chmod, lstat, mkdir, readdir, readFile, readlink, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { dirname, join, normalize } from "node:path";
 import { mkdirAll } from "../internal/mkdir-all.js";
@@ -66,6 +66,51 @@ function timestampDirName(now: Date): string {
 }
 
 /**
+ * What {@link writeAtomically} last wrote (or found already written) in each target directory: the
+ * timestamped directory `..data` pointed to and a SHA-256 of the payload's paths and bytes. With it,
+ * a sync whose payload is unchanged costs one `readlink` instead of reading every file back (the
+ * kubelet syncs each pod's volumes at every pod sync). A change made to the files on disk behind
+ * the writer's back is therefore not undone while the entry holds; a changed payload, a moved
+ * `..data` or a removed directory still goes the whole way. One per volume manager;
+ * {@link forgetUnder} drops a torn-down pod's entries.
+ */
+export class AtomicWriteCache {
+  private readonly entries = new Map<string, { readonly tsName: string; readonly fingerprint: string }>();
+
+  /** The entry of `targetDir`, if any. */
+  get(targetDir: string): { readonly tsName: string; readonly fingerprint: string } | undefined {
+    return this.entries.get(targetDir);
+  }
+
+  /** Records that `targetDir`'s `..data` points to `tsName`, holding the payload of `fingerprint`. */
+  set(targetDir: string, tsName: string, fingerprint: string): void {
+    this.entries.set(targetDir, { tsName, fingerprint });
+  }
+
+  /** Drops the entries of `dir` and of every directory below it (a pod's volumes when torn down). */
+  forgetUnder(dir: string): void {
+    const prefix = dir.endsWith("/") ? dir : `${dir}/`;
+    for (const k of this.entries.keys()) if (k === dir || k.startsWith(prefix)) this.entries.delete(k);
+  }
+
+  /** How many target directories are remembered. */
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
+/** SHA-256 (hex) of a cleaned payload's paths and contents, in path order (modes are not compared, as 1.23's shouldWritePayload). */
+function payloadFingerprint(clean: ReadonlyMap<string, FileProjection>): string {
+  const h = createHash("sha256");
+  for (const p of [...clean.keys()].sort()) {
+    const data = bytesOf(clean.get(p)?.data ?? "");
+    h.update(`${p}\0${data.length}\0`);
+    h.update(data);
+  }
+  return h.digest("hex");
+}
+
+/**
  * Projects `payload` (relative path → content and mode) into `targetDir` the way the kubelet's
  * AtomicWriter does, so a reader never sees a half-written update:
  * 1. the paths are validated ({@link validatePayloadPath}); 2. the current `..data` target is read;
@@ -76,6 +121,8 @@ function timestampDirName(now: Date): string {
  * relative symlink `<name> -> ..data/<name>`; 10. top-level names of the previous payload that are
  * gone are removed; 11. the previous timestamped directory is removed.
  * Creates `targetDir` when missing. Returns whether anything was written. Never logs content.
+ * With `cache`, an unchanged payload whose `..data` still points where the last write left it
+ * returns false after one `readlink` (see {@link AtomicWriteCache}).
  * @throws AtomicWriterError for a bad path; fs errors as they come.
  * @see pkg/volume/util/atomic_writer.go (Write) in kubernetes/kubernetes v1.23
  * @example
@@ -84,14 +131,20 @@ function timestampDirName(now: Date): string {
  *   new Map([["app.properties", { data: "a=b\n", mode: 0o644 }]]));
  * ```
  */
-export async function writeAtomically(targetDir: string, payload: ReadonlyMap<string, FileProjection>): Promise<boolean> {
+export async function writeAtomically(targetDir: string, payload: ReadonlyMap<string, FileProjection>, cache?: AtomicWriteCache): Promise<boolean> {
   const clean = new Map<string, FileProjection>();
   for (const [path, f] of payload) {
     validatePayloadPath(path);
     clean.set(cleanPath(path), f);
   }
-  await mkdirAll(targetDir);
   const dataDirPath = join(targetDir, dataDirName);
+  const fingerprint = cache ? payloadFingerprint(clean) : "";
+  const known = cache?.get(targetDir);
+  if (known !== undefined && known.fingerprint === fingerprint) {
+    const current = await readlink(dataDirPath).catch(() => "");
+    if (current === known.tsName) return false;
+  }
+  await mkdirAll(targetDir);
   const oldTsDir = await readlink(dataDirPath).catch((err: NodeJS.ErrnoException) => {
     if (err.code === "ENOENT") return "";
     throw err;
@@ -114,7 +167,10 @@ export async function writeAtomically(targetDir: string, payload: ReadonlyMap<st
         break;
       }
     }
-    if (!shouldWrite && pathsToRemove.size === 0) return false;
+    if (!shouldWrite && pathsToRemove.size === 0) {
+      cache?.set(targetDir, oldTsDir, fingerprint);
+      return false;
+    }
   }
 
   const tsName = timestampDirName(new Date());
@@ -153,5 +209,6 @@ export async function writeAtomically(targetDir: string, payload: ReadonlyMap<st
     await rm(join(targetDir, p), { force: true });
   }
   if (oldTsDir !== "" && oldTsDir !== tsName) await rm(oldTsPath, { recursive: true, force: true });
+  cache?.set(targetDir, tsName, fingerprint);
   return true;
 }

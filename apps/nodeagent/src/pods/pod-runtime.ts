@@ -341,6 +341,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       onError: (pod, err) => info(`error syncing pod ${pod.metadata?.namespace}/${pod.metadata?.name} (${pod.metadata?.uid ?? ""}): ${err instanceof Error ? err.message : String(err)}`),
     },
     syncFrequencyMs,
+    opts.syncAdmission,
   );
   workers.setPaused(true);
 

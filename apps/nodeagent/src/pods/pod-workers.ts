@@ -29,7 +29,8 @@ interface Worker {
  * One serialized worker per pod UID: an update while a sync runs is remembered and run after it
  * (only the latest spec counts); a kill moves the worker to terminating, runs `terminatePod`
  * (retrying on error) and then removes it. Each worker re-syncs after `resyncMs`, or earlier when
- * a sync asks for it (a back-off ends).
+ * a sync asks for it (a back-off ends). With `admit`, each sync or termination first awaits it (see
+ * `PodRuntimeOptions.syncAdmission`); a pod's updates during that wait are coalesced as during a sync.
  * @see pkg/kubelet/pod_workers.go (UpdatePod, managePodLoop) in kubernetes/kubernetes v1.23
  */
 export class PodWorkers {
@@ -40,6 +41,7 @@ export class PodWorkers {
   constructor(
     private readonly handlers: PodWorkerHandlers,
     private readonly resyncMs: number,
+    private readonly admit?: () => Promise<void>,
   ) {}
 
   /** Syncs (creating the worker) or, with `kill`, terminates the pod. */
@@ -118,6 +120,10 @@ export class PodWorkers {
     w.busy = true;
     try {
       while (w.pending && !this.paused && !this.closed) {
+        if (this.admit) {
+          await this.admit();
+          if (this.paused || this.closed) break;
+        }
         w.pending = false;
         const pod = w.pod;
         if (w.state === "terminating") {

@@ -82,6 +82,14 @@ export interface PodRuntimeOptions {
    * @defaultValue gRPC clients of `containerRuntimeEndpoint` and `imageServiceEndpoint`
    */
   readonly criDialer?: CRIDialer;
+  /**
+   * Awaited by each pod worker before each sync or termination. Several in-process agents that share
+   * one event loop (a simulated fleet) pass one admission that holds work back while the loop lags,
+   * so that their heartbeats are not queued behind a burst of other nodes' pod work. A kubelet gets
+   * this from Go's scheduler, which runs a waiting goroutine however many others are busy.
+   * @defaultValue none (every sync starts at once)
+   */
+  readonly syncAdmission?: () => Promise<void>;
   /** Wraps each CRI client (runtime operation metrics). @defaultValue none */
   readonly instrumentCRI?: <T extends object>(client: T) => T;
   /** Told each probe attempt's result (`prober_probe_total`): `successful`, `failed` or `unknown` (the probe could not run). */

@@ -3,7 +3,7 @@ import { cpus, totalmem } from "node:os";
 import type { Container, DownwardAPIVolumeFile, Pod } from "@skiff/api-types";
 import { formatGoQuoted, parseQuantity, quantityMilliValue, quantityValue } from "@skiff/flags";
 import { mkdirAll } from "../internal/mkdir-all.js";
-import { writeAtomically } from "./atomic-writer.js";
+import { writeAtomically, type AtomicWriteCache } from "./atomic-writer.js";
 
 /**
  * A labels/annotations file of a downward API volume: one `key="value"` line per entry (value
@@ -121,12 +121,13 @@ export interface VolumeFile {
  * Writes `files` into `dir` with the kubelet's atomic writer ({@link writeAtomically}): a new
  * `..<timestamp>` directory, `..data` switched to it with a rename, top-level names as symlinks
  * into `..data`; unchanged payloads are not rewritten; names of the previous payload that are gone
- * are removed. A later file with the same path wins. Returns whether anything was written.
+ * are removed. A later file with the same path wins. Returns whether anything was written. `cache`
+ * as {@link writeAtomically}'s.
  * @throws AtomicWriterError for a path that is absolute, empty or contains `..`; fs errors as-is.
  * @see pkg/volume/util/atomic_writer.go in kubernetes/kubernetes v1.23
  */
-export async function writeVolumeFilesAtomically(dir: string, files: readonly VolumeFile[]): Promise<boolean> {
-  return writeAtomically(dir, new Map(files.map((f) => [f.path, { data: f.data, mode: f.mode }])));
+export async function writeVolumeFilesAtomically(dir: string, files: readonly VolumeFile[], cache?: AtomicWriteCache): Promise<boolean> {
+  return writeAtomically(dir, new Map(files.map((f) => [f.path, { data: f.data, mode: f.mode }])), cache);
 }
 
 /** A hostPath whose type check failed; the message is the kubelet's. */

@@ -7,7 +7,7 @@ import type { Container, Pod, Volume, VolumeMount } from "@skiff/api-types";
 import type { Mount } from "@skiff/cri-api";
 import { parseQuantity, quantityValue } from "@skiff/flags";
 import { isNotFound } from "@skiff/apimachinery";
-import { writeAtomically, type FileProjection } from "./atomic-writer.js";
+import { AtomicWriteCache, writeAtomically, type FileProjection } from "./atomic-writer.js";
 import { expandVars } from "./expand.js";
 import type { PodObjectManagers } from "./pod-objects.js";
 import type { PodEventRecorder, PodVolumeHooks } from "./types.js";
@@ -222,6 +222,8 @@ function builtInKind(v: Volume): BuiltInKind | "hostPath" | undefined {
 export class PodVolumeManager implements PodVolumeHooks {
   private readonly tmpfs: TmpfsMounter | null;
   private readonly node: NodeAllocatable;
+  /** What the atomic writer last wrote in each volume directory (unchanged payloads skip reading it back). */
+  private readonly written = new AtomicWriteCache();
 
   constructor(private readonly o: PodVolumeManagerOptions) {
     this.tmpfs = o.tmpfs !== undefined ? o.tmpfs : process.getuid?.() === 0 ? systemTmpfsMounterWith(o.mounterPath ?? "") : null;
@@ -302,24 +304,24 @@ export class PodVolumeManager implements PodVolumeHooks {
         const src = v.downwardAPI ?? {};
         const defaultMode = src.defaultMode ?? defaultFileMode;
         const files: VolumeFile[] = (src.items ?? []).map((it) => ({ path: it.path, data: downwardAPIFileContent(pod, it, this.node), mode: it.mode ?? defaultMode }));
-        await writeVolumeFilesAtomically(podVolumeDir(this.o.rootDir, uid, "downwardAPI", v.name), files);
+        await writeVolumeFilesAtomically(podVolumeDir(this.o.rootDir, uid, "downwardAPI", v.name), files, this.written);
         return;
       }
       case "projected":
-        await writeAtomically(podVolumeDir(this.o.rootDir, uid, "projected", v.name), await this.projectedPayload(pod, v));
+        await writeAtomically(podVolumeDir(this.o.rootDir, uid, "projected", v.name), await this.projectedPayload(pod, v), this.written);
         return;
       case "configMap": {
         const src = v.configMap ?? {};
         const optional = src.optional === true;
         const cm = await this.fetch("configMap", pod, v.name, src.name ?? "", optional);
-        await writeAtomically(podVolumeDir(this.o.rootDir, uid, "configMap", v.name), configMapPayload(src.items, cm, src.defaultMode ?? defaultFileMode, optional));
+        await writeAtomically(podVolumeDir(this.o.rootDir, uid, "configMap", v.name), configMapPayload(src.items, cm, src.defaultMode ?? defaultFileMode, optional), this.written);
         return;
       }
       case "secret": {
         const src = v.secret ?? {};
         const optional = src.optional === true;
         const secret = await this.fetch("secret", pod, v.name, src.secretName ?? "", optional);
-        await writeAtomically(podVolumeDir(this.o.rootDir, uid, "secret", v.name), secretPayload(src.items, secret, src.defaultMode ?? defaultFileMode, optional));
+        await writeAtomically(podVolumeDir(this.o.rootDir, uid, "secret", v.name), secretPayload(src.items, secret, src.defaultMode ?? defaultFileMode, optional), this.written);
         return;
       }
     }
@@ -429,17 +431,26 @@ export class PodVolumeManager implements PodVolumeHooks {
     return [...out, ...extra];
   }
 
-  /** Removes the pod's built-in volume directories (unmounting tmpfs first), then runs the extra hooks. Never throws for a missing directory. */
+  /**
+   * Removes the pod's built-in volume directories (unmounting the tmpfs of memory-backed emptyDirs
+   * first), then runs the extra hooks. Never throws for a missing directory.
+   */
   async tearDown(pod: Pod): Promise<void> {
     const uid = pod.metadata?.uid ?? "";
     this.o.objects?.serviceAccountTokens?.deleteForPod(uid);
-    const volumesDir = join(this.o.rootDir, "pods", uid, "volumes");
+    const podDir = join(this.o.rootDir, "pods", uid);
+    this.written.forgetUnder(podDir);
+    const volumesDir = join(podDir, "volumes");
+    // Only the plugin folders that exist: one readdir instead of one per built-in kind.
+    const present = new Set(await readdir(volumesDir).catch(() => [] as string[]));
     for (const kind of Object.keys(volumePluginDirs) as BuiltInKind[]) {
+      if (!present.has(volumePluginDirs[kind])) continue;
       const pluginDir = join(volumesDir, volumePluginDirs[kind]);
       const names = await readdir(pluginDir).catch(() => [] as string[]);
       for (const name of names) {
         const dir = join(pluginDir, name);
-        if (this.tmpfs && (await this.tmpfs.isMountPoint(dir))) {
+        // setUp mounts a tmpfs only for an emptyDir of medium Memory.
+        if (kind === "emptyDir" && this.tmpfs && (await this.tmpfs.isMountPoint(dir))) {
           try {
             await this.tmpfs.unmount(dir);
           } catch (err) {
@@ -455,7 +466,7 @@ export class PodVolumeManager implements PodVolumeHooks {
       await this.o.extra?.tearDown(pod);
     } finally {
       await rmdir(volumesDir).catch(() => undefined);
-      await rmdir(join(this.o.rootDir, "pods", uid)).catch(() => undefined);
+      await rmdir(podDir).catch(() => undefined);
     }
   }
 }
