@@ -231,7 +231,8 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
         await manager.killPod(uid, manager.gracePeriodOf(pod), false);
         stoppedTerminal.add(uid);
       }
-      return undefined;
+      // Finished: no periodic resync (1.23's pod workers: "Pod is finished processing, no further updates").
+      return Infinity;
     }
     // Soft admission (canRunPod): a pod that cannot run here stays Pending, its containers Blocked.
     const blocked = admitAppArmor(pod, appArmor);
@@ -301,7 +302,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
         volumesTornDown.add(uid);
         await volumes.tearDown(pod);
       }
-      return undefined;
+      return Infinity;
     }
     return result.nextSyncAtMs;
   }

@@ -52,4 +52,25 @@ describe("PodWorkers", () => {
     await new Promise((r) => setTimeout(r, 5));
     expect(synced).toEqual([]);
   });
+
+  it("resyncs a pod periodically until a sync says it is finished (Infinity), then only on updates", async () => {
+    const synced: string[] = [];
+    let finished = false;
+    const workers = new PodWorkers({ syncPod: async (p) => (synced.push(p.metadata?.resourceVersion ?? ""), finished ? Infinity : undefined), terminatePod: async () => undefined }, 10);
+    workers.setPaused(false);
+    workers.updatePod(pod("c", "1"));
+    await new Promise((r) => setTimeout(r, 60));
+    expect(synced.length).toBeGreaterThan(2);
+    finished = true;
+    await new Promise((r) => setTimeout(r, 30));
+    const atFinish = synced.length;
+    await new Promise((r) => setTimeout(r, 60));
+    expect(synced.length).toBe(atFinish);
+    workers.updatePod(pod("c", "2"));
+    await workers.waitIdle("c");
+    await new Promise((r) => setTimeout(r, 5));
+    expect(synced.at(-1)).toBe("2");
+    expect(synced.length).toBe(atFinish + 1);
+    workers.close();
+  });
 });

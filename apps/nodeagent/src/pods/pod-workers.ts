@@ -5,7 +5,11 @@ export type PodWorkerState = "syncing" | "terminating" | "terminated";
 
 /** What a worker runs; each call for one UID runs after the previous one finished. */
 export interface PodWorkerHandlers {
-  /** Reconciles `pod`; resolves with when it wants the next sync (ms since the epoch), if sooner than the resync. */
+  /**
+   * Reconciles `pod`; resolves with when it wants the next sync (ms since the epoch), if sooner
+   * than the resync, or `Infinity` when the pod is finished (terminal and stopped): no periodic
+   * resync follows, as 1.23 stops syncing a finished pod; an update or a kill still reaches it.
+   */
   syncPod(pod: Pod): Promise<number | undefined>;
   /** Stops and removes the pod's containers and sandbox. */
   terminatePod(pod: Pod): Promise<void>;
@@ -110,7 +114,7 @@ export class PodWorkers {
 
   private schedule(uid: string, w: Worker, atMs: number | undefined): void {
     clearTimeout(w.timer);
-    if (this.closed || w.state !== "syncing") return;
+    if (this.closed || w.state !== "syncing" || atMs === Infinity) return;
     const delay = Math.max(0, Math.min(atMs === undefined ? this.resyncMs : atMs - Date.now(), this.resyncMs));
     w.timer = setTimeout(() => this.kick(uid, w), delay);
     w.timer.unref();
