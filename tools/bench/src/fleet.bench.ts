@@ -135,13 +135,14 @@ async function complete(api: ApiClient, jobName: string, timeoutMs: number): Pro
  * connections; mutating p99 2.5 s). Session 19 at scale 1: the clients speak HTTP/2 to the apiserver.
  * Session 20 ran on a machine about 1.8 times slower per CPU second (at 0.1, a412973, from before
  * HTTP/2, used 13.5 ms of fleet CPU per pod there; session 17 measured 7.3): compare its figures
- * with each other.
+ * with each other. Session 21, on that slower machine: the fleet admits pod work by its event loop's
+ * delay and does not resync finished pods; scale 1 completes there.
  */
 const previous: Record<string, { podsPerSecond: string; startupP50: string; startupP99: string; apiP99: string; perNode: string; totalRss: string }> = {
   "0.03": { podsPerSecond: "7.55", startupP50: "70 s", startupP99: "92 s", apiP99: "644 ms", perNode: "2.55 MiB", totalRss: "n/a" },
   "0.05": { podsPerSecond: "3.97", startupP50: "148 s", startupP99: "305 s", apiP99: "1.25 s", perNode: "5.2 MiB", totalRss: "n/a" },
-  "0.1": { podsPerSecond: "59.5–60.0 (session 20, a slower machine; a412973, before HTTP/2, 54.0 on it); 106 (session 17, node identities)", startupP50: "13.3–16.2 s (session 20); 14.3 s", startupP99: "31.6–32.7 s (session 20); 16.8 s", apiP99: "646–731 ms (session 20); 280 ms", perNode: "3.89 MiB (session 20); 3.80 MiB", totalRss: "1,140 MiB (session 20); 1,342 MiB" },
-  "1": { podsPerSecond: "86.8 (session 19, HTTP/2 clients); 83.6–86.2 (sessions 17–18, HTTP/1.1, node identities; 88.8 with the admin token)", startupP50: "33.1 s (session 19); 149–151 s before HTTP/2 (3.30 s with the admin token)", startupP99: "127 s (session 19); 228–249 s before HTTP/2", apiP99: "678 ms (session 19); 575–624 ms before HTTP/2", perNode: "3.49 MiB (session 19); 3.31 MiB", totalRss: "5,262 MiB (session 19); 5,460 MiB" },
+  "0.1": { podsPerSecond: "69.3–70.8 (session 21, the slower machine); 59.5–60.0 (session 20, a slower machine; a412973, before HTTP/2, 54.0 on it); 106 (session 17, node identities)", startupP50: "11.6–12.4 s (session 21); 13.3–16.2 s (session 20); 14.3 s", startupP99: "26.7–28.4 s (session 21); 31.6–32.7 s (session 20); 16.8 s", apiP99: "592–635 ms (session 21); 646–731 ms (session 20); 280 ms", perNode: "3.89 MiB (session 20); 3.80 MiB", totalRss: "1,140 MiB (session 20); 1,342 MiB" },
+  "1": { podsPerSecond: "47.7–48.5 (session 21, the slower machine, where session 20's run collapsed); 86.8 (session 19, HTTP/2 clients); 83.6–86.2 (sessions 17–18, HTTP/1.1, node identities; 88.8 with the admin token)", startupP50: "9.0–10.5 s (session 21); 33.1 s (session 19); 149–151 s before HTTP/2 (3.30 s with the admin token)", startupP99: "38.4–43.6 s (session 21); 127 s (session 19); 228–249 s before HTTP/2", apiP99: "1,382–1,579 ms (session 21); 678 ms (session 19); 575–624 ms before HTTP/2", perNode: "3.49 MiB (session 19); 3.31 MiB", totalRss: "5,262 MiB (session 19); 5,460 MiB" },
 };
 
 /** The bytes `du` counts under `dir` (0 when it cannot). */
