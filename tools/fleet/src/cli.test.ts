@@ -18,6 +18,13 @@ describe("skiff-fleet command line", () => {
     expect(parseFleetArgs(["--nodes=2", "--server=https://x", "--node-token=shared"])).toEqual({ ok: false, errors: ['--node-token "shared": the template must contain {node} (one token per node)'] });
   });
 
+  it("takes --no-sync-admission (no pod-work gate); without it the gate is on", () => {
+    expect(parseFleetArgs(["--nodes=2", "--server=https://x", "--no-sync-admission"])).toMatchObject({ ok: true, value: { noSyncAdmission: true } });
+    const plain = parseFleetArgs(["--nodes=2", "--server=https://x"]);
+    expect(plain.ok && "noSyncAdmission" in plain.value).toBe(false);
+    expect(parseFleetArgs(["--nodes=2", "--server=https://x", "--no-sync-admission=yes"])).toMatchObject({ ok: false });
+  });
+
   it("refuses bad flags with exit code 2 and says why", async () => {
     expect(parseFleetArgs(["--nodes=0", "--server=https://x"])).toEqual({ ok: false, errors: ['--nodes must be an integer >= 1, got "0"'] });
     expect(parseFleetArgs(["--nodes=3"])).toEqual({ ok: false, errors: ["--kubeconfig or --server is required"] });

@@ -10,6 +10,7 @@ import type { ApiClient, Cluster } from "@skiff/e2e";
 import { isApiStatus, runKubectl, startCluster, waitFor } from "@skiff/e2e";
 import type { Fleet } from "../src/index.js";
 import { startFleet } from "../src/index.js";
+import { runFleetCli } from "../src/cli.js";
 
 const nodes = 100;
 const jobsPath = "/apis/batch/v1/namespaces/default/jobs";
@@ -50,7 +51,7 @@ beforeAll(async () => {
   cluster = await startCluster({
     nodes: [],
     authorizationMode: "RBAC",
-    extraTokens: Array.from({ length: nodes }, (_, i) => ({ token: nodeToken(`hollow-node-${String(i)}`), user: `system:node:hollow-node-${String(i)}`, uid: `hollow-node-${String(i)}`, groups: ["system:nodes"] })),
+    extraTokens: [...Array.from({ length: nodes }, (_, i) => `hollow-node-${String(i)}`), "cli-node-0"].map((n) => ({ token: nodeToken(n), user: `system:node:${n}`, uid: n, groups: ["system:nodes"] })),
     jobControllerArgs: ["--node-monitor-period=500ms", "--node-monitor-grace-period=10s", "--default-unreachable-toleration-seconds=2", "--default-not-ready-toleration-seconds=2"],
     // 1.23's DefaultTolerationSeconds admission gives every pod these tolerations (300 s by default).
     apiserverArgs: ["--default-unreachable-toleration-seconds=2", "--default-not-ready-toleration-seconds=2"],
@@ -175,4 +176,37 @@ describe(`fleet: the e2e Job cases on ${nodes} hollow nodes`, () => {
     const printed = await runKubectl(cluster.kubeconfig, ["get", "nodes", lost, "--no-headers"]);
     expect(printed.stdout).toMatch(new RegExp(`^${lost}\\s+NotReady\\s`));
   });
+});
+
+describe("skiff-fleet command line against the cluster", () => {
+  it("--no-sync-admission: the agents run pods with no admission gate, and the stop line says nothing of one", async () => {
+    const out: string[] = [];
+    const stop = new AbortController();
+    let cliFleet: Fleet | undefined;
+    const ready = new Promise<void>((resolve) => {
+      void runFleetCli(["--nodes=1", `--kubeconfig=${cluster.kubeconfig}`, "--name-prefix=cli-node-", "--node-token=hollow-token-{node}", "--no-sync-admission"], {
+        stdout: { write: (t: string) => out.push(t) },
+        stderr: { write: (t: string) => out.push(t) },
+        stopSignal: stop.signal,
+        onReady: (f) => {
+          cliFleet = f;
+          resolve();
+        },
+      }).then((code) => out.push(`exit ${String(code)}`));
+    });
+    await ready;
+    try {
+      expect(cliFleet?.admission()).toBeUndefined();
+      await cluster.api.create(podsPath, { apiVersion: "v1", kind: "Pod", metadata: { name: "cli-pod" }, spec: { nodeName: "cli-node-0", restartPolicy: "Never", containers: [{ name: "main", image: "busybox", command: ["sh", "-c", "exit 0"] }] } });
+      await waitFor("cli-pod Succeeded", async () => ((await cluster.api.get<Pod>(`${podsPath}/cli-pod`)).status?.phase === "Succeeded" ? true : undefined), 60_000, 200);
+    } finally {
+      stop.abort();
+      await waitFor("the fleet command to exit", async () => (out.some((l) => l.startsWith("exit ")) ? true : undefined), 60_000, 100);
+    }
+    expect(out.join("")).toMatch(/1 hollow nodes registered/);
+    expect(out.join("")).not.toMatch(/pod syncs admitted/);
+    expect(out.at(-1)).toBe("exit 0");
+    // the main fleet (gate on) reports what its gate did
+    expect(fleet.admission()?.admitted).toBeGreaterThan(0);
+  }, 120_000);
 });

@@ -26,8 +26,9 @@ export interface ApiPodSourceOptions {
   readonly runtime: PodRuntime;
   readonly log: ClusterLog;
   /**
-   * Called after every change of the watched pods (mirror pods included; changes in one task are
-   * coalesced), with whether a mirror pod was among them (added, changed or deleted).
+   * Called after every change of the watched pods (mirror pods included; changes handled in the same
+   * microtask turn are coalesced), with whether a mirror pod was among them (added, changed or
+   * deleted, or a pod that was a mirror pod before the change).
    */
   readonly onChange?: (mirrorPodChanged: boolean) => void;
 }
