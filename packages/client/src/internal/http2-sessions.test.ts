@@ -53,6 +53,28 @@ describe("Http2Sessions lifecycle", () => {
   });
 });
 
+describe("Http2Sessions dial deadlines", () => {
+  it("fails every request waiting on a dial whose TLS handshake never ends (a server that accepts and stays silent), then dials again", async () => {
+    const sockets: Socket[] = [];
+    const server = createServer((s) => void sockets.push(s));
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    cleanups.push(() => {
+      for (const s of sockets) s.destroy();
+      server.close();
+    });
+    const url = new URL(`https://127.0.0.1:${String((server.address() as AddressInfo).port)}`);
+    const sessions = new Http2Sessions(url, { secureContext: createSecureContext(), rejectUnauthorized: true, servername: "localhost" }, { pingIntervalMs: 30_000, pingTimeoutMs: 15_000, handshakeTimeoutMs: 200 });
+    cleanups.push(() => sessions.close());
+    const attempt = () => sessions.request("GET", "/", {}, undefined, undefined).then(() => "answered", (e: Error) => e.message);
+    const started = Date.now();
+    expect(await Promise.all([attempt(), attempt()])).toEqual(["dial 127.0.0.1:" + url.port + ": TLS handshake timeout (200 ms)", "dial 127.0.0.1:" + url.port + ": TLS handshake timeout (200 ms)"]);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(sockets).toHaveLength(1);
+    expect(await attempt()).toMatch(/TLS handshake timeout/);
+    expect(sockets).toHaveLength(2);
+  });
+});
+
 describe("Http2Sessions health check", () => {
   it("closes a connection whose PING goes unanswered, failing its open streams; the next request dials again", async () => {
     const dir = mkdtempSync(join(tmpdir(), "skiff-h2-ping-"));

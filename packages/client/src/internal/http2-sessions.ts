@@ -26,6 +26,25 @@ const initialMaxConcurrentStreams = 100;
 const pingIntervalMs = 30_000;
 const pingTimeoutMs = 15_000;
 
+/**
+ * A dial's TCP connect must finish within {@link connectTimeoutMs} and its TLS handshake within
+ * {@link handshakeTimeoutMs}; a connection then sends TCP keep-alive probes after
+ * {@link keepAliveMs} idle. client-go's defaults (`net.Dialer{Timeout: 30s, KeepAlive: 30s}`,
+ * `TLSHandshakeTimeout: 10s` in `utilnet.SetTransportDefaults`): without them a dial that a
+ * saturated server never completes would hold every request of the pool that waits for it.
+ */
+const connectTimeoutMs = 30_000;
+const handshakeTimeoutMs = 10_000;
+const keepAliveMs = 30_000;
+
+/** Health check and dial deadlines of a {@link Http2Sessions}, in milliseconds. */
+export interface Http2Deadlines {
+  readonly pingIntervalMs: number;
+  readonly pingTimeoutMs: number;
+  readonly connectTimeoutMs?: number;
+  readonly handshakeTimeoutMs?: number;
+}
+
 /** nghttp2 memory one session may hold before refusing new streams, in MiB (Node's default is 10). */
 const maxSessionMemoryMiB = 64;
 
@@ -80,12 +99,13 @@ export class Http2Sessions {
   private closed = false;
 
   /**
-   * @param health the PING health check's period and deadline in milliseconds (tests shorten them)
+   * @param health the PING health check's period and deadline, and the dial's TCP connect and TLS
+   *   handshake deadlines, in milliseconds (tests shorten them)
    */
   constructor(
     private readonly url: URL,
     private readonly tls: Http2TLSOptions,
-    private readonly health: { readonly pingIntervalMs: number; readonly pingTimeoutMs: number } = { pingIntervalMs, pingTimeoutMs },
+    private readonly health: Http2Deadlines = { pingIntervalMs, pingTimeoutMs },
   ) {}
 
   /** Whether the server chose HTTP/1.1 at the first dial: requests then go through the HTTP/1.1 agent. */
@@ -100,7 +120,8 @@ export class Http2Sessions {
    * @throws Http2UnsentError when the request did not reach the server (a connection that had
    *   been closed or sent GOAWAY, a stream refused), or when a bodiless GET/HEAD/OPTIONS on a
    *   reused connection was cut by ECONNRESET/EPIPE: it is safe to send again
-   * @throws the dial's error (refused, TLS) or the stream's error (reset, aborted through `signal`)
+   * @throws the dial's error (refused, TLS, no connection within 30 s or no TLS handshake within
+   *   10 s after it) or the stream's error (reset, aborted through `signal`)
    */
   async request(method: string, path: string, headers: OutgoingHttpHeaders, data: string | undefined, signal: AbortSignal | undefined): Promise<Response | undefined> {
     const entry = await this.acquire();
@@ -184,11 +205,23 @@ export class Http2Sessions {
         ...(this.tls.servername !== undefined ? { servername: this.tls.servername } : {}),
         ALPNProtocols: ["h2", "http/1.1"],
       });
+      const connectMs = this.health.connectTimeoutMs ?? connectTimeoutMs;
+      const tlsMs = this.health.handshakeTimeoutMs ?? handshakeTimeoutMs;
+      let deadline = setTimeout(() => s.destroy(new Error(`dial ${this.url.host}: no TCP connection within ${String(connectMs)} ms`)), connectMs);
+      s.once("connect", () => {
+        s.setKeepAlive(true, keepAliveMs);
+        clearTimeout(deadline);
+        deadline = setTimeout(() => s.destroy(new Error(`dial ${this.url.host}: TLS handshake timeout (${String(tlsMs)} ms)`)), tlsMs);
+      });
       s.once("secureConnect", () => {
+        clearTimeout(deadline);
         s.off("error", reject);
         resolve(s);
       });
-      s.once("error", reject);
+      s.once("error", (e) => {
+        clearTimeout(deadline);
+        reject(e);
+      });
     });
     if (socket.alpnProtocol !== "h2") {
       // The server speaks HTTP/1.1 only: the pool's agent carries every request from now on.
