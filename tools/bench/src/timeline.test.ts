@@ -18,6 +18,9 @@ describe("podTimeline", () => {
       r("apiserver", "create pods/binding", 33, 35, { pod, attrs: { code: 201 } }),
       r("nodeagent", "pod-seen", 45, 45, { pod, uid }),
       r("nodeagent", "pod-sync", 50, 200, { uid }),
+      r("nodeagent", "volume-token", 52, 54, { uid }),
+      r("nodeagent", "volume-configMap", 54, 57, { uid }),
+      r("nodeagent", "volume-secret", 57, 58, { uid }),
       r("nodeagent", "volumes", 55, 60, { uid }),
       r("nodeagent", "sandbox", 70, 100, { uid }),
       r("nodeagent", "container-start", 110, 150, { uid }),
@@ -37,6 +40,8 @@ describe("podTimeline", () => {
     expect(step("bind (scheduler")).toMatchObject({ p50: 9, workP50: 2 });
     expect(step("bound → agent sees it")).toMatchObject({ p50: 10 });
     expect(step("sandbox (RunPodSandbox)")).toMatchObject({ p50: 30 });
+    expect(step("  of which: first TokenRequest")).toMatchObject({ pods: 1, p50: 2 });
+    expect(step("  of which: first ConfigMap/Secret read")).toMatchObject({ pods: 1, p50: 3 });
     expect(step("status Running: GET + PUT")).toMatchObject({ p50: 10 });
     expect(step("exit → status Succeeded queued")).toMatchObject({ p50: 120 });
     expect(step("Succeeded → Job counted (no tracking finalizers)")).toMatchObject({ p50: 30, workP50: 10 });

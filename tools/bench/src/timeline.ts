@@ -31,6 +31,9 @@ interface PodWay {
   seen?: TraceRecord;
   firstSync?: TraceRecord;
   volumes?: TraceRecord;
+  /** The first TokenRequest of a projected service-account token, and the first ConfigMap/Secret read, of the volume set-up. */
+  token?: TraceRecord;
+  object?: TraceRecord;
   sandbox?: TraceRecord;
   start?: TraceRecord;
   pendingQueue?: { running?: TraceRecord; succeeded?: TraceRecord };
@@ -91,6 +94,8 @@ export function podTimeline(records: readonly TraceRecord[]): { steps: StepStats
       if (r.span === "pod-seen") w.seen ??= r;
       else if (r.span === "pod-sync") w.firstSync ??= r;
       else if (r.span === "volumes") w.volumes ??= r;
+      else if (r.span === "volume-token") w.token ??= r;
+      else if (r.span === "volume-configMap" || r.span === "volume-secret") w.object ??= r;
       else if (r.span === "sandbox") w.sandbox ??= r;
       else if (r.span === "container-start") w.start ??= r;
       else if (r.span === "status-queue" || r.span === "status-write") {
@@ -136,6 +141,8 @@ export function podTimeline(records: readonly TraceRecord[]): { steps: StepStats
     { name: "bound → agent sees it (watch)", total: (w) => gap(w.apiBind?.end, w.seen?.start), work: () => 0 },
     { name: "agent sees it → pod worker sync starts", total: (w) => gap(w.seen?.start, w.firstSync?.start), work: () => 0 },
     { name: "sync start → volumes set up", total: (w) => gap(w.firstSync?.start, w.volumes?.end), work: (w) => (w.volumes ? dur(w.volumes) : undefined) },
+    { name: "  of which: first TokenRequest (service-account token)", total: (w) => (w.token ? dur(w.token) : undefined), work: () => undefined },
+    { name: "  of which: first ConfigMap/Secret read (watch sync)", total: (w) => (w.object ? dur(w.object) : undefined), work: () => undefined },
     { name: "volumes → sandbox requested (objects, CRI status)", total: (w) => gap(w.volumes?.end, w.sandbox?.start), work: () => undefined },
     { name: "sandbox (RunPodSandbox)", total: (w) => (w.sandbox ? dur(w.sandbox) : undefined), work: (w) => (w.sandbox ? dur(w.sandbox) : undefined) },
     { name: "sandbox → container start requested", total: (w) => gap(w.sandbox?.end, w.start?.start), work: () => 0 },
