@@ -26,6 +26,7 @@ import type { ClusterLog } from "./node-status-manager.js";
 import { NodeStatusManager } from "./node-status-manager.js";
 import { PodStatusSync } from "./pod-status-sync.js";
 import { updateRuntimePodCIDR } from "./pod-cidr.js";
+import { runPeriodically, type PeriodicLoop } from "../internal/periodic.js";
 
 /** Why API-server mode could not start; `reason` is stable. */
 export class ClusterModeError extends Error {
@@ -155,7 +156,7 @@ export class ClusterMode {
   private statusManager: NodeStatusManager | undefined;
   private mirrors: MirrorPodManager | undefined;
   private lease: NodeLeaseController | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  private timer: PeriodicLoop | undefined;
   private readonly unsubscribe: () => void;
 
   constructor(private readonly p: ClusterModeParams) {
@@ -244,7 +245,7 @@ export class ClusterMode {
     this.mirrors = new MirrorPodManager({
       client: clients.client,
       node: { name: nodeName, uid: node.metadata?.uid ?? "" },
-      staticPods: () => runtime.listPods().filter(isStaticPod),
+      staticPods: () => runtime.listStaticPods(),
       mirrorPods: () => this.source?.mirrorPods() ?? [],
       log,
     });
@@ -262,21 +263,20 @@ export class ClusterMode {
     });
     await this.source.start(signal);
     const periodMs = Math.max(500, Math.min(c.nodeStatusUpdateFrequency.ms, 10_000));
-    this.timer = setInterval(() => {
-      void this.mirrors?.reconcile();
+    this.timer = runPeriodically(periodMs, async () => {
       this.resyncStatuses();
-    }, periodMs);
-    this.timer.unref();
+      await this.mirrors?.reconcile();
+    });
   }
 
   private resyncStatuses(): void {
-    this.sync.resync(new Set(this.p.runtime.listPods().map((pod) => pod.metadata?.uid ?? "")));
+    this.sync.resync(new Set(this.p.runtime.podUIDs()));
   }
 
   /** Stops the loops and closes the clients (open watches end). Idempotent. */
   stop(): void {
     this.unsubscribe();
-    clearInterval(this.timer);
+    this.timer?.stop();
     this.statusManager?.stop();
     void this.lease?.stop();
     this.source?.stop();

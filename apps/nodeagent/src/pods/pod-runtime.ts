@@ -13,7 +13,7 @@ import { FileSource, readStaticPodPath } from "./file-source.js";
 import { HttpSource } from "./http-source.js";
 import { ImagePuller, TokenBucket } from "./image-puller.js";
 import { buildPodLogsDirectory, readContainerLog, rotateContainerLog } from "./logs.js";
-import { PodConfig, type PodConfigUpdate } from "./pod-config.js";
+import { isStaticPod, PodConfig, type PodConfigUpdate } from "./pod-config.js";
 import { fetchEnvObjects, type EnvObjects } from "./pod-objects.js";
 import { PodWorkers } from "./pod-workers.js";
 import { agentTracer } from "../internal/trace.js";
@@ -37,6 +37,7 @@ import { admitAppArmor, isAppArmorEnabledOnHost } from "./apparmor.js";
 import { SysctlAllowlist } from "./sysctl-allowlist.js";
 import { kubernetesServiceEnv } from "./service-env.js";
 import { serviceAccountTokenCleanupPeriodMs } from "./token-manager.js";
+import { runPeriodically, type PeriodicLoop } from "../internal/periodic.js";
 
 function defaultHostIP(): string {
   for (const list of Object.values(networkInterfaces())) {
@@ -53,6 +54,10 @@ function validClusterDNS(entries: readonly string[], log: (m: string) => void): 
     return false;
   });
 }
+
+// The pod UID of a listed sandbox and of a listed container (the relist's keys).
+const sandboxPodUID = (sb: PodSandbox__Output): string | undefined => sb.metadata?.uid ?? sb.labels[criLabels.podUID];
+const containerPodUID = (c: Container__Output): string | undefined => c.labels[criLabels.podUID];
 
 function isTerminal(phase: PodStatus["phase"]): boolean {
   return phase === "Succeeded" || phase === "Failed";
@@ -214,7 +219,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     }
   };
   let lastSyncLoopMs = Date.now();
-  const timers: NodeJS.Timeout[] = [];
+  const timers: PeriodicLoop[] = [];
   let fileSource: FileSource | undefined;
   let httpSource: HttpSource | undefined;
   let started = false;
@@ -532,8 +537,8 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       const [{ items }, { containers }] = await Promise.all([clients.runtime.listPodSandbox({}), clients.runtime.listContainers({})]);
       lastRelist = { atMs: startedMs, items, containers };
       const changed = new Set<string>();
-      seenSandboxes = diffRelist(items, seenSandboxes, (sb) => sb.metadata?.uid ?? sb.labels[criLabels.podUID], changed);
-      seenContainers = diffRelist(containers, seenContainers, (c) => c.labels[criLabels.podUID], changed);
+      seenSandboxes = diffRelist(items, seenSandboxes, sandboxPodUID, changed);
+      seenContainers = diffRelist(containers, seenContainers, containerPodUID, changed);
       if (changed.size > 0) {
         // A pod with nothing left in the runtime: its cached status goes too.
         const present = new Set<string>();
@@ -609,15 +614,10 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     }
   }
 
+  // A periodic task: never two runs at once, and phase-locked so that the many agents of one
+  // process (the fleet) do not fall into step after a stall (see runPeriodically).
   function every(ms: number, fn: () => Promise<unknown>): void {
-    let busy = false;
-    const t = setInterval(() => {
-      if (busy || stopped) return;
-      busy = true;
-      void fn().finally(() => (busy = false));
-    }, ms);
-    t.unref();
-    timers.push(t);
+    timers.push(runPeriodically(ms, () => (stopped ? undefined : fn())));
   }
 
   function withStatus(pod: Pod): Pod {
@@ -719,7 +719,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       stopped = true;
       fileSource?.stop();
       httpSource?.stop();
-      for (const t of timers) clearInterval(t);
+      for (const t of timers) t.stop();
       prober.close();
       workers.close();
       await Promise.all(workers.uids().map((uid) => workers.waitIdle(uid)));
@@ -824,6 +824,12 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     },
 
     listPods: () => [...desired.values()].map(withStatus),
+    podUIDs: () => [...desired.keys()],
+    listStaticPods: () => {
+      const out: Pod[] = [];
+      for (const pod of desired.values()) if (isStaticPod(pod)) out.push(withStatus(pod));
+      return out;
+    },
 
     ...createContainerStreaming({ runtime: () => clients.runtime, findPod }),
 

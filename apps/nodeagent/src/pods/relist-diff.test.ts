@@ -41,4 +41,29 @@ describe("diffRelist", () => {
     );
     expect([...changed].sort()).toEqual(["a", "c", "d", "e", "f"]);
   });
+
+  it("returns the last map itself when nothing changed, and a new one when only an entry is gone", () => {
+    const last = new Map<string, RelistEntry>([
+      ["c1", { uid: "a", state: "CONTAINER_RUNNING" }],
+      ["c2", { uid: "b", state: "CONTAINER_EXITED" }],
+    ]);
+    const changed = new Set<string>();
+    const same = diffRelist(
+      [
+        { id: "c2", state: "CONTAINER_EXITED", uid: "b" },
+        { id: "x", state: "CONTAINER_RUNNING", uid: "" },
+        { id: "c1", state: "CONTAINER_RUNNING", uid: "a" },
+      ],
+      last,
+      uidOf,
+      changed,
+    );
+    expect(same).toBe(last);
+    expect(changed.size).toBe(0);
+    const gone = diffRelist([{ id: "c1", state: "CONTAINER_RUNNING", uid: "a" }], last, uidOf, changed);
+    expect(gone).not.toBe(last);
+    expect([...gone.keys()]).toEqual(["c1"]);
+    expect([...changed]).toEqual(["b"]);
+    expect(last.size).toBe(2);
+  });
 });

@@ -396,6 +396,10 @@ export interface PodRuntime extends AgentView {
   onPodTerminated(listener: (pod: Pod) => void): () => void;
   /** Admitted pods that are not finished (what admission counts and the eviction manager ranks). */
   activePods(): Pod[];
+  /** The UIDs of the pods of {@link AgentView.listPods}, without copying the pods (the periodic status resync's input). */
+  podUIDs(): string[];
+  /** The static pods (sources `file` and `http`) of {@link AgentView.listPods}, each with its current status; only these are copied. */
+  listStaticPods(): Pod[];
   /**
    * Evicts `pod`: its status becomes `Failed`, reason `Evicted`, `message` (kept through later
    * syncs), its containers are stopped with `gracePeriodSeconds` (undefined: the pod's own) and

@@ -207,21 +207,25 @@ export class Http2Sessions {
       });
       const connectMs = this.health.connectTimeoutMs ?? connectTimeoutMs;
       const tlsMs = this.health.handshakeTimeoutMs ?? handshakeTimeoutMs;
-      let deadline = setTimeout(() => s.destroy(new Error(`dial ${this.url.host}: no TCP connection within ${String(connectMs)} ms`)), connectMs);
+      // The deadlines do not keep the process alive by themselves (the connecting socket does).
+      const expire = (ms: number, message: string): NodeJS.Timeout => setTimeout(() => s.destroy(new Error(message)), ms).unref();
+      let deadline = expire(connectMs, `dial ${this.url.host}: no TCP connection within ${String(connectMs)} ms`);
+      const failed = (e: Error): void => {
+        clearTimeout(deadline);
+        reject(e);
+      };
       s.once("connect", () => {
         s.setKeepAlive(true, keepAliveMs);
         clearTimeout(deadline);
-        deadline = setTimeout(() => s.destroy(new Error(`dial ${this.url.host}: TLS handshake timeout (${String(tlsMs)} ms)`)), tlsMs);
+        deadline = expire(tlsMs, `dial ${this.url.host}: TLS handshake timeout (${String(tlsMs)} ms)`);
       });
       s.once("secureConnect", () => {
         clearTimeout(deadline);
-        s.off("error", reject);
         resolve(s);
       });
-      s.once("error", (e) => {
-        clearTimeout(deadline);
-        reject(e);
-      });
+      // Stays on the socket: until the HTTP/2 session adds its own listener (a microtask later) an
+      // error must not go unheard; after that it does nothing (settled promise, cleared timer).
+      s.once("error", failed);
     });
     if (socket.alpnProtocol !== "h2") {
       // The server speaks HTTP/1.1 only: the pool's agent carries every request from now on.
