@@ -2,6 +2,7 @@ import { connect as http2Connect, constants as http2Constants } from "node:http2
 import type { ClientHttp2Session, ClientHttp2Stream, IncomingHttpHeaders, OutgoingHttpHeaders } from "node:http2";
 import { connect as tlsConnect } from "node:tls";
 import type { SecureContext, TLSSocket } from "node:tls";
+import { armDialDeadlines, type DialDeadlines } from "./dial-deadlines.js";
 
 /**
  * The flow-control window a client gives each HTTP/2 stream, in bytes (4 MiB), and the whole
@@ -26,23 +27,10 @@ const initialMaxConcurrentStreams = 100;
 const pingIntervalMs = 30_000;
 const pingTimeoutMs = 15_000;
 
-/**
- * A dial's TCP connect must finish within {@link connectTimeoutMs} and its TLS handshake within
- * {@link handshakeTimeoutMs}; a connection then sends TCP keep-alive probes after
- * {@link keepAliveMs} idle. client-go's defaults (`net.Dialer{Timeout: 30s, KeepAlive: 30s}`,
- * `TLSHandshakeTimeout: 10s` in `utilnet.SetTransportDefaults`): without them a dial that a
- * saturated server never completes would hold every request of the pool that waits for it.
- */
-const connectTimeoutMs = 30_000;
-const handshakeTimeoutMs = 10_000;
-const keepAliveMs = 30_000;
-
-/** Health check and dial deadlines of a {@link Http2Sessions}, in milliseconds. */
-export interface Http2Deadlines {
+/** Health check and dial deadlines (see {@link armDialDeadlines}) of a {@link Http2Sessions}, in milliseconds. */
+export interface Http2Deadlines extends DialDeadlines {
   readonly pingIntervalMs: number;
   readonly pingTimeoutMs: number;
-  readonly connectTimeoutMs?: number;
-  readonly handshakeTimeoutMs?: number;
 }
 
 /** nghttp2 memory one session may hold before refusing new streams, in MiB (Node's default is 10). */
@@ -205,27 +193,11 @@ export class Http2Sessions {
         ...(this.tls.servername !== undefined ? { servername: this.tls.servername } : {}),
         ALPNProtocols: ["h2", "http/1.1"],
       });
-      const connectMs = this.health.connectTimeoutMs ?? connectTimeoutMs;
-      const tlsMs = this.health.handshakeTimeoutMs ?? handshakeTimeoutMs;
-      // The deadlines do not keep the process alive by themselves (the connecting socket does).
-      const expire = (ms: number, message: string): NodeJS.Timeout => setTimeout(() => s.destroy(new Error(message)), ms).unref();
-      let deadline = expire(connectMs, `dial ${this.url.host}: no TCP connection within ${String(connectMs)} ms`);
-      const failed = (e: Error): void => {
-        clearTimeout(deadline);
-        reject(e);
-      };
-      s.once("connect", () => {
-        s.setKeepAlive(true, keepAliveMs);
-        clearTimeout(deadline);
-        deadline = expire(tlsMs, `dial ${this.url.host}: TLS handshake timeout (${String(tlsMs)} ms)`);
-      });
-      s.once("secureConnect", () => {
-        clearTimeout(deadline);
-        resolve(s);
-      });
+      armDialDeadlines(s, this.url.host, true, this.health);
+      s.once("secureConnect", () => resolve(s));
       // Stays on the socket: until the HTTP/2 session adds its own listener (a microtask later) an
-      // error must not go unheard; after that it does nothing (settled promise, cleared timer).
-      s.once("error", failed);
+      // error must not go unheard; after that it does nothing (the promise is settled).
+      s.once("error", reject);
     });
     if (socket.alpnProtocol !== "h2") {
       // The server speaks HTTP/1.1 only: the pool's agent carries every request from now on.

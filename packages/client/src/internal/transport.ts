@@ -9,6 +9,7 @@ import type { ClusterConfig } from "../cluster-config.js";
 import { ClientError } from "../errors.js";
 import type { TokenBucketRateLimiter } from "../token-bucket.js";
 import { Http2Sessions, Http2UnsentError } from "./http2-sessions.js";
+import { withDialDeadlines } from "./dial-deadlines.js";
 import type { Response } from "./http2-sessions.js";
 
 export interface RequestSpec {
@@ -94,7 +95,8 @@ export class ConnectionPool {
 
   constructor(config: ClusterConfig, maxConnections: number = defaultMaxConnections) {
     this.server = config.server;
-    const https = new URL(config.server).protocol === "https:";
+    const url = new URL(config.server);
+    const https = url.protocol === "https:";
     const pool = { keepAlive: true, maxSockets: maxConnections, maxFreeSockets: maxConnections, scheduling: "lifo" as const };
     if (https) {
       const secureContext = createSecureContext({
@@ -103,11 +105,11 @@ export class ConnectionPool {
         ...(config.clientKeyPEM !== undefined ? { key: config.clientKeyPEM } : {}),
       });
       this.tls = { secureContext, rejectUnauthorized: !config.insecureSkipTLSVerify, ...(config.tlsServerName !== undefined ? { servername: config.tlsServerName } : {}) };
-      this.agent = new HttpsAgent({ ...pool, ...this.tls });
+      this.agent = withDialDeadlines(new HttpsAgent({ ...pool, ...this.tls }), url.host, true);
       this.http2 = new Http2Sessions(new URL(config.server), this.tls);
     } else {
       this.tls = undefined;
-      this.agent = new HttpAgent(pool);
+      this.agent = withDialDeadlines(new HttpAgent(pool), url.host, false);
       this.http2 = undefined;
     }
   }
@@ -142,7 +144,7 @@ export class Transport {
     this.pool = sharedPool ?? new ConnectionPool(config, maxConnections);
     this.ownsPool = sharedPool === undefined;
     const tls = this.pool.tls;
-    this.watchAgent = tls ? new HttpsAgent({ keepAlive: false, ...tls }) : new HttpAgent({ keepAlive: false });
+    this.watchAgent = withDialDeadlines(tls ? new HttpsAgent({ keepAlive: false, ...tls }) : new HttpAgent({ keepAlive: false }), this.url.host, tls !== undefined);
     this.baseHeaders = { "user-agent": userAgent, accept: "application/json" };
     if (config.token !== undefined) this.baseHeaders.authorization = `Bearer ${config.token}`;
   }
