@@ -26,7 +26,6 @@ import type { ClusterLog } from "./node-status-manager.js";
 import { NodeStatusManager } from "./node-status-manager.js";
 import { PodStatusSync } from "./pod-status-sync.js";
 import { updateRuntimePodCIDR } from "./pod-cidr.js";
-import { runPeriodically, type PeriodicLoop } from "../internal/periodic.js";
 
 /** Why API-server mode could not start; `reason` is stable. */
 export class ClusterModeError extends Error {
@@ -156,7 +155,7 @@ export class ClusterMode {
   private statusManager: NodeStatusManager | undefined;
   private mirrors: MirrorPodManager | undefined;
   private lease: NodeLeaseController | undefined;
-  private timer: PeriodicLoop | undefined;
+  private timer: NodeJS.Timeout | undefined;
   private readonly unsubscribe: () => void;
 
   constructor(private readonly p: ClusterModeParams) {
@@ -263,10 +262,11 @@ export class ClusterMode {
     });
     await this.source.start(signal);
     const periodMs = Math.max(500, Math.min(c.nodeStatusUpdateFrequency.ms, 10_000));
-    this.timer = runPeriodically(periodMs, async () => {
+    this.timer = setInterval(() => {
+      void this.mirrors?.reconcile();
       this.resyncStatuses();
-      await this.mirrors?.reconcile();
-    });
+    }, periodMs);
+    this.timer.unref();
   }
 
   private resyncStatuses(): void {
@@ -276,7 +276,7 @@ export class ClusterMode {
   /** Stops the loops and closes the clients (open watches end). Idempotent. */
   stop(): void {
     this.unsubscribe();
-    this.timer?.stop();
+    clearInterval(this.timer);
     this.statusManager?.stop();
     void this.lease?.stop();
     this.source?.stop();

@@ -11,7 +11,6 @@ import type { RuntimeState } from "../pods/index.js";
 import { buildNodeImages, buildNodeStatus, reconcileExistingNode } from "./node-object.js";
 import type { NodePressure, RuntimeImage } from "./node-object.js";
 import type { NodeResources } from "./node-resources.js";
-import { runPeriodically, type PeriodicLoop } from "../internal/periodic.js";
 
 /** A line logger: level 0 is info, higher is more verbose. */
 export type ClusterLog = (message: string, level?: number) => void;
@@ -101,7 +100,7 @@ export const registrationBackoff = Object.freeze({ initialMs: 100, maxMs: 7_000 
  * @see pkg/kubelet/kubelet_node_status.go (tryUpdateNodeStatus, nodeStatusHasChanged) in kubernetes/kubernetes v1.23
  */
 export class NodeStatusManager {
-  private timer: PeriodicLoop | undefined;
+  private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private lastStatus: NodeStatus | undefined;
   private busy = false;
@@ -198,7 +197,8 @@ export class NodeStatusManager {
   /** Starts the periodic status update. */
   start(): void {
     if (this.timer || this.stopped) return;
-    this.timer = runPeriodically(this.o.updateFrequencyMs, () => this.updateNodeStatus());
+    this.timer = setInterval(() => void this.updateNodeStatus(), this.o.updateFrequencyMs);
+    this.timer.unref();
   }
 
   /** Posts the status once (5 tries); logs failures. Concurrent calls are skipped. */
@@ -230,7 +230,7 @@ export class NodeStatusManager {
   /** Stops the loop. */
   stop(): void {
     this.stopped = true;
-    this.timer?.stop();
+    clearInterval(this.timer);
   }
 }
 

@@ -37,7 +37,6 @@ import { admitAppArmor, isAppArmorEnabledOnHost } from "./apparmor.js";
 import { SysctlAllowlist } from "./sysctl-allowlist.js";
 import { kubernetesServiceEnv } from "./service-env.js";
 import { serviceAccountTokenCleanupPeriodMs } from "./token-manager.js";
-import { runPeriodically, type PeriodicLoop } from "../internal/periodic.js";
 
 function defaultHostIP(): string {
   for (const list of Object.values(networkInterfaces())) {
@@ -219,7 +218,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     }
   };
   let lastSyncLoopMs = Date.now();
-  const timers: PeriodicLoop[] = [];
+  const timers: NodeJS.Timeout[] = [];
   let fileSource: FileSource | undefined;
   let httpSource: HttpSource | undefined;
   let started = false;
@@ -614,10 +613,15 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     }
   }
 
-  // A periodic task: never two runs at once, and phase-locked so that the many agents of one
-  // process (the fleet) do not fall into step after a stall (see runPeriodically).
   function every(ms: number, fn: () => Promise<unknown>): void {
-    timers.push(runPeriodically(ms, () => (stopped ? undefined : fn())));
+    let busy = false;
+    const t = setInterval(() => {
+      if (busy || stopped) return;
+      busy = true;
+      void fn().finally(() => (busy = false));
+    }, ms);
+    t.unref();
+    timers.push(t);
   }
 
   function withStatus(pod: Pod): Pod {
@@ -719,7 +723,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       stopped = true;
       fileSource?.stop();
       httpSource?.stop();
-      for (const t of timers) t.stop();
+      for (const t of timers) clearInterval(t);
       prober.close();
       workers.close();
       await Promise.all(workers.uids().map((uid) => workers.waitIdle(uid)));

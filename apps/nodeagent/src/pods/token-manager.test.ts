@@ -70,7 +70,7 @@ describe("token cleanup", () => {
   });
 
   it("the pod runtime runs cleanup() every minute (1.23's gcPeriod)", async () => {
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
     const dir = mkdtempSync(join(tmpdir(), "token-gc-"));
     let cleanups = 0;
     const idle = { stop: () => {}, registerPod: () => {}, unregisterPod: () => {}, get: () => Promise.reject(new Error("none")) };
