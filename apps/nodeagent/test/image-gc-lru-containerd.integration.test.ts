@@ -20,7 +20,7 @@ import { mkdirSync, readFileSync, statfsSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { createImageClient, createRuntimeClient } from "@skiff/cri-api";
+import { createImageClient, createRuntimeClient, isCRIError } from "@skiff/cri-api";
 import { setUpContainerd, tearDownContainerd } from "@skiff/test-support";
 import type { HarnessAgent } from "./agent-harness.js";
 import { eventually, removePodLogs, startHarnessAgent } from "./agent-harness.js";
@@ -123,16 +123,31 @@ describe.skipIf(setup.endpoint === undefined)("image GC on a small containerd im
       // First collection, at start: nothing may go (in use, or too young), so it falls short.
       await eventually("the first collection falls short", () => /event Warning FreeDiskSpaceFailed on node: failed to garbage collect required amount of images\. Wanted to free \d+ bytes, but freed 0 bytes/.test(logs()), 60_000, logs);
       expect(has(await list(), never)).toBe(true);
-      // Now the "user" pod goes: its container and sandbox are removed (the agent leaves running
-      // containers of pods it does not know alone), so "used" is no longer in use.
+      // Now the "user" pod goes: its container and sandbox are removed, so "used" is no longer in
+      // use. The agent's orphan clean-up may stop the same pod at the same time (no source of the
+      // second agent wants it): containerd then fails one of two concurrent StopPodSandbox calls in
+      // the CNI DEL ("failed to delete eth0: no such device", seen in CI), and a removal can find
+      // the object gone. Each step is retried, and an object already gone is fine.
+      const settle = async (what: string, call: () => Promise<unknown>): Promise<void> => {
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await call();
+            return;
+          } catch (err) {
+            if (isCRIError(err, "NotFound")) return;
+            if (attempt >= 5) throw new Error(`${what}: still failing after ${String(attempt)} attempts`, { cause: err });
+            await new Promise((r) => setTimeout(r, 1_000));
+          }
+        }
+      };
       const userContainers = (await rt.listContainers({})).containers.filter((c) => c.labels["io.example.pod.name"] === `user-${nodeName}`);
       for (const c of userContainers) {
-        await rt.stopContainer({ containerId: c.id, timeout: 0 });
-        await rt.removeContainer({ containerId: c.id });
+        await settle(`stop container ${c.id}`, () => rt.stopContainer({ containerId: c.id, timeout: 0 }));
+        await settle(`remove container ${c.id}`, () => rt.removeContainer({ containerId: c.id }));
       }
       for (const id of new Set(userContainers.map((c) => c.podSandboxId))) {
-        await rt.stopPodSandbox({ podSandboxId: id });
-        await rt.removePodSandbox({ podSandboxId: id });
+        await settle(`stop sandbox ${id}`, () => rt.stopPodSandbox({ podSandboxId: id }));
+        await settle(`remove sandbox ${id}`, () => rt.removePodSandbox({ podSandboxId: id }));
       }
 
       // Second collection, one ImageGCPeriod (5 min) after the first.
