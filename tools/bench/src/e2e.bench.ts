@@ -159,6 +159,8 @@ async function fleet(pods: number, agents: number, parallelism: number): Promise
   // turns it off.
   const nodeNice = Number(process.env["SKIFF_BENCH_NODE_NICE"] ?? 10);
   if (!Number.isInteger(nodeNice) || nodeNice < -20 || nodeNice > 19) throw new Error(`SKIFF_BENCH_NODE_NICE must be an integer from -20 to 19, got ${JSON.stringify(process.env["SKIFF_BENCH_NODE_NICE"])}`);
+  const idleS = Number(process.env["SKIFF_BENCH_E2E_IDLE_S"] ?? 15);
+  if (!Number.isFinite(idleS) || idleS < 0) throw new Error(`SKIFF_BENCH_E2E_IDLE_S must be a number of seconds ≥ 0, got ${JSON.stringify(process.env["SKIFF_BENCH_E2E_IDLE_S"])}`);
   // The cluster's processes inherit the environment: one trace file for all of them.
   const saved = process.env[traceFileEnv];
   const traceDir = mkdtempSync(join(tmpdir(), "skiff-bench-trace-"));
@@ -185,7 +187,6 @@ async function fleet(pods: number, agents: number, parallelism: number): Promise
   try {
     // The cluster's background load before the Job (Leases, node status, PLEG relists over CRI,
     // watches): what every pod's CPU figure below also carries for the run's length.
-    const idleS = Number(process.env["SKIFF_BENCH_E2E_IDLE_S"] ?? 15);
     const idle0 = cpuByComponent(cluster);
     const tIdle = performance.now();
     if (idleS > 0) await new Promise((r) => setTimeout(r, idleS * 1000));
