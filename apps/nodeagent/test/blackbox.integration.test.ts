@@ -283,7 +283,11 @@ describe.skipIf(skipReason !== undefined)("nodeagent binary with an unreachable 
 
   it("stays up and healthy, reporting the runtime not ready, with the static pod pending", async () => {
     expect(await get(agent.ports.healthz, "/healthz")).toMatchObject({ status: 200, body: "ok" });
-    await eventually("runtime reported down", () => agent.logs().includes("container runtime is down"), 30_000, context);
+    // Never answered yet: 1.23's "may not have completed yet" (not "down", which needs an earlier
+    // success), with each failed check logged.
+    await eventually("runtime reported not checked yet", () => agent.logs().includes("container runtime status check may not have completed yet"), 30_000, context);
+    await eventually("failed check logged", () => agent.logs().includes("Container runtime sanity check failed"), 30_000, context);
+    expect(agent.logs()).not.toContain("container runtime is down");
     const web = await eventually("web listed", async () => podNamed(await agent.pods(), "web", nodeName), 30_000, context);
     expect(phaseOf(web)).toBe("Pending");
     expect(mainStatus(web)?.state?.running).toBeUndefined();
@@ -314,6 +318,7 @@ describe.skipIf(skipReason !== undefined)("nodeagent binary with an unreachable 
     // The runtime stops: its socket goes and every container process is killed (as a containerd
     // restart that loses its tasks).
     await runtimes.pop()?.stop();
+    // Down only after 30 s without a successful check (1.23's maxWaitForContainerRuntime).
     await eventually("runtime reported down again", () => agent.logs().split("container runtime is down").length > downBefore, 60_000, context);
     expect(agent.child.exitCode).toBeNull();
     expect(await get(agent.ports.healthz, "/healthz")).toMatchObject({ status: 200, body: "ok" });
@@ -343,7 +348,7 @@ describe.skipIf(skipReason !== undefined)("nodeagent binary with an unreachable 
     } finally {
       rt.close();
     }
-  });
+  }, 240_000);
 });
 
 describe.skipIf(skipReason !== undefined)("nodeagent binary with a runtime that accepts connections and never answers", () => {
@@ -371,8 +376,9 @@ describe.skipIf(skipReason !== undefined)("nodeagent binary with a runtime that 
     await new Promise<void>((resolve) => (silent ? silent.close(() => resolve()) : resolve()));
   });
 
-  it("reports the runtime down after --runtime-request-timeout, stays healthy, and answers runtime-backed requests with an error instead of hanging", async () => {
-    await eventually("runtime reported down", () => agent.logs().includes("container runtime is down"), 60_000, context);
+  it("reports each check timed out after --runtime-request-timeout, the runtime not ready, stays healthy, and answers runtime-backed requests with an error instead of hanging", async () => {
+    await eventually("check timed out", () => /Container runtime sanity check failed: .*DeadlineExceeded/.test(agent.logs()), 60_000, context);
+    expect(agent.logs()).toContain("container runtime status check may not have completed yet");
     expect(agent.child.exitCode).toBeNull();
     expect(await get(agent.ports.healthz, "/healthz")).toMatchObject({ status: 200, body: "ok" });
     const web = await eventually("web listed", async () => podNamed(await agent.pods(), "web", nodeName), 30_000, context);

@@ -36,7 +36,7 @@ describe("node status reporting", () => {
       addresses: [{ type: "Hostname", address: "status-node" }],
       nodeInfo: { machineID: "m", systemUUID: "s", bootID: "b", kernelVersion: "k", osImage: "o", containerRuntimeVersion: "", kubeletVersion: "v1.23.0", kubeProxyVersion: "v1.23.0", operatingSystem: "linux", architecture: "amd64" },
       port: 10250,
-      runtimeState: () => ({ ready: true, message: "", runtimeName: "fake", runtimeVersion: "1" }),
+      runtimeState: () => ({ ready: true, message: "", errors: [], networkError: "", runtimeName: "fake", runtimeVersion: "1" }),
       pressure: () => Promise.resolve(pressure),
       updateFrequencyMs: 10_000,
       reportFrequencyMs: 5 * 60_000,

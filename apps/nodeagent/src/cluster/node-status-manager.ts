@@ -138,7 +138,8 @@ export class NodeStatusManager {
         addresses: this.o.addresses,
         nodeInfo: { ...this.o.nodeInfo, containerRuntimeVersion: rt.runtimeName ? `${rt.runtimeName}://${rt.runtimeVersion ?? ""}` : "" },
         port: this.o.port,
-        notReadyReasons: rt.ready ? [] : [rt.message || "container runtime status check may not have completed yet"],
+        // 1.23's ReadyCondition: the runtime's errors, then its network's.
+        notReadyReasons: [...new Set([...rt.errors, ...(rt.networkError !== "" ? [rt.networkError] : [])])],
         pressure: await this.o.pressure(),
         now: this.now(),
         ...(images !== undefined ? { images } : {}),

@@ -22,7 +22,7 @@ import { admitPod } from "./admission.js";
 import { ContainerGC } from "./container-gc.js";
 import { containerResources, podQOSClass } from "./resources.js";
 import { runProbeAttempt } from "./prober.js";
-import { RuntimeClients } from "./runtime-clients.js";
+import { plegHealthError, RuntimeClients } from "./runtime-clients.js";
 import { createContainerStreaming } from "./streaming.js";
 import { DNSConfigurer } from "./dns.js";
 import { PodNetworkFiles } from "./pod-network-files.js";
@@ -97,7 +97,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
   const syncFrequencyMs = opts.syncFrequencyMs ?? 60_000;
   const maxPods = opts.maxPods ?? 110;
   const hostIP = opts.hostIP ?? defaultHostIP();
-  const clients = new RuntimeClients(opts.containerRuntimeEndpoint, opts.runtimeRequestTimeoutMs ?? 120_000, opts.imageServiceEndpoint ?? "", opts.instrumentCRI, opts.criDialer);
+  const clients = new RuntimeClients(opts.containerRuntimeEndpoint, opts.runtimeRequestTimeoutMs ?? 120_000, opts.imageServiceEndpoint ?? "", opts.instrumentCRI, opts.criDialer, { log: info });
   const puller = new ImagePuller(opts.serializeImagePulls ?? true, new TokenBucket(opts.registryPullQPS ?? 5, opts.registryBurst ?? 10));
   const backOff = new BackOff(opts.backOffInitialMs ?? 10_000, opts.backOffMaxMs ?? 300_000);
   const imageBackOff = new BackOff(opts.backOffInitialMs ?? 10_000, opts.backOffMaxMs ?? 300_000);
@@ -261,6 +261,12 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       }
     }
     if (pod.metadata?.deletionTimestamp) prober.stopLivenessAndStartup(uid);
+    // The runtime's network is not ready: only pods on the host network start (1.23's syncPod).
+    const networkError = clients.current().networkError;
+    if (networkError !== "" && pod.spec?.hostNetwork !== true && !pod.metadata?.deletionTimestamp) {
+      recordEvent(pod, "Warning", "NetworkNotReady", `network is not ready: ${networkError}`);
+      throw new Error(`network is not ready: ${networkError}`);
+    }
     if (podCgroups && !pod.metadata?.deletionTimestamp) {
       const tc = agentTracer.now();
       try {
@@ -509,16 +515,31 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       })
     : undefined;
 
-  let runtimeProbed = false;
-  async function probeRuntime(): Promise<RuntimeState> {
-    const wasReady = clients.current().ready;
-    const state = await clients.probe();
-    // Also the first answer: a runtime that is down at start is reported, not silently waited for.
-    if (state.ready !== wasReady || !runtimeProbed) info(state.ready ? `container runtime is ready (${state.runtimeName})` : state.message);
-    runtimeProbed = true;
+  // The runtime status check (1.23's updateRuntimeUp, every 5 s): one Status call at a time, which
+  // may take up to the runtime request timeout. The state it feeds is read on every tick, so a
+  // runtime that stops answering turns "down" after 30 s while that call still waits.
+  let reportedReady: boolean | undefined;
+  let probing: Promise<void> | undefined;
+  // Logs a change of readiness (the first state too: a runtime that is down at start is
+  // reported, not silently waited for) and pauses or resumes the pod workers.
+  function applyRuntimeState(): RuntimeState {
+    const state = clients.current();
+    if (state.ready !== reportedReady) info(state.ready ? `container runtime is ready (${state.runtimeName})` : state.message);
+    reportedReady = state.ready;
     workers.setPaused(!state.ready);
     return state;
   }
+  function probeRuntime(): Promise<void> {
+    probing ??= clients.probe().then(() => {
+      probing = undefined;
+      if (reportedReady !== undefined) applyRuntimeState();
+    });
+    return probing;
+  }
+
+  // 1.23's PLEG health check: the node is not ready while no relist succeeded for 3 minutes.
+  let lastRelistMs: number | undefined;
+  const plegHealth = (): string | undefined => plegHealthError(lastRelistMs, Date.now());
 
   // What the last relist saw: each sandbox's and each container's pod and state, by id.
   let seenSandboxes: ReadonlyMap<string, RelistEntry> = new Map();
@@ -528,13 +549,15 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
   let lastRelist: { readonly atMs: number; readonly items: readonly PodSandbox__Output[]; readonly containers: readonly Container__Output[] } | undefined;
   async function relist(): Promise<void> {
     lastSyncLoopMs = Date.now();
-    if (!clients.current().ready) return;
+    if (!clients.runtimeUp()) return;
     try {
       // As 1.23's PLEG relist (GetPods(all)): the sandboxes and the containers, each compared with
       // the last relist's by id and state; a pod with anything new, changed or gone is synced now.
       const startedMs = Date.now();
       const [{ items }, { containers }] = await Promise.all([clients.runtime.listPodSandbox({}), clients.runtime.listContainers({})]);
       lastRelist = { atMs: startedMs, items, containers };
+      lastRelistMs = startedMs;
+      if (reportedReady === false) applyRuntimeState();
       const changed = new Set<string>();
       seenSandboxes = diffRelist(items, seenSandboxes, sandboxPodUID, changed);
       seenContainers = diffRelist(containers, seenContainers, containerPodUID, changed);
@@ -655,8 +678,16 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     async start() {
       if (started) return;
       started = true;
-      await probeRuntime();
-      every(opts.runtimeCheckPeriodMs ?? 5_000, probeRuntime);
+      // The first check is waited for (at most 10 s), and then one relist, so a node that starts
+      // beside a working runtime registers Ready.
+      clients.addHealthCheck("PLEG", plegHealth);
+      await Promise.race([probeRuntime(), new Promise((r) => setTimeout(r, 10_000).unref())]);
+      await relist();
+      applyRuntimeState();
+      every(opts.runtimeCheckPeriodMs ?? 5_000, async () => {
+        applyRuntimeState();
+        void probeRuntime();
+      });
       every(opts.relistPeriodMs ?? 1_000, relist);
       // The kubelet's housekeeping period (2 s).
       every(opts.orphanCleanupPeriodMs ?? 2_000, killOrphanedPods);

@@ -348,9 +348,14 @@ export interface RunOnceResult {
 
 /** Whether the CRI runtime answers and reports `RuntimeReady`. */
 export interface RuntimeState {
+  /** No runtime error (1.23's `runtimeErrors()` is nil): pods are synced. */
   readonly ready: boolean;
-  /** Why not ready (or `""`). */
+  /** Why not ready (or `""`): {@link errors} as one message (`[a, b]` for several). */
   readonly message: string;
+  /** Each runtime error: not checked yet or down, a failed health check (PLEG), RuntimeReady=false. */
+  readonly errors: readonly string[];
+  /** 1.23's `networkErrors()`: why the runtime's network is not ready, or `""`. Only pods on the host network start while it is set. */
+  readonly networkError: string;
   /** `runtimeName` from the runtime's Version answer, once known. */
   readonly runtimeName: string;
   /** `runtimeVersion` from the runtime's Version answer, once known (node status `containerRuntimeVersion`). */
@@ -375,7 +380,11 @@ export interface PodRuntime extends AgentView {
    * @see pkg/kubelet/runonce.go
    */
   runOnce(timeoutMs: number): Promise<RunOnceResult>;
-  /** The CRI runtime's readiness (reported; it never fails `/healthz`, as in the kubelet). */
+  /**
+   * The CRI runtime's readiness (reported; it never fails `/healthz`, as in the kubelet): not ready
+   * before the first successful status check, after 30 s without one, while the PLEG has not
+   * relisted for 3 min, or while the runtime says RuntimeReady=false (see `RuntimeClients.current`).
+   */
   runtimeState(): RuntimeState;
   /** The CRI clients (getters: a reconnect replaces them), for the stats provider. */
   readonly cri: { readonly runtime: RuntimeClient; readonly images: ImageClient };

@@ -1,0 +1,76 @@
+// A runtime whose network is not ready (Status says NetworkReady=false, as containerd without a CNI
+// config): 1.23's syncPod starts only pods on the host network and records NetworkNotReady on the
+// others. The CRI runtime is an in-memory fake here (no real runtime can be told to report its
+// network not ready); it records the calls and refuses RunPodSandbox, which is as far as a sync
+// needs to get to show the pod was let through.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Pod } from "@skiff/api-types";
+import type { ImageClient, RuntimeClient } from "@skiff/cri-api";
+import { afterEach, describe, expect, it } from "vitest";
+import { createPodRuntime } from "./pod-runtime.js";
+import type { PodRuntime } from "./types.js";
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+function fakeRuntime(sandboxesAsked: string[]): RuntimeClient {
+  return {
+    status: async () => ({
+      status: {
+        conditions: [
+          { type: "RuntimeReady", status: true, reason: "", message: "" },
+          { type: "NetworkReady", status: false, reason: "NetworkPluginNotReady", message: "Network plugin returns error: cni plugin not initialized" },
+        ],
+      },
+      info: {},
+    }),
+    version: async () => ({ version: "0.1.0", runtimeName: "fake", runtimeVersion: "1", runtimeApiVersion: "v1" }),
+    listPodSandbox: async () => ({ items: [] }),
+    listContainers: async () => ({ containers: [] }),
+    runPodSandbox: async (req: { config?: { metadata?: { name?: string } } }) => {
+      sandboxesAsked.push(req.config?.metadata?.name ?? "");
+      throw new Error("fake runtime: no sandboxes here");
+    },
+    close: () => undefined,
+  } as unknown as RuntimeClient;
+}
+
+function pod(name: string, hostNetwork: boolean): Pod {
+  return { apiVersion: "v1", kind: "Pod", metadata: { name, namespace: "default", uid: `uid-${name}` }, spec: { nodeName: "n1", hostNetwork, containers: [{ name: "main", image: "busybox:1.36" }] } };
+}
+
+describe("pod runtime with the runtime's network not ready", () => {
+  it("starts only host-network pods, records NetworkNotReady on the others, and reports the runtime ready with the network error", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "podrt-net-"));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const sandboxesAsked: string[] = [];
+    const events: string[] = [];
+    const runtime: PodRuntime = createPodRuntime({
+      nodeName: "n1",
+      rootDir: join(dir, "root"),
+      podLogsDir: join(dir, "logs"),
+      containerRuntimeEndpoint: "unix:///unused.sock",
+      criDialer: () => ({ runtime: fakeRuntime(sandboxesAsked), images: { close: () => undefined } as unknown as ImageClient }),
+      onEvent: (p, type, reason, message) => events.push(`${p.metadata?.name ?? ""} ${type} ${reason}: ${message}`),
+    });
+    cleanups.push(() => runtime.stop());
+    await runtime.start();
+    expect(runtime.runtimeState()).toMatchObject({
+      ready: true,
+      networkError: "container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized",
+    });
+    runtime.setApiPods([pod("host", true), pod("web", false)]);
+    const deadline = Date.now() + 10_000;
+    while (!(sandboxesAsked.includes("host") && events.some((e) => e.startsWith("web ")))) {
+      if (Date.now() > deadline) throw new Error(`timed out: sandboxes ${JSON.stringify(sandboxesAsked)}, events ${JSON.stringify(events)}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(sandboxesAsked).not.toContain("web");
+    expect(events).toContain("web Warning NetworkNotReady: network is not ready: container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized");
+    expect(events.filter((e) => e.startsWith("host ") && e.includes("NetworkNotReady"))).toEqual([]);
+  });
+});
