@@ -21,10 +21,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { appCommand, describeCommand, repoRoot } from "./launch.js";
 import type { BenchRow } from "./report.js";
+import { envNumber } from "./env.js";
 
 export const name = "skiff-apiserver (HTTPS, SQLite) vs bare node:https";
 
-const scale = Number(process.env["SKIFF_BENCH_APISERVER_SCALE"] ?? "1");
+const scale = envNumber("SKIFF_BENCH_APISERVER_SCALE", 1, { min: 0.001 });
 const n = (count: number) => Math.max(1, Math.round(count * scale));
 const command = appCommand("apiserver");
 const token = "bench-token";
@@ -381,7 +382,7 @@ export default async function bench(): Promise<BenchRow[]> {
     const rest = await rssAtRest(rssMiB);
     if (process.env["SKIFF_BENCH_APISERVER_HOLD"]) {
       debug(`apiserver pid ${String(api.proc.pid)} held for ${process.env["SKIFF_BENCH_APISERVER_HOLD"]} s`);
-      await new Promise((r) => setTimeout(r, Number(process.env["SKIFF_BENCH_APISERVER_HOLD"]) * 1000));
+      await new Promise((r) => setTimeout(r, envNumber("SKIFF_BENCH_APISERVER_HOLD", 0, { min: 0, unit: "seconds" }) * 1000));
     }
     rows.push({ what: `apiserver RSS at rest with ${String(Math.max(target, stored))} Jobs`, value: rest, unit: "MiB", note: `${after.toFixed(0)} MiB right after storing them at full speed, peak ${peak.toFixed(0)} MiB; target < 300 MiB: ${rest < 300 ? "met" : "NOT met"}; ${describeCommand("apiserver", command)}` });
   } finally {

@@ -40,6 +40,7 @@ import { cpuSeconds, sumValues } from "./proc.js";
 import { latencyPodCount, latencyRows, measureLatencyPods } from "./latency-pods.js";
 import type { LatencyPods } from "./latency-pods.js";
 import { apfWaits, mutatingLatencies, percentile, podTimeline, printTimeline } from "./timeline.js";
+import { envNumber } from "./env.js";
 
 /**
  * Figures of earlier runs, printed beside this run's: issue 20's (2,000 pods, 20 agents,
@@ -157,10 +158,8 @@ async function fleet(pods: number, agents: number, parallelism: number): Promise
   // average 40; apiserver 7 % of a core on average) that HTTP/2 PINGs went unanswered for 15 s
   // and re-dials' TLS handshakes timed out (session 24's agent logs). SKIFF_BENCH_NODE_NICE=0
   // turns it off.
-  const nodeNice = Number(process.env["SKIFF_BENCH_NODE_NICE"] ?? 10);
-  if (!Number.isInteger(nodeNice) || nodeNice < -20 || nodeNice > 19) throw new Error(`SKIFF_BENCH_NODE_NICE must be an integer from -20 to 19, got ${JSON.stringify(process.env["SKIFF_BENCH_NODE_NICE"])}`);
-  const idleS = Number(process.env["SKIFF_BENCH_E2E_IDLE_S"] ?? 15);
-  if (!Number.isFinite(idleS) || idleS < 0) throw new Error(`SKIFF_BENCH_E2E_IDLE_S must be a number of seconds ≥ 0, got ${JSON.stringify(process.env["SKIFF_BENCH_E2E_IDLE_S"])}`);
+  const nodeNice = envNumber("SKIFF_BENCH_NODE_NICE", 10, { min: -20, max: 19, integer: true });
+  const idleS = envNumber("SKIFF_BENCH_E2E_IDLE_S", 15, { min: 0, unit: "seconds" });
   // The cluster's processes inherit the environment: one trace file for all of them.
   const saved = process.env[traceFileEnv];
   const traceDir = mkdtempSync(join(tmpdir(), "skiff-bench-trace-"));
@@ -286,7 +285,7 @@ export default async function run(): Promise<BenchRow[]> {
   } else {
     console.log(`  (containerd skipped: ${ctd.reason})`);
   }
-  const env = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
-  rows.push(...(await fleet(env("SKIFF_BENCH_FLEET_PODS", 2000), env("SKIFF_BENCH_FLEET_AGENTS", 20), env("SKIFF_BENCH_FLEET_PARALLELISM", 200))));
+  const count = (name: string, fallback: number, unit: string): number => envNumber(name, fallback, { min: 1, integer: true, unit });
+  rows.push(...(await fleet(count("SKIFF_BENCH_FLEET_PODS", 2000, "pods"), count("SKIFF_BENCH_FLEET_AGENTS", 20, "agents"), count("SKIFF_BENCH_FLEET_PARALLELISM", 200, "pods"))));
   return rows;
 }

@@ -45,6 +45,7 @@ import { cpuSeconds, rssBytes, stopProcess, sumValues } from "./proc.js";
 import type { BenchRow } from "./report.js";
 import { latencyPodCount, latencyRows, measureLatencyPods } from "./latency-pods.js";
 import { percentile, podTimeline, printTimeline } from "./timeline.js";
+import { envNumber } from "./env.js";
 
 export const name = "fleet (apiserver, job controller, scheduler, hollow nodes)";
 
@@ -169,8 +170,8 @@ export default async function run(): Promise<BenchRow[]> {
   // Every process appends spans to one trace file (SKIFF_BENCH_TRACE=0: none; at full scale the
   // file holds ~20 records a pod).
   const tracing = process.env["SKIFF_BENCH_TRACE"] !== "0";
-  const limitS = Number(process.env["SKIFF_BENCH_FLEET_TIME_LIMIT_S"] ?? 3600);
-  if (!(limitS > 0)) throw new Error(`SKIFF_BENCH_FLEET_TIME_LIMIT_S must be a positive number of seconds, got ${JSON.stringify(process.env["SKIFF_BENCH_FLEET_TIME_LIMIT_S"])}`);
+  const limitS = envNumber("SKIFF_BENCH_FLEET_TIME_LIMIT_S", 3600, { min: 1, unit: "seconds" });
+  const idleS = envNumber("SKIFF_BENCH_FLEET_IDLE_S", 15, { min: 0, unit: "seconds" });
   // SKIFF_BENCH_CPU_PROF=<dir>: every process writes a V8 CPU profile there when it stops.
   const profDir = process.env["SKIFF_BENCH_CPU_PROF"];
   const nodeArgs = profDir ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : [];
@@ -212,7 +213,6 @@ export default async function run(): Promise<BenchRow[]> {
     const idleClusterRss = cluster.totalRssBytes();
     // The background load of an idle fleet (Lease renewals, node status, PLEG relists, watches):
     // what each process spends with no pod at all, before the Job.
-    const idleS = Number(process.env["SKIFF_BENCH_FLEET_IDLE_S"] ?? 15);
     const idleCpu0 = cpuByComponent(cluster, fleet);
     const tIdle = performance.now();
     if (idleS > 0) await new Promise((r) => setTimeout(r, idleS * 1000));

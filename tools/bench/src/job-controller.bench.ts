@@ -21,6 +21,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { appCommand, describeCommand, repoRoot as root } from "./launch.js";
 import type { BenchRow } from "./report.js";
+import { envNumber } from "./env.js";
 
 export const name = "job-controller";
 
@@ -99,7 +100,7 @@ function stop(p: ChildProcess): Promise<void> {
 }
 
 export default async (): Promise<BenchRow[]> => {
-  const completions = Number(process.env.SKIFF_BENCH_JOB_COMPLETIONS ?? 10_000);
+  const completions = envNumber("SKIFF_BENCH_JOB_COMPLETIONS", 10_000, { min: 1, integer: true, unit: "completions" });
   const parallelism = 500;
   const dir = await mkdtemp(join(tmpdir(), "skiff-bench-job-"));
   await writeFile(join(dir, "tokens.csv"), `${token},admin,1,"system:masters"\n`);

@@ -15,16 +15,11 @@ import { createInformer } from "@skiff/client";
 import type { Client } from "@skiff/client";
 import type { BenchRow } from "./report.js";
 import { percentile } from "./timeline.js";
+import { envNumber } from "./env.js";
 
 /** How many latency pods density creates for a cluster of `nodes` nodes. */
 export function latencyPodCount(nodes: number): number {
-  const fromEnv = process.env["SKIFF_BENCH_LATENCY_PODS"];
-  if (fromEnv !== undefined) {
-    const n = Number(fromEnv);
-    if (!(Number.isInteger(n) && n >= 0)) throw new Error(`SKIFF_BENCH_LATENCY_PODS must be a whole number >= 0, got ${JSON.stringify(fromEnv)}`);
-    return n;
-  }
-  return Math.max(500, nodes);
+  return envNumber("SKIFF_BENCH_LATENCY_PODS", Math.max(500, nodes), { min: 0, integer: true, unit: "pods" });
 }
 
 /** What {@link measureLatencyPods} saw. */

@@ -49,23 +49,24 @@ import { fileURLToPath } from "node:url";
 import { freePort, runKubectl, setUpContainerd, startCluster, waitFor } from "@skiff/e2e";
 import { appCommand, describeCommand } from "./launch.js";
 import type { BenchRow } from "./report.js";
+import { envNumber } from "./env.js";
 
 export const name = "nodeagent (real binary, process CRI server)";
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "../../..");
-const podCount = Number(process.env["SKIFF_BENCH_NODEAGENT_PODS"] ?? "100");
-const starts = Number(process.env["SKIFF_BENCH_NODEAGENT_STARTS"] ?? "5");
-const latencyPods = Number(process.env["SKIFF_BENCH_NODEAGENT_LATENCY_PODS"] ?? "10");
-const latencyRounds = Math.max(1, Number(process.env["SKIFF_BENCH_NODEAGENT_LATENCY_ROUNDS"] ?? "2"));
+const podCount = envNumber("SKIFF_BENCH_NODEAGENT_PODS", 100, { min: 1, integer: true, unit: "pods" });
+const starts = envNumber("SKIFF_BENCH_NODEAGENT_STARTS", 5, { min: 1, integer: true, unit: "starts" });
+const latencyPods = envNumber("SKIFF_BENCH_NODEAGENT_LATENCY_PODS", 10, { min: 0, integer: true, unit: "pods" });
+const latencyRounds = envNumber("SKIFF_BENCH_NODEAGENT_LATENCY_ROUNDS", 2, { min: 1, integer: true, unit: "rounds" });
 const latencyCpu = process.env["SKIFF_BENCH_NODEAGENT_LATENCY_CPU"] ?? "500m";
-const execCalls = Number(process.env["SKIFF_BENCH_NODEAGENT_EXECS"] ?? "30");
-const statsCalls = Number(process.env["SKIFF_BENCH_NODEAGENT_STATS_CALLS"] ?? "20");
+const execCalls = envNumber("SKIFF_BENCH_NODEAGENT_EXECS", 30, { min: 0, integer: true, unit: "calls" });
+const statsCalls = envNumber("SKIFF_BENCH_NODEAGENT_STATS_CALLS", 20, { min: 0, integer: true, unit: "calls" });
 // A minute: every pod's periodic resync (each pod once a minute) falls in the window exactly once.
-const idleSeconds = Number(process.env["SKIFF_BENCH_NODEAGENT_IDLE_S"] ?? "60");
+const idleSeconds = envNumber("SKIFF_BENCH_NODEAGENT_IDLE_S", 60, { min: 0, unit: "seconds" });
 // The wait before the idle window: the pods' first status reads and the volume-stats pass after
 // the wave of starts are over, so the window is the agent's steady state.
-const settleSeconds = Number(process.env["SKIFF_BENCH_NODEAGENT_SETTLE_S"] ?? "15");
-const forwardMiB = Number(process.env["SKIFF_BENCH_NODEAGENT_FORWARD_MIB"] ?? "64");
+const settleSeconds = envNumber("SKIFF_BENCH_NODEAGENT_SETTLE_S", 15, { min: 0, unit: "seconds" });
+const forwardMiB = envNumber("SKIFF_BENCH_NODEAGENT_FORWARD_MIB", 64, { min: 0, unit: "MiB" });
 const forwardRounds = 3;
 const kubectlExecs = 5;
 const podLogsRoot = "/var/log/pods";

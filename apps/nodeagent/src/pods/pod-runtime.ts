@@ -767,7 +767,14 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       const deadline = Date.now() + timeoutMs;
       const got = await readStaticSourcesOnce();
       if (!got) return { ok: false, pods: [], error: "no pod manifest update after 1s" };
-      const state = await clients.probe();
+      // A status check waits at most until the run's deadline (it may take the whole request timeout).
+      const probeUntilDeadline = async (): Promise<RuntimeState> => {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([clients.probe(), new Promise((r) => (timer = setTimeout(r, Math.max(0, deadline - Date.now()))))]);
+        clearTimeout(timer);
+        return clients.current();
+      };
+      const state = await probeUntilDeadline();
       const pods = [...desired.values()];
       const results: RunOnceResultItem[] = [];
       await Promise.all(
@@ -782,7 +789,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
           let lastError = state.ready ? "" : state.message;
           for (let attempt = 0; attempt < 10 && Date.now() < deadline; attempt++) {
             try {
-              if (!clients.current().ready) await clients.probe();
+              if (!clients.current().ready) await probeUntilDeadline();
               // No relist runs here to notice a container exit: every attempt reads the runtime
               // afresh, as 1.23's runPod calls GetPodStatus on each turn.
               clients.invalidatePod(base.uid);
