@@ -2,7 +2,7 @@ import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlink
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { AtomicWriteCache, AtomicWriterError, validatePayloadPath, writeAtomically, type FileProjection } from "./atomic-writer.js";
+import { AtomicWriteCache, AtomicWriterError, processUmask, validatePayloadPath, writeAtomically, type FileProjection } from "./atomic-writer.js";
 
 const root = mkdtempSync(join(tmpdir(), "skiff-aw-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -46,6 +46,47 @@ describe("writeAtomically", () => {
     expect(statSync(join(d, "nested/dir/key")).mode & 0o777).toBe(0o400);
     expect(statSync(join(d, "app.properties")).mode & 0o777).toBe(0o644);
     expect(visible(d)).toEqual(["app.properties", "bin", "nested"]);
+  });
+
+  it("reads the process umask as the kernel applies it (a file created 0777 gets 0777 & ~umask)", () => {
+    const f = join(root, "umask-probe");
+    writeFileSync(f, "", { mode: 0o777 });
+    const umask = processUmask();
+    expect(umask).toBeDefined();
+    expect(statSync(f).mode & 0o777).toBe(0o777 & ~(umask ?? 0));
+  });
+
+  it("gives each file exactly its mode, whatever the umask clears (0666, 0777, setgid 02755)", async () => {
+    const d = join(root, "modes");
+    await writeAtomically(d, payload({ rw: ["a", 0o666], all: ["b", 0o777], sgid: ["c", 0o2755], ro: ["d", 0o400] }));
+    expect(statSync(join(d, "rw")).mode & 0o7777).toBe(0o666);
+    expect(statSync(join(d, "all")).mode & 0o7777).toBe(0o777);
+    expect(statSync(join(d, "sgid")).mode & 0o7777).toBe(0o2755);
+    expect(statSync(join(d, "ro")).mode & 0o7777).toBe(0o400);
+    expect(statSync(join(d, readlinkSync(join(d, "..data")))).mode & 0o777).toBe(0o755);
+  });
+
+  it("replaces a ..data_tmp left by an interrupted write, and keeps a top-level name that exists", async () => {
+    const d = join(root, "leftovers");
+    await writeAtomically(d, payload({ a: "1" }));
+    symlinkSync("..nowhere", join(d, "..data_tmp"));
+    writeFileSync(join(d, "b"), "not ours");
+    expect(await writeAtomically(d, payload({ a: "2", b: "3", "c/x": "4", "c/y": "5" }))).toBe(true);
+    expect(existsSync(join(d, "..data_tmp"))).toBe(false);
+    expect(lstatSync(join(d, "..data_tmp"), { throwIfNoEntry: false })).toBeUndefined();
+    expect(readFileSync(join(d, "a"), "utf8")).toBe("2");
+    expect(readFileSync(join(d, "b"), "utf8")).toBe("not ours");
+    expect(readFileSync(join(d, "c/y"), "utf8")).toBe("5");
+    expect(readlinkSync(join(d, "c"))).toBe("..data/c");
+  });
+
+  it("creates the target folder and its parents, and names the cause when the target is a file", async () => {
+    const d = join(root, "deep/er/target");
+    expect(await writeAtomically(d, payload({ k: "v" }))).toBe(true);
+    expect(readFileSync(join(d, "k"), "utf8")).toBe("v");
+    const f = join(root, "a-file");
+    writeFileSync(f, "");
+    await expect(writeAtomically(join(f, "sub"), payload({ k: "v" }))).rejects.toMatchObject({ code: expect.stringMatching(/^(ENOTDIR|EEXIST)$/) });
   });
 
   it("does not rewrite an unchanged payload, and swaps ..data on a change", async () => {

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
-import { chmod, lstat, mkdir, readdir, readFile, readlink, rename, rm, symlink, writeFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
+import { chmod, mkdir, readdir, readFile, readlink, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { dirname, join, normalize } from "node:path";
 import { mkdirAll } from "../internal/mkdir-all.js";
 
@@ -63,6 +64,37 @@ function timestampDirName(now: Date): string {
   const p = (n: number) => String(n).padStart(2, "0");
   // Go's ioutil.TempDir appends a random number to the `..2006_01_02_15_04_05.` prefix.
   return `..${now.getUTCFullYear()}_${p(now.getUTCMonth() + 1)}_${p(now.getUTCDate())}_${p(now.getUTCHours())}_${p(now.getUTCMinutes())}_${p(now.getUTCSeconds())}.${randomBytes(4).readUInt32BE(0)}`;
+}
+
+let umaskRead: number | null | undefined;
+
+/**
+ * The process's umask (e.g. `0o022`) from `/proc/self/status` (Linux 4.7 and later), read once;
+ * undefined where it cannot be read. Not `process.umask()`: without an argument it sets the umask to
+ * 0 and back (Node's DEP0139), and a file the thread pool creates in between gets mode 0666.
+ */
+export function processUmask(): number | undefined {
+  if (umaskRead === undefined) {
+    try {
+      const m = /^Umask:\s*([0-7]+)\s*$/m.exec(readFileSync("/proc/self/status", "utf8"));
+      umaskRead = m?.[1] !== undefined ? Number.parseInt(m[1], 8) : null;
+    } catch {
+      umaskRead = null;
+    }
+  }
+  return umaskRead ?? undefined;
+}
+
+// Whether a file or folder just created with `mode` needs a chmod to have exactly `mode`: when the
+// umask clears some of its bits, when it has bits beyond the permission bits (setuid, setgid,
+// sticky), or when the umask is unknown.
+function umaskClears(mode: number): boolean {
+  const umask = processUmask();
+  return umask === undefined || (mode & umask) !== 0 || (mode & ~0o777) !== 0;
+}
+
+function errnoCode(err: unknown): string | undefined {
+  return (err as NodeJS.ErrnoException | undefined)?.code;
 }
 
 /**
@@ -144,10 +176,12 @@ export async function writeAtomically(targetDir: string, payload: ReadonlyMap<st
     const current = await readlink(dataDirPath).catch(() => "");
     if (current === known.tsName) return false;
   }
-  await mkdirAll(targetDir);
-  const oldTsDir = await readlink(dataDirPath).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === "ENOENT") return "";
-    throw err;
+  // `..data` first: for a volume already written, the folder exists and needs no mkdir.
+  const oldTsDir = await readlink(dataDirPath).catch(async (err: unknown) => {
+    const code = errnoCode(err);
+    if (code !== "ENOENT" && code !== "ENOTDIR") throw err;
+    await mkdirAll(targetDir);
+    return "";
   });
   const oldTsPath = join(targetDir, oldTsDir);
   let pathsToRemove = new Set<string>();
@@ -175,18 +209,23 @@ export async function writeAtomically(targetDir: string, payload: ReadonlyMap<st
 
   const tsName = timestampDirName(new Date());
   const tsDir = join(targetDir, tsName);
-  await mkdir(tsDir);
-  await chmod(tsDir, 0o755);
+  await mkdir(tsDir, 0o755);
+  // Each chmod below is skipped when the umask leaves the mode whole: the result is the same.
+  if (umaskClears(0o755)) await chmod(tsDir, 0o755);
   try {
     for (const [p, f] of clean) {
       const full = join(tsDir, p);
-      await mkdirAll(dirname(full), 0o755);
+      if (p.includes("/")) await mkdirAll(dirname(full), 0o755);
       await writeFile(full, bytesOf(f.data), { mode: f.mode });
-      await chmod(full, f.mode);
+      if (umaskClears(f.mode)) await chmod(full, f.mode);
     }
     const newDataDirPath = join(targetDir, newDataDirName);
-    await rm(newDataDirPath, { force: true });
-    await symlink(tsName, newDataDirPath);
+    // A `..data_tmp` left by an interrupted write is replaced.
+    await symlink(tsName, newDataDirPath).catch(async (err: unknown) => {
+      if (errnoCode(err) !== "EEXIST") throw err;
+      await rm(newDataDirPath, { force: true });
+      await symlink(tsName, newDataDirPath);
+    });
     try {
       await rename(newDataDirPath, dataDirPath);
     } catch (err) {
@@ -198,11 +237,11 @@ export async function writeAtomically(targetDir: string, payload: ReadonlyMap<st
     throw err;
   }
 
-  for (const p of clean.keys()) {
-    const top = p.split("/")[0] ?? p;
-    const visible = join(targetDir, top);
-    const st = await lstat(visible).catch(() => undefined);
-    if (st === undefined) await symlink(join(dataDirName, top), visible);
+  // A top-level name that exists already (a symlink of an earlier payload) is kept.
+  for (const top of new Set([...clean.keys()].map((p) => p.split("/")[0] ?? p))) {
+    await symlink(join(dataDirName, top), join(targetDir, top)).catch((err: unknown) => {
+      if (errnoCode(err) !== "EEXIST") throw err;
+    });
   }
   for (const p of pathsToRemove) {
     if (p.includes("/")) continue;
