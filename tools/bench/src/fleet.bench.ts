@@ -143,7 +143,13 @@ const previous: Record<string, { podsPerSecond: string; startupP50: string; star
   "0.03": { podsPerSecond: "7.55", startupP50: "70 s", startupP99: "92 s", apiP99: "644 ms", perNode: "2.55 MiB", totalRss: "n/a" },
   "0.05": { podsPerSecond: "3.97", startupP50: "148 s", startupP99: "305 s", apiP99: "1.25 s", perNode: "5.2 MiB", totalRss: "n/a" },
   "0.1": { podsPerSecond: "69.3–70.8 (session 21, the slower machine); 59.5–60.0 (session 20, a slower machine; a412973, before HTTP/2, 54.0 on it); 106 (session 17, node identities)", startupP50: "11.6–12.4 s (session 21); 13.3–16.2 s (session 20); 14.3 s", startupP99: "26.7–28.4 s (session 21); 31.6–32.7 s (session 20); 16.8 s", apiP99: "592–635 ms (session 21); 646–731 ms (session 20); 280 ms", perNode: "3.89 MiB (session 20); 3.80 MiB", totalRss: "1,140 MiB (session 20); 1,342 MiB" },
+  "0.3": { podsPerSecond: "41.6 (session 26, with CPU profiles)", startupP50: "11.4 s (session 26)", startupP99: "26.7 s (session 26)", apiP99: "1,538 ms (session 26)", perNode: "3.16 MiB (session 26)", totalRss: "2,021 MiB (session 26)" },
   "1": { podsPerSecond: "43.2–46.0 (session 23, phase-locked agent loops, reverted); 52.5 (session 22); 47.7–48.5 (session 21, the slower machine, where session 20's run collapsed); 86.8 (session 19, HTTP/2 clients); 83.6–86.2 (sessions 17–18, HTTP/1.1, node identities; 88.8 with the admin token)", startupP50: "9.0–12.2 s (sessions 21–23); 33.1 s (session 19); 149–151 s before HTTP/2 (3.30 s with the admin token)", startupP99: "29.2–63.8 s (sessions 21–23); 127 s (session 19); 228–249 s before HTTP/2", apiP99: "1,255–1,718 ms (sessions 21–23); 678 ms (session 19); 575–624 ms before HTTP/2", perNode: "3.49 MiB (session 19); 3.31 MiB", totalRss: "5,262 MiB (session 19); 5,460 MiB" },
+};
+
+/** The same rows from runs on the three-member etcd (`SKIFF_BENCH_FLEET_STORAGE=etcd`), printed before the SQLite ones. */
+const previousEtcd: Partial<typeof previous> = {
+  "1": { podsPerSecond: "12.4 (session 26: stopped at the 1,500 s limit with 18,554 of 30,000 pods Succeeded)", startupP50: "19.1 s (session 26)", startupP99: "85.5 s (session 26)", apiP99: "5,818 ms (session 26)", perNode: "1.64 MiB (session 26)", totalRss: "2,831 MiB without etcd (session 26)" },
 };
 
 /** The bytes `du` counts under `dir` (0 when it cannot). */
@@ -165,7 +171,10 @@ export default async function run(): Promise<BenchRow[]> {
   const nodes = Math.max(1, Math.round(1000 * s));
   const pods = nodes * podsPerNode;
   const before = previous[String(s)];
-  const was = (k: keyof NonNullable<typeof before>): string => (before ? `; previous at this scale${process.env["SKIFF_BENCH_FLEET_STORAGE"] === "etcd" ? " (SQLite)" : ""}: ${before[k]}` : "");
+  const onEtcd = process.env["SKIFF_BENCH_FLEET_STORAGE"] === "etcd";
+  const beforeEtcd = onEtcd ? previousEtcd[String(s)] : undefined;
+  const was = (k: keyof NonNullable<typeof before>): string =>
+    `${beforeEtcd ? `; previous at this scale on etcd: ${beforeEtcd[k]}` : ""}${before ? `; previous at this scale${onEtcd ? " (SQLite)" : ""}: ${before[k]}` : ""}`;
   const qps = ["--cluster-api-qps=500", "--cluster-api-burst=1000"];
   // Every process appends spans to one trace file (SKIFF_BENCH_TRACE=0: none; at full scale the
   // file holds ~20 records a pod).

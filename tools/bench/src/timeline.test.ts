@@ -43,7 +43,7 @@ describe("podTimeline", () => {
     expect(step("  of which: first TokenRequest")).toMatchObject({ pods: 1, p50: 2 });
     expect(step("  of which: first ConfigMap/Secret read")).toMatchObject({ pods: 1, p50: 3 });
     expect(step("status Running: GET + PUT")).toMatchObject({ p50: 10 });
-    expect(step("exit → status Succeeded queued")).toMatchObject({ p50: 120 });
+    expect(step("status Running written → Succeeded queued")).toMatchObject({ p50: 120 });
     expect(step("Succeeded → Job counted (no tracking finalizers)")).toMatchObject({ p50: 30, workP50: 10 });
     expect(step("→ finalizer removed")).toMatchObject({ pods: 0 });
     expect(t.startupMs).toEqual([165]);

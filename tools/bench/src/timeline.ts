@@ -150,7 +150,9 @@ export function podTimeline(records: readonly TraceRecord[]): { steps: StepStats
     { name: "started → status Running queued", total: (w) => gap(w.start?.end, w.running?.queue.start), work: () => 0 },
     { name: "status Running: writer queue", total: (w) => (w.running ? dur(w.running.queue) : undefined), work: () => 0 },
     { name: "status Running: GET + PUT pods/status", total: (w) => (w.running ? dur(w.running.write) : undefined), work: () => undefined },
-    { name: "exit → status Succeeded queued", total: (w) => gap(w.running?.write.end ?? w.start?.end, w.succeeded?.queue.start), work: () => 0 },
+    // Measured from the Running write's end (no span marks the exit): the container's run is
+    // included, and a negative value is a Succeeded status queued while Running was being written.
+    { name: "status Running written → Succeeded queued (the run included)", total: (w) => gap(w.running?.write.end ?? w.start?.end, w.succeeded?.queue.start), work: () => 0 },
     { name: "status Succeeded: writer queue", total: (w) => (w.succeeded ? dur(w.succeeded.queue) : undefined), work: () => 0 },
     { name: "status Succeeded: GET + PUT pods/status", total: (w) => (w.succeeded ? dur(w.succeeded.write) : undefined), work: () => undefined },
     { name: "Succeeded → UID in uncountedTerminatedPods", total: (w) => gap(w.succeeded?.write.end, w.uncounted?.end), work: (w) => (w.uncounted ? dur(w.uncounted) : undefined) },
