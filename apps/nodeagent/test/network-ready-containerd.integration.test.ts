@@ -1,4 +1,3 @@
-// DRAFT for apps/nodeagent/test/ (session 25; not landed: it needs a full CI run).
 // NetworkReady=false on real containerd: removing the CNI conflist from containerd's conf_dir makes
 // its Status say NetworkReady=false ("cni plugin not initialized"); writing it again makes it true
 // (containerd watches the directory; a rename into it was not noticed in a manual check, a new
@@ -8,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { setUpContainerd, tearDownContainerd } from "@skiff/test-support";
 import { createPodRuntime, type PodRuntime } from "../src/pods/index.js";
-import { findPod, waitFor } from "./pods-helpers.js";
+import { containerdRuntimeOptions, findPod, waitFor } from "./pods-helpers.js";
 
 const nodeName = "node-net";
 const setup = setUpContainerd({ prefix: "skiff-net-", suite: "containerd network readiness suite" });
@@ -27,18 +26,13 @@ describe.skipIf(setup.endpoint === undefined)("containerd with its network not r
     const conflist = join(setup.dir, "cni", "net.d", "10-skiff.conflist");
     const saved = readFileSync(conflist, "utf8");
     unlinkSync(conflist);
-    const manifests = join(setup.dir, "manifests");
+    const options = containerdRuntimeOptions(setup);
+    const manifests = options.staticPodPath;
     mkdirSync(manifests, { recursive: true });
     const events: string[] = [];
     pods = createPodRuntime({
+      ...options,
       nodeName,
-      rootDir: join(setup.dir, "agent"),
-      podLogsDir: join(setup.dir, "pod-logs"),
-      containerRuntimeEndpoint: setup.endpoint ?? "",
-      runtimeRequestTimeoutMs: 60_000,
-      staticPodPath: manifests,
-      fileCheckFrequencyMs: 500,
-      relistPeriodMs: 300,
       runtimeCheckPeriodMs: 1_000,
       backOffInitialMs: 500,
       backOffMaxMs: 2_000,

@@ -1,6 +1,7 @@
 import type { Readable } from "node:stream";
 import type { Pod } from "@skiff/api-types";
-import { waitFor as poll } from "@skiff/test-support";
+import { join } from "node:path";
+import { waitFor as poll, type ContainerdSetup } from "@skiff/test-support";
 
 export function waitFor<T>(what: string, fn: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
   return poll(fn, { what, timeoutMs });
@@ -44,3 +45,20 @@ export const neverManifest = (image: string) => JSON.stringify({
     containers: [{ name: "main", image, imagePullPolicy: "IfNotPresent", command: ["sh", "-c", "echo done; echo oops >&2; exit 7"] }],
   },
 });
+
+/**
+ * The pod runtime options every containerd suite starts from: state under `<setup.dir>/<sub>`
+ * (`agent`, `pod-logs`, `manifests`), containerd's endpoint, a 60 s request timeout, the static
+ * pod folder checked every 500 ms and a 300 ms relist. Spread it and add the suite's own.
+ */
+export function containerdRuntimeOptions(setup: ContainerdSetup, sub = "") {
+  return {
+    rootDir: join(setup.dir, sub, "agent"),
+    podLogsDir: join(setup.dir, sub, "pod-logs"),
+    containerRuntimeEndpoint: setup.endpoint ?? "",
+    runtimeRequestTimeoutMs: 60_000,
+    staticPodPath: join(setup.dir, sub, "manifests"),
+    fileCheckFrequencyMs: 500,
+    relistPeriodMs: 300,
+  };
+}
