@@ -23,7 +23,8 @@
  * Job then and reports what the run reached (pods Succeeded by then, per second);
  * `SKIFF_BENCH_FLEET_STORAGE=etcd` stores in a three-member etcd cluster on loopback
  * (tools/etcd/start-cluster.sh, Debian's etcd-server; members from `SKIFF_BENCH_ETCD_BASE_PORT`,
- * 23790) instead of the default SQLite file; `SKIFF_BENCH_FLEET_IDLE_S` (15) is how long the
+ * 23790) instead of the default SQLite file, its members' CPU per pod and peak RSS printed beside the
+ * others'; `SKIFF_BENCH_FLEET_IDLE_S` (15) is how long the
  * fleet's background load (no pod yet: Lease renewals, node status, PLEG relists, watches) is
  * measured before the Job, printed as % of a core per process (0 skips it);
  * `SKIFF_BENCH_FLEET_SYNC_ADMISSION=0` runs the fleet with `--no-sync-admission` (every pod sync
@@ -158,11 +159,12 @@ function diskUsageBytes(dir: string): number {
   return Number(/^(\d+)/.exec(r.stdout ?? "")?.[1] ?? 0) * 1024;
 }
 
-/** CPU seconds of each component so far: the control plane's processes and the fleet process. */
-function cpuByComponent(cluster: Cluster, fleet: ChildProcess | undefined): Map<string, number> {
+/** CPU seconds of each component so far: the control plane's processes, the fleet process, and the etcd members when there are some. */
+function cpuByComponent(cluster: Cluster, fleet: ChildProcess | undefined, etcd: EtcdCluster | undefined): Map<string, number> {
   const m = new Map<string, number>();
   for (const p of cluster.processes.values()) m.set(p.name, (m.get(p.name) ?? 0) + cpuSeconds(p.proc.pid));
   m.set("fleet (hollow nodes)", cpuSeconds(fleet?.pid));
+  if (etcd) m.set("etcd (three members)", etcd.pids().reduce((a, pid) => a + cpuSeconds(pid), 0));
   return m;
 }
 
@@ -222,10 +224,10 @@ export default async function run(): Promise<BenchRow[]> {
     const idleClusterRss = cluster.totalRssBytes();
     // The background load of an idle fleet (Lease renewals, node status, PLEG relists, watches):
     // what each process spends with no pod at all, before the Job.
-    const idleCpu0 = cpuByComponent(cluster, fleet);
+    const idleCpu0 = cpuByComponent(cluster, fleet, etcd);
     const tIdle = performance.now();
     if (idleS > 0) await new Promise((r) => setTimeout(r, idleS * 1000));
-    const idleCpu1 = cpuByComponent(cluster, fleet);
+    const idleCpu1 = cpuByComponent(cluster, fleet, etcd);
     const idleSeconds = (performance.now() - tIdle) / 1000;
     const config = await loadClusterConfig(cluster.kubeconfig);
     const client = createClient(config, { qps: 0 });
@@ -267,11 +269,14 @@ export default async function run(): Promise<BenchRow[]> {
 
     let peakFleetRss = idleFleetRss;
     let peakClusterRss = idleClusterRss;
+    const etcdRss = (): number => (etcd ? etcd.pids().reduce((a, pid) => a + rssBytes(pid), 0) : 0);
+    let peakEtcdRss = etcdRss();
     const sampler = setInterval(() => {
       peakFleetRss = Math.max(peakFleetRss, rssBytes(fleet?.pid));
       peakClusterRss = Math.max(peakClusterRss, cluster.totalRssBytes());
+      peakEtcdRss = Math.max(peakEtcdRss, etcdRss());
     }, 1000);
-    const cpu0 = cpuByComponent(cluster, fleet);
+    const cpu0 = cpuByComponent(cluster, fleet, etcd);
     let cpu1 = cpu0;
     let seconds = 0;
     let filesBytes = 0;
@@ -296,7 +301,7 @@ export default async function run(): Promise<BenchRow[]> {
       });
       seconds = (performance.now() - t0) / 1000;
       jobDoneWallMs = Date.now();
-      cpu1 = cpuByComponent(cluster, fleet);
+      cpu1 = cpuByComponent(cluster, fleet, etcd);
       filesBytes = diskUsageBytes(fleetRoot);
     } finally {
       clearInterval(sampler);
@@ -308,7 +313,7 @@ export default async function run(): Promise<BenchRow[]> {
     const events = await client.events.listAll({ namespace: "default", limit: 5000 }).catch(() => undefined);
     // Then Kubernetes' SLO measurement: latency pods created at 5/s (see latency-pods.ts).
     const latencyCount = latencyPodCount(nodes);
-    const latency = latencyCount > 0 && finished ? await measureLatencyPods(client, { count: latencyCount, settle: { cpuSeconds: () => sumValues(cpuByComponent(cluster, fleet)) } }) : undefined;
+    const latency = latencyCount > 0 && finished ? await measureLatencyPods(client, { count: latencyCount, settle: { cpuSeconds: () => sumValues(cpuByComponent(cluster, fleet, etcd)) } }) : undefined;
     client.close();
     if (events) {
       const byReason = new Map<string, number>();
@@ -345,6 +350,7 @@ export default async function run(): Promise<BenchRow[]> {
       { what: `hollow nodes' files when the Job completed (${fleetRoot.startsWith("/dev/shm/") ? "tmpfs: memory beside the RSS" : "disk"})`, value: mib(filesBytes), unit: "MiB", note: `${mib(filesBytes / nodes).toFixed(2)} MiB per hollow node` },
       { what: "total RSS (apiserver, job controller, scheduler, fleet), peak", value: mib(peakClusterRss + peakFleetRss), unit: "MiB", note: `control plane ${mib(peakClusterRss).toFixed(0)} MiB${was("totalRss")}` },
     ];
+    if (etcd) rows.push({ what: "etcd RSS (three members), peak", value: mib(peakEtcdRss), unit: "MiB", note: "beside the total above" });
     if (idleS > 0) {
       for (const [c, end] of idleCpu1) {
         const used = end - (idleCpu0.get(c) ?? 0);
@@ -381,8 +387,15 @@ export default async function run(): Promise<BenchRow[]> {
   }
 }
 
+/** A three-member etcd cluster of tools/etcd: its client URLs, its members' process ids (read from its pid files), and `stop`. */
+interface EtcdCluster {
+  endpoints: string;
+  pids: () => number[];
+  stop: () => void;
+}
+
 /** Starts a three-member etcd cluster in a temporary folder (tools/etcd); `stop` purges it. */
-function startEtcd(): { endpoints: string; stop: () => void } {
+function startEtcd(): EtcdCluster {
   const dir = mkdtempSync(join(tmpdir(), "skiff-bench-etcd-"));
   const base = process.env["SKIFF_BENCH_ETCD_BASE_PORT"] ?? "23790";
   const stop = (): void => {
@@ -395,5 +408,14 @@ function startEtcd(): { endpoints: string; stop: () => void } {
     stop();
     throw new Error(`tools/etcd/start-cluster.sh failed (exit ${String(r.status)}): ${r.stderr.trim() || r.stdout.trim()}`);
   }
-  return { endpoints, stop };
+  const pids = (): number[] =>
+    ["m0", "m1", "m2"].flatMap((m) => {
+      try {
+        const pid = Number(readFileSync(join(dir, `${m}.pid`), "utf8").trim());
+        return Number.isInteger(pid) && pid > 0 ? [pid] : [];
+      } catch {
+        return [];
+      }
+    });
+  return { endpoints, pids, stop };
 }
