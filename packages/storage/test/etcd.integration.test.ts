@@ -250,6 +250,169 @@ if (binary === undefined) {
       expect(await codeOf(openEtcdStorage({ servers: servers(), certFile: "/x" }))).toBe("InvalidError");
       expect(await codeOf(openEtcdStorage({ servers: servers(), caFile: "/nonexistent/ca.pem" }))).toBe("InvalidError");
       for (const maxCallRecvMsgSize of [0, -1, 1.5, 2 ** 31, Number.NaN]) expect(await codeOf(openEtcdStorage({ servers: servers(), maxCallRecvMsgSize }))).toBe("InvalidError");
+      for (const knownStateBytes of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) expect(await codeOf(openEtcdStorage({ servers: servers(), knownStateBytes }))).toBe("InvalidError");
+    });
+  });
+
+  describe("updates and deletes start from the last state this client knew (1.23's cachedExistingObject)", () => {
+    const key = "/registry/widgets/ns/x";
+    // etcd's own count of Range calls it has served (its gRPC server metrics).
+    const ranges = async (): Promise<number> => {
+      const text = await (await fetch(`${servers()[0]}/metrics`)).text();
+      const line = text.split("\n").find((l) => l.startsWith("grpc_server_handled_total{") && l.includes('grpc_method="Range"') && l.includes('grpc_code="OK"'));
+      return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(" ") + 1));
+    };
+    let m = 0;
+    const pair = async (knownStateBytes?: number): Promise<[EtcdStorage, EtcdStorage, () => Promise<void>]> => {
+      const prefix = `/known-${process.pid}-${++m}`;
+      const a = await openEtcdStorage({ servers: servers(), prefix, compactionIntervalMs: 0, ...(knownStateBytes === undefined ? {} : { knownStateBytes }) });
+      const b = await openEtcdStorage({ servers: servers(), prefix, compactionIntervalMs: 0 });
+      return [a, b, async () => { await a.close(); await b.close(); }];
+    };
+    const v = (o: StoredObject | null): unknown => (o?.spec as { v?: unknown } | undefined)?.v;
+
+    it("an update or delete of a key this client wrote or read is one transaction, no read; with knownStateBytes 0 each reads first", async () => {
+      for (const [bytes, reads] of [[undefined, 0], [0, 4]] as const) {
+        const [a, , close] = await pair(bytes);
+        try {
+          await a.create(key, { metadata: { name: "x" }, spec: { v: 1 } });
+          const before = await ranges();
+          await a.guaranteedUpdate(key, (cur) => ({ ...cur, spec: { v: 2 } }));
+          await a.guaranteedUpdate(key, (cur) => ({ ...cur, spec: { v: 3 } }), { preconditions: { uid: "" } });
+          await a.guaranteedUpdate(key, (cur) => ({ ...cur, status: { done: true } }));
+          const gone = await a.delete(key);
+          expect(await ranges() - before).toBe(reads);
+          expect(gone.object).toMatchObject({ spec: { v: 3 }, status: { done: true } });
+        } finally {
+          await close();
+        }
+      }
+    });
+
+    it("a known state another writer made stale: the compare fails and the update is computed again from the current value", async () => {
+      const [a, b, close] = await pair();
+      try {
+        const c = await a.create(key, { metadata: { name: "x" }, spec: { v: 1 } });
+        const moved = await b.guaranteedUpdate(key, (cur) => ({ ...cur, spec: { v: 10 } }));
+        const seen: unknown[] = [];
+        const r = await a.guaranteedUpdate(key, (cur, state) => {
+          seen.push([v(cur), state.revision]);
+          return { ...cur, spec: { v: (v(cur) as number) + 1 } };
+        });
+        expect(seen).toEqual([[1, c.revision], [10, moved.revision]]);
+        expect(v(r.object)).toBe(11);
+        expect(v(await b.get(key))).toBe(11);
+      } finally {
+        await close();
+      }
+    });
+
+    it("an error of tryUpdate or a failed precondition on a stale known state reads the key and tries again; on a current one it stands after one read", async () => {
+      const [a, b, close] = await pair();
+      try {
+        await a.create(key, { metadata: { name: "x", uid: "u1" }, spec: { v: 1 } });
+        await b.delete(key);
+        await b.create(key, { metadata: { name: "x", uid: "u2" }, spec: { v: 2 } });
+        // The known state has uid u1: the precondition fails on it, then holds on the current value.
+        const r = await a.guaranteedUpdate(key, (cur) => ({ ...cur, spec: { v: 3 } }), { preconditions: { uid: "u2" } });
+        expect(r.object.metadata).toMatchObject({ uid: "u2" });
+        // tryUpdate refuses what it sees as stale (as the registry's resourceVersion check does).
+        await b.guaranteedUpdate(key, (cur) => ({ ...cur, spec: { v: 4 } }));
+        const calls: unknown[] = [];
+        const r2 = await a.guaranteedUpdate(key, (cur) => {
+          calls.push(v(cur));
+          if (v(cur) !== 4) throw new Error("conflict");
+          return { ...cur, spec: { v: 5 } };
+        });
+        expect(calls).toEqual([3, 4]);
+        expect(v(r2.object)).toBe(5);
+        // The known state is current: the error stands, after one read that found no change.
+        const before = await ranges();
+        const calls2: unknown[] = [];
+        let error: unknown;
+        try {
+          await a.guaranteedUpdate(key, (cur) => {
+            calls2.push(v(cur));
+            throw new Error("invalid");
+          });
+        } catch (e) {
+          error = e;
+        }
+        expect((error as Error).message).toBe("invalid");
+        expect(calls2).toEqual([5]);
+        expect(await ranges() - before).toBe(1);
+        // A key deleted behind the known state: KeyNotFound, or create with ignoreNotFound.
+        await b.delete(key);
+        let missing: unknown;
+        try {
+          await a.guaranteedUpdate(key, (cur) => ({ ...cur, spec: { v: 6 } }));
+        } catch (e) {
+          missing = e;
+        }
+        expect(isStorageError(missing, "KeyNotFound")).toBe(true);
+        await b.create(key, { metadata: { name: "x", uid: "u3" }, spec: { v: 7 } });
+        await a.get(key);
+        await b.delete(key);
+        const created = await a.guaranteedUpdate(key, (cur, state) => (state.revision === 0 ? { metadata: { name: "x", uid: "u4" }, spec: { v: 8 } } : cur), { ignoreNotFound: true });
+        expect(created.object.metadata).toMatchObject({ uid: "u4" });
+      } finally {
+        await close();
+      }
+    });
+
+    it("an update that changes nothing on a known state reads the key first: unchanged keeps its revision; changed since is written", async () => {
+      const [a, b, close] = await pair();
+      try {
+        const c = await a.create(key, { metadata: { name: "x" }, spec: { v: 1 } });
+        const same = await a.guaranteedUpdate(key, (cur) => cur);
+        expect(same.revision).toBe(c.revision);
+        const moved = await b.guaranteedUpdate(key, (cur) => ({ ...cur, spec: { v: 2 } }));
+        // Sets v 1: no change on the stale known state, a change on the current value.
+        const r = await a.guaranteedUpdate(key, (cur) => ({ ...cur, spec: { v: 1 } }));
+        expect(r.revision).toBeGreaterThan(moved.revision);
+        expect(v(await b.get(key))).toBe(1);
+      } finally {
+        await close();
+      }
+    });
+
+    it("a delete from a stale known state: preconditions and validateDeletion see the current value; a key deleted since is KeyNotFound", async () => {
+      const [a, b, close] = await pair();
+      try {
+        await a.create(key, { metadata: { name: "x", uid: "u1" }, spec: { v: 1 } });
+        await b.guaranteedUpdate(key, (cur) => ({ ...cur, spec: { v: 2 } }));
+        const validated: unknown[] = [];
+        const d = await a.delete(key, {
+          validateDeletion: (cur) => {
+            validated.push(v(cur));
+            if (v(cur) !== 2) throw new Error("stale");
+          },
+        });
+        expect(validated).toEqual([1, 2]);
+        expect(v(d.object)).toBe(2);
+        expect(await b.get(key, { ignoreNotFound: true })).toBeNull();
+        await a.create(key, { metadata: { name: "x", uid: "u1" }, spec: { v: 1 } });
+        await b.delete(key);
+        let error: unknown;
+        try {
+          await a.delete(key);
+        } catch (e) {
+          error = e;
+        }
+        expect(isStorageError(error, "KeyNotFound")).toBe(true);
+        // A precondition that fails on the current value stands.
+        await a.create(key, { metadata: { name: "x", uid: "u1" }, spec: { v: 1 } });
+        let refused: unknown;
+        try {
+          await a.delete(key, { preconditions: { uid: "other" } });
+        } catch (e) {
+          refused = e;
+        }
+        expect(isStorageError(refused, "InvalidObj")).toBe(true);
+        expect(v(await b.get(key))).toBe(1);
+      } finally {
+        await close();
+      }
     });
   });
 

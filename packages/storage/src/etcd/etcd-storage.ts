@@ -29,6 +29,7 @@ import type {
 import { classifyEtcdError, unreachableError } from "./etcd-errors.js";
 import { EtcdWatcher } from "./etcd-watcher.js";
 import { etcdGrpcOptions } from "./grpc-options.js";
+import { KnownStates, type KnownState } from "./known-states.js";
 
 /**
  * Options of {@link openEtcdStorage}: the apiserver's `--etcd-*` flags.
@@ -80,6 +81,15 @@ export interface EtcdStorageOptions {
    * @defaultValue 2^31 − 1 (clientv3's default: any size)
    */
   readonly maxCallRecvMsgSize?: number;
+  /**
+   * Bytes of the last states this apiserver wrote or read of recently used keys (least recently
+   * used out first). An update or delete of such a key starts from that state and is one etcd
+   * transaction, as 1.23's etcd3 store with the cacher's `cachedExistingObject`; other keys are
+   * read first. 0: every update and delete reads its key first. Counts values, keys and about 64
+   * bytes per entry. Negative or not an integer: InvalidError.
+   * @defaultValue 33554432 (32 MiB)
+   */
+  readonly knownStateBytes?: number;
 }
 
 /** What {@link EtcdStorage}'s compare-and-swap write found. */
@@ -119,6 +129,12 @@ function outcomeUnknown(key: string, cause: unknown, readError?: unknown): Stora
 const compactRevKey = Buffer.from("compact_rev_key");
 const defaultCompactionIntervalMs = 300_000;
 const defaultBookmarkIntervalMs = 60_000;
+const defaultKnownStateBytes = 32 * 1024 * 1024;
+
+/** A key-value's state; the value is copied (it may be a slice of a whole gRPC message). */
+function stateOf(kv: IKeyValue): KnownState {
+  return { value: Buffer.from(kv.value), revision: Number(kv.mod_revision) };
+}
 
 interface ReadPoint {
   /** 0 = latest (then `atLeast` must hold). */
@@ -158,6 +174,7 @@ export class EtcdStorage implements Storage {
   readonly #bufferSize: number;
   readonly #requestTimeoutMs: number;
   readonly #watchers = new Set<EtcdWatcher>();
+  readonly #known: KnownStates;
   #closed = false;
   #compacted = 0;
   #compactionTimer: ReturnType<typeof setInterval> | undefined;
@@ -168,6 +185,7 @@ export class EtcdStorage implements Storage {
     this.#root = root;
     this.#bufferSize = options.watchBufferSize ?? 1000;
     this.#requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
+    this.#known = new KnownStates(options.knownStateBytes ?? defaultKnownStateBytes);
     const intervalMs = options.compactionIntervalMs ?? defaultCompactionIntervalMs;
     if (intervalMs > 0) {
       let version = 0;
@@ -208,6 +226,8 @@ export class EtcdStorage implements Storage {
     if (!Number.isSafeInteger(buffer) || buffer <= 0) throw new StorageError("InvalidError", { detail: `watchBufferSize must be a positive integer, got ${buffer}` });
     const maxRecv = options.maxCallRecvMsgSize ?? 2 ** 31 - 1;
     if (!Number.isSafeInteger(maxRecv) || maxRecv <= 0 || maxRecv > 2 ** 31 - 1) throw new StorageError("InvalidError", { detail: `maxCallRecvMsgSize must be an integer in [1, 2147483647] bytes, got ${maxRecv}` });
+    const knownBytes = options.knownStateBytes ?? defaultKnownStateBytes;
+    if (!Number.isSafeInteger(knownBytes) || knownBytes < 0) throw new StorageError("InvalidError", { detail: `knownStateBytes must be an integer >= 0, got ${knownBytes}` });
     if ((options.certFile === undefined) !== (options.keyFile === undefined)) {
       throw new StorageError("InvalidError", { detail: "the etcd client certificate and key must be given together" });
     }
@@ -252,8 +272,13 @@ export class EtcdStorage implements Storage {
   async create(key: string, object: StoredObject): Promise<WriteResult> {
     const ekey = this.#etcdKey(key);
     const value = encodeObject(key, object, true);
-    const res = await this.#write(key, ekey, 0, Buffer.from(value));
-    if (!res.succeeded) throw new StorageError("KeyExists", { key });
+    const bytes = Buffer.from(value);
+    const res = await this.#write(key, ekey, 0, bytes);
+    if (!res.succeeded) {
+      this.#observed(key, res.current);
+      throw new StorageError("KeyExists", { key });
+    }
+    this.#known.remember(key, { value: bytes, revision: res.revision });
     return { object: decodeObject(value, res.revision), revision: res.revision };
   }
 
@@ -264,6 +289,7 @@ export class EtcdStorage implements Storage {
     const point = this.#readPoint(key, options.resourceVersion, options.resourceVersionMatch, false);
     const res = await this.#range(key, { key: ekey }, point);
     const kv = res.kvs[0];
+    if (point.revision === 0) this.#observed(key, kv);
     if (kv === undefined) {
       if (options.ignoreNotFound === true) return null;
       throw new StorageError("KeyNotFound", { key });
@@ -321,36 +347,88 @@ export class EtcdStorage implements Storage {
     return { items, revision, continue: next, remainingItemCount: remaining };
   }
 
+  /**
+   * As 1.23's etcd3 store `GuaranteedUpdate` handed the cacher's `cachedExistingObject`: starts
+   * from the key's known state when there is one (see {@link KnownStates}), else reads it. On
+   * possibly stale data (not read in this call), a failed precondition or an error of `tryUpdate`
+   * reads the key and tries again, unless the key's revision has not moved (then that error is
+   * thrown); an update that changes nothing reads the key before answering that nothing changed;
+   * a failed compare answers the current value. So `tryUpdate` may run once more than before.
+   */
   async guaranteedUpdate(key: string, tryUpdate: UpdateFunc, options: GuaranteedUpdateOptions = {}): Promise<WriteResult> {
     const ekey = this.#etcdKey(key);
-    let current = (await this.#range(key, { key: ekey }, { revision: 0, atLeast: 0 })).kvs[0];
+    let current = this.#known.get(key);
+    let isCurrent = current === undefined;
+    if (isCurrent) current = await this.#readState(key, ekey);
     for (;;) {
       if (current === undefined && options.ignoreNotFound !== true) throw new StorageError("KeyNotFound", { key });
-      const input: StoredObject = current === undefined ? {} : this.#decode(current);
-      if (options.preconditions !== undefined) checkPreconditions(key, options.preconditions, input);
-      const expected = current === undefined ? 0 : Number(current.mod_revision);
-      const updated = await tryUpdate(input, { revision: expected });
-      const value = encodeObject(key, updated, false);
-      if (current !== undefined && value === current.value.toString("utf8")) {
-        // No change: not written, keeps its revision (Kubernetes 1.23).
-        return { object: this.#decode(current), revision: expected };
+      const expected = current?.revision ?? 0;
+      let updated: StoredObject;
+      try {
+        const input: StoredObject = current === undefined ? {} : this.#decodeState(key, current);
+        if (options.preconditions !== undefined) checkPreconditions(key, options.preconditions, input);
+        updated = await tryUpdate(input, { revision: expected });
+      } catch (error) {
+        if (isCurrent) throw error;
+        current = await this.#readState(key, ekey);
+        isCurrent = true;
+        // The known state was current after all: the error stands.
+        if ((current?.revision ?? 0) === expected) throw error;
+        continue;
       }
-      const res = await this.#write(key, ekey, expected, Buffer.from(value));
-      if (res.succeeded) return { object: decodeObject(value, res.revision), revision: res.revision };
-      current = res.current;
+      const value = Buffer.from(encodeObject(key, updated, false));
+      if (current !== undefined && value.equals(current.value)) {
+        if (!isCurrent) {
+          // No change on a known state: the key's current value decides (1.23 reads it too).
+          current = await this.#readState(key, ekey);
+          isCurrent = true;
+          if (current === undefined || !value.equals(current.value)) continue;
+        }
+        // No change: not written, keeps its revision (Kubernetes 1.23).
+        return { object: this.#decodeState(key, current), revision: current.revision };
+      }
+      const res = await this.#write(key, ekey, expected, value);
+      if (res.succeeded) {
+        this.#known.remember(key, { value, revision: res.revision });
+        return { object: decodeObject(value.toString("utf8"), res.revision), revision: res.revision };
+      }
+      current = this.#observed(key, res.current);
+      isCurrent = true;
     }
   }
 
+  /**
+   * As 1.23's etcd3 store `conditionalDelete` handed the cacher's `cachedExistingObject`: starts
+   * from the key's known state when there is one, else reads it; on possibly stale data a failed
+   * precondition or `validateDeletion` reads the key and tries again unless its revision has not
+   * moved; a failed compare answers the current value.
+   */
   async delete(key: string, options: DeleteOptions = {}): Promise<DeleteResult> {
     const ekey = this.#etcdKey(key);
-    let current = (await this.#range(key, { key: ekey }, { revision: 0, atLeast: 0 })).kvs[0];
+    let current = this.#known.get(key);
+    let isCurrent = current === undefined;
+    if (isCurrent) current = await this.#readState(key, ekey);
     for (;;) {
       if (current === undefined) throw new StorageError("KeyNotFound", { key });
-      if (options.preconditions !== undefined) checkPreconditions(key, options.preconditions, this.#decode(current));
-      if (options.validateDeletion !== undefined) await options.validateDeletion(this.#decode(current));
-      const res = await this.#write(key, ekey, Number(current.mod_revision), null);
-      if (res.succeeded) return { object: this.#decode(current), revision: res.revision };
-      current = res.current;
+      try {
+        if (options.preconditions !== undefined) checkPreconditions(key, options.preconditions, this.#decodeState(key, current));
+        if (options.validateDeletion !== undefined) await options.validateDeletion(this.#decodeState(key, current));
+      } catch (error) {
+        if (isCurrent) throw error;
+        const stale = current.revision;
+        current = await this.#readState(key, ekey);
+        isCurrent = true;
+        if (current !== undefined && current.revision === stale) throw error;
+        continue;
+      }
+      const res = await this.#write(key, ekey, current.revision, null);
+      if (res.succeeded) {
+        this.#known.forget(key);
+        // The compare held: the known state was the stored value.
+        return { object: this.#decodeState(key, current), revision: res.revision };
+      }
+      current = this.#observed(key, res.current);
+      isCurrent = true;
     }
   }
 
@@ -482,6 +560,30 @@ export class EtcdStorage implements Storage {
 
   #decode(kv: IKeyValue): StoredObject {
     return this.#read(kv, decodeObject);
+  }
+
+  #decodeState(key: string, state: KnownState): StoredObject {
+    try {
+      return decodeObject(state.value.toString("utf8"), state.revision);
+    } catch (cause) {
+      throw new StorageError("InvalidObj", { key, detail: `cannot decode the value stored at ${key}: ${(cause as Error).message}`, cause });
+    }
+  }
+
+  /** The key's current state, read from etcd (and remembered); undefined when it is absent. */
+  async #readState(key: string, ekey: Buffer): Promise<KnownState | undefined> {
+    return this.#observed(key, (await this.#range(key, { key: ekey }, { revision: 0, atLeast: 0 })).kvs[0]);
+  }
+
+  /** Remembers what etcd answered of `key` (undefined: absent) and returns it as a state. */
+  #observed(key: string, kv: IKeyValue | undefined): KnownState | undefined {
+    if (kv === undefined) {
+      this.#known.forget(key);
+      return undefined;
+    }
+    const state = stateOf(kv);
+    this.#known.remember(key, state);
+    return state;
   }
 
   // A stored value through `read`; a value that is not our JSON is InvalidObj naming its key.

@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { KnownStates } from "./known-states.js";
+
+const state = (text: string, revision: number) => ({ value: Buffer.from(text), revision });
+// What the cache counts for one entry (see entryBytes).
+const size = (key: string, text: string) => Buffer.byteLength(text) + key.length * 2 + 64;
+
+describe("KnownStates", () => {
+  it("keeps the newest revision of each key: a late answer with an older one is ignored", () => {
+    const k = new KnownStates(1 << 20);
+    k.remember("/a", state("v2", 2));
+    k.remember("/a", state("v1", 1));
+    expect(k.get("/a")?.value.toString()).toBe("v2");
+    k.remember("/a", state("v3", 3));
+    expect(k.get("/a")).toMatchObject({ revision: 3 });
+    expect(k.size).toBe(1);
+    expect(k.bytes).toBe(size("/a", "v3"));
+    k.forget("/a");
+    k.forget("/missing");
+    expect(k.get("/a")).toBeUndefined();
+    expect(k.bytes).toBe(0);
+  });
+
+  it("drops the least recently used entries past the byte bound; get marks an entry used", () => {
+    const one = size("/a", "xxxx");
+    const k = new KnownStates(one * 3);
+    k.remember("/a", state("xxxx", 1));
+    k.remember("/b", state("xxxx", 1));
+    k.remember("/c", state("xxxx", 1));
+    expect(k.get("/a")).toBeDefined();
+    k.remember("/d", state("xxxx", 1));
+    expect(k.get("/b")).toBeUndefined();
+    expect([k.get("/a"), k.get("/c"), k.get("/d")].every((s) => s !== undefined)).toBe(true);
+    expect(k.bytes).toBe(one * 3);
+    // Growing an entry evicts others, never the entry itself.
+    k.remember("/a", state("x".repeat(4 + one), 2));
+    expect(k.get("/a")).toMatchObject({ revision: 2 });
+    expect(k.size).toBe(2);
+    expect(k.bytes).toBeLessThanOrEqual(one * 3);
+  });
+
+  it("keeps nothing larger than the bound, and nothing at all with a bound of 0", () => {
+    const k = new KnownStates(100);
+    k.remember("/a", state("small", 1));
+    k.remember("/a", state("x".repeat(200), 2));
+    expect(k.get("/a")).toBeUndefined();
+    expect(k.bytes).toBe(0);
+    const none = new KnownStates(0);
+    none.remember("/a", state("v", 1));
+    expect(none.size).toBe(0);
+  });
+});
