@@ -62,10 +62,11 @@ export class KnownStates {
     if (size > this.#maxBytes) return;
     this.#entries.set(key, state);
     this.#bytes += size;
+    if (this.#bytes <= this.#maxBytes) return;
     for (const [k, s] of this.#entries) {
-      if (this.#bytes <= this.#maxBytes) break;
       this.#entries.delete(k);
       this.#bytes -= entryBytes(k, s.value);
+      if (this.#bytes <= this.#maxBytes) break;
     }
   }
 
