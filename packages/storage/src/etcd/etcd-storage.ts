@@ -131,9 +131,9 @@ const defaultCompactionIntervalMs = 300_000;
 const defaultBookmarkIntervalMs = 60_000;
 const defaultKnownStateBytes = 32 * 1024 * 1024;
 
-/** A key-value's state; the value is copied (it may be a slice of a whole gRPC message). */
+/** A key-value's state. */
 function stateOf(kv: IKeyValue): KnownState {
-  return { value: Buffer.from(kv.value), revision: Number(kv.mod_revision) };
+  return { text: kv.value.toString("utf8"), revision: Number(kv.mod_revision) };
 }
 
 interface ReadPoint {
@@ -272,13 +272,12 @@ export class EtcdStorage implements Storage {
   async create(key: string, object: StoredObject): Promise<WriteResult> {
     const ekey = this.#etcdKey(key);
     const value = encodeObject(key, object, true);
-    const bytes = Buffer.from(value);
-    const res = await this.#write(key, ekey, 0, bytes);
+    const res = await this.#write(key, ekey, 0, Buffer.from(value));
     if (!res.succeeded) {
       this.#observed(key, res.current);
       throw new StorageError("KeyExists", { key });
     }
-    this.#known.remember(key, { value: bytes, revision: res.revision });
+    this.#known.remember(key, { text: value, revision: res.revision });
     return { object: decodeObject(value, res.revision), revision: res.revision };
   }
 
@@ -289,12 +288,13 @@ export class EtcdStorage implements Storage {
     const point = this.#readPoint(key, options.resourceVersion, options.resourceVersionMatch, false);
     const res = await this.#range(key, { key: ekey }, point);
     const kv = res.kvs[0];
-    if (point.revision === 0) this.#observed(key, kv);
+    // A read of the latest value is remembered for the next update or delete of the key.
+    const state = point.revision === 0 ? this.#observed(key, kv) : undefined;
     if (kv === undefined) {
       if (options.ignoreNotFound === true) return null;
       throw new StorageError("KeyNotFound", { key });
     }
-    return this.#decode(kv);
+    return state === undefined ? this.#decode(kv) : this.#decodeState(key, state);
   }
 
   async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
@@ -376,21 +376,21 @@ export class EtcdStorage implements Storage {
         if ((current?.revision ?? 0) === expected) throw error;
         continue;
       }
-      const value = Buffer.from(encodeObject(key, updated, false));
-      if (current !== undefined && value.equals(current.value)) {
+      const text = encodeObject(key, updated, false);
+      if (current !== undefined && text === current.text) {
         if (!isCurrent) {
           // No change on a known state: the key's current value decides (1.23 reads it too).
           current = await this.#readState(key, ekey);
           isCurrent = true;
-          if (current === undefined || !value.equals(current.value)) continue;
+          if (current === undefined || text !== current.text) continue;
         }
         // No change: not written, keeps its revision (Kubernetes 1.23).
         return { object: this.#decodeState(key, current), revision: current.revision };
       }
-      const res = await this.#write(key, ekey, expected, value);
+      const res = await this.#write(key, ekey, expected, Buffer.from(text));
       if (res.succeeded) {
-        this.#known.remember(key, { value, revision: res.revision });
-        return { object: decodeObject(value.toString("utf8"), res.revision), revision: res.revision };
+        this.#known.remember(key, { text, revision: res.revision });
+        return { object: decodeObject(text, res.revision), revision: res.revision };
       }
       current = this.#observed(key, res.current);
       isCurrent = true;
@@ -564,7 +564,7 @@ export class EtcdStorage implements Storage {
 
   #decodeState(key: string, state: KnownState): StoredObject {
     try {
-      return decodeObject(state.value.toString("utf8"), state.revision);
+      return decodeObject(state.text, state.revision);
     } catch (cause) {
       throw new StorageError("InvalidObj", { key, detail: `cannot decode the value stored at ${key}: ${(cause as Error).message}`, cause });
     }

@@ -1,14 +1,21 @@
-/** What this process last knew of a key: its stored bytes and their mod revision. It may be stale. */
+/** What this process last knew of a key: its stored value and its mod revision. It may be stale. */
 export interface KnownState {
-  /** The stored value (the JSON without `metadata.resourceVersion`), as etcd holds it. */
-  readonly value: Buffer;
+  /**
+   * The stored value as text (the JSON without `metadata.resourceVersion`, as etcd holds it in
+   * UTF-8). Kept as a string, not a Buffer: a small Buffer is a slice of Node's shared 8 KiB pool
+   * and would keep the whole slab alive.
+   */
+  readonly text: string;
   /** The key's mod revision for that value. */
   readonly revision: number;
 }
 
-/** Bytes counted for an entry beyond its value: the key (UTF-16 in the heap) and the Map entry. */
-function entryBytes(key: string, value: Buffer): number {
-  return value.length + key.length * 2 + 64;
+/**
+ * Bytes counted for an entry: its text (one byte a character, as V8 holds ASCII and Latin-1
+ * text), its key and about 64 for the entry's objects.
+ */
+function entryBytes(key: string, text: string): number {
+  return text.length + key.length + 64;
 }
 
 /**
@@ -29,8 +36,8 @@ export class KnownStates {
   #bytes = 0;
 
   /**
-   * @param maxBytes the entries' total size bound (values, keys and about 64 bytes of overhead
-   *   each); 0 keeps nothing. An entry larger than the bound is not kept.
+   * @param maxBytes the entries' total size bound (texts and keys, one byte a character, and about
+   *   64 bytes each); 0 keeps nothing. An entry larger than the bound is not kept.
    */
   constructor(maxBytes: number) {
     this.#maxBytes = maxBytes;
@@ -47,8 +54,7 @@ export class KnownStates {
   }
 
   /**
-   * Records `state` for `key`, unless the entry already holds a newer revision. The buffer is
-   * kept as given: pass a copy of a slice of a larger message.
+   * Records `state` for `key`, unless the entry already holds a newer revision.
    */
   remember(key: string, state: KnownState): void {
     if (this.#maxBytes === 0) return;
@@ -56,16 +62,16 @@ export class KnownStates {
     if (old !== undefined) {
       if (old.revision > state.revision) return;
       this.#entries.delete(key);
-      this.#bytes -= entryBytes(key, old.value);
+      this.#bytes -= entryBytes(key, old.text);
     }
-    const size = entryBytes(key, state.value);
+    const size = entryBytes(key, state.text);
     if (size > this.#maxBytes) return;
     this.#entries.set(key, state);
     this.#bytes += size;
     if (this.#bytes <= this.#maxBytes) return;
     for (const [k, s] of this.#entries) {
       this.#entries.delete(k);
-      this.#bytes -= entryBytes(k, s.value);
+      this.#bytes -= entryBytes(k, s.text);
       if (this.#bytes <= this.#maxBytes) break;
     }
   }
@@ -75,7 +81,7 @@ export class KnownStates {
     const old = this.#entries.get(key);
     if (old === undefined) return;
     this.#entries.delete(key);
-    this.#bytes -= entryBytes(key, old.value);
+    this.#bytes -= entryBytes(key, old.text);
   }
 
   /** Number of entries. */
