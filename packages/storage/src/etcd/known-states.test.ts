@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { KnownStates } from "./known-states.js";
 
@@ -48,5 +49,53 @@ describe("KnownStates", () => {
     const none = new KnownStates(0);
     none.remember("/a", state("v", 1));
     expect(none.size).toBe(0);
+  });
+});
+
+describe("KnownStates against a model (fast-check)", () => {
+  type Op = { op: "remember"; key: string; text: string; revision: number } | { op: "get" | "forget"; key: string };
+  const keys = fc.constantFrom("/a", "/b", "/c", "/d", "/e");
+  const op: fc.Arbitrary<Op> = fc.oneof(
+    fc.record({ op: fc.constant("remember" as const), key: keys, text: fc.string({ maxLength: 60 }), revision: fc.integer({ min: 1, max: 20 }) }),
+    fc.record({ op: fc.constantFrom("get" as const, "forget" as const), key: keys }),
+  );
+
+  it("holds what a plain LRU holds, within its bound, counting exactly its entries' bytes", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 400 }), fc.array(op, { maxLength: 80 }), (maxBytes, ops) => {
+        const k = new KnownStates(maxBytes);
+        // The model: entries in use order (least recent first).
+        let model: { key: string; text: string; revision: number }[] = [];
+        const bytes = () => model.reduce((a, e) => a + size(e.key, e.text), 0);
+        for (const o of ops) {
+          if (o.op === "get") {
+            const i = model.findIndex((e) => e.key === o.key);
+            const got = k.get(o.key);
+            if (i < 0) expect(got).toBeUndefined();
+            else {
+              const [e] = model.splice(i, 1);
+              model.push(e!);
+              expect(got).toEqual({ text: e!.text, revision: e!.revision });
+            }
+          } else if (o.op === "forget") {
+            k.forget(o.key);
+            model = model.filter((e) => e.key !== o.key);
+          } else {
+            k.remember(o.key, { text: o.text, revision: o.revision });
+            if (maxBytes === 0) continue;
+            const old = model.find((e) => e.key === o.key);
+            if (old !== undefined && old.revision > o.revision) continue;
+            model = model.filter((e) => e.key !== o.key);
+            if (size(o.key, o.text) > maxBytes) continue;
+            model.push({ key: o.key, text: o.text, revision: o.revision });
+            while (bytes() > maxBytes) model.shift();
+          }
+          expect(k.size).toBe(model.length);
+          expect(k.bytes).toBe(bytes());
+          expect(k.bytes).toBeLessThanOrEqual(maxBytes);
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });
