@@ -68,7 +68,15 @@ describe("KnownStates against a model (fast-check)", () => {
         let model: { key: string; text: string; revision: number }[] = [];
         const bytes = () => model.reduce((a, e) => a + size(e.key, e.text), 0);
         for (const o of ops) {
-          if (o.op === "get") {
+          if (o.op === "remember") {
+            k.remember(o.key, { text: o.text, revision: o.revision });
+            const old = model.find((e) => e.key === o.key);
+            if (maxBytes > 0 && !(old !== undefined && old.revision > o.revision)) {
+              model = model.filter((e) => e.key !== o.key);
+              if (size(o.key, o.text) <= maxBytes) model.push({ key: o.key, text: o.text, revision: o.revision });
+              while (bytes() > maxBytes) model.shift();
+            }
+          } else if (o.op === "get") {
             const i = model.findIndex((e) => e.key === o.key);
             const got = k.get(o.key);
             if (i < 0) expect(got).toBeUndefined();
@@ -80,15 +88,6 @@ describe("KnownStates against a model (fast-check)", () => {
           } else if (o.op === "forget") {
             k.forget(o.key);
             model = model.filter((e) => e.key !== o.key);
-          } else {
-            k.remember(o.key, { text: o.text, revision: o.revision });
-            if (maxBytes === 0) continue;
-            const old = model.find((e) => e.key === o.key);
-            if (old !== undefined && old.revision > o.revision) continue;
-            model = model.filter((e) => e.key !== o.key);
-            if (size(o.key, o.text) > maxBytes) continue;
-            model.push({ key: o.key, text: o.text, revision: o.revision });
-            while (bytes() > maxBytes) model.shift();
           }
           expect(k.size).toBe(model.length);
           expect(k.bytes).toBe(bytes());
