@@ -150,7 +150,8 @@ const previous: Record<string, { podsPerSecond: string; startupP50: string; star
 
 /** The same rows from runs on the three-member etcd (`SKIFF_BENCH_FLEET_STORAGE=etcd`), printed before the SQLite ones. */
 const previousEtcd: Partial<typeof previous> = {
-  "1": { podsPerSecond: "12.4 (session 26: stopped at the 1,500 s limit with 18,554 of 30,000 pods Succeeded)", startupP50: "19.1 s (session 26)", startupP99: "85.5 s (session 26)", apiP99: "5,818 ms (session 26)", perNode: "1.64 MiB (session 26)", totalRss: "2,831 MiB without etcd (session 26)" },
+  "0.1": { podsPerSecond: "27.5 (session 27, writes start from the known state; 26.8 with Buffer states); 22.3 (session 27, before)", startupP50: "7.1 s (session 27); 12.3 s (before)", startupP99: "13.7 s (session 27); 41.1 s (before)", apiP99: "1,447 ms (session 27); 2,374 ms (before)", perNode: "3.26 MiB (session 27); 3.39 MiB (before)", totalRss: "1,107 MiB without etcd (session 27); 1,083 MiB (before)" },
+  "1": { podsPerSecond: "16.0 (session 27, writes start from the known state: stopped at the 1,500 s limit with 24,006 of 30,000 pods Succeeded); 12.4 (session 26: stopped there with 18,554)", startupP50: "13.1 s (session 27); 19.1 s (session 26)", startupP99: "30.1 s (session 27); 85.5 s (session 26)", apiP99: "3,467 ms (session 27); 5,818 ms (session 26)", perNode: "1.91 MiB (session 27); 1.64 MiB (session 26)", totalRss: "3,310 MiB without etcd (session 27); 2,831 MiB (session 26)" },
 };
 
 /** The bytes `du` counts under `dir` (0 when it cannot). */
