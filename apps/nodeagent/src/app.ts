@@ -728,6 +728,7 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
     if (clients) {
       const clusterLog = root.withName("cluster");
       const ev = eviction;
+      const rt = runtime;
       cluster = new ClusterMode({
         options: o,
         nodeName,
@@ -739,6 +740,7 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
         onNodeEventRecorder: (record) => {
           ev.setNodeEventRecorder(record);
           images.setNodeEventRecorder(record);
+          rt.setNodeEventRecorder(record);
         },
       });
     }

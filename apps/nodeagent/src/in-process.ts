@@ -133,7 +133,7 @@ export async function startInProcessNodeAgent(argv: readonly string[], deps: InP
     ...(deps.syncAdmission ? { syncAdmission: deps.syncAdmission } : {}),
   });
   const clusterLog = root.withName("cluster");
-  const cluster = new ClusterMode({ options: o, nodeName, runtime, clients, log: (m, level = 0) => (level === 0 ? clusterLog.info(m) : clusterLog.v(level).info(m)) });
+  const cluster = new ClusterMode({ options: o, nodeName, runtime, clients, log: (m, level = 0) => (level === 0 ? clusterLog.info(m) : clusterLog.v(level).info(m)), onNodeEventRecorder: (record) => runtime.setNodeEventRecorder(record) });
   const stopping = new AbortController();
   await runtime.start();
   const port = deps.daemonPort ?? (typeof c.port === "number" ? c.port : 10250);

@@ -1,14 +1,17 @@
+// The resolver file's limits are checked once, when the sync loop starts, and a breach is a Warning
+// event on the Node (1.23's syncLoop and dns.go CheckLimitsForResolvConf).
+//
 // A runtime whose network is not ready (Status says NetworkReady=false, as containerd without a CNI
 // config): 1.23's syncPod starts only pods on the host network and records NetworkNotReady on the
 // others. The CRI runtime is an in-memory fake here (no real runtime can be told to report its
 // network not ready); it records the calls and refuses RunPodSandbox, which is as far as a sync
 // needs to get to show the pod was let through.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Pod } from "@skiff/api-types";
 import type { ImageClient, RuntimeClient } from "@skiff/cri-api";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createPodRuntime } from "./pod-runtime.js";
 import type { PodRuntime } from "./types.js";
 
@@ -17,13 +20,15 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-function fakeRuntime(sandboxesAsked: string[]): RuntimeClient {
+function fakeRuntime(sandboxesAsked: string[], networkReady = false): RuntimeClient {
   return {
     status: async () => ({
       status: {
         conditions: [
           { type: "RuntimeReady", status: true, reason: "", message: "" },
-          { type: "NetworkReady", status: false, reason: "NetworkPluginNotReady", message: "Network plugin returns error: cni plugin not initialized" },
+          networkReady
+            ? { type: "NetworkReady", status: true, reason: "", message: "" }
+            : { type: "NetworkReady", status: false, reason: "NetworkPluginNotReady", message: "Network plugin returns error: cni plugin not initialized" },
         ],
       },
       info: {},
@@ -72,5 +77,63 @@ describe("pod runtime with the runtime's network not ready", () => {
     expect(sandboxesAsked).not.toContain("web");
     expect(events).toContain("web Warning NetworkNotReady: network is not ready: container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized");
     expect(events.filter((e) => e.startsWith("host ") && e.includes("NetworkNotReady"))).toEqual([]);
+  });
+});
+
+describe("pod runtime's resolver file check", () => {
+  it("checks --resolv-conf once at start (not periodically) and records the breach as a Warning event on the Node", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "podrt-resolv-"));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const resolvConf = join(dir, "resolv.conf");
+    // Four search domains: with a cluster domain only 6 - 3 = 3 are left for the host's.
+    writeFileSync(resolvConf, "nameserver 10.0.0.1\nsearch a.example b.example c.example d.example\n");
+    const nodeEvents: string[] = [];
+    const logged: string[] = [];
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval"] });
+    cleanups.push(() => void vi.useRealTimers());
+    const runtime: PodRuntime = createPodRuntime({
+      nodeName: "n1",
+      rootDir: join(dir, "root"),
+      podLogsDir: join(dir, "logs"),
+      containerRuntimeEndpoint: "unix:///unused.sock",
+      clusterDomain: "cluster.local",
+      resolvConf,
+      criDialer: () => ({ runtime: fakeRuntime([], true), images: { close: () => undefined } as unknown as ImageClient }),
+      log: (m) => logged.push(m),
+    });
+    cleanups.push(() => runtime.stop());
+    // Before the recorder is set (standalone mode) the event is only logged; here it is set first,
+    // as API-server mode does when it builds the node reference.
+    runtime.setNodeEventRecorder((type, reason, message) => nodeEvents.push(`${type} ${reason}: ${message}`));
+    await runtime.start();
+    const want = `Warning CheckLimitsForResolvConf: Resolv.conf file '${resolvConf}' contains search line consisting of more than 3 domains!`;
+    expect(nodeEvents).toEqual([want]);
+    // Two and a half minutes of the agent's loops: still the one event (it used to repeat every 30 s).
+    await vi.advanceTimersByTimeAsync(150_000);
+    expect(nodeEvents).toEqual([want]);
+    expect(logged.filter((m) => m.includes("CheckLimitsForResolvConf"))).toEqual([`event ${want.replace(" CheckLimitsForResolvConf:", " CheckLimitsForResolvConf on node n1:")}`]);
+  });
+
+  it("records nothing when the file is within the limits, or when --resolv-conf is empty", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "podrt-resolv-ok-"));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const resolvConf = join(dir, "resolv.conf");
+    writeFileSync(resolvConf, "nameserver 10.0.0.1\nsearch a.example b.example c.example\n");
+    for (const file of [resolvConf, ""]) {
+      const nodeEvents: string[] = [];
+      const runtime: PodRuntime = createPodRuntime({
+        nodeName: "n1",
+        rootDir: join(dir, "root"),
+        podLogsDir: join(dir, "logs"),
+        containerRuntimeEndpoint: "unix:///unused.sock",
+        clusterDomain: "cluster.local",
+        resolvConf: file,
+        criDialer: () => ({ runtime: fakeRuntime([], true), images: { close: () => undefined } as unknown as ImageClient }),
+      });
+      runtime.setNodeEventRecorder((type, reason, message) => nodeEvents.push(`${type} ${reason}: ${message}`));
+      await runtime.start();
+      await runtime.stop();
+      expect(nodeEvents).toEqual([]);
+    }
   });
 });

@@ -30,7 +30,7 @@ import { removePodContainerDirs, terminationMessageMount } from "./termination-m
 import { criLabels, RuntimeManager, type ContainerWaitReason, type RuntimeSandbox } from "./runtime-manager.js";
 import { decodeManifest } from "./static-pod.js";
 import { StatusManager } from "./status-manager.js";
-import type { PodEventRecorder, PodRuntime, PodRuntimeOptions, RunOnceResult, RunOnceResultItem, RuntimeState } from "./types.js";
+import type { NodeEventRecorder, PodEventRecorder, PodRuntime, PodRuntimeOptions, RunOnceResult, RunOnceResultItem, RuntimeState } from "./types.js";
 import { PodVolumeManager, VolumeSetUpError } from "./volumes.js";
 import { machineAllocatable, type NodeAllocatable as NodeAllocatableNumbers } from "./volumes-files.js";
 import { admitAppArmor, isAppArmorEnabledOnHost } from "./apparmor.js";
@@ -107,6 +107,15 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       opts.onEvent?.(pod, type, reason, message);
     } catch {
       // A sink's failure must not stop the sync.
+    }
+  };
+  let nodeEventSink: NodeEventRecorder | undefined;
+  const recordNodeEvent: NodeEventRecorder = (type, reason, message) => {
+    log(`event ${type} ${reason} on node ${nodeName}: ${message}`, 0);
+    try {
+      nodeEventSink?.(type, reason, message);
+    } catch {
+      // A sink's failure must not stop the agent.
     }
   };
   const resourceSettings = opts.containerResources ?? { memoryCapacityBytes: BigInt(totalmem()) };
@@ -705,13 +714,11 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       // The token manager forgets expired tokens every minute (1.23's gcPeriod).
       const tokens = objects?.serviceAccountTokens;
       if (tokens) every(serviceAccountTokenCleanupPeriodMs, () => Promise.resolve(tokens.cleanup()));
-      // The kubelet checks its resolver file every 30 s (an event on the node; logged here).
-      const checkResolvConf = async (): Promise<void> => {
-        const warning = dnsConfigurer.checkLimitsForResolvConf();
-        if (warning !== undefined) log(`CheckLimitsForResolvConf: ${warning}`, 0);
-      };
-      await checkResolvConf();
-      every(30_000, checkResolvConf);
+      // The resolver file's limits are checked once, as the sync loop starts (1.23's syncLoop:
+      // "Since this is called in syncLoop, we don't need to call it anywhere else"); a breach is a
+      // Warning event on the Node.
+      const resolvConfWarning = dnsConfigurer.checkLimitsForResolvConf();
+      if (resolvConfWarning !== undefined) recordNodeEvent("Warning", "CheckLimitsForResolvConf", resolvConfWarning);
       if (podCgroups) {
         // Housekeeping: cgroups of pods that are gone or finished are removed; the QoS cgroups
         // follow the active pods (the kubelet's periodic UpdateQOSCgroups).
@@ -827,6 +834,10 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     cri: clients,
 
     onStatusChange: (listener) => statuses.subscribe(listener),
+
+    setNodeEventRecorder(record) {
+      nodeEventSink = record;
+    },
 
     setApiPods(pods) {
       apiPodsSeen = true;

@@ -362,6 +362,9 @@ export interface RuntimeState {
   readonly runtimeVersion?: string;
 }
 
+/** Records an event on this agent's Node: its type, reason and message (as `record.EventRecorder.Event` with the node reference). */
+export type NodeEventRecorder = (type: "Normal" | "Warning", reason: string, message: string) => void;
+
 /** A listener of pod status changes (the seam for API-server mode's PATCH of pods/status). */
 export type PodStatusListener = (pod: Pod, status: PodStatus) => void;
 
@@ -390,6 +393,12 @@ export interface PodRuntime extends AgentView {
   readonly cri: { readonly runtime: RuntimeClient; readonly images: ImageClient };
   /** Subscribes to status changes; returns the unsubscribe function. */
   onStatusChange(listener: PodStatusListener): () => void;
+  /**
+   * Sets where events about the Node go (API-server mode, once the node reference exists; set it
+   * before {@link start}): today the start-up `CheckLimitsForResolvConf` warning. Until set, they
+   * are only logged (they are logged either way, as the kubelet's event broadcaster logs events).
+   */
+  setNodeEventRecorder(record: NodeEventRecorder): void;
   /**
    * API-server mode: replaces the complete list of pods bound to this node (source `api`). Mirror
    * pods must be filtered out by the caller. A pod with `metadata.deletionTimestamp` is stopped
