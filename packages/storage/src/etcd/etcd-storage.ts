@@ -555,19 +555,15 @@ export class EtcdStorage implements Storage {
   }
 
   #encoded(kv: IKeyValue): string {
-    return this.#read(kv, encodedWithRevision);
+    return this.#read(kv.key, kv.value.toString("utf8"), Number(kv.mod_revision), encodedWithRevision);
   }
 
   #decode(kv: IKeyValue): StoredObject {
-    return this.#read(kv, decodeObject);
+    return this.#read(kv.key, kv.value.toString("utf8"), Number(kv.mod_revision), decodeObject);
   }
 
   #decodeState(key: string, state: KnownState): StoredObject {
-    try {
-      return decodeObject(state.text, state.revision);
-    } catch (cause) {
-      throw new StorageError("InvalidObj", { key, detail: `cannot decode the value stored at ${key}: ${(cause as Error).message}`, cause });
-    }
+    return this.#read(key, state.text, state.revision, decodeObject);
   }
 
   /** The key's current state, read from etcd (and remembered); undefined when it is absent. */
@@ -586,12 +582,13 @@ export class EtcdStorage implements Storage {
     return state;
   }
 
-  // A stored value through `read`; a value that is not our JSON is InvalidObj naming its key.
-  #read<T>(kv: IKeyValue, read: (value: string, revision: number) => T): T {
+  // The value stored at `at` (a storage key, or etcd's key, named only on failure) through `read`;
+  // a value that is not our JSON is InvalidObj naming its key.
+  #read<T>(at: string | Buffer, value: string, revision: number, read: (value: string, revision: number) => T): T {
     try {
-      return read(kv.value.toString("utf8"), Number(kv.mod_revision));
+      return read(value, revision);
     } catch (cause) {
-      const key = this.#storageKey(kv.key);
+      const key = typeof at === "string" ? at : this.#storageKey(at);
       throw new StorageError("InvalidObj", { key, detail: `cannot decode the value stored at ${key}: ${(cause as Error).message}`, cause });
     }
   }
