@@ -103,6 +103,19 @@ describe("decodeObject: unknown fields", () => {
     expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined();
   });
 
+  it("drops null members and keeps a __proto__ member a member in the same body", () => {
+    const raw = JSON.parse('{"metadata":{"creationTimestamp":null,"__proto__":{"polluted":true}},"spec":{"parallelism":null,"template":{"metadata":{"creationTimestamp":null}}}}') as unknown;
+    const r = decodeObject("Job", raw, strict);
+    expect(r.ok && r.unknownFields).toEqual(["metadata.__proto__"]);
+    const v = valueOf(r) as { metadata: object; spec: Record<string, unknown> };
+    expect(Object.getPrototypeOf(v.metadata)).toBe(Object.prototype);
+    expect(Object.keys(v.metadata)).toEqual([]);
+    expect("parallelism" in v.spec).toBe(false);
+    expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined();
+    // The input is not changed.
+    expect((raw as { spec: Record<string, unknown> }).spec["parallelism"]).toBeNull();
+  });
+
   it("reports unknown fields of CSIDriver, CSINode and list kinds", () => {
     const d = decodeObject("CSIDriver", { spec: { attachRequired: true, attachedRequired: true } }, strict);
     expect(d.ok && d.unknownFields).toEqual(["spec.attachedRequired"]);

@@ -240,8 +240,13 @@ function setAt(root: unknown, path: readonly PropertyKey[], value: unknown): voi
   defineOwn(parent as Record<PropertyKey, unknown>, path[path.length - 1] as PropertyKey, value);
 }
 
+// An own member, also for a key named "__proto__" (which plain assignment would turn into a
+// prototype change). Other keys are assigned: `Object.defineProperty` turns an object into a
+// slow dictionary-mode object, which made every later read of the copy (the schema's parse)
+// several times slower.
 function defineOwn(target: Record<PropertyKey, unknown>, key: PropertyKey, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
 }
 
 /**
