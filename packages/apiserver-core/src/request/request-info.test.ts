@@ -16,6 +16,13 @@ describe("parseRequestInfo", () => {
     expect(info.isResourceRequest).toBe(true);
     expect(info).toMatchObject(want);
   });
+  it("ignores empty segments, decodes percent-escapes and keeps a malformed escape as it is", () => {
+    expect(parseRequestInfo("GET", "//api//v1/namespaces/d//pods/a%3Ab/", {})).toMatchObject({ isResourceRequest: true, verb: "get", namespace: "d", resource: "pods", name: "a:b", parts: ["pods", "a:b"] });
+    expect(parseRequestInfo("GET", "/api/v1/namespaces/d/pods/a%zz", {})).toMatchObject({ name: "a%zz" });
+  });
+  it("non-resource requests carry the lowercased method as verb and empty facts", () => {
+    expect(parseRequestInfo("post", "/healthz", {})).toEqual({ isResourceRequest: false, path: "/healthz", verb: "post", apiPrefix: "", apiGroup: "", apiVersion: "", namespace: "", resource: "", subresource: "", name: "", parts: [] });
+  });
   it("non-resource paths", () => {
     for (const p of ["/", "/api", "/apis/batch", "/healthz", "/api/v1"]) expect(parseRequestInfo("GET", p, {}).isResourceRequest).toBe(false);
   });

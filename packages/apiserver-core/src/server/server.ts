@@ -87,6 +87,7 @@ export interface APIServerConfig {
 const tracedVerbs = new Set(["create", "update", "patch", "delete", "deletecollection"]);
 
 async function traceRequest<T extends { result: HandlerResult }>(tracer: Tracer, request: HandlerRequest, serve: () => Promise<T>): Promise<T> {
+  if (!tracer.enabled) return serve();
   const { info } = request;
   const span = requestSpanName(info);
   const start = tracer.now();
