@@ -3,58 +3,26 @@
 // machine's memory, so the node is "under memory pressure" without using any memory. The agent
 // reports MemoryPressure on its Node, refuses a BestEffort pod at admission and evicts a running
 // Burstable pod with 1.23's status and event.
-import { startAPIModeAgent, textSink } from "./api-mode-agent.js";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Node, Pod } from "@skiff/api-types";
-import { startProcessRuntime, type ProcessRuntime } from "@skiff/cri-process-server";
-import { adminToken, startAPIServer, writeKubeconfig, type RunningAPIServer } from "@skiff/test-support";
+import type { RunningAPIServer } from "@skiff/test-support";
 import { apiCall } from "./cluster-helpers.js";
 import { waitFor } from "./pods-helpers.js";
+import { startProcessNode, type ProcessNode } from "./process-node.js";
 
 const nodeName = "evict-node";
 
 
 describe("eviction manager on the process runtime (memory.available threshold above the machine's memory)", () => {
-  let dir: string;
+  let node: ProcessNode;
   let api: RunningAPIServer;
-  let cri: ProcessRuntime;
-  const stop = new AbortController();
-  let agentDone: Promise<number>;
-  const agentErr = textSink();
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "skiff-evict-"));
-    api = await startAPIServer({ dir: join(dir, "apiserver") });
-    const kubeconfig = join(dir, "kubeconfig");
-    await writeKubeconfig(kubeconfig, { server: `https://127.0.0.1:${String(api.port)}`, token: adminToken, caPEM: api.ca });
-    cri = await startProcessRuntime({ socketPath: join(dir, "cri.sock"), stateDir: join(dir, "cri-state") });
-    agentDone = (
-      await startAPIModeAgent({
-        kubeconfig,
-        nodeName,
-        rootDir: join(dir, "root"),
-        certDir: join(dir, "agent-pki"),
-        endpoint: cri.endpoint,
-        args: [
-          "--node-status-update-frequency=1s",
-          "--eviction-hard=memory.available<100Ti",
-        ],
-        stderr: agentErr,
-        stopSignal: stop.signal,
-      })
-    ).done;
+    node = await startProcessNode({ prefix: "skiff-evict-", nodeName, args: ["--node-status-update-frequency=1s", "--eviction-hard=memory.available<100Ti"] });
+    api = node.api;
   }, 120_000);
 
-  afterAll(async () => {
-    stop.abort();
-    await agentDone?.catch(() => 1);
-    await cri?.stop();
-    await api?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }, 60_000);
+  afterAll(() => node?.stop(), 60_000);
 
   const getPod = async (name: string) => {
     const r = await apiCall(api, "GET", `/api/v1/namespaces/default/pods/${name}`);

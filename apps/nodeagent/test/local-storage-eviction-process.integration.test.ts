@@ -6,55 +6,26 @@
 // (its log file counts; the process runtime has no writable layer) are evicted with 1.23's
 // messages and an Evicted event; a pod within its limits keeps running. No eviction threshold is
 // configured: these evictions do not depend on node pressure.
-import { startAPIModeAgent, textSink } from "./api-mode-agent.js";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Pod } from "@skiff/api-types";
-import { startProcessRuntime, type ProcessRuntime } from "@skiff/cri-process-server";
-import { adminToken, startAPIServer, writeKubeconfig, type RunningAPIServer } from "@skiff/test-support";
+import type { RunningAPIServer } from "@skiff/test-support";
 import { apiCall } from "./cluster-helpers.js";
 import { waitFor } from "./pods-helpers.js";
+import { startProcessNode, type ProcessNode } from "./process-node.js";
 
 const nodeName = "local-storage-node";
 
 describe("local storage eviction on the process runtime (emptyDir sizeLimit, pod and container ephemeral-storage limits)", () => {
-  let dir: string;
+  let node: ProcessNode;
   let api: RunningAPIServer;
-  let cri: ProcessRuntime;
-  const stop = new AbortController();
-  let agentDone: Promise<number>;
-  const agentErr = textSink();
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "skiff-lsi-"));
-    api = await startAPIServer({ dir: join(dir, "apiserver") });
-    const kubeconfig = join(dir, "kubeconfig");
-    await writeKubeconfig(kubeconfig, { server: `https://127.0.0.1:${String(api.port)}`, token: adminToken, caPEM: api.ca });
-    cri = await startProcessRuntime({ socketPath: join(dir, "cri.sock"), stateDir: join(dir, "cri-state"), isolation: "namespaces" });
-    agentDone = (
-      await startAPIModeAgent({
-        kubeconfig,
-        nodeName,
-        rootDir: join(dir, "root"),
-        certDir: join(dir, "agent-pki"),
-        endpoint: cri.endpoint,
-        // No --eviction-hard: only the local storage limits can evict here.
-        args: ["--node-status-update-frequency=1s", "--volume-stats-agg-period=1s", "--eviction-hard="],
-        stderr: agentErr,
-        stopSignal: stop.signal,
-      })
-    ).done;
+    // No --eviction-hard: only the local storage limits can evict here.
+    node = await startProcessNode({ prefix: "skiff-lsi-", nodeName, isolation: "namespaces", args: ["--node-status-update-frequency=1s", "--volume-stats-agg-period=1s", "--eviction-hard="] });
+    api = node.api;
   }, 120_000);
 
-  afterAll(async () => {
-    stop.abort();
-    await agentDone?.catch(() => 1);
-    await cri?.stop();
-    await api?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }, 60_000);
+  afterAll(() => node?.stop(), 60_000);
 
   const getPod = async (name: string) => {
     const r = await apiCall(api, "GET", `/api/v1/namespaces/default/pods/${name}`);

@@ -2,15 +2,12 @@
 // API-server mode on the process CRI server, with `--resolv-conf` naming a file whose search line
 // has more domains than a pod with a cluster domain can take. 1.23's kubelet checks it once as its
 // sync loop starts and records a Warning event `CheckLimitsForResolvConf` on the Node.
-import { startAPIModeAgent, textSink } from "./api-mode-agent.js";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startProcessRuntime, type ProcessRuntime } from "@skiff/cri-process-server";
-import { adminToken, startAPIServer, writeKubeconfig, type RunningAPIServer } from "@skiff/test-support";
 import { apiCall } from "./cluster-helpers.js";
 import { waitFor } from "./pods-helpers.js";
+import { startProcessNode, type ProcessNode } from "./process-node.js";
 
 const nodeName = "resolv-node";
 
@@ -19,46 +16,26 @@ interface EventList {
 }
 
 describe("CheckLimitsForResolvConf (a --resolv-conf search line over the limit)", () => {
-  let dir: string;
+  let node: ProcessNode;
   let resolvConf: string;
-  let api: RunningAPIServer;
-  let cri: ProcessRuntime;
-  const stop = new AbortController();
-  let agentDone: Promise<number>;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "skiff-resolv-"));
-    resolvConf = join(dir, "resolv.conf");
-    writeFileSync(resolvConf, "nameserver 10.0.0.1\nsearch a.example b.example c.example d.example\n");
-    api = await startAPIServer({ dir: join(dir, "apiserver") });
-    const kubeconfig = join(dir, "kubeconfig");
-    await writeKubeconfig(kubeconfig, { server: `https://127.0.0.1:${String(api.port)}`, token: adminToken, caPEM: api.ca });
-    cri = await startProcessRuntime({ socketPath: join(dir, "cri.sock"), stateDir: join(dir, "cri-state") });
-    agentDone = (
-      await startAPIModeAgent({
-        kubeconfig,
-        nodeName,
-        rootDir: join(dir, "root"),
-        certDir: join(dir, "agent-pki"),
-        endpoint: cri.endpoint,
-        args: [`--resolv-conf=${resolvConf}`, "--cluster-domain=cluster.local", "--cluster-dns=10.96.0.10"],
-        stderr: textSink(),
-        stopSignal: stop.signal,
-      })
-    ).done;
+    node = await startProcessNode({
+      prefix: "skiff-resolv-",
+      nodeName,
+      args: (dir) => {
+        resolvConf = join(dir, "resolv.conf");
+        writeFileSync(resolvConf, "nameserver 10.0.0.1\nsearch a.example b.example c.example d.example\n");
+        return [`--resolv-conf=${resolvConf}`, "--cluster-domain=cluster.local", "--cluster-dns=10.96.0.10"];
+      },
+    });
   }, 120_000);
 
-  afterAll(async () => {
-    stop.abort();
-    await agentDone?.catch(() => 1);
-    await cri?.stop();
-    await api?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }, 60_000);
+  afterAll(() => node?.stop(), 60_000);
 
   it("is a Warning event on the Node, recorded once", async () => {
     const events = await waitFor("the CheckLimitsForResolvConf event", async () => {
-      const r = await apiCall(api, "GET", "/api/v1/namespaces/default/events");
+      const r = await apiCall(node.api, "GET", "/api/v1/namespaces/default/events");
       const list = r.status === 200 ? (r.json() as EventList) : undefined;
       const found = list?.items.filter((e) => e.reason === "CheckLimitsForResolvConf") ?? [];
       return found.length > 0 ? found : undefined;

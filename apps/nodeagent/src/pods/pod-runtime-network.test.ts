@@ -80,6 +80,20 @@ describe("pod runtime with the runtime's network not ready", () => {
   });
 });
 
+// A pod runtime on the fake runtime with its network ready, cluster domain `cluster.local`.
+function networkReadyRuntime(dir: string, resolvConf: string, log?: (m: string) => void): PodRuntime {
+  return createPodRuntime({
+    nodeName: "n1",
+    rootDir: join(dir, "root"),
+    podLogsDir: join(dir, "logs"),
+    containerRuntimeEndpoint: "unix:///unused.sock",
+    clusterDomain: "cluster.local",
+    resolvConf,
+    criDialer: () => ({ runtime: fakeRuntime([], true), images: { close: () => undefined } as unknown as ImageClient }),
+    ...(log ? { log } : {}),
+  });
+}
+
 describe("pod runtime's resolver file check", () => {
   it("checks --resolv-conf once at start (not periodically) and records the breach as a Warning event on the Node", async () => {
     const dir = mkdtempSync(join(tmpdir(), "podrt-resolv-"));
@@ -91,16 +105,7 @@ describe("pod runtime's resolver file check", () => {
     const logged: string[] = [];
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval"] });
     cleanups.push(() => void vi.useRealTimers());
-    const runtime: PodRuntime = createPodRuntime({
-      nodeName: "n1",
-      rootDir: join(dir, "root"),
-      podLogsDir: join(dir, "logs"),
-      containerRuntimeEndpoint: "unix:///unused.sock",
-      clusterDomain: "cluster.local",
-      resolvConf,
-      criDialer: () => ({ runtime: fakeRuntime([], true), images: { close: () => undefined } as unknown as ImageClient }),
-      log: (m) => logged.push(m),
-    });
+    const runtime = networkReadyRuntime(dir, resolvConf, (m) => logged.push(m));
     cleanups.push(() => runtime.stop());
     // Before the recorder is set (standalone mode) the event is only logged; here it is set first,
     // as API-server mode does when it builds the node reference.
@@ -121,15 +126,7 @@ describe("pod runtime's resolver file check", () => {
     writeFileSync(resolvConf, "nameserver 10.0.0.1\nsearch a.example b.example c.example\n");
     for (const file of [resolvConf, ""]) {
       const nodeEvents: string[] = [];
-      const runtime: PodRuntime = createPodRuntime({
-        nodeName: "n1",
-        rootDir: join(dir, "root"),
-        podLogsDir: join(dir, "logs"),
-        containerRuntimeEndpoint: "unix:///unused.sock",
-        clusterDomain: "cluster.local",
-        resolvConf: file,
-        criDialer: () => ({ runtime: fakeRuntime([], true), images: { close: () => undefined } as unknown as ImageClient }),
-      });
+      const runtime = networkReadyRuntime(dir, file);
       runtime.setNodeEventRecorder((type, reason, message) => nodeEvents.push(`${type} ${reason}: ${message}`));
       await runtime.start();
       await runtime.stop();
