@@ -129,6 +129,10 @@ export const coreSchemas = {
       tolerations: arrayOf(C("Toleration"), "Taints the pod tolerates."),
       priorityClassName: str("Name of the priority class of the pod; its value is copied into `priority`."),
       priority: int32("Priority of the pod; higher values are scheduled and kept first. Set by admission from priorityClassName."),
+      readinessGates: arrayOf(
+        C("PodReadinessGate"),
+        "Extra conditions the pod is only ready with: the pod is ready when all its containers are ready and each of these conditions of `status.conditions` is True.",
+      ),
       enableServiceLinks: bool("Whether service information is injected into the containers' environment.", { default: true }),
     },
     { required: ["containers"] },
@@ -148,6 +152,11 @@ export const coreSchemas = {
     ephemeralContainerStatuses: arrayOf(C("ContainerStatus"), "One entry per ephemeral container that has been started."),
     qosClass: enumStr(["BestEffort", "Burstable", "Guaranteed"], "Quality-of-service class derived from the containers' resource requests and limits."),
   }),
+  [C("PodReadinessGate")]: object(
+    "A condition type the pod's readiness depends on (set in `status.conditions` by a controller).",
+    { conditionType: str("Condition type in the pod's condition list (a qualified name).") },
+    { required: ["conditionType"] },
+  ),
   [C("PodCondition")]: object(
     "One condition of a pod.",
     {

@@ -172,6 +172,7 @@ export type {
   PodDNSConfig,
   PodDNSConfigOption,
   HostAlias,
+  PodReadinessGate,
   UncountedTerminatedPods,
   UserInfo,
   Volume,

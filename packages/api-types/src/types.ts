@@ -423,6 +423,13 @@ export type PodStatus = Schemas["io.example.api.core.v1.PodStatus"];
 export type PodCondition = Schemas["io.example.api.core.v1.PodCondition"];
 
 /**
+ * A condition type a {@link Pod}'s readiness depends on (`spec.readinessGates`): the pod is Ready
+ * only when its containers are ready and that condition of `status.conditions` is True.
+ * @see staging/src/k8s.io/api/core/v1/types.go (PodReadinessGate) in kubernetes/kubernetes v1.23
+ */
+export type PodReadinessGate = Schemas["io.example.api.core.v1.PodReadinessGate"];
+
+/**
  * One IP address of a pod.
  * @see staging/src/k8s.io/api/core/v1/types.go
  */

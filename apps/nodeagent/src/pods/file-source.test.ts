@@ -121,6 +121,28 @@ describe("readStaticPodPath", () => {
 describe("PodConfig", () => {
   const p = (name: string, uid: string, labels: Record<string, string> = {}): Pod => ({ metadata: { name, namespace: "default", uid, labels }, spec: { containers: [{ name: "c", image: "i" }] } });
 
+  it("reconciles a status change of a pod with readiness gates (its status replaced), and of no other pod", () => {
+    const updates: PodConfigUpdate[] = [];
+    const config = new PodConfig((u) => updates.push(u));
+    const withStatus = (pod: Pod, rv: string, conditions: { type: string; status: string }[]): Pod => ({ ...pod, metadata: { ...pod.metadata, resourceVersion: rv }, status: { phase: "Running", conditions } });
+    const gated: Pod = { metadata: { name: "g", namespace: "default", uid: "g1" }, spec: { readinessGates: [{ conditionType: "x" }], containers: [{ name: "c", image: "i" }] } };
+    const plain = p("a", "a1");
+    config.set("api", [withStatus(gated, "1", []), withStatus(plain, "1", [])]);
+    expect(updates.map((u) => u.op)).toEqual(["ADD"]);
+    const incoming = withStatus(gated, "2", [{ type: "x", status: "True" }]);
+    config.set("api", [incoming, withStatus(plain, "2", [{ type: "x", status: "True" }])]);
+    expect(updates.map((u) => [u.op, u.pods.map((x) => x.metadata?.name)])).toEqual([["ADD", ["g", "a"]], ["RECONCILE", ["g"]]]);
+    const reconciled = updates[1]!.pods[0]!;
+    expect(reconciled.status?.conditions).toEqual([{ type: "x", status: "True" }]);
+    expect(reconciled.status).not.toBe(incoming.status);
+    // The very pod object the workers hold, with its config annotations kept.
+    expect(reconciled).toBe(config.pods().find((x) => x.metadata?.name === "g"));
+    expect(reconciled.metadata?.annotations?.["example.io/config.source"]).toBe("api");
+    // The same status again (a new resourceVersion): nothing to reconcile.
+    config.set("api", [withStatus(gated, "3", [{ type: "x", status: "True" }]), withStatus(plain, "3", [])]);
+    expect(updates).toHaveLength(2);
+  });
+
   it("drops a duplicate name within a source and reports UPDATE on label change", () => {
     const updates: PodConfigUpdate[] = [];
     const logs: string[] = [];

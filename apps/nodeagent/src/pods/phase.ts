@@ -69,11 +69,20 @@ function condition(type: string, ok: boolean, reason?: string, message?: string)
 
 /**
  * The pod conditions the kubelet reports: `Initialized` (every init container exited 0),
- * `Ready` and `ContainersReady` (every container ready; `PodCompleted` once Succeeded), and
- * `PodScheduled` (always true on a node). `lastTransitionTime` is left to the status manager.
- * @see pkg/kubelet/status/generate.go in kubernetes/kubernetes v1.23
+ * `ContainersReady` (every container ready; `PodCompleted` once Succeeded), `Ready` (as
+ * ContainersReady, and then False with reason `ReadinessGatesNotReady` while a condition named by
+ * `spec.readinessGates` is missing from `conditions` or not True), and `PodScheduled` (always true
+ * on a node). `conditions` are the pod's current conditions as the API has them (those set by
+ * controllers for its readiness gates). `lastTransitionTime` is left to the status manager.
+ * @see pkg/kubelet/status/generate.go (GeneratePodReadyCondition) in kubernetes/kubernetes v1.23
  */
-export function computePodConditions(spec: Pick<PodSpec, "containers" | "initContainers">, phase: Phase, initStatuses: readonly ContainerStatus[], statuses: readonly ContainerStatus[]): PodCondition[] {
+export function computePodConditions(
+  spec: Pick<PodSpec, "containers" | "initContainers" | "readinessGates">,
+  phase: Phase,
+  initStatuses: readonly ContainerStatus[],
+  statuses: readonly ContainerStatus[],
+  conditions: readonly PodCondition[] = [],
+): PodCondition[] {
   const incompleteInit = (spec.initContainers ?? [])
     .filter((c) => {
       const s = initStatuses.find((x) => x.name === c.name);
@@ -96,6 +105,52 @@ export function computePodConditions(spec: Pick<PodSpec, "containers" | "initCon
     if (unready.length > 0) parts.push(`containers with unready status: [${unready.join(" ")}]`);
     ready = parts.length === 0 ? condition("ContainersReady", true) : condition("ContainersReady", false, "ContainersNotReady", parts.join(", "));
   }
-  const podReady: PodCondition = { ...ready, type: "Ready" };
-  return [initialized, podReady, ready, condition("PodScheduled", true)];
+  return [initialized, podReadyCondition(spec, ready, conditions), ready, condition("PodScheduled", true)];
+}
+
+/** The reason of a Ready condition held False by readiness gates. */
+export const readinessGatesNotReady = "ReadinessGatesNotReady";
+
+/**
+ * The `Ready` condition from `ContainersReady` and the readiness gates: ContainersReady's status,
+ * reason and message while it is not True; else False with reason {@link readinessGatesNotReady}
+ * and 1.23's messages while a gate's condition is missing or not True; else True. Pure.
+ * @see pkg/kubelet/status/generate.go (GeneratePodReadyCondition) in kubernetes/kubernetes v1.23
+ */
+export function podReadyCondition(spec: Pick<PodSpec, "readinessGates">, containersReady: PodCondition, conditions: readonly PodCondition[]): PodCondition {
+  if (containersReady.status !== "True") {
+    const c: PodCondition = { type: "Ready", status: containersReady.status };
+    if (containersReady.reason !== undefined) c.reason = containersReady.reason;
+    if (containersReady.message !== undefined) c.message = containersReady.message;
+    return c;
+  }
+  const unready: string[] = [];
+  for (const gate of spec.readinessGates ?? []) {
+    const c = conditions.find((x) => x.type === gate.conditionType);
+    if (c === undefined) unready.push(`corresponding condition of pod readiness gate ${goQuote(gate.conditionType)} does not exist.`);
+    else if (c.status !== "True") unready.push(`the status of pod readiness gate ${goQuote(gate.conditionType)} is not "True", but ${c.status}`);
+  }
+  return unready.length > 0 ? condition("Ready", false, readinessGatesNotReady, unready.join(", ")) : condition("Ready", true);
+}
+
+/**
+ * Whether a pod with readiness gates shows a `Ready` condition whose status or message differs
+ * from what its conditions give (a controller changed a gate's condition): the kubelet then syncs
+ * the pod to write it again. False for pods without readiness gates or without a Ready condition. Pure.
+ * @see pkg/kubelet/status/status_manager.go (NeedToReconcilePodReadiness) in kubernetes/kubernetes v1.23
+ */
+export function needToReconcilePodReadiness(pod: { readonly spec?: Pick<PodSpec, "readinessGates" | "containers" | "initContainers">; readonly status?: { readonly phase?: string; readonly conditions?: readonly PodCondition[]; readonly containerStatuses?: readonly ContainerStatus[] } }): boolean {
+  if ((pod.spec?.readinessGates ?? []).length === 0 || pod.spec === undefined) return false;
+  const conditions = pod.status?.conditions ?? [];
+  const phase = (pod.status?.phase ?? "Pending") as Phase;
+  const containersReady = computePodConditions(pod.spec, phase, [], pod.status?.containerStatuses ?? [], conditions)[2]!;
+  const want = podReadyCondition(pod.spec, containersReady, conditions);
+  const have = conditions.find((c) => c.type === "Ready");
+  // Only a Ready condition that is there and differs in status or message (as 1.23).
+  return have !== undefined && (have.status !== want.status || (have.message ?? "") !== (want.message ?? ""));
+}
+
+// Go's %q of a condition type (a qualified name: no characters needing escapes beyond JSON's).
+function goQuote(s: string): string {
+  return JSON.stringify(s);
 }

@@ -4,9 +4,12 @@ import { ConfigFirstSeenAnnotation, ConfigSourceAnnotation } from "@skiff/api-ty
 /** Source names, as the kubelet's (`file`, `http`, `api`); `manifest` is the agent's own manifest API. */
 export type PodSourceName = "file" | "http" | "manifest" | "api";
 
-/** One change the pod workers act on. */
+/**
+ * One change the pod workers act on. `RECONCILE`: pods with readiness gates whose status changed
+ * in their source while their spec did not (the kubelet's RECONCILE op); their `status` is the new one.
+ */
 export interface PodConfigUpdate {
-  readonly op: "ADD" | "UPDATE" | "REMOVE";
+  readonly op: "ADD" | "UPDATE" | "REMOVE" | "RECONCILE";
   readonly source: PodSourceName;
   readonly pods: readonly Pod[];
 }
@@ -87,6 +90,7 @@ export class PodConfig {
     const names = new Set<string>();
     const added: Pod[] = [];
     const updated: Pod[] = [];
+    const reconciled: Pod[] = [];
     for (const incoming of pods) {
       const key = podKey(incoming);
       if (names.has(key)) {
@@ -103,7 +107,14 @@ export class PodConfig {
       }
       const semantic = semanticKey(incoming, source);
       if (previous && previous.key === semantic) {
-        next.set(uid, { ...previous, resourceVersion, incoming });
+        next.set(uid, { pod: previous.pod, key: previous.key, resourceVersion, incoming });
+        // A status change alone is a reconcile (1.23's checkAndUpdatePod); it matters only to a
+        // pod with readiness gates (their conditions are set by controllers), so only those
+        // keep their source's status.
+        if ((incoming.spec?.readinessGates?.length ?? 0) > 0 && JSON.stringify(incoming.status ?? null) !== JSON.stringify(previous.pod.status ?? null)) {
+          previous.pod.status = structuredClone(incoming.status ?? {});
+          reconciled.push(previous.pod);
+        }
         continue;
       }
       const pod = structuredClone(incoming);
@@ -119,6 +130,7 @@ export class PodConfig {
     if (removed.length > 0) this.emit({ op: "REMOVE", source, pods: removed });
     if (added.length > 0) this.emit({ op: "ADD", source, pods: added });
     if (updated.length > 0) this.emit({ op: "UPDATE", source, pods: updated });
+    if (reconciled.length > 0) this.emit({ op: "RECONCILE", source, pods: reconciled });
   }
 
   /** Whether `source` has delivered at least one list (the kubelet's `SeenAllSources`). */

@@ -30,6 +30,7 @@ import { removePodContainerDirs, terminationMessageMount } from "./termination-m
 import { criLabels, RuntimeManager, type ContainerWaitReason, type RuntimeSandbox } from "./runtime-manager.js";
 import { decodeManifest } from "./static-pod.js";
 import { StatusManager } from "./status-manager.js";
+import { needToReconcilePodReadiness } from "./phase.js";
 import type { NodeEventRecorder, PodEventRecorder, PodRuntime, PodRuntimeOptions, RunOnceResult, RunOnceResultItem, RuntimeState } from "./types.js";
 import { PodVolumeManager, VolumeSetUpError } from "./volumes.js";
 import { machineAllocatable, type NodeAllocatable as NodeAllocatableNumbers } from "./volumes-files.js";
@@ -438,6 +439,16 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
   }
 
   function handleUpdate(u: PodConfigUpdate): void {
+    if (u.op === "RECONCILE") {
+      // A controller changed a readiness gate's condition: sync the pod so its Ready condition
+      // is written again (1.23's HandlePodReconcile with NeedToReconcilePodReadiness).
+      for (const pod of u.pods) {
+        const uid = pod.metadata?.uid ?? "";
+        if (!desired.has(uid) || rejected.has(uid) || !needToReconcilePodReadiness(pod)) continue;
+        workers.updatePod(pod);
+      }
+      return;
+    }
     for (const pod of u.pods) {
       const uid = pod.metadata?.uid ?? "";
       if (u.op === "REMOVE") {

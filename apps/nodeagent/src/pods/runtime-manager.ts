@@ -851,7 +851,7 @@ export class RuntimeManager {
     const statuses = specOf(pod).containers.filter((c) => !initNames.has(c.name)).map((c) => toStatus(c, false));
     this.o.updateContainerReadiness?.(pod, { containerStatuses: statuses, initContainerStatuses: initStatuses });
     const phase = computePodPhase(specOf(pod), initStatuses, statuses);
-    const status: PodStatus = { phase, conditions: computePodConditions(specOf(pod), phase, initStatuses, statuses), hostIP: this.o.hostIP };
+    const status: PodStatus = { phase, conditions: computePodConditions(specOf(pod), phase, initStatuses, statuses, pod.status?.conditions), hostIP: this.o.hostIP };
     const sandbox = rs.sandboxes[0];
     const ip = specOf(pod).hostNetwork ? this.o.hostIP : (rs.sandboxes.find((s) => s.ready)?.ip ?? sandbox?.ip ?? previous?.podIP ?? "");
     if (ip) {

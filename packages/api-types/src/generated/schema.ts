@@ -2603,6 +2603,11 @@ export interface components {
             /** @description The Pod objects of the list. */
             items: components["schemas"]["io.example.api.core.v1.Pod"][];
         };
+        /** @description A condition type the pod's readiness depends on (set in `status.conditions` by a controller). */
+        "io.example.api.core.v1.PodReadinessGate": {
+            /** @description Condition type in the pod's condition list (a qualified name). */
+            conditionType: string;
+        };
         /** @description Pod-level security attributes (a subset of Kubernetes'). */
         "io.example.api.core.v1.PodSecurityContext": {
             /**
@@ -2734,6 +2739,8 @@ export interface components {
              * @description Priority of the pod; higher values are scheduled and kept first. Set by admission from priorityClassName.
              */
             priority?: number;
+            /** @description Extra conditions the pod is only ready with: the pod is ready when all its containers are ready and each of these conditions of `status.conditions` is True. */
+            readinessGates?: components["schemas"]["io.example.api.core.v1.PodReadinessGate"][];
             /**
              * @description Whether service information is injected into the containers' environment.
              * @default true

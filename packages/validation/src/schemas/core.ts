@@ -30,6 +30,7 @@ import type {
   ObjectFieldSelector,
   ObjectReference,
   HostAlias,
+  PodReadinessGate,
   Pod,
   PodCondition,
   PodDNSConfig,
@@ -487,6 +488,11 @@ const hostAliasSchema = objectOf<HostAlias>()("HostAlias", {
   hostnames: listOf(str()).exactOptional(),
 }) satisfies z.ZodType<HostAlias>;
 
+/** core/v1 PodReadinessGate. */
+const podReadinessGateSchema = objectOf<PodReadinessGate>()("PodReadinessGate", {
+  conditionType: str(),
+}) satisfies z.ZodType<PodReadinessGate>;
+
 /** core/v1 PodSpec. */
 export const podSpecSchema = objectOf<PodSpec>()("PodSpec", {
   volumes: listOf(volumeSchema).exactOptional(),
@@ -518,6 +524,7 @@ export const podSpecSchema = objectOf<PodSpec>()("PodSpec", {
   tolerations: listOf(tolerationSchema).exactOptional(),
   priorityClassName: str().exactOptional(),
   priority: int32().exactOptional(),
+  readinessGates: listOf(podReadinessGateSchema).exactOptional(),
   enableServiceLinks: bool().exactOptional(),
 }) satisfies z.ZodType<PodSpec>;
 

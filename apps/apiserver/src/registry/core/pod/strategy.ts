@@ -35,8 +35,7 @@ export const podTable: TableConvertor<T> = {
   cells(pod, now) {
     const s = podStatusSummary(pod);
     const restarts = s.lastRestart === undefined ? String(s.restarts) : `${String(s.restarts)} (${translateTimestampSince(s.lastRestart, now)} ago)`;
-    // readinessGates is not in Skiff's PodSpec yet; read it if a client sent it.
-    const gates = (pod.spec as { readinessGates?: { conditionType: string }[] } | undefined)?.readinessGates ?? [];
+    const gates = pod.spec?.readinessGates ?? [];
     const conds = pod.status?.conditions ?? [];
     const gatesText =
       gates.length === 0 ? "<none>" : `${String(gates.filter((g) => conds.some((c) => c.type === g.conditionType && c.status === "True")).length)}/${String(gates.length)}`;
