@@ -2,7 +2,11 @@
 // API-server mode on the process runtime. A pod with `spec.readinessGates` runs with its containers
 // ready but stays Ready=False (reason ReadinessGatesNotReady, 1.23's messages) until a controller
 // sets the gate's condition True through pods/status; the agent then writes Ready=True, and False
-// again when the condition turns False, keeping the controller's condition.
+// again when the condition turns False, keeping the controller's condition. Real kubectl shows the
+// gates in `get pods -o wide`.
+import { execFile } from "node:child_process";
+import { join } from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Pod, PodCondition } from "@skiff/api-types";
 import { apiCall } from "./cluster-helpers.js";
@@ -61,6 +65,11 @@ describe("readiness gates (spec.readinessGates) on the process runtime", () => {
     }, 30_000);
     expect(readyPod.status?.conditions?.find((c) => c.type === gate)?.status).toBe("True");
     expect(ready(readyPod)?.reason).toBeUndefined();
+    const { stdout } = await promisify(execFile)("kubectl", ["--kubeconfig", join(node.dir, "kubeconfig"), "get", "pod", "gated", "-o", "wide"], { timeout: 60_000 });
+    const [head = "", row = ""] = stdout.trim().split("\n");
+    const column = (name: string): string => row.slice(head.indexOf(name)).split(/\s{2,}/)[0] ?? "";
+    expect(column("READINESS GATES")).toBe("1/1");
+    expect(column("READY")).toBe("1/1");
 
     await setGate("gated", "False");
     const unready = await waitFor("Ready=False again", async () => {
