@@ -36,6 +36,7 @@ const vocabulary = [
   "image", "parallelism", "completions", "completionMode", "selector", "matchLabels", "matchExpressions", "manualSelector", "suspend",
   "drivers", "nodeID", "topologyKeys", "allocatable", "count", "attachRequired", "podInfoOnMount", "tokenRequests", "audience",
   "expirationSeconds", "volumeLifecycleModes", "fsGroupPolicy", "status", "conditions", "restartPolicy", "ports", "env",
+  "lifecycle", "postStart", "preStop", "exec", "command", "httpGet", "tcpSocket", "port", "path", "httpHeaders", "readinessGates",
   "$patch", "$retainKeys", "$setElementOrder/containers", "$deleteFromPrimitiveList/finalizers", "__proto__", "constructor", "",
 ] as const;
 const special = fc.constantFrom<unknown>(

@@ -34,7 +34,8 @@ export function apiCall(s: APIServerProcess, method: string, path: string, body?
   return new Promise((resolve, reject) => {
     const data = body === undefined ? undefined : JSON.stringify(body);
     const req = request(
-      { host: "127.0.0.1", servername: "localhost", port: s.port, path, method, ca: s.ca, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" } },
+      // Content-Length always: Node sends the body of a DELETE with neither it nor chunked framing.
+      { host: "127.0.0.1", servername: "localhost", port: s.port, path, method, ca: s.ca, headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...(data !== undefined ? { "content-length": Buffer.byteLength(data) } : {}) } },
       (res) => {
         let text = "";
         res.on("data", (d: Buffer) => (text += d.toString()));

@@ -1,5 +1,6 @@
-// One node on the process runtime in API-server mode, as several suites start it: the REAL
-// apiserver process, the process CRI server and the node agent in this test process.
+// One node in API-server mode, as several suites start it: the REAL apiserver process, the process
+// CRI server (or a runtime already running, such as containerd) and the node agent in this test
+// process.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,13 +20,16 @@ export interface ProcessNodeOptions {
   readonly args: readonly string[] | ((dir: string) => readonly string[]);
   /** `isolation` of the process runtime. @defaultValue the runtime's default */
   readonly isolation?: ProcessRuntimeOptions["isolation"];
+  /** A CRI endpoint already serving (containerd): no process runtime is started. @defaultValue a new process runtime */
+  readonly endpoint?: string;
 }
 
 /** A running {@link startProcessNode}: its directory, apiserver, runtime and agent's stderr. */
 export interface ProcessNode {
   readonly dir: string;
   readonly api: RunningAPIServer;
-  readonly cri: ProcessRuntime;
+  /** The process runtime; undefined with {@link ProcessNodeOptions.endpoint}. */
+  readonly cri: ProcessRuntime | undefined;
   readonly agentErr: TextSink;
   /** Stops the agent, the runtime and the apiserver, and removes the directory. Idempotent. */
   stop(): Promise<void>;
@@ -57,9 +61,9 @@ export async function startProcessNode(o: ProcessNodeOptions): Promise<ProcessNo
     api = await startAPIServer({ dir: join(dir, "apiserver") });
     const kubeconfig = join(dir, "kubeconfig");
     await writeKubeconfig(kubeconfig, { server: `https://127.0.0.1:${String(api.port)}`, token: adminToken, caPEM: api.ca });
-    cri = await startProcessRuntime({ socketPath: join(dir, "cri.sock"), stateDir: join(dir, "cri-state"), ...(o.isolation ? { isolation: o.isolation } : {}) });
+    if (o.endpoint === undefined) cri = await startProcessRuntime({ socketPath: join(dir, "cri.sock"), stateDir: join(dir, "cri-state"), ...(o.isolation ? { isolation: o.isolation } : {}) });
     agentDone = (
-      await startAPIModeAgent({ kubeconfig, nodeName: o.nodeName, rootDir: join(dir, "root"), certDir: join(dir, "agent-pki"), endpoint: cri.endpoint, args, stderr: agentErr, stopSignal: stopAgent.signal })
+      await startAPIModeAgent({ kubeconfig, nodeName: o.nodeName, rootDir: join(dir, "root"), certDir: join(dir, "agent-pki"), endpoint: o.endpoint ?? cri?.endpoint ?? "", args, stderr: agentErr, stopSignal: stopAgent.signal })
     ).done;
   } catch (e) {
     await stop();

@@ -49,6 +49,7 @@ const containerProperties = {
   livenessProbe: link(C("Probe"), "Periodic check of liveness; the container is restarted when it fails. Cannot be updated."),
   readinessProbe: link(C("Probe"), "Periodic check of readiness; a failing container is not Ready. Cannot be updated."),
   startupProbe: link(C("Probe"), "Check that the container has started; no other probe runs until it succeeds, and failing it restarts the container. Cannot be updated."),
+  lifecycle: link(C("Lifecycle"), "Actions the node agent runs right after the container starts and right before it is stopped. Cannot be updated."),
   terminationMessagePath: str("Path of the file, inside the container, whose contents become the termination message (truncated to 4096 bytes). Cannot be updated.", {
     default: "/dev/termination-log",
   }),
@@ -285,6 +286,21 @@ export const coreSchemas = {
     successThreshold: int32("Consecutive successes needed after a failure; at least 1, and 1 for liveness and startup probes.", { default: 1 }),
     failureThreshold: int32("Consecutive failures after which the probe counts as failed; at least 1.", { default: 3 }),
     terminationGracePeriodSeconds: int64("Grace period used when a probe failure kills the container; the pod's value when unset."),
+  }),
+  [C("Lifecycle")]: object("Actions run in response to container lifecycle events.", {
+    postStart: link(
+      C("LifecycleHandler"),
+      "Run right after the container is started. If it fails, the container is killed and restarted according to its restart policy; the container's other management waits until it completes.",
+    ),
+    preStop: link(
+      C("LifecycleHandler"),
+      "Run right before the container is stopped by an API request or a management event (a failed liveness or startup probe, eviction, a failed postStart hook). The pod's termination grace period counts down while it runs; the container is stopped when it completes or the grace period ends, whatever its outcome.",
+    ),
+  }),
+  [C("LifecycleHandler")]: object("An action taken in a lifecycle hook: exactly one of exec and httpGet.", {
+    exec: link(C("ExecAction"), "Run a command in the container; a non-zero exit status is a failure."),
+    httpGet: link(C("HTTPGetAction"), "Send an HTTP GET request; only a failure to get a response is a failure."),
+    tcpSocket: link(C("TCPSocketAction"), "Deprecated: not supported as a lifecycle handler, kept for compatibility; a hook with it fails when run."),
   }),
   [C("ExecAction")]: object("Runs a command in the container.", {
     command: strList("Command line, run without a shell in the container's working directory. Exit status 0 means healthy."),

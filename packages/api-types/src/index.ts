@@ -81,6 +81,8 @@ export type {
   KeyToPath,
   LabelSelector,
   LabelSelectorRequirement,
+  Lifecycle,
+  LifecycleHandler,
   ListMeta,
   LocalObjectReference,
   ManagedFieldsEntry,

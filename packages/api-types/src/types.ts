@@ -648,6 +648,20 @@ export type LocalObjectReference = Schemas["io.example.api.core.v1.LocalObjectRe
 export type Probe = Schemas["io.example.api.core.v1.Probe"];
 
 /**
+ * A container's lifecycle hooks: `postStart` runs right after the container starts, `preStop`
+ * right before it is stopped (within the pod's termination grace period).
+ * @see staging/src/k8s.io/api/core/v1/types.go (Lifecycle) in kubernetes/kubernetes v1.23
+ */
+export type Lifecycle = Schemas["io.example.api.core.v1.Lifecycle"];
+
+/**
+ * The action of one lifecycle hook: exactly one of `exec` and `httpGet` (`tcpSocket` is accepted
+ * for compatibility and fails when run, as 1.23).
+ * @see staging/src/k8s.io/api/core/v1/types.go (LifecycleHandler) in kubernetes/kubernetes v1.23
+ */
+export type LifecycleHandler = Schemas["io.example.api.core.v1.LifecycleHandler"];
+
+/**
  * Runs a command in the container.
  * @see staging/src/k8s.io/api/core/v1/types.go
  */

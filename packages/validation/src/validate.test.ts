@@ -158,3 +158,62 @@ describe("property: defaulting a valid Job skeleton yields a valid Job", () => {
     );
   });
 });
+
+describe("container lifecycle hooks", () => {
+  const raw = (lifecycle: unknown): unknown => ({
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: "p", namespace: "default" },
+    spec: { containers: [{ name: "c", image: "busybox", lifecycle }] },
+  });
+
+  it("decodes postStart and preStop under Strict, defaults the httpGet action and validates clean", () => {
+    const r = decodeObject("Pod", raw({ postStart: { exec: { command: ["sh", "-c", "echo hi"] } }, preStop: { httpGet: { port: 8080 } } }), { fieldValidation: "Strict" });
+    expect(r.ok && r.unknownFields).toEqual([]);
+    if (!r.ok) return;
+    const pod = r.value as Pod;
+    applyDefaults("Pod", pod);
+    expect(pod.spec?.containers[0]?.lifecycle).toEqual({ postStart: { exec: { command: ["sh", "-c", "echo hi"] } }, preStop: { httpGet: { port: 8080, path: "/", scheme: "HTTP" } } });
+    expect(validateObject("Pod", pod)).toEqual([]);
+  });
+
+  it("names the field of a hook without a handler, with two handlers, or with a bad port; grpc is unknown there", () => {
+    const r = decodeObject("Pod", raw({ postStart: {}, preStop: { exec: { command: ["true"] }, httpGet: { port: 0 }, grpc: { port: 9 } } }), { fieldValidation: "Strict" });
+    expect(r.ok && r.unknownFields).toEqual(["spec.containers[0].lifecycle.preStop.grpc"]);
+    if (!r.ok) return;
+    const pod = r.value as Pod;
+    applyDefaults("Pod", pod);
+    expect(validateObject("Pod", pod).map((e) => `${e.type} ${e.field}`)).toEqual([
+      "FieldValueRequired spec.containers[0].lifecycle.postStart",
+      "FieldValueForbidden spec.containers[0].lifecycle.preStop.httpGet",
+    ]);
+  });
+
+  it("property: any JSON as a lifecycle decodes or is refused with field errors, and what decodes defaults and validates without throwing", () => {
+    const handler = fc.oneof(
+      fc.jsonValue({ maxDepth: 3 }),
+      fc.record({ exec: fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.record({ command: fc.array(fc.string(), { maxLength: 3 }) })), httpGet: fc.jsonValue({ maxDepth: 2 }), tcpSocket: fc.jsonValue({ maxDepth: 2 }) }, { requiredKeys: [] }),
+    );
+    const lifecycle = fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.record({ postStart: handler, preStop: handler }, { requiredKeys: [] }));
+    fc.assert(
+      fc.property(lifecycle, (l) => {
+        const r = decodeObject("Pod", raw(l), { fieldValidation: "Strict" });
+        if (!r.ok) {
+          expect(r.errors.length).toBeGreaterThan(0);
+          return;
+        }
+        const pod = r.value as Pod;
+        applyDefaults("Pod", pod);
+        for (const e of validateObject("Pod", pod)) expect(e.field).toMatch(/^spec\.containers\[0\]\.lifecycle/);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("refuses a handler of the wrong JSON type at decode time, naming the field", () => {
+    const r = decodeObject("Pod", raw({ preStop: { exec: { command: "true" } } }), { fieldValidation: "Strict" });
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.errors.map((e) => e.field)).toEqual(["spec.containers[0].lifecycle.preStop.exec.command"]);
+  });
+});

@@ -74,7 +74,8 @@ export function resolveProbePort(port: number | string, container: Container): n
   return n;
 }
 
-function hostPort(host: string, port: number): string {
+/** `host:port`, with an IPv6 host in brackets (Go's `net.JoinHostPort`). */
+export function hostPort(host: string, port: number): string {
   return isIP(host) === 6 ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
@@ -199,7 +200,11 @@ function doHttpGet(url: URL, headers: Record<string, string | string[]>, hostHea
   });
 }
 
-function describeDialError(err: NodeJS.ErrnoException, url: URL): string {
+/**
+ * Go's `net/http` text for a failed connection to `url` (`dial tcp 127.0.0.1:80: connect: connection
+ * refused`), without the `Get "<url>": ` prefix; Node's message for other errors.
+ */
+export function describeDialError(err: NodeJS.ErrnoException, url: URL): string {
   const port = url.port || (url.protocol === "https:" ? "443" : "80");
   const addr = hostPort(url.hostname.replace(/^\[|\]$/g, ""), Number(port));
   switch (err.code) {

@@ -1,12 +1,13 @@
 import { readdir, rm } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join } from "node:path";
-import type { Container, ContainerState, ContainerStatus, EnvVar, EphemeralContainer, Pod, PodSpec, PodStatus, Secret } from "@skiff/api-types";
+import type { Container, ContainerPort, ContainerState, ContainerStatus, EnvVar, EphemeralContainer, LifecycleHandler, Pod, PodSpec, PodStatus, Secret } from "@skiff/api-types";
 import { CRIError, isCRIError, type AuthConfig as CRIAuthConfig, type ContainerConfig, type DNSConfig, type LinuxContainerResources, type Mount, type PodSandboxConfig } from "@skiff/cri-api";
 import { applyDefaultImageTag, makeDockerKeyring, parseImageName, type AuthConfig, type DockerKeyring } from "../credentialprovider/index.js";
 import type { BackOff } from "./backoff.js";
 import { makeEnvironmentVariables } from "./env.js";
 import { expandVars } from "./expand.js";
 import { ImagePullError, type ImagePuller } from "./image-puller.js";
+import { runLifecycleHook } from "./lifecycle-hooks.js";
 import { buildContainerLogPath, buildPodLogsDirectory } from "./logs.js";
 import { computePodConditions, computePodPhase } from "./phase.js";
 import type { EnvObjects } from "./pod-objects.js";
@@ -26,6 +27,13 @@ export const criLabels = {
   containerName: "io.example.container.name",
   restartCount: "io.example.container.restartCount",
   terminationGracePeriod: "io.example.pod.terminationGracePeriod",
+  /**
+   * The container's `lifecycle.preStop` handler (JSON), so that a container can be killed with its
+   * hook when the pod's spec is gone (an orphan, an agent restart), as 1.23's annotation.
+   */
+  preStopHandler: "io.example.container.preStopHandler",
+  /** The container's `ports` (JSON), for a preStop httpGet hook's named port. */
+  ports: "io.example.container.ports",
   /**
    * Skiff's own (the kubelet has none): the node agent that created the sandbox or container. Pods
    * found running with this agent's node name and unknown to it are orphans it stops (1.23's
@@ -52,6 +60,35 @@ export interface RuntimeContainer {
   readonly logPath: string;
   /** The container's mounts as the runtime reports them (the termination log is found among them). */
   readonly mounts: ReadonlyArray<{ readonly containerPath: string; readonly hostPath: string }>;
+  /** The container's CRI labels ({@link criLabels}: the pod's name, namespace and UID). @defaultValue none */
+  readonly labels?: Readonly<Record<string, string>>;
+  /**
+   * The container's preStop hook as the agent recorded it on the container ({@link criLabels}
+   * `preStopHandler`, `ports`); absent when it has none.
+   */
+  readonly preStop?: RecordedPreStop;
+}
+
+/** A container's preStop hook and ports as recorded in its CRI annotations. */
+export interface RecordedPreStop {
+  readonly handler: LifecycleHandler;
+  readonly ports: ContainerPort[];
+}
+
+// The recorded preStop hook of a container, from its annotations; undefined when it has none or
+// the annotation is not a JSON object (written by another agent version).
+function recordedPreStop(annotations: Readonly<Record<string, string>>): RecordedPreStop | undefined {
+  const text = annotations[criLabels.preStopHandler];
+  if (text === undefined) return undefined;
+  try {
+    const handler: unknown = JSON.parse(text);
+    if (typeof handler !== "object" || handler === null || Array.isArray(handler)) return undefined;
+    const portsText = annotations[criLabels.ports];
+    const ports: unknown = portsText === undefined ? [] : JSON.parse(portsText);
+    return { handler: handler as LifecycleHandler, ports: Array.isArray(ports) ? (ports as ContainerPort[]) : [] };
+  } catch {
+    return undefined;
+  }
 }
 
 /** One sandbox as the runtime reports it. */
@@ -307,6 +344,7 @@ export class RuntimeManager {
       const s = st?.status;
       if (!s) continue;
       const restartCount = Number(s.annotations[criLabels.restartCount] ?? s.metadata?.attempt ?? 0) || 0;
+      const preStop = recordedPreStop(s.annotations);
       out.push({
         id: s.id,
         sandboxId: c.podSandboxId,
@@ -323,6 +361,8 @@ export class RuntimeManager {
         imageRef: s.imageRef,
         logPath: s.logPath,
         mounts: s.mounts.map((m) => ({ containerPath: m.containerPath, hostPath: m.hostPath })),
+        labels: c.labels,
+        ...(preStop ? { preStop } : {}),
       });
     }
     out.sort((a, b) => b.restartCount - a.restartCount || b.createdAtMs - a.createdAtMs);
@@ -397,11 +437,8 @@ export class RuntimeManager {
           // again (by the next sync) when the restart policy allows.
           const restart = (specOf(pod).restartPolicy ?? "Always") !== "Never";
           const message = restart ? `${failed.message}, will be restarted` : failed.message;
-          this.o.onEvent?.(pod, "Normal", "Killing", message);
           this.o.log(`killing container ${c.name} (${latest.id}) of pod ${pod.metadata?.namespace}/${pod.metadata?.name}: ${message}`);
-          await this.stopContainer(uid, latest.id, this.containerKillGracePeriod(pod, c, failed.kind)).catch((err: unknown) => {
-            if (!isCRIError(err, "NotFound")) throw err;
-          });
+          await this.killContainer(pod, c, latest.id, this.podIPOf(pod, sandbox), message, this.containerKillGracePeriod(pod, c, failed.kind));
           if (restart) wakeAt(Date.now());
           continue;
         }
@@ -512,7 +549,60 @@ export class RuntimeManager {
       this.o.onEvent?.(pod, "Warning", "Failed", `Error: ${message}`);
       return Date.now() + 1_000;
     }
+    // startContainer's step 4: the postStart hook runs to its end before anything else of the pod
+    // is managed; when it fails the container is killed (its preStop hook runs) and restarted
+    // according to the restart policy, waiting meanwhile with PostStartHookError.
+    const postStart = c.lifecycle?.postStart;
+    if (postStart) {
+      const podIP = this.podIPOf(pod, sandbox);
+      const failure = await runLifecycleHook(postStart, { pod, container: c, containerId, podIP, runtime: this.o.clients.runtime });
+      if (failure !== undefined) {
+        this.o.log(`postStart hook of container ${c.name} (${containerId}) of pod ${pod.metadata?.namespace}/${pod.metadata?.name} failed: ${failure}`);
+        this.o.onEvent?.(pod, "Warning", "FailedPostStartHook", failure);
+        await this.killContainer(pod, c, containerId, podIP, "FailedPostStartHook", this.containerKillGracePeriod(pod, c)).catch((err: unknown) => {
+          this.o.log(`failed to kill container ${c.name} (${containerId}) after its postStart hook failed: ${err instanceof Error ? err.message : String(err)}`);
+        });
+        if ((specOf(pod).restartPolicy ?? "Always") !== "Never") waiting.set(c.name, { reason: "PostStartHookError", message: failure });
+        return Date.now();
+      }
+    }
     return undefined;
+  }
+
+  // The pod's IP as a hook sees it: the host's for a host-network pod, else the sandbox's.
+  private podIPOf(pod: Pod, sandbox: RuntimeSandbox): string {
+    return specOf(pod).hostNetwork === true ? this.o.hostIP : sandbox.ip;
+  }
+
+  /**
+   * Kills one running container as 1.23's killContainer: records `Killing` with `message`, runs
+   * its preStop hook (when it has one) for at most `gracePeriodSeconds` (a failure is a
+   * `FailedPreStopHook` event), then stops it with what is left of the grace period, at least 2 s.
+   * A container already gone is not an error.
+   * @throws CRIError when the runtime cannot stop it.
+   * @see pkg/kubelet/kuberuntime/kuberuntime_container.go (killContainer, executePreStopHook) in kubernetes/kubernetes v1.23
+   */
+  private async killContainer(pod: Pod, c: Pick<Container, "name" | "ports" | "lifecycle">, containerId: string, podIP: string, message: string, gracePeriodSeconds: number): Promise<void> {
+    this.o.onEvent?.(pod, "Normal", "Killing", message);
+    let timeout = gracePeriodSeconds;
+    const preStop = c.lifecycle?.preStop;
+    if (preStop && gracePeriodSeconds > 0) {
+      const start = Date.now();
+      let timer: NodeJS.Timeout | undefined;
+      const hook = runLifecycleHook(preStop, { pod, container: c, containerId, podIP, runtime: this.o.clients.runtime }).then((failure) => {
+        if (failure === undefined) return;
+        this.o.log(`preStop hook of container ${c.name} (${containerId}) of pod ${pod.metadata?.namespace}/${pod.metadata?.name} failed: ${failure}`);
+        this.o.onEvent?.(pod, "Warning", "FailedPreStopHook", failure);
+      });
+      const graceOver = new Promise<void>((resolve) => (timer = setTimeout(resolve, gracePeriodSeconds * 1000)));
+      await Promise.race([hook, graceOver]);
+      clearTimeout(timer);
+      // Whole seconds, as Go's int64(Duration.Seconds()); the container always gets 2 s at least.
+      timeout = Math.max(gracePeriodSeconds - Math.floor((Date.now() - start) / 1000), 2);
+    }
+    await this.stopContainer(pod.metadata?.uid ?? "", containerId, timeout).catch((err: unknown) => {
+      if (!isCRIError(err, "NotFound")) throw err;
+    });
   }
 
   private async ensureImage(pod: Pod, c: Container, waiting: Map<string, ContainerWaitReason>): Promise<true | number> {
@@ -719,6 +809,10 @@ export class RuntimeManager {
       nsOptions.targetId = pidTargetId;
     }
     if (c.workingDir) config.workingDir = c.workingDir;
+    if (c.lifecycle?.preStop && config.annotations) {
+      config.annotations[criLabels.preStopHandler] = JSON.stringify(c.lifecycle.preStop);
+      if (c.ports && c.ports.length > 0) config.annotations[criLabels.ports] = JSON.stringify(c.ports);
+    }
     const resources = this.o.containerResources?.(pod, c);
     if (resources && config.linux) config.linux.resources = resources;
     // The devices' mounts come before the volumes', their annotations under the agent's.
@@ -738,14 +832,26 @@ export class RuntimeManager {
   }
 
   /**
-   * Kills the pod with `uid`: stops running containers with the grace period (in parallel), stops
-   * and (with `remove`) removes every sandbox, and removes the log directory on removal.
+   * Kills the pod with `uid`: kills its running containers in parallel within the grace period (in
+   * seconds), each with a `Killing` event and its recorded preStop hook as {@link killContainer};
+   * stops and (with `remove`) removes every sandbox, and removes the log directory on removal.
    * @throws CRIError when the runtime cannot be reached.
    */
   async killPod(uid: string, gracePeriodSecondsValue: number, remove: boolean, logDir?: string): Promise<void> {
     const status = await this.getPodStatus(uid);
     const rt = this.o.clients.forPod(uid);
-    await Promise.all(status.containers.filter((c) => c.state === "running").map((c) => this.stopContainer(uid, c.id, gracePeriodSecondsValue).catch((err: unknown) => { if (!isCRIError(err, "NotFound")) throw err; })));
+    const podIP = status.sandboxes.find((s) => s.ready)?.ip || this.o.hostIP;
+    await Promise.all(
+      status.containers
+        .filter((c) => c.state === "running")
+        .map((c) => {
+          // The pod as the container's labels name it (its spec may be gone), for the events; the
+          // container's preStop hook as recorded on it.
+          const pod: Pod = { metadata: { name: c.labels?.[criLabels.podName] ?? "", namespace: c.labels?.[criLabels.podNamespace] ?? "", uid }, spec: { containers: [] } };
+          const spec = c.preStop ? { name: c.name, ports: c.preStop.ports, lifecycle: { preStop: c.preStop.handler } } : { name: c.name };
+          return this.killContainer(pod, spec, c.id, podIP, `Stopping container ${c.name}`, gracePeriodSecondsValue);
+        }),
+    );
     for (const s of status.sandboxes) await rt.stopPodSandbox({ podSandboxId: s.id });
     if (!remove) return;
     for (const k of [...this.#lastEvent.keys()]) if (k.startsWith(`${uid}/`)) this.#lastEvent.delete(k);
@@ -755,18 +861,19 @@ export class RuntimeManager {
   }
 
   /**
-   * The grace period of killing one container for a failed probe, in seconds: the deletion's,
-   * else the pod's `terminationGracePeriodSeconds` (with ProbeTerminationGracePeriod: the probe's
-   * own when set), at least 2.
+   * The grace period of killing one container of a running pod, in seconds: the deletion's, else
+   * the pod's `terminationGracePeriodSeconds` (for a failed liveness or startup probe with
+   * ProbeTerminationGracePeriod: the probe's own when set), at least 2. `reason` absent: another
+   * cause (a failed postStart hook).
    * @see pkg/kubelet/kuberuntime/kuberuntime_container.go (killContainer) in kubernetes/kubernetes v1.23
    */
-  containerKillGracePeriod(pod: Pod, c: Container, reason: "liveness" | "startup"): number {
+  containerKillGracePeriod(pod: Pod, c: Container, reason?: "liveness" | "startup"): number {
     let g: number;
     const del = pod.metadata?.deletionGracePeriodSeconds;
     if (del !== undefined) g = del;
     else {
       g = specOf(pod).terminationGracePeriodSeconds ?? 30;
-      const probe = reason === "liveness" ? c.livenessProbe : c.startupProbe;
+      const probe = reason === "liveness" ? c.livenessProbe : reason === "startup" ? c.startupProbe : undefined;
       if (this.o.probeTerminationGracePeriod === true && probe?.terminationGracePeriodSeconds !== undefined) g = probe.terminationGracePeriodSeconds;
     }
     return Math.max(g, 2);

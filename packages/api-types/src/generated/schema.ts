@@ -1868,6 +1868,8 @@ export interface components {
             readinessProbe?: components["schemas"]["io.example.api.core.v1.Probe"];
             /** @description Check that the container has started; no other probe runs until it succeeds, and failing it restarts the container. Cannot be updated. */
             startupProbe?: components["schemas"]["io.example.api.core.v1.Probe"];
+            /** @description Actions the node agent runs right after the container starts and right before it is stopped. Cannot be updated. */
+            lifecycle?: components["schemas"]["io.example.api.core.v1.Lifecycle"];
             /**
              * @description Path of the file, inside the container, whose contents become the termination message (truncated to 4096 bytes). Cannot be updated.
              * @default /dev/termination-log
@@ -2105,6 +2107,8 @@ export interface components {
             readinessProbe?: components["schemas"]["io.example.api.core.v1.Probe"];
             /** @description Check that the container has started; no other probe runs until it succeeds, and failing it restarts the container. Cannot be updated. */
             startupProbe?: components["schemas"]["io.example.api.core.v1.Probe"];
+            /** @description Actions the node agent runs right after the container starts and right before it is stopped. Cannot be updated. */
+            lifecycle?: components["schemas"]["io.example.api.core.v1.Lifecycle"];
             /**
              * @description Path of the file, inside the container, whose contents become the termination message (truncated to 4096 bytes). Cannot be updated.
              * @default /dev/termination-log
@@ -2284,6 +2288,22 @@ export interface components {
              * @description File mode bits (0000-0777); the volume's defaultMode when unset.
              */
             mode?: number;
+        };
+        /** @description Actions run in response to container lifecycle events. */
+        "io.example.api.core.v1.Lifecycle": {
+            /** @description Run right after the container is started. If it fails, the container is killed and restarted according to its restart policy; the container's other management waits until it completes. */
+            postStart?: components["schemas"]["io.example.api.core.v1.LifecycleHandler"];
+            /** @description Run right before the container is stopped by an API request or a management event (a failed liveness or startup probe, eviction, a failed postStart hook). The pod's termination grace period counts down while it runs; the container is stopped when it completes or the grace period ends, whatever its outcome. */
+            preStop?: components["schemas"]["io.example.api.core.v1.LifecycleHandler"];
+        };
+        /** @description An action taken in a lifecycle hook: exactly one of exec and httpGet. */
+        "io.example.api.core.v1.LifecycleHandler": {
+            /** @description Run a command in the container; a non-zero exit status is a failure. */
+            exec?: components["schemas"]["io.example.api.core.v1.ExecAction"];
+            /** @description Send an HTTP GET request; only a failure to get a response is a failure. */
+            httpGet?: components["schemas"]["io.example.api.core.v1.HTTPGetAction"];
+            /** @description Deprecated: not supported as a lifecycle handler, kept for compatibility; a hook with it fails when run. */
+            tcpSocket?: components["schemas"]["io.example.api.core.v1.TCPSocketAction"];
         };
         /** @description Refers to an object by name in the same namespace. */
         "io.example.api.core.v1.LocalObjectReference": {

@@ -224,6 +224,18 @@ const probeSchema = objectOf<Probe>()("Probe", {
   terminationGracePeriodSeconds: int64().exactOptional(),
 }) satisfies z.ZodType<Probe>;
 
+type Lifecycle = Def<Container["lifecycle"]>;
+type LifecycleHandler = Def<Lifecycle["postStart"]>;
+const lifecycleHandlerSchema = objectOf<LifecycleHandler>()("LifecycleHandler", {
+  exec: execActionSchema.exactOptional(),
+  httpGet: httpGetActionSchema.exactOptional(),
+  tcpSocket: tcpSocketActionSchema.exactOptional(),
+}) satisfies z.ZodType<LifecycleHandler>;
+const lifecycleSchema = objectOf<Lifecycle>()("Lifecycle", {
+  postStart: lifecycleHandlerSchema.exactOptional(),
+  preStop: lifecycleHandlerSchema.exactOptional(),
+}) satisfies z.ZodType<Lifecycle>;
+
 type SecurityContext = Def<Container["securityContext"]>;
 type Capabilities = Def<SecurityContext["capabilities"]>;
 type SELinuxOptions = Def<SecurityContext["seLinuxOptions"]>;
@@ -286,6 +298,7 @@ const containerFields = {
   livenessProbe: probeSchema.exactOptional(),
   readinessProbe: probeSchema.exactOptional(),
   startupProbe: probeSchema.exactOptional(),
+  lifecycle: lifecycleSchema.exactOptional(),
   terminationMessagePath: str().exactOptional(),
   terminationMessagePolicy: openEnum<Def<Container["terminationMessagePolicy"]>>().exactOptional(),
   imagePullPolicy: openEnum<Def<Container["imagePullPolicy"]>>().exactOptional(),
