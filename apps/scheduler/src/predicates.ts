@@ -39,6 +39,10 @@ export interface NodeInfo {
   /** Sum of the non-zero requests of the pods on the node ({@link podNonZeroRequests}), for scoring. */
   readonly nonZeroRequested: Resources;
   readonly podCount: number;
+  /** The pods counted (non-terminated), for the filters that look at other pods (`./inter-pod.ts`). */
+  readonly pods: readonly Pod[];
+  /** Those of {@link pods} with required pod anti-affinity terms (the symmetric anti-affinity check reads only them). */
+  readonly podsWithRequiredAntiAffinity: readonly Pod[];
 }
 
 function quantity(text: string | undefined, milli: boolean): number {
@@ -146,7 +150,7 @@ function computeNodeAllocatable(node: Node): Resources & { readonly pods: number
 
 /** Builds the {@link NodeInfo} of `node` from the pods assigned to it (terminated pods are skipped). */
 export function newNodeInfo(node: Node, pods: readonly Pod[]): NodeInfo {
-  return addPodsToNodeInfo({ node, requested: { milliCPU: 0, memoryBytes: 0 }, nonZeroRequested: { milliCPU: 0, memoryBytes: 0 }, podCount: 0 }, pods);
+  return addPodsToNodeInfo({ node, requested: { milliCPU: 0, memoryBytes: 0 }, nonZeroRequested: { milliCPU: 0, memoryBytes: 0 }, podCount: 0, pods: [], podsWithRequiredAntiAffinity: [] }, pods);
 }
 
 /** A new {@link NodeInfo}: `info` with `pods` counted on top (terminated pods are skipped). Does not mutate its arguments. */
@@ -155,8 +159,12 @@ export function addPodsToNodeInfo(info: NodeInfo, pods: readonly Pod[]): NodeInf
   let nzCPU = info.nonZeroRequested.milliCPU;
   let nzMem = info.nonZeroRequested.memoryBytes;
   let podCount = info.podCount;
+  const counted = [...info.pods];
+  const withAnti = [...info.podsWithRequiredAntiAffinity];
   for (const p of pods) {
     if (p.status?.phase === "Succeeded" || p.status?.phase === "Failed") continue;
+    counted.push(p);
+    if ((p.spec?.affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.length ?? 0) > 0) withAnti.push(p);
     const r = podRequests(p);
     const nz = podNonZeroRequests(p);
     milliCPU += r.milliCPU;
@@ -165,7 +173,7 @@ export function addPodsToNodeInfo(info: NodeInfo, pods: readonly Pod[]): NodeInf
     nzMem += nz.memoryBytes;
     podCount++;
   }
-  return { node: info.node, requested: { milliCPU, memoryBytes }, nonZeroRequested: { milliCPU: nzCPU, memoryBytes: nzMem }, podCount };
+  return { node: info.node, requested: { milliCPU, memoryBytes }, nonZeroRequested: { milliCPU: nzCPU, memoryBytes: nzMem }, podCount, pods: counted, podsWithRequiredAntiAffinity: withAnti };
 }
 
 /**
@@ -284,14 +292,18 @@ export function checkResources(pod: Pod, info: NodeInfo): string[] {
 
 /**
  * Runs the filters in 1.23's default plugin order (NodeUnschedulable, TaintToleration,
- * NodeAffinity, NodeResourcesFit) and returns the reasons of the first that fails (empty when
- * the pod fits), as the framework stops at the first failing filter of a node.
+ * NodeAffinity, NodePorts, NodeResourcesFit, PodTopologySpread, InterPodAffinity) and returns the
+ * reasons of the first that fails (empty when the pod fits), as the framework stops at the first
+ * failing filter of a node. `cluster`: the cycle's pre-filtered NodePorts, PodTopologySpread and
+ * InterPodAffinity (`prepareClusterFilters` in `./inter-pod.ts`); those are skipped without it.
  */
-export function filterNode(pod: Pod, info: NodeInfo): string[] {
+export function filterNode(pod: Pod, info: NodeInfo, cluster?: { ports(info: NodeInfo): string[]; check(info: NodeInfo): string[] }): string[] {
   let reasons = checkNodeUnschedulable(pod, info.node);
   if (reasons.length === 0) reasons = checkTaints(pod, info.node);
   if (reasons.length === 0) reasons = checkNodeAffinity(pod, info.node);
+  if (reasons.length === 0 && cluster) reasons = cluster.ports(info);
   if (reasons.length === 0) reasons = checkResources(pod, info);
+  if (reasons.length === 0 && cluster) reasons = cluster.check(info);
   return reasons;
 }
 

@@ -8,12 +8,13 @@
  * @see pkg/scheduler/internal/queue/scheduling_queue.go (unschedulable pods moved back on cluster events)
  */
 
-import type { Node, Pod, PodCondition } from "@skiff/api-types";
+import type { Namespace, Node, Pod, PodCondition } from "@skiff/api-types";
 import { isConflict, isNotFound, noopTracer } from "@skiff/apimachinery";
 import type { Tracer } from "@skiff/apimachinery";
 import type { Client, Informer } from "@skiff/client";
 import { RateLimitingQueue, createEventRecorder, createSharedInformerFactory, eventSinkOf, isDeletedFinalStateUnknown, keyOf, splitKey } from "@skiff/client";
 import type { RecordEventFunc, SharedInformerFactory } from "@skiff/client";
+import { prepareClusterFilters, reasonAffinityRulesNotMatch, reasonAntiAffinityRulesNotMatch, reasonExistingAntiAffinityRulesNotMatch, reasonNodePorts, reasonTopologySpreadNotMatch } from "./inter-pod.js";
 import { NodeInfoCache } from "./node-info-cache.js";
 import type { NodeInfo } from "./predicates.js";
 import { filterNode, formatFitError } from "./predicates.js";
@@ -41,6 +42,9 @@ export interface SchedulerOptions {
 /** What happened to one scheduling attempt (for logs and tests). */
 export type ScheduleResult = { readonly outcome: "bound"; readonly nodeName: string } | { readonly outcome: "unschedulable"; readonly message: string } | { readonly outcome: "skipped" };
 
+// Reasons of the filters whose outcome other pods' adds and updates can change.
+const podDependentReasons = new Set([reasonNodePorts, reasonTopologySpreadNotMatch, reasonAffinityRulesNotMatch, reasonAntiAffinityRulesNotMatch, reasonExistingAntiAffinityRulesNotMatch]);
+
 /**
  * The scheduler. `start()` syncs the informers and runs one worker; `stop()` ends it.
  *
@@ -62,8 +66,13 @@ export class Scheduler {
   private readonly pending: Informer<Pod>;
   private readonly assigned: Informer<Pod>;
   private readonly nodes: Informer<Node>;
+  private readonly namespaces: Informer<Namespace>;
   private readonly queue = new RateLimitingQueue<string>({ name: "scheduler" });
   private readonly unschedulable = new Set<string>();
+  // The unschedulable pods a filter that looks at other pods rejected somewhere (NodePorts,
+  // PodTopologySpread, InterPodAffinity): an assigned pod's add or update may make them fit, so
+  // those events retry them (1.23's cluster events of these plugins).
+  private readonly waitingOnPods = new Set<string>();
   private readonly assumed = new Map<string, Pod>();
   // The assumed pods by node name and key (kept with `assumed`, so a snapshot does not walk them all).
   private readonly assumedByNode = new Map<string, Map<string, Pod>>();
@@ -94,6 +103,8 @@ export class Scheduler {
       indexers: { node: (p) => [p.spec?.nodeName ?? ""] },
     });
     this.nodes = this.factory.informerFor(this.client.nodes);
+    // Namespace labels, for the namespaceSelector of pod affinity terms.
+    this.namespaces = this.factory.informerFor(this.client.namespaces);
     const assignedStore = this.assigned.store;
     const nodeStore = this.nodes.store;
     this.nodeInfos = new NodeInfoCache({ node: (name) => nodeStore.get(name), nodes: () => nodeStore.list(), podsOn: (name) => assignedStore.byIndex("node", name) });
@@ -117,10 +128,17 @@ export class Scheduler {
       onDelete: (p) => {
         const key = "key" in p && typeof p.key === "string" ? p.key : keyOf(p as Pod);
         this.unschedulable.delete(key);
+        this.waitingOnPods.delete(key);
       },
     });
     this.assigned.addEventHandler({
-      onAdd: (p) => this.forgetAssumed(keyOf(p)),
+      onAdd: (p) => {
+        this.forgetAssumed(keyOf(p));
+        this.retryWaitingOnPods("assigned pod added");
+      },
+      onUpdate: (o, p) => {
+        if (o.metadata?.labels !== p.metadata?.labels) this.retryWaitingOnPods("assigned pod updated");
+      },
       onDelete: () => this.retryUnschedulable("assigned pod deleted"),
     });
     this.nodes.addEventHandler({
@@ -174,6 +192,17 @@ export class Scheduler {
     this.log(4, `retrying ${String(this.unschedulable.size)} unschedulable pod(s): ${why}`);
     for (const key of this.unschedulable) this.queue.add(key);
     this.unschedulable.clear();
+    this.waitingOnPods.clear();
+  }
+
+  private retryWaitingOnPods(why: string): void {
+    if (this.waitingOnPods.size === 0) return;
+    this.log(4, `retrying ${String(this.waitingOnPods.size)} pod(s) that other pods kept unschedulable: ${why}`);
+    for (const key of this.waitingOnPods) {
+      this.unschedulable.delete(key);
+      this.queue.add(key);
+    }
+    this.waitingOnPods.clear();
   }
 
   private async run(): Promise<void> {
@@ -248,10 +277,12 @@ export class Scheduler {
     const who = { pod: key, uid: pod.metadata?.uid ?? "" };
     if (queuedAt !== undefined) this.tracer.record("queue", queuedAt, t0, who);
     const infos = this.snapshot();
+    const namespaceStore = this.namespaces.store;
+    const cluster = prepareClusterFilters(pod, infos, (ns) => namespaceStore.get(ns)?.metadata?.labels);
     const feasible: NodeInfo[] = [];
     const reasons: string[][] = [];
     for (const info of infos) {
-      const r = filterNode(pod, info);
+      const r = filterNode(pod, info, cluster);
       if (r.length === 0) feasible.push(info);
       else reasons.push(r);
     }
@@ -260,6 +291,7 @@ export class Scheduler {
       const message = formatFitError(infos.length, reasons);
       this.log(2, `unable to schedule ${key}: ${message}`);
       this.unschedulable.add(key);
+      if (reasons.some((r) => r.some((x) => podDependentReasons.has(x)))) this.waitingOnPods.add(key);
       await this.recordUnschedulable(pod, message);
       return { result: { outcome: "unschedulable", message } };
     }

@@ -142,6 +142,62 @@ describe("skiff-scheduler against the real apiserver", () => {
     expect(scheduled[0]?.message).toBe("Successfully assigned default/waiting to u-4");
   });
 
+  it("required pod anti-affinity spreads replicas one per node; the extra one waits and is bound when a replica goes", async () => {
+    await addNode("aa-1", { labels: { "example.io/hostname": "aa-1" } });
+    await addNode("aa-2", { labels: { "example.io/hostname": "aa-2" } });
+    const replica = (name: string) =>
+      client.pods.create({
+        metadata: { name, namespace: "default", labels: { app: "web" } },
+        spec: {
+          containers: [{ name: "c", image: "busybox" }],
+          affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { app: "web" } }, topologyKey: "example.io/hostname" }] } },
+        },
+      });
+    await replica("web-1");
+    const first = await boundNode("web-1");
+    await replica("web-2");
+    const second = await boundNode("web-2");
+    expect(new Set([first, second])).toEqual(new Set(["aa-1", "aa-2"]));
+    await replica("web-3");
+    expect(await unschedulableMessage("web-3")).toBe("0/2 nodes are available: 2 node(s) didn't match pod anti-affinity rules.");
+    await client.pods.delete("web-1", { namespace: "default", gracePeriodSeconds: 0 });
+    expect(await boundNode("web-3")).toBe(first);
+  });
+
+  it("required pod affinity waits for the pod it follows, and is bound next to it once that pod is placed", async () => {
+    await addNode("pa-1", { labels: { zone: "a" } });
+    await addNode("pa-2", { labels: { zone: "b" } });
+    await addPod("follower", { affinity: { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { app: "leader" } }, topologyKey: "zone" }] } } });
+    expect(await unschedulableMessage("follower")).toBe("0/2 nodes are available: 2 node(s) didn't match pod affinity rules.");
+    // The leader is bound by hand (no scheduler involved); its add retries the follower.
+    await client.pods.create({ metadata: { name: "leader", namespace: "default", labels: { app: "leader" } }, spec: { nodeName: "pa-2", containers: [{ name: "c", image: "busybox" }] } });
+    expect(await boundNode("follower")).toBe("pa-2");
+  });
+
+  it("topology spread (DoNotSchedule, maxSkew 1) and host ports, as 1.23's filters, with kubectl-style messages", async () => {
+    await addNode("ts-1", { labels: { zone: "a" } });
+    await addNode("ts-2", { labels: { zone: "a" } });
+    await addNode("ts-3", { labels: { zone: "b" } });
+    const spreadPod = (name: string) =>
+      client.pods.create({
+        metadata: { name, namespace: "default", labels: { app: "s" } },
+        spec: {
+          nodeSelector: { zone: "a" },
+          containers: [{ name: "c", image: "busybox", ports: [{ containerPort: 80, hostPort: 8080 }] }],
+          topologySpreadConstraints: [{ maxSkew: 1, topologyKey: "example.io/missing", whenUnsatisfiable: "DoNotSchedule", labelSelector: { matchLabels: { app: "s" } } }],
+        },
+      });
+    await spreadPod("s-1");
+    expect(await unschedulableMessage("s-1")).toBe("0/3 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, 2 node(s) didn't match pod topology spread constraints (missing required label).");
+    await client.pods.delete("s-1", { namespace: "default", gracePeriodSeconds: 0 });
+    const ported = (name: string) => addPod(name, { nodeSelector: { zone: "a" }, containers: [{ name: "c", image: "busybox", ports: [{ containerPort: 80, hostPort: 8080 }] }] });
+    await ported("hp-1");
+    await ported("hp-2");
+    expect(new Set([await boundNode("hp-1"), await boundNode("hp-2")])).toEqual(new Set(["ts-1", "ts-2"]));
+    await ported("hp-3");
+    expect(await unschedulableMessage("hp-3")).toBe("0/3 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, 2 node(s) didn't have free ports for the requested pod ports.");
+  });
+
   it("a pod that stays unschedulable across retries has one FailedScheduling event whose count grows (client-go's event correlator)", async () => {
     await addNode("c-1", { cpu: "1" });
     await addPod("stuck", {}, { cpu: "3" });

@@ -9,7 +9,6 @@ import {
   atomicStruct,
   bool,
   enumStr,
-  freeForm,
   gvk,
   int32,
   int64,
@@ -128,6 +127,10 @@ export const coreSchemas = {
       affinity: link(C("Affinity"), "Scheduling constraints of the pod."),
       schedulerName: str("The scheduler that places the pod.", { default: "default-scheduler" }),
       tolerations: arrayOf(C("Toleration"), "Taints the pod tolerates."),
+      topologySpreadConstraints: arrayOf(C("TopologySpreadConstraint"), "How the pod's group (the pods its label selector matches) is spread across topology domains; all constraints are ANDed.", {
+        ...listType("map", ["topologyKey", "whenUnsatisfiable"]),
+        ...mergeBy("topologyKey"),
+      }),
       priorityClassName: str("Name of the priority class of the pod; its value is copied into `priority`."),
       priority: int32("Priority of the pod; higher values are scheduled and kept first. Set by admission from priorityClassName."),
       readinessGates: arrayOf(
@@ -536,9 +539,51 @@ export const coreSchemas = {
   // ── Scheduling ─────────────────────────────────────────────────────────────────────────────
   [C("Affinity")]: object("Scheduling constraints of a pod.", {
     nodeAffinity: link(C("NodeAffinity"), "Rules about the nodes the pod may be placed on."),
-    podAffinity: freeForm("Rules to place the pod near other pods (kept as given; Kubernetes' PodAffinity)."),
-    podAntiAffinity: freeForm("Rules to keep the pod away from other pods (kept as given; Kubernetes' PodAntiAffinity)."),
+    podAffinity: link(C("PodAffinity"), "Rules to place the pod in the same topology domain (node, zone, ...) as other pods."),
+    podAntiAffinity: link(C("PodAntiAffinity"), "Rules to keep the pod out of the topology domains of other pods."),
   }),
+  [C("PodAffinity")]: object("Inter-pod affinity rules of a pod.", {
+    requiredDuringSchedulingIgnoredDuringExecution: arrayOf(
+      C("PodAffinityTerm"),
+      "Terms a node must satisfy for the pod to be scheduled onto it: for each, a pod it selects runs in the node's topology domain. The terms are ANDed. Not re-checked once the pod runs.",
+    ),
+    preferredDuringSchedulingIgnoredDuringExecution: arrayOf(C("WeightedPodAffinityTerm"), "Weighted preferences: the scheduler favors nodes whose domains hold pods the terms select."),
+  }),
+  [C("PodAntiAffinity")]: object("Inter-pod anti-affinity rules of a pod.", {
+    requiredDuringSchedulingIgnoredDuringExecution: arrayOf(
+      C("PodAffinityTerm"),
+      "Terms a node must satisfy for the pod to be scheduled onto it: no pod a term selects runs in the node's topology domain. Not re-checked once the pod runs.",
+    ),
+    preferredDuringSchedulingIgnoredDuringExecution: arrayOf(C("WeightedPodAffinityTerm"), "Weighted preferences: the scheduler disfavors nodes whose domains hold pods the terms select."),
+  }),
+  [C("PodAffinityTerm")]: object(
+    "A set of pods (a label query over the pods of some namespaces) and the topology key whose domains the rule is about.",
+    {
+      labelSelector: link(`${META}LabelSelector`, "Label query over pods; a null selector selects none."),
+      namespaces: strList("Namespaces of the pods; with an empty list and a null namespaceSelector, the pod's own namespace."),
+      topologyKey: str("Node label whose value is the topology domain (`example.io/hostname`: a node). Required."),
+      namespaceSelector: link(`${META}LabelSelector`, "Label query over namespaces, added to `namespaces`; `{}` selects every namespace."),
+    },
+    { required: ["topologyKey"] },
+  ),
+  [C("WeightedPodAffinityTerm")]: object(
+    "A pod affinity term with a weight.",
+    {
+      weight: int32("Weight of the term, 1-100."),
+      podAffinityTerm: link(C("PodAffinityTerm"), "The term."),
+    },
+    { required: ["weight", "podAffinityTerm"] },
+  ),
+  [C("TopologySpreadConstraint")]: object(
+    "How the pods a label selector matches are spread across the domains of a topology key.",
+    {
+      maxSkew: int32("The most the number of matching pods in a domain may exceed the smallest number in any eligible domain; at least 1."),
+      topologyKey: str("Node label whose value is the topology domain. Nodes without it are not eligible (and not counted)."),
+      whenUnsatisfiable: enumStr(["DoNotSchedule", "ScheduleAnyway"], "What to do with a pod that would break maxSkew: leave it pending, or schedule it favoring nodes that lower the skew."),
+      labelSelector: link(`${META}LabelSelector`, "Label query over the pods of the pod's namespace that are counted."),
+    },
+    { required: ["maxSkew", "topologyKey", "whenUnsatisfiable"] },
+  ),
   [C("NodeAffinity")]: object("Node affinity rules of a pod.", {
     requiredDuringSchedulingIgnoredDuringExecution: link(C("NodeSelector"), "Rules a node must satisfy for the pod to be scheduled onto it. Not re-checked once the pod runs."),
     preferredDuringSchedulingIgnoredDuringExecution: arrayOf(

@@ -729,10 +729,42 @@ export type Sysctl = Schemas["io.example.api.core.v1.Sysctl"];
 export type SELinuxOptions = Schemas["io.example.api.core.v1.SELinuxOptions"];
 
 /**
- * Scheduling constraints of a pod; pod (anti-)affinity is kept as a free-form object.
+ * Scheduling constraints of a pod: node affinity and inter-pod (anti-)affinity.
  * @see staging/src/k8s.io/api/core/v1/types.go
  */
 export type Affinity = Schemas["io.example.api.core.v1.Affinity"];
+
+/**
+ * Inter-pod affinity rules: required terms (ANDed) and weighted preferences.
+ * @see staging/src/k8s.io/api/core/v1/types.go (PodAffinity) in kubernetes/kubernetes v1.23
+ */
+export type PodAffinity = Schemas["io.example.api.core.v1.PodAffinity"];
+
+/**
+ * Inter-pod anti-affinity rules: required terms and weighted preferences.
+ * @see staging/src/k8s.io/api/core/v1/types.go (PodAntiAffinity) in kubernetes/kubernetes v1.23
+ */
+export type PodAntiAffinity = Schemas["io.example.api.core.v1.PodAntiAffinity"];
+
+/**
+ * A set of pods (label selector over some namespaces) and the node label whose values are the
+ * topology domains a pod (anti-)affinity rule is about; `topologyKey` is required.
+ * @see staging/src/k8s.io/api/core/v1/types.go (PodAffinityTerm) in kubernetes/kubernetes v1.23
+ */
+export type PodAffinityTerm = Schemas["io.example.api.core.v1.PodAffinityTerm"];
+
+/**
+ * A {@link PodAffinityTerm} with a weight (1-100) for preferred rules.
+ * @see staging/src/k8s.io/api/core/v1/types.go (WeightedPodAffinityTerm) in kubernetes/kubernetes v1.23
+ */
+export type WeightedPodAffinityTerm = Schemas["io.example.api.core.v1.WeightedPodAffinityTerm"];
+
+/**
+ * How the pods a label selector matches are spread across the domains of a topology key
+ * (`maxSkew`, `topologyKey`, `whenUnsatisfiable` required).
+ * @see staging/src/k8s.io/api/core/v1/types.go (TopologySpreadConstraint) in kubernetes/kubernetes v1.23
+ */
+export type TopologySpreadConstraint = Schemas["io.example.api.core.v1.TopologySpreadConstraint"];
 
 /**
  * Node affinity rules: required (a {@link NodeSelector}) and preferred (weighted terms).

@@ -1729,10 +1729,10 @@ export interface components {
         "io.example.api.core.v1.Affinity": {
             /** @description Rules about the nodes the pod may be placed on. */
             nodeAffinity?: components["schemas"]["io.example.api.core.v1.NodeAffinity"];
-            /** @description Rules to place the pod near other pods (kept as given; Kubernetes' PodAffinity). */
-            podAffinity?: Record<string, unknown>;
-            /** @description Rules to keep the pod away from other pods (kept as given; Kubernetes' PodAntiAffinity). */
-            podAntiAffinity?: Record<string, unknown>;
+            /** @description Rules to place the pod in the same topology domain (node, zone, ...) as other pods. */
+            podAffinity?: components["schemas"]["io.example.api.core.v1.PodAffinity"];
+            /** @description Rules to keep the pod out of the topology domains of other pods. */
+            podAntiAffinity?: components["schemas"]["io.example.api.core.v1.PodAntiAffinity"];
         };
         /** @description Binds a pod to a node; posted to a pod's `binding` subresource by the scheduler. */
         "io.example.api.core.v1.Binding": {
@@ -2576,6 +2576,31 @@ export interface components {
             /** @description Most recently observed status of the pod, maintained by the system. */
             status?: components["schemas"]["io.example.api.core.v1.PodStatus"];
         };
+        /** @description Inter-pod affinity rules of a pod. */
+        "io.example.api.core.v1.PodAffinity": {
+            /** @description Terms a node must satisfy for the pod to be scheduled onto it: for each, a pod it selects runs in the node's topology domain. The terms are ANDed. Not re-checked once the pod runs. */
+            requiredDuringSchedulingIgnoredDuringExecution?: components["schemas"]["io.example.api.core.v1.PodAffinityTerm"][];
+            /** @description Weighted preferences: the scheduler favors nodes whose domains hold pods the terms select. */
+            preferredDuringSchedulingIgnoredDuringExecution?: components["schemas"]["io.example.api.core.v1.WeightedPodAffinityTerm"][];
+        };
+        /** @description A set of pods (a label query over the pods of some namespaces) and the topology key whose domains the rule is about. */
+        "io.example.api.core.v1.PodAffinityTerm": {
+            /** @description Label query over pods; a null selector selects none. */
+            labelSelector?: components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.LabelSelector"];
+            /** @description Namespaces of the pods; with an empty list and a null namespaceSelector, the pod's own namespace. */
+            namespaces?: string[];
+            /** @description Node label whose value is the topology domain (`example.io/hostname`: a node). Required. */
+            topologyKey: string;
+            /** @description Label query over namespaces, added to `namespaces`; `{}` selects every namespace. */
+            namespaceSelector?: components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.LabelSelector"];
+        };
+        /** @description Inter-pod anti-affinity rules of a pod. */
+        "io.example.api.core.v1.PodAntiAffinity": {
+            /** @description Terms a node must satisfy for the pod to be scheduled onto it: no pod a term selects runs in the node's topology domain. Not re-checked once the pod runs. */
+            requiredDuringSchedulingIgnoredDuringExecution?: components["schemas"]["io.example.api.core.v1.PodAffinityTerm"][];
+            /** @description Weighted preferences: the scheduler disfavors nodes whose domains hold pods the terms select. */
+            preferredDuringSchedulingIgnoredDuringExecution?: components["schemas"]["io.example.api.core.v1.WeightedPodAffinityTerm"][];
+        };
         /** @description One condition of a pod. */
         "io.example.api.core.v1.PodCondition": {
             /** @description Condition type: PodScheduled, Initialized, ContainersReady or Ready. */
@@ -2752,6 +2777,8 @@ export interface components {
             schedulerName?: string;
             /** @description Taints the pod tolerates. */
             tolerations?: components["schemas"]["io.example.api.core.v1.Toleration"][];
+            /** @description How the pod's group (the pods its label selector matches) is spread across topology domains; all constraints are ANDed. */
+            topologySpreadConstraints?: components["schemas"]["io.example.api.core.v1.TopologySpreadConstraint"][];
             /** @description Name of the priority class of the pod; its value is copied into `priority`. */
             priorityClassName?: string;
             /**
@@ -3139,6 +3166,23 @@ export interface components {
              */
             tolerationSeconds?: number;
         };
+        /** @description How the pods a label selector matches are spread across the domains of a topology key. */
+        "io.example.api.core.v1.TopologySpreadConstraint": {
+            /**
+             * Format: int32
+             * @description The most the number of matching pods in a domain may exceed the smallest number in any eligible domain; at least 1.
+             */
+            maxSkew: number;
+            /** @description Node label whose value is the topology domain. Nodes without it are not eligible (and not counted). */
+            topologyKey: string;
+            /**
+             * @description What to do with a pod that would break maxSkew: leave it pending, or schedule it favoring nodes that lower the skew.
+             * @enum {string}
+             */
+            whenUnsatisfiable: "DoNotSchedule" | "ScheduleAnyway";
+            /** @description Label query over the pods of the pod's namespace that are counted. */
+            labelSelector?: components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.LabelSelector"];
+        };
         /** @description A named volume of a pod; exactly one source is set. */
         "io.example.api.core.v1.Volume": {
             /** @description Name of the volume, a DNS label unique within the pod. */
@@ -3190,6 +3234,16 @@ export interface components {
             downwardAPI?: components["schemas"]["io.example.api.core.v1.DownwardAPIProjection"];
             /** @description A token of the pod's service account. */
             serviceAccountToken?: components["schemas"]["io.example.api.core.v1.ServiceAccountTokenProjection"];
+        };
+        /** @description A pod affinity term with a weight. */
+        "io.example.api.core.v1.WeightedPodAffinityTerm": {
+            /**
+             * Format: int32
+             * @description Weight of the term, 1-100.
+             */
+            weight: number;
+            /** @description The term. */
+            podAffinityTerm: components["schemas"]["io.example.api.core.v1.PodAffinityTerm"];
         };
         /** @description Evicts a pod (deletes it with the given options); posted to a pod's `eviction` subresource by `kubectl drain`. Not stored. */
         "io.example.api.policy.v1.Eviction": {

@@ -333,7 +333,7 @@ describe("validateJobUpdate", () => {
     it("still forbids other template changes", () => {
       const j = changed((x) => (x.spec!.template.spec!.containers[0]!.image = "perl:2"));
       expect(fields(validateJobUpdate(j, suspended, mutable))).toEqual(["spec.template"]);
-      const pa = changed((x) => (x.spec!.template.spec!.affinity = { podAffinity: { x: 1 } }));
+      const pa = changed((x) => (x.spec!.template.spec!.affinity = { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: "zone" }] } }));
       expect(fields(validateJobUpdate(pa, suspended, mutable))).toEqual(["spec.template"]);
     });
   });

@@ -51,7 +51,6 @@ import type { z } from "zod";
 import { kindEnvelope, kindListOf, labelSelectorSchema, objectMetaSchema, typeMetaShape } from "./meta.js";
 import {
   bool,
-  freeForm,
   int32,
   int64,
   intOrString,
@@ -464,12 +463,39 @@ export const nodeAffinitySchema = objectOf<NodeAffinity>()("NodeAffinity", {
   preferredDuringSchedulingIgnoredDuringExecution: listOf(preferredSchedulingTermSchema).exactOptional(),
 }) satisfies z.ZodType<NodeAffinity>;
 
-/** core/v1 Affinity; podAffinity/podAntiAffinity are kept free-form. */
+type PodAffinity = Def<Affinity["podAffinity"]>;
+type PodAntiAffinity = Def<Affinity["podAntiAffinity"]>;
+type PodAffinityTerm = Elem<Def<PodAffinity["requiredDuringSchedulingIgnoredDuringExecution"]>>;
+type WeightedPodAffinityTerm = Elem<Def<PodAffinity["preferredDuringSchedulingIgnoredDuringExecution"]>>;
+const podAffinityTermSchema = objectOf<PodAffinityTerm>()("PodAffinityTerm", {
+  labelSelector: labelSelectorSchema.exactOptional(),
+  namespaces: stringList().exactOptional(),
+  topologyKey: str(),
+  namespaceSelector: labelSelectorSchema.exactOptional(),
+}) satisfies z.ZodType<PodAffinityTerm>;
+const weightedPodAffinityTermSchema = objectOf<WeightedPodAffinityTerm>()("WeightedPodAffinityTerm", {
+  weight: int32(),
+  podAffinityTerm: podAffinityTermSchema,
+}) satisfies z.ZodType<WeightedPodAffinityTerm>;
+const podAffinityFields = {
+  requiredDuringSchedulingIgnoredDuringExecution: listOf(podAffinityTermSchema).exactOptional(),
+  preferredDuringSchedulingIgnoredDuringExecution: listOf(weightedPodAffinityTermSchema).exactOptional(),
+};
+
+/** core/v1 Affinity. */
 export const affinitySchema = objectOf<Affinity>()("Affinity", {
   nodeAffinity: nodeAffinitySchema.exactOptional(),
-  podAffinity: freeForm().exactOptional(),
-  podAntiAffinity: freeForm().exactOptional(),
+  podAffinity: (objectOf<PodAffinity>()("PodAffinity", podAffinityFields) satisfies z.ZodType<PodAffinity>).exactOptional(),
+  podAntiAffinity: (objectOf<PodAntiAffinity>()("PodAntiAffinity", podAffinityFields) satisfies z.ZodType<PodAntiAffinity>).exactOptional(),
 }) satisfies z.ZodType<Affinity>;
+
+type TopologySpreadConstraint = Elem<Def<PodSpec["topologySpreadConstraints"]>>;
+const topologySpreadConstraintSchema = objectOf<TopologySpreadConstraint>()("TopologySpreadConstraint", {
+  maxSkew: int32(),
+  topologyKey: str(),
+  whenUnsatisfiable: openEnum<TopologySpreadConstraint["whenUnsatisfiable"]>(),
+  labelSelector: labelSelectorSchema.exactOptional(),
+}) satisfies z.ZodType<TopologySpreadConstraint>;
 
 /** core/v1 Toleration. */
 export const tolerationSchema = objectOf<Toleration>()("Toleration", {
@@ -535,6 +561,7 @@ export const podSpecSchema = objectOf<PodSpec>()("PodSpec", {
   affinity: affinitySchema.exactOptional(),
   schedulerName: str().exactOptional(),
   tolerations: listOf(tolerationSchema).exactOptional(),
+  topologySpreadConstraints: listOf(topologySpreadConstraintSchema).exactOptional(),
   priorityClassName: str().exactOptional(),
   priority: int32().exactOptional(),
   readinessGates: listOf(podReadinessGateSchema).exactOptional(),
