@@ -64,27 +64,33 @@ export function checkNodePorts(wanted: readonly HostPort[], info: NodeInfo): str
 
 // ---- affinity terms ------------------------------------------------------------------------
 
-interface AffinityTerm {
+/** A pod affinity term ready to match: its selectors parsed, its namespaces resolved. */
+export interface AffinityTerm {
   readonly selector: Selector;
   readonly namespaces: ReadonlySet<string>;
   readonly namespaceSelector: Selector;
   readonly topologyKey: string;
 }
 
-function selectorOf(s: LabelSelector | undefined): Selector {
+/** A structured selector as a {@link Selector}; a missing or unreadable one selects nothing. */
+export function selectorOf(s: LabelSelector | undefined): Selector {
   const r = labelSelectorAsSelector(s);
   // The apiserver validates selectors; one that cannot be read selects nothing (1.23 logs and skips).
   return r.ok ? r.value : nothingSelector();
 }
 
-// 1.23's newAffinityTerm: no namespaces and no namespace selector means the pod's own namespace.
-function compileTerm(term: PodAffinityTerm, podNamespace: string): AffinityTerm {
+/**
+ * The term of a pod in `podNamespace`, ready to match: as 1.23's newAffinityTerm, no namespaces
+ * and no namespace selector mean the pod's own namespace.
+ */
+export function compileTerm(term: PodAffinityTerm, podNamespace: string): AffinityTerm {
   const namespaces = new Set(term.namespaces ?? []);
   if (namespaces.size === 0 && term.namespaceSelector === undefined) namespaces.add(podNamespace);
   return { selector: selectorOf(term.labelSelector), namespaces, namespaceSelector: selectorOf(term.namespaceSelector), topologyKey: term.topologyKey };
 }
 
-function termMatches(t: AffinityTerm, pod: Pod, nsLabels: NamespaceLabels): boolean {
+/** Whether `t` selects `pod`: its namespace listed or selected, then its labels selected. */
+export function termMatches(t: AffinityTerm, pod: Pod, nsLabels: NamespaceLabels): boolean {
   const ns = pod.metadata?.namespace ?? "";
   if (!t.namespaces.has(ns) && !t.namespaceSelector.matches(nsLabels(ns) ?? {})) return false;
   return t.selector.matches(pod.metadata?.labels ?? {});
@@ -219,8 +225,8 @@ export function prepareClusterFilters(pod: Pod, infos: readonly NodeInfo[], nsLa
   };
 }
 
-// The pod's nodeSelector and required node affinity (PodTopologySpread counts only such nodes).
-function matchesNodeSelectorAndAffinity(pod: Pod, node: Node): boolean {
+/** Whether `node` passes the pod's nodeSelector and required node affinity (PodTopologySpread counts only such nodes). */
+export function matchesNodeSelectorAndAffinity(pod: Pod, node: Node): boolean {
   const labels = node.metadata?.labels ?? {};
   for (const [k, v] of Object.entries(pod.spec?.nodeSelector ?? {})) if (labels[k] !== v) return false;
   const terms = pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms;

@@ -41,6 +41,8 @@ export interface NodeInfo {
   readonly podCount: number;
   /** The pods counted (non-terminated), for the filters that look at other pods (`./inter-pod.ts`). */
   readonly pods: readonly Pod[];
+  /** Those of {@link pods} with pod affinity or anti-affinity rules (what the affinity scoring reads of a pod without its own). */
+  readonly podsWithAffinity: readonly Pod[];
   /** Those of {@link pods} with required pod anti-affinity terms (the symmetric anti-affinity check reads only them). */
   readonly podsWithRequiredAntiAffinity: readonly Pod[];
 }
@@ -150,7 +152,7 @@ function computeNodeAllocatable(node: Node): Resources & { readonly pods: number
 
 /** Builds the {@link NodeInfo} of `node` from the pods assigned to it (terminated pods are skipped). */
 export function newNodeInfo(node: Node, pods: readonly Pod[]): NodeInfo {
-  return addPodsToNodeInfo({ node, requested: { milliCPU: 0, memoryBytes: 0 }, nonZeroRequested: { milliCPU: 0, memoryBytes: 0 }, podCount: 0, pods: [], podsWithRequiredAntiAffinity: [] }, pods);
+  return addPodsToNodeInfo({ node, requested: { milliCPU: 0, memoryBytes: 0 }, nonZeroRequested: { milliCPU: 0, memoryBytes: 0 }, podCount: 0, pods: [], podsWithAffinity: [], podsWithRequiredAntiAffinity: [] }, pods);
 }
 
 /** A new {@link NodeInfo}: `info` with `pods` counted on top (terminated pods are skipped). Does not mutate its arguments. */
@@ -160,10 +162,12 @@ export function addPodsToNodeInfo(info: NodeInfo, pods: readonly Pod[]): NodeInf
   let nzMem = info.nonZeroRequested.memoryBytes;
   let podCount = info.podCount;
   const counted = [...info.pods];
+  const withAffinity = [...info.podsWithAffinity];
   const withAnti = [...info.podsWithRequiredAntiAffinity];
   for (const p of pods) {
     if (p.status?.phase === "Succeeded" || p.status?.phase === "Failed") continue;
     counted.push(p);
+    if (p.spec?.affinity?.podAffinity !== undefined || p.spec?.affinity?.podAntiAffinity !== undefined) withAffinity.push(p);
     if ((p.spec?.affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.length ?? 0) > 0) withAnti.push(p);
     const r = podRequests(p);
     const nz = podNonZeroRequests(p);
@@ -173,7 +177,7 @@ export function addPodsToNodeInfo(info: NodeInfo, pods: readonly Pod[]): NodeInf
     nzMem += nz.memoryBytes;
     podCount++;
   }
-  return { node: info.node, requested: { milliCPU, memoryBytes }, nonZeroRequested: { milliCPU: nzCPU, memoryBytes: nzMem }, podCount, pods: counted, podsWithRequiredAntiAffinity: withAnti };
+  return { node: info.node, requested: { milliCPU, memoryBytes }, nonZeroRequested: { milliCPU: nzCPU, memoryBytes: nzMem }, podCount, pods: counted, podsWithAffinity: withAffinity, podsWithRequiredAntiAffinity: withAnti };
 }
 
 /**

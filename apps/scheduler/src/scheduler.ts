@@ -16,6 +16,7 @@ import { RateLimitingQueue, createEventRecorder, createSharedInformerFactory, ev
 import type { RecordEventFunc, SharedInformerFactory } from "@skiff/client";
 import { prepareClusterFilters, reasonAffinityRulesNotMatch, reasonAntiAffinityRulesNotMatch, reasonExistingAntiAffinityRulesNotMatch, reasonNodePorts, reasonTopologySpreadNotMatch } from "./inter-pod.js";
 import { NodeInfoCache } from "./node-info-cache.js";
+import { preferenceScores } from "./preference-scoring.js";
 import type { NodeInfo } from "./predicates.js";
 import { filterNode, formatFitError } from "./predicates.js";
 import type { ResourceWeights } from "./scoring.js";
@@ -278,7 +279,8 @@ export class Scheduler {
     if (queuedAt !== undefined) this.tracer.record("queue", queuedAt, t0, who);
     const infos = this.snapshot();
     const namespaceStore = this.namespaces.store;
-    const cluster = prepareClusterFilters(pod, infos, (ns) => namespaceStore.get(ns)?.metadata?.labels);
+    const nsLabels = (ns: string) => namespaceStore.get(ns)?.metadata?.labels;
+    const cluster = prepareClusterFilters(pod, infos, nsLabels);
     const feasible: NodeInfo[] = [];
     const reasons: string[][] = [];
     for (const info of infos) {
@@ -286,7 +288,7 @@ export class Scheduler {
       if (r.length === 0) feasible.push(info);
       else reasons.push(r);
     }
-    const choice = selectNode(pod, feasible, this.options.weights);
+    const choice = selectNode(pod, feasible, this.options.weights, feasible.length > 1 ? preferenceScores(pod, feasible, infos, nsLabels) : undefined);
     if (!choice) {
       const message = formatFitError(infos.length, reasons);
       this.log(2, `unable to schedule ${key}: ${message}`);

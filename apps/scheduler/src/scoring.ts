@@ -41,16 +41,17 @@ export function leastAllocatedScore(pod: Pod, info: NodeInfo, weights: ResourceW
 }
 
 /**
- * The feasible node with the highest score. Ties go to the node whose name sorts first, so
+ * The feasible node with the highest score: least-allocated plus `extra[i]` for `feasible[i]` (the
+ * preference scores of `./preference-scoring.ts`). Ties go to the node whose name sorts first, so
  * placement is deterministic (Kubernetes picks randomly among the tied nodes). `undefined` when
  * `feasible` is empty. Does not mutate its arguments.
  * @see pkg/scheduler/generic_scheduler.go (`selectHost`)
  */
-export function selectNode(pod: Pod, feasible: readonly NodeInfo[], weights?: ResourceWeights): { readonly nodeName: string; readonly score: number } | undefined {
+export function selectNode(pod: Pod, feasible: readonly NodeInfo[], weights?: ResourceWeights, extra?: readonly number[]): { readonly nodeName: string; readonly score: number } | undefined {
   let best: { nodeName: string; score: number } | undefined;
-  for (const info of feasible) {
+  for (const [i, info] of feasible.entries()) {
     const nodeName = info.node.metadata?.name ?? "";
-    const score = leastAllocatedScore(pod, info, weights);
+    const score = leastAllocatedScore(pod, info, weights) + (extra?.[i] ?? 0);
     if (!best || score > best.score || (score === best.score && nodeName < best.nodeName)) best = { nodeName, score };
   }
   return best;

@@ -198,6 +198,30 @@ describe("skiff-scheduler against the real apiserver", () => {
     expect(await unschedulableMessage("hp-3")).toBe("0/3 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, 2 node(s) didn't have free ports for the requested pod ports.");
   });
 
+  it("preferences score nodes: preferred node affinity, PreferNoSchedule taints, preferred pod anti-affinity, ScheduleAnyway spread", async () => {
+    // Equal nodes: without preferences the tie goes to the first name.
+    await addNode("pf-1", { labels: { zone: "a", "example.io/hostname": "pf-1" }, taints: [{ key: "spot", value: "true", effect: "PreferNoSchedule" }] });
+    await addNode("pf-2", { labels: { zone: "b", "example.io/hostname": "pf-2" } });
+    await addPod("plain");
+    expect(await boundNode("plain")).toBe("pf-2");
+    await addPod("tolerant", { tolerations: [{ key: "spot", operator: "Exists" }], affinity: { nodeAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 5, preference: { matchExpressions: [{ key: "zone", operator: "In", values: ["a"] }] } }] } } });
+    expect(await boundNode("tolerant")).toBe("pf-1");
+    const spread = (name: string) =>
+      client.pods.create({
+        metadata: { name, namespace: "default", labels: { app: "sp" } },
+        spec: {
+          tolerations: [{ key: "spot", operator: "Exists" }],
+          containers: [{ name: "c", image: "busybox" }],
+          topologySpreadConstraints: [{ maxSkew: 1, topologyKey: "zone", whenUnsatisfiable: "ScheduleAnyway", labelSelector: { matchLabels: { app: "sp" } } }],
+          affinity: { podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { labelSelector: { matchLabels: { app: "sp" } }, topologyKey: "example.io/hostname" } }] } },
+        },
+      });
+    await spread("sp-1");
+    const first = await boundNode("sp-1");
+    await spread("sp-2");
+    expect(await boundNode("sp-2")).toBe(first === "pf-1" ? "pf-2" : "pf-1");
+  });
+
   it("a pod that stays unschedulable across retries has one FailedScheduling event whose count grows (client-go's event correlator)", async () => {
     await addNode("c-1", { cpu: "1" });
     await addPod("stuck", {}, { cpu: "3" });
