@@ -46,6 +46,29 @@ describe.each(kubectlBuilds.map((b) => [b.label, b] as const))("kubectl %s", (la
     expect(grouped.stdout.trim().split("\n").sort()).toEqual(["csidrivers.storage.example.io", "csinodes.storage.example.io"]);
   });
 
+  it.skipIf(skip)("pods: Priority admission resolves the built-in classes and refuses an unknown one with 1.23's message", async () => {
+    const kc = k();
+    const manifest = (name: string, className: string) => `apiVersion: v1
+kind: Pod
+metadata: {name: ${name}}
+spec:
+  priorityClassName: ${className}
+  containers: [{name: c, image: busybox}]
+`;
+    const critical = join(s.dir, `prio-ok-${ver}.yaml`);
+    await writeFile(critical, manifest(`prio-ok-${ver}`, "system-node-critical"));
+    const created = create(kc, critical);
+    expect(created.code, created.stderr).toBe(0);
+    const got = kc.run("get", "pod", `prio-ok-${ver}`, "-o", "jsonpath={.spec.priority} {.spec.preemptionPolicy}");
+    expect(got.stdout).toBe("2000001000 PreemptLowerPriority");
+    const unknown = join(s.dir, `prio-bad-${ver}.yaml`);
+    await writeFile(unknown, manifest(`prio-bad-${ver}`, "high"));
+    const refused = create(kc, unknown);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(`Error from server (Forbidden): error when creating "${unknown}": pods "prio-bad-${ver}" is forbidden: no PriorityClass with name high was found\n`);
+    expect(kc.run("delete", "pod", `prio-ok-${ver}`, "--grace-period=0").code).toBe(0);
+  });
+
   it.skipIf(skip)("speaks HTTP/2 to the apiserver (ALPN h2), requests and watch as streams of one connection", () => {
     // Go's http2 transport logs each connection it creates with GODEBUG=http2debug=1.
     const r = k().runWithEnv({ GODEBUG: "http2debug=1" }, "get", "podtemplates", "--watch-only", "--request-timeout=2s");

@@ -133,6 +133,7 @@ export const coreSchemas = {
       }),
       priorityClassName: str("Name of the priority class of the pod; its value is copied into `priority`."),
       priority: int32("Priority of the pod; higher values are scheduled and kept first. Set by admission from priorityClassName."),
+      preemptionPolicy: enumStr(["Never", "PreemptLowerPriority"], "Whether the pod may preempt pods of lower priority. Set by admission from priorityClassName."),
       readinessGates: arrayOf(
         C("PodReadinessGate"),
         "Extra conditions the pod is only ready with: the pod is ready when all its containers are ready and each of these conditions of `status.conditions` is True.",

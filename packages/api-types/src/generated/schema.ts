@@ -2786,6 +2786,11 @@ export interface components {
              * @description Priority of the pod; higher values are scheduled and kept first. Set by admission from priorityClassName.
              */
             priority?: number;
+            /**
+             * @description Whether the pod may preempt pods of lower priority. Set by admission from priorityClassName.
+             * @enum {string}
+             */
+            preemptionPolicy?: "Never" | "PreemptLowerPriority";
             /** @description Extra conditions the pod is only ready with: the pod is ready when all its containers are ready and each of these conditions of `status.conditions` is True. */
             readinessGates?: components["schemas"]["io.example.api.core.v1.PodReadinessGate"][];
             /**

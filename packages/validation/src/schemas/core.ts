@@ -564,6 +564,7 @@ export const podSpecSchema = objectOf<PodSpec>()("PodSpec", {
   topologySpreadConstraints: listOf(topologySpreadConstraintSchema).exactOptional(),
   priorityClassName: str().exactOptional(),
   priority: int32().exactOptional(),
+  preemptionPolicy: openEnum<Def<PodSpec["preemptionPolicy"]>>().exactOptional(),
   readinessGates: listOf(podReadinessGateSchema).exactOptional(),
   enableServiceLinks: bool().exactOptional(),
 }) satisfies z.ZodType<PodSpec>;
