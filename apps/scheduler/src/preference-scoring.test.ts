@@ -1,7 +1,7 @@
-import type { Node, Pod, Taint } from "@skiff/api-types";
+import { NodeHostnameLabel as hostnameLabel, type Node, type Pod, type Taint } from "@skiff/api-types";
 import { describe, expect, it } from "vitest";
 import { newNodeInfo, type NodeInfo } from "./predicates.js";
-import { hostnameLabel, preferenceScores } from "./preference-scoring.js";
+import { preferenceScores } from "./preference-scoring.js";
 import { selectNode } from "./scoring.js";
 
 const node = (name: string, labels: Record<string, string>, taints: Taint[] = []): Node => ({

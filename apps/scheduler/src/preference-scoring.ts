@@ -9,14 +9,12 @@
  * @see pkg/scheduler/framework/plugins/{nodeaffinity,tainttoleration,interpodaffinity/scoring.go,podtopologyspread/scoring.go}, pkg/scheduler/framework/plugins/helper/normalize_score.go, pkg/scheduler/apis/config/v1beta2/default_plugins.go in kubernetes/kubernetes v1.23
  */
 
-import type { Pod, WeightedPodAffinityTerm } from "@skiff/api-types";
+import { NodeHostnameLabel as hostnameLabel, type Pod, type WeightedPodAffinityTerm } from "@skiff/api-types";
 import type { Selector } from "@skiff/apimachinery";
 import { compileTerm, matchesNodeSelectorAndAffinity, selectorOf, termMatches, type AffinityTerm, type NamespaceLabels } from "./inter-pod.js";
 import { matchNodeSelectorTerm, toleratesTaint, type NodeInfo } from "./predicates.js";
 import { maxNodeScore } from "./scoring.js";
 
-/** The node label PodTopologySpread counts per node rather than per domain (1.23's `v1.LabelHostname`). */
-export const hostnameLabel = "example.io/hostname";
 
 // helper.DefaultNormalizeScore: scaled to 0..max by the highest score; reversed on request.
 function defaultNormalize(scores: number[], reverse: boolean): number[] {
