@@ -6,6 +6,7 @@
  *
  * @see pkg/scheduler/scheduler.go (`scheduleOne`: the binding cycle runs in its own goroutine; `skipPodSchedule`)
  * @see pkg/scheduler/internal/queue/scheduling_queue.go (unschedulable pods moved back on cluster events)
+ * @see pkg/scheduler/framework/plugins/queuesort/priority_sort.go
  */
 
 import type { Namespace, Node, Pod, PodCondition } from "@skiff/api-types";
@@ -49,7 +50,8 @@ const podDependentReasons = new Set([reasonNodePorts, reasonTopologySpreadNotMat
 /**
  * The scheduler. `start()` syncs the informers and runs one worker; `stop()` ends it.
  *
- * Pods are scheduled one at a time in queue order. The chosen node is "assumed" for the pod
+ * Pods are scheduled one at a time in queue order: higher `spec.priority` first, then the order
+ * they entered the queue (1.23's PrioritySort; a retried pod enters again). The chosen node is "assumed" for the pod
  * before its bind is sent, until the assigned-pod informer sees it bound, so back-to-back pods
  * never overcommit a node; binds run in the background (a failed one forgets the assumption and
  * requeues the pod, rate limited) and the `Scheduled` event is sent without waiting for it. Ties
@@ -68,7 +70,9 @@ export class Scheduler {
   private readonly assigned: Informer<Pod>;
   private readonly nodes: Informer<Node>;
   private readonly namespaces: Informer<Namespace>;
-  private readonly queue = new RateLimitingQueue<string>({ name: "scheduler" });
+  // The active queue, sorted as 1.23's PrioritySort: higher `spec.priority` first, then the time
+  // the pod (re-)entered the queue.
+  private readonly queue = new RateLimitingQueue<string>({ name: "scheduler", priorityOf: (key) => this.pending.store.get(key)?.spec?.priority ?? 0 });
   private readonly unschedulable = new Set<string>();
   // The unschedulable pods a filter that looks at other pods rejected somewhere (NodePorts,
   // PodTopologySpread, InterPodAffinity): an assigned pod's add or update may make them fit, so

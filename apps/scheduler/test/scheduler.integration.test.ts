@@ -142,6 +142,19 @@ describe("skiff-scheduler against the real apiserver", () => {
     expect(scheduled[0]?.message).toBe("Successfully assigned default/waiting to u-4");
   });
 
+  it("the queue is sorted as 1.23's PrioritySort: a higher-priority pod queued after a lower one gets the one free place", async () => {
+    // No node: both wait as unschedulable, the low one first. A node with room for one pod moves
+    // both back to the queue in that order; the priority sort puts the critical one first.
+    await addPod("first-low");
+    expect(await unschedulableMessage("first-low")).toBe("no nodes available to schedule pods");
+    const critical = await addPod("then-critical", { priorityClassName: "system-cluster-critical" });
+    expect(critical.spec?.priority).toBe(2000000000);
+    await unschedulableMessage("then-critical");
+    await addNode("prio-1", { pods: "1" });
+    expect(await boundNode("then-critical")).toBe("prio-1");
+    expect(await unschedulableMessage("first-low")).toBe("0/1 nodes are available: 1 Too many pods.");
+  });
+
   it("required pod anti-affinity spreads replicas one per node; the extra one waits and is bound when a replica goes", async () => {
     await addNode("aa-1", { labels: { "example.io/hostname": "aa-1" } });
     await addNode("aa-2", { labels: { "example.io/hostname": "aa-2" } });

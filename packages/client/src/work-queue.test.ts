@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { FakeClock } from "./clock.js";
 import { ItemExponentialFailureRateLimiter } from "./rate-limiters.js";
@@ -121,5 +122,45 @@ describe("RateLimitingQueue", () => {
     while (processed < 30 || q.len() > 0) await flush();
     q.shutDown();
     await Promise.all(workers);
+  });
+
+  it("priorityOf hands out higher priorities first and equal ones in arrival order", async () => {
+    const priority = new Map<string, number>([["low", 0], ["high", 10], ["mid", 5], ["high2", 10]]);
+    const q = new RateLimitingQueue<string>({ clock: new FakeClock(), priorityOf: (k) => priority.get(k) ?? 0 });
+    for (const k of ["low", "high", "mid", "high2", "high"]) q.add(k);
+    expect(q.len()).toBe(4);
+    const out: Array<string | undefined> = [];
+    for (let i = 0; i < 4; i++) out.push(await q.get());
+    expect(out).toEqual(["high", "high2", "mid", "low"]);
+    // re-added after done: it queues behind its equals already waiting
+    q.add("x");
+    q.add("high");
+    q.done("high");
+    q.add("high");
+    expect(await q.get()).toBe("high");
+    expect(await q.get()).toBe("x");
+  });
+
+  it("priorityOf orders any sequence as a stable sort by descending priority", async () => {
+    fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(fc.integer({ min: 0, max: 50 }), fc.integer({ min: -3, max: 3 })), { maxLength: 120 }), async (adds) => {
+        const prio = new Map<number, number>();
+        const q = new RateLimitingQueue<number>({ clock: new FakeClock(), priorityOf: (k) => prio.get(k) ?? 0 });
+        const expected: Array<{ k: number; p: number; i: number }> = [];
+        adds.forEach(([k, p], i) => {
+          if (prio.has(k)) return; // an item waiting is queued once, with its first priority
+          prio.set(k, p);
+          q.add(k);
+          expected.push({ k, p, i });
+        });
+        expected.sort((a, b) => b.p - a.p || a.i - b.i);
+        const got: number[] = [];
+        while (q.len() > 0) got.push((await q.get()) as number);
+        expect(got).toEqual(expected.map((e) => e.k));
+        q.shutDown();
+        expect(await q.get()).toBeUndefined();
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -19,6 +19,20 @@ export interface RateLimitingQueueOptions<T> {
   readonly clock?: Clock;
   /** Name for logs and metrics. */
   readonly name?: string;
+  /**
+   * Orders the ready items: a higher number is handed out first, equal numbers in the order they
+   * were queued (the scheduler's PrioritySort: pod priority, then the time it entered the
+   * queue). Read once, when the item is queued. @defaultValue none (FIFO)
+   * @see pkg/scheduler/framework/plugins/queuesort/priority_sort.go
+   */
+  readonly priorityOf?: (item: T) => number;
+}
+
+/** A ready item of a priority-ordered queue: its priority and its arrival number. */
+interface Ranked<T> {
+  readonly item: T;
+  readonly priority: number;
+  readonly seq: number;
 }
 
 /**
@@ -26,7 +40,8 @@ export interface RateLimitingQueueOptions<T> {
  *
  * Semantics (client-go's): an item added while already waiting is queued once; an item added
  * while being processed (between `get` and `done`) is queued again only when `done` is called,
- * so one item is never processed by two workers at once; order is FIFO. `addAfter` delays an
+ * so one item is never processed by two workers at once; order is FIFO, or by `priorityOf` when
+ * given (higher first, FIFO among equals). `addAfter` delays an
  * add (a second `addAfter` keeps the earlier time); `addRateLimited` delays by the rate
  * limiter's back-off and counts a requeue; `forget` resets it. After `shutDown`, adds are
  * ignored, `get` drains what is queued and then resolves `undefined`.
@@ -47,6 +62,10 @@ export class RateLimitingQueue<T extends NonNullable<unknown> = string> {
   private readonly clock: Clock;
   private queue: T[] = [];
   private head = 0;
+  // With `priorityOf`: the ready items as a binary max-heap (priority, then earliest seq).
+  private readonly priorityOf: ((item: T) => number) | undefined;
+  private readonly heap: Array<Ranked<T>> = [];
+  private seq = 0;
   private readonly dirty = new Set<T>();
   private readonly processing = new Set<T>();
   private readonly waiting = new Map<T, number>();
@@ -59,11 +78,12 @@ export class RateLimitingQueue<T extends NonNullable<unknown> = string> {
     this.rateLimiter = options.rateLimiter ?? newDefaultControllerRateLimiter<T>(options.clock);
     this.clock = options.clock ?? realClock;
     this.name = options.name ?? "";
+    this.priorityOf = options.priorityOf;
   }
 
   /** Items ready to be handed out (not counting delayed or in-process ones). */
   len(): number {
-    return this.queue.length - this.head;
+    return this.queue.length - this.head + this.heap.length;
   }
 
   /** Whether {@link shutDown} was called. */
@@ -83,7 +103,8 @@ export class RateLimitingQueue<T extends NonNullable<unknown> = string> {
       getter(item);
       return;
     }
-    this.queue.push(item);
+    if (this.priorityOf) this.heapPush({ item, priority: this.priorityOf(item), seq: this.seq++ });
+    else this.queue.push(item);
   }
 
   /** Adds `item` after `delayMs` milliseconds (at once if `<= 0`); an earlier pending time wins. */
@@ -120,6 +141,12 @@ export class RateLimitingQueue<T extends NonNullable<unknown> = string> {
    * drained. The caller must call {@link done} with it when finished.
    */
   get(): Promise<T | undefined> {
+    if (this.heap.length > 0) {
+      const item = this.heapPop();
+      this.dirty.delete(item);
+      this.processing.add(item);
+      return Promise.resolve(item);
+    }
     if (this.head < this.queue.length) {
       const item = this.queue[this.head] as T;
       this.head++;
@@ -153,6 +180,44 @@ export class RateLimitingQueue<T extends NonNullable<unknown> = string> {
     const getters = this.getters;
     this.getters = [];
     for (const g of getters) g(undefined);
+  }
+
+  // Whether heap entry `a` goes out before `b`.
+  private static before<T>(a: Ranked<T>, b: Ranked<T>): boolean {
+    return a.priority > b.priority || (a.priority === b.priority && a.seq < b.seq);
+  }
+
+  private heapPush(entry: Ranked<T>): void {
+    const h = this.heap;
+    let i = h.length;
+    h.push(entry);
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!RateLimitingQueue.before(entry, h[parent] as Ranked<T>)) break;
+      h[i] = h[parent] as Ranked<T>;
+      i = parent;
+    }
+    h[i] = entry;
+  }
+
+  private heapPop(): T {
+    const h = this.heap;
+    const top = h[0] as Ranked<T>;
+    const last = h.pop() as Ranked<T>;
+    if (h.length > 0) {
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        if (l >= h.length) break;
+        const r = l + 1;
+        const c = r < h.length && RateLimitingQueue.before(h[r] as Ranked<T>, h[l] as Ranked<T>) ? r : l;
+        if (!RateLimitingQueue.before(h[c] as Ranked<T>, last)) break;
+        h[i] = h[c] as Ranked<T>;
+        i = c;
+      }
+      h[i] = last;
+    }
+    return top.item;
   }
 
   private schedule(): void {
