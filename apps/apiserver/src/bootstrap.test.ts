@@ -1,7 +1,7 @@
 import { LabelMetadataName } from "@skiff/api-types";
 import { MemoryStorage } from "@skiff/storage";
 import { afterEach, describe, expect, it } from "vitest";
-import { bootstrapNamespaces, ensureBootstrapNamespaces } from "./bootstrap.js";
+import { bootstrapNamespaces, ensureBootstrapNamespaces, ensureSystemPriorityClasses } from "./bootstrap.js";
 import { createAllStrategies } from "./registry/index.js";
 
 const strategies = createAllStrategies({ jobReadyPods: false, jobTrackingWithFinalizers: false, jobMutableNodeSchedulingDirectives: false });
@@ -68,3 +68,23 @@ describe("ensureBootstrapNamespaces", () => {
     await expect(ensureBootstrapNamespaces(strategies.filter((s) => s.resource.kind !== "Namespace"), storage)).rejects.toThrow(/namespaces strategy/);
   });
 });
+
+describe("ensureSystemPriorityClasses", () => {
+  it("creates system-node-critical and system-cluster-critical as 1.23 does, once", async () => {
+    storage = new MemoryStorage({ compactionIntervalMs: 0 });
+    expect(await ensureSystemPriorityClasses(strategies, storage)).toEqual(["system-node-critical", "system-cluster-critical"]);
+    const node = await storage.get("/registry/scheduling.k8s.io/priorityclasses/system-node-critical");
+    expect(node).toMatchObject({
+      apiVersion: "scheduling.k8s.io/v1",
+      kind: "PriorityClass",
+      metadata: { name: "system-node-critical", generation: 1, managedFields: [expect.objectContaining({ manager: "skiff-apiserver", operation: "Update" })] },
+      value: 2000001000,
+      description: "Used for system critical pods that must not be moved from their current node.",
+      preemptionPolicy: "PreemptLowerPriority",
+    });
+    expect(node).not.toHaveProperty("globalDefault");
+    expect(await storage.get("/registry/scheduling.k8s.io/priorityclasses/system-cluster-critical")).toMatchObject({ value: 2000000000 });
+    expect(await ensureSystemPriorityClasses(strategies, storage)).toEqual([]);
+  });
+});
+

@@ -1,6 +1,6 @@
 /**
  * Builds and starts skiff-apiserver from parsed options: authentication and authorization, the
- * storage (etcd or SQLite) behind one watch cache, the bootstrap namespaces, the in-process
+ * storage (etcd or SQLite) behind one watch cache, the bootstrap namespaces and PriorityClasses, the in-process
  * controllers (leader-elected with etcd), the admission chain (NamespaceLifecycle,
  * ServiceAccount, TaintNodesByCondition, Priority, DefaultTolerationSeconds), and the HTTPS server with its resource and
  * non-resource routes (`src/routes/`).
@@ -14,11 +14,11 @@ import { defaultTolerationSecondsAdmission } from "./admission/default-toleratio
 import { rbacEscalationAdmission } from "./admission/rbac-escalation.js";
 import { serviceAccountAdmission } from "./admission/service-account.js";
 import { taintNodesByConditionAdmission } from "./admission/taint-nodes-by-condition.js";
-import { priorityAdmission } from "./admission/priority.js";
+import { priorityAdmission, startPriorityClassCache } from "./admission/priority.js";
 import { buildAuthenticator, buildAuthorizer, buildRulesResolver, loadClientCA } from "./auth/chain.js";
 import { startRBACPolicyCache } from "./auth/rbac-policy-cache.js";
 import { loadTokenFile } from "./auth/token-file.js";
-import { ensureBootstrapNamespaces } from "./bootstrap.js";
+import { ensureBootstrapNamespaces, ensureSystemPriorityClasses } from "./bootstrap.js";
 import { loadOrGenerateCertificates } from "./certs.js";
 import { startControllers } from "./controllers/index.js";
 import { bootstrapClusterRoleBindings, bootstrapClusterRoles, bootstrapNamespaceRoleBindings, bootstrapNamespaceRoles, controllerRoles } from "./rbac/bootstrap-policy.js";
@@ -95,6 +95,7 @@ export async function startAPIServer(o: APIServerOptions, gates: FeatureGate<Nod
     }),
   );
   await ensureBootstrapNamespaces(strategies, storage);
+  await ensureSystemPriorityClasses(strategies, storage);
   // The bootstrap RBAC policy of 1.23, reconciled (missing objects and permissions added, user
   // additions kept, `autoupdate: "false"` objects left alone), as kube-apiserver's post-start hook.
   await reconcileClusterPolicy(strategies, storage, [...bootstrapClusterRoles(), ...controllerRoles()], bootstrapClusterRoleBindings());
@@ -106,6 +107,8 @@ export async function startAPIServer(o: APIServerOptions, gates: FeatureGate<Nod
   const rbacCache = await startRBACPolicyCache(cache, (line) => process.stderr.write(`${line}\n`));
   const authorizer = await buildAuthorizer(o, rbacCache);
   const rbacEscalation = rbacEscalationAdmission({ authorizer, policy: rbacCache });
+  // The Priority admission plugin reads PriorityClasses from a watched copy, as 1.23's lister.
+  const priorityClasses = await startPriorityClassCache(cache, (line) => process.stderr.write(`${line}\n`));
   // Service-account tokens: TokenRequest, their authenticator (after the token file), issuer discovery.
   const saIssuer = await createServiceAccountIssuer({ ...o, serviceAccountMaxTokenExpirationMs: o.serviceAccountMaxTokenExpiration.ms }, strategies, cache);
   const authenticator = buildAuthenticator(
@@ -143,7 +146,7 @@ export async function startAPIServer(o: APIServerOptions, gates: FeatureGate<Nod
       namespaceLifecycle(storage),
       serviceAccountAdmission({ serviceAccounts: new GenericStore(serviceAccounts, cache), mountServiceAccountToken: mountServiceAccountToken() }),
       taintNodesByConditionAdmission(),
-      priorityAdmission(),
+      priorityAdmission(priorityClasses),
       defaultTolerationSecondsAdmission({ defaultNotReadyTolerationSeconds: o.defaultNotReadyTolerationSeconds, defaultUnreachableTolerationSeconds: o.defaultUnreachableTolerationSeconds }),
       rbacEscalation,
     ],
@@ -179,6 +182,7 @@ export async function startAPIServer(o: APIServerOptions, gates: FeatureGate<Nod
     async stop() {
       await stopControllers();
       rbacCache.stop();
+      priorityClasses.stop();
       await server.close();
       await storage.close();
     },

@@ -69,6 +69,39 @@ spec:
     expect(kc.run("delete", "pod", `prio-ok-${ver}`, "--grace-period=0").code).toBe(0);
   });
 
+  it.skipIf(skip)("priorityclasses: kubectl create priorityclass, get pc, the global default, and 1.23's refusals", () => {
+    const kc = k();
+    const ok = (r: { code: number | null; stdout: string; stderr: string }) => {
+      expect(r.code, r.stderr).toBe(0);
+      return r.stdout;
+    };
+    expect(ok(kc.run("create", "priorityclass", `high-${ver}`, "--value=1000", "--description=for the important ones"))).toBe(`priorityclass.scheduling.k8s.io/high-${ver} created\n`);
+    const table = ok(kc.run("get", "pc")).split("\n");
+    expect(headerColumns(table[0] ?? "")).toEqual(["NAME", "VALUE", "GLOBAL-DEFAULT", "AGE"]);
+    expect(table.find((l) => l.startsWith("system-node-critical"))?.split(/\s+/).slice(0, 3)).toEqual(["system-node-critical", "2000001000", "false"]);
+    expect(table.find((l) => l.startsWith(`high-${ver}`))?.split(/\s+/).slice(0, 3)).toEqual([`high-${ver}`, "1000", "false"]);
+    expect(ok(kc.run("get", "priorityclass", `high-${ver}`, "-o", "jsonpath={.value} {.preemptionPolicy} {.description}"))).toBe("1000 PreemptLowerPriority for the important ones");
+
+    const tooHigh = kc.run("create", "priorityclass", `too-high-${ver}`, "--value=1000000001");
+    // kubectl's imperative create prints the Status message (1.23's qualified kind) after its own prefix.
+    expect(tooHigh.stderr).toBe(`error: failed to create priorityclass: PriorityClass.scheduling.k8s.io "too-high-${ver}" is invalid: value: Forbidden: maximum allowed value of a user defined priority is 1000000000\n`);
+    const changed = kc.run("patch", "pc", `high-${ver}`, "--type=merge", "-p", '{"value":5}');
+    expect(changed.stderr).toBe(`The PriorityClass "high-${ver}" is invalid: value: Forbidden: may not be changed in an update.\n`);
+    const system = kc.run("delete", "pc", "system-node-critical");
+    expect(system.stderr).toBe('Error from server (Forbidden): priorityclasses.scheduling.k8s.io "system-node-critical" is forbidden: this is a system priority class and cannot be deleted\n');
+
+    // A pod naming the class gets its value; with a global default, a pod naming none gets the default.
+    ok(kc.run("run", `prio-user-${ver}`, "--image=busybox", "--restart=Never", `--overrides={"spec":{"priorityClassName":"high-${ver}"}}`));
+    expect(ok(kc.run("get", "pod", `prio-user-${ver}`, "-o", "jsonpath={.spec.priority}"))).toBe("1000");
+    ok(kc.run("create", "priorityclass", `default-${ver}`, "--value=7", "--global-default", "--preemption-policy=Never"));
+    const second = kc.run("create", "priorityclass", `default2-${ver}`, "--value=8", "--global-default");
+    expect(second.stderr).toBe(`error: failed to create priorityclass: priorityclasses.scheduling.k8s.io "default2-${ver}" is forbidden: PriorityClass default-${ver} is already marked as default. Only one default can exist\n`);
+    ok(kc.run("run", `prio-default-${ver}`, "--image=busybox", "--restart=Never"));
+    expect(ok(kc.run("get", "pod", `prio-default-${ver}`, "-o", "jsonpath={.spec.priorityClassName} {.spec.priority} {.spec.preemptionPolicy}"))).toBe(`default-${ver} 7 Never`);
+    ok(kc.run("delete", "pod", `prio-user-${ver}`, `prio-default-${ver}`, "--grace-period=0"));
+    ok(kc.run("delete", "pc", `high-${ver}`, `default-${ver}`));
+  });
+
   it.skipIf(skip)("speaks HTTP/2 to the apiserver (ALPN h2), requests and watch as streams of one connection", () => {
     // Go's http2 transport logs each connection it creates with GODEBUG=http2debug=1.
     const r = k().runWithEnv({ GODEBUG: "http2debug=1" }, "get", "podtemplates", "--watch-only", "--request-timeout=2s");

@@ -6,6 +6,7 @@ import { coreSchemas } from "./core.mjs";
 import { metaSchemas } from "./meta.mjs";
 import { buildPaths } from "./paths.mjs";
 import { rbacSchemas } from "./rbac.mjs";
+import { schedulingSchemas } from "./scheduling.mjs";
 import { storageSchemas } from "./storage.mjs";
 
 /**
@@ -13,7 +14,7 @@ import { storageSchemas } from "./storage.mjs";
  * component schemas in alphabetical order.
  */
 export function buildDocument() {
-  const all = { ...metaSchemas, ...coreSchemas, ...batchSchemas, ...storageSchemas, ...coordinationSchemas, ...rbacSchemas, ...authSchemas };
+  const all = { ...metaSchemas, ...coreSchemas, ...batchSchemas, ...storageSchemas, ...coordinationSchemas, ...rbacSchemas, ...schedulingSchemas, ...authSchemas };
   const schemas = Object.fromEntries(Object.keys(all).sort().map((name) => [name, all[name]]));
   return {
     openapi: "3.0.0",

@@ -10,6 +10,7 @@ export const COORDINATION = "io.example.api.coordination.v1.";
 export const AUTHN = "io.example.api.authentication.v1.";
 export const AUTHZ = "io.example.api.authorization.v1.";
 export const RBAC = "io.example.api.rbac.v1.";
+export const SCHEDULING = "io.example.api.scheduling.v1.";
 export const QUANTITY = "io.example.apimachinery.pkg.api.resource.Quantity";
 export const INT_OR_STRING = "io.example.apimachinery.pkg.util.intstr.IntOrString";
 export const RAW_EXTENSION = "io.example.apimachinery.pkg.runtime.RawExtension";

@@ -1,6 +1,6 @@
 // The REST paths of every served resource, built from one table (mirrored by src/resources.ts;
 // src/document.test.ts checks that the two agree).
-import { AUTHN, AUTHZ, BATCH, COORDINATION, CORE, META, RBAC, STORAGE, ref } from "./dsl.mjs";
+import { AUTHN, AUTHZ, BATCH, COORDINATION, CORE, META, RBAC, SCHEDULING, STORAGE, ref } from "./dsl.mjs";
 
 const allVerbs = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
 
@@ -13,6 +13,7 @@ export const servedResources = [
   { group: "storage.example.io", version: "v1", kind: "CSIDriver", plural: "csidrivers", namespaced: false, schema: `${STORAGE}CSIDriver`, listSchema: `${STORAGE}CSIDriverList`, subresources: [], verbs: allVerbs, deleteReturns: "object" },
   { group: "storage.example.io", version: "v1", kind: "CSINode", plural: "csinodes", namespaced: false, schema: `${STORAGE}CSINode`, listSchema: `${STORAGE}CSINodeList`, subresources: [], verbs: allVerbs, deleteReturns: "object" },
   { group: "coordination.k8s.io", version: "v1", kind: "Lease", plural: "leases", namespaced: true, schema: `${COORDINATION}Lease`, listSchema: `${COORDINATION}LeaseList`, subresources: [], verbs: allVerbs, deleteReturns: "Status" },
+  { group: "scheduling.k8s.io", version: "v1", kind: "PriorityClass", plural: "priorityclasses", namespaced: false, schema: `${SCHEDULING}PriorityClass`, listSchema: `${SCHEDULING}PriorityClassList`, subresources: [], verbs: allVerbs, deleteReturns: "Status" },
   { group: "rbac.authorization.k8s.io", version: "v1", kind: "ClusterRole", plural: "clusterroles", namespaced: false, schema: `${RBAC}ClusterRole`, listSchema: `${RBAC}ClusterRoleList`, subresources: [], verbs: allVerbs, deleteReturns: "Status" },
   { group: "rbac.authorization.k8s.io", version: "v1", kind: "ClusterRoleBinding", plural: "clusterrolebindings", namespaced: false, schema: `${RBAC}ClusterRoleBinding`, listSchema: `${RBAC}ClusterRoleBindingList`, subresources: [], verbs: allVerbs, deleteReturns: "Status" },
   { group: "rbac.authorization.k8s.io", version: "v1", kind: "Role", plural: "roles", namespaced: true, schema: `${RBAC}Role`, listSchema: `${RBAC}RoleList`, subresources: [], verbs: allVerbs, deleteReturns: "Status" },

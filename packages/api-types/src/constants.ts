@@ -50,6 +50,27 @@ export const LeaseListGVK = gvk("coordination.k8s.io", "v1", "LeaseList");
  */
 export const NamespaceNodeLease = "kube-node-lease";
 
+// ── scheduling.k8s.io/v1 (verbatim group) ────────────────────────────────────────────────────────
+
+/** `scheduling.k8s.io/v1` PriorityClass. */
+export const PriorityClassGVK = gvk("scheduling.k8s.io", "v1", "PriorityClass");
+/** `scheduling.k8s.io/v1` PriorityClassList. */
+export const PriorityClassListGVK = gvk("scheduling.k8s.io", "v1", "PriorityClassList");
+/**
+ * The highest `value` a user-defined PriorityClass may have (1.23's `HighestUserDefinablePriority`).
+ * @see pkg/apis/scheduling/types.go
+ */
+export const HighestUserDefinablePriority = 1_000_000_000;
+/**
+ * The built-in PriorityClasses (1.23's `SystemPriorityClasses`): names starting `system-` are
+ * reserved for them; the apiserver creates them at start and refuses their deletion.
+ * @see pkg/apis/scheduling/types.go, pkg/apis/scheduling/v1/defaults.go (SystemPriorityClasses)
+ */
+export const SystemPriorityClasses: ReadonlyArray<{ readonly name: string; readonly value: number; readonly description: string }> = Object.freeze([
+  Object.freeze({ name: "system-node-critical", value: 2_000_001_000, description: "Used for system critical pods that must not be moved from their current node." }),
+  Object.freeze({ name: "system-cluster-critical", value: 2_000_000_000, description: "Used for system critical pods that must run in the cluster, but can be moved to another node if necessary." }),
+]);
+
 // ── rbac.authorization.k8s.io/v1 (verbatim group) ──────────────────────────────────────────────
 
 /** The RBAC API group. @see pkg/apis/rbac/register.go (GroupName) */

@@ -17,6 +17,7 @@ describe("resources", () => {
       "nodes",
       "pods",
       "podtemplates",
+      "priorityclasses",
       "rolebindings",
       "roles",
       "secrets",
@@ -38,6 +39,7 @@ describe("resources", () => {
     expect(byPlural.clusterroles).toMatchObject({ group: "rbac.authorization.k8s.io", kind: "ClusterRole", namespaced: false });
     expect(byPlural.rolebindings).toMatchObject({ group: "rbac.authorization.k8s.io", kind: "RoleBinding", namespaced: true });
     expect(byPlural.clusterrolebindings).toMatchObject({ group: "rbac.authorization.k8s.io", kind: "ClusterRoleBinding", namespaced: false });
+    expect(byPlural.priorityclasses).toMatchObject({ group: "scheduling.k8s.io", version: "v1", kind: "PriorityClass", namespaced: false, shortNames: ["pc"], categories: [], subresources: [] });
     expect(byPlural.podtemplates).toMatchObject({ group: "", namespaced: true, categories: [] });
     expect(byPlural.jobs?.verbs).toEqual(["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]);
   });

@@ -80,6 +80,7 @@ export const resources: readonly ResourceInfo[] = Object.freeze([
   resource({ group: "rbac.authorization.k8s.io", version: "v1", kind: "ClusterRoleBinding", plural: "clusterrolebindings", singular: "clusterrolebinding", namespaced: false, shortNames: [], categories: [], subresources: [] }),
   resource({ group: "rbac.authorization.k8s.io", version: "v1", kind: "Role", plural: "roles", singular: "role", namespaced: true, shortNames: [], categories: [], subresources: [] }),
   resource({ group: "rbac.authorization.k8s.io", version: "v1", kind: "RoleBinding", plural: "rolebindings", singular: "rolebinding", namespaced: true, shortNames: [], categories: [], subresources: [] }),
+  resource({ group: "scheduling.k8s.io", version: "v1", kind: "PriorityClass", plural: "priorityclasses", singular: "priorityclass", namespaced: false, shortNames: ["pc"], categories: [], subresources: [] }),
   resource({ group: "storage.example.io", version: "v1", kind: "CSIDriver", plural: "csidrivers", singular: "csidriver", namespaced: false, shortNames: [], categories: [], subresources: [] }),
   resource({ group: "storage.example.io", version: "v1", kind: "CSINode", plural: "csinodes", singular: "csinode", namespaced: false, shortNames: [], categories: [], subresources: [] }),
 ]);

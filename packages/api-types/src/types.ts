@@ -331,6 +331,24 @@ export type LeaseList = Schemas["io.example.api.coordination.v1.LeaseList"];
  */
 export type LeaseSpec = Schemas["io.example.api.coordination.v1.LeaseSpec"];
 
+// ── scheduling.k8s.io/v1 (verbatim group) ────────────────────────────────────────────────────────
+
+/**
+ * `scheduling.k8s.io/v1` PriorityClass: a name pods give in `spec.priorityClassName`, mapped to
+ * the integer priority (`value`, at most 1,000,000,000 for user classes) and `preemptionPolicy`
+ * the Priority admission plugin copies into their spec. Cluster-scoped; `value` and
+ * `preemptionPolicy` are immutable; at most one class is `globalDefault`. The apiserver keeps the
+ * built-in `system-cluster-critical` (2,000,000,000) and `system-node-critical` (2,000,001,000).
+ * @see staging/src/k8s.io/api/scheduling/v1/types.go
+ */
+export type PriorityClass = Schemas["io.example.api.scheduling.v1.PriorityClass"];
+
+/**
+ * `scheduling.k8s.io/v1` PriorityClassList.
+ * @see staging/src/k8s.io/api/scheduling/v1/types.go
+ */
+export type PriorityClassList = Schemas["io.example.api.scheduling.v1.PriorityClassList"];
+
 // ── core/v1 ─────────────────────────────────────────────────────────────────────────────────────────
 
 /**

@@ -22,6 +22,7 @@ export {
   csiNodeSpecSchema,
 } from "./schemas/storage.js";
 export { leaseListSchema, leaseSchema, leaseSpecSchema } from "./schemas/coordination.js";
+export { priorityClassListSchema, priorityClassSchema } from "./schemas/scheduling.js";
 export { configMapListSchema, configMapSchema, secretListSchema, secretSchema, serviceAccountListSchema, serviceAccountSchema } from "./schemas/config.js";
 export {
   bindingSchema,
@@ -136,6 +137,9 @@ export {
 
 // coordination.k8s.io/v1 Lease.
 export { validateLease, validateLeaseUpdate } from "./coordination/lease.js";
+
+// scheduling.k8s.io/v1 PriorityClass.
+export { SystemPriorityClassPrefix, knownSystemPriorityClass, setPriorityClassDefaults, validatePriorityClass, validatePriorityClassUpdate } from "./scheduling/priorityclass.js";
 
 // Object metadata, labels, selectors (src/meta).
 export {

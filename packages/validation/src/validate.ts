@@ -1,4 +1,4 @@
-import type { Binding, CSIDriver, CSINode, ClusterRole, ClusterRoleBinding, ConfigMap, Role, RoleBinding, Event, Job, Lease, Namespace, Node, Pod, PodTemplate, Secret, ServiceAccount } from "@skiff/api-types";
+import type { Binding, CSIDriver, CSINode, ClusterRole, ClusterRoleBinding, ConfigMap, Role, RoleBinding, Event, Job, Lease, Namespace, Node, Pod, PodTemplate, PriorityClass, Secret, ServiceAccount } from "@skiff/api-types";
 import type { FieldError } from "@skiff/apimachinery";
 import { jobValidationOptionsFor, validateJob, validateJobStatusUpdate, validateJobUpdate } from "./batch/job.js";
 import {
@@ -23,6 +23,7 @@ import type { PodValidationOptions } from "./core/index.js";
 import { validateCSIDriver, validateCSIDriverUpdate } from "./storage/csidriver.js";
 import { validateCSINode, validateCSINodeUpdate } from "./storage/csinode.js";
 import { validateLease, validateLeaseUpdate } from "./coordination/lease.js";
+import { validatePriorityClass, validatePriorityClassUpdate } from "./scheduling/priorityclass.js";
 import {
   validateConfigMap,
   validateConfigMapUpdate,
@@ -84,6 +85,7 @@ export interface ValidatedKindTypes {
   CSIDriver: CSIDriver;
   CSINode: CSINode;
   Lease: Lease;
+  PriorityClass: PriorityClass;
   PodTemplate: PodTemplate;
   Pod: Pod;
   Node: Node;
@@ -162,6 +164,7 @@ export interface KindValidators {
   readonly CSIDriver: KindValidator<CSIDriver>;
   readonly CSINode: KindValidator<CSINode>;
   readonly Lease: KindValidator<Lease>;
+  readonly PriorityClass: KindValidator<PriorityClass>;
   readonly PodTemplate: KindValidator<PodTemplate>;
   readonly Pod: KindValidator<Pod> & StatusValidator<Pod> & EphemeralContainersValidator<Pod>;
   readonly Node: KindValidator<Node> & StatusValidator<Node>;
@@ -207,6 +210,10 @@ export const kindValidators: KindValidators = {
   Lease: {
     validate: (lease) => validateLease(lease),
     validateUpdate: (lease, old) => validateLeaseUpdate(lease, old),
+  },
+  PriorityClass: {
+    validate: (pc) => validatePriorityClass(pc),
+    validateUpdate: (pc, old) => validatePriorityClassUpdate(pc, old),
   },
   PodTemplate: {
     validate: (template, opts) => validatePodTemplate(template, opts.pod),

@@ -10,7 +10,9 @@
  */
 import type { ClusterRole, ClusterRoleBinding, Role, RoleBinding, Subject } from "@skiff/api-types";
 import type { RBACPolicySource, UserInfo } from "@skiff/apiserver-core";
-import type { Storage, StoredObject, Watcher } from "@skiff/storage";
+import type { Storage } from "@skiff/storage";
+import { startStorageInformer } from "../internal/storage-informer.js";
+import type { StorageInformerHandlers } from "../internal/storage-informer.js";
 
 const prefixOf = (plural: string) => `/registry/rbac.authorization.k8s.io/${plural}/`;
 const serviceAccountPrefix = "system:serviceaccount:";
@@ -89,68 +91,9 @@ export interface RBACPolicyCache extends RBACPolicySource {
   stop(): void;
 }
 
-interface Informer {
-  stop(): void;
-}
 
-/**
- * Lists `plural` and keeps applying its watch events via `apply`/`remove`; relists (after
- * `reset`) when the watch ends with an error. Resolves after the first list.
- */
-async function startInformer(
-  storage: Storage,
-  plural: string,
-  handlers: { reset(): void; apply(key: string, obj: StoredObject): void; remove(key: string): void },
-  log: (line: string) => void,
-): Promise<Informer> {
-  const prefix = prefixOf(plural);
-  let stopped = false;
-  let watcher: Watcher | undefined;
-  const listAndWatch = async (): Promise<void> => {
-    const page = await storage.list(prefix);
-    handlers.reset();
-    for (const item of page.items) handlers.apply(keyOf(prefix, item), item);
-    watcher = await storage.watch(prefix, { recursive: true, resourceVersion: page.revision, sharedObjects: true });
-  };
-  const consume = async (): Promise<void> => {
-    while (!stopped) {
-      const w = watcher!;
-      for await (const e of w) {
-        if (e.type === "BOOKMARK") continue;
-        if (e.type === "ERROR") {
-          log(`rbac policy cache: ${plural} watch ended (${e.error.message}); relisting`);
-          break;
-        }
-        if (e.type === "DELETED") handlers.remove(e.key);
-        else handlers.apply(e.key, e.object);
-      }
-      if (stopped) return;
-      for (;;) {
-        try {
-          await listAndWatch();
-          break;
-        } catch (err) {
-          log(`rbac policy cache: relisting ${plural} failed: ${err instanceof Error ? err.message : String(err)}`);
-          await new Promise((r) => setTimeout(r, 1000));
-          if (stopped) return;
-        }
-      }
-    }
-  };
-  await listAndWatch();
-  void consume();
-  return {
-    stop() {
-      stopped = true;
-      watcher?.stop();
-    },
-  };
-}
-
-function keyOf(prefix: string, obj: StoredObject): string {
-  const m = (obj as { metadata?: { namespace?: string; name?: string } }).metadata;
-  return m?.namespace ? `${prefix}${m.namespace}/${m.name ?? ""}` : `${prefix}${m?.name ?? ""}`;
-}
+const startInformer = (storage: Storage, plural: string, handlers: StorageInformerHandlers, log: (line: string) => void) =>
+  startStorageInformer(storage, prefixOf(plural), handlers, log, "rbac policy cache");
 
 // `<prefix><ns>/<name>` or `<prefix><name>` → [namespace, name].
 function splitKey(prefix: string, key: string): [string, string] {

@@ -12,6 +12,7 @@ import type { JobStrategyGates } from "./batch/job/strategy.js";
 import { createCSIDriverStrategy } from "./storage/csidriver/strategy.js";
 import { createCSINodeStrategy } from "./storage/csinode/strategy.js";
 import { createLeaseStrategy } from "./coordination/lease/strategy.js";
+import { createPriorityClassStrategy } from "./scheduling/priorityclass/strategy.js";
 import { createClusterRoleBindingStrategy, createClusterRoleStrategy, createRoleBindingStrategy, createRoleStrategy } from "./rbac/strategies.js";
 
 // Every strategy skiff-apiserver serves; `ephemeralContainers` (the EphemeralContainers gate) defaults to on.
@@ -29,6 +30,7 @@ export function createAllStrategies(gates: JobStrategyGates & Partial<PodStrateg
     createCSIDriverStrategy(),
     createCSINodeStrategy(),
     createLeaseStrategy(),
+    createPriorityClassStrategy(),
     createRoleStrategy(),
     createClusterRoleStrategy(),
     createRoleBindingStrategy(),

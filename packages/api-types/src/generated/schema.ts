@@ -87,6 +87,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/apis/scheduling.k8s.io/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Get information about the scheduling.k8s.io group. */
+        get: operations["getSchedulingAPIGroup"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/apis/rbac.authorization.k8s.io/": {
         parameters: {
             query?: never;
@@ -181,6 +198,23 @@ export interface paths {
         };
         /** @description Get the resources available in coordination.k8s.io/v1. */
         get: operations["getCoordinationV1APIResources"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/apis/scheduling.k8s.io/v1/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Get the resources available in scheduling.k8s.io/v1. */
+        get: operations["getSchedulingV1APIResources"];
         put?: never;
         post?: never;
         delete?: never;
@@ -464,6 +498,45 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/apis/scheduling.k8s.io/v1/priorityclasses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description List or watch PriorityClass objects. */
+        get: operations["listSchedulingV1PriorityClass"];
+        put?: never;
+        /** @description Create a PriorityClass. */
+        post: operations["createSchedulingV1PriorityClass"];
+        /** @description Delete a collection of PriorityClass objects. */
+        delete: operations["deleteSchedulingV1CollectionPriorityClass"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/apis/scheduling.k8s.io/v1/priorityclasses/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Read the specified PriorityClass. */
+        get: operations["readSchedulingV1PriorityClass"];
+        /** @description Replace the specified PriorityClass. */
+        put: operations["replaceSchedulingV1PriorityClass"];
+        post?: never;
+        /** @description Delete a PriorityClass. */
+        delete: operations["deleteSchedulingV1PriorityClass"];
+        options?: never;
+        head?: never;
+        /** @description Partially update the specified PriorityClass. */
+        patch: operations["patchSchedulingV1PriorityClass"];
         trace?: never;
     };
     "/apis/rbac.authorization.k8s.io/v1/clusterroles": {
@@ -3393,6 +3466,40 @@ export interface components {
             /** @description The namespace of a ServiceAccount subject (required in ClusterRoleBindings). */
             namespace?: string;
         };
+        /** @description A mapping from a priority class name to the integer priority pods of that class get. Cluster-scoped. Pods name it in spec.priorityClassName; the Priority admission plugin then sets their spec.priority and spec.preemptionPolicy from it, and the scheduler takes higher-priority pods first. */
+        "io.example.api.scheduling.v1.PriorityClass": {
+            /** @description The versioned schema of this representation of the object, as `group/version` (`version` alone for the core group). Servers may reject values they do not recognize. */
+            apiVersion?: string;
+            /** @description The REST kind this object represents, in CamelCase. Servers may infer it from the endpoint the client calls. Cannot be updated. */
+            kind?: string;
+            /** @description Standard object metadata: name, namespace, labels, annotations and the fields the system maintains. */
+            metadata?: components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.ObjectMeta"];
+            /**
+             * Format: int32
+             * @description The priority of pods of this class. Higher is more important. At most 1000000000 for user classes; larger values are reserved for the built-in system-cluster-critical (2000000000) and system-node-critical (2000001000) classes. Cannot be updated.
+             */
+            value: number;
+            /** @description Whether this class is the priority of pods that name none. At most one class may be the global default (if several are, as after a race, the one with the lowest value is used). Pods created before the default existed keep priority 0. */
+            globalDefault?: boolean;
+            /** @description Free text: when this priority class should be used. */
+            description?: string;
+            /**
+             * @description Whether pods of this class may preempt pods of lower priority. Defaults to PreemptLowerPriority. Cannot be updated.
+             * @enum {string}
+             */
+            preemptionPolicy?: "Never" | "PreemptLowerPriority";
+        };
+        /** @description A list of PriorityClass objects. */
+        "io.example.api.scheduling.v1.PriorityClassList": {
+            /** @description The versioned schema of this representation of the object, as `group/version` (`version` alone for the core group). Servers may reject values they do not recognize. */
+            apiVersion?: string;
+            /** @description The REST kind this object represents, in CamelCase. Servers may infer it from the endpoint the client calls. Cannot be updated. */
+            kind?: string;
+            /** @description Standard list metadata: resourceVersion and the continue token of a paged list. */
+            metadata?: components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.ListMeta"];
+            /** @description The PriorityClass objects of the list. */
+            items: components["schemas"]["io.example.api.scheduling.v1.PriorityClass"][];
+        };
         /** @description One container-storage-interface (CSI) volume driver installed in the cluster. Cluster-scoped; its name is the name the driver returns from its plugin-name call (at most 63 characters, alphanumeric at both ends, dashes, dots and alphanumerics between). */
         "io.example.api.storage.v1.CSIDriver": {
             /** @description The versioned schema of this representation of the object, as `group/version` (`version` alone for the core group). Servers may reject values they do not recognize. */
@@ -4015,6 +4122,33 @@ export interface operations {
             };
         };
     };
+    getSchedulingAPIGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.APIGroup"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     getRbacAuthorizationAPIGroup: {
         parameters: {
             query?: never;
@@ -4151,6 +4285,33 @@ export interface operations {
         };
     };
     getCoordinationV1APIResources: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.APIResourceList"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getSchedulingV1APIResources: {
         parameters: {
             query?: never;
             header?: never;
@@ -5974,6 +6135,361 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["io.example.api.coordination.v1.LeaseList"];
                     "application/json;stream=watch": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.WatchEvent"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listSchedulingV1PriorityClass: {
+        parameters: {
+            query?: {
+                /** @description Asks for BOOKMARK events on a watch; servers may ignore it. Ignored unless watch is true. */
+                allowWatchBookmarks?: boolean;
+                /** @description The continue token of the previous page of a paged list; the next page is read at the same revision. 410 Gone when that revision was compacted. */
+                continue?: string;
+                /** @description Restricts the objects by their fields, such as `metadata.name=pi`. Everything by default. */
+                fieldSelector?: string;
+                /** @description Restricts the objects by their labels, such as `app=web,tier!=db`. Everything by default. */
+                labelSelector?: string;
+                /** @description Maximum number of items in the response; when more exist, metadata.continue is set. The server may return fewer items (even none) with a continue token. */
+                limit?: number;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+                /** @description Which revision to serve: unset for the most recent, "0" for any, otherwise at least (or exactly, per resourceVersionMatch) that revision. For watches, the revision to start after. */
+                resourceVersion?: string;
+                /** @description How resourceVersion applies to a list: NotOlderThan or Exact. */
+                resourceVersionMatch?: string;
+                /** @description Time limit of the list or watch call, in seconds. */
+                timeoutSeconds?: number;
+                /** @description Stream ADDED, MODIFIED and DELETED events instead of returning a list. */
+                watch?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.scheduling.v1.PriorityClassList"];
+                    "application/json;stream=watch": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.WatchEvent"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    createSchedulingV1PriorityClass: {
+        parameters: {
+            query?: {
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Name of the actor making the change, at most 128 printable characters. Required for apply patches, optional otherwise. */
+                fieldManager?: string;
+                /** @description What to do with unknown or duplicate fields in the body: Ignore (drop them), Warn (drop them and return a warning) or Strict (fail). */
+                fieldValidation?: string;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["io.example.api.scheduling.v1.PriorityClass"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.scheduling.v1.PriorityClass"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.scheduling.v1.PriorityClass"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.scheduling.v1.PriorityClass"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deleteSchedulingV1CollectionPriorityClass: {
+        parameters: {
+            query?: {
+                /** @description The continue token of the previous page of a paged list; the next page is read at the same revision. 410 Gone when that revision was compacted. */
+                continue?: string;
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Restricts the objects by their fields, such as `metadata.name=pi`. Everything by default. */
+                fieldSelector?: string;
+                /** @description Seconds before the object is deleted; 0 deletes immediately. Unset uses the kind's default. */
+                gracePeriodSeconds?: number;
+                /** @description Restricts the objects by their labels, such as `app=web,tier!=db`. Everything by default. */
+                labelSelector?: string;
+                /** @description Maximum number of items in the response; when more exist, metadata.continue is set. The server may return fewer items (even none) with a continue token. */
+                limit?: number;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+                /** @description How dependents are garbage collected: Orphan, Background or Foreground. */
+                propagationPolicy?: string;
+                /** @description Which revision to serve: unset for the most recent, "0" for any, otherwise at least (or exactly, per resourceVersionMatch) that revision. For watches, the revision to start after. */
+                resourceVersion?: string;
+                /** @description How resourceVersion applies to a list: NotOlderThan or Exact. */
+                resourceVersionMatch?: string;
+                /** @description Time limit of the list or watch call, in seconds. */
+                timeoutSeconds?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.DeleteOptions"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    readSchedulingV1PriorityClass: {
+        parameters: {
+            query?: {
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Name of the PriorityClass. */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.scheduling.v1.PriorityClass"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    replaceSchedulingV1PriorityClass: {
+        parameters: {
+            query?: {
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Name of the actor making the change, at most 128 printable characters. Required for apply patches, optional otherwise. */
+                fieldManager?: string;
+                /** @description What to do with unknown or duplicate fields in the body: Ignore (drop them), Warn (drop them and return a warning) or Strict (fail). */
+                fieldValidation?: string;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Name of the PriorityClass. */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["io.example.api.scheduling.v1.PriorityClass"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.scheduling.v1.PriorityClass"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.scheduling.v1.PriorityClass"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deleteSchedulingV1PriorityClass: {
+        parameters: {
+            query?: {
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Seconds before the object is deleted; 0 deletes immediately. Unset uses the kind's default. */
+                gracePeriodSeconds?: number;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+                /** @description How dependents are garbage collected: Orphan, Background or Foreground. */
+                propagationPolicy?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Name of the PriorityClass. */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.DeleteOptions"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Status"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    patchSchedulingV1PriorityClass: {
+        parameters: {
+            query?: {
+                /** @description When present, the request is processed but not persisted. The only value is All. */
+                dryRun?: string;
+                /** @description Name of the actor making the change, at most 128 printable characters. Required for apply patches, optional otherwise. */
+                fieldManager?: string;
+                /** @description What to do with unknown or duplicate fields in the body: Ignore (drop them), Warn (drop them and return a warning) or Strict (fail). */
+                fieldValidation?: string;
+                /** @description If 'true', the output is pretty-printed. */
+                pretty?: string;
+                /** @description For apply patches: take over fields owned by other managers instead of failing with a conflict. Must be unset for other patch types. */
+                force?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Name of the PriorityClass. */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json-patch+json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/merge-patch+json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/strategic-merge-patch+json": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Patch"];
+                "application/apply-patch+yaml": components["schemas"]["io.example.apimachinery.pkg.apis.meta.v1.Patch"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.scheduling.v1.PriorityClass"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["io.example.api.scheduling.v1.PriorityClass"];
                 };
             };
             /** @description Unauthorized */

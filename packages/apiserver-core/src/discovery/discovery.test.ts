@@ -48,7 +48,7 @@ describe("legacy discovery", () => {
     expect(negotiateDiscovery("/api", "application/json", resources)?.body).toMatchObject({ kind: "APIVersions", versions: ["v1"] });
     const list = negotiateDiscovery("/apis/", undefined, resources)?.body as { kind: string; groups: { name: string; preferredVersion: unknown }[] };
     expect(list.kind).toBe("APIGroupList");
-    expect(list.groups.map((g) => g.name)).toEqual(["batch", "coordination.k8s.io", "rbac.authorization.k8s.io", "storage.example.io"]);
+    expect(list.groups.map((g) => g.name)).toEqual(["batch", "coordination.k8s.io", "rbac.authorization.k8s.io", "scheduling.k8s.io", "storage.example.io"]);
     expect(list.groups[0]?.preferredVersion).toEqual({ groupVersion: "batch/v1", version: "v1" });
     expect(negotiateDiscovery("/apis/batch", undefined, resources)?.body).toMatchObject({ kind: "APIGroup", name: "batch" });
     expect(negotiateDiscovery("/apis/nope", undefined, resources)).toBeUndefined();

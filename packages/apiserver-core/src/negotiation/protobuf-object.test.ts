@@ -178,7 +178,7 @@ describe("decodeProtobufObject", () => {
     expect(st).toMatchObject({ code: 415, reason: "UnsupportedMediaType" });
     expect(st.message).toContain("CSIDriver");
     for (const k of ["Namespace (v1)", "Pod (v1)", "PodTemplate (v1)", "Job (batch/v1)", "ConfigMap (v1)", "Secret (v1)", "ServiceAccount (v1)"]) expect(st.message).toContain(k);
-    expect(protobufKinds).toHaveLength(11);
+    expect(protobufKinds).toHaveLength(12);
   });
 
   it("decodes managedFields kubectl sends back (auth reconcile), fieldsV1 as JSON", () => {
@@ -206,6 +206,25 @@ describe("decodeProtobufObject", () => {
       metadata: { name: "b" },
       subjects: [{ kind: "ServiceAccount", name: "sa", namespace: "ns" }],
       roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "view" },
+    });
+  });
+
+  it("decodes a PriorityClass as kubectl create priorityclass sends it: negative value, globalDefault, the policy pointer", () => {
+    const body = cat(bytes(1, bytes(1, "low")), num(2, -5n), num(3, 1), bytes(4, "for batch"), bytes(5, "Never"));
+    expect(decodeProtobufObject(envelope("scheduling.k8s.io/v1", "PriorityClass", body))).toEqual({
+      apiVersion: "scheduling.k8s.io/v1",
+      kind: "PriorityClass",
+      metadata: { name: "low" },
+      value: -5,
+      globalDefault: true,
+      description: "for batch",
+      preemptionPolicy: "Never",
+    });
+    // gogo writes the zero value and false; they are omitted as omitempty JSON would.
+    expect(decodeProtobufObject(envelope("scheduling.k8s.io/v1", "PriorityClass", cat(bytes(1, bytes(1, "z")), num(2, 0), num(3, 0), bytes(4, ""))))).toEqual({
+      apiVersion: "scheduling.k8s.io/v1",
+      kind: "PriorityClass",
+      metadata: { name: "z" },
     });
   });
 

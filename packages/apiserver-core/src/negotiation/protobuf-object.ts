@@ -1,6 +1,6 @@
 /**
  * Decodes the `application/vnd.kubernetes.protobuf` request bodies kubectl's imperative commands
- * send (`kubectl create namespace|job|configmap|secret|serviceaccount|role|clusterrole|rolebinding|clusterrolebinding`) into the JSON object the JSON path
+ * send (`kubectl create namespace|job|configmap|secret|serviceaccount|role|clusterrole|rolebinding|clusterrolebinding|priorityclass`) into the JSON object the JSON path
  * would have produced: the `k8s\0` magic, the `runtime.Unknown` envelope, then the object by a
  * hand-written SUBSET of the upstream messages with upstream field numbers. Zero scalars of
  * non-pointer fields are omitted (as `omitempty` JSON omits them; gogo protobuf always writes
@@ -17,6 +17,7 @@
  *   ConfigMap, Secret, ServiceAccount)
  * @see staging/src/k8s.io/api/batch/v1/generated.proto (Job, JobSpec, JobStatus)
  * @see staging/src/k8s.io/api/rbac/v1/generated.proto (Role, ClusterRole, RoleBinding, ClusterRoleBinding)
+ * @see staging/src/k8s.io/api/scheduling/v1/generated.proto (PriorityClass)
  */
 import { StatusError, newBadRequest } from "@skiff/apimachinery";
 
@@ -246,12 +247,22 @@ const roleRef = msg("RoleRef", [f(1, "apiGroup", "string"), f(2, "kind", "string
 const roleBinding = msg("RoleBinding", [f(1, "metadata", objectMeta), f(2, "subjects", subject, { repeated: true }), f(3, "roleRef", roleRef)]);
 const clusterRoleBinding = msg("ClusterRoleBinding", [f(1, "metadata", objectMeta), f(2, "subjects", subject, { repeated: true }), f(3, "roleRef", roleRef)]);
 
+// ── scheduling.k8s.io/v1 ─────────────────────────────────────────────────────────────────────
+const priorityClass = msg("PriorityClass", [
+  f(1, "metadata", objectMeta),
+  f(2, "value", "int"),
+  f(3, "globalDefault", "bool"),
+  f(4, "description", "string"),
+  f(5, "preemptionPolicy", "string", { ptr: true }),
+]);
+
 /** The kinds a protobuf body may carry, by `apiVersion/kind`. */
 const kinds: ReadonlyMap<string, Message> = new Map([
   ["rbac.authorization.k8s.io/v1/Role", role],
   ["rbac.authorization.k8s.io/v1/ClusterRole", clusterRole],
   ["rbac.authorization.k8s.io/v1/RoleBinding", roleBinding],
   ["rbac.authorization.k8s.io/v1/ClusterRoleBinding", clusterRoleBinding],
+  ["scheduling.k8s.io/v1/PriorityClass", priorityClass],
   ["v1/ConfigMap", configMap],
   ["v1/Namespace", namespace],
   ["v1/Secret", secret],

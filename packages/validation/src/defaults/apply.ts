@@ -1,10 +1,11 @@
-import type { CSIDriver, ClusterRoleBinding, RoleBinding, Event, Job, Namespace, Node, Pod, PodTemplate, Secret } from "@skiff/api-types";
+import type { CSIDriver, ClusterRoleBinding, RoleBinding, Event, Job, Namespace, Node, Pod, PodTemplate, PriorityClass, Secret } from "@skiff/api-types";
 import { setSecretDefaults } from "../core/config.js";
 import { setBindingDefaults } from "../rbac/rbac.js";
 import { setEventDefaults, setNamespaceDefaults, setNodeDefaults, setPodDefaults, setPodTemplateDefaults } from "../core/index.js";
 import type { KindName, KindTypes } from "../schemas/index.js";
 import { setCSIDriverDefaults } from "./csidriver.js";
 import { setJobDefaults } from "./job.js";
+import { setPriorityClassDefaults } from "../scheduling/priorityclass.js";
 
 type Defaulter = (obj: never) => void;
 
@@ -17,6 +18,7 @@ const defaulters: { readonly [K in KindName]?: (obj: KindTypes[K]) => void } = {
   Namespace: (o: Namespace) => setNamespaceDefaults(o),
   Event: (o: Event) => setEventDefaults(o),
   Secret: (o: Secret) => setSecretDefaults(o),
+  PriorityClass: (o: PriorityClass) => setPriorityClassDefaults(o),
   RoleBinding: (o: RoleBinding) => setBindingDefaults(o),
   ClusterRoleBinding: (o: ClusterRoleBinding) => setBindingDefaults(o),
 };
@@ -26,6 +28,7 @@ const listItemKinds: { readonly [K in KindName]?: KindName } = {
   CSIDriverList: "CSIDriver",
   CSINodeList: "CSINode",
   LeaseList: "Lease",
+  PriorityClassList: "PriorityClass",
   PodTemplateList: "PodTemplate",
   PodList: "Pod",
   NodeList: "Node",
@@ -45,7 +48,8 @@ const listItemKinds: { readonly [K in KindName]?: KindName } = {
  * apiserver calls after decoding): Job → `setJobDefaults`, CSIDriver → `setCSIDriverDefaults`,
  * PodTemplate → `setPodTemplateDefaults`, Pod → `setPodDefaults`, Node → `setNodeDefaults`,
  * Namespace → `setNamespaceDefaults`, Event → `setEventDefaults`, Secret → `setSecretDefaults`
- * (type Opaque, `stringData` merged into `data`); list kinds default each item. CSINode, Lease,
+ * (type Opaque, `stringData` merged into `data`), PriorityClass → `setPriorityClassDefaults`
+ * (`preemptionPolicy` PreemptLowerPriority); list kinds default each item. CSINode, Lease,
  * ConfigMap, ServiceAccount, Binding and DeleteOptions have no defaults in 1.23 (no-op). Idempotent; never throws.
  *
  * @see pkg/apis/batch/v1/zz_generated.defaults.go, pkg/apis/storage/v1/zz_generated.defaults.go,

@@ -29,6 +29,8 @@ import type {
   PodList,
   PodTemplate,
   PodTemplateList,
+  PriorityClass,
+  PriorityClassList,
   Secret,
   SecretList,
   ServiceAccount,
@@ -53,6 +55,7 @@ import {
   podTemplateSchema,
 } from "./core.js";
 import { deleteOptionsSchema } from "./meta.js";
+import { priorityClassListSchema, priorityClassSchema } from "./scheduling.js";
 import { csiDriverListSchema, csiDriverSchema, csiNodeListSchema, csiNodeSchema } from "./storage.js";
 
 /**
@@ -68,6 +71,8 @@ export interface KindTypes {
   CSINodeList: CSINodeList;
   Lease: Lease;
   LeaseList: LeaseList;
+  PriorityClass: PriorityClass;
+  PriorityClassList: PriorityClassList;
   PodTemplate: PodTemplate;
   PodTemplateList: PodTemplateList;
   Pod: Pod;
@@ -117,6 +122,8 @@ export const kindSchemas: { readonly [K in KindName]: z.ZodType<KindTypes[K]> } 
   CSINodeList: csiNodeListSchema,
   Lease: leaseSchema,
   LeaseList: leaseListSchema,
+  PriorityClass: priorityClassSchema,
+  PriorityClassList: priorityClassListSchema,
   PodTemplate: podTemplateSchema,
   PodTemplateList: podTemplateListSchema,
   Pod: podSchema,
