@@ -18,6 +18,8 @@ import type { RecordEventFunc, SharedInformerFactory } from "@skiff/client";
 import { prepareClusterFilters, reasonAffinityRulesNotMatch, reasonAntiAffinityRulesNotMatch, reasonExistingAntiAffinityRulesNotMatch, reasonNodePorts, reasonTopologySpreadNotMatch } from "./inter-pod.js";
 import { NodeInfoCache } from "./node-info-cache.js";
 import { preferenceScores } from "./preference-scoring.js";
+import { podPriority, preempt } from "./preemption.js";
+import type { PreemptionCandidate } from "./preemption.js";
 import type { NodeInfo } from "./predicates.js";
 import { filterNode, formatFitError } from "./predicates.js";
 import type { ResourceWeights } from "./scoring.js";
@@ -39,6 +41,12 @@ export interface SchedulerOptions {
   readonly log?: (level: number, message: string) => void;
   /** Spans per pod: `queue` (added → taken), `schedule` (filter and score), `bind`, `event`. @defaultValue none */
   readonly tracer?: Tracer;
+}
+
+// Whether the pod has rules the cluster filters evaluate against other pods (spread, pod (anti-)affinity).
+function hasInterPodRules(pod: Pod): boolean {
+  const a = pod.spec?.affinity;
+  return (a?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.length ?? 0) > 0 || (a?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.length ?? 0) > 0 || (pod.spec?.topologySpreadConstraints?.length ?? 0) > 0;
 }
 
 /** What happened to one scheduling attempt (for logs and tests). */
@@ -85,6 +93,10 @@ export class Scheduler {
   // Scheduled/FailedScheduling events, correlated as client-go's recorder (a pod retried every
   // cycle gets one FailedScheduling event whose count grows).
   private readonly recordEvent: RecordEventFunc;
+  // Pending pods nominated to a node by an earlier preemption (`status.nominatedNodeName`), by
+  // node and key: a pod of lower or equal priority is filtered as if they were there (1.23's
+  // nominator and RunFilterPluginsWithNominatedPods).
+  private readonly nominatedByNode = new Map<string, Map<string, Pod>>();
   // When each queued key was first added (for the `queue` span).
   private readonly queuedAt = new Map<string, number>();
   private retryTimer: ReturnType<typeof setInterval> | undefined;
@@ -128,12 +140,19 @@ export class Scheduler {
     });
 
     this.pending.addEventHandler({
-      onAdd: (p) => this.enqueue(p),
-      onUpdate: (_o, p) => this.enqueue(p),
+      onAdd: (p) => {
+        this.trackNomination(keyOf(p), p);
+        this.enqueue(p);
+      },
+      onUpdate: (_o, p) => {
+        this.trackNomination(keyOf(p), p);
+        this.enqueue(p);
+      },
       onDelete: (p) => {
         const key = "key" in p && typeof p.key === "string" ? p.key : keyOf(p as Pod);
         this.unschedulable.delete(key);
         this.waitingOnPods.delete(key);
+        this.trackNomination(key, undefined);
       },
     });
     this.assigned.addEventHandler({
@@ -230,14 +249,37 @@ export class Scheduler {
     }
   }
 
-  /** The node infos of the current cache (assumed pods included). */
-  private snapshot(): NodeInfo[] {
+  // Keeps `nominatedByNode` current for the pending pod of `key` (`undefined`: it is gone).
+  private trackNomination(key: string, pod: Pod | undefined): void {
+    const node = pod?.status?.nominatedNodeName ?? "";
+    for (const [name, pods] of this.nominatedByNode) {
+      if (name !== node && pods.delete(key) && pods.size === 0) this.nominatedByNode.delete(name);
+    }
+    if (node === "" || pod === undefined || pod.spec?.nodeName) return;
+    let pods = this.nominatedByNode.get(node);
+    if (!pods) this.nominatedByNode.set(node, (pods = new Map()));
+    pods.set(key, pod);
+  }
+
+  /**
+   * The node infos of the current cache for scheduling `forKey`: assumed pods included, and the
+   * pods nominated to a node whose priority is at least `priority` (other than `forKey` itself).
+   */
+  private snapshot(forKey: string, priority: number): NodeInfo[] {
     const byNode = new Map<string, Pod[]>();
     for (const [name, pods] of this.assumedByNode) {
       const list: Pod[] = [];
       // A pod the assigned-pod informer has already is counted there.
       for (const [key, pod] of pods) if (this.assigned.store.get(key) === undefined) list.push(pod);
       if (list.length > 0) byNode.set(name, list);
+    }
+    for (const [name, pods] of this.nominatedByNode) {
+      for (const [key, pod] of pods) {
+        if (key === forKey || podPriority(pod) < priority || this.assumed.has(key)) continue;
+        const list = byNode.get(name) ?? [];
+        list.push(pod);
+        byNode.set(name, list);
+      }
     }
     return this.nodeInfos.snapshot(byNode);
   }
@@ -281,24 +323,44 @@ export class Scheduler {
     if (!pod || !this.wants(pod) || this.assumed.has(key)) return { result: { outcome: "skipped" } };
     const who = { pod: key, uid: pod.metadata?.uid ?? "" };
     if (queuedAt !== undefined) this.tracer.record("queue", queuedAt, t0, who);
-    const infos = this.snapshot();
+    const infos = this.snapshot(key, podPriority(pod));
     const namespaceStore = this.namespaces.store;
     const nsLabels = (ns: string) => namespaceStore.get(ns)?.metadata?.labels;
     const cluster = prepareClusterFilters(pod, infos, nsLabels);
     const feasible: NodeInfo[] = [];
     const reasons: string[][] = [];
+    const reasonsByNode = new Map<string, string[]>();
     for (const info of infos) {
       const r = filterNode(pod, info, cluster);
       if (r.length === 0) feasible.push(info);
-      else reasons.push(r);
+      else {
+        reasons.push(r);
+        reasonsByNode.set(info.node.metadata?.name ?? "", r);
+      }
     }
     const choice = selectNode(pod, feasible, this.options.weights, feasible.length > 1 ? preferenceScores(pod, feasible, infos, nsLabels) : undefined);
     if (!choice) {
       const message = formatFitError(infos.length, reasons);
-      this.log(2, `unable to schedule ${key}: ${message}`);
+      // PostFilter: 1.23's DefaultPreemption (none without nodes: that is not a FitError).
+      let nominate: string | undefined;
+      if (infos.length > 0) {
+        // The cluster filters' state is per snapshot: with pod (anti-)affinity or spread in play it
+        // is recomputed for each changed node; otherwise they only read the node itself.
+        const interPod = hasInterPodRules(pod) || infos.some((i) => i.podsWithRequiredAntiAffinity.length > 0);
+        const result = preempt(pod, infos, reasonsByNode, (p, info, all) => filterNode(p, info, interPod ? prepareClusterFilters(p, all, nsLabels) : cluster));
+        if (result.outcome === "none") {
+          // 1.23 logs this; the FailedScheduling message gained a `preemption: ...` part in 1.24.
+          this.log(4, `preemption for ${key} found no node: ${result.message}`);
+          if (result.clearNomination && pod.status?.nominatedNodeName) nominate = "";
+        } else if (result.outcome === "candidate") {
+          await this.prepareCandidate(pod, result.candidate);
+          nominate = result.candidate.nodeName;
+        }
+      }
+      this.log(2, `unable to schedule ${key}: ${message}${nominate ? ` (nominated to ${nominate} after preemption)` : ""}`);
       this.unschedulable.add(key);
       if (reasons.some((r) => r.some((x) => podDependentReasons.has(x)))) this.waitingOnPods.add(key);
-      await this.recordUnschedulable(pod, message);
+      await this.recordUnschedulable(pod, message, nominate);
       return { result: { outcome: "unschedulable", message } };
     }
     const t1 = this.tracer.now();
@@ -336,10 +398,40 @@ export class Scheduler {
     return undefined;
   }
 
-  private async recordUnschedulable(pod: Pod, message: string): Promise<void> {
+  /**
+   * Deletes the victims of a preemption (default grace period) with a `Preempted` event on each,
+   * and takes the nomination away from the lower-priority pods nominated to the same node (1.23's
+   * `PrepareCandidate`). Throws the first delete error other than NotFound (the pod is retried).
+   */
+  private async prepareCandidate(pod: Pod, candidate: PreemptionCandidate): Promise<void> {
+    const preemptor = keyOf(pod);
+    for (const victim of candidate.victims) {
+      const { namespace, name } = splitKey(keyOf(victim));
+      try {
+        await this.client.pods.delete(name, { namespace });
+      } catch (e) {
+        if (!isNotFound(e)) throw e;
+      }
+      this.log(2, `preempting ${namespace}/${name} on ${candidate.nodeName} for ${preemptor}`);
+      this.recordEvent(victim, "Normal", "Preempted", `Preempted by ${preemptor} on node ${candidate.nodeName}`);
+    }
+    const priority = podPriority(pod);
+    for (const [key, nominated] of this.nominatedByNode.get(candidate.nodeName) ?? []) {
+      if (key === preemptor || podPriority(nominated) >= priority) continue;
+      try {
+        const { nominatedNodeName: _cleared, ...status } = nominated.status ?? {};
+        await this.client.pods.updateStatus({ ...nominated, status });
+      } catch (e) {
+        this.log(0, `clearing the nominated node of ${key}: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
+  }
+
+  private async recordUnschedulable(pod: Pod, message: string, nominate?: string): Promise<void> {
     const conditions = pod.status?.conditions ?? [];
     const current = conditions.find((c) => c.type === "PodScheduled");
-    if (!(current?.status === "False" && current.reason === "Unschedulable" && current.message === message)) {
+    const nominationChanges = nominate !== undefined && (pod.status?.nominatedNodeName ?? "") !== nominate;
+    if (nominationChanges || !(current?.status === "False" && current.reason === "Unschedulable" && current.message === message)) {
       const now = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
       const condition: PodCondition = {
         type: "PodScheduled",
@@ -348,7 +440,11 @@ export class Scheduler {
         message,
         lastTransitionTime: current?.status === "False" && current.lastTransitionTime ? current.lastTransitionTime : now,
       };
-      const next: Pod = { ...pod, status: { ...pod.status, conditions: [...conditions.filter((c) => c.type !== "PodScheduled"), condition] } };
+      const status = { ...pod.status, conditions: [...conditions.filter((c) => c.type !== "PodScheduled"), condition] };
+      // "" clears it (the field is omitted, as Go's omitempty writes it).
+      if (nominate) status.nominatedNodeName = nominate;
+      else if (nominate === "") delete status.nominatedNodeName;
+      const next: Pod = { ...pod, status };
       try {
         await this.client.pods.updateStatus(next);
       } catch (e) {

@@ -1,4 +1,4 @@
-import type { Node, Pod, Taint } from "@skiff/api-types";
+import type { Node, Pod, PriorityClass, Taint } from "@skiff/api-types";
 import { createClient, loadClusterConfig } from "@skiff/client";
 import type { Client } from "@skiff/client";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -153,6 +153,45 @@ describe("skiff-scheduler against the real apiserver", () => {
     await addNode("prio-1", { pods: "1" });
     expect(await boundNode("then-critical")).toBe("prio-1");
     expect(await unschedulableMessage("first-low")).toBe("0/1 nodes are available: 1 Too many pods.");
+  });
+
+  it("preemption: a higher-priority pod deletes the lower-priority victim, is nominated, and is bound once the victim is gone; preemptionPolicy Never waits", async () => {
+    const classes = client.resource<PriorityClass>("priorityclasses.scheduling.k8s.io");
+    await classes.create({ metadata: { name: "sched-high" }, value: 1000 });
+    await classes.create({ metadata: { name: "sched-polite" }, value: 1000, preemptionPolicy: "Never" });
+    try {
+      await addNode("pre-1", { cpu: "2" });
+      await addPod("victim", {}, { cpu: "1500m" });
+      await addPod("bystander", { priorityClassName: "sched-high" }, { cpu: "500m" });
+      expect(await boundNode("victim")).toBe("pre-1");
+      expect(await boundNode("bystander")).toBe("pre-1");
+
+      // Never: unschedulable, and nothing is deleted.
+      await addPod("polite", { priorityClassName: "sched-polite" }, { cpu: "1" });
+      expect(await unschedulableMessage("polite")).toBe("0/1 nodes are available: 1 Insufficient cpu.");
+      expect((await client.pods.get("victim", { namespace: "default" })).metadata?.deletionTimestamp).toBeUndefined();
+      await client.pods.delete("polite", { namespace: "default", gracePeriodSeconds: 0 });
+
+      await addPod("preemptor", { priorityClassName: "sched-high" }, { cpu: "1" });
+      const nominated = await waitFor("preemptor nominated", async () => (await client.pods.get("preemptor", { namespace: "default" })).status?.nominatedNodeName || undefined);
+      expect(nominated).toBe("pre-1");
+      // The victim is deleted gracefully (a node agent would stop it); the bystander of equal priority stays.
+      const victim = await client.pods.get("victim", { namespace: "default" });
+      expect(victim.metadata?.deletionTimestamp).toBeDefined();
+      expect((await client.pods.get("bystander", { namespace: "default" })).metadata?.deletionTimestamp).toBeUndefined();
+      const preempted = await waitFor("Preempted event", async () => {
+        const l = await client.events.list({ namespace: "default", fieldSelector: "involvedObject.name=victim,reason=Preempted" });
+        return l.items[0];
+      });
+      expect(preempted).toMatchObject({ type: "Normal", message: "Preempted by default/preemptor on node pre-1", source: { component: "default-scheduler" } });
+      // Not preempted twice while the victim terminates; bound once it is gone.
+      expect((await client.pods.get("preemptor", { namespace: "default" })).spec?.nodeName).toBeUndefined();
+      await client.pods.delete("victim", { namespace: "default", gracePeriodSeconds: 0 });
+      expect(await boundNode("preemptor")).toBe("pre-1");
+    } finally {
+      await classes.delete("sched-high");
+      await classes.delete("sched-polite");
+    }
   });
 
   it("required pod anti-affinity spreads replicas one per node; the extra one waits and is bound when a replica goes", async () => {
