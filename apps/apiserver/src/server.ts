@@ -2,7 +2,7 @@
  * Builds and starts skiff-apiserver from parsed options: authentication and authorization, the
  * storage (etcd or SQLite) behind one watch cache, the bootstrap namespaces and PriorityClasses, the in-process
  * controllers (leader-elected with etcd), the admission chain (NamespaceLifecycle,
- * ServiceAccount, TaintNodesByCondition, Priority, DefaultTolerationSeconds), and the HTTPS server with its resource and
+ * ServiceAccount, TaintNodesByCondition, Priority, DefaultTolerationSeconds, RuntimeClass), and the HTTPS server with its resource and
  * non-resource routes (`src/routes/`).
  *
  * @see cmd/kube-apiserver/app/server.go (Run, CreateServerChain, CreateKubeAPIServerConfig)
@@ -15,6 +15,7 @@ import { rbacEscalationAdmission } from "./admission/rbac-escalation.js";
 import { serviceAccountAdmission } from "./admission/service-account.js";
 import { taintNodesByConditionAdmission } from "./admission/taint-nodes-by-condition.js";
 import { priorityAdmission, startPriorityClassCache } from "./admission/priority.js";
+import { runtimeClassAdmission } from "./admission/runtime-class.js";
 import { buildAuthenticator, buildAuthorizer, buildRulesResolver, loadClientCA } from "./auth/chain.js";
 import { startRBACPolicyCache } from "./auth/rbac-policy-cache.js";
 import { loadTokenFile } from "./auth/token-file.js";
@@ -140,7 +141,7 @@ export async function startAPIServer(o: APIServerOptions, gates: FeatureGate<Nod
       requestTimeoutMs: o.requestTimeout.ms,
       minRequestTimeoutSeconds: o.minRequestTimeout,
     },
-    // 1.23's default order: NamespaceLifecycle, ServiceAccount, TaintNodesByCondition, Priority, then DefaultTolerationSeconds.
+    // 1.23's default order: NamespaceLifecycle, ServiceAccount, TaintNodesByCondition, Priority, DefaultTolerationSeconds, then RuntimeClass.
     // RBACEscalation stands for 1.23's policy-based RBAC storage (its checks run after admission's mutating phase).
     admission: [
       namespaceLifecycle(storage),
@@ -148,6 +149,7 @@ export async function startAPIServer(o: APIServerOptions, gates: FeatureGate<Nod
       taintNodesByConditionAdmission(),
       priorityAdmission(priorityClasses),
       defaultTolerationSecondsAdmission({ defaultNotReadyTolerationSeconds: o.defaultNotReadyTolerationSeconds, defaultUnreachableTolerationSeconds: o.defaultUnreachableTolerationSeconds }),
+      runtimeClassAdmission(),
       rbacEscalation,
     ],
     tls: { cert: certs.cert, key: certs.key, ...(clientCA !== undefined ? { ca: clientCA, requestCert: true } : {}) },

@@ -26,6 +26,7 @@ const kinds: readonly Kind[] = [
   { kind: "Job", collection: "/apis/batch/v1/namespaces/default/jobs", seed: "seed", body: (n) => ({ apiVersion: "batch/v1", kind: "Job", metadata: { name: n, labels: { a: "b" } }, spec: { parallelism: 2, completions: 4, template: { spec: podSpec } } }) },
   { kind: "CSIDriver", collection: "/apis/storage.example.io/v1/csidrivers", seed: "seed.csi.example.io", body: (n) => ({ apiVersion: "storage.example.io/v1", kind: "CSIDriver", metadata: { name: n }, spec: { attachRequired: true, volumeLifecycleModes: ["Persistent"], tokenRequests: [{ audience: "a" }] } }) },
   { kind: "CSINode", collection: "/apis/storage.example.io/v1/csinodes", seed: "seed-node", body: (n) => ({ apiVersion: "storage.example.io/v1", kind: "CSINode", metadata: { name: n }, spec: { drivers: [{ name: "d.csi.example.io", nodeID: "x", topologyKeys: ["k"], allocatable: { count: 1 } }] } }) },
+  { kind: "PriorityClass", collection: "/apis/scheduling.k8s.io/v1/priorityclasses", seed: "seed", body: (n) => ({ apiVersion: "scheduling.k8s.io/v1", kind: "PriorityClass", metadata: { name: n }, value: 10, description: "d", preemptionPolicy: "Never" }) },
   { kind: "PodTemplate", collection: "/api/v1/namespaces/default/podtemplates", seed: "seed", body: (n) => ({ apiVersion: "v1", kind: "PodTemplate", metadata: { name: n, finalizers: [] }, template: { metadata: { labels: { app: "x" } }, spec: podSpec } }) },
 ];
 
@@ -37,6 +38,7 @@ const vocabulary = [
   "drivers", "nodeID", "topologyKeys", "allocatable", "count", "attachRequired", "podInfoOnMount", "tokenRequests", "audience",
   "expirationSeconds", "volumeLifecycleModes", "fsGroupPolicy", "status", "conditions", "restartPolicy", "ports", "env",
   "lifecycle", "postStart", "preStop", "exec", "command", "httpGet", "tcpSocket", "port", "path", "httpHeaders", "readinessGates",
+  "value", "globalDefault", "description", "preemptionPolicy", "priorityClassName", "priority", "runtimeClassName", "overhead",
   "$patch", "$retainKeys", "$setElementOrder/containers", "$deleteFromPrimitiveList/finalizers", "__proto__", "constructor", "",
 ] as const;
 const special = fc.constantFrom<unknown>(
@@ -50,9 +52,12 @@ const mutation = fc.record({ path, value, remove: fc.boolean() });
 function applyMutation(obj: Record<string, unknown>, m: { path: string[]; value: unknown; remove: boolean }): void {
   let cur: Record<string, unknown> = obj;
   for (const key of m.path.slice(0, -1)) {
-    const next = cur[key];
+    // Own properties only: `cur["__proto__"]` would walk into Object.prototype and pollute this
+    // process (the key must become an own member, as JSON.parse makes it).
+    const own = (o: Record<string, unknown>) => Object.getOwnPropertyDescriptor(o, key)?.value as unknown;
+    const next = own(cur);
     if (typeof next !== "object" || next === null) Object.defineProperty(cur, key, { value: {}, enumerable: true, writable: true, configurable: true });
-    cur = cur[key] as Record<string, unknown>;
+    cur = own(cur) as Record<string, unknown>;
   }
   const last = m.path[m.path.length - 1] ?? "";
   if (m.remove) delete cur[last];

@@ -102,6 +102,15 @@ spec:
     ok(kc.run("delete", "pc", `high-${ver}`, `default-${ver}`));
   });
 
+  it.skipIf(skip)("pods: RuntimeClass admission refuses a runtimeClassName and a pod overhead (Skiff serves no RuntimeClasses), with 1.23's messages", () => {
+    const kc = k();
+    const named = kc.run("run", `rc-${ver}`, "--image=busybox", "--restart=Never", '--overrides={"spec":{"runtimeClassName":"gvisor"}}');
+    expect(named.stderr).toBe(`Error from server (Forbidden): pods "rc-${ver}" is forbidden: pod rejected: RuntimeClass "gvisor" not found\n`);
+    const overhead = kc.run("run", `oh-${ver}`, "--image=busybox", "--restart=Never", '--overrides={"spec":{"overhead":{"cpu":"100m"}}}');
+    expect(overhead.stderr).toBe(`Error from server (Forbidden): pods "oh-${ver}" is forbidden: pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead\n`);
+    expect(kc.run("get", "pod", `rc-${ver}`).code).toBe(1);
+  });
+
   it.skipIf(skip)("speaks HTTP/2 to the apiserver (ALPN h2), requests and watch as streams of one connection", () => {
     // Go's http2 transport logs each connection it creates with GODEBUG=http2debug=1.
     const r = k().runWithEnv({ GODEBUG: "http2debug=1" }, "get", "podtemplates", "--watch-only", "--request-timeout=2s");

@@ -134,6 +134,13 @@ export const coreSchemas = {
       priorityClassName: str("Name of the priority class of the pod; its value is copied into `priority`."),
       priority: int32("Priority of the pod; higher values are scheduled and kept first. Set by admission from priorityClassName."),
       preemptionPolicy: enumStr(["Never", "PreemptLowerPriority"], "Whether the pod may preempt pods of lower priority. Set by admission from priorityClassName."),
+      runtimeClassName: str(
+        "The RuntimeClass (node.k8s.io) the pod's containers run with. Skiff serves no RuntimeClasses: the RuntimeClass admission plugin refuses a pod that names one, as 1.23 does for a class that does not exist.",
+      ),
+      overhead: mapOf(
+        QUANTITY,
+        "Resources the pod's sandbox uses beyond its containers, added to its requests for scheduling and to its limits for the pod cgroup. Set by the RuntimeClass admission plugin from the pod's RuntimeClass; a pod that sets it without one is refused.",
+      ),
       readinessGates: arrayOf(
         C("PodReadinessGate"),
         "Extra conditions the pod is only ready with: the pod is ready when all its containers are ready and each of these conditions of `status.conditions` is True.",

@@ -48,22 +48,29 @@ function pod(name: string, hostNetwork: boolean): Pod {
   return { apiVersion: "v1", kind: "Pod", metadata: { name, namespace: "default", uid: `uid-${name}` }, spec: { nodeName: "n1", hostNetwork, containers: [{ name: "main", image: "busybox:1.36" }] } };
 }
 
+// A started pod runtime on the fake runtime (its network ready or not), recording the sandboxes
+// asked for and the pod events as `<pod> <type> <reason>: <message>`; cleaned up after the test.
+async function startOnFakeRuntime(prefix: string, networkReady: boolean): Promise<{ runtime: PodRuntime; sandboxesAsked: string[]; events: string[] }> {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const sandboxesAsked: string[] = [];
+  const events: string[] = [];
+  const runtime: PodRuntime = createPodRuntime({
+    nodeName: "n1",
+    rootDir: join(dir, "root"),
+    podLogsDir: join(dir, "logs"),
+    containerRuntimeEndpoint: "unix:///unused.sock",
+    criDialer: () => ({ runtime: fakeRuntime(sandboxesAsked, networkReady), images: { close: () => undefined } as unknown as ImageClient }),
+    onEvent: (p, type, reason, message) => events.push(`${p.metadata?.name ?? ""} ${type} ${reason}: ${message}`),
+  });
+  cleanups.push(() => runtime.stop());
+  await runtime.start();
+  return { runtime, sandboxesAsked, events };
+}
+
 describe("pod runtime with the runtime's network not ready", () => {
   it("starts only host-network pods, records NetworkNotReady on the others, and reports the runtime ready with the network error", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "podrt-net-"));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    const sandboxesAsked: string[] = [];
-    const events: string[] = [];
-    const runtime: PodRuntime = createPodRuntime({
-      nodeName: "n1",
-      rootDir: join(dir, "root"),
-      podLogsDir: join(dir, "logs"),
-      containerRuntimeEndpoint: "unix:///unused.sock",
-      criDialer: () => ({ runtime: fakeRuntime(sandboxesAsked), images: { close: () => undefined } as unknown as ImageClient }),
-      onEvent: (p, type, reason, message) => events.push(`${p.metadata?.name ?? ""} ${type} ${reason}: ${message}`),
-    });
-    cleanups.push(() => runtime.stop());
-    await runtime.start();
+    const { runtime, sandboxesAsked, events } = await startOnFakeRuntime("podrt-net-", false);
     expect(runtime.runtimeState()).toMatchObject({
       ready: true,
       networkError: "container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized",
@@ -77,6 +84,22 @@ describe("pod runtime with the runtime's network not ready", () => {
     expect(sandboxesAsked).not.toContain("web");
     expect(events).toContain("web Warning NetworkNotReady: network is not ready: container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized");
     expect(events.filter((e) => e.startsWith("host ") && e.includes("NetworkNotReady"))).toEqual([]);
+  });
+});
+
+describe("pod runtime and RuntimeClasses", () => {
+  it("never creates a sandbox for a pod naming a RuntimeClass (none exists), with 1.23's FailedCreatePodSandBox event", async () => {
+    const { runtime, sandboxesAsked, events } = await startOnFakeRuntime("podrt-rc-", true);
+    const gvisor = pod("sandboxed", false);
+    gvisor.spec = { ...gvisor.spec, containers: gvisor.spec?.containers ?? [], runtimeClassName: "gvisor" };
+    runtime.setApiPods([gvisor, pod("plain", false)]);
+    const deadline = Date.now() + 10_000;
+    while (!(sandboxesAsked.includes("plain") && events.some((e) => e.startsWith("sandboxed ")))) {
+      if (Date.now() > deadline) throw new Error(`timed out: sandboxes ${JSON.stringify(sandboxesAsked)}, events ${JSON.stringify(events)}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(sandboxesAsked).not.toContain("sandboxed");
+    expect(events).toContain('sandboxed Warning FailedCreatePodSandBox: Failed to create pod sandbox: runtimeclass.node.k8s.io "gvisor" not found');
   });
 });
 

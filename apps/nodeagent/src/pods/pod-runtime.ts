@@ -277,6 +277,15 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
       recordEvent(pod, "Warning", "NetworkNotReady", `network is not ready: ${networkError}`);
       throw new Error(`network is not ready: ${networkError}`);
     }
+    // No RuntimeClass exists (Skiff serves none; the agent knows only the runtime's default
+    // handler): a pod naming one never gets a sandbox, as 1.23's RuntimeClass manager answers
+    // NotFound in createPodSandbox. The apiserver refuses such pods; static pods get here.
+    const runtimeClassName = pod.spec?.runtimeClassName;
+    if (runtimeClassName && !pod.metadata?.deletionTimestamp) {
+      const message = `runtimeclass.node.k8s.io "${runtimeClassName}" not found`;
+      recordEvent(pod, "Warning", "FailedCreatePodSandBox", `Failed to create pod sandbox: ${message}`);
+      throw new Error(`failed to "CreatePodSandbox" for "${pod.metadata?.name ?? ""}_${pod.metadata?.namespace ?? ""}(${uid})": ${message}`);
+    }
     if (podCgroups && !pod.metadata?.deletionTimestamp) {
       const tc = agentTracer.now();
       try {

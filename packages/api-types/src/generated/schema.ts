@@ -2864,6 +2864,12 @@ export interface components {
              * @enum {string}
              */
             preemptionPolicy?: "Never" | "PreemptLowerPriority";
+            /** @description The RuntimeClass (node.k8s.io) the pod's containers run with. Skiff serves no RuntimeClasses: the RuntimeClass admission plugin refuses a pod that names one, as 1.23 does for a class that does not exist. */
+            runtimeClassName?: string;
+            /** @description Resources the pod's sandbox uses beyond its containers, added to its requests for scheduling and to its limits for the pod cgroup. Set by the RuntimeClass admission plugin from the pod's RuntimeClass; a pod that sets it without one is refused. */
+            overhead?: {
+                [key: string]: components["schemas"]["io.example.apimachinery.pkg.api.resource.Quantity"];
+            };
             /** @description Extra conditions the pod is only ready with: the pod is ready when all its containers are ready and each of these conditions of `status.conditions` is True. */
             readinessGates?: components["schemas"]["io.example.api.core.v1.PodReadinessGate"][];
             /**

@@ -565,6 +565,8 @@ export const podSpecSchema = objectOf<PodSpec>()("PodSpec", {
   priorityClassName: str().exactOptional(),
   priority: int32().exactOptional(),
   preemptionPolicy: openEnum<Def<PodSpec["preemptionPolicy"]>>().exactOptional(),
+  runtimeClassName: str().exactOptional(),
+  overhead: quantityMap().exactOptional(),
   readinessGates: listOf(podReadinessGateSchema).exactOptional(),
   enableServiceLinks: bool().exactOptional(),
 }) satisfies z.ZodType<PodSpec>;
