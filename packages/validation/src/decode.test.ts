@@ -285,3 +285,19 @@ describe("decodeObject: nulls and missing required members", () => {
     }
   });
 });
+
+describe("decodeObject: null list items (Go's zero elements)", () => {
+  it("decodes [null] in a list of structs or strings as zero elements, so validation answers 422 naming the fields", () => {
+    const r = decodeObject("Pod", { metadata: { name: "p", finalizers: [null] }, spec: { containers: [null] } }, { fieldValidation: "Strict" });
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.value.spec?.containers).toEqual([{ name: "" }]);
+    expect(r.value.metadata?.finalizers).toEqual([""]);
+  });
+
+  it("still refuses a wrongly typed item, and a null where no list item is", () => {
+    expect(decodeObject("Pod", { spec: { containers: [5] } }, { fieldValidation: "Strict" }).ok).toBe(false);
+    const top = decodeObject("Pod", { spec: null, metadata: { name: "p" } }, { fieldValidation: "Strict" });
+    expect(top.ok).toBe(true);
+  });
+});

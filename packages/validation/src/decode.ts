@@ -98,10 +98,13 @@ export function decodeObject<K extends KindName>(kind: K, raw: unknown, opts: De
         continue;
       }
       const actual = valueAt(data, issue.path);
-      if (actual.found === false || actual.value === undefined) {
+      // A missing member, or a null list item (Go decodes `[null]` into a zero element: a list
+      // of structs gets an empty struct, which validation then judges, 422 not 400).
+      const nullItem = actual.found && actual.value === null && !actual.parentIsObject && issue.path.length > 0;
+      if (actual.found === false || actual.value === undefined || nullItem) {
         const info = describePath(schema, issue.path);
         const zero = info.leaf ? zeroValueOf(info.leaf) : undefined;
-        if (zero !== undefined && actual.parentIsObject) {
+        if (zero !== undefined && (actual.parentIsObject || nullItem)) {
           fills.push({ path: issue.path, value: zero });
           continue;
         }
