@@ -69,6 +69,11 @@ def lease(name):
             "spec": {"holderIdentity": "h", "leaseDurationSeconds": 40}}
 
 
+def priority_class(name):
+    return {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name, "labels": dict(SUITE_LABEL)},
+            "value": 100, "description": "suite"}
+
+
 # (apiVersion, kind, namespaced, body factory, can delete a collection)
 KINDS = [
     ("batch/v1", "Job", True, job, True),
@@ -80,6 +85,7 @@ KINDS = [
     ("v1", "Namespace", False, namespace, False),
     ("v1", "Event", True, event, True),
     ("coordination.k8s.io/v1", "Lease", True, lease, True),
+    ("scheduling.k8s.io/v1", "PriorityClass", False, priority_class, True),
 ]
 
 results = []
@@ -232,6 +238,7 @@ def typed_suite(api):
     batch = client.BatchV1Api(api)
     core = client.CoreV1Api(api)
     coord = client.CoordinationV1Api(api)
+    sched = client.SchedulingV1Api(api)
 
     def jobs():
         body = client.V1Job(metadata=client.V1ObjectMeta(name=f"{PREFIX}-typed-job", labels={"typed": "1"}),
@@ -278,6 +285,8 @@ def typed_suite(api):
                client.CoreV1Event(metadata=meta("ev"), involved_object=client.V1ObjectReference(kind="Pod", name="p", namespace=NS), reason="R"))
     typed_crud("Lease", coord.create_namespaced_lease, coord.read_namespaced_lease, coord.list_namespaced_lease, coord.delete_namespaced_lease,
                client.V1Lease(metadata=meta("lease"), spec=client.V1LeaseSpec(holder_identity="h")))
+    typed_crud("PriorityClass", sched.create_priority_class, sched.read_priority_class, sched.list_priority_class, sched.delete_priority_class,
+               client.V1PriorityClass(metadata=meta("pc"), value=50, preemption_policy="Never"), namespaced=False)
 
     def bookmarks():
         # The typed watch sends watch=True and allowWatchBookmarks=True. 1.23's cacher sends a

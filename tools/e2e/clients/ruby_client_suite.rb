@@ -45,7 +45,9 @@ KINDS = {
                   involvedObject: { kind: 'Pod', namespace: NS, name: 'p' } }
               }],
   'Lease' => ['/apis/coordination.k8s.io', 'lease', 'leases', true,
-              ->(n) { { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: n, labels: labels }, spec: { holderIdentity: 'h' } } }]
+              ->(n) { { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: n, labels: labels }, spec: { holderIdentity: 'h' } } }],
+  'PriorityClass' => ['/apis/scheduling.k8s.io', 'priority_class', 'priority_classes', false,
+                      ->(n) { { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: n, labels: labels }, value: 100 } }]
 }.freeze
 
 $results = []

@@ -18,7 +18,7 @@ const clientsDir = join(dirname(fileURLToPath(import.meta.url)), "../clients");
 const python = "/usr/bin/python3";
 const ruby = "/usr/bin/ruby";
 
-const served = ["Job", "CSIDriver", "CSINode", "PodTemplate", "Pod", "Node", "Namespace", "Event", "Lease"];
+const served = ["Job", "CSIDriver", "CSINode", "PodTemplate", "Pod", "Node", "Namespace", "Event", "Lease", "PriorityClass"];
 
 function installed(interpreter: string, args: readonly string[]): boolean {
   return existsSync(interpreter) && spawnSync(interpreter, args, { stdio: "ignore" }).status === 0;
