@@ -194,6 +194,30 @@ describe("skiff-scheduler against the real apiserver", () => {
     }
   });
 
+  it("a pod nominated to a node holds its room against pods of lower priority, not of higher (1.23's nominator)", async () => {
+    const classes = client.resource<PriorityClass>("priorityclasses.scheduling.k8s.io");
+    await classes.create({ metadata: { name: "nom-mid" }, value: 500 });
+    await classes.create({ metadata: { name: "nom-top" }, value: 900 });
+    try {
+      await addNode("nom-1", { cpu: "2" });
+      // A pending pod nominated to nom-1 (as after a preemption) that cannot be bound yet.
+      const holder = await addPod("holder", { priorityClassName: "nom-mid", nodeSelector: { never: "matches" } }, { cpu: "1500m" });
+      await unschedulableMessage("holder");
+      const current = await client.pods.get("holder", { namespace: "default" });
+      await client.pods.updateStatus({ ...current, status: { ...current.status, nominatedNodeName: "nom-1" } });
+      expect(holder.spec?.priority).toBe(500);
+      await waitFor("the nomination seen", async () => ((await client.pods.get("holder", { namespace: "default" })).status?.nominatedNodeName === "nom-1" ? true : undefined));
+      await new Promise((r) => setTimeout(r, 200));
+      await addPod("lower", {}, { cpu: "1" });
+      expect(await unschedulableMessage("lower")).toBe("0/1 nodes are available: 1 Insufficient cpu.");
+      await addPod("higher", { priorityClassName: "nom-top" }, { cpu: "1" });
+      expect(await boundNode("higher")).toBe("nom-1");
+    } finally {
+      await classes.delete("nom-mid");
+      await classes.delete("nom-top");
+    }
+  });
+
   it("required pod anti-affinity spreads replicas one per node; the extra one waits and is bound when a replica goes", async () => {
     await addNode("aa-1", { labels: { "example.io/hostname": "aa-1" } });
     await addNode("aa-2", { labels: { "example.io/hostname": "aa-2" } });
