@@ -132,6 +132,42 @@ describe("recordUpdate", () => {
     ]);
   });
 
+  it("adoptNext gives the same object without changing next; other managers' entries keep their JSON, a hand-written one is re-encoded", () => {
+    const created = recordUpdate(null, job(2), "kubectl-create", jobOpts());
+    const next = JSON.parse(JSON.stringify(created)) as Json;
+    next["status"] = { active: 1 };
+    next["metadata"].labels.tier = "x";
+    const snapshot = JSON.stringify(next);
+    const copied = recordUpdate(created, next, "job-controller", jobOpts(t1, "status"));
+    const adopted = recordUpdate(created, next, "job-controller", { ...jobOpts(t1, "status"), adoptNext: true });
+    expect(JSON.stringify(next)).toBe(snapshot);
+    expect(adopted).toEqual(copied);
+    expect(adopted["metadata"]).not.toBe(next["metadata"]);
+    expect(adopted["status"]).toBe(next["status"]);
+    // kubectl-create loses none of its fields: its entry is the JSON sent, not a copy.
+    const entries = adopted["metadata"].managedFields as Json[];
+    expect(entries.map((e) => e["manager"])).toEqual(["kubectl-create", "job-controller"]);
+    expect(entries[0]!["fieldsV1"]).toBe((next["metadata"].managedFields as Json[])[0]!["fieldsV1"]);
+    expect(entries[1]!["fieldsV1"]).toEqual({ "f:metadata": { "f:labels": { "f:tier": {} } }, "f:status": { "f:active": {} } });
+    // An entry sent in another key order is written back in Kubernetes' order.
+    const unordered = JSON.parse(JSON.stringify(created)) as Json;
+    const f = (unordered["metadata"].managedFields as Json[])[0]!["fieldsV1"] as Json;
+    (unordered["metadata"].managedFields as Json[])[0]!["fieldsV1"] = { "f:spec": f["f:spec"], "f:metadata": f["f:metadata"] };
+    const rewritten = recordUpdate(created, unordered, "kubectl-edit", { ...jobOpts(t1), adoptNext: true });
+    expect(Object.keys((rewritten["metadata"].managedFields as Json[])[0]!["fieldsV1"] as Json)).toEqual(["f:metadata", "f:spec"]);
+  });
+
+  it("an unchanged spec and metadata add nothing; a change deep inside them is still found", () => {
+    const before = job(2);
+    const after = JSON.parse(JSON.stringify(before)) as Json;
+    after["status"] = { active: 1 };
+    expect(compareObjects(before, after, jobSchema).added.toFieldsV1()).toEqual({ "f:status": { "f:active": {} } });
+    after["spec"].template.spec.containers[0].image = "nginx";
+    const cmp = compareObjects(before, after, jobSchema);
+    expect(cmp.modified.toFieldsV1()).toEqual({ "f:spec": { "f:template": { "f:spec": { "f:containers": { 'k:{"name":"c"}': { "f:image": {} } } } } } });
+    expect(cmp.removed.empty()).toBe(true);
+  });
+
   it("a pointer struct set to {} is the writer's field; value structs (metadata, spec, status, template) are not", () => {
     const j = job(2);
     j["spec"].template = { metadata: {}, spec: { ...j["spec"].template.spec, securityContext: {}, containers: [{ name: "c", image: "busybox", resources: {} }] } };

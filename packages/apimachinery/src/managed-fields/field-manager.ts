@@ -166,6 +166,12 @@ export interface FieldManagerOptions {
   readonly subresource?: string;
   /** The request's clock. */
   readonly now: Date;
+  /**
+   * {@link recordUpdate} only: `next` is the caller's to give away (a freshly decoded body no one
+   * reads again), so the result is built from it without a deep copy: a new top level and
+   * `metadata`, every other member shared with `next`. @defaultValue false (a deep copy)
+   */
+  readonly adoptNext?: boolean;
 }
 
 const strippedMeta = ["name", "namespace", "creationTimestamp", "selfLink", "uid", "clusterName", "generation", "managedFields", "resourceVersion"];
@@ -186,8 +192,10 @@ function stripServerFields(obj: unknown): JSONObject {
   return o;
 }
 
+// RFC 3339 in whole seconds (`2026-11-29T10:00:00Z`), as metav1.Time writes it.
 function formatTime(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, "Z");
+  const iso = d.toISOString();
+  return iso.length === 24 ? `${iso.slice(0, 19)}Z` : iso.replace(/\.\d{3}Z$/, "Z");
 }
 
 function ignoredSet(opts: FieldManagerOptions): FieldSet {
@@ -272,7 +280,8 @@ function takeOwnership(
     for (const p of c.paths()) conflicts.push({ manager: printManager(r), field: formatFieldPath(p) });
   }
   if (!force && conflicts.length > 0) throw new ApplyConflictError(conflicts);
-  return records.map((r) => (recordKey(r) === except ? r : { ...r, fields: r.fields.difference(changed).difference(removed) }));
+  // A record losing nothing keeps its set (and so the JSON it was read from, see toFieldsV1).
+  return records.map((r) => (recordKey(r) === except || (!r.fields.overlaps(changed) && !r.fields.overlaps(removed)) ? r : { ...r, fields: r.fields.difference(changed).difference(removed) }));
 }
 
 /**
@@ -285,16 +294,20 @@ function takeOwnership(
  * An existing object with no entries (reset, or written before tracking) gets none: tracking
  * starts again with an apply. More than {@link maxUpdateManagers} `Update` entries are capped by
  * folding the oldest into `ancient-changes` entries, one per apiVersion.
- * Returns a copy of `next` with the new `metadata.managedFields` (omitted when empty); `live` is
- * `null` for a create. Never mutates its inputs.
+ * Returns a copy of `next` (deep, or sharing all but its top level and `metadata` with `adoptNext`)
+ * with the new `metadata.managedFields` (omitted when empty); their `fieldsV1` may be the very
+ * JSON of `live`'s or `next`'s entries (see {@link FieldSet.toFieldsV1}). `live` is `null` for a
+ * create. Never mutates its inputs.
  * @see staging/src/k8s.io/apiserver/pkg/endpoints/handlers/fieldmanager/fieldmanager.go (`Update`)
  * @see staging/src/k8s.io/apiserver/pkg/endpoints/handlers/fieldmanager/skipnonapplied.go, capmanagers.go
  * @example
  * const stored = recordUpdate(current, patched, "kubectl-edit", { schema, apiVersion: "batch/v1", now: new Date() });
  */
 export function recordUpdate(live: JSONObject | null, next: JSONObject, manager: string, opts: FieldManagerOptions): JSONObject {
-  const out = cloneJSON(next);
-  const meta = (isObject(out["metadata"]) ? out["metadata"] : (out["metadata"] = {})) as JSONObject;
+  // Only `metadata.managedFields` of the result is written below: with `adoptNext` a copy of the
+  // top level and of `metadata` keeps `next` itself unchanged.
+  const out = opts.adoptNext === true ? { ...next } : cloneJSON(next);
+  const meta = (isObject(out["metadata"]) ? (opts.adoptNext === true ? (out["metadata"] = { ...out["metadata"] }) : out["metadata"]) : (out["metadata"] = {})) as JSONObject;
   let records: ManagerRecord[];
   const given = meta["managedFields"];
   const liveMeta = live && isObject(live["metadata"]) ? live["metadata"] : {};

@@ -83,6 +83,63 @@ describe("FieldSet and FieldsV1", () => {
     );
   });
 
+  it("answers the very JSON a set was parsed from when it is already in Kubernetes' form, and a fresh encoding otherwise", () => {
+    const canonical = { "f:metadata": { "f:labels": { ".": {}, "f:a": {}, "f:b": {} } }, "f:spec": { "f:x": {} } };
+    expect(parseFieldsV1(canonical).toFieldsV1()).toBe(canonical);
+    // Not in that form: out of order, "." not first, "." alone, "." with members, "." at the top: re-encoded as 1.23 re-encodes.
+    const cases: Array<[Record<string, unknown>, Record<string, unknown>]> = [
+      [{ ".": {}, "f:a": {} }, { "f:a": {} }],
+      [{ "f:spec": {}, "f:metadata": {} }, { "f:metadata": {}, "f:spec": {} }],
+      [{ "f:labels": { "f:a": {}, ".": {} } }, { "f:labels": { ".": {}, "f:a": {} } }],
+      [{ "f:labels": { ".": {} } }, { "f:labels": {} }],
+      [{ "f:labels": { ".": { "f:zzz": {} }, "f:a": {} } }, { "f:labels": { ".": {}, "f:a": {} } }],
+      [{ "f:list": { [keyElement({ name: "b" })]: {}, [keyElement({ name: "a" })]: {} } }, { "f:list": { [keyElement({ name: "a" })]: {}, [keyElement({ name: "b" })]: {} } }],
+    ];
+    for (const [input, want] of cases) {
+      const out = parseFieldsV1(input).toFieldsV1();
+      expect(out).not.toBe(input);
+      expect(JSON.stringify(out)).toBe(JSON.stringify(want));
+    }
+    // A parsed set changed afterwards encodes what it now holds.
+    const s = parseFieldsV1(canonical);
+    s.insert(["f:spec", "f:y"]);
+    expect(s.toFieldsV1()).not.toBe(canonical);
+    expect(s.toFieldsV1()).toEqual({ "f:metadata": { "f:labels": { ".": {}, "f:a": {}, "f:b": {} } }, "f:spec": { "f:x": {}, "f:y": {} } });
+    expect(canonical["f:spec"]).toEqual({ "f:x": {} });
+  });
+
+  it("property: any FieldsV1 encodes to what its set encodes when built path by path", () => {
+    const pe = fc.oneof(fc.constantFrom("a", "b", "c").map((n) => `f:${n}`), fc.constantFrom("x", "y").map((n) => keyElement({ name: n })), fc.constantFrom(2, 10).map((n) => valueElement(n)));
+    // Arbitrary FieldsV1 trees: any key order, "." markers anywhere.
+    const tree: fc.Arbitrary<Record<string, unknown>> = fc.letrec<{ node: Record<string, unknown> }>((tie) => ({
+      node: fc.array(fc.tuple(fc.oneof(pe, fc.constant(".")), fc.oneof({ depthSize: "small" }, fc.constant({}), tie("node"))), { maxLength: 4 }).map((entries) => Object.fromEntries(entries.map(([k, v]) => [k, k === "." ? {} : v]))),
+    })).node;
+    fc.assert(
+      fc.property(tree, (json) => {
+        const parsed = parseFieldsV1(json);
+        const rebuilt = new FieldSet();
+        for (const p of parsed.paths()) rebuilt.insert(p);
+        expect(JSON.stringify(parsed.toFieldsV1())).toBe(JSON.stringify(rebuilt.toFieldsV1()));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("property: overlaps is whether the intersection has a member", () => {
+    const pe = fc.oneof(fc.constantFrom("a", "b", "c").map((n) => `f:${n}`), fc.constantFrom(1, 2).map((n) => valueElement(n)));
+    const setArb = fc.array(fc.array(pe, { minLength: 1, maxLength: 3 }), { maxLength: 6 }).map((paths) => {
+      const s = new FieldSet();
+      for (const p of paths) s.insert(p);
+      return s;
+    });
+    fc.assert(
+      fc.property(setArb, setArb, (a, b) => {
+        expect(a.overlaps(b)).toBe(!a.intersection(b).empty());
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it("property: the set operations agree with a model of plain path sets", () => {
     const pe = fc.oneof(fc.constantFrom("a", "b", "c").map((n) => `f:${n}`), fc.constantFrom(1, 2).map((n) => valueElement(n)));
     const setArb = fc.array(fc.array(pe, { minLength: 1, maxLength: 3 }), { maxLength: 8 }).map((paths) => {

@@ -130,6 +130,7 @@ export class FieldSet {
   /** Adds `path` (the empty path is ignored). Mutates the set. */
   insert(path: FieldSetPath): void {
     if (path.length === 0) return;
+    parsedFrom.delete(this);
     let node = path.length > 1 ? this.child(path[0]!) : this;
     for (let i = 1; i < path.length - 1; i++) node = node.child(path[i]!);
     node.members.add(path[path.length - 1]!);
@@ -198,14 +199,26 @@ export class FieldSet {
     return differenceOf(this, other, true) ?? new FieldSet();
   }
 
+  /**
+   * Whether the sets share a member (their {@link intersection} is not empty), without building
+   * the intersection.
+   */
+  overlaps(other: FieldSet): boolean {
+    return overlapping(this, other);
+  }
+
   /** Whether both sets hold the same members. */
   equals(other: FieldSet): boolean {
     return this.difference(other).empty() && other.difference(this).empty();
   }
 
-  /** The `FieldsV1` JSON of the set (elements in structured-merge-diff order). Does not mutate. */
+  /**
+   * The `FieldsV1` JSON of the set (elements in structured-merge-diff order). Does not mutate.
+   * A set read by {@link parseFieldsV1} from JSON already in that form, and not changed since,
+   * answers that very JSON (no copy): treat the result as read-only.
+   */
   toFieldsV1(): Record<string, unknown> {
-    return this.encodeFieldsV1() ?? {};
+    return parsedFrom.get(this) ?? this.encodeFieldsV1() ?? {};
   }
 
   // The FieldsV1 object, or undefined when the set is empty (one pass: no emptiness re-checks).
@@ -227,6 +240,7 @@ export class FieldSet {
 
   /** The child set below `pe`, created when missing. Mutates the set. */
   child(pe: PathElement): FieldSet {
+    parsedFrom.delete(this);
     let c = this.children.get(pe);
     if (!c) {
       c = new FieldSet();
@@ -261,12 +275,24 @@ function checkElement(k: string): void {
  * @see sigs.k8s.io/structured-merge-diff/v4/fieldpath/serialize.go (`FromJSON`)
  */
 export function parseFieldsV1(fieldsV1: unknown): FieldSet {
-  const read = (node: unknown): FieldSet => {
+  // Whether the JSON read so far is exactly what `toFieldsV1` writes for the set it holds: each
+  // node's elements in order, a "." marker only first, as `{}`, and beside other elements.
+  let canonical = true;
+  const read = (node: unknown, root = false): FieldSet => {
     if (!isObject(node)) throw new FieldsV1Error("fieldsV1 must be a JSON object");
     const set = new FieldSet();
+    let previous: string | undefined;
+    let index = 0;
     for (const k of Object.keys(node)) {
-      if (k === ".") continue;
+      index++;
+      if (k === ".") {
+        // The top has no membership to mark.
+        if (canonical && (root || index !== 1 || !isObject(node[k]) || Object.keys(node[k]).length > 0 || Object.keys(node).length === 1)) canonical = false;
+        continue;
+      }
       checkElement(k);
+      if (canonical && previous !== undefined && comparePathElements(previous, k) >= 0) canonical = false;
+      previous = k;
       const v = node[k];
       if (!isObject(v)) throw new FieldsV1Error(`fieldsV1 value at ${JSON.stringify(k)} must be an object`);
       const keys = Object.keys(v);
@@ -274,11 +300,26 @@ export function parseFieldsV1(fieldsV1: unknown): FieldSet {
       if (keys.some((x) => x !== ".")) {
         const c = read(v);
         if (!c.empty()) set.children.set(k, c);
-      }
+      } else if (keys.length > 0) canonical = false;
     }
     return set;
   };
-  return read(fieldsV1);
+  const set = read(fieldsV1, true);
+  if (canonical && !set.empty()) parsedFrom.set(set, fieldsV1 as Record<string, unknown>);
+  return set;
+}
+
+// The JSON a set was parsed from, when `toFieldsV1` would write exactly that (see parseFieldsV1):
+// encoding such a set again is a lookup. Mutating the set (`insert`, `child`) forgets it.
+const parsedFrom = new WeakMap<FieldSet, Record<string, unknown>>();
+
+function overlapping(a: FieldSet, b: FieldSet): boolean {
+  for (const m of a.members) if (b.members.has(m)) return true;
+  for (const [k, c] of a.children) {
+    const o = b.children.get(k);
+    if (o && overlapping(c, o)) return true;
+  }
+  return false;
 }
 
 // The set operations build their results bottom-up and answer undefined for an empty result, so

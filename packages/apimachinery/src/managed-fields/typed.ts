@@ -238,6 +238,9 @@ export function compareObjects(before: unknown, after: unknown, schema: TypeSche
       else if (!deepEqual(l, r)) modified.insert(path);
       return;
     }
+    // A subtree equal on both sides adds, modifies and removes nothing: a status write compares
+    // the spec and metadata it leaves as they were without walking them.
+    if (lp && rp && deepEqual(l, r)) return;
     if (path.length > 0 && !(skeleton && s.kind === "struct") && !alwaysThere) {
       if (!lp) added.insert(path);
       else if (!rp) removed.insert(path);

@@ -108,11 +108,14 @@ export function validatePatchOptions(isApply: boolean, query: Readonly<Record<st
  * Records the managedFields `Update` entry of a non-apply write by `manager` (`live` null for a
  * create; `subresource` `""` or `status`...), with the kind's type schema from the api-types
  * OpenAPI document, as the REST handlers do for every write. Returns a new object; does not
- * mutate `live` or `next`. Never throws on malformed managedFields (they are reset).
+ * mutate `live` or `next`. With `adoptNext` (a freshly decoded body the caller will not read
+ * again) the result shares all but its top level and `metadata` with `next` instead of deep
+ * copying it. Never throws on malformed managedFields (they are reset).
  * @see staging/src/k8s.io/apiserver/pkg/endpoints/handlers/fieldmanager/fieldmanager.go (UpdateNoErrors)
  */
-export function trackUpdate(live: APIObject | null, next: APIObject, manager: string, res: ResourceInfo, subresource: string, now: Date): APIObject {
-  return recordUpdate(live as Record<string, unknown> | null, next as Record<string, unknown>, manager, fieldManagerOptionsFor(res, subresource, now)) as APIObject;
+export function trackUpdate(live: APIObject | null, next: APIObject, manager: string, res: ResourceInfo, subresource: string, now: Date, adoptNext = false): APIObject {
+  const opts = fieldManagerOptionsFor(res, subresource, now);
+  return recordUpdate(live as Record<string, unknown> | null, next as Record<string, unknown>, manager, adoptNext ? { ...opts, adoptNext } : opts) as APIObject;
 }
 
 /**

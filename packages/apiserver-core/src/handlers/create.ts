@@ -18,7 +18,7 @@ import type { APIObject } from "../registry/strategy.js";
 export async function createResource(scope: RequestScope): Promise<HandlerResult> {
   const { store, ctx, req, config } = scope;
   const res = store.strategy.resource;
-  const obj = trackUpdate(null, decodeRequestObject(scope), scope.manager, res, req.info.subresource, ctx.now);
+  const obj = trackUpdate(null, decodeRequestObject(scope), scope.manager, res, req.info.subresource, ctx.now, true);
   await runMutatingAdmission(config.admission, req.info, ctx, obj, null);
   const created = await store.create(ctx, obj, {
     defaulted: true,

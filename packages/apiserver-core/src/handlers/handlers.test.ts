@@ -211,6 +211,30 @@ describe("create-or-update is one guaranteed update", () => {
     expect(results.map((r) => r.status)).toEqual(Array<number>(6).fill(200));
   });
 
+  it("a retried unconditional PUT starts from the body as sent, not from the copy the first attempt changed", async () => {
+    // Every PUT reads the object before any commits (the barrier), so all but one retry; the
+    // plugin appends to a list in place, as a strategy or admission plugin may change a body.
+    let waiting = 0;
+    let release!: () => void;
+    const all = new Promise<void>((resolve) => (release = resolve));
+    const n = 4;
+    const appending: AdmissionPlugin = {
+      name: "Appender",
+      async mutate(a) {
+        if (a.operation !== "UPDATE") return;
+        ((spec(a.object!)["tags"] ??= []) as string[]).push("admitted");
+        if (++waiting >= n) release();
+        await Promise.race([all, new Promise((r) => setTimeout(r, 5000))]);
+      },
+    };
+    const base = await start(recordingStrategy([]), [appending]);
+    await call(base, "POST", path, gadget("r"));
+    const results = await Promise.all(Array.from({ length: n }, (_, i) => call(base, "PUT", `${path}/r`, gadget("r", { spec: { size: i + 1, tags: ["sent"] } }))));
+    expect(results.map((r) => r.status)).toEqual(Array<number>(n).fill(200));
+    expect(waiting).toBeGreaterThan(n);
+    for (const r of results) expect(spec(r.json as APIObject)["tags"]).toEqual(["sent", "admitted"]);
+  });
+
   it("apply to a missing object's status answers 404 and creates nothing", async () => {
     const base = await start(recordingStrategy([]));
     const r = await call(base, "PATCH", `${path}/none/status?fieldManager=m`, JSON.stringify(gadget("none", { status: { ok: true } })), "application/apply-patch+yaml");

@@ -23,12 +23,22 @@ export async function updateResource(scope: RequestScope): Promise<HandlerResult
   if (obj.metadata?.name !== req.info.name) {
     throw newBadRequest(`the name of the object (${obj.metadata?.name ?? ""}) does not match the name on the URL (${req.info.name})`);
   }
+  // The first attempt takes the decoded body as its own (no copy: managedFields, admission and the
+  // strategy then change it); a retry (the object changed under an update that names no
+  // resourceVersion) decodes the body again, its warnings already given.
+  let fresh: typeof obj | undefined = obj;
   const r = await store.update(
     ctx,
     req.info.name,
     async (cur) => {
-      // trackUpdate copies: each retry starts from the request's object as decoded.
-      const next = trackUpdate(cur, obj, scope.manager, res, req.info.subresource, ctx.now);
+      let body = fresh;
+      fresh = undefined;
+      if (body === undefined) {
+        const warned = ctx.warnings.length;
+        body = decodeRequestObject(scope);
+        ctx.warnings.length = warned;
+      }
+      const next = trackUpdate(cur, body, scope.manager, res, req.info.subresource, ctx.now, true);
       await runMutatingAdmission(config.admission, req.info, ctx, next, cur);
       return next;
     },
