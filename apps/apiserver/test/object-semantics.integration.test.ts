@@ -176,3 +176,22 @@ describe("Job status validation is 1.23's validateJobStatus, nothing more", () =
     ]);
   });
 });
+
+describe("a null map value is stored as Go stores it (the value type's zero), a null field is unset", () => {
+  it("labels and nodeSelector keep the key with \"\", a limit is the zero Quantity, and a label selector finds the key", async () => {
+    const body = {
+      apiVersion: "v1", kind: "Pod", metadata: { name: "sem-nulls", labels: { app: "web", tier: null }, annotations: { note: null } },
+      spec: { ...podSpec, nodeSelector: { disk: null }, activeDeadlineSeconds: null, containers: [{ name: "c", image: "busybox", resources: { limits: { cpu: null, memory: "64Mi" } } }] },
+    };
+    const r = await call(s, "POST", "/api/v1/namespaces/default/pods?fieldValidation=Strict", body);
+    expect(r.status, r.body).toBe(201);
+    const pod = r.json() as Obj;
+    expect(pod["metadata"].labels).toEqual({ app: "web", tier: "" });
+    expect(pod["metadata"].annotations).toEqual({ note: "" });
+    expect(pod["spec"].nodeSelector).toEqual({ disk: "" });
+    expect(pod["spec"].activeDeadlineSeconds).toBeUndefined();
+    expect(pod["spec"].containers[0].resources.limits).toEqual({ cpu: "0", memory: "64Mi" });
+    const list = (await call(s, "GET", "/api/v1/namespaces/default/pods?labelSelector=tier")).json() as Obj;
+    expect((list["items"] as Obj[]).map((p) => p["metadata"].name)).toEqual(["sem-nulls"]);
+  });
+});

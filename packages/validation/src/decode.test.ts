@@ -286,6 +286,38 @@ describe("decodeObject: nulls and missing required members", () => {
   });
 });
 
+describe("decodeObject: null map values (Go stores the value type's zero)", () => {
+  it("keeps the key: a string map with \"\", a ResourceList with the zero Quantity; a free-form or []byte value is dropped", () => {
+    const r = decodeObject(
+      "Pod",
+      {
+        metadata: { name: "p", labels: { app: "web", tier: null }, annotations: { note: null } },
+        spec: { nodeSelector: { disk: null }, containers: [{ name: "c", image: "i", resources: { limits: { cpu: null, memory: "1Gi" } } }] },
+      },
+      { fieldValidation: "Strict" },
+    );
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.value.metadata?.labels).toEqual({ app: "web", tier: "" });
+    expect(r.value.metadata?.annotations).toEqual({ note: "" });
+    expect(r.value.spec?.nodeSelector).toEqual({ disk: "" });
+    expect(r.value.spec?.containers[0]?.resources?.limits).toEqual({ cpu: "0", memory: "1Gi" });
+    const secret = decodeObject("Secret", { metadata: { name: "s" }, data: { a: null, b: "eA==" }, stringData: { c: null } }, { fieldValidation: "Strict" });
+    expect(secret.ok).toBe(true);
+    if (!secret.ok) return;
+    expect(secret.value.data).toEqual({ b: "eA==" });
+    expect(secret.value.stringData).toEqual({ c: "" });
+  });
+
+  it("a null struct member inside a map value is still dropped, and a null map itself is absent", () => {
+    const r = decodeObject("Pod", { metadata: { name: "p", labels: null }, spec: { containers: [{ name: "c", image: "i", resources: { limits: null } }] } }, { fieldValidation: "Strict" });
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.value.metadata?.labels).toBeUndefined();
+    expect(r.value.spec?.containers[0]?.resources?.limits).toBeUndefined();
+  });
+});
+
 describe("decodeObject: null list items (Go's zero elements)", () => {
   it("decodes [null] in a list of structs or strings as zero elements, so validation answers 422 naming the fields", () => {
     const r = decodeObject("Pod", { metadata: { name: "p", finalizers: [null] }, spec: { containers: [null] } }, { fieldValidation: "Strict" });

@@ -1,7 +1,7 @@
 import { FieldErrorType } from "@skiff/apimachinery";
 import type { FieldError } from "@skiff/apimachinery";
 import type { z } from "zod";
-import { describePath, goTypeName, unionOptions, zeroValueOf } from "./internal/schema-walk.js";
+import { childSchema, describePath, goTypeName, schemaAt, schemaKind, unionOptions, zeroValueOf } from "./internal/schema-walk.js";
 import { kindSchemas } from "./schemas/index.js";
 import type { KindName, KindTypes } from "./schemas/index.js";
 
@@ -61,7 +61,9 @@ const maxRounds = 32;
  * - unknown members → dropped from `value` and listed in `unknownFields` as dotted paths
  *   (`spec.foo`, `spec.template.spec.containers[0].imagePullPolcy`) unless `fieldValidation` is
  *   `Ignore` (sorted); free-form parts (labels, annotations, `fieldsV1`, podAffinity) keep every key;
- * - `null` members are treated as absent (Go leaves the field unset);
+ * - `null` members are treated as absent (Go leaves the field unset), except a `null` map value,
+ *   which is the value type's zero as Go stores it (`labels: {a: null}` → `a: ""`, a ResourceList's
+ *   `cpu: null` → `"0"`);
  * - required members that are absent get Go's zero value (`{}`, `[]`, `""`, `0`, `false`), so that
  *   validation reports them (`spec.template.spec.containers: Required value`) exactly as
  *   Kubernetes does, instead of the decoder.
@@ -81,7 +83,7 @@ export function decodeObject<K extends KindName>(kind: K, raw: unknown, opts: De
   const schema: z.ZodType<KindTypes[K]> = kindSchemas[kind];
   // Most bodies have no null member: zod reads `raw` as it is (its output is a new object), and a
   // copy is made only when a round has to drop or fill members.
-  let data = hasNullMember(raw) ? cloneWithoutNulls(raw) : raw;
+  let data = hasNullMember(raw) ? cloneWithoutNulls(raw, schema) : raw;
   let copied = data !== raw;
   const unknownFields: string[] = [];
   for (let round = 0; round < maxRounds; round++) {
@@ -113,7 +115,7 @@ export function decodeObject<K extends KindName>(kind: K, raw: unknown, opts: De
     }
     if (errors.length > 0) return { ok: false, errors: dedupe(errors) };
     if (!copied) {
-      data = cloneWithoutNulls(raw);
+      data = cloneWithoutNulls(raw, schema);
       copied = true;
     }
     for (const d of drops) {
@@ -252,11 +254,7 @@ function defineOwn(target: Record<PropertyKey, unknown>, key: PropertyKey, value
   else target[key] = value;
 }
 
-/**
- * Deep-copies plain JSON data, dropping `null` object members (Go leaves such fields unset). Keys
- * are defined as own properties so a `__proto__` member stays a member (reported as unknown)
- * instead of changing the prototype.
- */
+// Whether a `null` appears anywhere in `v` as an object member.
 function hasNullMember(v: unknown): boolean {
   if (Array.isArray(v)) return v.some(hasNullMember);
   if (v !== null && typeof v === "object" && isPlainObject(v)) {
@@ -269,17 +267,64 @@ function hasNullMember(v: unknown): boolean {
   return false;
 }
 
-function cloneWithoutNulls(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(cloneWithoutNulls);
-  if (v !== null && typeof v === "object" && isPlainObject(v)) {
-    const out: Record<string, unknown> = {};
-    for (const [k, val] of Object.entries(v as Record<string, unknown>)) {
-      if (val === null) continue;
-      defineOwn(out, k, cloneWithoutNulls(val));
+/**
+ * Deep-copies plain JSON data read as schema `root`, dropping `null` struct members (Go leaves such
+ * fields unset) and turning `null` map values into what Go stores ({@link nullMapValue}). Keys are
+ * defined as own properties so a `__proto__` member stays a member (reported as unknown) instead
+ * of changing the prototype.
+ */
+function cloneWithoutNulls(raw: unknown, root: z.ZodType): unknown {
+  // The path is one array pushed and popped on the way down; the schema is consulted only where a
+  // null member is met (a few per body: `lastProbeTime`, `creationTimestamp`).
+  const path: PropertyKey[] = [];
+  const copy = (v: unknown): unknown => {
+    if (Array.isArray(v)) {
+      const out: unknown[] = [];
+      for (let i = 0; i < v.length; i++) {
+        path.push(i);
+        out.push(copy(v[i]));
+        path.pop();
+      }
+      return out;
     }
-    return out;
-  }
-  return v;
+    if (v !== null && typeof v === "object" && isPlainObject(v)) {
+      const out: Record<string, unknown> = {};
+      let map: z.ZodType | undefined | null = null;
+      for (const [k, val] of Object.entries(v as Record<string, unknown>)) {
+        if (val === null) {
+          if (map === null) {
+            const here = schemaAt(root, path);
+            map = here !== undefined && schemaKind(here) === "record" ? here : undefined;
+          }
+          const member = map === undefined ? undefined : childSchema(map, k);
+          const zero = member === undefined ? undefined : nullMapValue(member);
+          if (zero !== undefined) defineOwn(out, k, zero);
+          continue;
+        }
+        path.push(k);
+        defineOwn(out, k, copy(val));
+        path.pop();
+      }
+      return out;
+    }
+    return v;
+  };
+  return copy(raw);
+}
+
+/**
+ * What Go stores for a `null` map value: the value type's zero (`labels: {a: null}` keeps `a` with
+ * `""`; a ResourceList's `cpu: null` is the zero Quantity, written `"0"`), or `undefined` (the
+ * member is dropped) for value types whose zero Skiff cannot hold (a nil `[]byte` or interface,
+ * which Go writes back as `null`).
+ * @see encoding/json `literalStore` (null leaves a map element's zero value; a Quantity's `UnmarshalJSON` is called with null)
+ */
+function nullMapValue(valueSchema: z.ZodType): unknown {
+  const goType = goTypeName(valueSchema);
+  if (goType === "Quantity") return "0";
+  if (goType === "[]uint8") return undefined;
+  const kind = schemaKind(valueSchema);
+  return kind === "string" || kind === "number" || kind === "boolean" ? zeroValueOf(valueSchema) : undefined;
 }
 
 function isPlainObject(v: object): boolean {

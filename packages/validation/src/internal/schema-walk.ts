@@ -87,6 +87,18 @@ function child(s: z.ZodType, seg: PropertyKey): { schema: z.ZodType; kind: "fiel
   }
 }
 
+/** The schema of member `seg` (a field name, list index or map key) of values of `s`, if known. */
+export function childSchema(s: z.ZodType, seg: PropertyKey): z.ZodType | undefined {
+  return child(s, seg)?.schema;
+}
+
+/** The schema at `path` below `root` (only the walk of {@link describePath}), if known. */
+export function schemaAt(root: z.ZodType, path: readonly PropertyKey[]): z.ZodType | undefined {
+  let cur: z.ZodType | undefined = root;
+  for (let i = 0; i < path.length && cur !== undefined; i++) cur = child(cur, path[i]!)?.schema;
+  return cur;
+}
+
 /** Describes `path` (a zod issue path) against the root schema `root`. */
 export function describePath(root: z.ZodType, path: readonly PropertyKey[]): PathInfo {
   let field = "";
