@@ -195,3 +195,15 @@ describe("a null map value is stored as Go stores it (the value type's zero), a 
     expect((list["items"] as Obj[]).map((p) => p["metadata"].name)).toEqual(["sem-nulls"]);
   });
 });
+
+describe("volumeDevices is a known container field (1.23 block mode)", () => {
+  it("a pod mapping a claim volume's device is accepted under Strict and keeps the field", async () => {
+    const body = {
+      apiVersion: "v1", kind: "Pod", metadata: { name: "sem-block" },
+      spec: { ...podSpec, volumes: [{ name: "data", persistentVolumeClaim: { claimName: "data" } }], containers: [{ name: "c", image: "busybox", volumeDevices: [{ name: "data", devicePath: "/dev/xvda" }] }] },
+    };
+    const r = await call(s, "POST", "/api/v1/namespaces/default/pods?fieldValidation=Strict", body);
+    expect(r.status, r.body).toBe(201);
+    expect((r.json() as Obj)["spec"].containers[0].volumeDevices).toEqual([{ name: "data", devicePath: "/dev/xvda" }]);
+  });
+});

@@ -45,6 +45,7 @@ const containerProperties = {
   env: arrayOf(C("EnvVar"), "Environment variables of the container. Cannot be updated.", mergeBy("name")),
   resources: link(C("ResourceRequirements"), "Compute resources the container requests and is limited to. Cannot be updated."),
   volumeMounts: arrayOf(C("VolumeMount"), "Pod volumes mounted into the container. Cannot be updated.", mergeBy("mountPath")),
+  volumeDevices: arrayOf(C("VolumeDevice"), "Block devices of persistentVolumeClaim volumes the container uses (block mode). Skiff serves no PersistentVolumeClaims, so a pod with such a volume waits with FailedMount.", mergeBy("devicePath")),
   livenessProbe: link(C("Probe"), "Periodic check of liveness; the container is restarted when it fails. Cannot be updated."),
   readinessProbe: link(C("Probe"), "Periodic check of readiness; a failing container is not Ready. Cannot be updated."),
   startupProbe: link(C("Probe"), "Check that the container has started; no other probe runs until it succeeds, and failing it restarts the container. Cannot be updated."),
@@ -285,6 +286,14 @@ export const coreSchemas = {
       subPathExpr: str("Like subPath, with `$(VAR)` references expanded from the container's environment; exclusive with subPath."),
     },
     { required: ["name", "mountPath"] },
+  ),
+  [C("VolumeDevice")]: object(
+    "A raw block device of a pod volume, mapped into a container.",
+    {
+      name: str("Name of a persistentVolumeClaim volume of the pod."),
+      devicePath: str("Path inside the container the device is mapped to."),
+    },
+    { required: ["name", "devicePath"] },
   ),
   [C("Probe")]: object("A health check of a container: exactly one action plus timing.", {
     exec: link(C("ExecAction"), "Run a command in the container."),

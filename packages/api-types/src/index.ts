@@ -184,6 +184,7 @@ export type {
   UncountedTerminatedPods,
   UserInfo,
   Volume,
+  VolumeDevice,
   VolumeMount,
   WeightedPodAffinityTerm,
   VolumeNodeResources,

@@ -540,6 +540,13 @@ export type ResourceRequirements = Schemas["io.example.api.core.v1.ResourceRequi
 export type VolumeMount = Schemas["io.example.api.core.v1.VolumeMount"];
 
 /**
+ * A raw block device of a persistentVolumeClaim (or ephemeral) volume mapped into a container at
+ * `devicePath`; both fields are required.
+ * @see staging/src/k8s.io/api/core/v1/types.go
+ */
+export type VolumeDevice = Schemas["io.example.api.core.v1.VolumeDevice"];
+
+/**
  * A named volume of a pod; exactly one source is set.
  * @see staging/src/k8s.io/api/core/v1/types.go
  */

@@ -286,6 +286,16 @@ describe("decodeObject: nulls and missing required members", () => {
   });
 });
 
+describe("decodeObject: volumeDevices", () => {
+  it("is a known container field: decoded under Strict, with Go's types", () => {
+    const r = decodeObject("Pod", { metadata: { name: "p" }, spec: { containers: [{ name: "c", image: "i", volumeDevices: [{ name: "data", devicePath: "/dev/xvda" }] }] } }, { fieldValidation: "Strict" });
+    expect(r.ok && r.unknownFields).toEqual([]);
+    if (r.ok) expect(r.value.spec?.containers[0]?.volumeDevices).toEqual([{ name: "data", devicePath: "/dev/xvda" }]);
+    const bad = decodeObject("Pod", { metadata: { name: "p" }, spec: { containers: [{ name: "c", volumeDevices: [{ name: 5 }] }] } }, { fieldValidation: "Strict" });
+    expect(bad.ok ? [] : bad.errors.map(formatDecodeError)).toEqual(["json: cannot unmarshal number 5 into Go struct field VolumeDevice.spec.containers.volumeDevices.name of type string"]);
+  });
+});
+
 describe("decodeObject: null map values (Go stores the value type's zero)", () => {
   it("keeps the key: a string map with \"\", a ResourceList with the zero Quantity; a free-form or []byte value is dropped", () => {
     const r = decodeObject(

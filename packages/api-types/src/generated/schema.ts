@@ -1935,6 +1935,8 @@ export interface components {
             resources?: components["schemas"]["io.example.api.core.v1.ResourceRequirements"];
             /** @description Pod volumes mounted into the container. Cannot be updated. */
             volumeMounts?: components["schemas"]["io.example.api.core.v1.VolumeMount"][];
+            /** @description Block devices of persistentVolumeClaim volumes the container uses (block mode). Skiff serves no PersistentVolumeClaims, so a pod with such a volume waits with FailedMount. */
+            volumeDevices?: components["schemas"]["io.example.api.core.v1.VolumeDevice"][];
             /** @description Periodic check of liveness; the container is restarted when it fails. Cannot be updated. */
             livenessProbe?: components["schemas"]["io.example.api.core.v1.Probe"];
             /** @description Periodic check of readiness; a failing container is not Ready. Cannot be updated. */
@@ -2174,6 +2176,8 @@ export interface components {
             resources?: components["schemas"]["io.example.api.core.v1.ResourceRequirements"];
             /** @description Pod volumes mounted into the container. Cannot be updated. */
             volumeMounts?: components["schemas"]["io.example.api.core.v1.VolumeMount"][];
+            /** @description Block devices of persistentVolumeClaim volumes the container uses (block mode). Skiff serves no PersistentVolumeClaims, so a pod with such a volume waits with FailedMount. */
+            volumeDevices?: components["schemas"]["io.example.api.core.v1.VolumeDevice"][];
             /** @description Periodic check of liveness; the container is restarted when it fails. Cannot be updated. */
             livenessProbe?: components["schemas"]["io.example.api.core.v1.Probe"];
             /** @description Periodic check of readiness; a failing container is not Ready. Cannot be updated. */
@@ -3289,6 +3293,13 @@ export interface components {
             projected?: components["schemas"]["io.example.api.core.v1.ProjectedVolumeSource"];
             /** @description Fields of the pod as files. */
             downwardAPI?: components["schemas"]["io.example.api.core.v1.DownwardAPIVolumeSource"];
+        };
+        /** @description A raw block device of a pod volume, mapped into a container. */
+        "io.example.api.core.v1.VolumeDevice": {
+            /** @description Name of a persistentVolumeClaim volume of the pod. */
+            name: string;
+            /** @description Path inside the container the device is mapped to. */
+            devicePath: string;
         };
         /** @description A volume mounted into a container. */
         "io.example.api.core.v1.VolumeMount": {

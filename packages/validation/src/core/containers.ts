@@ -186,7 +186,8 @@ function validateVolumeDevices(
     const vol = volumes.get(name);
     if (name === "") errs.push(field.required(p.child("name")));
     if (names.has(name)) errs.push(field.invalid(p.child("name"), name, "must be unique"));
-    if (vol !== undefined && !isRecord(vol.persistentVolumeClaim)) {
+    // 1.23's isMatchedDevice: a generic ephemeral volume is a claim too (fixed in 1.23).
+    if (vol !== undefined && !isRecord(vol.persistentVolumeClaim) && !isRecord(vol.ephemeral)) {
       errs.push(field.invalid(p.child("name"), name, "can only use volume source type of PersistentVolumeClaim for block mode"));
     }
     if (vol === undefined) errs.push(field.notFound(p.child("name"), name));

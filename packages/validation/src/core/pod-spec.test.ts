@@ -462,6 +462,45 @@ describe("volumes and mounts", () => {
     expect(errs).toEqual([]);
   });
 
+  it("checks volumeDevices: claim or ephemeral volumes only, unique names and paths, no overlap with mounts", () => {
+    const volumes = [
+      { name: "claim", persistentVolumeClaim: { claimName: "c" } },
+      { name: "eph", ephemeral: { volumeClaimTemplate: { spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } } } } },
+      { name: "scratch", emptyDir: {} },
+    ];
+    const withDevices = (devices: unknown[], mounts?: unknown[]) =>
+      spec((s) => {
+        s["volumes"] = volumes;
+        c0(s)["volumeDevices"] = devices;
+        if (mounts) c0(s)["volumeMounts"] = mounts;
+      });
+    expect(validate(withDevices([{ name: "claim", devicePath: "/dev/xvda" }, { name: "eph", devicePath: "/dev/xvdb" }]))).toEqual([]);
+    const errs = validate(
+      withDevices(
+        [
+          { name: "scratch", devicePath: "/dev/a" },
+          { name: "missing", devicePath: "/dev/b" },
+          { name: "claim", devicePath: "/dev/b" },
+          { name: "claim", devicePath: "../dev/c" },
+          { name: "", devicePath: "" },
+        ],
+        [{ name: "eph", mountPath: "/dev/a" }],
+      ),
+    );
+    expect(errs.map((e) => `${e.type} ${e.field} ${e.detail}`)).toEqual([
+      "FieldValueInvalid spec.containers[0].volumeMounts[0].mountPath must not already exist as a path in volumeDevices",
+      "FieldValueInvalid spec.containers[0].volumeDevices[0].name can only use volume source type of PersistentVolumeClaim for block mode",
+      "FieldValueInvalid spec.containers[0].volumeDevices[0].devicePath must not already exist as a path in volumeMounts",
+      "FieldValueNotFound spec.containers[0].volumeDevices[1].name ",
+      "FieldValueInvalid spec.containers[0].volumeDevices[2].devicePath must be unique",
+      "FieldValueInvalid spec.containers[0].volumeDevices[3].name must be unique",
+      "FieldValueInvalid spec.containers[0].volumeDevices[3].devicePath can not contain backsteps ('..')",
+      "FieldValueRequired spec.containers[0].volumeDevices[4].name ",
+      "FieldValueNotFound spec.containers[0].volumeDevices[4].name ",
+      "FieldValueRequired spec.containers[0].volumeDevices[4].devicePath ",
+    ]);
+  });
+
   it("checks volume names: required, DNS labels, unique", () => {
     const errs = validate(withVolumes([{ emptyDir: {} }, { name: "Bad", emptyDir: {} }, { name: "a", emptyDir: {} }, { name: "a", emptyDir: {} }]));
     expect(summary(errs)).toEqual([

@@ -174,6 +174,12 @@ export const volumeMountSchema = objectOf<VolumeMount>()("VolumeMount", {
   subPathExpr: str().exactOptional(),
 }) satisfies z.ZodType<VolumeMount>;
 
+type VolumeDevice = Def<Container["volumeDevices"]>[number];
+const volumeDeviceSchema = objectOf<VolumeDevice>()("VolumeDevice", {
+  name: str(),
+  devicePath: str(),
+}) satisfies z.ZodType<VolumeDevice>;
+
 // --- probes and security contexts ---------------------------------------------------------
 
 type Probe = Def<Container["livenessProbe"]>;
@@ -294,6 +300,7 @@ const containerFields = {
   env: listOf(envVarSchema).exactOptional(),
   resources: resourceRequirementsSchema.exactOptional(),
   volumeMounts: listOf(volumeMountSchema).exactOptional(),
+  volumeDevices: listOf(volumeDeviceSchema).exactOptional(),
   livenessProbe: probeSchema.exactOptional(),
   readinessProbe: probeSchema.exactOptional(),
   startupProbe: probeSchema.exactOptional(),
