@@ -12,21 +12,28 @@ function sameCondition(a: PodCondition, b: PodCondition): boolean {
  * @see pkg/kubelet/status/status_manager.go (SetPodStatus, updateStatusInternal) in kubernetes/kubernetes v1.23
  */
 export class StatusManager {
-  private readonly statuses = new Map<string, PodStatus>();
+  // Each pod's stored status with its JSON text (what the next status is compared by).
+  private readonly statuses = new Map<string, { readonly status: PodStatus; readonly text: string }>();
   private readonly listeners = new Set<PodStatusListener>();
 
   constructor(private readonly nowIso: () => string = () => new Date().toISOString().replace(/\.\d{3}Z$/, "Z")) {}
 
-  /** The status of `uid`, if any. */
+  /** The status of `uid`, if any (the stored object: read-only). */
   get(uid: string): PodStatus | undefined {
-    return this.statuses.get(uid);
+    return this.statuses.get(uid)?.status;
   }
 
-  /** Sets the status of `pod`; returns the stored (normalized) status. Does not mutate `status`. */
+  /**
+   * Sets the status of `pod`; returns the stored (normalized) status, read-only. Does not mutate
+   * `status`. Most syncs of a running pod change nothing: the candidate is built without copying
+   * `status` (its top level and conditions are new objects), compared by its JSON text with the
+   * stored one's, and stored as a parse of that text (a deep copy) only when it differs.
+   */
   set(pod: Pod, status: PodStatus): PodStatus {
     const uid = pod.metadata?.uid ?? "";
-    const old = this.statuses.get(uid);
-    const next: PodStatus = structuredClone(status);
+    const stored = this.statuses.get(uid);
+    const old = stored?.status;
+    const next: PodStatus = { ...status };
     if (old && (old.phase === "Succeeded" || old.phase === "Failed")) {
       if (next.phase !== old.phase) next.phase = old.phase;
       // A terminal reason (Evicted, OutOfmemory...) and its message stay with the terminal phase.
@@ -40,16 +47,18 @@ export class StatusManager {
         return { ...c, lastTransitionTime };
       });
     }
-    if (old && JSON.stringify(old) === JSON.stringify(next)) return old;
-    this.statuses.set(uid, next);
+    const text = JSON.stringify(next);
+    if (stored && stored.text === text) return stored.status;
+    const copy = JSON.parse(text) as PodStatus;
+    this.statuses.set(uid, { status: copy, text });
     for (const l of this.listeners) {
       try {
-        l(pod, next);
+        l(pod, copy);
       } catch {
         // A listener's failure must not stop the sync.
       }
     }
-    return next;
+    return copy;
   }
 
   /** Forgets `uid`. */
