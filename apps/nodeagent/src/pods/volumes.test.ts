@@ -133,6 +133,20 @@ describe("PodVolumeManager", () => {
     expect(events).toHaveLength(1);
   });
 
+  it("a persistentVolumeClaim or ephemeral volume (what volumeDevices may name) has no plugin: FailedMount, the pod waits in ContainerCreating", async () => {
+    const { vm, events } = manager();
+    const pod = makePod([
+      { name: "data", persistentVolumeClaim: { claimName: "data" } },
+      { name: "eph", ephemeral: { volumeClaimTemplate: { spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } } } } },
+    ]);
+    pod.spec!.containers[0]!.volumeDevices = [{ name: "data", devicePath: "/dev/xvda" }];
+    const err = await vm.setUp(pod).catch((e: unknown) => e);
+    const message = "Unable to attach or mount volumes: unmounted volumes=[data eph], unattached volumes=[], failed to process volumes=[data eph]: timed out waiting for the condition";
+    expect(err).toBeInstanceOf(VolumeSetUpError);
+    expect(err).toMatchObject({ reason: "FailedMount", waitingReason: "ContainerCreating", message });
+    expect(events).toEqual([`Warning FailedMount ${message}`]);
+  });
+
   it("checks hostPath types and fails with a FailedMount event", async () => {
     const { vm, events } = manager();
     const target = join(root, "hp-dir");

@@ -2,6 +2,16 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { FieldSet, FieldsV1Error, comparePathElements, formatFieldPath, keyElement, parseFieldsV1, valueElement } from "./field-set.js";
 
+// Sets of up to `maxPaths` paths of 1–3 elements over a small alphabet of fields and values.
+function smallSetArb(maxPaths: number): fc.Arbitrary<FieldSet> {
+  const pe = fc.oneof(fc.constantFrom("a", "b", "c").map((n) => `f:${n}`), fc.constantFrom(1, 2).map((n) => valueElement(n)));
+  return fc.array(fc.array(pe, { minLength: 1, maxLength: 3 }), { maxLength: maxPaths }).map((paths) => {
+    const s = new FieldSet();
+    for (const p of paths) s.insert(p);
+    return s;
+  });
+}
+
 describe("FieldSet and FieldsV1", () => {
   it("encodes members, children and '.' as Kubernetes does", () => {
     const s = new FieldSet();
@@ -126,12 +136,7 @@ describe("FieldSet and FieldsV1", () => {
   });
 
   it("property: overlaps is whether the intersection has a member", () => {
-    const pe = fc.oneof(fc.constantFrom("a", "b", "c").map((n) => `f:${n}`), fc.constantFrom(1, 2).map((n) => valueElement(n)));
-    const setArb = fc.array(fc.array(pe, { minLength: 1, maxLength: 3 }), { maxLength: 6 }).map((paths) => {
-      const s = new FieldSet();
-      for (const p of paths) s.insert(p);
-      return s;
-    });
+    const setArb = smallSetArb(6);
     fc.assert(
       fc.property(setArb, setArb, (a, b) => {
         expect(a.overlaps(b)).toBe(!a.intersection(b).empty());
@@ -141,12 +146,7 @@ describe("FieldSet and FieldsV1", () => {
   });
 
   it("property: the set operations agree with a model of plain path sets", () => {
-    const pe = fc.oneof(fc.constantFrom("a", "b", "c").map((n) => `f:${n}`), fc.constantFrom(1, 2).map((n) => valueElement(n)));
-    const setArb = fc.array(fc.array(pe, { minLength: 1, maxLength: 3 }), { maxLength: 8 }).map((paths) => {
-      const s = new FieldSet();
-      for (const p of paths) s.insert(p);
-      return s;
-    });
+    const setArb = smallSetArb(8);
     const model = (s: FieldSet) => new Set(s.paths().map((p) => JSON.stringify(p)));
     const sorted = (xs: Iterable<string>) => [...xs].sort();
     fc.assert(
