@@ -207,3 +207,24 @@ describe("volumeDevices is a known container field (1.23 block mode)", () => {
     expect((r.json() as Obj)["spec"].containers[0].volumeDevices).toEqual([{ name: "data", devicePath: "/dev/xvda" }]);
   });
 });
+
+describe("spec.os and windowsOptions are known pod fields (1.23 with IdentifyPodOS on)", () => {
+  it("a windows pod with Windows options is accepted under Strict and keeps them; a linux pod with them is 422", async () => {
+    const body = {
+      apiVersion: "v1", kind: "Pod", metadata: { name: "sem-os" },
+      spec: { ...podSpec, os: { name: "windows" }, securityContext: { windowsOptions: { runAsUserName: "ContainerUser" } }, containers: [{ name: "c", image: "busybox", securityContext: { windowsOptions: { gmsaCredentialSpecName: "gmsa" } } }] },
+    };
+    const r = await call(s, "POST", "/api/v1/namespaces/default/pods?fieldValidation=Strict", body);
+    expect(r.status, r.body).toBe(201);
+    const spec = (r.json() as Obj)["spec"];
+    expect(spec.os).toEqual({ name: "windows" });
+    expect(spec.securityContext.windowsOptions).toEqual({ runAsUserName: "ContainerUser" });
+    expect(spec.containers[0].securityContext.windowsOptions).toEqual({ gmsaCredentialSpecName: "gmsa" });
+    const linux = await call(s, "POST", "/api/v1/namespaces/default/pods?fieldValidation=Strict", { ...body, metadata: { name: "sem-os-linux" }, spec: { ...body.spec, os: { name: "linux" } } });
+    expect(linux.status, linux.body).toBe(422);
+    expect((linux.json() as Obj)["details"].causes).toEqual([
+      { reason: "FieldValueForbidden", message: "Forbidden: windows options cannot be set for a linux pod", field: "spec.securityContext.windowsOptions" },
+      { reason: "FieldValueForbidden", message: "Forbidden: windows options cannot be set for a linux pod", field: "spec.containers[0].securityContext.windowsOptions" },
+    ]);
+  });
+});

@@ -226,6 +226,28 @@ describe.skipIf(skipReason !== undefined)("nodeagent binary on the process CRI s
     unlinkSync(join(manifests, "late.yaml"));
   });
 
+  it("refuses a pod for another OS (spec.os windows): Failed with PodOSNotSupported, never given to the runtime", async () => {
+    writeFileSync(
+      join(manifests, "windows.yaml"),
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: win}\nspec: {os: {name: windows}, containers: [{name: main, image: busybox, command: [sh, -c, 'exit 0']}]}\n",
+    );
+    const win = await eventually("win Failed", async () => {
+      const p = podNamed(await agent.pods(), "win", nodeName);
+      return phaseOf(p) === "Failed" ? p : undefined;
+    }, 60_000, context);
+    expect(win?.status).toMatchObject({ reason: "PodOSNotSupported", message: "Pod Failed to admit pod as the OS field doesn't match node OS" });
+    expect(win?.spec?.os).toEqual({ name: "windows" });
+    const rt = createRuntimeClient({ endpoint: runtime.endpoint, timeoutMs: 10_000 });
+    try {
+      const { items } = await rt.listPodSandbox({ filter: { labelSelector: { "io.example.pod.uid": win?.metadata?.uid ?? "" } } });
+      expect(items).toEqual([]);
+    } finally {
+      rt.close();
+    }
+    unlinkSync(join(manifests, "windows.yaml"));
+    await eventually("win gone from /pods", async () => (podNamed(await agent.pods(), "win", nodeName) ? undefined : true), 60_000, context);
+  });
+
   it("deleting a manifest file stops and removes its pod: gone from /pods, /runningpods/ and the runtime", async () => {
     const running = await get(agent.ports.main, "/runningpods/", tls);
     expect(running.status).toBe(200);

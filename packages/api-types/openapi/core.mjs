@@ -147,6 +147,10 @@ export const coreSchemas = {
         "Extra conditions the pod is only ready with: the pod is ready when all its containers are ready and each of these conditions of `status.conditions` is True.",
       ),
       enableServiceLinks: bool("Whether service information is injected into the containers' environment.", { default: true }),
+      os: link(
+        C("PodOS"),
+        "The operating system the pod's containers need (gate IdentifyPodOS). With `linux`, Windows-only fields are refused; with `windows`, Linux-only fields are. A node agent refuses a pod whose OS is not its own (PodOSNotSupported).",
+      ),
     },
     { required: ["containers"] },
   ),
@@ -371,7 +375,21 @@ export const coreSchemas = {
     seLinuxOptions: link(C("SELinuxOptions"), "SELinux context of the container; overrides the pod's."),
     procMount: str("Proc mount type: `Default` (the runtime's masked and read-only /proc paths) or `Unmasked` (needs gate ProcMountType)."),
     seccompProfile: link(C("SeccompProfile"), "Seccomp profile of the container; overrides the pod's."),
+    windowsOptions: link(C("WindowsSecurityContextOptions"), "Windows-specific options of the container; override the pod's. Ignored on Linux nodes; refused for a pod whose `os.name` is `linux`."),
   }),
+  [C("WindowsSecurityContextOptions")]: object("Windows-specific security options. Skiff's node agents run Linux and ignore them.", {
+    gmsaCredentialSpecName: str("Name of the GMSA credential spec to use (a DNS subdomain)."),
+    gmsaCredentialSpec: str("The contents of the GMSA credential spec, inlined by an admission webhook; at most 64 KiB."),
+    runAsUserName: str("Windows user (`DOMAIN\\USER` or `USER`) that runs the container's entrypoint."),
+    hostProcess: bool("Whether the container runs as a Windows HostProcess container (gate WindowsHostProcessContainers); all containers of such a pod must be, with hostNetwork."),
+  }),
+  [C("PodOS")]: object(
+    "The operating system of a pod.",
+    {
+      name: str("`linux` or `windows`."),
+    },
+    { required: ["name"] },
+  ),
   [C("SELinuxOptions")]: object("SELinux labels of a container.", {
     user: str("SELinux user label."),
     role: str("SELinux role label."),
@@ -408,6 +426,7 @@ export const coreSchemas = {
     seLinuxOptions: link(C("SELinuxOptions"), "SELinux context of every container."),
     sysctls: arrayOf(C("Sysctl"), "Namespaced sysctls set for the pod; unsafe ones must be allowed by the node agent."),
     seccompProfile: link(C("SeccompProfile"), "Seccomp profile of every container that sets none."),
+    windowsOptions: link(C("WindowsSecurityContextOptions"), "Windows-specific options of every container that sets none. Ignored on Linux nodes; refused for a pod whose `os.name` is `linux`."),
   }),
 
   // ── Volumes ────────────────────────────────────────────────────────────────────────────────

@@ -151,6 +151,8 @@ export type {
   SecurityContext,
   SeccompProfile,
   SELinuxOptions,
+  WindowsSecurityContextOptions,
+  PodOS,
   Sysctl,
   SelfSubjectReview,
   SelfSubjectReviewStatus,

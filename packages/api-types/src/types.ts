@@ -748,6 +748,19 @@ export type SeccompProfile = Schemas["io.example.api.core.v1.SeccompProfile"];
 export type Sysctl = Schemas["io.example.api.core.v1.Sysctl"];
 
 /**
+ * Windows-specific security options of a pod or container (GMSA credential spec, user name,
+ * HostProcess). Validated as 1.23 does; Skiff's Linux node agents ignore them.
+ * @see staging/src/k8s.io/api/core/v1/types.go
+ */
+export type WindowsSecurityContextOptions = Schemas["io.example.api.core.v1.WindowsSecurityContextOptions"];
+
+/**
+ * The operating system of a pod (`spec.os`): `name` is `linux` or `windows` (gate IdentifyPodOS).
+ * @see staging/src/k8s.io/api/core/v1/types.go
+ */
+export type PodOS = Schemas["io.example.api.core.v1.PodOS"];
+
+/**
  * SELinux labels of a container (user, role, type, level).
  * @see staging/src/k8s.io/api/core/v1/types.go
  */

@@ -296,6 +296,30 @@ describe("decodeObject: volumeDevices", () => {
   });
 });
 
+describe("decodeObject: spec.os and windowsOptions are known fields", () => {
+  it("keeps them under Strict and reports a wrong type as Go does", () => {
+    const pod = {
+      metadata: { name: "p" },
+      spec: {
+        os: { name: "windows" },
+        securityContext: { windowsOptions: { runAsUserName: "ContainerUser", hostProcess: false } },
+        containers: [{ name: "c", securityContext: { windowsOptions: { gmsaCredentialSpecName: "g", gmsaCredentialSpec: "{}" } } }],
+      },
+    };
+    const r = decodeObject("Pod", pod, { fieldValidation: "Strict" });
+    expect(r.ok && r.unknownFields).toEqual([]);
+    if (r.ok) {
+      expect(r.value.spec?.os).toEqual({ name: "windows" });
+      expect(r.value.spec?.securityContext?.windowsOptions).toEqual({ runAsUserName: "ContainerUser", hostProcess: false });
+      expect(r.value.spec?.containers[0]?.securityContext?.windowsOptions).toEqual({ gmsaCredentialSpecName: "g", gmsaCredentialSpec: "{}" });
+    }
+    const empty = decodeObject("Pod", { metadata: { name: "p" }, spec: { os: {}, containers: [{ name: "c" }] } }, { fieldValidation: "Strict" });
+    expect(empty.ok).toBe(true);
+    const bad = decodeObject("Pod", { metadata: { name: "p" }, spec: { os: { name: 1 }, containers: [{ name: "c" }] } }, { fieldValidation: "Strict" });
+    expect(bad.ok ? [] : bad.errors.map(formatDecodeError)).toEqual(["json: cannot unmarshal number 1 into Go struct field PodOS.spec.os.name of type string"]);
+  });
+});
+
 describe("decodeObject: null map values (Go stores the value type's zero)", () => {
   it("keeps the key: a string map with \"\", a ResourceList with the zero Quantity; a free-form or []byte value is dropped", () => {
     const r = decodeObject(

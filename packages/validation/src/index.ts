@@ -75,6 +75,8 @@ export {
 export type { JobValidationGates, JobValidationOptions } from "./batch/job.js";
 export { dropDisabledJobFields } from "./batch/drop-disabled.js";
 export type { JobFieldGates } from "./batch/drop-disabled.js";
+export { dropDisabledPodSpecFields } from "./core/drop-disabled.js";
+export type { PodFieldGates } from "./core/drop-disabled.js";
 
 // storage.example.io/v1 CSIDriver and CSINode.
 export { CSIDriverNameMaxLength, nameIsCSIDriverName, validateCSINodeDriverName } from "./storage/csi-driver-name.js";

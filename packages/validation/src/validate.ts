@@ -20,6 +20,7 @@ import {
   validatePodUpdate,
 } from "./core/index.js";
 import type { PodValidationOptions } from "./core/index.js";
+import { podValidationOptionsFor } from "./core/drop-disabled.js";
 import { validateCSIDriver, validateCSIDriverUpdate } from "./storage/csidriver.js";
 import { validateCSINode, validateCSINodeUpdate } from "./storage/csinode.js";
 import { validateLease, validateLeaseUpdate } from "./coordination/lease.js";
@@ -105,7 +106,7 @@ export interface ValidatedKindTypes {
 export type ValidatedKindName = keyof ValidatedKindTypes;
 
 function jobOptions(job: Job, old: Job | undefined, opts: ValidationOptions) {
-  return jobValidationOptionsFor(job, old, opts, opts.pod);
+  return jobValidationOptionsFor(job, old, opts, podValidationOptionsFor(opts.pod, old?.spec?.template?.spec));
 }
 
 /** A validator of a new object of type `T`: pure, never throws; an empty list means valid. */
@@ -217,13 +218,13 @@ export const kindValidators: KindValidators = {
   },
   PodTemplate: {
     validate: (template, opts) => validatePodTemplate(template, opts.pod),
-    validateUpdate: (template, old, opts) => validatePodTemplateUpdate(template, old, opts.pod),
+    validateUpdate: (template, old, opts) => validatePodTemplateUpdate(template, old, podValidationOptionsFor(opts.pod, old.template?.spec)),
   },
   Pod: {
     validate: (pod, opts) => validatePod(pod, opts.pod),
-    validateUpdate: (pod, old, opts) => validatePodUpdate(pod, old, opts.pod),
-    validateStatusUpdate: (pod, old, opts) => validatePodStatusUpdate(pod, old, opts.pod),
-    validateEphemeralContainersUpdate: (pod, old, opts) => validatePodEphemeralContainersUpdate(pod, old, opts.pod),
+    validateUpdate: (pod, old, opts) => validatePodUpdate(pod, old, podValidationOptionsFor(opts.pod, old.spec)),
+    validateStatusUpdate: (pod, old, opts) => validatePodStatusUpdate(pod, old, podValidationOptionsFor(opts.pod, old.spec)),
+    validateEphemeralContainersUpdate: (pod, old, opts) => validatePodEphemeralContainersUpdate(pod, old, podValidationOptionsFor(opts.pod, old.spec)),
   },
   Node: {
     validate: (node) => validateNode(node),

@@ -1,6 +1,6 @@
 import type { Pod } from "@skiff/api-types";
 import { describe, expect, it } from "vitest";
-import { admitPod } from "./admission.js";
+import { admitPod, admitPodOS, nodeOS } from "./admission.js";
 
 const pod = (uid: string, requests?: Record<string, string>, init?: Record<string, string>): Pod => ({
   metadata: { name: uid, namespace: "default", uid },
@@ -60,5 +60,37 @@ describe("admitPod: device plugin resources", () => {
     expect(admitPod(withFoo("a"), [], allocatable)).toEqual({ admit: true });
     expect(admitPod(withFoo("b"), [withFoo("a")], allocatable)).toEqual({ admit: false, reason: "OutOfexample.com/foo", message: "Node didn't have enough resource: example.com/foo, requested: 1, used: 1, capacity: 1" });
     expect(admitPod(withFoo("b"), [withFoo("a")], { pods: 110 })).toEqual({ admit: true });
+  });
+});
+
+// pkg/kubelet/lifecycle/predicate.go (rejectPodAdmissionBasedOnOSSelector, rejectPodAdmissionBasedOnOSField), 1.23
+describe("admitPodOS", () => {
+  const withOS = (os?: string, label?: string): Pod => ({
+    metadata: { name: "p", namespace: "default", uid: "p", ...(label !== undefined ? { labels: { "example.io/os": label } } : {}) },
+    spec: { containers: [{ name: "c", image: "busybox" }], ...(os !== undefined ? { os: { name: os } } : {}) },
+  });
+  it("admits a pod without OS, or naming the node's OS in its field and its label", () => {
+    expect(admitPodOS(withOS(), "linux")).toEqual({ admit: true });
+    expect(admitPodOS(withOS("linux", "linux"), "linux")).toEqual({ admit: true });
+    expect(admitPodOS(withOS("windows"), "windows")).toEqual({ admit: true });
+  });
+  it("refuses a pod whose own example.io/os label names another OS, before its field", () => {
+    expect(admitPodOS(withOS("windows", "windows"), "linux")).toEqual({
+      admit: false,
+      reason: "PodOSSelectorNodeLabelDoesNotMatch",
+      message: "Failed to admit pod as the `example.io/os` label doesn't match node label",
+    });
+  });
+  it("refuses a pod whose spec.os names another OS", () => {
+    expect(admitPodOS(withOS("windows"), "linux")).toEqual({ admit: false, reason: "PodOSNotSupported", message: "Failed to admit pod as the OS field doesn't match node OS" });
+  });
+  it("reads the pod's labels, not its node selector", () => {
+    const p = withOS();
+    p.spec = { ...p.spec, containers: p.spec?.containers ?? [], nodeSelector: { "example.io/os": "windows" } };
+    expect(admitPodOS(p, "linux")).toEqual({ admit: true });
+  });
+  it("defaults to this machine's OS", () => {
+    expect(nodeOS).toBe("linux");
+    expect(admitPodOS(withOS("windows")).admit).toBe(false);
   });
 });

@@ -24,6 +24,30 @@ export interface AdmissionAllocatable {
 /** The outcome of {@link admitPod}: admitted, or the 1.23 reason (`OutOfpods`...) and message. */
 export type AdmitResult = { readonly admit: true } | { readonly admit: false; readonly reason: string; readonly message: string };
 
+/** The node's operating system as Go's `runtime.GOOS` names it (`linux`, `windows`, `darwin`...). */
+export const nodeOS: string = process.platform === "win32" ? "windows" : process.platform;
+
+/**
+ * The node agent's OS admission, checked before resources: a pod whose own `example.io/os` label
+ * (its metadata label, not its node selector, as 1.23 reads it) names another OS than the node's is
+ * refused with `PodOSSelectorNodeLabelDoesNotMatch`; a pod whose `spec.os.name` is not the node's OS
+ * with `PodOSNotSupported`. The node's own label does not matter: 1.23 treats it as `runtime.GOOS`.
+ * Pure.
+ * @param os - the node's OS ({@link nodeOS}).
+ * @see pkg/kubelet/lifecycle/predicate.go (rejectPodAdmissionBasedOnOSSelector,
+ *   rejectPodAdmissionBasedOnOSField) in kubernetes/kubernetes v1.23
+ */
+export function admitPodOS(pod: Pod, os: string = nodeOS): AdmitResult {
+  const label = pod.metadata?.labels?.["example.io/os"];
+  if (label !== undefined && label !== os) {
+    return { admit: false, reason: "PodOSSelectorNodeLabelDoesNotMatch", message: "Failed to admit pod as the `example.io/os` label doesn't match node label" };
+  }
+  if (pod.spec?.os !== undefined && pod.spec.os.name !== os) {
+    return { admit: false, reason: "PodOSNotSupported", message: "Failed to admit pod as the OS field doesn't match node OS" };
+  }
+  return { admit: true };
+}
+
 /**
  * The node agent's resource admission of `pod` against the `active` pods already admitted (the
  * new pod never among them): the pod count first (`len(active) + 1 > pods`), then CPU and memory

@@ -18,7 +18,7 @@ import { fetchEnvObjects, type EnvObjects } from "./pod-objects.js";
 import { PodWorkers } from "./pod-workers.js";
 import { agentTracer } from "../internal/trace.js";
 import { ProberManager } from "./prober-manager.js";
-import { admitPod } from "./admission.js";
+import { admitPod, admitPodOS } from "./admission.js";
 import { ContainerGC } from "./container-gc.js";
 import { containerResources, podQOSClass } from "./resources.js";
 import { runProbeAttempt } from "./prober.js";
@@ -406,28 +406,29 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     await podCgroups.removePod(uid).catch((err: unknown) => log(`failed to remove the cgroup of pod ${uid} (retried later): ${err instanceof Error ? err.message : String(err)}`, 2));
   }
 
+  // rejectPod: the pod is written Failed and never started; a Warning event carries the message,
+  // the status message is prefixed "Pod ".
+  function reject(pod: Pod, r: { readonly reason: string; readonly message: string }, withQOSClass = true): false {
+    rejected.add(pod.metadata?.uid ?? "");
+    recordEvent(pod, "Warning", r.reason, r.message);
+    statuses.set(pod, { phase: "Failed", reason: r.reason, message: `Pod ${r.message}`, hostIP, ...(withQOSClass ? { qosClass: podQOSClass(pod) } : {}) });
+    info(`pod ${pod.metadata?.namespace}/${pod.metadata?.name} rejected: ${r.reason}: ${r.message}`);
+    return false;
+  }
+
   // HandlePodAdditions → canAdmitPod: the other active pods (never the new pod itself) against
-  // the node's allocatable; a rejected pod is written Failed and never started.
+  // the node's allocatable.
   function admit(pod: Pod): boolean {
     const uid = pod.metadata?.uid ?? "";
     const sysctlRejection = sysctlAllowlist.admit(pod);
-    if (sysctlRejection) {
-      rejected.add(uid);
-      // rejectPod: a Warning event with the message, the status message prefixed "Pod ".
-      recordEvent(pod, "Warning", sysctlRejection.reason, sysctlRejection.message);
-      statuses.set(pod, { phase: "Failed", reason: sysctlRejection.reason, message: `Pod ${sysctlRejection.message}`, hostIP });
-      info(`pod ${pod.metadata?.namespace}/${pod.metadata?.name} rejected: ${sysctlRejection.reason}: ${sysctlRejection.message}`);
-      return false;
-    }
+    if (sysctlRejection) return reject(pod, sysctlRejection, false);
     for (const handler of opts.admitHandlers ?? []) {
       const h = handler(pod);
-      if (h.admit) continue;
-      rejected.add(uid);
-      recordEvent(pod, "Warning", h.reason, h.message);
-      statuses.set(pod, { phase: "Failed", reason: h.reason, message: `Pod ${h.message}`, hostIP, qosClass: podQOSClass(pod) });
-      info(`pod ${pod.metadata?.namespace}/${pod.metadata?.name} rejected: ${h.reason}: ${h.message}`);
-      return false;
+      if (!h.admit) return reject(pod, h);
     }
+    // The predicate admit handler's OS checks come before any resource is counted or allocated.
+    const osFit = admitPodOS(pod);
+    if (!osFit.admit) return reject(pod, osFit);
     const others = activePods().filter((p) => (p.metadata?.uid ?? "") !== uid);
     // The device manager's allocation (1.23's topology manager admit handler) before the resource fit.
     const deviceFit = devices?.admitPod(pod, others, sourcesReady());
@@ -440,11 +441,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     const r = managed ? { admit: false as const, ...managed } : fit;
     if (r.admit) return true;
     devices?.removePod(uid);
-    rejected.add(uid);
-    recordEvent(pod, "Warning", r.reason, r.message);
-    statuses.set(pod, { phase: "Failed", reason: r.reason, message: `Pod ${r.message}`, hostIP, qosClass: podQOSClass(pod) });
-    info(`pod ${pod.metadata?.namespace}/${pod.metadata?.name} rejected: ${r.reason}: ${r.message}`);
-    return false;
+    return reject(pod, r);
   }
 
   function handleUpdate(u: PodConfigUpdate): void {

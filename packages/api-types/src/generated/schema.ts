@@ -2725,6 +2725,11 @@ export interface components {
             /** @description The Pod objects of the list. */
             items: components["schemas"]["io.example.api.core.v1.Pod"][];
         };
+        /** @description The operating system of a pod. */
+        "io.example.api.core.v1.PodOS": {
+            /** @description `linux` or `windows`. */
+            name: string;
+        };
         /** @description A condition type the pod's readiness depends on (set in `status.conditions` by a controller). */
         "io.example.api.core.v1.PodReadinessGate": {
             /** @description Condition type in the pod's condition list (a qualified name). */
@@ -2762,6 +2767,8 @@ export interface components {
             sysctls?: components["schemas"]["io.example.api.core.v1.Sysctl"][];
             /** @description Seccomp profile of every container that sets none. */
             seccompProfile?: components["schemas"]["io.example.api.core.v1.SeccompProfile"];
+            /** @description Windows-specific options of every container that sets none. Ignored on Linux nodes; refused for a pod whose `os.name` is `linux`. */
+            windowsOptions?: components["schemas"]["io.example.api.core.v1.WindowsSecurityContextOptions"];
         };
         /** @description Desired behavior of a pod. */
         "io.example.api.core.v1.PodSpec": {
@@ -2881,6 +2888,8 @@ export interface components {
              * @default true
              */
             enableServiceLinks?: boolean;
+            /** @description The operating system the pod's containers need (gate IdentifyPodOS). With `linux`, Windows-only fields are refused; with `windows`, Linux-only fields are. A node agent refuses a pod whose OS is not its own (PodOSNotSupported). */
+            os?: components["schemas"]["io.example.api.core.v1.PodOS"];
         };
         /** @description Observed state of a pod. It may lag behind the real state. */
         "io.example.api.core.v1.PodStatus": {
@@ -3163,6 +3172,8 @@ export interface components {
             procMount?: string;
             /** @description Seccomp profile of the container; overrides the pod's. */
             seccompProfile?: components["schemas"]["io.example.api.core.v1.SeccompProfile"];
+            /** @description Windows-specific options of the container; override the pod's. Ignored on Linux nodes; refused for a pod whose `os.name` is `linux`. */
+            windowsOptions?: components["schemas"]["io.example.api.core.v1.WindowsSecurityContextOptions"];
         };
         /** @description An identity for processes that run in a pod, with the secrets and image pull secrets they may use. */
         "io.example.api.core.v1.ServiceAccount": {
@@ -3339,6 +3350,17 @@ export interface components {
             weight: number;
             /** @description The term. */
             podAffinityTerm: components["schemas"]["io.example.api.core.v1.PodAffinityTerm"];
+        };
+        /** @description Windows-specific security options. Skiff's node agents run Linux and ignore them. */
+        "io.example.api.core.v1.WindowsSecurityContextOptions": {
+            /** @description Name of the GMSA credential spec to use (a DNS subdomain). */
+            gmsaCredentialSpecName?: string;
+            /** @description The contents of the GMSA credential spec, inlined by an admission webhook; at most 64 KiB. */
+            gmsaCredentialSpec?: string;
+            /** @description Windows user (`DOMAIN\USER` or `USER`) that runs the container's entrypoint. */
+            runAsUserName?: string;
+            /** @description Whether the container runs as a Windows HostProcess container (gate WindowsHostProcessContainers); all containers of such a pod must be, with hostNetwork. */
+            hostProcess?: boolean;
         };
         /** @description Evicts a pod (deletes it with the given options); posted to a pod's `eviction` subresource by `kubectl drain`. Not stored. */
         "io.example.api.policy.v1.Eviction": {

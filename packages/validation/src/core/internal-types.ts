@@ -174,6 +174,16 @@ export interface SecurityContextView {
   capabilities?: { add?: string[]; drop?: string[] };
   procMount?: string;
   seccompProfile?: SeccompProfileView;
+  seLinuxOptions?: unknown;
+  readOnlyRootFilesystem?: boolean;
+  windowsOptions?: WindowsOptionsView;
+}
+
+export interface WindowsOptionsView {
+  gmsaCredentialSpecName?: string;
+  gmsaCredentialSpec?: string;
+  runAsUserName?: string;
+  hostProcess?: boolean;
 }
 
 export interface ContainerView {
@@ -247,6 +257,8 @@ export interface PodSecurityContextView {
   sysctls?: { name?: string; value?: string }[];
   fsGroupChangePolicy?: string;
   seccompProfile?: SeccompProfileView;
+  seLinuxOptions?: unknown;
+  windowsOptions?: WindowsOptionsView;
 }
 
 export interface PodSpecView {
@@ -283,6 +295,7 @@ export interface PodSpecView {
   enableServiceLinks?: boolean;
   preemptionPolicy?: string;
   overhead?: ResourceListView;
+  os?: { name?: string };
   topologySpreadConstraints?: {
     maxSkew?: number;
     topologyKey?: string;

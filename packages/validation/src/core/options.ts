@@ -42,11 +42,18 @@ export interface PodValidationOptions {
    * @defaultValue true
    */
   readonly allowPrivileged?: boolean;
+  /**
+   * Allow `securityContext.windowsOptions.hostProcess` of the pod and its containers (gate
+   * `WindowsHostProcessContainers`, beta and on in 1.23, or the old object already set it).
+   * @defaultValue true
+   */
+  readonly allowWindowsHostProcessField?: boolean;
 }
 
 /**
  * The options for a cluster with 1.23's default gates and no old object: downward-API hugepages on,
- * pod-deletion-cost checked, hugepages values divisible, classic DNS limits, privileged allowed.
+ * pod-deletion-cost checked, hugepages values divisible, classic DNS limits, privileged and HostProcess
+ * allowed.
  * Frozen; spread it to override: `{ ...defaultPodValidationOptions, allowExpandedDNSConfig: true }`.
  */
 export const defaultPodValidationOptions: Readonly<Required<PodValidationOptions>> = Object.freeze({
@@ -55,4 +62,5 @@ export const defaultPodValidationOptions: Readonly<Required<PodValidationOptions
   allowIndivisibleHugePagesValues: false,
   allowExpandedDNSConfig: false,
   allowPrivileged: true,
+  allowWindowsHostProcessField: true,
 });

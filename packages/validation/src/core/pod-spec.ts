@@ -15,6 +15,7 @@ import { ipFamily } from "./net.js";
 import type { PodValidationOptions } from "./options.js";
 import { validateResourceRequirements } from "./resources.js";
 import { validateAffinity, validateTolerations, validateTopologySpreadConstraints } from "./scheduling.js";
+import { validatePodOS, validateWindowsHostProcessPod } from "./os.js";
 import { validatePodSecurityContext } from "./security.js";
 import { validateVolumes } from "./volumes.js";
 
@@ -72,8 +73,8 @@ function validateDNSConfig(spec: PodSpecView, path: FieldPath, opts: PodValidati
  * context, ephemeral containers ({@link validateEphemeralContainers}), affinity, tolerations, DNS config, readiness gates, topology spread, service account and
  * node names (DNS subdomains), `activeDeadlineSeconds` (`must be between 1 and 2147483647,
  * inclusive`), `terminationGracePeriodSeconds` ≥ 0 (a Skiff rule; 1.23 only warned), hostname and
- * subdomain (DNS labels), host aliases, priority and runtime class names, preemption policy and
- * overhead. `podMeta` is the owning pod's metadata, when validating a pod (its name fixes the names
+ * subdomain (DNS labels), host aliases, priority and runtime class names, preemption policy,
+ * overhead, HostProcess containers and the pod's OS ({@link validatePodOS}). `podMeta` is the owning pod's metadata, when validating a pod (its name fixes the names
  * of ephemeral volume claims). Does not mutate its input.
  *
  * @returns Kubernetes field errors under `path`; an undefined spec is validated as an empty one.
@@ -110,6 +111,7 @@ export function validatePodSpec(
     for (const msg of isQualifiedName(type)) errs.push(field.invalid(path.child("readinessGates").index(i).child("conditionType"), type, msg));
   });
   errs.push(...validateTopologySpreadConstraints(s.topologySpreadConstraints, path.child("topologySpreadConstraints")));
+  errs.push(...validateWindowsHostProcessPod(s, path, opts));
   for (const [key, value] of [
     ["serviceAccountName", str(s.serviceAccountName)],
     ["nodeName", str(s.nodeName)],
@@ -154,5 +156,6 @@ export function validatePodSpec(
     }
   }
   if (isRecord(s.overhead)) errs.push(...validateResourceRequirements({ limits: s.overhead }, path.child("overhead"), opts));
+  errs.push(...validatePodOS(s, path));
   return errs;
 }

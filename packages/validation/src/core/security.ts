@@ -3,9 +3,9 @@
  *
  * @see pkg/apis/core/validation/validation.go `ValidatePodSecurityContext`, `ValidateSecurityContext`
  */
-import type { FieldError, FieldPath } from "@skiff/apimachinery";
+import { isDNS1123Subdomain, type FieldError, type FieldPath } from "@skiff/apimachinery";
 import { field, inclusiveRangeError } from "../meta/internal/field.js";
-import { arr, isRecord, num, str } from "../meta/internal/values.js";
+import { arr, isRecord, num, str, utf8Length } from "../meta/internal/values.js";
 import { items, type ContainerPortView, type ContainerView, type PodSpecView, type SeccompProfileView, type SecurityContextView } from "./internal-types.js";
 import { validateLocalDescendingPath } from "./paths.js";
 import type { PodValidationOptions } from "./options.js";
@@ -43,6 +43,73 @@ export function validateSeccompProfile(profile: unknown, path: FieldPath): Field
     }
   } else if (sp.localhostProfile !== undefined) {
     errs.push(field.invalid(path.child("localhostProfile"), sp, "can only be set when seccomp type is Localhost"));
+  }
+  return errs;
+}
+
+const maxGMSACredentialSpecLengthInKiB = 64;
+const maxRunAsUserNameDomainLength = 256;
+const maxRunAsUserNameUserLength = 104;
+// Go's [[:cntrl:]] is ASCII only.
+// eslint-disable-next-line no-control-regex
+const ctrlRe = /[\x00-\x1f\x7f]/;
+const validNetBiosRe = /^[^\\/:*?"<>|.][^\\/:*?"<>|]{0,14}$/u;
+const dnsLabelFormat = "[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?";
+const validWindowsUserDomainDNSRe = new RegExp(`^${dnsLabelFormat}(?:\\.${dnsLabelFormat})*$`);
+const invalidUserNameCharsRe = /["/\\:;|=,+*?<>@[\]]/;
+const invalidUserNameDotsSpacesRe = /^[. ]+$/;
+
+/**
+ * Checks Windows security options (of a pod or a container) as 1.23 does, whatever the pod's OS:
+ * `gmsaCredentialSpecName` a DNS subdomain; `gmsaCredentialSpec` non-empty and under 64 KiB;
+ * `runAsUserName` non-empty, without control characters, at most one backslash, its domain (before
+ * the backslash) under 256 bytes in NetBIOS or DNS form, its user part non-empty, at most 104 bytes,
+ * not only dots or spaces and without `"/\:;|=,+*?<>@[]`. Lengths are in bytes, as Go's `len`.
+ *
+ * @see pkg/apis/core/validation/validation.go `validateWindowsSecurityContextOptions`
+ */
+export function validateWindowsSecurityContextOptions(value: unknown, path: FieldPath): FieldError[] {
+  if (!isRecord(value)) return [];
+  const errs: FieldError[] = [];
+  if (value.gmsaCredentialSpecName !== undefined) {
+    const name = str(value.gmsaCredentialSpecName);
+    for (const msg of isDNS1123Subdomain(name)) errs.push(field.invalid(path.child("gmsaCredentialSpecName"), name, msg));
+  }
+  if (value.gmsaCredentialSpec !== undefined) {
+    const spec = str(value.gmsaCredentialSpec);
+    const l = utf8Length(spec);
+    if (l === 0) errs.push(field.invalid(path.child("gmsaCredentialSpec"), spec, "gmsaCredentialSpec cannot be an empty string"));
+    else if (l > maxGMSACredentialSpecLengthInKiB * 1024) {
+      errs.push(field.invalid(path.child("gmsaCredentialSpec"), spec, `gmsaCredentialSpec size must be under ${maxGMSACredentialSpecLengthInKiB} KiB`));
+    }
+  }
+  if (value.runAsUserName !== undefined) {
+    const name = str(value.runAsUserName);
+    const p = path.child("runAsUserName");
+    const parts = name.split("\\");
+    if (name === "") errs.push(field.invalid(p, name, "runAsUserName cannot be an empty string"));
+    else if (ctrlRe.test(name)) errs.push(field.invalid(p, name, "runAsUserName cannot contain control characters"));
+    else if (parts.length > 2) errs.push(field.invalid(p, name, "runAsUserName cannot contain more than one backslash"));
+    else {
+      const hasDomain = parts.length === 2;
+      const domain = hasDomain ? (parts[0] ?? "") : "";
+      const user = hasDomain ? (parts[1] ?? "") : (parts[0] ?? "");
+      if (utf8Length(domain) >= maxRunAsUserNameDomainLength) {
+        errs.push(field.invalid(p, name, `runAsUserName's Domain length must be under ${maxRunAsUserNameDomainLength} characters`));
+      }
+      if (hasDomain && !(validNetBiosRe.test(domain) || validWindowsUserDomainDNSRe.test(domain))) {
+        errs.push(field.invalid(p, name, "runAsUserName's Domain doesn't match the NetBios nor the DNS format"));
+      }
+      const l = utf8Length(user);
+      if (l === 0) errs.push(field.invalid(p, name, "runAsUserName's User cannot be empty"));
+      else if (l > maxRunAsUserNameUserLength) {
+        errs.push(field.invalid(p, name, `runAsUserName's User length must not be longer than ${maxRunAsUserNameUserLength} characters`));
+      }
+      if (invalidUserNameDotsSpacesRe.test(user)) errs.push(field.invalid(p, name, "runAsUserName's User cannot contain only periods or spaces"));
+      if (invalidUserNameCharsRe.test(user)) {
+        errs.push(field.invalid(p, name, `runAsUserName's User cannot contain the following characters: "/\\:;|=,+*?<>@[]`));
+      }
+    }
   }
   return errs;
 }
@@ -107,6 +174,7 @@ export function validatePodSecurityContext(spec: PodSpecView, specPath: FieldPat
     }
   }
   errs.push(...validateSeccompProfile(sc.seccompProfile, path.child("seccompProfile")));
+  errs.push(...validateWindowsSecurityContextOptions(sc.windowsOptions, path.child("windowsOptions")));
   return errs;
 }
 
@@ -140,5 +208,6 @@ export function validateSecurityContext(value: unknown, path: FieldPath, opts: P
       }
     }
   }
+  errs.push(...validateWindowsSecurityContextOptions(sc.windowsOptions, path.child("windowsOptions")));
   return errs;
 }

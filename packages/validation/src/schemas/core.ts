@@ -255,6 +255,13 @@ const seccompProfileSchema = objectOf<SeccompProfile>()("SeccompProfile", {
   type: openEnum<SeccompProfile["type"]>(),
   localhostProfile: str().exactOptional(),
 }) satisfies z.ZodType<SeccompProfile>;
+type WindowsOptions = Def<SecurityContext["windowsOptions"]>;
+const windowsOptionsSchema = objectOf<WindowsOptions>()("WindowsSecurityContextOptions", {
+  gmsaCredentialSpecName: str().exactOptional(),
+  gmsaCredentialSpec: str().exactOptional(),
+  runAsUserName: str().exactOptional(),
+  hostProcess: bool().exactOptional(),
+}) satisfies z.ZodType<WindowsOptions>;
 const securityContextSchema = objectOf<SecurityContext>()("SecurityContext", {
   capabilities: objectOf<Capabilities>()("Capabilities", {
     add: stringList().exactOptional(),
@@ -269,6 +276,7 @@ const securityContextSchema = objectOf<SecurityContext>()("SecurityContext", {
   seLinuxOptions: seLinuxOptionsSchema.exactOptional(),
   procMount: str().exactOptional(),
   seccompProfile: seccompProfileSchema.exactOptional(),
+  windowsOptions: windowsOptionsSchema.exactOptional(),
 }) satisfies z.ZodType<SecurityContext>;
 
 type PodSecurityContext = Def<PodSpec["securityContext"]>;
@@ -287,6 +295,7 @@ const podSecurityContextSchema = objectOf<PodSecurityContext>()("PodSecurityCont
     }),
   ).exactOptional(),
   seccompProfile: seccompProfileSchema.exactOptional(),
+  windowsOptions: windowsOptionsSchema.exactOptional(),
 }) satisfies z.ZodType<PodSecurityContext>;
 
 const containerFields = {
@@ -576,6 +585,7 @@ export const podSpecSchema = objectOf<PodSpec>()("PodSpec", {
   overhead: quantityMap().exactOptional(),
   readinessGates: listOf(podReadinessGateSchema).exactOptional(),
   enableServiceLinks: bool().exactOptional(),
+  os: objectOf<Def<PodSpec["os"]>>()("PodOS", { name: str() }).exactOptional(),
 }) satisfies z.ZodType<PodSpec>;
 
 /** core/v1 PodTemplateSpec. */
