@@ -93,6 +93,8 @@ export async function startAPIServer(o: APIServerOptions, gates: FeatureGate<Nod
       jobTrackingWithFinalizers: gates.enabled("JobTrackingWithFinalizers"),
       jobMutableNodeSchedulingDirectives: gates.enabled("JobMutableNodeSchedulingDirectives"),
       ephemeralContainers: gates.enabled("EphemeralContainers"),
+      identifyPodOS: gates.enabled("IdentifyPodOS"),
+      windowsHostProcessContainers: gates.enabled("WindowsHostProcessContainers"),
     }),
   );
   await ensureBootstrapNamespaces(strategies, storage);

@@ -8,6 +8,11 @@ export interface SimpleStrategyOptions<T extends APIObject> {
   readonly group: string;
   readonly plural: string;
   readonly applyDefaults?: (obj: T) => void;
+  /**
+   * Runs first in prepareForCreate (`old` undefined) and prepareForUpdate, before the generation
+   * check: where a kind drops the fields of disabled gates.
+   */
+  readonly prepare?: (obj: T, old: T | undefined) => void;
   /** The kind's entry of @skiff/validation's `kindValidators`. */
   readonly validators: KindValidator<T>;
   /** @defaultValue `defaultValidationOptions` */
@@ -35,6 +40,7 @@ export function createSimpleStrategy<T extends APIObject>(o: SimpleStrategyOptio
       o.applyDefaults?.(obj);
     },
     prepareForCreate(_ctx, obj) {
+      o.prepare?.(obj, undefined);
       if (genField !== undefined && o.generationOnCreate !== false) (obj.metadata ??= {}).generation = 1;
     },
     validate(_ctx, obj) {
@@ -43,6 +49,7 @@ export function createSimpleStrategy<T extends APIObject>(o: SimpleStrategyOptio
     allowCreateOnUpdate: false,
     allowUnconditionalUpdate: o.allowUnconditionalUpdate ?? true,
     prepareForUpdate(_ctx, obj, old) {
+      o.prepare?.(obj, old);
       // The store already set generation to the old one (rest.BeforeUpdate); only a change bumps it.
       if (genField === undefined || semanticEqual(obj[genField], old[genField])) return;
       (obj.metadata ??= {}).generation = (old.metadata?.generation ?? 0) + 1;

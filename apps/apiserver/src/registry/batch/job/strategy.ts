@@ -8,15 +8,16 @@ import { deepCopyJSON } from "@skiff/apimachinery";
 import type { FieldError } from "@skiff/apimachinery";
 import { semanticEqual } from "@skiff/apiserver-core";
 import type { RequestContext, ResourceStrategy, StatusStrategy } from "@skiff/apiserver-core";
-import { JobTrackingAnnotation, defaultValidationOptions, dropDisabledJobFields, kindValidators, setJobDefaults } from "@skiff/validation";
+import { JobTrackingAnnotation, dropDisabledJobFields, dropDisabledPodSpecFields, kindValidators, setJobDefaults } from "@skiff/validation";
 import type { ValidationOptions } from "@skiff/validation";
+import { podSpecGatesOf, validationOptionsFor, type PodSpecGates } from "../../../internal/pod-spec-gates.js";
 import { keepAllButStatus } from "../../../internal/status-split.js";
 import { jobTable } from "./printer.js";
 
 type JobObject = Job & Record<string, unknown>;
 
-/** The feature gates the Job strategy reads. */
-export interface JobStrategyGates {
+/** The feature gates the Job strategy reads (the pod-spec ones default to on). */
+export interface JobStrategyGates extends Partial<PodSpecGates> {
   readonly jobReadyPods: boolean;
   readonly jobTrackingWithFinalizers: boolean;
   readonly jobMutableNodeSchedulingDirectives: boolean;
@@ -39,8 +40,9 @@ export function createJobStrategy(gates: JobStrategyGates): ResourceStrategy<Job
   const resource = findResource({ group: "batch", resource: "jobs" }) ?? mustFind("jobs");
   // kindValidators.Job derives the per-Job options (tracking annotation, mutable scheduling
   // directives) from these and the old Job.
+  const specGates = podSpecGatesOf(gates);
   const opts: ValidationOptions = {
-    ...defaultValidationOptions,
+    ...validationOptionsFor(specGates),
     jobTrackingWithFinalizers: gates.jobTrackingWithFinalizers,
     jobMutableNodeSchedulingDirectives: gates.jobMutableNodeSchedulingDirectives,
   };
@@ -73,6 +75,7 @@ export function createJobStrategy(gates: JobStrategyGates): ResourceStrategy<Job
       generateSelector(job);
       copyTemplateLabelsIfEmpty(job);
       dropDisabledJobFields(job, undefined, gates);
+      dropDisabledPodSpecFields(job.spec?.template.spec, undefined, specGates);
     },
     validate(_ctx, job) {
       return validators.validate(job, opts);
@@ -83,6 +86,7 @@ export function createJobStrategy(gates: JobStrategyGates): ResourceStrategy<Job
       if (old.status === undefined) delete job.status;
       else job.status = deepCopyJSON(old.status);
       dropDisabledJobFields(job, old, gates);
+      dropDisabledPodSpecFields(job.spec?.template.spec, old.spec?.template.spec, specGates);
       copyTemplateLabelsIfEmpty(job);
       // Only a spec change bumps generation (1.23: !apiequality.Semantic.DeepEqual(new.Spec, old.Spec));
       // labels, annotations and status writes keep it (the store set it to the old one).

@@ -8,7 +8,8 @@ import type { Pod } from "@skiff/api-types";
 import { deepCopyJSON } from "@skiff/apimachinery";
 import { findResource } from "@skiff/api-types";
 import type { ResourceStrategy, TableConvertor } from "@skiff/apiserver-core";
-import { defaultValidationOptions, kindValidators, setPodDefaults } from "@skiff/validation";
+import { dropDisabledPodSpecFields, kindValidators, setPodDefaults } from "@skiff/validation";
+import { podSpecGatesOf, validationOptionsFor, type PodSpecGates } from "../../../internal/pod-spec-gates.js";
 import { translateTimestampSince } from "@skiff/apiserver-core";
 import { ageColumn, nameColumn } from "../../../internal/simple-strategy.js";
 import { keepAllButStatus, keepOldStatus } from "../../../internal/status-split.js";
@@ -103,14 +104,16 @@ export function podStatusSummary(pod: Pod): { ready: number; reason: string; res
 }
 
 /** Gates the Pod strategy reads. */
-export interface PodStrategyGates {
+export interface PodStrategyGates extends Partial<PodSpecGates> {
   /** `EphemeralContainers` (beta, on by default in 1.23): serve `pods/ephemeralcontainers`. */
   readonly ephemeralContainers: boolean;
 }
 
 /**
  * The Pod strategy: status Pending on create; status, spec and ephemeral containers separated by
- * subresource. With the `EphemeralContainers` gate off, `pods/ephemeralcontainers` is neither
+ * subresource; the spec loses the fields of disabled gates (`dropDisabledPodSpecFields`: `os` with
+ * IdentifyPodOS off) unless the stored pod used them, and HostProcess fields are refused with
+ * WindowsHostProcessContainers off. With the `EphemeralContainers` gate off, `pods/ephemeralcontainers` is neither
  * served (404, so kubectl says "ephemeral containers are disabled for this cluster") nor listed in
  * discovery, as 1.23 installs it only with the gate on.
  * @see pkg/registry/core/pod/storage/storage.go (NewStorage, EphemeralContainersREST)
@@ -120,17 +123,22 @@ export function createPodStrategy(gates: PodStrategyGates = { ephemeralContainer
   if (found === undefined) throw new Error("pods missing from the resources table");
   const resource = gates.ephemeralContainers ? found : { ...found, subresources: found.subresources.filter((s) => s !== "ephemeralcontainers") };
   const validators = kindValidators.Pod;
-  const opts = defaultValidationOptions;
+  const specGates = podSpecGatesOf(gates);
+  const opts = validationOptionsFor(specGates);
   return {
     resource,
     applyDefaults: (p) => setPodDefaults(p),
     prepareForCreate(_c, p) {
       p.status = { phase: "Pending" };
+      dropDisabledPodSpecFields(p.spec, undefined, specGates);
     },
     validate: (_c, p) => validators.validate(p, opts),
     allowCreateOnUpdate: false,
     allowUnconditionalUpdate: true,
-    prepareForUpdate: (_c, p, old) => keepOldStatus(p, old),
+    prepareForUpdate: (_c, p, old) => {
+      keepOldStatus(p, old);
+      dropDisabledPodSpecFields(p.spec, old.spec, specGates);
+    },
     validateUpdate: (_c, p, old) => validators.validateUpdate(p, old, opts),
     status: {
       prepareForUpdate: (_c, p, old) => keepAllButStatus(p, old),

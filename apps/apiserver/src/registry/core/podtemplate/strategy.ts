@@ -5,7 +5,8 @@
  */
 import type { PodTemplate } from "@skiff/api-types";
 import type { ResourceStrategy, TableConvertor } from "@skiff/apiserver-core";
-import { kindValidators, setPodTemplateDefaults } from "@skiff/validation";
+import { dropDisabledPodSpecFields, kindValidators, setPodTemplateDefaults } from "@skiff/validation";
+import { defaultPodSpecGates, validationOptionsFor, type PodSpecGates } from "../../../internal/pod-spec-gates.js";
 import { createSimpleStrategy, formatLabels, nameColumn } from "../../../internal/simple-strategy.js";
 
 type T = PodTemplate & Record<string, unknown>;
@@ -30,13 +31,18 @@ export const podTemplateTable: TableConvertor<T> = {
   },
 };
 
-/** The PodTemplate strategy; generation bumps when `template` changes. */
-export function createPodTemplateStrategy(): ResourceStrategy<T> {
+/**
+ * The PodTemplate strategy; generation bumps when `template` changes. The template's spec loses the
+ * fields of disabled gates (`dropDisabledPodSpecFields`) unless the old template used them.
+ */
+export function createPodTemplateStrategy(gates: PodSpecGates = defaultPodSpecGates): ResourceStrategy<T> {
   return createSimpleStrategy<T>({
     group: "",
     plural: "podtemplates",
     applyDefaults: setPodTemplateDefaults,
+    prepare: (t, old) => dropDisabledPodSpecFields(t.template?.spec, old?.template?.spec, gates),
     validators: kindValidators.PodTemplate,
+    validationOptions: validationOptionsFor(gates),
     generationField: "template",
     table: podTemplateTable,
   });
