@@ -101,6 +101,14 @@ describe.skipIf(setup.endpoint === undefined)("security contexts on containerd",
       manifest("sysctl-allowed", { securityContext: { sysctls: [{ name: "kernel.msgmax", value: "12345" }] } }, { command: ["sh", "-c", "echo MSGMAX=$(cat /proc/sys/kernel/msgmax)"] }),
     );
     writeFileSync(join(manifests, "sysctl-unsafe.json"), manifest("sysctl-unsafe", { securityContext: { sysctls: [{ name: "net.core.somaxconn", value: "1000" }] } }, { command: ["true"] }));
+    // spec.os: a windows pod is refused before any runtime call; a linux pod runs, and a pod
+    // without os runs with its Windows options ignored (as a Linux kubelet ignores them).
+    writeFileSync(join(manifests, "os-windows.json"), manifest("os-windows", { os: { name: "windows" } }, { command: ["true"], securityContext: { windowsOptions: { runAsUserName: "ContainerUser" } } }));
+    writeFileSync(join(manifests, "os-linux.json"), manifest("os-linux", { os: { name: "linux" } }, { command: ["sh", "-c", "echo OS=$(uname -s)"] }));
+    writeFileSync(
+      join(manifests, "windows-options.json"),
+      manifest("windows-options", { securityContext: { windowsOptions: { runAsUserName: "ContainerUser" } } }, { command: ["sh", "-c", report] }),
+    );
     writeFileSync(
       join(manifests, "apparmor.json"),
       JSON.stringify({
@@ -126,7 +134,7 @@ describe.skipIf(setup.endpoint === undefined)("security contexts on containerd",
       onEvent: (pod, type, reason, message) => events.push({ pod: pod.metadata?.name ?? "", type, reason, message }),
     });
     await pods.start();
-    await waitFor("ten pods", () => (pods?.listPods().length === 10 ? true : undefined));
+    await waitFor("thirteen pods", () => (pods?.listPods().length === 13 ? true : undefined));
   });
 
   it("runs the process with the pod's user, groups, capabilities, no_new_privs, seccomp, a read-only root and an fsGroup-owned emptyDir", async () => {
@@ -185,6 +193,15 @@ describe.skipIf(setup.endpoint === undefined)("security contexts on containerd",
   it("applies a safe sysctl and an allowed unsafe one inside the pod", async () => {
     expect((await logOf("sysctl-safe")).get("RANGE")).toBe("1100 60000");
     expect((await logOf("sysctl-allowed")).get("MSGMAX")).toBe("12345");
+  });
+
+  it("refuses a pod for another OS (spec.os windows): Failed, PodOSNotSupported, no container; a linux pod runs; Windows options are ignored", async () => {
+    const pod = await finished("os-windows");
+    expect(pod.status).toMatchObject({ phase: "Failed", reason: "PodOSNotSupported", message: "Pod Failed to admit pod as the OS field doesn't match node OS" });
+    expect(events).toContainEqual({ pod: `os-windows-${nodeName}`, type: "Warning", reason: "PodOSNotSupported", message: "Failed to admit pod as the OS field doesn't match node OS" });
+    expect(pod.status?.containerStatuses ?? []).toEqual([]);
+    expect((await logOf("os-linux")).get("OS")).toBe("Linux");
+    expect((await logOf("windows-options")).get("Uid")).toBe("0 0 0 0");
   });
 
   it("rejects a pod with a sysctl that is not allowed: Failed, SysctlForbidden", async () => {
