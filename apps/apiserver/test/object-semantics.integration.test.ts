@@ -228,3 +228,30 @@ describe("spec.os and windowsOptions are known pod fields (1.23 with IdentifyPod
     ]);
   });
 });
+
+describe("--feature-gates=IdentifyPodOS=false,WindowsHostProcessContainers=false (1.23's dropDisabledFields and HostProcess option)", () => {
+  let off: RunningServer;
+  beforeAll(async () => {
+    off = await startServer({ extraArgs: ["--feature-gates=IdentifyPodOS=false,WindowsHostProcessContainers=false"] });
+  }, 60_000);
+  afterAll(async () => {
+    await off.stop();
+  });
+
+  it("drops spec.os from a pod and a Job's template, and refuses hostProcess naming the gate", async () => {
+    const pod = { apiVersion: "v1", kind: "Pod", metadata: { name: "gated-os" }, spec: { ...podSpec, os: { name: "linux" } } };
+    const r = await call(off, "POST", "/api/v1/namespaces/default/pods?fieldValidation=Strict", pod);
+    expect(r.status, r.body).toBe(201);
+    expect((r.json() as Obj)["spec"].os).toBeUndefined();
+    const job = { apiVersion: "batch/v1", kind: "Job", metadata: { name: "gated-os" }, spec: { template: { spec: { ...podSpec, os: { name: "linux" } } } } };
+    const j = await call(off, "POST", "/apis/batch/v1/namespaces/default/jobs", job);
+    expect(j.status, j.body).toBe(201);
+    expect((j.json() as Obj)["spec"].template.spec.os).toBeUndefined();
+    const hp = { apiVersion: "v1", kind: "Pod", metadata: { name: "gated-hp" }, spec: { ...podSpec, hostNetwork: true, securityContext: { windowsOptions: { hostProcess: true } } } };
+    const refused = await call(off, "POST", "/api/v1/namespaces/default/pods", hp);
+    expect(refused.status, refused.body).toBe(422);
+    expect((refused.json() as Obj)["details"].causes).toEqual([
+      { reason: "FieldValueForbidden", message: "Forbidden: not allowed when feature gate 'WindowsHostProcessContainers' is not enabled", field: "spec.securityContext.windowsOptions.hostProcess" },
+    ]);
+  });
+});
