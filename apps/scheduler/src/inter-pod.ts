@@ -10,7 +10,8 @@
 
 import type { LabelSelector, Node, Pod, PodAffinityTerm } from "@skiff/api-types";
 import { labelSelectorAsSelector, nothingSelector, type Selector } from "@skiff/apimachinery";
-import { matchNodeSelectorTerm, type NodeInfo } from "./predicates.js";
+import { hostPortsFit, podHostPorts, requiredNodeAffinityMatches, type HostPort } from "@skiff/component-helpers";
+import type { NodeInfo } from "./predicates.js";
 
 /** NodePorts' reason. @see pkg/scheduler/framework/plugins/nodeports/node_ports.go (`ErrReason`) */
 export const reasonNodePorts = "node(s) didn't have free ports for the requested pod ports";
@@ -27,39 +28,13 @@ export type NamespaceLabels = (namespace: string) => Readonly<Record<string, str
 
 // ---- NodePorts -----------------------------------------------------------------------------
 
-interface HostPort {
-  readonly ip: string;
-  readonly protocol: string;
-  readonly port: number;
-}
-
-/** The host ports a pod asks for (containers and init containers; `hostIP` `""` meaning 0.0.0.0). */
-export function podHostPorts(pod: Pod): HostPort[] {
-  const out: HostPort[] = [];
-  for (const c of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])]) {
-    for (const p of c.ports ?? []) {
-      if (!p.hostPort || p.hostPort <= 0) continue;
-      out.push({ ip: p.hostIP || "0.0.0.0", protocol: p.protocol || "TCP", port: p.hostPort });
-    }
-  }
-  return out;
-}
-
-function portsConflict(a: HostPort, b: HostPort): boolean {
-  return a.port === b.port && a.protocol === b.protocol && (a.ip === b.ip || a.ip === "0.0.0.0" || b.ip === "0.0.0.0");
-}
-
 /**
  * NodePorts: the pod's host ports must be free on the node (same port and protocol, and the same
  * IP or either on 0.0.0.0, taken by a pod there).
  * @see pkg/scheduler/framework/plugins/nodeports/node_ports.go (`fitsPorts`), pkg/scheduler/framework/types.go (`HostPortInfo.CheckConflict`)
  */
 export function checkNodePorts(wanted: readonly HostPort[], info: NodeInfo): string[] {
-  if (wanted.length === 0) return [];
-  for (const p of info.pods) {
-    for (const used of podHostPorts(p)) if (wanted.some((w) => portsConflict(w, used))) return [reasonNodePorts];
-  }
-  return [];
+  return hostPortsFit(wanted, info.pods) ? [] : [reasonNodePorts];
 }
 
 // ---- affinity terms ------------------------------------------------------------------------
@@ -227,8 +202,5 @@ export function prepareClusterFilters(pod: Pod, infos: readonly NodeInfo[], nsLa
 
 /** Whether `node` passes the pod's nodeSelector and required node affinity (PodTopologySpread counts only such nodes). */
 export function matchesNodeSelectorAndAffinity(pod: Pod, node: Node): boolean {
-  const labels = node.metadata?.labels ?? {};
-  for (const [k, v] of Object.entries(pod.spec?.nodeSelector ?? {})) if (labels[k] !== v) return false;
-  const terms = pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms;
-  return terms === undefined || terms.some((t) => matchNodeSelectorTerm(t, node));
+  return requiredNodeAffinityMatches(pod, node);
 }

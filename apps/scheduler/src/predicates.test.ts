@@ -7,12 +7,10 @@ import {
   checkTaints,
   filterNode,
   formatFitError,
-  matchNodeSelectorTerm,
   newNodeInfo,
   podNonZeroRequests,
   podRequests,
   reasonNodeAffinity,
-  toleratesTaint,
 } from "./predicates.js";
 
 const ready = [{ type: "Ready", status: "True" }];
@@ -51,19 +49,6 @@ describe("podRequests (1.23 computePodResourceRequest)", () => {
     expect(podNonZeroRequests(pod())).toEqual({ milliCPU: 100, memoryBytes: 200 * 1024 * 1024 });
     expect(podNonZeroRequests(pod({}, { cpu: "2" }))).toEqual({ milliCPU: 2000, memoryBytes: 200 * 1024 * 1024 });
   });
-});
-
-describe("toleratesTaint", () => {
-  const taint: Taint = { key: "k", value: "v", effect: "NoSchedule" };
-  it.each<[string, Toleration, boolean]>([
-    ["Equal key and value", { key: "k", value: "v", effect: "NoSchedule" }, true],
-    ["default operator is Equal", { key: "k", value: "x" }, false],
-    ["Exists ignores value", { key: "k", operator: "Exists" }, true],
-    ["empty key Exists tolerates everything", { operator: "Exists" }, true],
-    ["other effect", { key: "k", value: "v", effect: "NoExecute" }, false],
-    ["empty effect matches all", { key: "k", value: "v" }, true],
-    ["other key", { key: "x", operator: "Exists" }, false],
-  ])("%s", (_n, t, want) => expect(toleratesTaint(t, taint)).toBe(want));
 });
 
 describe("checkTaints", () => {
@@ -108,30 +93,7 @@ describe("checkNodeUnschedulable", () => {
 describe("node affinity", () => {
   const n = node("node-a", { labels: { zone: "z1", gen: "5", disk: "ssd" } });
   const term = (...e: NodeSelectorRequirement[]) => ({ matchExpressions: e });
-  it.each<[string, NodeSelectorRequirement, boolean]>([
-    ["In match", { key: "zone", operator: "In", values: ["z0", "z1"] }, true],
-    ["In miss", { key: "zone", operator: "In", values: ["z2"] }, false],
-    ["In absent label", { key: "nope", operator: "In", values: ["z1"] }, false],
-    ["NotIn match", { key: "zone", operator: "NotIn", values: ["z2"] }, true],
-    ["NotIn miss", { key: "zone", operator: "NotIn", values: ["z1"] }, false],
-    ["NotIn absent label matches", { key: "nope", operator: "NotIn", values: ["z1"] }, true],
-    ["Exists", { key: "disk", operator: "Exists" }, true],
-    ["Exists absent", { key: "nope", operator: "Exists" }, false],
-    ["DoesNotExist", { key: "nope", operator: "DoesNotExist" }, true],
-    ["DoesNotExist present", { key: "disk", operator: "DoesNotExist" }, false],
-    ["Gt", { key: "gen", operator: "Gt", values: ["4"] }, true],
-    ["Gt equal fails", { key: "gen", operator: "Gt", values: ["5"] }, false],
-    ["Lt", { key: "gen", operator: "Lt", values: ["6"] }, true],
-    ["Lt non-integer label fails", { key: "zone", operator: "Lt", values: ["6"] }, false],
-    ["Gt needs exactly one value", { key: "gen", operator: "Gt", values: ["1", "2"] }, false],
-    ["unknown operator", { key: "gen", operator: "Near" as never, values: [] }, false],
-  ])("matchExpressions %s", (_n, req, want) => expect(matchNodeSelectorTerm(term(req), n)).toBe(want));
-
-  it("matchFields metadata.name; empty terms match nothing; terms are ORed, requirements ANDed", () => {
-    expect(matchNodeSelectorTerm({ matchFields: [{ key: "metadata.name", operator: "In", values: ["node-a"] }] }, n)).toBe(true);
-    expect(matchNodeSelectorTerm({ matchFields: [{ key: "metadata.name", operator: "NotIn", values: ["node-a"] }] }, n)).toBe(false);
-    expect(matchNodeSelectorTerm({ matchFields: [{ key: "metadata.uid", operator: "In", values: ["x"] }] }, n)).toBe(false);
-    expect(matchNodeSelectorTerm({}, n)).toBe(false);
+  it("terms are ORed, requirements ANDed (the matching itself is @skiff/component-helpers')", () => {
     const affinity = (terms: object[]) => pod({ affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: terms } } } });
     expect(checkNodeAffinity(affinity([term({ key: "zone", operator: "In", values: ["z9"] }), term({ key: "disk", operator: "Exists" })]), n)).toEqual([]);
     expect(checkNodeAffinity(affinity([term({ key: "zone", operator: "In", values: ["z1"] }, { key: "disk", operator: "DoesNotExist" })]), n)).toEqual([reasonNodeAffinity]);

@@ -9,8 +9,9 @@
  * @see pkg/scheduler/framework/types.go (`FitError`)
  */
 
-import type { Node, NodeSelectorRequirement, NodeSelectorTerm, Pod, Taint, Toleration } from "@skiff/api-types";
+import type { Node, Pod, Taint } from "@skiff/api-types";
 import { NodeUnschedulableTaintKey } from "@skiff/api-types";
+import { findMatchingUntoleratedTaint, requiredNodeAffinityMatches, taintToleratedBy } from "@skiff/component-helpers";
 import { parseQuantity, quantityMilliValue, quantityValue } from "@skiff/flags";
 
 /** Reason of a node that is `spec.unschedulable` (and the pod does not tolerate it). */
@@ -181,27 +182,13 @@ export function addPodsToNodeInfo(info: NodeInfo, pods: readonly Pod[]): NodeInf
 }
 
 /**
- * Whether `toleration` tolerates `taint`: same effect (an empty effect matches all), same key
- * (an empty key with `Exists` matches all), and `Exists` or an equal value (`Equal`, the default).
- * @see staging/src/k8s.io/api/core/v1/toleration.go (`ToleratesTaint`)
- */
-export function toleratesTaint(toleration: Toleration, taint: Taint): boolean {
-  if (toleration.effect && toleration.effect !== taint.effect) return false;
-  if (toleration.key && toleration.key !== taint.key) return false;
-  const op = toleration.operator || "Equal";
-  if (op === "Exists") return true;
-  if (op === "Equal") return (toleration.value ?? "") === (taint.value ?? "");
-  return false;
-}
-
-/**
  * NodeUnschedulable: a node with `spec.unschedulable` fits only pods tolerating
  * the unschedulable taint (`node.example.io/unschedulable:NoSchedule`).
  */
 export function checkNodeUnschedulable(pod: Pod, node: Node): string[] {
   if (!node.spec?.unschedulable) return [];
   const taint: Taint = { key: NodeUnschedulableTaintKey, effect: "NoSchedule" };
-  return (pod.spec?.tolerations ?? []).some((t) => toleratesTaint(t, taint)) ? [] : [reasonUnschedulable];
+  return taintToleratedBy(taint, pod.spec?.tolerations ?? []) ? [] : [reasonUnschedulable];
 }
 
 /**
@@ -214,67 +201,17 @@ export function checkNodeUnschedulable(pod: Pod, node: Node): string[] {
  * @see pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.go (Filter) in kubernetes/kubernetes v1.23
  */
 export function checkTaints(pod: Pod, node: Node): string[] {
-  const tolerations = pod.spec?.tolerations ?? [];
-  for (const taint of node.spec?.taints ?? []) {
-    if (taint.effect !== "NoSchedule" && taint.effect !== "NoExecute") continue;
-    if (!tolerations.some((t) => toleratesTaint(t, taint))) return [formatTaintReason(taint)];
-  }
-  return [];
-}
-
-function matchRequirement(req: NodeSelectorRequirement, value: string | undefined): boolean {
-  const values = req.values ?? [];
-  switch (req.operator) {
-    case "In":
-      return value !== undefined && values.includes(value);
-    case "NotIn":
-      return value === undefined || !values.includes(value);
-    case "Exists":
-      return value !== undefined;
-    case "DoesNotExist":
-      return value === undefined;
-    case "Gt":
-    case "Lt": {
-      if (value === undefined || values.length !== 1) return false;
-      const intRe = /^[+-]?\d+$/;
-      if (!intRe.test(value) || !intRe.test(values[0] ?? "")) return false;
-      const have = BigInt(value);
-      const want = BigInt(values[0] ?? "0");
-      return req.operator === "Gt" ? have > want : have < want;
-    }
-    default:
-      return false;
-  }
-}
-
-/**
- * Whether a node matches one node selector term: every matchExpression against the labels and
- * every matchField (`metadata.name` only) against the name. A term with neither matches nothing.
- * @see staging/src/k8s.io/component-helpers/scheduling/corev1/nodeaffinity/nodeaffinity.go
- */
-export function matchNodeSelectorTerm(term: NodeSelectorTerm, node: Node): boolean {
-  const exprs = term.matchExpressions ?? [];
-  const fields = term.matchFields ?? [];
-  if (exprs.length === 0 && fields.length === 0) return false;
-  const labels = node.metadata?.labels ?? {};
-  for (const e of exprs) if (!matchRequirement(e, Object.hasOwn(labels, e.key) ? labels[e.key] : undefined)) return false;
-  for (const f of fields) {
-    if (f.key !== "metadata.name") return false;
-    if (!matchRequirement(f, node.metadata?.name)) return false;
-  }
-  return true;
+  const taint = findMatchingUntoleratedTaint(node.spec?.taints, pod.spec?.tolerations, (t) => t.effect === "NoSchedule" || t.effect === "NoExecute");
+  return taint === undefined ? [] : [formatTaintReason(taint)];
 }
 
 /**
  * NodeAffinity: the node's labels contain the pod's `nodeSelector`, and it matches one of the
- * terms of `requiredDuringSchedulingIgnoredDuringExecution` (terms are ORed).
+ * terms of `requiredDuringSchedulingIgnoredDuringExecution` (terms are ORed), as
+ * `requiredNodeAffinityMatches` of `@skiff/component-helpers` decides.
  */
 export function checkNodeAffinity(pod: Pod, node: Node): string[] {
-  const labels = node.metadata?.labels ?? {};
-  for (const [k, v] of Object.entries(pod.spec?.nodeSelector ?? {})) if (labels[k] !== v) return [reasonNodeAffinity];
-  const required = pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
-  if (required && !(required.nodeSelectorTerms ?? []).some((t) => matchNodeSelectorTerm(t, node))) return [reasonNodeAffinity];
-  return [];
+  return requiredNodeAffinityMatches(pod, node) ? [] : [reasonNodeAffinity];
 }
 
 /**

@@ -12,7 +12,8 @@
 import { NodeHostnameLabel as hostnameLabel, type Pod, type WeightedPodAffinityTerm } from "@skiff/api-types";
 import type { Selector } from "@skiff/apimachinery";
 import { compileTerm, matchesNodeSelectorAndAffinity, selectorOf, termMatches, type AffinityTerm, type NamespaceLabels } from "./inter-pod.js";
-import { matchNodeSelectorTerm, toleratesTaint, type NodeInfo } from "./predicates.js";
+import { nodeSelectorTermMatches, taintToleratedBy } from "@skiff/component-helpers";
+import type { NodeInfo } from "./predicates.js";
 import { maxNodeScore } from "./scoring.js";
 
 
@@ -30,14 +31,14 @@ function nodeAffinityScores(pod: Pod, feasible: readonly NodeInfo[]): number[] {
   const terms = pod.spec?.affinity?.nodeAffinity?.preferredDuringSchedulingIgnoredDuringExecution ?? [];
   if (terms.length === 0) return feasible.map(() => 0);
   return defaultNormalize(
-    feasible.map((i) => terms.reduce((sum, t) => (t.weight !== 0 && matchNodeSelectorTerm(t.preference, i.node) ? sum + t.weight : sum), 0)),
+    feasible.map((i) => terms.reduce((sum, t) => (t.weight !== 0 && nodeSelectorTermMatches(t.preference, i.node) ? sum + t.weight : sum), 0)),
     false,
   );
 }
 
 function taintTolerationScores(pod: Pod, feasible: readonly NodeInfo[]): number[] {
   const tolerations = (pod.spec?.tolerations ?? []).filter((t) => !t.effect || t.effect === "PreferNoSchedule");
-  const counts = feasible.map((i) => (i.node.spec?.taints ?? []).filter((taint) => taint.effect === "PreferNoSchedule" && !tolerations.some((t) => toleratesTaint(t, taint))).length);
+  const counts = feasible.map((i) => (i.node.spec?.taints ?? []).filter((taint) => taint.effect === "PreferNoSchedule" && !taintToleratedBy(taint, tolerations)).length);
   return defaultNormalize(counts, true);
 }
 

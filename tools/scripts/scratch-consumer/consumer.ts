@@ -3,6 +3,7 @@
 import type { Job } from "@skiff/api-types";
 import { JobGVK, apiVersionOf } from "@skiff/api-types";
 import { formatIndexes } from "@skiff/completed-indexes";
+import { findMatchingUntoleratedTaint, requiredNodeAffinityMatches } from "@skiff/component-helpers";
 import { applyDefaults, decodeObject, validateObject } from "@skiff/validation";
 
 const job: Job = {
@@ -34,4 +35,8 @@ const badErrors = validateObject("Job", bad);
 if (!badErrors.some((e) => e.field === "spec.completions")) throw new Error("Indexed job without completions validated");
 
 if (formatIndexes([1, 3, 4, 5, 7]) !== "1,3-5,7") throw new Error("formatIndexes");
+const node = { metadata: { name: "n1", labels: { zone: "a" } }, spec: { taints: [{ key: "gpu", effect: "NoExecute" as const }] } };
+const podSpec = { ...decoded.value.spec!.template.spec!, nodeSelector: { zone: "a" } };
+if (!requiredNodeAffinityMatches({ spec: podSpec }, node)) throw new Error("requiredNodeAffinityMatches");
+if (findMatchingUntoleratedTaint(node.spec.taints, podSpec.tolerations, (t) => t.effect === "NoExecute")?.key !== "gpu") throw new Error("findMatchingUntoleratedTaint");
 console.log("consumer ok");

@@ -1,9 +1,9 @@
-import type { Node, Taint, Toleration } from "@skiff/api-types";
+import type { Node, Taint } from "@skiff/api-types";
 import { describe, expect, it } from "vitest";
 import { FlagSet, wordSepNormalize } from "@skiff/flags";
 import { controllerInitializers } from "../../controllers.js";
 import { controllerManagerFlagTable, parseControllerManagerOptions } from "../../options.js";
-import { desiredTaints, tolerationSecondsFor, toleratesTaint } from "./node-lifecycle-controller.js";
+import { desiredTaints, tolerationSecondsFor } from "./node-lifecycle-controller.js";
 import type { NodeLifecycleOptionValues } from "./node-lifecycle-controller.js";
 
 const unreachable: Taint = { key: "node.example.io/unreachable", effect: "NoExecute" };
@@ -17,23 +17,6 @@ function node(ready: "True" | "False" | "Unknown" | undefined, taints: Taint[] =
     status: ready === undefined ? {} : { conditions: [{ type: "Ready", status: ready }] },
   };
 }
-
-describe("toleratesTaint (1.23 Toleration.ToleratesTaint)", () => {
-  const cases: Array<[Toleration, Taint, boolean]> = [
-    [{ key: "node.example.io/unreachable", operator: "Exists", effect: "NoExecute" }, unreachable, true],
-    [{ key: "node.example.io/unreachable", operator: "Exists" }, unreachable, true],
-    [{ operator: "Exists" }, unreachable, true],
-    [{ key: "node.example.io/not-ready", operator: "Exists" }, unreachable, false],
-    [{ key: "node.example.io/unreachable", operator: "Exists", effect: "NoSchedule" }, unreachable, false],
-    [{ key: "k", value: "v" }, { key: "k", value: "v", effect: "NoExecute" }, true],
-    [{ key: "k", operator: "Equal", value: "v" }, { key: "k", value: "w", effect: "NoExecute" }, false],
-    [{ key: "k", operator: "Equal" }, { key: "k", effect: "NoExecute" }, true],
-    [{ key: "k", operator: "Bogus" } as unknown as Toleration, { key: "k", effect: "NoExecute" }, false],
-  ];
-  it.each(cases)("%j vs %j → %s", (tol, taint, want) => {
-    expect(toleratesTaint(tol, taint)).toBe(want);
-  });
-});
 
 describe("tolerationSecondsFor", () => {
   it("no matching toleration: 0, or the admission default for not-ready/unreachable", () => {

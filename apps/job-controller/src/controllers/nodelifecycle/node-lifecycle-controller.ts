@@ -30,6 +30,7 @@ import {
 } from "@skiff/api-types";
 import type { Lease, Node, NodeCondition, Pod, Taint, Toleration } from "@skiff/api-types";
 import { isConflict, isNotFound } from "@skiff/apimachinery";
+import { toleratesTaint } from "@skiff/component-helpers";
 import { createEventRecorder, eventSinkOf, realClock } from "@skiff/client";
 import type { Client, Clock, Informer, RecordEventFunc } from "@skiff/client";
 import { flagTypes as t, mustParseDuration } from "@skiff/flags";
@@ -405,21 +406,6 @@ export class NodeLifecycleController {
     const kind = "spec" in obj && obj.spec !== undefined && "containers" in obj.spec ? "Pod" : "Node";
     this.recordEvent({ apiVersion: "v1", kind, ...obj }, type, reason, message);
   }
-}
-
-/**
- * Whether `toleration` tolerates `taint` (1.23 `Toleration.ToleratesTaint`): effects equal or the
- * toleration's empty; keys equal or the toleration's empty (then only with `Exists`); `Exists`
- * matches any value, `Equal` (or empty) the same value. Pure.
- * @see staging/src/k8s.io/api/core/v1/toleration.go
- */
-export function toleratesTaint(toleration: Toleration, taint: Taint): boolean {
-  if (toleration.effect && toleration.effect !== taint.effect) return false;
-  if (toleration.key && toleration.key !== taint.key) return false;
-  const op = toleration.operator ?? "";
-  if (op === "Exists") return true;
-  if (op === "" || op === "Equal") return (toleration.value ?? "") === (taint.value ?? "");
-  return false;
 }
 
 /**
