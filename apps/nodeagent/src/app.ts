@@ -14,7 +14,7 @@ import type { PodResourcesServer } from "./podresources/index.js";
 import { DeviceManager } from "./cm/devicemanager/index.js";
 import { podResourcesProviders, podResourcesSocketPath, startPodResourcesServer } from "./podresources/index.js";
 import type { ClusterClients } from "./cluster/index.js";
-import { ClusterMode, computeNodeResources, connectCluster, createAccessReviewer, createEventRecorder, createTokenReviewer, readMachineResources } from "./cluster/index.js";
+import { ClusterMode, computeNodeResources, connectCluster, createAccessReviewer, createEventRecorder, createTokenReviewer, initialNodeFor, readMachineResources } from "./cluster/index.js";
 import { applyOOMScoreAdj, checkSwap, ContainerManager, parseCPUSet, reservationsWithReservedCPUs, setMaxOpenFiles, setupKernelTunables, unsupportedSettings } from "./cm/index.js";
 import { CredentialProviderError, createNodeKeyring, registerCredentialProviderPlugins, type DockerKeyring } from "./credentialprovider/index.js";
 import type { CsiSupport } from "./csi/index.js";
@@ -666,6 +666,8 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
       deviceManager = await DeviceManager.start({ rootDir: f.rootDir, log: (m, level = 0) => (level === 0 ? dmLog.info(m) : dmLog.v(level).info(m)) });
     }
     const dm = deviceManager;
+    // Admission's node checks: the node informer's Node in API-server mode, else the flags' node.
+    const standaloneNode = initialNodeFor(o, nodeName);
     runtime = createPodRuntime({
       ...podRuntimeOptionsFrom(o, nodeName, root.withName("pods")),
       keyring,
@@ -678,6 +680,7 @@ export async function runNodeAgent(argv: readonly string[], io: AppIO): Promise<
       onProbeResult: stats.onProbeResult,
       // The eviction manager is the first admission handler, as the kubelet's.
       admitHandlers: [(pod) => eviction?.admit(pod) ?? { admit: true }],
+      node: () => cluster?.node() ?? standaloneNode,
       ...(dm ? { devices: dm } : {}),
       containerGC: {
         minAgeMs: f.minimumContainerTTLDuration.ms,

@@ -8,10 +8,11 @@
  */
 import { hostname as osHostname } from "node:os";
 import { kubernetesServiceOf, resolveNodeName, setupDataDirs, podRuntimeOptionsFrom, podResourceOptionsFrom } from "./app.js";
+import type { Node } from "@skiff/api-types";
 import type { ClientConnections, ClusterConfig } from "@skiff/client";
 import { createClient } from "@skiff/client";
 import type { ClusterClients } from "./cluster/index.js";
-import { ClusterMode, createEventRecorder, heartbeatTimeoutMs } from "./cluster/index.js";
+import { ClusterMode, createEventRecorder, heartbeatTimeoutMs, initialNodeFor } from "./cluster/index.js";
 import { unsupportedSettings } from "./cm/index.js";
 import { createLogger } from "./logging.js";
 import type { TextSink } from "./options/index.js";
@@ -123,8 +124,12 @@ export async function startInProcessNodeAgent(argv: readonly string[], deps: InP
   if (!isChangeDetectionStrategy(strategy)) throw new Error(`unknown configmap and secret manager mode: ${strategy}`);
   const objectsLog = root.withName("objects");
   const objects = createPodObjectManagers({ client: clients.client, strategy, syncFrequencyMs: c.syncFrequency.ms, onError: (err, context) => objectsLog.v(2).info(`${context}: ${err instanceof Error ? err.message : String(err)}`) });
+  // Admission's Node: the flags' until the cluster mode (and its node informer) exists.
+  const flagsNode = initialNodeFor(o, nodeName);
+  let nodeOf: () => Node = () => flagsNode;
   const runtime = createPodRuntime({
     ...podRuntimeOptionsFrom(o, nodeName, root.withName("pods")),
+    node: () => nodeOf(),
     ...(await podResourceOptionsFrom(o, undefined)),
     onEvent,
     objects,
@@ -134,6 +139,7 @@ export async function startInProcessNodeAgent(argv: readonly string[], deps: InP
   });
   const clusterLog = root.withName("cluster");
   const cluster = new ClusterMode({ options: o, nodeName, runtime, clients, log: (m, level = 0) => (level === 0 ? clusterLog.info(m) : clusterLog.v(level).info(m)), onNodeEventRecorder: (record) => runtime.setNodeEventRecorder(record) });
+  nodeOf = () => cluster.node();
   const stopping = new AbortController();
   await runtime.start();
   const port = deps.daemonPort ?? (typeof c.port === "number" ? c.port : 10250);

@@ -124,7 +124,8 @@ describe.skipIf(skipReason !== undefined)("nodeagent binary on the process CRI s
       dir,
       nodeName,
       runtimeEndpoint: runtime.endpoint,
-      args: [`--config=${join(dir, "config.yaml")}`, "--anonymous-auth=false", "--file-check-frequency=1s"],
+      // --node-labels and --register-with-taints make the flags' Node that admission checks static pods against.
+      args: [`--config=${join(dir, "config.yaml")}`, "--anonymous-auth=false", "--file-check-frequency=1s", "--node-labels=team=a", "--register-with-taints=evict=now:NoExecute"],
     });
     agents.push(agent);
     tls = { ca: await agent.servingCert(), servername: nodeName, cert: pki.cert, key: pki.key };
@@ -246,6 +247,31 @@ describe.skipIf(skipReason !== undefined)("nodeagent binary on the process CRI s
     }
     unlinkSync(join(manifests, "windows.yaml"));
     await eventually("win gone from /pods", async () => (podNamed(await agent.pods(), "win", nodeName) ? undefined : true), 60_000, context);
+  });
+
+  it("admits static pods against the Node built from the flags: nodeSelector on --node-labels and the hostname label; the registered NoExecute taint does not refuse them", async () => {
+    const manifest = (name: string, selector: string) => `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}}\nspec: {restartPolicy: Never, nodeSelector: {${selector}}, containers: [{name: main, image: busybox, command: [sh, -c, 'exit 0']}]}\n`;
+    writeFileSync(join(manifests, "selected.yaml"), manifest("selected", `team: a, example.io/hostname: ${nodeName}`));
+    writeFileSync(join(manifests, "unselected.yaml"), manifest("unselected", "team: b"));
+    await eventually("selected Succeeded", async () => {
+      const p = podNamed(await agent.pods(), "selected", nodeName);
+      return phaseOf(p) === "Succeeded" ? p : undefined;
+    }, 60_000, context);
+    const unselected = await eventually("unselected Failed", async () => {
+      const p = podNamed(await agent.pods(), "unselected", nodeName);
+      return phaseOf(p) === "Failed" ? p : undefined;
+    }, 60_000, context);
+    expect(unselected?.status).toMatchObject({ reason: "NodeAffinity", message: "Pod Predicate NodeAffinity failed" });
+    const rt = createRuntimeClient({ endpoint: runtime.endpoint, timeoutMs: 10_000 });
+    try {
+      const { items } = await rt.listPodSandbox({ filter: { labelSelector: { "io.example.pod.uid": unselected?.metadata?.uid ?? "" } } });
+      expect(items).toEqual([]);
+    } finally {
+      rt.close();
+    }
+    unlinkSync(join(manifests, "selected.yaml"));
+    unlinkSync(join(manifests, "unselected.yaml"));
+    await eventually("selected and unselected gone from /pods", async () => (podNamed(await agent.pods(), "selected", nodeName) || podNamed(await agent.pods(), "unselected", nodeName) ? undefined : true), 60_000, context);
   });
 
   it("deleting a manifest file stops and removes its pod: gone from /pods, /runningpods/ and the runtime", async () => {

@@ -7,9 +7,9 @@
  */
 import { access, readFile } from "node:fs/promises";
 import { networkInterfaces, release } from "node:os";
-import type { Lease, NodeSystemInfo } from "@skiff/api-types";
-import type { Client } from "@skiff/client";
-import { createClient, isClusterConfigError, loadClusterConfig } from "@skiff/client";
+import type { Lease, Node, NodeSystemInfo } from "@skiff/api-types";
+import type { Client, Informer } from "@skiff/client";
+import { createClient, createInformer, isClusterConfigError, loadClusterConfig } from "@skiff/client";
 import type { NodeAgentOptions } from "../options/index.js";
 import { nodeAgentVersion } from "../options/index.js";
 import type { PodRuntime } from "../pods/index.js";
@@ -144,6 +144,33 @@ export interface ClusterModeParams {
 }
 
 /**
+ * The Node the agent registers, built from its flags and config (1.23's `initialNode`): name,
+ * the hostname/OS/architecture labels and `--node-labels`, `registerWithTaints`, unschedulable
+ * unless `--register-schedulable`, provider ID, pod CIDR and the annotations. Without an API
+ * server (or before the node informer has the Node) it is also what admission checks pods against.
+ * Pure.
+ * @see pkg/kubelet/kubelet_node_status.go (initialNode) in kubernetes/kubernetes v1.23
+ */
+export function initialNodeFor(o: NodeAgentOptions, nodeName: string): Node {
+  const c = o.config;
+  const f = o.flags;
+  return buildInitialNode({
+    nodeName,
+    hostname: nodeName,
+    os: process.platform,
+    arch: goArch(process.arch),
+    nodeLabels: f.nodeLabels,
+    taints: c.registerWithTaints,
+    registerSchedulable: f.registerSchedulable,
+    controllerAttachDetach: c.enableControllerAttachDetach,
+    providerID: c.providerID,
+    podCIDR: c.podCIDR,
+    keepTerminatedPodVolumes: f.keepTerminatedPodVolumes,
+    cloudProvider: f.cloudProvider,
+  });
+}
+
+/**
  * API-server mode around a pod runtime. The constructor subscribes to the runtime (status
  * changes, stopped pods) so nothing is missed; {@link start} (after the servers listen, with the
  * main port) registers the Node, starts its status loop, its lease (the heartbeat), the `api`
@@ -157,8 +184,15 @@ export class ClusterMode {
   private lease: NodeLeaseController | undefined;
   private timer: NodeJS.Timeout | undefined;
   private readonly unsubscribe: () => void;
+  private readonly initialNode: Node;
+  private readonly nodeInformer: Informer<Node>;
 
   constructor(private readonly p: ClusterModeParams) {
+    this.initialNode = initialNodeFor(p.options, p.nodeName);
+    this.nodeInformer = createInformer(p.clients.client.nodes, {
+      fieldSelector: `metadata.name=${p.nodeName}`,
+      onError: (err, context) => p.log(`node watch (${context}): ${err instanceof Error ? err.message : String(err)}`),
+    });
     // Image GC's first collection runs at start, before start(): without the recorder by then
     // its FreeDiskSpaceFailed only reached the log.
     const record = createEventRecorder(p.clients.eventClient, p.nodeName, p.log);
@@ -195,20 +229,7 @@ export class ClusterMode {
       evictionHard: c.evictionHard,
       ignoreEviction: f.experimentalAllocatableIgnoreEviction,
     });
-    const initialNode = buildInitialNode({
-      nodeName,
-      hostname: nodeName,
-      os: process.platform,
-      arch: goArch(process.arch),
-      nodeLabels: f.nodeLabels,
-      taints: c.registerWithTaints,
-      registerSchedulable: f.registerSchedulable,
-      controllerAttachDetach: c.enableControllerAttachDetach,
-      providerID: c.providerID,
-      podCIDR: c.podCIDR,
-      keepTerminatedPodVolumes: f.keepTerminatedPodVolumes,
-      cloudProvider: f.cloudProvider,
-    });
+    const initialNode = this.initialNode;
     for (const k of Object.keys(f.nodeLabels)) if (k in (initialNode.metadata?.labels ?? {}) && defaultNodeLabelKeys.includes(k)) log(`the node label ${k}=${f.nodeLabels[k] ?? ""} will overwrite default setting`);
     this.statusManager = new NodeStatusManager({
       client: clients.client,
@@ -248,6 +269,11 @@ export class ClusterMode {
       mirrorPods: () => this.source?.mirrorPods() ?? [],
       log,
     });
+    // The node informer (1.23's nodeLister): admission's node checks read the Node from it. Synced
+    // before the first API pod arrives, so a pod placed by a label added after registration is
+    // never checked against the node built from the flags.
+    this.nodeInformer.start();
+    await this.nodeInformer.waitForSync(signal);
     this.source = new ApiPodSource({
       client: clients.client,
       nodeName,
@@ -269,6 +295,14 @@ export class ClusterMode {
     this.timer.unref();
   }
 
+  /**
+   * The Node as last seen (1.23's `getNodeAnyWay`): the node informer's object once it has one,
+   * else the node built from the flags ({@link initialNodeFor}).
+   */
+  node(): Node {
+    return this.nodeInformer.store.get(this.p.nodeName) ?? this.initialNode;
+  }
+
   private resyncStatuses(): void {
     this.sync.resync(new Set(this.p.runtime.podUIDs()));
   }
@@ -280,6 +314,7 @@ export class ClusterMode {
     this.statusManager?.stop();
     void this.lease?.stop();
     this.source?.stop();
+    this.nodeInformer.stop();
     this.sync.stop();
     this.p.clients.client.close();
     this.p.clients.eventClient.close();

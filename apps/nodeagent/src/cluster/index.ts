@@ -2,7 +2,7 @@
  * API-server mode of the node agent: node registration and status, the `api` pod source, pod
  * status sync, graceful deletion, mirror pods, events and the webhook reviewers of the main port.
  */
-export { ClusterMode, ClusterModeError, connectCluster, heartbeatTimeoutMs } from "./cluster-mode.js";
+export { ClusterMode, ClusterModeError, connectCluster, heartbeatTimeoutMs, initialNodeFor } from "./cluster-mode.js";
 export type { ClusterClients, ClusterModeParams } from "./cluster-mode.js";
 export { createAccessReviewer, createTokenReviewer, subjectAccessReviewResource, tokenReviewResource } from "./webhook-reviewers.js";
 export { computeNodeResources, readMachineResources } from "./node-resources.js";

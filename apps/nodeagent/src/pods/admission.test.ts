@@ -1,6 +1,6 @@
-import type { Pod } from "@skiff/api-types";
+import type { Node, Pod } from "@skiff/api-types";
 import { describe, expect, it } from "vitest";
-import { admitPod, admitPodOS, nodeOS } from "./admission.js";
+import { admitPod, admitPodOnNode, admitPodOS, nodeOS } from "./admission.js";
 
 const pod = (uid: string, requests?: Record<string, string>, init?: Record<string, string>): Pod => ({
   metadata: { name: uid, namespace: "default", uid },
@@ -92,5 +92,45 @@ describe("admitPodOS", () => {
   it("defaults to this machine's OS", () => {
     expect(nodeOS).toBe("linux");
     expect(admitPodOS(withOS("windows")).admit).toBe(false);
+  });
+});
+
+// pkg/kubelet/lifecycle/predicate.go (generalFilter) and predicate_test.go, 1.23
+describe("admitPodOnNode", () => {
+  const node: Node = {
+    metadata: { name: "node-a", labels: { "example.io/hostname": "node-a", zone: "z1" } },
+    spec: { taints: [{ key: "dedicated", value: "batch", effect: "NoExecute" }, { key: "soft", effect: "NoSchedule" }] },
+  };
+  const tolerating = [{ key: "dedicated", operator: "Exists" as const, effect: "NoExecute" as const }];
+  const withSpec = (spec: Partial<NonNullable<Pod["spec"]>>, uid = "p"): Pod => ({ metadata: { name: uid, namespace: "default", uid }, spec: { containers: [{ name: "c", image: "busybox" }], tolerations: tolerating, ...spec } });
+  const hostPort = (port: number, hostIP?: string) => [{ name: "c", image: "busybox", ports: [{ containerPort: 80, hostPort: port, ...(hostIP ? { hostIP } : {}) }] }];
+  const failed = (name: string) => ({ admit: false, reason: name, message: `Predicate ${name} failed` });
+
+  it("admits a pod whose selector, node name, host ports and NoExecute tolerations fit (NoSchedule taints are not the node's business)", () => {
+    expect(admitPodOnNode(withSpec({ nodeSelector: { zone: "z1" }, nodeName: "node-a", containers: hostPort(8080) }), node, [withSpec({ containers: hostPort(8081) }, "other")], false)).toEqual({ admit: true });
+  });
+  it("NodeAffinity: the nodeSelector or the required node affinity does not match the node's labels", () => {
+    expect(admitPodOnNode(withSpec({ nodeSelector: { zone: "z2" } }), node, [], false)).toEqual(failed("NodeAffinity"));
+    const affinity = { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: "gpu", operator: "Exists" as const }] }] } } };
+    expect(admitPodOnNode(withSpec({ affinity }), node, [], true)).toEqual(failed("NodeAffinity"));
+  });
+  it("NodeName: a pod bound to another node", () => {
+    expect(admitPodOnNode(withSpec({ nodeName: "node-b" }), node, [], false)).toEqual(failed("NodeName"));
+  });
+  it("NodePorts: a host port an active pod holds (same protocol, overlapping IP)", () => {
+    expect(admitPodOnNode(withSpec({ containers: hostPort(8080) }), node, [withSpec({ containers: hostPort(8080) }, "other")], false)).toEqual(failed("NodePorts"));
+    expect(admitPodOnNode(withSpec({ containers: hostPort(8080, "127.0.0.1") }), node, [withSpec({ containers: hostPort(8080, "127.0.0.2") }, "other")], false)).toEqual({ admit: true });
+  });
+  it("TaintToleration: an untolerated NoExecute taint refuses a pod from the API, never a static pod", () => {
+    expect(admitPodOnNode(withSpec({ tolerations: [] }), node, [], false)).toEqual(failed("TaintToleration"));
+    expect(admitPodOnNode(withSpec({ tolerations: [] }), node, [], true)).toEqual({ admit: true });
+  });
+  it("reports the first failing check in 1.23's order: NodeAffinity, NodeName, NodePorts, TaintToleration", () => {
+    const all = withSpec({ nodeSelector: { zone: "z2" }, nodeName: "node-b", containers: hostPort(8080), tolerations: [] });
+    const active = [withSpec({ containers: hostPort(8080) }, "other")];
+    expect(admitPodOnNode(all, node, active, false)).toEqual(failed("NodeAffinity"));
+    expect(admitPodOnNode({ ...all, spec: { ...all.spec!, nodeSelector: {} } }, node, active, false)).toEqual(failed("NodeName"));
+    expect(admitPodOnNode({ ...all, spec: { ...all.spec!, nodeSelector: {}, nodeName: "node-a" } }, node, active, false)).toEqual(failed("NodePorts"));
+    expect(admitPodOnNode({ ...all, spec: { ...all.spec!, nodeSelector: {}, nodeName: "node-a" } }, node, [], false)).toEqual(failed("TaintToleration"));
   });
 });

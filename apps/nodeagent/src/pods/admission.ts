@@ -1,4 +1,5 @@
-import type { Pod } from "@skiff/api-types";
+import type { Node, Pod } from "@skiff/api-types";
+import { findMatchingUntoleratedTaint, hostPortsFit, podHostPorts, requiredNodeAffinityMatches } from "@skiff/component-helpers";
 import { podRequestsAndLimits, valueOfMilli } from "./resources.js";
 
 /** What a node can give pods (its `allocatable`); absent resources are not checked. */
@@ -100,5 +101,37 @@ export function admitPod(pod: Pod, active: readonly Pod[], allocatable: Admissio
     const capacity = allocatable.extendedResources?.get(name) ?? 0n;
     if (requested > capacity - used) return fail(name, requested, used, capacity);
   }
+  return { admit: true };
+}
+
+/** The reason of a pod refused by one of {@link admitPodOnNode}'s checks: 1.23's scheduler plugin name. */
+export type NodePredicateName = "NodeAffinity" | "NodeName" | "NodePorts" | "TaintToleration";
+
+function predicateFailure(name: NodePredicateName): AdmitResult {
+  return { admit: false, reason: name, message: `Predicate ${name} failed` };
+}
+
+/**
+ * The node checks of the node agent's predicate admission (1.23's `generalFilter` after the
+ * resource fit), in 1.23's order, the first failure being the answer:
+ * - `NodeAffinity`: the node's labels satisfy the pod's `nodeSelector` and required node affinity;
+ * - `NodeName`: the pod's `spec.nodeName`, when set, is the node's name;
+ * - `NodePorts`: the host ports of the pod's app containers are free among those of `active`;
+ * - `TaintToleration`: every `NoExecute` taint of the node is tolerated (not checked for static
+ *   pods; `NoSchedule` taints are the scheduler's business, not the node's).
+ * Reason: the check's name; message `Predicate <name> failed` (1.23's `PredicateFailureError`).
+ * Pure.
+ * @param node - the Node as the agent last saw it (its informer's, else the node built from the flags).
+ * @param active - the other pods admitted and not finished (never `pod` itself).
+ * @param isStatic - whether `pod` comes from a file or HTTP source.
+ * @see pkg/kubelet/lifecycle/predicate.go (generalFilter, PredicateFailureError) in kubernetes/kubernetes v1.23
+ * @see pkg/scheduler/framework/plugins/{nodeaffinity,nodename,nodeports} in kubernetes/kubernetes v1.23
+ */
+export function admitPodOnNode(pod: Pod, node: Node, active: readonly Pod[], isStatic: boolean): AdmitResult {
+  if (!requiredNodeAffinityMatches(pod, node)) return predicateFailure("NodeAffinity");
+  const nodeName = pod.spec?.nodeName ?? "";
+  if (nodeName !== "" && nodeName !== (node.metadata?.name ?? "")) return predicateFailure("NodeName");
+  if (!hostPortsFit(podHostPorts(pod), active)) return predicateFailure("NodePorts");
+  if (!isStatic && findMatchingUntoleratedTaint(node.spec?.taints, pod.spec?.tolerations, (t) => t.effect === "NoExecute") !== undefined) return predicateFailure("TaintToleration");
   return { admit: true };
 }

@@ -18,7 +18,7 @@ import { fetchEnvObjects, type EnvObjects } from "./pod-objects.js";
 import { PodWorkers } from "./pod-workers.js";
 import { agentTracer } from "../internal/trace.js";
 import { ProberManager } from "./prober-manager.js";
-import { admitPod, admitPodOS } from "./admission.js";
+import { admitPod, admitPodOnNode, admitPodOS } from "./admission.js";
 import { ContainerGC } from "./container-gc.js";
 import { containerResources, podQOSClass } from "./resources.js";
 import { runProbeAttempt } from "./prober.js";
@@ -434,7 +434,9 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     const deviceFit = devices?.admitPod(pod, others, sourcesReady());
     const extendedResources = devices?.admissionAllocatable?.();
     const allocatable = { ...(opts.nodeAllocatable ?? { pods: maxPods }), ...(extendedResources ? { extendedResources } : {}) };
-    const fit = deviceFit && !deviceFit.admit ? deviceFit : admitPod(pod, others, allocatable);
+    const resourceFit = deviceFit && !deviceFit.admit ? deviceFit : admitPod(pod, others, allocatable);
+    // 1.23's generalFilter: the node checks after the resource fit (whose failure is reported first).
+    const fit = resourceFit.admit && opts.node ? admitPodOnNode(pod, opts.node(), others, isStaticPod(pod)) : resourceFit;
     // The resource managers (topology manager admit handler in 1.23) come after the resource fit.
     if (fit.admit && resourceManagers && sourcesReady()) resourceManagers.removeStaleState(podsHoldingResources());
     const managed = fit.admit ? resourceManagers?.admitPod(pod, others) : undefined;

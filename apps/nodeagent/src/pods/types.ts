@@ -1,4 +1,4 @@
-import type { Container, Pod, PodStatus, Volume } from "@skiff/api-types";
+import type { Container, Node, Pod, PodStatus, Volume } from "@skiff/api-types";
 import type { ImageClient, Mount, RuntimeClient } from "@skiff/cri-api";
 import type { AgentView } from "../agent-view.js";
 import type { DockerKeyring } from "../credentialprovider/index.js";
@@ -66,6 +66,13 @@ export interface PodRuntimeOptions {
    * `Admit`). A refused pod is written `Failed` with the reason and `Pod <message>`, never started.
    */
   readonly admitHandlers?: readonly ((pod: Pod) => AdmitResult)[];
+  /**
+   * The Node as the agent last saw it, for admission's node checks (node affinity and selector,
+   * node name, host ports, NoExecute taints): in API-server mode the node informer's, else the node
+   * built from the flags (1.23's `getNodeAnyWay`). Absent: those checks are skipped (embedders
+   * without a Node).
+   */
+  readonly node?: () => Node;
   /**
    * Container garbage collection (`--minimum-container-ttl-duration`,
    * `--maximum-dead-containers-per-container`, `--maximum-dead-containers`), run every minute.
