@@ -105,10 +105,11 @@ export const defaultMilliCPURequest = 100;
 export const defaultMemoryRequestBytes = 200 * 1024 * 1024;
 
 /**
- * Requests for scoring: as {@link podRequests} but a container with no cpu (memory) request
- * counts as 100m (200 MiB), so empty pods still spread.
+ * Requests for scoring: as {@link podRequests} (overhead included) but a container with no cpu
+ * (memory) request counts as 100m (200 MiB), so empty pods still spread.
  * @see pkg/scheduler/util/non_zero.go (`GetNonzeroRequests`)
  * @see pkg/scheduler/framework/plugins/noderesources/resource_allocation.go (`calculatePodResourceRequest`)
+ * @see pkg/scheduler/framework/types.go (`calculateResource`) in kubernetes/kubernetes v1.23
  */
 export function podNonZeroRequests(pod: Pod): Resources {
   let r = nonZeroRequestsOf.get(pod);
@@ -135,6 +136,12 @@ function computePodNonZeroRequests(pod: Pod): Resources {
     const r = nonZero(c as never);
     milliCPU = Math.max(milliCPU, r.milliCPU);
     memoryBytes = Math.max(memoryBytes, r.memoryBytes);
+  }
+  // The overhead adds as requested (a resource it does not name adds nothing), as calculateResource.
+  const overhead = (pod.spec as { overhead?: Record<string, string> } | undefined)?.overhead;
+  if (overhead) {
+    milliCPU += quantity(overhead.cpu, true);
+    memoryBytes += quantity(overhead.memory, false);
   }
   return { milliCPU, memoryBytes };
 }

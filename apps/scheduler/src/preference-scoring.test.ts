@@ -1,7 +1,7 @@
 import { NodeHostnameLabel as hostnameLabel, type Node, type Pod, type Taint } from "@skiff/api-types";
 import { describe, expect, it } from "vitest";
 import { newNodeInfo, type NodeInfo } from "./predicates.js";
-import { preferenceScores } from "./preference-scoring.js";
+import { imageLocalityScores, normalizedImageName, preferenceScores } from "./preference-scoring.js";
 import { selectNode } from "./scoring.js";
 
 const node = (name: string, labels: Record<string, string>, taints: Taint[] = []): Node => ({
@@ -74,5 +74,40 @@ describe("preferenceScores (1.23's scoring plugins and default weights)", () => 
     const all = infos([a1, b1], { b1: [pod("load", {}, { containers: [{ name: "c", image: "i", resources: { requests: { cpu: "1" } } }] })] });
     expect(selectNode(p, all)?.nodeName).toBe("a1");
     expect(selectNode(p, all, undefined, preferenceScores(p, all, all, () => undefined))?.nodeName).toBe("b1");
+  });
+});
+
+describe("ImageLocality (1.23 image_locality.go)", () => {
+  const MiB = 1024 * 1024;
+  const withImages = (n: Node, images: { names: string[]; sizeBytes: number }[]): Node => ({ ...n, status: { ...n.status, images } });
+  const busybox = { names: ["docker.io/library/busybox@sha256:abc", "docker.io/library/busybox:1.36", "busybox:1.36"], sizeBytes: 500 * MiB };
+  const n1 = withImages(node("n1", {}), [busybox, { names: ["registry:5000/app:latest"], sizeBytes: 900 * MiB }]);
+  const n2 = withImages(node("n2", {}), [busybox]);
+  const n3 = withImages(node("n3", {}), [{ names: ["gcr.io/small:latest"], sizeBytes: 10 * MiB }]);
+  const withImage = (...images: string[]) => pod("p", {}, { containers: images.map((image, i) => ({ name: `c${i}`, image })) });
+
+  it("normalizes an untagged name with :latest, keeping a registry port and digests", () => {
+    expect(normalizedImageName("busybox")).toBe("busybox:latest");
+    expect(normalizedImageName("registry:5000/app")).toBe("registry:5000/app:latest");
+    expect(normalizedImageName("busybox:1.36")).toBe("busybox:1.36");
+    expect(normalizedImageName("busybox@sha256:abc")).toBe("busybox@sha256:abc");
+  });
+
+  it("scales the image size by the share of nodes holding it, clamps to [23 MiB, 1000 MiB per container] and scores 0..100", () => {
+    const all = infos([n1, n2, n3]);
+    // 500 MiB on 2 of 3 nodes: trunc(500 MiB * 2/3) → 31; a node without it, or with only a 10 MiB image, 0.
+    expect(imageLocalityScores(withImage("busybox:1.36"), all, all)).toEqual([31, 31, 0]);
+    expect(imageLocalityScores(withImage("gcr.io/small"), all, all)).toEqual([0, 0, 0]);
+    // Two containers: 1000 MiB each at most; n1 holds 500 MiB (2/3 spread) + 900 MiB (1/3 spread) = 633 MiB of 2000, n2 333 MiB.
+    expect(imageLocalityScores(withImage("busybox:1.36", "registry:5000/app"), all, all)).toEqual([30, 15, 0]);
+    // An image on every node (500 MiB, spread 1) still counts: 48; only the feasible nodes are scored.
+    expect(imageLocalityScores(withImage("busybox:1.36"), infos([n2]), infos([n1, n2]))).toEqual([48]);
+  });
+
+  it("adds to the preference scores with weight 1: a pod lands where its image is", () => {
+    // 900 MiB on 1 of 2 nodes: 450 MiB → 43.
+    const all = infos([n3, n1]);
+    expect(scores(withImage("registry:5000/app"), all)).toEqual({ n3: base, n1: base + 43 });
+    expect(selectNode(withImage("registry:5000/app"), all, undefined, preferenceScores(withImage("registry:5000/app"), all, all, () => undefined))?.nodeName).toBe("n1");
   });
 });

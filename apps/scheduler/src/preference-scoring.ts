@@ -1,15 +1,15 @@
 /**
- * The scores of a pod's and the cluster's preferences, beside least-allocated: NodeAffinity
+ * The scores of a pod's and the cluster's preferences, beside the resource scores: NodeAffinity
  * (preferred node affinity), TaintToleration (PreferNoSchedule taints), InterPodAffinity
  * (preferred pod affinity and anti-affinity, the existing pods' too, and their required affinity
- * at weight 1) and PodTopologySpread (`whenUnsatisfiable: ScheduleAnyway` constraints), each
- * normalized to 0..100 as 1.23's plugins do and summed with 1.23's default plugin weights (1, 1,
- * 1 and 2).
+ * at weight 1), PodTopologySpread (`whenUnsatisfiable: ScheduleAnyway` constraints) and
+ * ImageLocality (the pod's images already on the node), each 0..100 as 1.23's plugins score and
+ * normalize them, summed with 1.23's default plugin weights (1, 1, 1, 2 and 1).
  *
- * @see pkg/scheduler/framework/plugins/{nodeaffinity,tainttoleration,interpodaffinity/scoring.go,podtopologyspread/scoring.go}, pkg/scheduler/framework/plugins/helper/normalize_score.go, pkg/scheduler/apis/config/v1beta2/default_plugins.go in kubernetes/kubernetes v1.23
+ * @see pkg/scheduler/framework/plugins/{nodeaffinity,tainttoleration,interpodaffinity/scoring.go,podtopologyspread/scoring.go,imagelocality}, pkg/scheduler/framework/plugins/helper/normalize_score.go, pkg/scheduler/apis/config/v1beta2/default_plugins.go in kubernetes/kubernetes v1.23
  */
 
-import { NodeHostnameLabel as hostnameLabel, type Pod, type WeightedPodAffinityTerm } from "@skiff/api-types";
+import { NodeHostnameLabel as hostnameLabel, type Node, type Pod, type WeightedPodAffinityTerm } from "@skiff/api-types";
 import type { Selector } from "@skiff/apimachinery";
 import { compileTerm, matchesNodeSelectorAndAffinity, selectorOf, termMatches, type AffinityTerm, type NamespaceLabels } from "./inter-pod.js";
 import { nodeSelectorTermMatches, taintToleratedBy } from "@skiff/component-helpers";
@@ -40,6 +40,57 @@ function taintTolerationScores(pod: Pod, feasible: readonly NodeInfo[]): number[
   const tolerations = (pod.spec?.tolerations ?? []).filter((t) => !t.effect || t.effect === "PreferNoSchedule");
   const counts = feasible.map((i) => (i.node.spec?.taints ?? []).filter((taint) => taint.effect === "PreferNoSchedule" && !taintToleratedBy(taint, tolerations)).length);
   return defaultNormalize(counts, true);
+}
+
+// ---- ImageLocality ---------------------------------------------------------------------------
+
+const mb = 1024 * 1024;
+/** Below this sum of image sizes a node scores 0. */
+const imageMinThreshold = 23 * mb;
+/** Per container: from this sum up a node scores 100. */
+const imageMaxContainerThreshold = 1000 * mb;
+
+// Per Node object (replaced on change, never mutated): its images by every name, with their size.
+const imagesOf = new WeakMap<Node, ReadonlyMap<string, number>>();
+
+function nodeImages(node: Node): ReadonlyMap<string, number> {
+  let m = imagesOf.get(node);
+  if (m === undefined) {
+    const built = new Map<string, number>();
+    for (const image of node.status?.images ?? []) for (const name of image.names ?? []) built.set(name, Number(image.sizeBytes ?? 0));
+    imagesOf.set(node, (m = built));
+  }
+  return m;
+}
+
+/** An image name as the node status reports it: `:latest` added when it has no tag. */
+export function normalizedImageName(name: string): string {
+  return name.lastIndexOf(":") <= name.lastIndexOf("/") ? `${name}:latest` : name;
+}
+
+/**
+ * ImageLocality: per node, the sum over the pod's app containers of the size of their image on
+ * the node scaled by the share of all nodes that have it (so an image everywhere does not tip the
+ * choice), clamped to [23 MiB, 1000 MiB × containers] and scaled to 0..100 (integer division).
+ * @see pkg/scheduler/framework/plugins/imagelocality/image_locality.go in kubernetes/kubernetes v1.23
+ */
+export function imageLocalityScores(pod: Pod, feasible: readonly NodeInfo[], all: readonly NodeInfo[]): number[] {
+  const containers = pod.spec?.containers ?? [];
+  if (containers.length === 0 || all.length === 0) return feasible.map(() => 0);
+  const names = containers.map((c) => normalizedImageName(c.image ?? ""));
+  const spread = new Map<string, number>();
+  for (const name of new Set(names)) spread.set(name, all.filter((i) => nodeImages(i.node).has(name)).length / all.length);
+  const maxThreshold = imageMaxContainerThreshold * containers.length;
+  return feasible.map((i) => {
+    const images = nodeImages(i.node);
+    let sum = 0;
+    for (const name of names) {
+      const size = images.get(name);
+      if (size !== undefined) sum += Math.trunc(size * (spread.get(name) ?? 0));
+    }
+    const clamped = Math.min(Math.max(sum, imageMinThreshold), maxThreshold);
+    return Math.trunc((maxNodeScore * (clamped - imageMinThreshold)) / (maxThreshold - imageMinThreshold));
+  });
 }
 
 // ---- InterPodAffinity ------------------------------------------------------------------------
@@ -169,13 +220,15 @@ function topologySpreadScores(pod: Pod, feasible: readonly NodeInfo[], all: read
 
 /**
  * The preference scores of placing `pod` on each of the `feasible` nodes (index-aligned):
- * NodeAffinity + TaintToleration + InterPodAffinity + 2 × PodTopologySpread, each 0..100. `all`:
- * every node of the snapshot (pods are counted on all of them). Pure; does not mutate.
+ * NodeAffinity + TaintToleration + InterPodAffinity + 2 × PodTopologySpread + ImageLocality, each
+ * 0..100. `all`: every node of the snapshot (pods and images are counted on all of them). Pure;
+ * does not mutate.
  */
 export function preferenceScores(pod: Pod, feasible: readonly NodeInfo[], all: readonly NodeInfo[], nsLabels: NamespaceLabels): number[] {
   const na = nodeAffinityScores(pod, feasible);
   const tt = taintTolerationScores(pod, feasible);
   const ipa = interPodAffinityScores(pod, feasible, all, nsLabels);
   const pts = topologySpreadScores(pod, feasible, all);
-  return feasible.map((_, i) => (na[i] ?? 0) + (tt[i] ?? 0) + (ipa[i] ?? 0) + 2 * (pts[i] ?? 0));
+  const il = imageLocalityScores(pod, feasible, all);
+  return feasible.map((_, i) => (na[i] ?? 0) + (tt[i] ?? 0) + (ipa[i] ?? 0) + 2 * (pts[i] ?? 0) + (il[i] ?? 0));
 }

@@ -1,7 +1,7 @@
 import type { Node, Pod } from "@skiff/api-types";
 import { describe, expect, it } from "vitest";
 import { newNodeInfo } from "./predicates.js";
-import { leastAllocatedScore, selectNode } from "./scoring.js";
+import { balancedAllocationScore, leastAllocatedScore, selectNode } from "./scoring.js";
 
 const node = (name: string, cpu: string, memory: string): Node => ({ metadata: { name }, status: { allocatable: { cpu, memory, pods: "110" } } });
 const pod = (cpu?: string, memory?: string, nodeName?: string): Pod => ({
@@ -26,6 +26,24 @@ describe("leastAllocatedScore (1.23 NodeResourcesLeastAllocated)", () => {
   });
 });
 
+describe("balancedAllocationScore (1.23 NodeResourcesBalancedAllocation)", () => {
+  const twoContainers: Pod = {
+    metadata: { name: "p" },
+    spec: { containers: [{ name: "a", image: "i", resources: { requests: { cpu: "1000m", memory: "2000" } } }, { name: "b", image: "i", resources: { requests: { cpu: "2000m", memory: "3000" } } }] },
+  };
+  it.each<[string, Node, Pod[], Pod, number]>([
+    // balanced_allocation_test.go "resources requested, differently sized machines": cpu 3000/4000, memory 5000/10000 → std 0.125
+    ["cpu 0.75, memory 0.5", node("n", "4", "10000"), [], twoContainers, 87],
+    ["cpu 0.5, memory 0.5", node("n", "6", "10000"), [], twoContainers, 100],
+    // Requests as written (1.23's useRequested): pods without requests count nothing, not 100m/200Mi.
+    ["no requests anywhere", node("n", "4", "10000"), [pod(undefined, undefined, "n")], pod(), 100],
+    ["the node's pods count", node("n", "4", "10000"), [pod("1", "0", "n")], pod("1", "5000"), 100],
+    ["a fraction over 1 counts as 1", node("n", "1", "8Gi"), [], pod("2", "0"), 50],
+    ["overhead counts", node("n", "4", "10000"), [], { ...pod("1", "5000"), spec: { ...pod("1", "5000").spec!, overhead: { cpu: "1" } } } as Pod, 100],
+    ["zero allocatable with a request is full", node("n", "0", "10000"), [], pod("1", "0"), 50],
+  ])("%s", (_n, n, pods, p, want) => expect(balancedAllocationScore(p, newNodeInfo(n, pods))).toBe(want));
+});
+
 describe("selectNode", () => {
   it("picks the least allocated node; ties go to the first name; none when empty", () => {
     const busy = newNodeInfo(node("a", "4", "8Gi"), [pod("3", "4Gi", "a")]);
@@ -34,5 +52,13 @@ describe("selectNode", () => {
     expect(selectNode(pod("1", "1Gi"), [busy, idle2, idle])?.nodeName).toBe("b");
     expect(selectNode(pod("1", "1Gi"), [busy])?.nodeName).toBe("a");
     expect(selectNode(pod("1"), [])).toBeUndefined();
+  });
+
+  it("adds balanced allocation to least allocated: of two nodes with equal least-allocated scores, the balanced one wins", () => {
+    // Both score (cpu 50 + memory 50) / 2 = 50 least-allocated after the pod; a: cpu 0.25, memory 0.75 → 75; b: 0.5, 0.5 → 100.
+    const a = newNodeInfo(node("a", "4", "8Gi"), [pod("0", "5Gi", "a")]);
+    const b = newNodeInfo(node("b", "4", "8Gi"), [pod("1", "3Gi", "b")]);
+    expect(leastAllocatedScore(pod("1", "1Gi"), a)).toBe(leastAllocatedScore(pod("1", "1Gi"), b));
+    expect(selectNode(pod("1", "1Gi"), [a, b])).toEqual({ nodeName: "b", score: 50 + 100 });
   });
 });

@@ -1,14 +1,16 @@
 /**
  * Scoring of feasible nodes: 1.23's NodeResourcesLeastAllocated (cpu and memory, weight 1 each)
- * and the choice of the best node.
+ * and NodeResourcesBalancedAllocation (cpu and memory), plugin weight 1 each, and the choice of the
+ * best node.
  *
- * @see pkg/scheduler/framework/plugins/noderesources/least_allocated.go
- * @see pkg/scheduler/framework/plugins/noderesources/resource_allocation.go
+ * @see pkg/scheduler/framework/plugins/noderesources/least_allocated.go in kubernetes/kubernetes v1.23
+ * @see pkg/scheduler/framework/plugins/noderesources/balanced_allocation.go in kubernetes/kubernetes v1.23
+ * @see pkg/scheduler/framework/plugins/noderesources/resource_allocation.go in kubernetes/kubernetes v1.23
  */
 
 import type { Pod } from "@skiff/api-types";
 import type { NodeInfo } from "./predicates.js";
-import { nodeAllocatable, podNonZeroRequests } from "./predicates.js";
+import { nodeAllocatable, podNonZeroRequests, podRequests } from "./predicates.js";
 
 /** The highest node score. */
 export const maxNodeScore = 100;
@@ -41,7 +43,25 @@ export function leastAllocatedScore(pod: Pod, info: NodeInfo, weights: ResourceW
 }
 
 /**
- * The feasible node with the highest score: least-allocated plus `extra[i]` for `feasible[i]` (the
+ * Balanced-allocation score of placing `pod` on the node (0..100, integer): the fractions
+ * requested / allocatable of cpu and memory, counting requests as written (no non-zero defaults,
+ * unlike least-allocated: the node's pods' requests plus the pod's, overhead included), each
+ * fraction at most 1 (an allocatable of 0 counts as full when anything is requested); their
+ * standard deviation `|cpu - memory| / 2`; then `trunc((1 - std) * 100)`. Nodes whose cpu and
+ * memory would be used alike score higher.
+ * @see pkg/scheduler/framework/plugins/noderesources/balanced_allocation.go (`balancedResourceScorer`, `useRequested`) in kubernetes/kubernetes v1.23
+ */
+export function balancedAllocationScore(pod: Pod, info: NodeInfo): number {
+  const alloc = nodeAllocatable(info.node);
+  const req = podRequests(pod);
+  const fraction = (requested: number, allocatable: number) => (allocatable <= 0 ? (requested > 0 ? 1 : 0) : Math.min(1, requested / allocatable));
+  const cpu = fraction(info.requested.milliCPU + req.milliCPU, alloc.milliCPU);
+  const mem = fraction(info.requested.memoryBytes + req.memoryBytes, alloc.memoryBytes);
+  return Math.trunc((1 - Math.abs(cpu - mem) / 2) * maxNodeScore);
+}
+
+/**
+ * The feasible node with the highest score: least-allocated plus balanced-allocation plus `extra[i]` for `feasible[i]` (the
  * preference scores of `./preference-scoring.ts`). Ties go to the node whose name sorts first, so
  * placement is deterministic (Kubernetes picks randomly among the tied nodes). `undefined` when
  * `feasible` is empty. Does not mutate its arguments.
@@ -51,7 +71,7 @@ export function selectNode(pod: Pod, feasible: readonly NodeInfo[], weights?: Re
   let best: { nodeName: string; score: number } | undefined;
   for (const [i, info] of feasible.entries()) {
     const nodeName = info.node.metadata?.name ?? "";
-    const score = leastAllocatedScore(pod, info, weights) + (extra?.[i] ?? 0);
+    const score = leastAllocatedScore(pod, info, weights) + balancedAllocationScore(pod, info) + (extra?.[i] ?? 0);
     if (!best || score > best.score || (score === best.score && nodeName < best.nodeName)) best = { nodeName, score };
   }
   return best;
