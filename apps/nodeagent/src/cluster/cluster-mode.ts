@@ -143,6 +143,9 @@ export interface ClusterModeParams {
   readonly onNodeEventRecorder?: (record: (type: "Normal" | "Warning", reason: string, message: string) => void) => void;
 }
 
+/** How long {@link ClusterMode.start} waits for the node informer's first list before starting the pod source (ms). */
+const nodeSyncWaitMs = 10_000;
+
 /**
  * The Node the agent registers, built from its flags and config (1.23's `initialNode`): name,
  * the hostname/OS/architecture labels and `--node-labels`, `registerWithTaints`, unschedulable
@@ -271,9 +274,13 @@ export class ClusterMode {
     });
     // The node informer (1.23's nodeLister): admission's node checks read the Node from it. Synced
     // before the first API pod arrives, so a pod placed by a label added after registration is
-    // never checked against the node built from the flags.
+    // not checked against the node built from the flags; but a Node the agent may not list (RBAC)
+    // must not keep it from running pods, so it waits for the first list at most nodeSyncWaitMs.
     this.nodeInformer.start();
-    await this.nodeInformer.waitForSync(signal);
+    const timeout = AbortSignal.timeout(nodeSyncWaitMs);
+    if (!(await this.nodeInformer.waitForSync(signal ? AbortSignal.any([signal, timeout]) : timeout)) && !signal?.aborted) {
+      log(`the node informer has not listed Node ${nodeName} after ${nodeSyncWaitMs / 1000}s; admitting pods against the Node built from the flags until it does`);
+    }
     this.source = new ApiPodSource({
       client: clients.client,
       nodeName,
