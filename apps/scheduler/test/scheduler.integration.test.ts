@@ -33,12 +33,12 @@ afterEach(async () => {
  * manager, so for a Ready node it removes that taint itself, as the node lifecycle controller
  * would (a not-Ready node keeps it).
  */
-async function addNode(name: string, o: { labels?: Record<string, string>; taints?: Taint[]; cpu?: string; memory?: string; pods?: string; ready?: boolean } = {}): Promise<Node> {
+async function addNode(name: string, o: { labels?: Record<string, string>; taints?: Taint[]; cpu?: string; memory?: string; pods?: string; ready?: boolean; images?: { names: string[]; sizeBytes: number }[] } = {}): Promise<Node> {
   const created = await client.nodes.create({ metadata: { name, labels: { ...o.labels } }, spec: { ...(o.taints ? { taints: o.taints } : {}) } });
   const allocatable = { cpu: o.cpu ?? "4", memory: o.memory ?? "8Gi", pods: o.pods ?? "110" };
   const withStatus = await client.nodes.updateStatus({
     ...created,
-    status: { capacity: allocatable, allocatable, conditions: [{ type: "Ready", status: o.ready === false ? "False" : "True", reason: "NodeReady", message: "ready" }] },
+    status: { capacity: allocatable, allocatable, conditions: [{ type: "Ready", status: o.ready === false ? "False" : "True", reason: "NodeReady", message: "ready" }], ...(o.images ? { images: o.images } : {}) },
   });
   if (o.ready === false) return withStatus;
   return client.nodes.update({ ...withStatus, spec: { ...withStatus.spec, taints: (withStatus.spec?.taints ?? []).filter((t) => !(t.key === "node.example.io/not-ready" && t.effect === "NoSchedule")) } });
@@ -296,6 +296,25 @@ describe("skiff-scheduler against the real apiserver", () => {
     const first = await boundNode("sp-1");
     await spread("sp-2");
     expect(await boundNode("sp-2")).toBe(first === "pf-1" ? "pf-2" : "pf-1");
+  });
+
+  it("resource balance and image locality score nodes (1.23's NodeResourcesBalancedAllocation and ImageLocality)", async () => {
+    // Equal least-allocated scores after the pod (cpu 50, memory 50 on both); bl-b would be used
+    // evenly (cpu and memory half), bl-a not (cpu 1/4, memory 3/4): balance picks bl-b.
+    await addNode("bl-a");
+    await addNode("bl-b");
+    await addPod("bl-heavy-mem", { nodeName: "bl-a" }, { cpu: "0", memory: "5Gi" });
+    await addPod("bl-even", { nodeName: "bl-b" }, { cpu: "1", memory: "3Gi" });
+    await addPod("bl-new", {}, { cpu: "1", memory: "1Gi" });
+    expect(await boundNode("bl-new")).toBe("bl-b");
+    await client.pods.deleteCollection({ namespace: "default", gracePeriodSeconds: 0 });
+    for (const n of ["bl-a", "bl-b"]) await client.nodes.delete(n, { gracePeriodSeconds: 0 });
+    // Two equal empty nodes; only im-2 holds the pod's 800 MB image (as its node agent reports it in
+    // status.images): without ImageLocality the tie would go to im-1.
+    await addNode("im-1", { images: [{ names: ["docker.io/library/other:1"], sizeBytes: 800_000_000 }] });
+    await addNode("im-2", { images: [{ names: ["docker.io/example/big@sha256:0123", "example/big:2"], sizeBytes: 800_000_000 }] });
+    await client.pods.create({ metadata: { name: "im-pod", namespace: "default" }, spec: { containers: [{ name: "c", image: "example/big:2" }] } });
+    expect(await boundNode("im-pod")).toBe("im-2");
   });
 
   it("a pod that stays unschedulable across retries has one FailedScheduling event whose count grows (client-go's event correlator)", async () => {
