@@ -92,7 +92,8 @@ describe.skipIf(setup.endpoint === undefined)("node admission on containerd", ()
         rootDir: join(setup.dir, "agent"),
         certDir: join(setup.dir, "agent-pki"),
         endpoint: setup.endpoint ?? "",
-        args: ["--runtime-request-timeout=1m", "--node-labels=team=a,tier=7", "--register-with-taints=soft=yes:NoSchedule"],
+        // --max-pods=3: the critical pod preemption case fills the node.
+        args: ["--runtime-request-timeout=1m", "--node-labels=team=a,tier=7", "--register-with-taints=soft=yes:NoSchedule", "--max-pods=3"],
         stderr: agentErr,
         stopSignal: stop.signal,
       })
@@ -133,6 +134,39 @@ describe.skipIf(setup.endpoint === undefined)("node admission on containerd", ()
     await expectRefused(await create("port-taker", { containers: port("TCP") }), "NodePorts");
     await create("port-udp", { containers: port("UDP") }, ["Running"]);
     await kubectl("delete", "pod", "port-holder", "port-udp", "--grace-period=1", "--wait=true", "--timeout=120s");
+  }, 300_000);
+
+  it("a critical pod on a full node preempts a pod (BestEffort before Burstable): Failed, Preempting, killed on containerd; it then runs", async () => {
+    const sleeper = (requests?: Record<string, string>) => [{ name: "main", image: "busybox:1.36", imagePullPolicy: "IfNotPresent", command: ["sh", "-c", "sleep 3600"], ...(requests ? { resources: { requests } } : {}) }];
+    await create("fill-burstable-1", { containers: sleeper({ cpu: "10m" }) }, ["Running"]);
+    await create("fill-best-effort", { containers: sleeper() }, ["Running"]);
+    await create("fill-burstable-2", { containers: sleeper({ cpu: "10m" }) }, ["Running"]);
+    // A fourth ordinary pod finds no slot.
+    const extra = await create("no-slot", {});
+    expect(extra.status).toMatchObject({ phase: "Failed", reason: "OutOfpods", message: "Pod Node didn't have enough resource: pods, requested: 1, used: 3, capacity: 3" });
+    // system-node-critical (priority 2000001000) in kube-system is a critical pod.
+    const r = await apiCall(api, "POST", "/api/v1/namespaces/kube-system/pods", { ...podOf("critical", { priorityClassName: "system-node-critical", containers: sleeper() }), metadata: { name: "critical", namespace: "kube-system" } });
+    expect(r.status, r.body).toBe(201);
+    const victim = await waitFor("fill-best-effort Failed", async () => {
+      const p = await getPod("fill-best-effort");
+      return p?.status?.phase === "Failed" ? p : undefined;
+    }, 120_000);
+    expect(victim.status).toMatchObject({ reason: "Preempting", message: "Preempted in order to admit critical pod" });
+    expect(await waitFor("Preempting event", async () => (await events("fill-best-effort")).find((e) => e.reason === "Preempting"))).toMatchObject({ type: "Warning", message: "Preempted in order to admit critical pod" });
+    await waitFor("critical Running", async () => {
+      const c = await apiCall(api, "GET", "/api/v1/namespaces/kube-system/pods/critical");
+      return c.status === 200 && (c.json() as Pod).status?.phase === "Running" ? true : undefined;
+    }, 120_000);
+    for (const name of ["fill-burstable-1", "fill-burstable-2"]) expect((await getPod(name))?.status?.phase).toBe("Running");
+    const rt = createRuntimeClient({ endpoint: setup.endpoint ?? "", timeoutMs: 30_000 });
+    try {
+      const { containers } = await rt.listContainers({ filter: { labelSelector: { "io.example.pod.uid": victim.metadata?.uid ?? "" }, state: { state: "CONTAINER_RUNNING" } } });
+      expect(containers).toEqual([]);
+    } finally {
+      rt.close();
+    }
+    await kubectl("delete", "pod", "fill-burstable-1", "fill-burstable-2", "--grace-period=1", "--wait=true", "--timeout=120s");
+    await kubectl("delete", "pod", "-n", "kube-system", "critical", "--grace-period=1", "--wait=true", "--timeout=120s");
   }, 300_000);
 
   it("refuses a pod that does not tolerate a NoExecute taint of the Node: TaintToleration; a tolerating pod runs", async () => {

@@ -50,30 +50,36 @@ export function admitPodOS(pod: Pod, os: string = nodeOS): AdmitResult {
 }
 
 /**
- * The node agent's resource admission of `pod` against the `active` pods already admitted (the
- * new pod never among them): the pod count first (`len(active) + 1 > pods`), then CPU and memory
- * requests (the pod's effective requests: containers summed, init containers' maximum, overhead)
- * and ephemeral storage, then each `hugepages-<size>` request, then each device plugin resource's, against allocatable minus the active pods' requests. A pod requesting none
- * of them only needs a pod slot. The first failure is the answer: reason `OutOf<resource>`, message
- * `Node didn't have enough resource: <resource>, requested: <n>, used: <n>, capacity: <n>` (CPU in
- * milli-cores, memory in bytes). Pure.
- * @see pkg/kubelet/lifecycle/predicate.go (Admit), pkg/scheduler/framework/plugins/noderesources/fit.go
- *   (fitsRequest, InsufficientResourceError) in kubernetes/kubernetes v1.23
+ * A resource the node lacks for a pod (1.23's `InsufficientResourceError`): CPU in milli-cores,
+ * memory, ephemeral storage and hugepages in bytes, pods and device plugin resources in units.
  */
-export function admitPod(pod: Pod, active: readonly Pod[], allocatable: AdmissionAllocatable): AdmitResult {
-  const fail = (resource: string, requested: bigint | number, used: bigint | number, capacity: bigint | number): AdmitResult => ({
-    admit: false,
-    reason: `OutOf${resource}`,
-    message: `Node didn't have enough resource: ${resource}, requested: ${requested}, used: ${used}, capacity: ${capacity}`,
-  });
-  if (active.length + 1 > allocatable.pods) return fail("pods", 1, active.length, allocatable.pods);
+export interface InsufficientResource {
+  readonly resourceName: string;
+  readonly requested: bigint;
+  readonly used: bigint;
+  readonly capacity: bigint;
+}
+
+/**
+ * Every resource `pod` asks for more of than the node has left after the `active` pods already
+ * admitted (the new pod never among them), in 1.23's order: the pod count (`len(active) + 1 >
+ * pods`), CPU and memory requests (the pod's effective requests: containers summed, init
+ * containers' maximum, overhead), ephemeral storage, each `hugepages-<size>` request, then each
+ * device plugin resource's. A pod requesting none of them only needs a pod slot. Empty: it fits.
+ * Pure.
+ * @see pkg/scheduler/framework/plugins/noderesources/fit.go (fitsRequest) in kubernetes/kubernetes v1.23
+ */
+export function insufficientResources(pod: Pod, active: readonly Pod[], allocatable: AdmissionAllocatable): InsufficientResource[] {
+  const out: InsufficientResource[] = [];
+  const lack = (resourceName: string, requested: bigint, used: bigint, capacity: bigint) => out.push({ resourceName, requested, used, capacity });
+  if (active.length + 1 > allocatable.pods) lack("pods", 1n, BigInt(active.length), BigInt(allocatable.pods));
   const want = podRequestsAndLimits(pod).requests;
   const cpu = want.get("cpu") ?? 0n;
   const memory = valueOfMilli(want.get("memory") ?? 0n);
   const storage = valueOfMilli(want.get("ephemeral-storage") ?? 0n);
   const hugeWanted = [...want].filter(([name, milli]) => name.startsWith("hugepages-") && milli > 0n);
   const extendedWanted = [...want].filter(([name, milli]) => allocatable.extendedResources?.has(name) === true && milli > 0n);
-  if (cpu === 0n && memory === 0n && storage === 0n && hugeWanted.length === 0 && extendedWanted.length === 0) return { admit: true };
+  if (cpu === 0n && memory === 0n && storage === 0n && hugeWanted.length === 0 && extendedWanted.length === 0) return out;
   let usedCPU = 0n;
   let usedMemory = 0n;
   let usedStorage = 0n;
@@ -83,25 +89,38 @@ export function admitPod(pod: Pod, active: readonly Pod[], allocatable: Admissio
     usedMemory += valueOfMilli(r.get("memory") ?? 0n);
     usedStorage += valueOfMilli(r.get("ephemeral-storage") ?? 0n);
   }
-  if (allocatable.cpuMilli !== undefined && cpu > allocatable.cpuMilli - usedCPU) return fail("cpu", cpu, usedCPU, allocatable.cpuMilli);
-  if (allocatable.memoryBytes !== undefined && memory > allocatable.memoryBytes - usedMemory) return fail("memory", memory, usedMemory, allocatable.memoryBytes);
+  if (allocatable.cpuMilli !== undefined && cpu > allocatable.cpuMilli - usedCPU) lack("cpu", cpu, usedCPU, allocatable.cpuMilli);
+  if (allocatable.memoryBytes !== undefined && memory > allocatable.memoryBytes - usedMemory) lack("memory", memory, usedMemory, allocatable.memoryBytes);
   const eph = allocatable.ephemeralStorageBytes;
-  if (eph !== undefined && storage > eph - usedStorage) return fail("ephemeral-storage", storage, usedStorage, eph);
-  if (allocatable.hugePages !== undefined) {
-    for (const [name, milli] of hugeWanted.sort(([a], [b]) => (a < b ? -1 : 1))) {
-      const requested = valueOfMilli(milli);
-      const used = active.reduce((sum, p) => sum + valueOfMilli(podRequestsAndLimits(p).requests.get(name) ?? 0n), 0n);
-      const capacity = allocatable.hugePages.get(name) ?? 0n;
-      if (requested > capacity - used) return fail(name, requested, used, capacity);
-    }
-  }
-  for (const [name, milli] of extendedWanted.sort(([a], [b]) => (a < b ? -1 : 1))) {
+  if (eph !== undefined && storage > eph - usedStorage) lack("ephemeral-storage", storage, usedStorage, eph);
+  const scalar = (name: string, milli: bigint, capacity: bigint) => {
     const requested = valueOfMilli(milli);
     const used = active.reduce((sum, p) => sum + valueOfMilli(podRequestsAndLimits(p).requests.get(name) ?? 0n), 0n);
-    const capacity = allocatable.extendedResources?.get(name) ?? 0n;
-    if (requested > capacity - used) return fail(name, requested, used, capacity);
+    if (requested > capacity - used) lack(name, requested, used, capacity);
+  };
+  if (allocatable.hugePages !== undefined) {
+    for (const [name, milli] of hugeWanted.sort(([a], [b]) => (a < b ? -1 : 1))) scalar(name, milli, allocatable.hugePages.get(name) ?? 0n);
   }
-  return { admit: true };
+  for (const [name, milli] of extendedWanted.sort(([a], [b]) => (a < b ? -1 : 1))) scalar(name, milli, allocatable.extendedResources?.get(name) ?? 0n);
+  return out;
+}
+
+/** 1.23's outcome of an insufficient resource: reason `OutOf<resource>`, message `Node didn't have enough resource: ...`. */
+export function insufficientResourceResult(r: InsufficientResource): AdmitResult {
+  return { admit: false, reason: `OutOf${r.resourceName}`, message: `Node didn't have enough resource: ${r.resourceName}, requested: ${r.requested}, used: ${r.used}, capacity: ${r.capacity}` };
+}
+
+/**
+ * The node agent's resource admission of `pod` against the `active` pods already admitted: the
+ * first of {@link insufficientResources} is the answer, reason `OutOf<resource>`, message
+ * `Node didn't have enough resource: <resource>, requested: <n>, used: <n>, capacity: <n>` (CPU in
+ * milli-cores, memory in bytes). Pure.
+ * @see pkg/kubelet/lifecycle/predicate.go (Admit), pkg/scheduler/framework/plugins/noderesources/fit.go
+ *   (fitsRequest, InsufficientResourceError) in kubernetes/kubernetes v1.23
+ */
+export function admitPod(pod: Pod, active: readonly Pod[], allocatable: AdmissionAllocatable): AdmitResult {
+  const [first] = insufficientResources(pod, active, allocatable);
+  return first === undefined ? { admit: true } : insufficientResourceResult(first);
 }
 
 /** The reason of a pod refused by one of {@link admitPodOnNode}'s checks: 1.23's scheduler plugin name. */

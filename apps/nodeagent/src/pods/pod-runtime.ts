@@ -18,9 +18,10 @@ import { fetchEnvObjects, type EnvObjects } from "./pod-objects.js";
 import { PodWorkers } from "./pod-workers.js";
 import { agentTracer } from "../internal/trace.js";
 import { ProberManager } from "./prober-manager.js";
-import { admitPod, admitPodOnNode, admitPodOS } from "./admission.js";
+import { admitPodOnNode, admitPodOS, insufficientResourceResult, insufficientResources, type AdmitResult } from "./admission.js";
+import { podsToPreempt, preemptionMessage, PreemptionError, requirementOf } from "./preemption.js";
 import { ContainerGC } from "./container-gc.js";
-import { containerResources, podQOSClass } from "./resources.js";
+import { containerResources, isCriticalPod, podQOSClass } from "./resources.js";
 import { runProbeAttempt } from "./prober.js";
 import { plegHealthError, RuntimeClients } from "./runtime-clients.js";
 import { createContainerStreaming } from "./streaming.js";
@@ -215,6 +216,8 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
   const terminatedListeners = new Set<(pod: Pod) => void>();
   const deleting = new Set<string>();
   const evicted = new Set<string>();
+  // Critical pods admitted while the pods preempted for them stop: their first sync waits for it.
+  const waitingForPreemption = new Map<string, Promise<void>>();
   // Orphaned runtime pods being stopped (see killOrphanedPods).
   const orphansBeingKilled = new Set<string>();
   let apiPodsSeen = false;
@@ -416,6 +419,62 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     return false;
   }
 
+  // The kubelet's killPodNow for the eviction manager and critical pod preemption: the pod is
+  // Failed with `reason` and `message` at once (so admission no longer counts it), then killed
+  // (grace `gracePeriodSeconds`, else its own), its cgroup removed and its final container states kept.
+  async function terminateAbnormally(pod: Pod, gracePeriodSeconds: number | undefined, reason: string, message: string): Promise<void> {
+    const uid = pod.metadata?.uid ?? "";
+    const current = desired.get(uid) ?? pod;
+    evicted.add(uid);
+    statuses.set(current, { ...(statuses.get(uid) ?? {}), phase: "Failed", reason, message });
+    prober.removePod(uid);
+    await manager.killPod(uid, gracePeriodSeconds ?? manager.gracePeriodOf(current), false);
+    stoppedTerminal.add(uid);
+    await removePodCgroup(uid);
+    // The containers' final states, under the phase, reason and message.
+    const rs = await manager.getPodStatus(uid).catch(() => undefined);
+    if (rs) {
+      const st = manager.buildPodStatus(current, rs, new Map(), clients.current().runtimeName, statuses.get(uid));
+      statuses.set(current, { ...st, phase: "Failed", reason, message });
+    }
+    workers.syncUID(uid);
+  }
+
+  // 1.23's generalFilter and CriticalPodAdmissionHandler: the resource fit, then the node checks
+  // (a resource failure is reported first); a critical pod short only of resources is admitted
+  // once the pods that free them are being preempted, and starts when they are stopped.
+  function generalFilter(pod: Pod, others: readonly Pod[], allocatable: Parameters<typeof insufficientResources>[2]): AdmitResult {
+    const lacking = insufficientResources(pod, others, allocatable);
+    const nodeFit: AdmitResult = opts.node ? admitPodOnNode(pod, opts.node(), others, isStaticPod(pod)) : { admit: true };
+    const [first] = lacking;
+    if (first === undefined) return nodeFit;
+    if (!isCriticalPod(pod)) return insufficientResourceResult(first);
+    if (!nodeFit.admit) return nodeFit;
+    let victims: Pod[];
+    try {
+      victims = podsToPreempt(pod, others, lacking.map(requirementOf));
+    } catch (err) {
+      if (!(err instanceof PreemptionError)) throw err;
+      return { admit: false, reason: "UnexpectedAdmissionError", message: `Unexpected error while attempting to recover from admission failure: preemption: error finding a set of pods to preempt: ${err.message}` };
+    }
+    const uid = pod.metadata?.uid ?? "";
+    const kills = victims.map((v) => {
+      recordEvent(v, "Warning", "Preempting", preemptionMessage);
+      info(`preempting pod ${v.metadata?.namespace}/${v.metadata?.name} to admit critical pod ${pod.metadata?.namespace}/${pod.metadata?.name}`);
+      return terminateAbnormally(v, undefined, "Preempting", preemptionMessage);
+    });
+    waitingForPreemption.set(
+      uid,
+      Promise.allSettled(kills).then((results) => {
+        for (const r of results) if (r.status === "rejected") info(`failed to preempt a pod for ${pod.metadata?.namespace}/${pod.metadata?.name}: ${r.reason instanceof Error ? r.reason.message : String(r.reason)}`);
+        waitingForPreemption.delete(uid);
+        const current = desired.get(uid);
+        if (current && !rejected.has(uid)) workers.updatePod(current);
+      }),
+    );
+    return { admit: true };
+  }
+
   // HandlePodAdditions → canAdmitPod: the other active pods (never the new pod itself) against
   // the node's allocatable.
   function admit(pod: Pod): boolean {
@@ -434,9 +493,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
     const deviceFit = devices?.admitPod(pod, others, sourcesReady());
     const extendedResources = devices?.admissionAllocatable?.();
     const allocatable = { ...(opts.nodeAllocatable ?? { pods: maxPods }), ...(extendedResources ? { extendedResources } : {}) };
-    const resourceFit = deviceFit && !deviceFit.admit ? deviceFit : admitPod(pod, others, allocatable);
-    // 1.23's generalFilter: the node checks after the resource fit (whose failure is reported first).
-    const fit = resourceFit.admit && opts.node ? admitPodOnNode(pod, opts.node(), others, isStaticPod(pod)) : resourceFit;
+    const fit = deviceFit && !deviceFit.admit ? deviceFit : generalFilter(pod, others, allocatable);
     // The resource managers (topology manager admit handler in 1.23) come after the resource fit.
     if (fit.admit && resourceManagers && sourcesReady()) resourceManagers.removeStaleState(podsHoldingResources());
     const managed = fit.admit ? resourceManagers?.admitPod(pod, others) : undefined;
@@ -493,7 +550,8 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
         agentTracer.record("admission", ta, agentTracer.now(), { uid, attrs: { admitted } });
         if (!admitted) continue;
       }
-      if (rejected.has(uid)) continue;
+      // A critical pod waits for the pods preempted for it to stop.
+      if (rejected.has(uid) || waitingForPreemption.has(uid)) continue;
       workers.updatePod(pod);
     }
   }
@@ -865,23 +923,7 @@ export function createPodRuntime(opts: PodRuntimeOptions): PodRuntime {
 
     activePods,
 
-    async evictPod(pod, gracePeriodSeconds, message) {
-      const uid = pod.metadata?.uid ?? "";
-      const current = desired.get(uid) ?? pod;
-      evicted.add(uid);
-      statuses.set(current, { ...(statuses.get(uid) ?? {}), phase: "Failed", reason: "Evicted", message });
-      prober.removePod(uid);
-      await manager.killPod(uid, gracePeriodSeconds ?? manager.gracePeriodOf(current), false);
-      stoppedTerminal.add(uid);
-      await removePodCgroup(uid);
-      // The containers' final states, under the eviction's phase, reason and message.
-      const rs = await manager.getPodStatus(uid).catch(() => undefined);
-      if (rs) {
-        const st = manager.buildPodStatus(current, rs, new Map(), clients.current().runtimeName, statuses.get(uid));
-        statuses.set(current, { ...st, phase: "Failed", reason: "Evicted", message });
-      }
-      workers.syncUID(uid);
-    },
+    evictPod: (pod, gracePeriodSeconds, message) => terminateAbnormally(pod, gracePeriodSeconds, "Evicted", message),
 
     podCleanedUp(pod) {
       const uid = pod.metadata?.uid ?? "";
