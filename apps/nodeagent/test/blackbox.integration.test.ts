@@ -547,7 +547,7 @@ describe.skipIf(skipReason !== undefined)("nodeagent binary --runonce", () => {
     mkdirSync(badManifests, { recursive: true });
     writeFileSync(
       join(badManifests, "fails.yaml"),
-      // A pod admission refuses (OutOfcpu): a container that exits at once could be seen running
+      // A pod admission refuses (a static pod short of CPU, nothing to preempt): a container that exits at once could be seen running
       // first, which counts as started for --runonce (as 1.23's isPodRunning), so the test would race.
       "apiVersion: v1\nkind: Pod\nmetadata: {name: fails}\nspec:\n  restartPolicy: Never\n  containers:\n  - {name: main, image: busybox, command: [sh, -c, 'exit 4'], resources: {requests: {cpu: '100000'}}}\n",
     );

@@ -155,14 +155,20 @@ describe.skipIf(setup.endpoint === undefined)("requests, limits and QoS cgroups 
     expect(hog.status?.qosClass).toBe("Burstable");
   });
 
-  it("rejects a pod asking for more CPU than the node has OutOfcpu, with no sandbox or cgroup", async () => {
+  // Static pods are critical: 1.23 answers their lack of resources by preempting, and when nothing
+  // can be preempted (the other pods are static too) refuses them with UnexpectedAdmissionError.
+  it("rejects a static pod asking for more CPU than the node has (nothing to preempt: UnexpectedAdmissionError), with no sandbox or cgroup", async () => {
     writeFileSync(join(agent.manifests, "huge.json"), manifest("huge", { requests: { cpu: "1000" } }));
     const huge = await waitFor("huge rejected", () => {
       const p = findPod(agent.runtime.listPods(), "huge");
       return p?.status?.phase === "Failed" ? p : undefined;
     });
     const used = [250n, 0n, 0n, 1000n].reduce((a, b) => a + b); // burstable, besteffort, hog, guaranteed
-    expect(huge.status).toMatchObject({ reason: "OutOfcpu", message: `Pod Node didn't have enough resource: cpu, requested: 1000000, used: ${used}, capacity: ${cpus().length * 1000}` });
+    const short = 1_000_000n - (BigInt(cpus().length) * 1000n - used);
+    expect(huge.status).toMatchObject({
+      reason: "UnexpectedAdmissionError",
+      message: `Pod Unexpected error while attempting to recover from admission failure: preemption: error finding a set of pods to preempt: no set of running pods found to reclaim resources: [(res: cpu, q: ${short}), ]`,
+    });
     const rt = createRuntimeClient({ endpoint: setup.endpoint ?? "", timeoutMs: 30_000 });
     try {
       expect((await rt.listPodSandbox({ filter: { labelSelector: { "io.example.pod.uid": huge.metadata?.uid ?? "" } } })).items).toEqual([]);
@@ -183,7 +189,7 @@ describe.skipIf(setup.endpoint === undefined)("requests, limits and QoS cgroups 
     await waitFor("its unified (hybrid) mirror removed too", () => (existsSync(unified) ? undefined : true), 30_000);
   });
 
-  it("--max-pods=2 runs two pods and rejects the third OutOfpods, leaving no sandbox or cgroup for it", async () => {
+  it("--max-pods=2 runs two static pods and rejects the third (nothing to preempt: UnexpectedAdmissionError), leaving no sandbox or cgroup for it", async () => {
     const small = await startAgent("node-small", ["--max-pods=2"]);
     for (const n of ["a", "b", "c"]) writeFileSync(join(small.manifests, `${n}.json`), manifest(`p${n}`, {}));
     const pods = await waitFor("three pods, one rejected", () => {
@@ -191,7 +197,11 @@ describe.skipIf(setup.endpoint === undefined)("requests, limits and QoS cgroups 
       return list.length === 3 && list.filter((p) => p.status?.phase === "Running").length === 2 && list.some((p) => p.status?.phase === "Failed") ? list : undefined;
     }, 90_000);
     const rejected = pods.find((p) => p.status?.phase === "Failed");
-    expect(rejected?.status).toMatchObject({ phase: "Failed", reason: "OutOfpods", message: "Pod Node didn't have enough resource: pods, requested: 1, used: 2, capacity: 2" });
+    expect(rejected?.status).toMatchObject({
+      phase: "Failed",
+      reason: "UnexpectedAdmissionError",
+      message: "Pod Unexpected error while attempting to recover from admission failure: preemption: error finding a set of pods to preempt: no set of running pods found to reclaim resources: [(res: pods, q: 1), ]",
+    });
     const uid = rejected?.metadata?.uid ?? "";
     const rt = createRuntimeClient({ endpoint: setup.endpoint ?? "", timeoutMs: 30_000 });
     try {
